@@ -1,0 +1,52 @@
+# The two commands a user types: `make demo` and `make test`. Everything else is a step of them.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+E2E_WORKERS ?= 2
+
+.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean
+
+help:
+	@echo "make demo   - start a local control plane with kube-scheduler and kubesched beside it"
+	@echo "make test   - lint, types, import contracts, unit and end-to-end tests"
+
+$(STAMP): requirements/dev.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+venv: $(STAMP)
+
+# Builds kube-apiserver, kube-scheduler, kubectl and etcd once (minutes), then reuses the cache.
+binaries: $(STAMP)
+	$(BIN)/kubesched dev-cluster build
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+contracts: $(STAMP)
+	$(BIN)/lint-imports
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/unit -q
+
+e2e: binaries
+	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS)
+
+test: lint typecheck contracts unit e2e
+
+demo: binaries
+	$(BIN)/kubesched dev-cluster demo
+
+lock:
+	$(PYTHON) -m venv /tmp/kubesched-lock && /tmp/kubesched-lock/bin/pip install -q -r requirements/dev.in
+	/tmp/kubesched-lock/bin/pip freeze --exclude-editable | grep -v '^-e' > requirements/dev.lock
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

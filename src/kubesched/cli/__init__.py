@@ -1,0 +1,39 @@
+"""Command line: `kubesched [COMMAND] [FLAGS]`; with only flags it runs the scheduler.
+
+Each command lives in its own module with a `main(argv) -> int`, so the container args of
+the source documents (`kubesched --config=... --leader-elect=true`) work unchanged.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS = {
+    "run": ("kubesched.cli.run", "run the scheduler (the default command)"),
+    "dev-cluster": ("kubesched.cli.devcluster", "build and run a local control plane"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: kubesched [COMMAND] [FLAGS]", "", "commands:"]
+    lines += [f"  {name:<14}{summary}" for name, (_, summary) in COMMANDS.items()]
+    lines += ["", "With no command, kubesched runs the scheduler; `kubesched COMMAND --help` for more."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0
+    command = "run"
+    if args and not args[0].startswith("-"):
+        command = args.pop(0)
+    if command not in COMMANDS:
+        print(f"kubesched: unknown command {command!r}; run `kubesched --help` for the list", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[command][0])
+    result: int = module.main(args)
+    return result

@@ -1,0 +1,99 @@
+"""The completed, validated configuration: frozen dataclasses that only `config` builds.
+
+Mirrors `KubeSchedulerConfiguration` (kubescheduler.config.k8s.io/v1). Field names are the
+snake_case of the YAML names. Plugin sets are kept as the user wrote them; the framework
+merges them with the default plugins (as upstream's defaulting does) when it builds a profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_SCHEDULER_NAME = "kubesched"
+
+EXTENSION_POINTS = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+    "multiPoint",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PluginRef:
+    """One entry of an `enabled`/`disabled` list; `weight` only matters for score plugins."""
+
+    name: str
+    weight: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSet:
+    enabled: tuple[PluginRef, ...] = ()
+    disabled: tuple[PluginRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One scheduler name with its plugins. `plugins` maps an extension point name from
+    `EXTENSION_POINTS` (YAML spelling, e.g. "preFilter") to the user's PluginSet."""
+
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    plugins: dict[str, PluginSet] = field(default_factory=dict)
+    plugin_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    percentage_of_nodes_to_score: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderElection:
+    """`leaderElection` (component-base LeaderElectionConfiguration); durations in seconds."""
+
+    leader_elect: bool = True
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+    resource_lock: str = "leases"
+    # Empty means "default": the first profile's scheduler name / the pod's namespace
+    # in a cluster, else kube-system. `config` fills them in when it completes the config.
+    resource_name: str = ""
+    resource_namespace: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientConnection:
+    kubeconfig: str = ""
+    master: str = ""
+    qps: float = 50.0
+    burst: int = 100
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True, slots=True)
+class KubeSchedulerConfiguration:
+    profiles: tuple[Profile, ...] = (Profile(),)
+    leader_election: LeaderElection = field(default_factory=LeaderElection)
+    client_connection: ClientConnection = field(default_factory=ClientConnection)
+    parallelism: int = 16
+    percentage_of_nodes_to_score: int | None = None
+    pod_initial_backoff_seconds: float = 1.0
+    pod_max_backoff_seconds: float = 10.0
+    # Serving and the rest of the command line (not part of the YAML file).
+    secure_port: int = 10259
+    bind_address: str = "0.0.0.0"  # noqa: S104 - kube-scheduler's default
+    plugin_modules: tuple[str, ...] = ()
+    verbosity: int = 0
+    logging_format: str = "text"
+
+    @property
+    def scheduler_names(self) -> tuple[str, ...]:
+        return tuple(profile.scheduler_name for profile in self.profiles)

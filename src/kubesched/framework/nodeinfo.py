@@ -1,0 +1,92 @@
+"""NodeInfo: one node plus the pods on it and what they use, as plugins see it.
+
+The cache owns the live NodeInfo objects and mutates them as pods come and go; each
+scheduling cycle reads a snapshot of clones (see `kubesched.cache`). Plugins must treat a
+NodeInfo as read-only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kubesched.model import HostPort, Node, Pod, Resource
+
+
+def _has_affinity(pod: Pod) -> bool:
+    affinity = pod.affinity or {}
+    return bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))
+
+
+def _has_required_anti_affinity(pod: Pod) -> bool:
+    anti = (pod.affinity or {}).get("podAntiAffinity") or {}
+    return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
+@dataclass(slots=True)
+class NodeInfo:
+    """Aggregated state of one node. `generation` grows on every change (snapshot diffing)."""
+
+    node: Node
+    pods: dict[str, Pod] = field(default_factory=dict)
+    requested: Resource = field(default_factory=Resource)
+    non_zero_requested: Resource = field(default_factory=Resource)
+    used_ports: Counter[HostPort] = field(default_factory=Counter)
+    pods_with_affinity: list[Pod] = field(default_factory=list)
+    pods_with_required_anti_affinity: list[Pod] = field(default_factory=list)
+    generation: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def allocatable(self) -> Resource:
+        return self.node.allocatable
+
+    def add_pod(self, pod: Pod) -> None:
+        """Count `pod` on this node (keyed by UID; adding the same UID twice replaces it)."""
+        if pod.uid in self.pods:
+            self.remove_pod(pod.uid)
+        self.pods[pod.uid] = pod
+        self.requested.add(pod.requests)
+        self.non_zero_requested.add(pod.non_zero_requests)
+        self.used_ports.update(pod.host_ports)
+        if _has_affinity(pod):
+            self.pods_with_affinity.append(pod)
+        if _has_required_anti_affinity(pod):
+            self.pods_with_required_anti_affinity.append(pod)
+        self.generation += 1
+
+    def remove_pod(self, uid: str) -> Pod | None:
+        """Stop counting the pod with `uid`; returns it, or None if it was not here."""
+        pod = self.pods.pop(uid, None)
+        if pod is None:
+            return None
+        self.requested.subtract(pod.requests)
+        self.non_zero_requested.subtract(pod.non_zero_requests)
+        self.used_ports.subtract(pod.host_ports)
+        self.used_ports = +self.used_ports
+        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
+        self.pods_with_required_anti_affinity = [
+            p for p in self.pods_with_required_anti_affinity if p.uid != uid
+        ]
+        self.generation += 1
+        return pod
+
+    def set_node(self, node: Node) -> None:
+        self.node = node
+        self.generation += 1
+
+    def clone(self) -> NodeInfo:
+        """A copy whose aggregates can change without touching this one (pods are shared)."""
+        return NodeInfo(
+            node=self.node,
+            pods=dict(self.pods),
+            requested=self.requested.copy(),
+            non_zero_requested=self.non_zero_requested.copy(),
+            used_ports=Counter(self.used_ports),
+            pods_with_affinity=list(self.pods_with_affinity),
+            pods_with_required_anti_affinity=list(self.pods_with_required_anti_affinity),
+            generation=self.generation,
+        )

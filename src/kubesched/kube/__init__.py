@@ -1,0 +1,1 @@
+"""The only package that speaks HTTP to the API server."""

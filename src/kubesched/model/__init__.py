@@ -1,0 +1,7 @@
+"""Slim, typed views of the API objects scheduling reads (no generated model classes)."""
+
+from kubesched.model.node import ContainerImage, Node, Taint
+from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
+from kubesched.model.resources import Resource
+
+__all__ = ["ContainerImage", "HostPort", "Node", "OwnerReference", "Pod", "Resource", "Taint", "Toleration"]

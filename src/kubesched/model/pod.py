@@ -1,0 +1,210 @@
+"""A Pod reduced to what scheduling needs, parsed straight from the API server's JSON.
+
+Requests follow upstream `resource.PodRequests`: the sum of the containers, sidecars
+(restartable init containers) added to it, the largest classic init container (counting the
+sidecars started before it) as a floor, pod-level requests when set, and the pod overhead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.model.resources import (
+    CPU,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    MEMORY,
+    Resource,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Toleration:
+        return cls(
+            obj.get("key", ""),
+            obj.get("operator") or "Equal",
+            obj.get("value", ""),
+            obj.get("effect", ""),
+            obj.get("tolerationSeconds"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerReference:
+    kind: str
+    name: str
+    uid: str
+    controller: bool
+
+
+@dataclass(slots=True)
+class Pod:
+    namespace: str
+    name: str
+    uid: str = ""
+    resource_version: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    scheduler_name: str = "default-scheduler"
+    node_name: str = ""
+    nominated_node_name: str = ""
+    priority: int = 0
+    preemption_policy: str = "PreemptLowerPriority"
+    phase: str = "Pending"
+    deleting: bool = False
+    creation_timestamp: str = ""
+    owners: tuple[OwnerReference, ...] = ()
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: dict[str, Any] | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread_constraints: tuple[dict[str, Any], ...] = ()
+    host_ports: tuple[HostPort, ...] = ()
+    scheduling_gates: tuple[str, ...] = ()
+    images: tuple[str, ...] = ()
+    requests: Resource = field(default_factory=Resource)
+    non_zero_requests: Resource = field(default_factory=Resource)
+    scheduled_condition: tuple[str, str, str] | None = None
+
+    @property
+    def key(self) -> str:
+        """`namespace/name`, the form events and logs use."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def terminal(self) -> bool:
+        """Succeeded and Failed pods hold no resources on their node."""
+        return self.phase in ("Succeeded", "Failed")
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Pod:
+        meta = obj.get("metadata") or {}
+        spec = obj.get("spec") or {}
+        status = obj.get("status") or {}
+        containers = spec.get("containers") or []
+        init_containers = spec.get("initContainers") or []
+        requests, non_zero = _pod_requests(spec, containers, init_containers)
+        return cls(
+            namespace=meta.get("namespace", ""),
+            name=meta.get("name", ""),
+            uid=meta.get("uid", ""),
+            resource_version=meta.get("resourceVersion", ""),
+            labels=dict(meta.get("labels") or {}),
+            scheduler_name=spec.get("schedulerName") or "default-scheduler",
+            node_name=spec.get("nodeName") or "",
+            nominated_node_name=status.get("nominatedNodeName") or "",
+            priority=int(spec.get("priority") or 0),
+            preemption_policy=spec.get("preemptionPolicy") or "PreemptLowerPriority",
+            phase=status.get("phase") or "Pending",
+            deleting=meta.get("deletionTimestamp") is not None,
+            creation_timestamp=meta.get("creationTimestamp") or "",
+            owners=tuple(_owner(ref) for ref in meta.get("ownerReferences") or ()),
+            node_selector=dict(spec.get("nodeSelector") or {}),
+            affinity=spec.get("affinity") or None,
+            tolerations=tuple(Toleration.from_json(t) for t in spec.get("tolerations") or ()),
+            topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+            host_ports=tuple(_host_ports(containers, init_containers)),
+            scheduling_gates=tuple(g.get("name", "") for g in spec.get("schedulingGates") or ()),
+            images=tuple(c.get("image", "") for c in containers if c.get("image")),
+            requests=requests,
+            non_zero_requests=non_zero,
+            scheduled_condition=_scheduled_condition(status),
+        )
+
+
+def _owner(ref: dict[str, Any]) -> OwnerReference:
+    return OwnerReference(
+        ref.get("kind", ""), ref.get("name", ""), ref.get("uid", ""), bool(ref.get("controller"))
+    )
+
+
+def _is_sidecar(container: dict[str, Any]) -> bool:
+    return container.get("restartPolicy") == "Always"
+
+
+def _container_requests(container: dict[str, Any], *, non_zero: bool) -> Resource:
+    requests = (container.get("resources") or {}).get("requests") or {}
+    result = Resource.from_list(requests)
+    if non_zero:
+        if CPU not in requests:
+            result.milli_cpu = DEFAULT_MILLI_CPU_REQUEST
+        if MEMORY not in requests:
+            result.memory = DEFAULT_MEMORY_REQUEST
+    return result
+
+
+def _sum_requests(
+    containers: list[dict[str, Any]], init_containers: list[dict[str, Any]], *, non_zero: bool
+) -> Resource:
+    total = Resource()
+    for container in containers:
+        total.add(_container_requests(container, non_zero=non_zero))
+    sidecars = Resource()
+    init_floor = Resource()
+    for container in init_containers:
+        own = _container_requests(container, non_zero=non_zero)
+        if _is_sidecar(container):
+            total.add(own)
+            sidecars.add(own)
+            init_floor.set_max(sidecars)
+        else:
+            own.add(sidecars)
+            init_floor.set_max(own)
+    total.set_max(init_floor)
+    return total
+
+
+def _pod_requests(
+    spec: dict[str, Any], containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
+) -> tuple[Resource, Resource]:
+    requests = _sum_requests(containers, init_containers, non_zero=False)
+    non_zero = _sum_requests(containers, init_containers, non_zero=True)
+    pod_level = ((spec.get("resources") or {}).get("requests")) or {}
+    for name in (CPU, MEMORY):
+        if name in pod_level:
+            requests.set(name, pod_level[name])
+            non_zero.set(name, pod_level[name])
+    overhead = Resource.from_list(spec.get("overhead"))
+    requests.add(overhead)
+    non_zero.add(overhead)
+    return requests, non_zero
+
+
+def _host_ports(
+    containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
+) -> Iterable[HostPort]:
+    for container in [*containers, *filter(_is_sidecar, init_containers)]:
+        for port in container.get("ports") or ():
+            host_port = int(port.get("hostPort") or 0)
+            if host_port > 0:
+                yield HostPort(
+                    port.get("hostIP") or "0.0.0.0",  # noqa: S104 - the API's "all addresses"
+                    port.get("protocol") or "TCP",
+                    host_port,
+                )
+
+
+def _scheduled_condition(status: dict[str, Any]) -> tuple[str, str, str] | None:
+    for condition in status.get("conditions") or ():
+        if condition.get("type") == "PodScheduled":
+            return (
+                condition.get("status", ""),
+                condition.get("reason", ""),
+                condition.get("message", ""),
+            )
+    return None
