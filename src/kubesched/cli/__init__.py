@@ -19,7 +19,10 @@ COMMANDS = {
 def _usage() -> str:
     lines = ["usage: kubesched [COMMAND] [FLAGS]", "", "commands:"]
     lines += [f"  {name:<14}{summary}" for name, (_, summary) in COMMANDS.items()]
-    lines += ["", "With no command, kubesched runs the scheduler; `kubesched COMMAND --help` for more."]
+    lines += [
+        "",
+        "With no command, kubesched runs the scheduler; `kubesched COMMAND --help` for more.",
+    ]
     return "\n".join(lines)
 
 
@@ -32,7 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and not args[0].startswith("-"):
         command = args.pop(0)
     if command not in COMMANDS:
-        print(f"kubesched: unknown command {command!r}; run `kubesched --help` for the list", file=sys.stderr)
+        print(
+            f"kubesched: unknown command {command!r}; run `kubesched --help` for the list",
+            file=sys.stderr,
+        )
         return 2
     module = importlib.import_module(COMMANDS[command][0])
     result: int = module.main(args)

@@ -28,7 +28,9 @@ class ApiError(Exception):
         error_type = _BY_STATUS.get(status, ApiError)
         if status == 409 and reason == "AlreadyExists":
             error_type = AlreadyExists
-        return error_type(status, reason or _DEFAULT_REASON.get(status, "Unknown"), message, path=path)
+        return error_type(
+            status, reason or _DEFAULT_REASON.get(status, "Unknown"), message, path=path
+        )
 
 
 class NotFound(ApiError):

@@ -4,4 +4,13 @@ from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
 from kubesched.model.resources import Resource
 
-__all__ = ["ContainerImage", "HostPort", "Node", "OwnerReference", "Pod", "Resource", "Taint", "Toleration"]
+__all__ = [
+    "ContainerImage",
+    "HostPort",
+    "Node",
+    "OwnerReference",
+    "Pod",
+    "Resource",
+    "Taint",
+    "Toleration",
+]

@@ -32,13 +32,15 @@ class QuantityError(ValueError):
 
 
 @lru_cache(maxsize=4096)
-def parse_quantity(text: str | int | float) -> Decimal:
+def parse_quantity(text: str | float) -> Decimal:
     """Return the exact value of a quantity string such as `100m`, `1.5Gi` or `2e3`."""
     if isinstance(text, int | float):
         return Decimal(str(text))
     match = _QUANTITY.match(text.strip())
     if match is None:
-        raise QuantityError(f"invalid quantity {text!r}: expected a number with a suffix like m, Ki, Mi, Gi, k, M, G")
+        raise QuantityError(
+            f"invalid quantity {text!r}: expected a number with a suffix such as m, Ki, Gi, k, G"
+        )
     number, suffix = match.groups()
     try:
         value = Decimal(number)
@@ -51,11 +53,11 @@ def parse_quantity(text: str | int | float) -> Decimal:
     return value * _DECIMAL[suffix]
 
 
-def milli_value(text: str | int | float) -> int:
+def milli_value(text: str | float) -> int:
     """Quantity in thousandths, rounded up (CPU requests are compared in millicores)."""
     return math.ceil(parse_quantity(text) * 1000)
 
 
-def value(text: str | int | float) -> int:
+def value(text: str | float) -> int:
     """Quantity in whole units, rounded up (memory and storage in bytes, extended resources)."""
     return math.ceil(parse_quantity(text))

@@ -1,4 +1,4 @@
-"""Resource vectors as kube-scheduler's `framework.Resource`: CPU in millicores, the rest in units."""
+"""Resource vectors as kube-scheduler's `framework.Resource` (CPU in millicores)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,11 @@ class Resource:
 
     def copy(self) -> Resource:
         return Resource(
-            self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pods, dict(self.scalar)
+            self.milli_cpu,
+            self.memory,
+            self.ephemeral_storage,
+            self.allowed_pods,
+            dict(self.scalar),
         )
 
     def add(self, other: Resource) -> None:

@@ -79,7 +79,9 @@ class PodBuilder:
         container.setdefault("resources", {}).setdefault("requests", {}).update(resources)
         return self
 
-    def container(self, name: str, *, image: str = "", requests: dict[str, str] | None = None) -> Self:
+    def container(
+        self, name: str, *, image: str = "", requests: dict[str, str] | None = None
+    ) -> Self:
         container: dict[str, Any] = {"name": name, "image": image or "registry.k8s.io/pause:3.10"}
         if requests:
             container["resources"] = {"requests": dict(requests)}
@@ -135,7 +137,9 @@ class PodBuilder:
         required["nodeSelectorTerms"].append(term)
         return self
 
-    def preferred_node_affinity(self, weight: int, key: str, operator: str, values: list[str]) -> Self:
+    def preferred_node_affinity(
+        self, weight: int, key: str, operator: str, values: list[str]
+    ) -> Self:
         node_affinity = self._spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
         preferred = node_affinity.setdefault("preferredDuringSchedulingIgnoredDuringExecution", [])
         expression = {"key": key, "operator": operator, "values": values}
@@ -147,7 +151,13 @@ class PodBuilder:
         return self
 
     def owner(self, kind: str, name: str) -> Self:
-        ref = {"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": f"uid-{name}", "controller": True}
+        ref = {
+            "apiVersion": "apps/v1",
+            "kind": kind,
+            "name": name,
+            "uid": f"uid-{name}",
+            "controller": True,
+        }
         self._meta.setdefault("ownerReferences", []).append(ref)
         return self
 
@@ -199,7 +209,9 @@ class NodeBuilder:
         return self
 
     def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> Self:
-        self._obj["spec"].setdefault("taints", []).append({"key": key, "value": value, "effect": effect})
+        self._obj["spec"].setdefault("taints", []).append(
+            {"key": key, "value": value, "effect": effect}
+        )
         return self
 
     def unschedulable(self, value: bool = True) -> Self:
@@ -207,7 +219,9 @@ class NodeBuilder:
         return self
 
     def image(self, name: str, size_bytes: int) -> Self:
-        self._obj["status"].setdefault("images", []).append({"names": [name], "sizeBytes": size_bytes})
+        self._obj["status"].setdefault("images", []).append(
+            {"names": [name], "sizeBytes": size_bytes}
+        )
         return self
 
     def obj(self) -> dict[str, Any]:

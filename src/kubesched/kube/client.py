@@ -1,0 +1,191 @@
+"""KubeClient: raw JSON over one aiohttp session, with timeouts, a QPS/burst limiter and watches.
+
+No generated model classes: bodies are decoded with orjson into dicts and turned into slim
+objects by the caller. Every request has a total timeout; a watch has an inactivity timeout
+(no event, not even a bookmark, for that long means the connection is dead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import aiohttp
+import orjson
+
+from kubesched.kube.api import STRATEGIC_MERGE_PATCH
+from kubesched.kube.connection import Connection
+from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.kube.ratelimit import TokenBucket
+
+USER_AGENT = "kubesched/0.1"
+
+
+class KubeClient:
+    """The one HTTP client of the process; implements `kubesched.kube.api.KubeApi`."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        qps: float = 50.0,
+        burst: int = 100,
+        timeout: float = 30.0,
+        max_connections: int = 64,
+    ) -> None:
+        self._connection = connection
+        self._limiter = TokenBucket(qps=qps, burst=burst)
+        self._timeout = timeout
+        self._max_connections = max_connections
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def server(self) -> str:
+        return self._connection.server
+
+    def _ensure_session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                ssl=self._connection.ssl_context, limit=self._max_connections
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector, headers={"User-Agent": USER_AGENT}, json_serialize=_dumps
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _headers(self, content_type: str | None) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        authorization = await self._connection.authorization()
+        if authorization:
+            headers["Authorization"] = authorization
+        if content_type:
+            headers["Content-Type"] = content_type
+        return headers
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, str] | None = None,
+        content_type: str = "application/json",
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """One rate-limited request; returns the decoded JSON body or raises ApiError."""
+        await self._limiter.acquire()
+        session = self._ensure_session()
+        data = None if body is None else orjson.dumps(body)
+        headers = await self._headers(content_type if data is not None else None)
+        client_timeout = aiohttp.ClientTimeout(total=timeout or self._timeout)
+        try:
+            async with session.request(
+                method,
+                self.server + path,
+                data=data,
+                params=params,
+                headers=headers,
+                timeout=client_timeout,
+            ) as response:
+                raw = await response.read()
+                status = response.status
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            raise ConnectionFailed(f"{method} {path}: {exc!r}", path=path) from exc
+        decoded = _loads(raw)
+        if status >= 300:
+            raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
+        return decoded if isinstance(decoded, dict) else {}
+
+    async def get(
+        self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        return await self.request("GET", path, params=params, timeout=timeout)
+
+    async def post(
+        self, path: str, body: dict[str, Any], *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        return await self.request("POST", path, body=body, timeout=timeout)
+
+    async def put(
+        self, path: str, body: dict[str, Any], *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        return await self.request("PUT", path, body=body, timeout=timeout)
+
+    async def patch(
+        self,
+        path: str,
+        body: dict[str, Any] | list[Any],
+        *,
+        content_type: str = STRATEGIC_MERGE_PATCH,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        return await self.request(
+            "PATCH", path, body=body, content_type=content_type, timeout=timeout
+        )
+
+    async def delete(
+        self, path: str, *, body: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        return await self.request("DELETE", path, body=body, timeout=timeout)
+
+    async def watch(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, str],
+        inactivity_timeout: float,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Stream watch events (`{"type": ..., "object": {...}}`) until the server ends it.
+
+        Raises ConnectionFailed when nothing arrives for `inactivity_timeout` seconds or the
+        connection breaks, and ApiError when the server refuses the watch.
+        """
+        await self._limiter.acquire()
+        session = self._ensure_session()
+        headers = await self._headers(None)
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout)
+        query = {**params, "watch": "true"}
+        try:
+            async with session.get(
+                self.server + path, params=query, headers=headers, timeout=timeout
+            ) as response:
+                if response.status >= 300:
+                    raw = await response.read()
+                    raise ApiError.from_status(response.status, _loads(raw) or raw, path=path)
+                async for line in _lines(response.content, inactivity_timeout):
+                    event = _loads(line)
+                    if isinstance(event, dict):
+                        yield event
+        except (aiohttp.ClientError, OSError) as exc:
+            raise ConnectionFailed(f"watch {path}: {exc!r}", path=path) from exc
+
+
+async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
+    while True:
+        try:
+            line = await asyncio.wait_for(content.readline(), inactivity_timeout)
+        except TimeoutError as exc:
+            raise ConnectionFailed(f"watch idle for {inactivity_timeout:.0f}s") from exc
+        if not line:
+            return
+        if line.strip():
+            yield line
+
+
+def _loads(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode()

@@ -1,0 +1,119 @@
+"""Where the API server is and how to authenticate, loaded exactly like kubectl does.
+
+kubernetes_asyncio parses kubeconfig (KUBECONFIG merging, contexts, client certificates,
+tokens, exec credential plugins) and in-cluster service-account config; we only turn its
+result into an `ssl.SSLContext`, a base URL and a token source for our own aiohttp session.
+Resolution order follows kube-scheduler (`clientcmd.BuildConfigFromFlags`): an explicit
+`--kubeconfig` file; else in-cluster config when running in a pod; else the KUBECONFIG
+environment variable or ~/.kube/config. `--master` overrides the server address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kubernetes_asyncio.client import Configuration
+from kubernetes_asyncio.config import ConfigException, kube_config, load_incluster_config
+
+_IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
+
+
+class ConnectionConfigError(Exception):
+    """No usable cluster connection could be loaded; the message says what to set."""
+
+
+@dataclass(slots=True)
+class Connection:
+    """A resolved API server endpoint with TLS settings and a way to get the current token."""
+
+    server: str
+    ssl_context: ssl.SSLContext | bool
+    _configuration: Any
+    _loader: Any = None
+
+    async def authorization(self) -> str | None:
+        """The `Authorization` header value, refreshed for in-cluster and exec credentials."""
+        value = await self._configuration.get_api_key_with_prefix("BearerToken")
+        return str(value) if value else None
+
+    async def refresh_forever(self, interval: float = 60.0) -> None:
+        """Re-run an exec credential plugin periodically (no-op for other auth methods)."""
+        loader = self._loader
+        if loader is None or "exec" not in getattr(loader, "_user", {}):
+            return
+        while True:
+            await asyncio.sleep(interval)
+            with contextlib.suppress(Exception):
+                await loader.load_from_exec_plugin()
+                self._configuration.api_key["BearerToken"] = loader.token
+
+
+def _ssl_context(configuration: Any) -> ssl.SSLContext | bool:
+    if not configuration.verify_ssl:
+        return False
+    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert or None)
+    if configuration.cert_file:
+        context.load_cert_chain(configuration.cert_file, configuration.key_file)
+    return context
+
+
+async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
+    configuration = Configuration()
+    try:
+        loader = await kube_config.load_kube_config(
+            config_file=path,
+            context=context,
+            client_configuration=configuration,
+            persist_config=False,
+        )
+    except (ConfigException, OSError, KeyError, TypeError, ValueError) as exc:
+        raise ConnectionConfigError(
+            f"cannot load kubeconfig {path}: {exc}; check the file or pass --kubeconfig"
+        ) from exc
+    return configuration, loader
+
+
+def _from_in_cluster() -> Any:
+    configuration = Configuration()
+    load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+    return configuration
+
+
+async def load_connection(
+    *,
+    kubeconfig: str = "",
+    master: str = "",
+    context: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Connection:
+    """Resolve the connection from flags and environment like kube-scheduler does."""
+    env = os.environ if environ is None else environ
+    loader: Any = None
+    if kubeconfig:
+        configuration, loader = await _from_kubeconfig(kubeconfig, context)
+    elif env.get("KUBERNETES_SERVICE_HOST") and _IN_CLUSTER_TOKEN.exists():
+        configuration = _from_in_cluster()
+    else:
+        default = env.get("KUBECONFIG") or str(Path("~/.kube/config").expanduser())
+        if not any(Path(p).exists() for p in default.split(os.pathsep) if p):
+            if master:
+                configuration = Configuration()
+                configuration.verify_ssl = not master.startswith("https://")
+            else:
+                raise ConnectionConfigError(
+                    "no cluster connection: pass --kubeconfig=PATH, set KUBECONFIG, "
+                    "or run inside a pod with a service account"
+                )
+        else:
+            configuration, loader = await _from_kubeconfig(default, context)
+    if master:
+        configuration.host = master
+    server = str(configuration.host).rstrip("/")
+    return Connection(server, _ssl_context(configuration), configuration, loader)
