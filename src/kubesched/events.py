@@ -1,0 +1,219 @@
+"""events.k8s.io/v1 recorder, as kube-scheduler's event broadcaster.
+
+* Events are queued and written by a background task; recording never blocks scheduling.
+* `reportingController` is the profile's scheduler name, so `kubectl get events` shows which
+  scheduler placed a pod; `reportingInstance` is `<controller>-<hostname>`.
+* An event identical to one recorded in the last 6 minutes (same object, reason, action,
+  type and note) becomes a series: its `series.count` is patched, at most once every 30 s
+  per series, instead of a new Event per retry (an unschedulable pod does not flood).
+* Notes are truncated to the API's 1 kB limit; when the queue is full, events are dropped
+  and counted rather than growing memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from kubesched.kube.api import MERGE_PATCH, KubeApi
+from kubesched.kube.errors import ApiError, NotFound
+
+log = logging.getLogger(__name__)
+
+NOTE_MAX_BYTES = 1024
+SERIES_WINDOW_SECONDS = 6 * 60
+SERIES_PATCH_INTERVAL_SECONDS = 30.0
+
+
+def micro_time(moment: datetime | None = None) -> str:
+    """RFC 3339 with microseconds in UTC, the API's MicroTime format."""
+    return (moment or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def truncate_note(note: str) -> str:
+    encoded = note.encode()
+    if len(encoded) <= NOTE_MAX_BYTES:
+        return note
+    return encoded[: NOTE_MAX_BYTES - 3].decode(errors="ignore") + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    kind: str
+    namespace: str
+    name: str
+    uid: str = ""
+    api_version: str = "v1"
+
+    def as_json(self) -> dict[str, str]:
+        ref = {"kind": self.kind, "namespace": self.namespace, "name": self.name}
+        ref["apiVersion"] = self.api_version
+        if self.uid:
+            ref["uid"] = self.uid
+        return ref
+
+
+@dataclass(slots=True)
+class _Series:
+    name: str
+    namespace: str
+    count: int = 1
+    last_patched: float = field(default_factory=time.monotonic)
+    last_seen: float = field(default_factory=time.monotonic)
+    dirty: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    controller: str
+    regarding: ObjectRef
+    type: str
+    reason: str
+    action: str
+    note: str
+
+
+class EventRecorder:
+    """Records events for every profile; `record()` is cheap and never raises."""
+
+    def __init__(
+        self,
+        api: KubeApi,
+        *,
+        max_queued: int = 1000,
+        clock: Callable[[], float] = time.monotonic,
+        hostname: str | None = None,
+    ) -> None:
+        self._api = api
+        self._queue: asyncio.Queue[_Record] = asyncio.Queue(maxsize=max_queued)
+        self._series: dict[tuple[Any, ...], _Series] = {}
+        self._clock = clock
+        self._hostname = hostname or socket.gethostname()
+        self.dropped = 0
+        self.written = 0
+
+    def record(
+        self,
+        *,
+        controller: str,
+        regarding: ObjectRef,
+        type: str,  # noqa: A002 - the Event field's name
+        reason: str,
+        action: str,
+        note: str,
+    ) -> None:
+        record = _Record(controller, regarding, type, reason, action, truncate_note(note))
+        try:
+            self._queue.put_nowait(record)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    async def run(self) -> None:
+        """Write queued events until cancelled; series patches are flushed periodically."""
+        flusher = asyncio.create_task(self._flush_series_forever())
+        try:
+            while True:
+                record = await self._queue.get()
+                await self._write(record)
+        finally:
+            flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flusher
+
+    async def drain(self, timeout: float) -> None:
+        """Write what is queued, for a clean shutdown (bounded by `timeout`)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while not self._queue.empty():
+                    await self._write(self._queue.get_nowait())
+
+    async def _write(self, record: _Record) -> None:
+        key = (
+            record.controller,
+            record.regarding,
+            record.type,
+            record.reason,
+            record.action,
+            record.note,
+        )
+        now = self._clock()
+        series = self._series.get(key)
+        if series is not None and now - series.last_seen < SERIES_WINDOW_SECONDS:
+            series.count += 1
+            series.last_seen = now
+            series.dirty = True
+            if now - series.last_patched >= SERIES_PATCH_INTERVAL_SECONDS:
+                await self._patch_series(key, series)
+            return
+        await self._create(key, record)
+
+    async def _create(self, key: tuple[Any, ...], record: _Record) -> None:
+        ref = record.regarding
+        name = f"{ref.name}.{secrets.token_hex(8)}"
+        body = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": name, "namespace": ref.namespace or "default"},
+            "eventTime": micro_time(),
+            "reportingController": record.controller,
+            "reportingInstance": f"{record.controller}-{self._hostname}",
+            "action": record.action,
+            "reason": record.reason,
+            "regarding": ref.as_json(),
+            "note": record.note,
+            "type": record.type,
+        }
+        try:
+            await self._api.post(
+                f"/apis/events.k8s.io/v1/namespaces/{ref.namespace or 'default'}/events", body
+            )
+        except ApiError as exc:
+            log.warning(
+                '"could not write event" reason="%s" object="%s" err="%s"',
+                record.reason,
+                f"{ref.namespace}/{ref.name}",
+                exc,
+            )
+            return
+        self.written += 1
+        self._series[key] = _Series(
+            name, ref.namespace or "default", last_patched=self._clock(), last_seen=self._clock()
+        )
+        self._forget_old_series()
+
+    async def _patch_series(self, key: tuple[Any, ...], series: _Series) -> None:
+        series.last_patched = self._clock()
+        series.dirty = False
+        patch = {"series": {"count": series.count, "lastObservedTime": micro_time()}}
+        path = f"/apis/events.k8s.io/v1/namespaces/{series.namespace}/events/{series.name}"
+        try:
+            await self._api.patch(path, patch, content_type=MERGE_PATCH)
+        except NotFound:
+            self._series.pop(key, None)
+        except ApiError as exc:
+            log.warning('"could not update event series" event="%s" err="%s"', series.name, exc)
+
+    async def _flush_series_forever(self) -> None:
+        while True:
+            await asyncio.sleep(SERIES_PATCH_INTERVAL_SECONDS)
+            now = self._clock()
+            for key, series in list(self._series.items()):
+                if series.dirty and now - series.last_patched >= SERIES_PATCH_INTERVAL_SECONDS:
+                    await self._patch_series(key, series)
+
+    def _forget_old_series(self) -> None:
+        if len(self._series) < 4096:
+            return
+        now = self._clock()
+        for key in [
+            k for k, s in self._series.items() if now - s.last_seen >= SERIES_WINDOW_SECONDS
+        ]:
+            del self._series[key]

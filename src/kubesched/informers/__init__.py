@@ -1,0 +1,5 @@
+"""List + watch of Nodes and Pods into slim objects, with handlers called on every change."""
+
+from kubesched.informers.reflector import EventHandler, Reflector, ReflectorSettings
+
+__all__ = ["EventHandler", "Reflector", "ReflectorSettings"]

@@ -9,6 +9,7 @@ dicts. Every call has a timeout (the client's default when `timeout` is None) an
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
@@ -41,3 +42,11 @@ class KubeApi(Protocol):
     async def delete(
         self, path: str, *, body: dict[str, Any] | None = None, timeout: float | None = None
     ) -> dict[str, Any]: ...
+
+
+class WatchApi(KubeApi, Protocol):
+    """A KubeApi that can also stream a watch (see `KubeClient.watch`)."""
+
+    def watch(
+        self, path: str, *, params: dict[str, str], inactivity_timeout: float
+    ) -> AsyncIterator[dict[str, Any]]: ...

@@ -138,7 +138,7 @@ class KubeClient:
         self,
         path: str,
         *,
-        params: Mapping[str, str],
+        params: dict[str, str],
         inactivity_timeout: float,
     ) -> AsyncIterator[dict[str, Any]]:
         """Stream watch events (`{"type": ..., "object": {...}}`) until the server ends it.

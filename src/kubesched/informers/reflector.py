@@ -1,0 +1,184 @@
+"""Reflector: keep a local copy of one resource in sync with the API server.
+
+    list (paged) --> diff against the store --> watch from the list's resourceVersion
+       ^                                            |  ADDED / MODIFIED / DELETED -> handler
+       |                                            |  BOOKMARK -> remember resourceVersion
+       +---- 410 Gone (version compacted) ----------+  timeout / broken -> re-watch from the
+                                                       last resourceVersion, with backoff
+
+The relist after 410 diffs the fresh list against the store, so objects deleted while the
+watch was down are reported as deletes and the store ends equal to the API server's state.
+Objects are decoded to slim structs at once; only the decoded form is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from kubesched.kube.api import WatchApi
+from kubesched.kube.errors import ApiError, Gone
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
+
+
+class EventHandler(Protocol[T_contra]):
+    def on_add(self, obj: T_contra) -> None: ...
+    def on_update(self, old: T_contra, new: T_contra) -> None: ...
+    def on_delete(self, obj: T_contra) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectorSettings:
+    """Timings of one reflector; defaults follow client-go's reflector."""
+
+    page_size: int = 500
+    # A watch that sends nothing (not even a bookmark) for this long is treated as dead.
+    inactivity_timeout: float = 120.0
+    # Server-side watch timeout is drawn in [min, 2*min) like client-go (5-10 minutes).
+    min_watch_timeout: float = 300.0
+    initial_backoff: float = 0.8
+    max_backoff: float = 30.0
+    request_timeout: float = 60.0
+
+
+class Reflector(Generic[T]):
+    """Lists and watches `path` (e.g. `/api/v1/pods`), feeding decoded objects to `handler`."""
+
+    def __init__(
+        self,
+        api: WatchApi,
+        *,
+        path: str,
+        decode: Callable[[dict[str, Any]], T],
+        key: Callable[[T], str],
+        version: Callable[[T], str],
+        handler: EventHandler[T],
+        field_selector: str = "",
+        settings: ReflectorSettings | None = None,
+    ) -> None:
+        self._api = api
+        self._path = path
+        self._decode = decode
+        self._key = key
+        self._version = version
+        self._handler = handler
+        self._field_selector = field_selector
+        self._settings = settings or ReflectorSettings()
+        self.store: dict[str, T] = {}
+        self.resource_version = ""
+        self.synced = asyncio.Event()
+        self.relists = 0
+
+    async def run(self) -> None:
+        """List and watch until cancelled; never returns on errors, it backs off and retries."""
+        backoff = self._settings.initial_backoff
+        need_list = True
+        while True:
+            try:
+                if need_list:
+                    await self._list()
+                    need_list = False
+                await self._watch()
+                backoff = self._settings.initial_backoff
+            except Gone:
+                log.info('"watch expired, relisting" path="%s"', self._path)
+                need_list = True
+            except ApiError as exc:
+                log.warning('"list/watch failed" path="%s" err="%s"', self._path, exc)
+                await asyncio.sleep(backoff * (1 + random.random()))  # noqa: S311 - jitter
+                backoff = min(backoff * 2, self._settings.max_backoff)
+
+    def _params(self) -> dict[str, str]:
+        return {"fieldSelector": self._field_selector} if self._field_selector else {}
+
+    async def _list(self) -> None:
+        fresh: dict[str, T] = {}
+        params = {**self._params(), "limit": str(self._settings.page_size)}
+        while True:
+            page = await self._api.get(
+                self._path, params=params, timeout=self._settings.request_timeout
+            )
+            for raw in page.get("items") or ():
+                obj = self._safe_decode(raw)
+                if obj is not None:
+                    fresh[self._key(obj)] = obj
+            metadata = page.get("metadata") or {}
+            if not metadata.get("continue"):
+                break
+            params["continue"] = metadata["continue"]
+        self.resource_version = str(metadata.get("resourceVersion", ""))
+        self._replace(fresh)
+        self.relists += 1
+        self.synced.set()
+
+    def _safe_decode(self, raw: dict[str, Any]) -> T | None:
+        """Decode one object; a malformed object is logged and skipped, never fatal."""
+        try:
+            return self._decode(raw)
+        except Exception as exc:
+            meta = raw.get("metadata") or {}
+            log.warning(
+                '"skipping malformed object" path="%s" object="%s/%s" err="%s"',
+                self._path,
+                meta.get("namespace", ""),
+                meta.get("name", ""),
+                exc,
+            )
+            return None
+
+    def _replace(self, fresh: dict[str, T]) -> None:
+        """Make the store equal to `fresh`, emitting the adds, updates and deletes between."""
+        for key in [k for k in self.store if k not in fresh]:
+            self._handler.on_delete(self.store.pop(key))
+        for key, obj in fresh.items():
+            old = self.store.get(key)
+            self.store[key] = obj
+            if old is None:
+                self._handler.on_add(obj)
+            elif self._version(old) != self._version(obj):
+                self._handler.on_update(old, obj)
+
+    async def _watch(self) -> None:
+        timeout = self._settings.min_watch_timeout * (1 + random.random())  # noqa: S311
+        params = {
+            **self._params(),
+            "resourceVersion": self.resource_version,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": str(int(timeout)),
+        }
+        events = self._api.watch(
+            self._path, params=params, inactivity_timeout=self._settings.inactivity_timeout
+        )
+        async for event in events:
+            self._apply(event)
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        raw = event.get("object") or {}
+        if kind == "ERROR":
+            raise ApiError.from_status(int(raw.get("code") or 500), raw, path=self._path)
+        self.resource_version = str((raw.get("metadata") or {}).get("resourceVersion", ""))
+        if kind == "BOOKMARK":
+            return
+        obj = self._safe_decode(raw)
+        if obj is None:
+            return
+        key = self._key(obj)
+        if kind == "DELETED":
+            old = self.store.pop(key, None)
+            self._handler.on_delete(old if old is not None else obj)
+            return
+        old = self.store.get(key)
+        self.store[key] = obj
+        if old is None:
+            self._handler.on_add(obj)
+        else:
+            self._handler.on_update(old, obj)

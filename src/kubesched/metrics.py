@@ -1,0 +1,90 @@
+"""Metric definitions with kube-scheduler's names, so existing dashboards and alerts work.
+
+One `SchedulerMetrics` per process, on its own registry (tests can create several).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+_ATTEMPT_BUCKETS = tuple(0.001 * 2**i for i in range(15))
+_EXTENSION_BUCKETS = tuple(0.0001 * 2**i for i in range(12))
+
+
+class SchedulerMetrics:
+    """The `scheduler_*` series kube-scheduler exports that kubesched can fill in."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.schedule_attempts = Counter(
+            "scheduler_schedule_attempts",
+            "Number of attempts to schedule pods, by the result.",
+            ["result", "profile"],
+            registry=r,
+        )
+        self.attempt_duration = Histogram(
+            "scheduler_scheduling_attempt_duration_seconds",
+            "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+            ["result", "profile"],
+            buckets=_ATTEMPT_BUCKETS,
+            registry=r,
+        )
+        self.pending_pods = Gauge(
+            "scheduler_pending_pods",
+            "Number of pending pods, by the queue type.",
+            ["queue"],
+            registry=r,
+        )
+        self.pod_scheduling_attempts = Histogram(
+            "scheduler_pod_scheduling_attempts",
+            "Number of attempts to successfully schedule a pod.",
+            buckets=(1, 2, 4, 8, 16),
+            registry=r,
+        )
+        self.pod_scheduling_sli_duration = Histogram(
+            "scheduler_pod_scheduling_sli_duration_seconds",
+            "E2e latency for a pod being scheduled, from the time the pod enters the "
+            "scheduling queue until it is bound.",
+            ["attempts"],
+            buckets=_ATTEMPT_BUCKETS,
+            registry=r,
+        )
+        self.extension_point_duration = Histogram(
+            "scheduler_framework_extension_point_duration_seconds",
+            "Latency for running all plugins of a specific extension point.",
+            ["extension_point", "status", "profile"],
+            buckets=_EXTENSION_BUCKETS,
+            registry=r,
+        )
+        self.queue_incoming_pods = Counter(
+            "scheduler_queue_incoming_pods",
+            "Number of pods added to scheduling queues by event and queue type.",
+            ["queue", "event"],
+            registry=r,
+        )
+        self.unschedulable_pods = Gauge(
+            "scheduler_unschedulable_pods",
+            "The number of unschedulable pods broken down by plugin name.",
+            ["plugin", "profile"],
+            registry=r,
+        )
+        self.cache_size = Gauge(
+            "scheduler_cache_size",
+            "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+            ["type"],
+            registry=r,
+        )
+        self.binding_duration = Histogram(
+            "scheduler_binding_duration_seconds",
+            "Binding latency in seconds (kubesched: the pods/binding request).",
+            buckets=_ATTEMPT_BUCKETS,
+            registry=r,
+        )
+        self.leader = Gauge(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+            "backup, 1 indicates master. 'name' is the string used to identify the lease.",
+            ["name"],
+            registry=r,
+        )
