@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_SCHEDULER_NAME = "kubesched"
+# kube-scheduler's own names: its profile serves pods with this schedulerName (and pods with
+# none), and its replicas elect a leader through this Lease. kubesched stays away from both
+# unless one of its profiles is named `default-scheduler` (it then replaces kube-scheduler).
+UPSTREAM_DEFAULT_SCHEDULER_NAME = "default-scheduler"
+UPSTREAM_LEASE_NAMESPACE = "kube-system"
+UPSTREAM_LEASE_NAME = "kube-scheduler"
 
 EXTENSION_POINTS = (
     "preEnqueue",
@@ -39,6 +45,9 @@ class PluginRef:
 
 @dataclass(frozen=True, slots=True)
 class PluginSet:
+    """`enabled` plugins run after the defaults of their extension point; `disabled` removes
+    default plugins (`*` removes all of them)."""
+
     enabled: tuple[PluginRef, ...] = ()
     disabled: tuple[PluginRef, ...] = ()
 
@@ -71,11 +80,14 @@ class LeaderElection:
 
 @dataclass(frozen=True, slots=True)
 class ClientConnection:
+    """`clientConnection` plus `--master` (a flag only, as in kube-scheduler)."""
+
     kubeconfig: str = ""
     master: str = ""
     qps: float = 50.0
     burst: int = 100
     content_type: str = "application/json"
+    accept_content_types: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +99,14 @@ class KubeSchedulerConfiguration:
     percentage_of_nodes_to_score: int | None = None
     pod_initial_backoff_seconds: float = 1.0
     pod_max_backoff_seconds: float = 10.0
+    # Wait to fill the informer caches until this replica leads (slower failover, less memory).
+    delay_cache_until_active: bool = False
     # Serving and the rest of the command line (not part of the YAML file).
     secure_port: int = 10259
     bind_address: str = "0.0.0.0"  # noqa: S104 - kube-scheduler's default
+    cert_dir: str = ""  # empty: the serving layer picks its default directory
+    tls_cert_file: str = ""
+    tls_private_key_file: str = ""
     plugin_modules: tuple[str, ...] = ()
     verbosity: int = 0
     logging_format: str = "text"
@@ -97,3 +114,23 @@ class KubeSchedulerConfiguration:
     @property
     def scheduler_names(self) -> tuple[str, ...]:
         return tuple(profile.scheduler_name for profile in self.profiles)
+
+    @property
+    def lease(self) -> str:
+        """The leader-election Lease as `namespace/name`."""
+        election = self.leader_election
+        return f"{election.resource_namespace}/{election.resource_name}"
+
+    @property
+    def uses_default_scheduler_lease(self) -> bool:
+        """True when the Lease is kube-scheduler's own `kube-system/kube-scheduler`."""
+        election = self.leader_election
+        return (election.resource_namespace, election.resource_name) == (
+            UPSTREAM_LEASE_NAMESPACE,
+            UPSTREAM_LEASE_NAME,
+        )
+
+    @property
+    def replaces_default_scheduler(self) -> bool:
+        """True when a profile serves `default-scheduler`, in kube-scheduler's place."""
+        return UPSTREAM_DEFAULT_SCHEDULER_NAME in self.scheduler_names

@@ -1,0 +1,105 @@
+"""The per-cycle, read-only view of the cluster that plugins see.
+
+A snapshot holds clones of the cache's NodeInfos. `SchedulerCache.update_snapshot` refreshes
+it in place and re-clones only the nodes that changed since the snapshot's `generation`;
+every other NodeInfo object stays the very same object from cycle to cycle. Nodes that are
+deleted (even if pods on them are not gone yet) are not in the snapshot.
+"""
+
+from __future__ import annotations
+
+from kubesched.framework.nodeinfo import NodeInfo
+
+
+class Snapshot:
+    """Node infos in a stable order (zones interleaved), by name, and the affinity subsets."""
+
+    node_infos: list[NodeInfo]
+    """Every node of the cluster view, in the cache's node-tree order (zones interleaved)."""
+    generation: int
+    """The cache generation this snapshot reflects (0: never filled)."""
+    order_version: int
+    """The cache's node-order version `node_infos` is laid out for."""
+    _by_name: dict[str, NodeInfo]
+    _position: dict[str, int]
+    _with_affinity: dict[str, NodeInfo]
+    _with_anti_affinity: dict[str, NodeInfo]
+    _affinity_list: list[NodeInfo] | None
+    _anti_affinity_list: list[NodeInfo] | None
+
+    def __init__(self) -> None:
+        self.reset()
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.node_infos)
+
+    def get(self, name: str) -> NodeInfo | None:
+        """The NodeInfo of `name`, or None if the node is not in the snapshot."""
+        return self._by_name.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    @property
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        """Nodes with at least one pod that has pod (anti-)affinity."""
+        if self._affinity_list is None:
+            self._affinity_list = list(self._with_affinity.values())
+        return self._affinity_list
+
+    @property
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        """Nodes with at least one pod that has required pod anti-affinity."""
+        if self._anti_affinity_list is None:
+            self._anti_affinity_list = list(self._with_anti_affinity.values())
+        return self._anti_affinity_list
+
+    # ---- maintained by SchedulerCache.update_snapshot -----------------------------------
+
+    def reset(self) -> None:
+        """Forget everything, so the next update rebuilds from scratch."""
+        self.node_infos = []
+        self.generation = 0
+        self.order_version = -1
+        self._by_name = {}
+        self._position = {}
+        self._with_affinity = {}
+        self._with_anti_affinity = {}
+        self._affinity_list = None
+        self._anti_affinity_list = None
+
+    def put(self, info: NodeInfo) -> None:
+        """Insert or replace the NodeInfo of one node (a fresh clone)."""
+        name = info.name
+        self._by_name[name] = info
+        position = self._position.get(name)
+        if position is not None:
+            self.node_infos[position] = info
+        self._track(self._with_affinity, name, info if info.pods_with_affinity else None)
+        required = info if info.pods_with_required_anti_affinity else None
+        self._track(self._with_anti_affinity, name, required)
+
+    def drop(self, name: str) -> None:
+        """Remove a node; `node_infos` is fixed by the `reorder` that follows."""
+        if self._by_name.pop(name, None) is not None:
+            self._track(self._with_affinity, name, None)
+            self._track(self._with_anti_affinity, name, None)
+
+    def reorder(self, names: list[str], *, version: int) -> None:
+        """Lay `node_infos` out in the cache's node order."""
+        self.node_infos = [self._by_name[name] for name in names if name in self._by_name]
+        self._position = {info.name: i for i, info in enumerate(self.node_infos)}
+        self.order_version = version
+
+    def _track(self, subset: dict[str, NodeInfo], name: str, info: NodeInfo | None) -> None:
+        if info is None and name not in subset:
+            return
+        if info is None:
+            del subset[name]
+        else:
+            subset[name] = info
+        if subset is self._with_affinity:
+            self._affinity_list = None
+        else:
+            self._anti_affinity_list = None

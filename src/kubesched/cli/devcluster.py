@@ -1,0 +1,148 @@
+"""`kubesched dev-cluster`: build and run a real local control plane.
+
+    kubesched dev-cluster build     build etcd, kube-apiserver, kube-scheduler, kubectl (once)
+    kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
+    kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
+    kubesched dev-cluster status    show the background cluster's processes and health
+    kubesched dev-cluster down      stop it and delete its files
+    kubesched dev-cluster demo      run the demo of `make demo` in the foreground
+
+Every error is one line on stderr (plus a log tail when there is one) and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from kubesched.localcluster import LocalCluster, LocalClusterError, devstate, ensure_binaries
+from kubesched.localcluster import demo as demo_steps
+from kubesched.localcluster.probe import Endpoint, get
+
+PROG = "kubesched dev-cluster"
+
+
+def main(argv: list[str]) -> int:
+    """Run one dev-cluster subcommand; 0 on success, 1 on a reported error."""
+    args = _parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except LocalClusterError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        if error.details:
+            print(error.details, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Build and run a local control plane.")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+    build = commands.add_parser("build", help="build the binaries once and print their paths")
+    build.set_defaults(handler=_build)
+    up = commands.add_parser("up", help="start a cluster with kube-scheduler in the background")
+    up.add_argument("--no-scheduler", action="store_true", help="do not start kube-scheduler")
+    up.add_argument(
+        "--apiserver-arg",
+        action="append",
+        default=[],
+        metavar="--NAME=VALUE",
+        help="extra kube-apiserver flag (repeatable)",
+    )
+    up.set_defaults(handler=_up)
+    commands.add_parser("env", help="print the export line for KUBECONFIG").set_defaults(
+        handler=_env
+    )
+    commands.add_parser("status", help="show the background cluster").set_defaults(handler=_status)
+    commands.add_parser("down", help="stop the background cluster").set_defaults(handler=_down)
+    demo = commands.add_parser("demo", help="run the demo in the foreground, then stop")
+    demo.add_argument("--hold", action="store_true", help="keep the cluster up until Ctrl-C")
+    demo.set_defaults(handler=_demo)
+    return parser
+
+
+def _build(_args: argparse.Namespace) -> int:
+    binaries = ensure_binaries()
+    versions = binaries.versions()
+    for name, path in binaries.as_dict().items():
+        print(f"{name:<15}{path}  ({versions[name]})")
+    return 0
+
+
+def _up(args: argparse.Namespace) -> int:
+    state = devstate.load()
+    if state is not None:
+        if any(p.alive for p in devstate.processes(state)):
+            raise LocalClusterError(
+                "a dev cluster is already running: `kubesched dev-cluster down` first"
+            )
+        devstate.stop(state)  # leftovers of a cluster that died: clear them
+    cluster = LocalCluster(
+        workdir=devstate.run_dir(), detached=True, apiserver_args=args.apiserver_arg
+    )
+    try:
+        cluster.start()
+        if not args.no_scheduler:
+            cluster.start_default_scheduler()
+    except BaseException:
+        cluster.stop()
+        raise
+    devstate.save(cluster)
+    print(f"dev cluster up at {cluster.server}; logs in {cluster.logs_dir}", file=sys.stderr)
+    print(f"export KUBECONFIG={cluster.kubeconfig_path}")
+    return 0
+
+
+def _require_state() -> dict[str, object]:
+    state = devstate.load()
+    if state is None:
+        raise LocalClusterError(
+            "no dev cluster is running: start one with `kubesched dev-cluster up`"
+        )
+    return state
+
+
+def _env(_args: argparse.Namespace) -> int:
+    print(f"export KUBECONFIG={_require_state()['kubeconfig']}")
+    return 0
+
+
+def _status(_args: argparse.Namespace) -> int:
+    state = _require_state()
+    endpoint = Endpoint(str(state["server"]), ca_file=None, token=str(state["token"]), verify=False)
+    code, _ = get(endpoint, "/readyz")
+    print(f"server      {state['server']}  (/readyz: {code or 'unreachable'})")
+    print(f"kubeconfig  {state['kubeconfig']}")
+    healthy = code == 200
+    for process in devstate.processes(state):
+        healthy = healthy and process.alive
+        status = "running" if process.alive else "NOT RUNNING"
+        print(f"{process.name:<15} pid {process.pid:<8} {status:<12} log {process.log}")
+    return 0 if healthy else 1
+
+
+def _down(_args: argparse.Namespace) -> int:
+    state = devstate.load()
+    if state is None:
+        print("no dev cluster is running", file=sys.stderr)
+        return 0
+    stopped = devstate.stop(state)
+    print(f"dev cluster stopped ({', '.join(stopped) or 'nothing was running'})", file=sys.stderr)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    demo_steps.run(hold=_hold if args.hold else None)
+    print("\ndemo done: the control plane is stopped")
+    return 0
+
+
+def _hold(cluster: LocalCluster) -> None:
+    print(f"\nexport KUBECONFIG={cluster.kubeconfig_path}\nthe cluster runs until Ctrl-C")
+    while True:
+        time.sleep(3600)

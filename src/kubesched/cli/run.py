@@ -1,0 +1,55 @@
+"""`kubesched run` (the default command): load the config, then run the scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+from kubesched.app import App, AppError
+from kubesched.config import ConfigError, help_text, load_config, write_config
+from kubesched.framework import FrameworkError
+from kubesched.framework.registry import PluginRegistrationError
+from kubesched.kube.connection import ConnectionConfigError
+from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
+from kubesched.logs import setup_logging
+
+FATAL_ERRORS = (
+    AppError,
+    ConnectionConfigError,
+    FrameworkError,
+    PluginRegistrationError,
+    LeaseCollisionError,
+    ElectionConfigError,
+)
+
+
+async def _serve(app: App) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return await app.run(stop)
+
+
+def main(argv: list[str]) -> int:
+    try:
+        result = load_config(argv)
+    except ConfigError as exc:
+        print(f"kubesched: {exc}", file=sys.stderr)
+        return 1
+    for notice in result.notices:
+        print(notice, file=sys.stderr)
+    if result.show_help:
+        print(help_text())
+        return 0
+    if result.write_config_to:
+        write_config(result.config, path=result.write_config_to)
+        return 0
+    config = result.config
+    setup_logging(verbosity=config.verbosity, logging_format=config.logging_format)
+    try:
+        return asyncio.run(_serve(App(config)))
+    except FATAL_ERRORS as exc:
+        print(f"kubesched: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,243 @@
+"""Parsing the command line into `Options`, in kube-scheduler's (pflag's) style.
+
+`--flag=value` and `--flag value` both work; booleans are `--leader-elect` or
+`--leader-elect=true|false` (also `--leader-elect false`); the last occurrence of a flag
+wins, `--plugin-module` accumulates. Flags are never abbreviated. Aliases from the source
+guides are accepted with a notice naming the canonical flag; an unknown flag is an error
+with a "did you mean" suggestion. Parsing collects every error instead of stopping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from kubesched.config.durations import EXAMPLES, DurationError, parse_duration
+from kubesched.config.errors import ConfigError
+from kubesched.config.flagtable import (
+    ALIAS_ORIGINS,
+    BY_NAME,
+    CANONICAL,
+    FLAGS,
+    REMOVED,
+    SCHEDULER_NAME_NOTICE,
+    Flag,
+    Kind,
+)
+
+_TRUE = {"1", "t", "T", "true", "TRUE", "True"}
+_FALSE = {"0", "f", "F", "false", "FALSE", "False"}
+_LOGGING_FORMATS = ("text", "json")
+_USAGE = """Usage:
+  kubesched [run] [flags]
+
+kubesched schedules the pods whose spec.schedulerName names one of its profiles,
+beside the default kube-scheduler."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The parsed command line: `values` holds only the flags given (canonical name ->
+    value), so that "given" is pflag's `Changed`; `notices` and `errors` are one line each."""
+
+    values: dict[str, Any]
+    notices: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+
+    def given(self, name: str) -> bool:
+        """True when the flag `name` (canonical, without dashes) was on the command line."""
+        return name in self.values
+
+    @property
+    def config_file(self) -> str:
+        return str(self.values.get("config", ""))
+
+    @property
+    def write_config_to(self) -> str:
+        return str(self.values.get("write-config-to", ""))
+
+    @property
+    def show_help(self) -> bool:
+        return bool(self.values.get("help", False))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError([message.removeprefix("argument ")])
+
+
+class _Record(argparse.Action):
+    """Remembers each occurrence (flag, spelling used, raw text) in command-line order."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,  # noqa: ARG002 - argparse's signature
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        occurrences: list[tuple[str, str, str | None]] = namespace.occurrences
+        raw = values if isinstance(values, str) or values is None else str(values)
+        occurrences.append((self.dest, option_string or self.dest, raw))
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog="kubesched", add_help=False, allow_abbrev=False)
+    for flag in FLAGS:
+        spellings = [f"--{flag.name}", *(f"--{alias}" for alias in flag.aliases)]
+        if flag.short:
+            spellings.insert(0, f"-{flag.short}")
+        nargs = "?" if flag.kind is Kind.BOOL else None
+        parser.add_argument(*spellings, dest=flag.name, action=_Record, nargs=nargs)
+    return parser
+
+
+def parse_options(argv: Sequence[str]) -> Options:
+    """Parse `argv` (without the program name); problems land in `Options.errors`."""
+    namespace = argparse.Namespace(occurrences=[])
+    try:
+        _, extra = _build_parser().parse_known_args(list(argv), namespace)
+    except ConfigError as error:
+        return Options(values={}, errors=error.errors)
+    values: dict[str, Any] = {}
+    notices: list[str] = []
+    errors = _extra_errors(extra)
+    for name, spelling, raw in namespace.occurrences:
+        _notice(notices, name=name, spelling=spelling)
+        try:
+            _store(values, flag=BY_NAME[name], spelling=spelling, raw=raw)
+        except ValueError as error:
+            errors.append(str(error))
+    return Options(values=values, notices=tuple(notices), errors=tuple(errors))
+
+
+def _notice(notices: list[str], *, name: str, spelling: str) -> None:
+    alias = spelling.lstrip("-")
+    if alias in ALIAS_ORIGINS:
+        text = f"flag --{alias} is {ALIAS_ORIGINS[alias]}; using it as --{CANONICAL[alias]}"
+    elif name == "scheduler-name":
+        text = SCHEDULER_NAME_NOTICE
+    else:
+        return
+    if text not in notices:
+        notices.append(text)
+
+
+def _store(values: dict[str, Any], *, flag: Flag, spelling: str, raw: str | None) -> None:
+    try:
+        value = _CONVERT[flag.kind](raw)
+    except ValueError as error:
+        raise ValueError(f"{spelling}: {error}") from None
+    problem = _check(flag.name, value)
+    if problem:
+        raise ValueError(f"{spelling}: {problem}")
+    if flag.kind is Kind.LIST:
+        value = (*values.get(flag.name, ()), value)
+    values[flag.name] = value
+
+
+def _check(name: str, value: Any) -> str:
+    if name == "logging-format" and value not in _LOGGING_FORMATS:
+        return f"{value!r} is not a log format; use --logging-format=text or --logging-format=json"
+    if name == "plugin-module" and not value:
+        return "needs a module name, such as --plugin-module=mycompany.scheduling"
+    return ""
+
+
+def _extra_errors(extra: list[str]) -> list[str]:
+    errors: list[str] = []
+    previous_was_flag = False
+    for item in extra:
+        if item.startswith("-") and item != "-":
+            errors.append(_unknown_flag(item))
+            previous_was_flag = "=" not in item
+        elif previous_was_flag:  # the value of the unknown flag just reported
+            previous_was_flag = False
+        else:
+            errors.append(
+                f"unexpected argument {item!r}: kubesched takes only flags "
+                "(booleans are written --leader-elect=false)"
+            )
+    return errors
+
+
+def _unknown_flag(item: str) -> str:
+    name = item.split("=", 1)[0].lstrip("-")
+    if name in REMOVED:
+        return f"flag --{name} {REMOVED[name]}"
+    choices = [*BY_NAME, *CANONICAL]
+    matches = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    hint = f" (did you mean --{matches[0]}?)" if matches else ""
+    return f"unknown flag {item.split('=', 1)[0]}{hint}; run `kubesched --help` for the flags"
+
+
+def _to_bool(raw: str | None) -> bool:
+    if raw is None or raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ValueError(f"invalid boolean {raw!r}; use true or false, e.g. --leader-elect=false")
+
+
+def _to_int(raw: str | None) -> int:
+    text = raw or ""
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise ValueError(f"invalid whole number {text!r}") from None
+
+
+def _to_float(raw: str | None) -> float:
+    text = raw or ""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"invalid number {text!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"invalid number {text!r}: must be finite")
+    return value
+
+
+def _to_duration(raw: str | None) -> float:
+    try:
+        return parse_duration(raw or "")
+    except DurationError as error:
+        raise ValueError(f"{error}; use {EXAMPLES}") from None
+
+
+def _to_string(raw: str | None) -> str:
+    return raw or ""
+
+
+_CONVERT: dict[Kind, Callable[[str | None], Any]] = {
+    Kind.STRING: _to_string,
+    Kind.LIST: _to_string,
+    Kind.BOOL: _to_bool,
+    Kind.INT: _to_int,
+    Kind.FLOAT: _to_float,
+    Kind.DURATION: _to_duration,
+}
+
+
+def help_text() -> str:
+    """`kubesched --help`: the flags grouped by section, as kube-scheduler prints them."""
+    sections: dict[str, list[str]] = {}
+    for flag in FLAGS:
+        names = ", ".join(([f"-{flag.short}"] if flag.short else []) + [f"--{flag.name}"])
+        value = "" if flag.kind is Kind.BOOL else f" {flag.kind.value}"
+        lines = sections.setdefault(flag.section, [])
+        lines.append(f"      {names}{value}")
+        lines.append(f"            {flag.help}")
+        lines.extend(f"            (alias: --{alias})" for alias in flag.aliases)
+    body = [
+        f"{name.capitalize()} flags:\n\n" + "\n".join(lines) for name, lines in sections.items()
+    ]
+    return "\n\n".join([_USAGE, *body]) + "\n"

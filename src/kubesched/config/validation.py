@@ -1,0 +1,269 @@
+"""Validation of a completed config: kube-scheduler's `ValidateKubeSchedulerConfiguration`
+plus component-base's leader-election and client-connection rules, client-go's
+`NewLeaderElector` checks (renewDeadline > JitterFactor 1.2 x retryPeriod) and kubesched's
+own (names a pod or a Lease can actually carry, the serving and logging flags).
+
+`validate` returns every problem, one line each, naming the field path (and its flag) and
+the fix. `default_scheduler_conflicts` returns the mission's collision rules as messages; the
+caller decides whether they are fatal.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from kubesched.config.durations import format_duration
+from kubesched.config.types import (
+    UPSTREAM_DEFAULT_SCHEDULER_NAME,
+    KubeSchedulerConfiguration,
+    LeaderElection,
+    PluginSet,
+    Profile,
+)
+
+JITTER_FACTOR = 1.2  # client-go tools/leaderelection
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL.pattern}(\.{_DNS_LABEL.pattern})*")
+_REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+_LE = "leaderElection"
+
+
+def validate(config: KubeSchedulerConfiguration) -> list[str]:
+    """Every problem of `config`, one line each (empty when valid)."""
+    return [
+        *_leader_election(config),
+        *_client_connection(config),
+        *_scheduling(config),
+        *_profiles(config.profiles),
+        *_command_line(config),
+    ]
+
+
+def is_dns_subdomain(name: str) -> bool:
+    """True for a DNS-1123 subdomain, the form of a Lease name and of spec.schedulerName."""
+    return len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None
+
+
+def is_dns_label(name: str) -> bool:
+    """True for a DNS-1123 label, the form of a namespace name."""
+    return len(name) <= 63 and _DNS_LABEL.fullmatch(name) is not None
+
+
+def _leader_election(config: KubeSchedulerConfiguration) -> list[str]:
+    election = config.leader_election
+    errors: list[str] = []
+    if election.resource_lock != "leases":
+        errors.append(
+            f"{_LE}.resourceLock (--leader-elect-resource-lock): {election.resource_lock!r} is "
+            "not supported: kubesched only supports leases; use --leader-elect-resource-lock=leases"
+        )
+    if not election.leader_elect:
+        return errors
+    # A Lease named after an invalid first profile is reported once, at the profile.
+    named_after_profile = bool(config.profiles) and (
+        election.resource_name == config.profiles[0].scheduler_name
+    )
+    return errors + _timings(election) + _lease_names(election, check_name=not named_after_profile)
+
+
+def _timings(election: LeaderElection) -> list[str]:
+    lease, renew, retry = election.lease_duration, election.renew_deadline, election.retry_period
+    errors = [
+        f"{_LE}.{field} (--leader-elect-{flag}): must be greater than zero, got "
+        f"{format_duration(value)}"
+        for field, flag, value in (
+            ("leaseDuration", "lease-duration", lease),
+            ("renewDeadline", "renew-deadline", renew),
+            ("retryPeriod", "retry-period", retry),
+        )
+        if value <= 0
+    ]
+    if errors:
+        return errors
+    if lease <= renew:
+        errors.append(
+            f"{_LE}.leaseDuration (--leader-elect-lease-duration): {format_duration(lease)} must "
+            f"be greater than renewDeadline {format_duration(renew)} (defaults 15s and 10s)"
+        )
+    if renew <= JITTER_FACTOR * retry:
+        errors.append(
+            f"{_LE}.renewDeadline (--leader-elect-renew-deadline): {format_duration(renew)} "
+            f"must be greater than {JITTER_FACTOR} x retryPeriod "
+            f"({format_duration(JITTER_FACTOR * retry)}); lower --leader-elect-retry-period"
+        )
+    return errors
+
+
+def _lease_names(election: LeaderElection, *, check_name: bool) -> list[str]:
+    errors: list[str] = []
+    if check_name and not is_dns_subdomain(election.resource_name):
+        errors.append(
+            f"{_LE}.resourceName (--leader-elect-resource-name): {election.resource_name!r} is "
+            "not a valid Lease name (lowercase letters, digits, '-' and '.', at most 253)"
+        )
+    if not is_dns_label(election.resource_namespace):
+        errors.append(
+            f"{_LE}.resourceNamespace (--leader-elect-resource-namespace): "
+            f"{election.resource_namespace!r} is not a valid namespace name "
+            "(lowercase letters, digits and '-', at most 63)"
+        )
+    return errors
+
+
+def _client_connection(config: KubeSchedulerConfiguration) -> list[str]:
+    connection = config.client_connection
+    errors: list[str] = []
+    if connection.qps <= 0:
+        errors.append(
+            "clientConnection.qps (--kube-api-qps): must be greater than zero, "
+            f"got {connection.qps}"
+        )
+    if connection.burst <= 0:
+        errors.append(
+            "clientConnection.burst (--kube-api-burst): must be greater than zero, "
+            f"got {connection.burst}"
+        )
+    if connection.content_type != "application/json":
+        errors.append(
+            f"clientConnection.contentType (--kube-api-content-type): "
+            f"{connection.content_type!r} is not supported; use application/json"
+        )
+    return errors
+
+
+def _scheduling(config: KubeSchedulerConfiguration) -> list[str]:
+    errors: list[str] = []
+    if config.parallelism <= 0:
+        errors.append(
+            f"parallelism: must be greater than zero (default 16), got {config.parallelism}"
+        )
+    errors += _percentage("percentageOfNodesToScore", config.percentage_of_nodes_to_score)
+    initial, maximum = config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds
+    if initial <= 0:
+        errors.append(
+            "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero "
+            f"(default 1), got {initial:g}"
+        )
+    if maximum < initial:
+        errors.append(
+            f"podMaxBackoffSeconds (--pod-max-backoff-seconds): {maximum:g} must be greater than "
+            f"or equal to podInitialBackoffSeconds ({initial:g})"
+        )
+    return errors
+
+
+def _percentage(path: str, value: int | None) -> list[str]:
+    if value is None or 0 <= value <= 100:
+        return []
+    return [f"{path}: {value} is not in the range 0-100 (0 or unset: adaptive)"]
+
+
+def _profiles(profiles: tuple[Profile, ...]) -> list[str]:
+    if not profiles:
+        return ["profiles: at least one profile is required"]
+    errors: list[str] = []
+    first_index: dict[str, int] = {}
+    for position, profile in enumerate(profiles):
+        path = f"profiles[{position}]"
+        errors += _profile(profile, path=path)
+        name = profile.scheduler_name
+        if name in first_index:
+            errors.append(
+                f"{path}.schedulerName: duplicate {name!r} (also profiles[{first_index[name]}]); "
+                "scheduler names must be unique"
+            )
+        first_index.setdefault(name, position)
+    return errors + _common_queue_sort(profiles)
+
+
+def _profile(profile: Profile, *, path: str) -> list[str]:
+    errors: list[str] = []
+    name = profile.scheduler_name
+    if not name:
+        errors.append(f"{path}.schedulerName: required; pods pick a profile by spec.schedulerName")
+    elif not is_dns_subdomain(name):
+        errors.append(
+            f"{path}.schedulerName: {name!r} is not a DNS-1123 subdomain (lowercase letters, "
+            "digits, '-' and '.'), so no pod could name it in spec.schedulerName"
+        )
+    errors += _percentage(f"{path}.percentageOfNodesToScore", profile.percentage_of_nodes_to_score)
+    for point, plugin_set in profile.plugins.items():
+        errors += [
+            f"{path}.plugins.{point}.enabled[{position}]: {ref.name!r} was removed in "
+            "kubescheduler.config.k8s.io/v1; delete it"
+            for position, ref in enumerate(plugin_set.enabled)
+            if ref.name in _REMOVED_PLUGINS
+        ]
+    errors += [
+        f"{path}.pluginConfig: {name!r} was removed in kubescheduler.config.k8s.io/v1; delete it"
+        for name in profile.plugin_config
+        if name in _REMOVED_PLUGINS
+    ]
+    return errors
+
+
+def _common_queue_sort(profiles: tuple[Profile, ...]) -> list[str]:
+    canon = profiles[0].plugins.get("queueSort", PluginSet())
+    errors: list[str] = []
+    if len(canon.enabled) > 1:
+        errors.append(
+            f"profiles[0].plugins.queueSort.enabled: only one queue sort plugin can be enabled, "
+            f"got {len(canon.enabled)}"
+        )
+    sort_name = canon.enabled[0].name if canon.enabled else ""
+    canon_args = profiles[0].plugin_config.get(sort_name)
+    for position, profile in enumerate(profiles[1:], start=1):
+        if profile.plugins.get("queueSort", PluginSet()) != canon:
+            errors.append(
+                f"profiles[{position}].plugins.queueSort: must be the same for all profiles "
+                "(one scheduling queue serves them all); copy profiles[0]'s"
+            )
+        args = profile.plugin_config.get(sort_name)
+        if sort_name and args is not None and args != canon_args:
+            errors.append(
+                f"profiles[{position}].pluginConfig[{sort_name}].args: the queue sort plugin's "
+                "args must be the same for all profiles"
+            )
+    return errors
+
+
+def _command_line(config: KubeSchedulerConfiguration) -> list[str]:
+    errors: list[str] = []
+    if not 0 <= config.secure_port <= 65535:
+        errors.append(f"--secure-port: {config.secure_port} is not a port (0-65535)")
+    try:
+        ipaddress.ip_address(config.bind_address)
+    except ValueError:
+        errors.append(f"--bind-address: {config.bind_address!r} is not an IP address")
+    if config.verbosity < 0:
+        errors.append(f"-v: must be zero or more, got {config.verbosity}")
+    if config.logging_format not in ("text", "json"):
+        errors.append(f"--logging-format: {config.logging_format!r}; use text or json")
+    return errors
+
+
+def default_scheduler_conflicts(config: KubeSchedulerConfiguration) -> tuple[str, ...]:
+    """The ways `config` would collide with the default kube-scheduler, as messages.
+
+    Using the Lease `kube-system/kube-scheduler` without a `default-scheduler` profile would
+    block forever behind kube-scheduler ("attempting to acquire leader lease
+    kube-system/kube-scheduler..."). Serving `default-scheduler` means replacing
+    kube-scheduler: safe only once it is stopped (or when sharing its Lease, so one runs).
+    """
+    messages: list[str] = []
+    election = config.leader_election
+    if election.leader_elect and config.uses_default_scheduler_lease:
+        if not config.replaces_default_scheduler:
+            messages.append(
+                f"{_LE}: the Lease {config.lease} belongs to the default kube-scheduler; kubesched "
+                "would wait behind it forever. Give kubesched its own Lease, e.g. "
+                f"--leader-elect-resource-name={config.profiles[0].scheduler_name}"
+            )
+    elif config.replaces_default_scheduler:
+        messages.append(
+            f"profiles: {UPSTREAM_DEFAULT_SCHEDULER_NAME!r} makes kubesched schedule the pods of "
+            "the default kube-scheduler; stop kube-scheduler first, or use its Lease "
+            "(kube-system/kube-scheduler) so that only one of them runs"
+        )
+    return tuple(messages)

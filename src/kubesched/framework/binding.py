@@ -1,0 +1,154 @@
+"""Runners of the end of the scheduling cycle (Reserve, Permit) and of the binding cycle
+(WaitOnPermit, PreBind, Bind, PostBind), with upstream's semantics:
+
+* Reserve stops at the first failure; the caller must then run Unreserve, which calls every
+  reserve plugin in reverse order and never fails.
+* Permit: a rejection wins; otherwise any WAIT parks the pod in `handle.waiting_pods`
+  (timeouts capped at 15 min) and `wait_on_permit` awaits the decision.
+* Bind: plugins are asked in order until one does not return SKIP.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import TYPE_CHECKING, Any
+
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
+from kubesched.model import Pod
+
+if TYPE_CHECKING:
+    from kubesched.framework.interfaces import Handle
+    from kubesched.framework.runtime import PluginLists
+
+logger = logging.getLogger("kubesched.framework")
+
+
+async def _resolve(value: Any) -> Any:
+    """Await `value` if the plugin method was a coroutine function."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _fail(
+    point: str, plugin: str, status: Status | None, exc: BaseException | None = None
+) -> Status:
+    if exc is not None:
+        logger.error(
+            "Plugin raised an exception", extra={"plugin": plugin, "point": point}, exc_info=exc
+        )
+        detail = f"{type(exc).__name__}: {exc}"
+    else:
+        detail = status.message if status is not None else ""
+    error = exc if exc is not None else (status.error if status is not None else None)
+    return Status(
+        Code.ERROR, f'running {point} plugin "{plugin}": {detail}', plugin=plugin, error=error
+    )
+
+
+class BindingCycle:
+    """Mixin of `Framework` with the Reserve..PostBind runners."""
+
+    plugins: PluginLists
+    handle: Handle
+
+    def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Reserve on the chosen node; a failure means the caller must run `run_unreserve`."""
+        for pl in self.plugins.reserve:
+            try:
+                status = pl.reserve(state, pod, node_name)
+            except Exception as exc:
+                return _fail("Reserve", pl.name, None, exc)
+            if status is None or status.code is Code.SUCCESS:
+                continue
+            if status.is_rejected():
+                return status.with_plugin(pl.name)
+            return _fail("Reserve", pl.name, status)
+        return SUCCESS
+
+    def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Unreserve in reverse order; plugin errors are logged and skipped."""
+        for pl in reversed(self.plugins.reserve):
+            try:
+                pl.unreserve(state, pod, node_name)
+            except Exception as exc:
+                _fail("Unreserve", pl.name, None, exc)
+
+    def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """SUCCESS, a rejection/ERROR, or WAIT (then `await wait_on_permit(pod)`)."""
+        waits: dict[str, float] = {}
+        for pl in self.plugins.permit:
+            try:
+                status, timeout = pl.permit(state, pod, node_name)
+            except Exception as exc:
+                return _fail("Permit", pl.name, None, exc)
+            if status is None or status.code is Code.SUCCESS:
+                continue
+            if status.is_rejected():
+                return status.with_plugin(pl.name)
+            if status.code is not Code.WAIT:
+                return _fail("Permit", pl.name, status)
+            waits[pl.name] = min(timeout, MAX_PERMIT_TIMEOUT)
+        if not waits:
+            return SUCCESS
+        self.handle.waiting_pods.add(WaitingPod(pod=pod, plugin_timeouts=waits))
+        return Status(
+            Code.WAIT, f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}"
+        )
+
+    async def wait_on_permit(self, pod: Pod) -> Status:
+        """Wait until the pod's Permit plugins allow it (SUCCESS) or one rejects it."""
+        waiting = self.handle.waiting_pods.get(pod.uid)
+        if waiting is None:
+            return SUCCESS
+        try:
+            status = await waiting.wait()
+        finally:
+            self.handle.waiting_pods.remove(pod.uid)
+        if status.is_success() or status.is_rejected():
+            return status
+        return Status(
+            Code.ERROR, f"waiting on permit for pod: {status.message}", plugin=status.plugin
+        )
+
+    async def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.plugins.pre_bind:
+            try:
+                status: Status | None = await _resolve(pl.pre_bind(state, pod, node_name))
+            except Exception as exc:
+                return _fail("PreBind", pl.name, None, exc)
+            if status is None or status.code is Code.SUCCESS:
+                continue
+            if status.is_rejected():
+                return status.with_plugin(pl.name)
+            return _fail("PreBind", pl.name, status)
+        return SUCCESS
+
+    async def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """The first bind plugin that does not SKIP binds the pod (SKIP if none did)."""
+        status: Status = Status(Code.SKIP)
+        for pl in self.plugins.bind:
+            try:
+                result: Status | None = await _resolve(pl.bind(state, pod, node_name))
+            except Exception as exc:
+                return _fail("Bind", pl.name, None, exc)
+            status = SUCCESS if result is None else result
+            if status.code is Code.SKIP:
+                continue
+            if status.code is Code.SUCCESS:
+                return SUCCESS
+            if status.is_rejected():
+                return status.with_plugin(pl.name)
+            return _fail("Bind", pl.name, status)
+        return status
+
+    def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Informational; errors are logged."""
+        for pl in self.plugins.post_bind:
+            try:
+                pl.post_bind(state, pod, node_name)
+            except Exception as exc:
+                _fail("PostBind", pl.name, None, exc)

@@ -1,0 +1,186 @@
+"""Build a profile's Framework: defaults merged in, plugins instantiated once, multiPoint
+expanded to the extension points each plugin implements, weights and invariants checked.
+
+Expansion follows upstream `expandMultiPointPlugins`, per extension point:
+1. plugins enabled at the point *and* in multiPoint (explicit overrides), in the point's order;
+2. multiPoint plugins not disabled there (`*` disables all of them);
+3. the point's other enabled plugins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubesched.framework import interfaces as api
+from kubesched.framework.defaults import (
+    MULTI_POINT,
+    WILDCARD,
+    PluginRef,
+    PluginSet,
+    ProfileSpec,
+    default_plugins,
+    merge_plugins,
+)
+from kubesched.framework.interfaces import Handle, Plugin
+from kubesched.framework.registry import Registry
+from kubesched.framework.runtime import Framework, PluginLists
+
+# Extension point (YAML name) -> the protocol its plugins implement, in upstream's order.
+POINT_PROTOCOLS: dict[str, type] = {
+    "preEnqueue": api.PreEnqueuePlugin,
+    "queueSort": api.QueueSortPlugin,
+    "preFilter": api.PreFilterPlugin,
+    "filter": api.FilterPlugin,
+    "postFilter": api.PostFilterPlugin,
+    "preScore": api.PreScorePlugin,
+    "score": api.ScorePlugin,
+    "reserve": api.ReservePlugin,
+    "permit": api.PermitPlugin,
+    "preBind": api.PreBindPlugin,
+    "bind": api.BindPlugin,
+    "postBind": api.PostBindPlugin,
+}
+
+
+class FrameworkError(Exception):
+    """A profile's plugin configuration is invalid; the message names the profile."""
+
+
+def build_framework(
+    *,
+    profile: ProfileSpec,
+    registry: Registry,
+    handle: Handle,
+    default_percentage_of_nodes_to_score: int | None = None,
+) -> Framework:
+    """The Framework of one profile (raises FrameworkError with a one-line fix-it message)."""
+    plugins = merge_plugins(default_plugins(frozenset(registry.names())), profile.plugins)
+    builder = _Builder(profile=profile, registry=registry, plugins=plugins)
+    instances = builder.instantiate(handle)
+    lists = PluginLists(
+        **{_attr(point): builder.point_plugins(point, instances) for point in POINT_PROTOCOLS}
+    )
+    builder.check_invariants(lists)
+    percentage = profile.percentage_of_nodes_to_score
+    if percentage is None:
+        percentage = default_percentage_of_nodes_to_score
+    return Framework(
+        profile_name=profile.scheduler_name,
+        plugins=lists,
+        score_weights=builder.score_weights(lists),
+        percentage_of_nodes_to_score=percentage,
+        handle=handle,
+    )
+
+
+def _attr(point: str) -> str:
+    """`preFilter` -> `pre_filter` (PluginLists field names)."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in point)
+
+
+class _Builder:
+    def __init__(
+        self, *, profile: ProfileSpec, registry: Registry, plugins: dict[str, PluginSet]
+    ) -> None:
+        self.profile = profile
+        self.registry = registry
+        self.plugins = plugins
+
+    def error(self, message: str) -> FrameworkError:
+        return FrameworkError(f"profile {self.profile.scheduler_name!r}: {message}")
+
+    def instantiate(self, handle: Handle) -> dict[str, Plugin]:
+        self._check_names()
+        instances: dict[str, Plugin] = {}
+        for point, plugin_set in self.plugins.items():
+            for ref in plugin_set.enabled:
+                if ref.name not in instances:
+                    instances[ref.name] = self._create(ref.name, point, handle)
+        return instances
+
+    def _check_names(self) -> None:
+        available = ", ".join(self.registry.names())
+        for point, plugin_set in self.plugins.items():
+            for ref in plugin_set.enabled:
+                if ref.name not in self.registry:
+                    raise self.error(
+                        f"plugin {ref.name!r} enabled at {point} does not exist;"
+                        f" available plugins: {available}"
+                    )
+        for name in self.profile.plugin_config:
+            if name not in self.registry:
+                raise self.error(
+                    f"pluginConfig names plugin {name!r}, which does not exist;"
+                    f" available plugins: {available}"
+                )
+
+    def _create(self, name: str, point: str, handle: Handle) -> Plugin:
+        factory = self.registry.get(name)
+        assert factory is not None
+        args: Mapping[str, Any] = self.profile.plugin_config.get(name) or {}
+        try:
+            plugin = factory(args=args, handle=handle)
+        except Exception as exc:
+            raise self.error(f"initializing plugin {name!r} (enabled at {point}): {exc}") from exc
+        if getattr(plugin, "name", None) != name:
+            raise self.error(
+                f"plugin registered as {name!r} reports name {getattr(plugin, 'name', None)!r}"
+            )
+        return plugin
+
+    def point_plugins(self, point: str, instances: dict[str, Plugin]) -> list[Any]:
+        protocol = POINT_PROTOCOLS[point]
+        plugin_set = self.plugins.get(point, PluginSet())
+        enabled: list[str] = []
+        for ref in plugin_set.enabled:
+            if not isinstance(instances[ref.name], protocol):
+                raise self.error(f"plugin {ref.name!r} does not extend {point} plugin")
+            if ref.name in enabled:
+                raise self.error(f"plugin {ref.name!r} already registered as {point} plugin")
+            enabled.append(ref.name)
+        names = self._expand(point, enabled, plugin_set, instances)
+        return [instances[name] for name in names]
+
+    def _expand(
+        self, point: str, enabled: list[str], plugin_set: PluginSet, instances: dict[str, Plugin]
+    ) -> list[str]:
+        disabled = {ref.name for ref in plugin_set.disabled}
+        if WILDCARD in disabled:
+            return enabled
+        protocol = POINT_PROTOCOLS[point]
+        overrides: list[str] = []
+        from_multi: list[str] = []
+        for ref in self.plugins[MULTI_POINT].enabled:
+            if not isinstance(instances[ref.name], protocol) or ref.name in disabled:
+                continue
+            if ref.name in enabled:
+                overrides.append(ref.name)
+            elif ref.name in from_multi:
+                raise self.error(f"plugin {ref.name!r} already registered as {point} plugin")
+            else:
+                from_multi.append(ref.name)
+        first = [name for name in enabled if name in overrides]
+        rest = [name for name in enabled if name not in overrides]
+        return first + from_multi + rest
+
+    def check_invariants(self, lists: PluginLists) -> None:
+        if len(lists.queue_sort) != 1:
+            raise self.error(
+                f"exactly one queueSort plugin is required, got {len(lists.queue_sort)}"
+            )
+        if not lists.bind:
+            raise self.error("at least one bind plugin is required")
+
+    def score_weights(self, lists: PluginLists) -> dict[str, int]:
+        """Weights of the score plugins: the score point's entry wins over multiPoint's."""
+        weights: dict[str, int] = {}
+        refs: list[PluginRef] = [*self.plugins["score"].enabled, *self.plugins[MULTI_POINT].enabled]
+        scorers = {plugin.name for plugin in lists.score}
+        for ref in refs:
+            if ref.name not in scorers or ref.name in weights:
+                continue
+            if ref.weight is not None and ref.weight < 0:
+                raise self.error(f"score plugin {ref.name!r} has negative weight {ref.weight}")
+            weights[ref.name] = ref.weight or 1
+        return weights

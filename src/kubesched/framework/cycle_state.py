@@ -1,0 +1,76 @@
+"""CycleState: per-scheduling-cycle scratch space plugins share between extension points.
+
+PreFilter/PreScore compute per-pod data once and write it here; Filter/Score read it for
+every node. Keys are typed `StateKey` objects, so reads need no casts:
+
+    _KEY: StateKey[_Requests] = StateKey("PreFilterNodeResourcesFit")
+    state.write(_KEY, requests)          # in pre_filter
+    requests = state.read(_KEY)          # in filter; KeyError if pre_filter did not run
+
+A state is used by one cycle on one event loop; it is not thread-safe.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
+
+T = TypeVar("T")
+
+
+class StateKey(Generic[T]):
+    """A typed key; two keys are the same key only if they are the same object."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"StateKey({self.name!r})"
+
+
+@runtime_checkable
+class Cloneable(Protocol):
+    """State data that must be copied when the state is cloned (mutable per-cycle data)."""
+
+    def clone(self) -> Any: ...
+
+
+class CycleState:
+    """Data written by plugins during one scheduling cycle, plus the framework's skip sets."""
+
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
+
+    def __init__(self) -> None:
+        self._data: dict[StateKey[Any], Any] = {}
+        self.skip_filter_plugins: frozenset[str] = frozenset()
+        """PreFilter plugins that returned Skip: their Filter is not called this cycle."""
+        self.skip_score_plugins: frozenset[str] = frozenset()
+        """PreScore plugins that returned Skip: their Score is not called this cycle."""
+
+    def write(self, key: StateKey[T], value: T) -> None:
+        self._data[key] = value
+
+    def read(self, key: StateKey[T]) -> T:
+        """The value written under `key`; KeyError names the key if nothing was written."""
+        try:
+            return cast("T", self._data[key])
+        except KeyError:
+            raise KeyError(f"{key.name!r} not found in the cycle state") from None
+
+    def get(self, key: StateKey[T]) -> T | None:
+        """The value written under `key`, or None."""
+        return cast("T | None", self._data.get(key))
+
+    def delete(self, key: StateKey[Any]) -> None:
+        self._data.pop(key, None)
+
+    def clone(self) -> CycleState:
+        """A copy for what-if evaluation; values with a `clone()` method are cloned."""
+        copy = CycleState()
+        copy._data = {
+            k: v.clone() if isinstance(v, Cloneable) else v for k, v in self._data.items()
+        }
+        copy.skip_filter_plugins = self.skip_filter_plugins
+        copy.skip_score_plugins = self.skip_score_plugins
+        return copy

@@ -1,0 +1,140 @@
+"""The default plugin set and its merge with a profile's plugins, as upstream's v1 defaulting.
+
+Upstream enables every default plugin through `multiPoint` (with score weights). A profile's
+per-extension-point `enabled`/`disabled` lists are merged into the defaults of the same
+extension point (`mergePluginSet`):
+
+* `disabled: [{name: "*"}]` drops every default of that extension point;
+* a disabled name drops that default;
+* an enabled name that is also a default replaces it in place (new weight, same position);
+* other enabled names are appended after the defaults, in the user's order.
+
+The disabled names are kept: when multiPoint is expanded, a plugin disabled at an extension
+point (or `*`) is not inserted there (see `builder`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+MULTI_POINT = "multiPoint"
+WILDCARD = "*"
+EXTENSION_POINTS = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+    MULTI_POINT,
+)
+
+
+class PluginRefSpec(Protocol):
+    """One `enabled`/`disabled` entry (`kubesched.config.types.PluginRef` fits)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def weight(self) -> int | None: ...
+
+
+class PluginSetSpec(Protocol):
+    """`kubesched.config.types.PluginSet` fits."""
+
+    @property
+    def enabled(self) -> Sequence[PluginRefSpec]: ...
+    @property
+    def disabled(self) -> Sequence[PluginRefSpec]: ...
+
+
+class ProfileSpec(Protocol):
+    """What the framework reads of a profile (`kubesched.config.types.Profile` fits; the
+    framework does not import `config`, so plugins importing it stay clear of it)."""
+
+    @property
+    def scheduler_name(self) -> str: ...
+    @property
+    def plugins(self) -> Mapping[str, PluginSetSpec]: ...
+    @property
+    def plugin_config(self) -> Mapping[str, Mapping[str, Any]]: ...
+    @property
+    def percentage_of_nodes_to_score(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PluginRef:
+    name: str
+    weight: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSet:
+    enabled: tuple[PluginRef, ...] = ()
+    disabled: tuple[PluginRef, ...] = ()
+
+
+# Upstream's v1 default list, restricted to the plugins kubesched has. PodTopologySpread (2),
+# InterPodAffinity (2), ImageLocality (1), DefaultPreemption and the volume plugins are not
+# implemented yet; UnsupportedFeatures rejects the pods that would need the first two.
+DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
+    PluginRef("SchedulingGates"),
+    PluginRef("PrioritySort"),
+    PluginRef("UnsupportedFeatures"),
+    PluginRef("NodeUnschedulable"),
+    PluginRef("NodeName"),
+    PluginRef("TaintToleration", 3),
+    PluginRef("NodeAffinity", 2),
+    PluginRef("NodePorts"),
+    PluginRef("NodeResourcesFit", 1),
+    PluginRef("NodeResourcesBalancedAllocation", 1),
+    PluginRef("DefaultBinder"),
+)
+
+
+def default_plugins(available: frozenset[str] | None = None) -> dict[str, PluginSet]:
+    """The default plugin sets; with `available`, defaults missing from it are left out."""
+    refs = DEFAULT_MULTI_POINT
+    if available is not None:
+        refs = tuple(ref for ref in refs if ref.name in available)
+    return {MULTI_POINT: PluginSet(enabled=refs)}
+
+
+def merge_plugins(
+    defaults: Mapping[str, PluginSet], custom: Mapping[str, PluginSetSpec]
+) -> dict[str, PluginSet]:
+    """Merge a profile's plugin sets into the defaults, extension point by extension point."""
+    return {
+        point: merge_plugin_set(defaults.get(point, PluginSet()), custom.get(point, PluginSet()))
+        for point in EXTENSION_POINTS
+    }
+
+
+def merge_plugin_set(default: PluginSet, custom: PluginSetSpec) -> PluginSet:
+    """Upstream `mergePluginSet` (see the module docstring)."""
+    user = tuple(PluginRef(ref.name, ref.weight) for ref in custom.enabled)
+    disabled = tuple(PluginRef(ref.name) for ref in (*custom.disabled, *default.disabled))
+    disabled_names = {ref.name for ref in disabled}
+    custom_index = {ref.name: i for i, ref in enumerate(user)}
+    replaced: set[int] = set()
+    enabled: list[PluginRef] = []
+    if WILDCARD not in disabled_names:
+        for ref in default.enabled:
+            if ref.name in disabled_names:
+                continue
+            index = custom_index.get(ref.name)
+            if index is not None:
+                replaced.add(index)
+                enabled.append(user[index])
+            else:
+                enabled.append(ref)
+    enabled.extend(ref for i, ref in enumerate(user) if i not in replaced)
+    return PluginSet(enabled=tuple(enabled), disabled=disabled)

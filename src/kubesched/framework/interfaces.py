@@ -1,0 +1,235 @@
+"""One small Protocol per extension point, the Handle plugins reach the cluster through.
+
+A plugin is any object with a `name` and the methods of the extension points it serves;
+no base class is needed. Extension-point methods take positional arguments (they run per
+pod and node; this mirrors upstream's signatures). A plugin signals:
+
+* success by returning `None` (or a SUCCESS status),
+* a verdict by returning a `Status` (see `Code` for what each code means to the queue),
+* an internal failure by raising: the framework turns any exception into an ERROR status
+  naming the plugin, so a buggy plugin never takes the scheduler down.
+
+Scheduling-cycle methods are synchronous (the cycle must see one consistent snapshot);
+`pre_bind` and `bind` run in the binding cycle and may be `async` (plain methods work too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import ClusterEvent
+from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.status import Status
+from kubesched.framework.waiting import WaitingPods
+from kubesched.model import Pod
+
+MAX_NODE_SCORE = 100
+"""The highest score a Score plugin may give a node (after normalization)."""
+MIN_NODE_SCORE = 0
+
+PreFilterResult: TypeAlias = AbstractSet[str]
+"""Returned by `pre_filter` to restrict the cycle to these node names (ANDed across plugins)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilterResult:
+    """What a PostFilter plugin (e.g. preemption) achieved: the node the pod is nominated to."""
+
+    nominated_node_name: str = ""
+
+
+@runtime_checkable
+class QueuedPodInfo(Protocol):
+    """What the queue hands to QueueSort: the pod and when it was (last) queued."""
+
+    @property
+    def pod(self) -> Pod: ...
+    @property
+    def timestamp(self) -> float: ...
+
+
+@runtime_checkable
+class Plugin(Protocol):
+    """The parent of every plugin: its name as used in profiles (`NodeResourcesFit`)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Plugin, Protocol):
+    """Gates a pod before it enters activeQ/backoffQ; keep it cheap (runs in event handlers)."""
+
+    def pre_enqueue(self, pod: Pod, /) -> Status | None: ...
+
+
+@runtime_checkable
+class QueueSortPlugin(Plugin, Protocol):
+    """Orders the active queue; exactly one is enabled per profile."""
+
+    def less(self, first: QueuedPodInfo, second: QueuedPodInfo, /) -> bool: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    """Runs once per cycle before Filter: precompute per-pod data into the CycleState.
+
+    Return a Status to reject the pod (or SKIP: this plugin's Filter is then not called),
+    a set of node names to restrict the cycle to them, or None.
+    """
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], /
+    ) -> Status | PreFilterResult | None: ...
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    """Says whether the pod fits one node; runs for (many) nodes per cycle, so keep it lean."""
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo, /) -> Status | None: ...
+
+
+class NodeToStatusReader(Protocol):
+    """Why each node was rejected (what PostFilter plugins get)."""
+
+    def get(self, node_name: str) -> Status: ...
+    def items(self) -> Sequence[tuple[str, Status]]: ...
+
+
+@runtime_checkable
+class PostFilterPlugin(Plugin, Protocol):
+    """Runs when no node fits, e.g. to preempt; returns a result (nomination) and a status."""
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatusReader, /
+    ) -> tuple[PostFilterResult | None, Status | None]: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    """Runs once per cycle before Score with the feasible nodes (SKIP skips this Score)."""
+
+    def pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], /
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    """Ranks one feasible node; returns an int (0..100 unless `normalize_score` rescales it).
+
+    Raise to report an internal error (the cycle then fails with ERROR).
+    """
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo, /) -> int: ...
+
+
+@runtime_checkable
+class ScoreExtensions(Protocol):
+    """Optional on Score plugins: rescale all raw scores in place to 0..MAX_NODE_SCORE.
+
+    `scores[i]` belongs to `nodes[i]` of the `pre_score` call of this cycle.
+    """
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: MutableSequence[int], /
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class ReservePlugin(Plugin, Protocol):
+    """Reserve per-node resources of the chosen node; `unreserve` must undo it (idempotent)."""
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str, /) -> Status | None: ...
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str, /) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Plugin, Protocol):
+    """Approve, reject or delay (WAIT, with a timeout in seconds) the binding of the pod."""
+
+    def permit(
+        self, state: CycleState, pod: Pod, node_name: str, /
+    ) -> tuple[Status | None, float]: ...
+
+
+@runtime_checkable
+class PreBindPlugin(Plugin, Protocol):
+    """Work before binding (e.g. provisioning); may be `async def`."""
+
+    def pre_bind(
+        self, state: CycleState, pod: Pod, node_name: str, /
+    ) -> Awaitable[Status | None] | Status | None: ...
+
+
+@runtime_checkable
+class BindPlugin(Plugin, Protocol):
+    """Binds the pod; return SKIP to let the next bind plugin do it. May be `async def`."""
+
+    def bind(
+        self, state: CycleState, pod: Pod, node_name: str, /
+    ) -> Awaitable[Status | None] | Status | None: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Plugin, Protocol):
+    """Informational, after a successful bind (clean-up)."""
+
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str, /) -> None: ...
+
+
+@runtime_checkable
+class EnqueueExtensions(Protocol):
+    """Optional: the cluster events that may make a pod this plugin rejected schedulable.
+
+    Without it the framework registers every event for the plugin (correct, but slower).
+    """
+
+    def events_to_register(self) -> Sequence[ClusterEvent]: ...
+
+
+class Handle(Protocol):
+    """What plugins may reach beyond their arguments; the application implements it.
+
+    Plugins get it in their factory. Node infos are the current cycle's snapshot: read-only.
+    """
+
+    def list_node_infos(self) -> Sequence[NodeInfo]:
+        """All nodes of the current snapshot."""
+        ...
+
+    def get_node_info(self, name: str) -> NodeInfo | None:
+        """One node of the current snapshot, or None."""
+        ...
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        """POST the pod's `binding` subresource; raises on failure (DefaultBinder calls it)."""
+        ...
+
+    def record_event(
+        self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
+    ) -> None:
+        """Record an events.k8s.io Event about `pod` (type Normal/Warning)."""
+        ...
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        """Pods held by Permit plugins (shared by all profiles)."""
+        ...
+
+
+PluginFactory: TypeAlias = Callable[..., Plugin]
+"""Builds a plugin; called as `factory(args=<pluginConfig args dict>, handle=<Handle>)`.
+
+A plugin class whose `__init__(self, *, args, handle)` has that signature is its own factory.
+"""
+
+
+def args_or_empty(args: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The plugin's args, `{}` when the profile has no pluginConfig entry for it."""
+    return args if args is not None else {}

@@ -1,0 +1,304 @@
+"""A profile's Framework: its plugins per extension point and the scheduling-cycle runners.
+
+Build one with `kubesched.framework.build_framework(profile=..., registry=..., handle=...)`.
+Every plugin call is wrapped: an exception becomes an ERROR status naming the plugin (and is
+logged with its traceback) and never escapes a runner. Runners return `Status` objects, the
+shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runners are in
+`binding`, scoring in `scoring`, the whole "find a node" algorithm in `schedule`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.framework import interfaces as api
+from kubesched.framework.binding import BindingCycle
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
+from kubesched.framework.interfaces import Handle, NodeToStatusReader, PostFilterResult
+from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.scoring import ScoreResult, run_score
+from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.model import Pod
+
+logger = logging.getLogger("kubesched.framework")
+
+
+@dataclass(slots=True)
+class PluginLists:
+    """The plugins of each extension point, in the order they run."""
+
+    pre_enqueue: list[api.PreEnqueuePlugin] = field(default_factory=list)
+    queue_sort: list[api.QueueSortPlugin] = field(default_factory=list)
+    pre_filter: list[api.PreFilterPlugin] = field(default_factory=list)
+    filter: list[api.FilterPlugin] = field(default_factory=list)
+    post_filter: list[api.PostFilterPlugin] = field(default_factory=list)
+    pre_score: list[api.PreScorePlugin] = field(default_factory=list)
+    score: list[api.ScorePlugin] = field(default_factory=list)
+    reserve: list[api.ReservePlugin] = field(default_factory=list)
+    permit: list[api.PermitPlugin] = field(default_factory=list)
+    pre_bind: list[api.PreBindPlugin] = field(default_factory=list)
+    bind: list[api.BindPlugin] = field(default_factory=list)
+    post_bind: list[api.PostBindPlugin] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterOutcome:
+    """What PreFilter decided: a status, and the node names the cycle is restricted to."""
+
+    status: Status
+    node_names: AbstractSet[str] | None = None
+    """None: all nodes; else only these (the intersection of the plugins' results)."""
+    plugins_with_nodes: frozenset[str] = frozenset()
+    """The plugins that restricted the node set (they become unschedulable plugins)."""
+
+
+def raised(plugin: str, point: str, exc: BaseException) -> Status:
+    """The ERROR status for a plugin that raised (logged once, with the traceback)."""
+    logger.error(
+        "Plugin raised an exception", extra={"plugin": plugin, "point": point}, exc_info=exc
+    )
+    return Status(
+        Code.ERROR,
+        f'plugin "{plugin}" raised {type(exc).__name__} at {point}: {exc}',
+        plugin=plugin,
+        error=exc,
+    )
+
+
+def as_error(point: str, plugin: str, status: Status) -> Status:
+    """Wrap an unexpected status as upstream does: `running <Point> plugin "X": <message>`."""
+    return Status(
+        Code.ERROR,
+        f'running {point} plugin "{plugin}": {status.message}',
+        plugin=plugin,
+        error=status.error,
+    )
+
+
+class Framework(BindingCycle):
+    """The plugins of one profile and the runners the scheduler calls for each pod."""
+
+    def __init__(
+        self,
+        *,
+        profile_name: str,
+        plugins: PluginLists,
+        score_weights: dict[str, int],
+        percentage_of_nodes_to_score: int | None,
+        handle: Handle,
+    ) -> None:
+        self.profile_name = profile_name
+        self.plugins = plugins
+        self.score_weights = score_weights
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        """The profile's percentageOfNodesToScore, else the global one; None/0 = adaptive."""
+        self.handle = handle
+        self.next_start_node_index = 0
+        """Where the next cycle starts filtering (rotates so all nodes get examined)."""
+        self._filters = [(pl.name, pl.filter) for pl in plugins.filter]
+        self._enqueue_events = _collect_enqueue_events(plugins)
+
+    @property
+    def has_filter_plugins(self) -> bool:
+        return bool(self.plugins.filter)
+
+    @property
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.plugins.post_filter)
+
+    @property
+    def has_score_plugins(self) -> bool:
+        return bool(self.plugins.score)
+
+    def list_plugins(self) -> dict[str, list[str]]:
+        """Plugin names per extension point (score ones with `:weight`), for the startup log."""
+        listed = {}
+        for point in PluginLists.__slots__:
+            names = [pl.name for pl in getattr(self.plugins, point)]
+            if point == "score":
+                names = [f"{name}:{self.score_weights[name]}" for name in names]
+            if names:
+                listed[point] = names
+        return listed
+
+    # --- queueing -------------------------------------------------------------------------
+
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        """SUCCESS if the pod may enter the active/backoff queue; else why not (`plugin` set)."""
+        for pl in self.plugins.pre_enqueue:
+            try:
+                status = pl.pre_enqueue(pod)
+            except Exception as exc:
+                return raised(pl.name, "PreEnqueue", exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                if not status.is_rejected():
+                    return as_error("PreEnqueue", pl.name, status)
+                return status.with_plugin(pl.name)
+        return SUCCESS
+
+    def queue_sort_less(self, first: api.QueuedPodInfo, second: api.QueuedPodInfo) -> bool:
+        """The QueueSort plugin's order (True: `first` goes before `second`)."""
+        return self.plugins.queue_sort[0].less(first, second)
+
+    def events_to_register(self) -> dict[str, tuple[ClusterEvent, ...]]:
+        """Per plugin that can reject a pod: the events that may make such a pod schedulable."""
+        return dict(self._enqueue_events)
+
+    def requeue_on(self, *, plugins: AbstractSet[str], event: object) -> bool:
+        """Whether `event` may help a pod rejected by `plugins` (no plugins: always)."""
+        if not plugins or not isinstance(event, ClusterEvent):
+            return True
+        for name in plugins:
+            registered = self._enqueue_events.get(name, (WILDCARD_EVENT,))
+            if any(reg.matches(event) for reg in registered):
+                return True
+        return False
+
+    # --- filtering ------------------------------------------------------------------------
+
+    def run_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> PreFilterOutcome:
+        """Run PreFilter plugins (upstream `RunPreFilterPlugins`); records Skip in `state`."""
+        skipped: set[str] = set()
+        try:
+            return self._pre_filter(state, pod, nodes, skipped)
+        finally:
+            state.skip_filter_plugins = frozenset(skipped)
+
+    def _pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], skipped: set[str]
+    ) -> PreFilterOutcome:
+        result: AbstractSet[str] | None = None
+        with_nodes: set[str] = set()
+        rejected: Status | None = None
+        for pl in self.plugins.pre_filter:
+            try:
+                out = pl.pre_filter(state, pod, nodes)
+            except Exception as exc:
+                return PreFilterOutcome(raised(pl.name, "PreFilter", exc))
+            if isinstance(out, Status):
+                if out.code is Code.SKIP:
+                    skipped.add(pl.name)
+                    continue
+                if out.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return PreFilterOutcome(out.with_plugin(pl.name))
+                if out.code is Code.UNSCHEDULABLE:
+                    rejected = out.with_plugin(pl.name)
+                    continue
+                if out.code is not Code.SUCCESS:
+                    return PreFilterOutcome(as_error("PreFilter", pl.name, out))
+            elif out is not None:
+                with_nodes.add(pl.name)
+                result = frozenset(out) if result is None else result & out
+                if not result:
+                    return PreFilterOutcome(
+                        _no_common_nodes(with_nodes), result, frozenset(with_nodes)
+                    )
+        return PreFilterOutcome(rejected or SUCCESS, result, frozenset(with_nodes))
+
+    def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """Run Filter plugins on one node, stopping at the first rejection (`plugin` set)."""
+        skip = state.skip_filter_plugins
+        for name, filter_ in self._filters:
+            if skip and name in skip:
+                continue
+            try:
+                status = filter_(state, pod, node_info)
+            except Exception as exc:
+                return raised(name, "Filter", exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                if not status.is_rejected():
+                    return as_error("Filter", name, status)
+                status.plugin = name
+                return status
+        return SUCCESS
+
+    def run_post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Run PostFilter plugins until one succeeds or is unresolvable (upstream semantics)."""
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.plugins.post_filter:
+            try:
+                out, status = pl.post_filter(state, pod, statuses)
+            except Exception as exc:
+                return None, raised(pl.name, "PostFilter", exc)
+            if status is None or status.code is Code.SUCCESS:
+                return out, SUCCESS
+            if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return out, status.with_plugin(pl.name)
+            if not status.is_rejected():
+                return None, as_error("PostFilter", pl.name, status)
+            if out is not None and out.nominated_node_name:
+                result = out
+            reasons.extend(status.reasons)
+            rejector = rejector or pl.name
+        return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    # --- scoring --------------------------------------------------------------------------
+
+    def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        """Run PreScore plugins on the feasible nodes; records Skip in `state`."""
+        skipped: set[str] = set()
+        try:
+            for pl in self.plugins.pre_score:
+                try:
+                    status = pl.pre_score(state, pod, nodes)
+                except Exception as exc:
+                    return raised(pl.name, "PreScore", exc)
+                if status is None or status.code is Code.SUCCESS:
+                    continue
+                if status.code is Code.SKIP:
+                    skipped.add(pl.name)
+                    continue
+                return as_error("PreScore", pl.name, status)
+            return SUCCESS
+        finally:
+            state.skip_score_plugins = frozenset(skipped)
+
+    def run_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> ScoreResult:
+        """Score, normalize, weigh and sum (see `ScoreResult`); `result.status` on failure."""
+        plugins = [pl for pl in self.plugins.score if pl.name not in state.skip_score_plugins]
+        return run_score(
+            state=state, pod=pod, nodes=nodes, plugins=plugins, weights=self.score_weights
+        )
+
+
+def _no_common_nodes(plugins: set[str]) -> Status:
+    names = sorted(plugins)
+    if len(names) == 1:
+        message = f"node(s) didn't satisfy plugin {names[0]}"
+    else:
+        message = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
+
+
+_REQUEUE_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
+
+
+def _collect_enqueue_events(plugins: PluginLists) -> dict[str, tuple[ClusterEvent, ...]]:
+    """Upstream `fillEnqueueExtensions`: only plugins that can reject a pod register events."""
+    events: dict[str, tuple[ClusterEvent, ...]] = {}
+    for point in _REQUEUE_POINTS:
+        for pl in getattr(plugins, point):
+            if pl.name not in events:
+                events[pl.name] = _plugin_events(pl.name, pl)
+    return events
+
+
+def _plugin_events(name: str, plugin: Any) -> tuple[ClusterEvent, ...]:
+    if not isinstance(plugin, api.EnqueueExtensions):
+        return (WILDCARD_EVENT,)
+    try:
+        return tuple(plugin.events_to_register())
+    except Exception as exc:
+        raised(name, "EventsToRegister", exc)
+        return (WILDCARD_EVENT,)

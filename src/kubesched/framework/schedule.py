@@ -1,0 +1,203 @@
+"""Find a node for one pod with a profile's Framework (upstream `schedulePod` and helpers).
+
+    result = schedule_pod(framework, state, pod, snapshot_nodes)   # or FitError, ...
+    result.suggested_host
+
+Filtering checks nodes starting where the previous cycle of this framework stopped, and
+stops once `num_feasible_nodes_to_find` nodes passed: large clusters are sampled, adaptively,
+exactly as kube-scheduler does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.diagnosis import (
+    Diagnosis,
+    FitError,
+    NoNodesAvailableError,
+    SchedulingError,
+)
+from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.runtime import Framework
+from kubesched.framework.scoring import ScoreResult, select_host
+from kubesched.framework.status import Code, Status
+from kubesched.model import Pod
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None) -> int:
+    """How many feasible nodes to look for before filtering stops (upstream semantics).
+
+    All nodes below 100 nodes or at 100 %; unset/0 % means adaptive: 50 % - 1 % per 125 nodes,
+    at least 5 %; and never fewer than 100 nodes.
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct >= 100:
+        return num_all_nodes
+    if pct <= 0:
+        pct = max(
+            BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125,
+            MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
+        )
+    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleResult:
+    suggested_host: str
+    evaluated_nodes: int
+    """Nodes filtered (feasible + rejected)."""
+    feasible_nodes: int
+    scores: ScoreResult | None
+    """None when a single node was feasible (no scoring needed)."""
+
+
+def schedule_pod(
+    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+) -> ScheduleResult:
+    """Pick a node: PreFilter, Filter (sampled), PreScore, Score, select the best host.
+
+    Raises NoNodesAvailableError (empty snapshot), FitError (no node fits; PostFilter has run
+    and its message is in the error) or SchedulingError (a plugin failed with ERROR).
+    """
+    if not nodes:
+        raise NoNodesAvailableError
+    feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes)
+    if not feasible:
+        error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
+        _run_post_filter(fw, state, pod, error)
+        raise error
+    if len(feasible) == 1:
+        return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, None)
+    scores = prioritize_nodes(fw, state, pod, feasible)
+    return ScheduleResult(
+        select_host(scores), len(feasible) + len(diagnosis.node_to_status), len(feasible), scores
+    )
+
+
+def find_nodes_that_fit(
+    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+) -> tuple[list[NodeInfo], Diagnosis]:
+    """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index."""
+    diagnosis = Diagnosis()
+    pre = fw.run_pre_filter(state, pod, nodes)
+    diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
+    if not pre.status.is_success():
+        return [], _pre_filter_failed(pre.status, diagnosis)
+    if pod.nominated_node_name:
+        nominated = _evaluate_nominated_node(fw, state, pod, diagnosis)
+        if nominated:
+            return nominated, diagnosis
+    candidates = nodes
+    if pre.node_names is not None:
+        candidates = _restricted(fw, pre.node_names)
+        plugins = " ".join(sorted(diagnosis.unschedulable_plugins))
+        diagnosis.node_to_status.absent_nodes_status = Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"
+        )
+    feasible: list[NodeInfo] = []
+    try:
+        feasible = find_nodes_that_pass_filters(fw, state, pod, diagnosis, candidates)
+    finally:
+        # Always advance, so every node gets its turn even when cycles fail.
+        processed = len(feasible) + len(diagnosis.node_to_status)
+        fw.next_start_node_index = (fw.next_start_node_index + processed) % len(nodes)
+    return feasible, diagnosis
+
+
+def _pre_filter_failed(status: Status, diagnosis: Diagnosis) -> Diagnosis:
+    if not status.is_rejected():
+        raise SchedulingError(status)
+    diagnosis.node_to_status.absent_nodes_status = status
+    diagnosis.pre_filter_msg = status.message
+    diagnosis.add_plugin_status(status)
+    return diagnosis
+
+
+def _restricted(fw: Framework, names: object) -> list[NodeInfo]:
+    """The snapshot's nodes named by a PreFilterResult (unknown names are dropped)."""
+    assert isinstance(names, frozenset | set)
+    found = (fw.handle.get_node_info(name) for name in sorted(names))
+    return [node for node in found if node is not None]
+
+
+def _evaluate_nominated_node(
+    fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis
+) -> list[NodeInfo]:
+    node = fw.handle.get_node_info(pod.nominated_node_name)
+    if node is None:
+        return []
+    status = fw.run_filter(state, pod, node)
+    if status.is_success():
+        return [node]
+    if status.code is Code.ERROR:
+        raise SchedulingError(status)
+    diagnosis.node_to_status.set(node.name, status)
+    diagnosis.add_plugin_status(status)
+    return []
+
+
+def find_nodes_that_pass_filters(
+    fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: Sequence[NodeInfo]
+) -> list[NodeInfo]:
+    """Filter nodes from the rotating start index until enough feasible ones are found."""
+    count = len(nodes)
+    if not count:
+        return []
+    wanted = num_feasible_nodes_to_find(count, fw.percentage_of_nodes_to_score)
+    if not fw.has_score_plugins:
+        wanted = 1
+    start = fw.next_start_node_index
+    if not fw.has_filter_plugins:
+        return [nodes[(start + i) % count] for i in range(wanted)]
+    feasible: list[NodeInfo] = []
+    run_filter = fw.run_filter
+    statuses = diagnosis.node_to_status
+    for i in range(count):
+        node = nodes[(start + i) % count]
+        status = run_filter(state, pod, node)
+        if status.code is Code.SUCCESS:
+            feasible.append(node)
+            if len(feasible) >= wanted:
+                break
+        elif status.code is Code.ERROR:
+            raise SchedulingError(status)
+        else:
+            statuses.set(node.name, status)
+            diagnosis.add_plugin_status(status)
+    return feasible
+
+
+def prioritize_nodes(
+    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+) -> ScoreResult:
+    """PreScore + Score; without score plugins every node scores 1 (upstream)."""
+    if not fw.has_score_plugins:
+        return ScoreResult(nodes=nodes, totals=[1] * len(nodes))
+    status = fw.run_pre_score(state, pod, nodes)
+    if not status.is_success():
+        raise SchedulingError(status)
+    result = fw.run_score(state, pod, nodes)
+    if not result.status.is_success():
+        raise SchedulingError(result.status)
+    return result
+
+
+def _run_post_filter(fw: Framework, state: CycleState, pod: Pod, error: FitError) -> None:
+    """Upstream runs PostFilter (preemption) on a FitError; its message joins the error's."""
+    if not fw.has_post_filter_plugins:
+        return
+    result, status = fw.run_post_filter(state, pod, error.diagnosis.node_to_status)
+    error.diagnosis.post_filter_msg = status.message
+    if status.plugin:
+        error.diagnosis.add_plugin_status(status)
+    if result is not None and result.nominated_node_name:
+        error.nominated_node_name = result.nominated_node_name

@@ -1,0 +1,160 @@
+"""Scoring: run Score plugins over the feasible nodes, normalize, weigh, sum, pick a host.
+
+`ScoreResult` keeps every plugin's raw, normalized and weighted scores, so the scheduler
+(or an `explain` command) can show why a node won.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import MutableSequence, Sequence
+from dataclasses import dataclass, field
+
+from kubesched.framework import interfaces as api
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.model import Pod
+
+logger = logging.getLogger("kubesched.framework")
+
+
+@dataclass(slots=True)
+class PluginScores:
+    """One plugin's scores; index i is the i-th scored node."""
+
+    plugin: str
+    weight: int
+    raw: list[int]
+    """What `score()` returned."""
+    normalized: list[int]
+    """After `normalize_score` (the same values when the plugin has none)."""
+
+    def weighted(self, index: int) -> int:
+        return self.normalized[index] * self.weight
+
+
+@dataclass(slots=True)
+class ScoreResult:
+    """Scores of `nodes` (same order); `totals[i]` is the weighted sum for `nodes[i]`."""
+
+    nodes: Sequence[NodeInfo]
+    totals: list[int] = field(default_factory=list)
+    plugins: list[PluginScores] = field(default_factory=list)
+    status: Status = SUCCESS
+
+    def explain(self, node_name: str) -> dict[str, tuple[int, int, int]]:
+        """Plugin -> (raw, normalized, weighted) for one node."""
+        index = next(i for i, node in enumerate(self.nodes) if node.name == node_name)
+        return {
+            ps.plugin: (ps.raw[index], ps.normalized[index], ps.weighted(index))
+            for ps in self.plugins
+        }
+
+
+def run_score(
+    *,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    plugins: Sequence[api.ScorePlugin],
+    weights: dict[str, int],
+) -> ScoreResult:
+    """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh."""
+    result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
+    for pl in plugins:
+        scores, status = _score_plugin(pl, state, pod, nodes, weights[pl.name])
+        if not status.is_success():
+            return ScoreResult(nodes=nodes, status=status)
+        assert scores is not None
+        result.plugins.append(scores)
+        totals = result.totals
+        weight = scores.weight
+        for i, score in enumerate(scores.normalized):
+            totals[i] += score * weight
+    return result
+
+
+def _score_plugin(
+    pl: api.ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], weight: int
+) -> tuple[PluginScores | None, Status]:
+    name = pl.name
+    score = pl.score
+    try:
+        raw = [score(state, pod, node) for node in nodes]
+    except Exception as exc:
+        return None, _error(name, f"Score: {type(exc).__name__}: {exc}", exc)
+    normalized = raw
+    if isinstance(pl, api.ScoreExtensions):
+        normalized = list(raw)
+        try:
+            status = pl.normalize_score(state, pod, normalized)
+        except Exception as exc:
+            return None, _error(name, f"NormalizeScore: {type(exc).__name__}: {exc}", exc)
+        if status is not None and status.code is not Code.SUCCESS:
+            return None, _error(name, f"NormalizeScore: {status.message}", status.error)
+    for value in normalized:
+        if value > MAX_NODE_SCORE or value < MIN_NODE_SCORE:
+            return None, _error(
+                name,
+                f"returns an invalid score {value}, it should in the range of"
+                f" [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                None,
+            )
+    return PluginScores(plugin=name, weight=weight, raw=raw, normalized=normalized), SUCCESS
+
+
+def _error(plugin: str, detail: str, exc: BaseException | None) -> Status:
+    if exc is not None:
+        logger.error("Score plugin failed", extra={"plugin": plugin}, exc_info=exc)
+    return Status(
+        Code.ERROR, f'running Score plugins: plugin "{plugin}" {detail}', plugin=plugin, error=exc
+    )
+
+
+def select_host(result: ScoreResult, *, rng: random.Random | None = None) -> str:
+    """The node with the highest total; ties broken uniformly at random (reservoir sampling)."""
+    if not result.totals:
+        raise ValueError("empty priority list")
+    draw = (rng or _RNG).randrange
+    best_index = 0
+    best = result.totals[0]
+    ties = 1
+    for index in range(1, len(result.totals)):
+        total = result.totals[index]
+        if total > best:
+            best, best_index, ties = total, index, 1
+        elif total == best:
+            ties += 1
+            if draw(ties) == 0:
+                best_index = index
+    return result.nodes[best_index].name
+
+
+_RNG = random.Random()  # noqa: S311 - spreading ties between nodes, not cryptography
+
+
+def default_normalize_score(
+    scores: MutableSequence[int], *, max_priority: int = MAX_NODE_SCORE, reverse: bool = False
+) -> None:
+    """Scale scores to 0..max_priority by the highest one (upstream `DefaultNormalizeScore`).
+
+    With `reverse`, a high raw score becomes a low final score (e.g. counts of bad taints).
+    """
+    highest = max(scores, default=0)
+    if highest == 0:
+        if reverse:
+            for i in range(len(scores)):
+                scores[i] = max_priority
+        return
+    for i, score in enumerate(scores):
+        scaled = go_div(max_priority * score, highest)
+        scores[i] = max_priority - scaled if reverse else scaled
+
+
+def go_div(numerator: int, denominator: int) -> int:
+    """Integer division truncating toward zero, as Go's `/` on ints (Python's `//` floors)."""
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator >= 0) == (denominator > 0) else -quotient

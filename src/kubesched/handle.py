@@ -1,0 +1,56 @@
+"""The framework Handle of one profile: what plugins may reach beyond their arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kubesched.binder import post_binding
+from kubesched.cache import Snapshot
+from kubesched.events import EventRecorder, ObjectRef
+from kubesched.framework import NodeInfo, WaitingPods
+from kubesched.kube.api import KubeApi
+from kubesched.model import Pod
+
+
+class SchedulerHandle:
+    """Implements `kubesched.framework.Handle` over the shared snapshot and API client."""
+
+    def __init__(
+        self,
+        *,
+        profile: str,
+        snapshot: Snapshot,
+        api: KubeApi,
+        recorder: EventRecorder,
+        waiting_pods: WaitingPods,
+    ) -> None:
+        self._profile = profile
+        self._snapshot = snapshot
+        self._api = api
+        self._recorder = recorder
+        self._waiting_pods = waiting_pods
+
+    def list_node_infos(self) -> Sequence[NodeInfo]:
+        return self._snapshot.node_infos
+
+    def get_node_info(self, name: str) -> NodeInfo | None:
+        return self._snapshot.get(name)
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        await post_binding(self._api, pod, node_name)
+
+    def record_event(
+        self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
+    ) -> None:
+        self._recorder.record(
+            controller=self._profile,
+            regarding=ObjectRef("Pod", pod.namespace, pod.name, pod.uid),
+            type=event_type,
+            reason=reason,
+            action=action,
+            note=note,
+        )
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        return self._waiting_pods

@@ -1,0 +1,155 @@
+"""Finds or builds etcd, kube-apiserver, kube-scheduler and kubectl.
+
+Order of lookup, per binary: a folder named by `KUBESCHED_K8S_BIN`, then one named by
+`KUBEBUILDER_ASSETS` (the envtest convention; it often lacks kube-scheduler and kubectl),
+then the cache `<cache>/bin/<component>-<version>/`, which is built with Go when missing.
+A cache folder is valid only while its stamp matches the hash of the wrapper module
+(go.mod, go.sum, flags), so a version bump rebuilds. Concurrent callers (pytest-xdist
+workers) serialise on a file lock; binaries move into place atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from kubesched.localcluster import gobuild
+from kubesched.localcluster.errors import LocalClusterError
+from kubesched.localcluster.paths import bin_dir
+
+OVERRIDE_ENVS = ("KUBESCHED_K8S_BIN", "KUBEBUILDER_ASSETS")
+COMPONENTS = ("etcd", "kube-apiserver", "kube-scheduler", "kubectl")
+STAMP = ".source-hash"
+
+
+@dataclass(frozen=True)
+class Binaries:
+    """Paths of the control-plane binaries."""
+
+    etcd: Path
+    kube_apiserver: Path
+    kube_scheduler: Path
+    kubectl: Path
+
+    def as_dict(self) -> dict[str, Path]:
+        """Binary name (`kube-apiserver`) -> path."""
+        return {f.name.replace("_", "-"): getattr(self, f.name) for f in fields(self)}
+
+    def versions(self) -> dict[str, str]:
+        """Binary name -> the version line it reports."""
+        return {name: _version_of(name, path) for name, path in self.as_dict().items()}
+
+
+def ensure_binaries(*, progress: gobuild.Progress = gobuild.default_progress) -> Binaries:
+    """Return the four binaries, building (once, then cached) those not found."""
+    found = find_overrides(os.environ)
+    for module in (gobuild.etcd_module(), gobuild.k8s_module()):
+        missing = [name for name in module.packages if name not in found]
+        if missing:
+            found.update(_cached_or_built(module, missing, progress))
+    return Binaries(**{name.replace("-", "_"): found[name] for name in COMPONENTS})
+
+
+def find_overrides(environ: Mapping[str, str]) -> dict[str, Path]:
+    """Binaries found in the folders named by the override variables, first one wins."""
+    found: dict[str, Path] = {}
+    for variable in OVERRIDE_ENVS:
+        value = environ.get(variable)
+        if not value:
+            continue
+        folder = Path(value).expanduser()
+        if not folder.is_dir():
+            raise LocalClusterError(
+                f"{variable}={value} is not a folder: point it at a folder holding etcd and "
+                "kube-apiserver, or unset it to build them"
+            )
+        for name in COMPONENTS:
+            if name not in found and is_executable(folder / name):
+                found[name] = folder / name
+    return found
+
+
+def is_executable(path: Path) -> bool:
+    """True for an existing executable file."""
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def cached(module: gobuild.GoModule, names: list[str]) -> dict[str, Path] | None:
+    """The cached binaries `names` of `module`, or None when any is missing or stale."""
+    folder = bin_dir() / module.cache_name
+    stamp = folder / STAMP
+    if not stamp.is_file() or stamp.read_text().strip() != module.source_hash():
+        return None
+    paths = {name: folder / name for name in names}
+    return paths if all(is_executable(path) for path in paths.values()) else None
+
+
+def _cached_or_built(
+    module: gobuild.GoModule, names: list[str], progress: gobuild.Progress
+) -> dict[str, Path]:
+    paths = cached(module, names)
+    if paths is not None:
+        return paths
+    root = bin_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    with _locked(root / f".{module.cache_name}.lock", progress):
+        paths = cached(module, names)  # another process may have built them meanwhile
+        if paths is None:
+            _build_into(root / module.cache_name, module, names, progress)
+            paths = cached(module, names)
+    if paths is None:  # pragma: no cover - the build put every binary in place
+        raise LocalClusterError(f"building {', '.join(names)} left no binaries in {root}")
+    return paths
+
+
+def _build_into(
+    folder: Path, module: gobuild.GoModule, names: list[str], progress: gobuild.Progress
+) -> None:
+    source_hash = module.source_hash()
+    stamp = folder / STAMP
+    if folder.exists() and (not stamp.is_file() or stamp.read_text().strip() != source_hash):
+        shutil.rmtree(folder)  # stale: built from another go.mod; rebuild everything asked for
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{module.cache_name}.build-"))
+    try:
+        log_path = folder.parent / f"{module.cache_name}.build.log"
+        gobuild.build(
+            module=module, names=names, outdir=staging, log_path=log_path, progress=progress
+        )
+        for name in names:
+            (staging / name).replace(folder / name)
+        (staging / STAMP).write_text(source_hash + "\n")
+        (staging / STAMP).replace(stamp)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _locked(path: Path, progress: gobuild.Progress) -> Iterator[None]:
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress(f"waiting for another kubesched process building into {path.parent}")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _version_of(name: str, path: Path) -> str:
+    argv = [str(path), "version", "--client"] if name == "kubectl" else [str(path), "--version"]
+    try:
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"unknown ({error})"
+    lines = (result.stdout or result.stderr).strip().splitlines()
+    return lines[0] if lines else f"unknown (exit {result.returncode})"

@@ -1,0 +1,312 @@
+"""`LocalCluster`: a real etcd + kube-apiserver (+ kube-scheduler) on 127.0.0.1.
+
+    with LocalCluster() as cluster:
+        cluster.start_default_scheduler()
+        cluster.kubectl("get", "nodes")
+
+Everything lives in one workdir: `pki/`, `etcd-data/`, `logs/<component>.log`, the admin
+`kubeconfig`. `stop()` deletes a temporary workdir unless `keep_logs` is set or something
+failed; a workdir the caller passed in is never deleted.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from kubesched.localcluster import flags
+from kubesched.localcluster.binaries import Binaries, ensure_binaries
+from kubesched.localcluster.errors import LocalClusterError, tail_file
+from kubesched.localcluster.gobuild import Progress, default_progress
+from kubesched.localcluster.pki import write_pki
+from kubesched.localcluster.probe import Endpoint, free_ports, get, wait_until
+from kubesched.localcluster.process import Process
+
+_PORT_ATTEMPTS = 3
+SCHEDULER = "kube-scheduler"
+Launch = Callable[[], tuple[list[str], Callable[[], bool]]]
+
+
+class LocalCluster:
+    """A local control plane; a context manager that starts it and always stops it."""
+
+    def __init__(
+        self,
+        *,
+        binaries: Binaries | None = None,
+        workdir: Path | None = None,
+        apiserver_args: Sequence[str] = (),
+        keep_logs: bool = False,
+        detached: bool = False,
+        start_timeout: float = 90.0,
+        progress: Progress = default_progress,
+    ) -> None:
+        """`apiserver_args` (`--name=value`) add to or override kube-apiserver's flags;
+        `detached` processes outlive this Python process (for `dev-cluster up`)."""
+        self.binaries = binaries
+        self.keep_logs = keep_logs
+        self.failed = False
+        self.detached = detached
+        self.start_timeout = start_timeout
+        self.server = ""
+        self.admin_token = secrets.token_urlsafe(32)
+        self.scheduler_port: int | None = None
+        self._scheduler_token = secrets.token_urlsafe(32)
+        self._extra_apiserver_args = tuple(apiserver_args)
+        self._given_workdir = workdir
+        self._workdir: Path | None = None
+        self._processes: dict[str, Process] = {}
+        self._progress = progress
+
+    # -- where things are -------------------------------------------------------------
+    @property
+    def workdir(self) -> Path:
+        """The folder holding pki, data, logs and kubeconfig (exists once started)."""
+        if self._workdir is None:
+            raise LocalClusterError("the local cluster is not started: call start() first")
+        return self._workdir
+
+    @property
+    def kubeconfig_path(self) -> Path:
+        """Admin kubeconfig (token in group system:masters, CA embedded)."""
+        return self.workdir / "kubeconfig"
+
+    @property
+    def ca_file(self) -> Path:
+        """The CA that signed kube-apiserver's serving certificate."""
+        return self.workdir / "pki" / "ca.crt"
+
+    @property
+    def logs_dir(self) -> Path:
+        """One `<component>.log` per process."""
+        return self.workdir / "logs"
+
+    @property
+    def processes(self) -> Mapping[str, Process]:
+        """The running processes by name (etcd, kube-apiserver, kube-scheduler, ...)."""
+        return dict(self._processes)
+
+    def log_tails(self, *, lines: int = 40) -> str:
+        """The end of every component log, each under a header naming the file."""
+        if self._workdir is None or not self.logs_dir.is_dir():
+            return ""
+        parts = [
+            f"==> {log} <==\n{tail_file(log, lines=lines)}"
+            for log in sorted(self.logs_dir.glob("*.log"))
+        ]
+        return "\n\n".join(parts)
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is not None:
+            self.failed = True
+        self.stop()
+
+    def start(self) -> None:
+        """Start etcd and kube-apiserver; return once the API is ready and the `default`
+        and `kube-system` namespaces exist. On failure everything started is stopped, the
+        logs are kept, and a `LocalClusterError` says which component failed."""
+        if self._processes:
+            raise LocalClusterError("the local cluster is already started")
+        if self.binaries is None:
+            self.binaries = ensure_binaries(progress=self._progress)
+        try:
+            self._start_control_plane(self.binaries)
+        except BaseException:
+            self.failed = True
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop every process (newest first); delete a temporary workdir unless kept."""
+        for name in reversed(list(self._processes)):
+            self._processes.pop(name).stop()
+        keep = self.keep_logs or self.failed or self._given_workdir is not None
+        if self._workdir is not None and not keep:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def start_default_scheduler(self, *, extra_args: Sequence[str] = ()) -> None:
+        """Start the real kube-scheduler (leader election on, Lease kube-system/kube-scheduler,
+        its own identity `system:kube-scheduler`); return once it holds the Lease."""
+        if SCHEDULER in self._processes:
+            raise LocalClusterError("kube-scheduler is already running")
+        binaries = self._require_binaries()
+        config = self.workdir / "kube-scheduler.yaml"
+        kubeconfig = self.workdir / "kube-scheduler.kubeconfig"
+        self._write_kubeconfig(kubeconfig, token=self._scheduler_token, user=flags.SCHEDULER_USER)
+        config.write_text(flags.scheduler_config(kubeconfig_path=kubeconfig))
+        log = self.logs_dir / f"{SCHEDULER}.log"
+        offset = log.stat().st_size if log.exists() else 0
+
+        def launch() -> tuple[list[str], Callable[[], bool]]:
+            self.scheduler_port = port = free_ports(1)[0]
+            argv = [str(binaries.kube_scheduler)]
+            argv += flags.scheduler_args(
+                config_file=config,
+                kubeconfig_path=kubeconfig,
+                port=port,
+                cert_dir=self.workdir / "kube-scheduler-certs",
+                extra=extra_args,
+            )
+            endpoint = Endpoint(f"https://127.0.0.1:{port}", verify=False)
+            return argv, lambda: get(endpoint, "/healthz")[0] == 200 and _log_has(log, offset)
+
+        self._launch(SCHEDULER, launch)
+
+    def stop_default_scheduler(self) -> None:
+        """Stop kube-scheduler gracefully (it releases its Lease on the way out)."""
+        process = self._processes.pop(SCHEDULER, None)
+        if process is not None:
+            process.stop(grace=10.0)
+
+    def spawn(
+        self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None
+    ) -> Process:
+        """Start another process tied to this cluster: logged to `logs/<name>.log`, stopped
+        by `stop()`. The caller waits for it to be ready."""
+        if name in self._processes:
+            raise LocalClusterError(f"a process named {name} is already running")
+        process = Process(name=name, argv=argv, log_path=self.logs_dir / f"{name}.log")
+        process.start(env=env, detached=self.detached)
+        self._processes[name] = process
+        return process
+
+    def kubectl(
+        self, *args: str, check: bool = True, stdin: str | None = None, timeout: float = 60.0
+    ) -> subprocess.CompletedProcess[str]:
+        """Run the built kubectl with the admin kubeconfig; raise on failure if `check`."""
+        argv = [
+            str(self._require_binaries().kubectl),
+            f"--kubeconfig={self.kubeconfig_path}",
+            *args,
+        ]
+        result = subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if check and result.returncode != 0:
+            first = (result.stderr.strip().splitlines() or ["no output"])[0]
+            message = f"kubectl {' '.join(args)} failed (exit {result.returncode}): {first}"
+            raise LocalClusterError(message, details=result.stderr)
+        return result
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able summary: server, kubeconfig, workdir and each process's pid and log."""
+        processes = {
+            name: {"pid": p.pid, "argv0": p.argv[0], "log": str(p.log_path)}
+            for name, p in self._processes.items()
+        }
+        return {
+            "server": self.server,
+            "kubeconfig": str(self.kubeconfig_path),
+            "workdir": str(self.workdir),
+            "processes": processes,
+        }
+
+    # -- internals ------------------------------------------------------------------------
+    def _require_binaries(self) -> Binaries:
+        if self.binaries is None or self._workdir is None:
+            raise LocalClusterError("the local cluster is not started: call start() first")
+        return self.binaries
+
+    def _start_control_plane(self, binaries: Binaries) -> None:
+        if self._given_workdir is not None:
+            self._given_workdir.mkdir(parents=True, exist_ok=True)
+        self._workdir = self._given_workdir or Path(tempfile.mkdtemp(prefix="kubesched-cluster-"))
+        pki = write_pki(self.workdir / "pki")
+        token_file = self.workdir / "pki" / "tokens.csv"
+        token_file.write_text(
+            flags.token_file(admin_token=self.admin_token, scheduler_token=self._scheduler_token)
+        )
+        token_file.chmod(0o600)
+        etcd_url = ""
+
+        def launch_etcd() -> tuple[list[str], Callable[[], bool]]:
+            nonlocal etcd_url
+            client, peer = free_ports(2)
+            etcd_url = f"http://127.0.0.1:{client}"
+            data = self.workdir / "etcd-data"
+            argv = [
+                str(binaries.etcd),
+                *flags.etcd_args(data_dir=data, client_port=client, peer_port=peer),
+            ]
+            return argv, lambda: '"health":"true"' in get(Endpoint(etcd_url), "/health")[1]
+
+        def launch_apiserver() -> tuple[list[str], Callable[[], bool]]:
+            port = free_ports(1)[0]
+            self.server = f"https://127.0.0.1:{port}"
+            args = flags.apiserver_args(
+                pki=pki,
+                token_file=token_file,
+                port=port,
+                etcd_url=etcd_url,
+                extra=self._extra_apiserver_args,
+            )
+            return [str(binaries.kube_apiserver), *args], lambda: self._api_status("/readyz") == 200
+
+        self._launch("etcd", launch_etcd)
+        self._launch("kube-apiserver", launch_apiserver)
+        self._write_kubeconfig(self.kubeconfig_path, token=self.admin_token, user=flags.ADMIN_USER)
+        wait_until(
+            lambda: all(
+                self._api_status(f"/api/v1/namespaces/{ns}") == 200
+                for ns in ("default", "kube-system")
+            ),
+            what="the default and kube-system namespaces",
+            processes=list(self._processes.values()),
+            timeout=self.start_timeout,
+        )
+
+    def _launch(self, name: str, launch: Launch) -> Process:
+        for attempt in range(1, _PORT_ATTEMPTS + 1):
+            argv, ready = launch()
+            process = Process(name=name, argv=argv, log_path=self.logs_dir / f"{name}.log")
+            self._processes[name] = process
+            process.start(detached=self.detached)
+            try:
+                wait_until(
+                    ready,
+                    what=f"{name} to become ready",
+                    processes=list(self._processes.values()),
+                    timeout=self.start_timeout,
+                )
+            except LocalClusterError as error:
+                self._processes.pop(name).stop()
+                if attempt < _PORT_ATTEMPTS and "port already in use" in str(error):
+                    continue
+                raise
+            return process
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _api_status(self, path: str) -> int:
+        return get(Endpoint(self.server, ca_file=self.ca_file, token=self.admin_token), path)[0]
+
+    def _write_kubeconfig(self, path: Path, *, token: str, user: str) -> None:
+        spec = flags.KubeconfigSpec(
+            server=self.server, ca_file=self.ca_file, token=token, user=user
+        )
+        path.write_text(flags.kubeconfig(spec))
+        path.chmod(0o600)
+
+
+def _log_has(log: Path, offset: int, needle: str = "successfully acquired lease") -> bool:
+    try:
+        with log.open("rb") as handle:
+            handle.seek(offset)
+            return needle in handle.read().decode(errors="replace").lower()
+    except OSError:
+        return False

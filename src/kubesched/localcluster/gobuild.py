@@ -1,0 +1,211 @@
+"""Builds the control-plane binaries from the pinned wrapper Go modules in `gobuild/`.
+
+Each wrapper module (`gobuild/k8s`, `gobuild/etcd`) pins one release; its `go.mod` is the
+single source of the version. Binaries are built with `CGO_ENABLED=0` like the upstream
+release builds, so no C compiler is needed, and with the version ldflags so that
+`kube-apiserver --version` reports the real release.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from kubesched.localcluster.errors import LocalClusterError, tail
+
+Progress = Callable[[str], None]
+
+GOBUILD_DIR = Path(__file__).parent / "gobuild"
+GO_MISSING = (
+    "Go toolchain not found: install Go >= 1.26 or set KUBEBUILDER_ASSETS/KUBESCHED_K8S_BIN "
+    "to a folder with etcd and kube-apiserver"
+)
+_PREBUILT_HINT = "or set KUBEBUILDER_ASSETS/KUBESCHED_K8S_BIN to a folder with prebuilt binaries"
+_NETWORK_MARKERS = (
+    "dial tcp",
+    "no such host",
+    "i/o timeout",
+    "connection refused",
+    "connection reset",
+    "network is unreachable",
+    "tls handshake timeout",
+    "proxyconnect",
+    "server misbehaving",
+    "goproxy=off",
+    "module lookup disabled",
+)
+_VERSION_PACKAGES = ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
+_BUILD_DATE = "2026-01-01T00:00:00Z"  # fixed, so that rebuilds are reproducible
+
+
+@dataclass(frozen=True)
+class GoModule:
+    """One wrapper Go module and the commands it builds."""
+
+    key: str
+    """Short name, the prefix of the cache folder: `k8s` or `etcd`."""
+    directory: Path
+    """The folder holding `go.mod`."""
+    version: str
+    """The release the module pins, e.g. `v1.37.2`."""
+    packages: Mapping[str, str]
+    """Binary name -> Go package path to build."""
+    ldflags: str
+    """Linker flags (strip symbols, stamp the version)."""
+
+    @property
+    def cache_name(self) -> str:
+        """Name of the cache folder, keyed by version: `k8s-v1.37.2`."""
+        return f"{self.key}-{self.version}"
+
+    def source_hash(self) -> str:
+        """Digest of everything that changes the binaries: go.mod, go.sum, Go files, flags."""
+        digest = hashlib.sha256(self.ldflags.encode())
+        for path in sorted(self.directory.iterdir()):
+            if path.name in ("go.mod", "go.sum") or path.suffix == ".go":
+                digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()[:16]
+
+
+def required_version(go_mod: Path, module: str) -> str:
+    """The version `go_mod` requires of `module` (either `require` form)."""
+    match = re.search(
+        rf"^\s*(?:require\s+)?{re.escape(module)}\s+(v\S+)", go_mod.read_text(), re.MULTILINE
+    )
+    if not match:
+        raise LocalClusterError(f"{go_mod} does not require {module}: the wrapper module is broken")
+    return match.group(1)
+
+
+def k8s_ldflags(version: str) -> str:
+    """Linker flags stamping a Kubernetes version into component-base and client-go."""
+    major, minor = version.lstrip("v").split(".")[:2]
+    values = {
+        "gitVersion": version,
+        "gitMajor": major,
+        "gitMinor": minor,
+        "gitTreeState": "clean",
+        "buildDate": _BUILD_DATE,
+    }
+    stamps = [
+        f"-X {pkg}.{key}={value}" for pkg in _VERSION_PACKAGES for key, value in values.items()
+    ]
+    return " ".join(["-s -w", *stamps])
+
+
+def k8s_module() -> GoModule:
+    """kube-apiserver, kube-scheduler and kubectl of the pinned Kubernetes release."""
+    directory = GOBUILD_DIR / "k8s"
+    version = required_version(directory / "go.mod", "k8s.io/kubernetes")
+    commands = ("kube-apiserver", "kube-scheduler", "kubectl")
+    packages = {name: f"k8s.io/kubernetes/cmd/{name}" for name in commands}
+    return GoModule("k8s", directory, version, packages, k8s_ldflags(version))
+
+
+def etcd_module() -> GoModule:
+    """The etcd server of the pinned etcd release."""
+    directory = GOBUILD_DIR / "etcd"
+    version = required_version(directory / "go.mod", "go.etcd.io/etcd/server/v3")
+    return GoModule("etcd", directory, version, {"etcd": "."}, "-s -w")
+
+
+def find_go() -> Path:
+    """The `go` command: on PATH, else the usual install folder; raises when absent."""
+    found = shutil.which("go") or shutil.which("/usr/local/go/bin/go")
+    if not found:
+        raise LocalClusterError(GO_MISSING)
+    return Path(found)
+
+
+def default_progress(message: str) -> None:
+    """Print a progress line to stderr."""
+    sys.stderr.write(f"kubesched: {message}\n")
+    sys.stderr.flush()
+
+
+def build(
+    *, module: GoModule, names: list[str], outdir: Path, log_path: Path, progress: Progress
+) -> None:
+    """Build `names` of `module` into `outdir`, reporting progress every 10 s."""
+    go = find_go()
+    label = f"building {', '.join(names)} {module.version}"
+    progress(f"{label} with {go} (first time only, takes minutes; log: {log_path})")
+    argv = build_argv(go=go, module=module, names=names, outdir=outdir)
+    env = {**os.environ, "CGO_ENABLED": "0"}
+    with log_path.open("w") as log:
+        log.write(" ".join(argv) + "\n")
+        log.flush()
+        proc = subprocess.Popen(argv, cwd=module.directory, env=env, stdout=log, stderr=log)
+        code = _wait_with_progress(proc, label=label, progress=progress)
+    if code != 0:
+        output = log_path.read_text(errors="replace")
+        raise diagnose(output=output, code=code, label=label, log_path=log_path)
+    progress(f"{label}: done")
+
+
+def build_argv(*, go: Path, module: GoModule, names: list[str], outdir: Path) -> list[str]:
+    """The `go build` command line; one binary is named explicitly (a `.` package would
+    otherwise be named after the module), several land in `outdir/` by command name."""
+    output = str(outdir / names[0]) if len(names) == 1 else f"{outdir}/"
+    argv = [str(go), "build", "-trimpath", "-ldflags", module.ldflags, "-o", output]
+    return argv + [module.packages[name] for name in names]
+
+
+def _wait_with_progress(proc: subprocess.Popen[bytes], *, label: str, progress: Progress) -> int:
+    start = time.monotonic()
+    next_report = start + 10.0
+    try:
+        while True:
+            try:
+                return proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                now = time.monotonic()
+                if now >= next_report:
+                    progress(f"{label}: {int(now - start)} s elapsed")
+                    next_report += 10.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def diagnose(*, output: str, code: int, label: str, log_path: Path) -> LocalClusterError:
+    """Turn a failed `go build` into a one-line error saying what to do."""
+    lowered = output.lower()
+    details = tail(output, lines=25)
+    if "requires go >=" in lowered:
+        message = f"Go toolchain too old for {label}: install Go >= 1.26 {_PREBUILT_HINT}"
+    elif any(marker in lowered for marker in _NETWORK_MARKERS):
+        message = (
+            f"{label}: cannot download Go modules from the module proxy (GOPROXY={_goproxy()}): "
+            f"allow access to it, or point GOPROXY at a reachable mirror, {_PREBUILT_HINT}"
+        )
+    elif "no space left on device" in lowered:
+        message = f"{label}: out of disk space (Go build cache and {log_path.parent})"
+    elif code < 0 or "signal: killed" in lowered:
+        message = f"{label}: the Go compiler was killed (out of memory? it needs ~2 GiB free)"
+    else:
+        message = f"{label} failed (go exit {code}); build log: {log_path}"
+    return LocalClusterError(message, details=details)
+
+
+def _goproxy() -> str:
+    try:
+        result = subprocess.run(
+            [str(find_go()), "env", "GOPROXY"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, LocalClusterError):
+        return os.environ.get("GOPROXY", "default")
+    return result.stdout.strip() or "default"

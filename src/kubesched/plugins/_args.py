@@ -1,0 +1,81 @@
+"""Checking a plugin's `pluginConfig` args (a dict from the YAML), with upstream's field names.
+
+Errors are `ArgsError`s (ValueErrors) whose message names the args type and the field, e.g.
+`NodeResourcesFitArgs.scoringStrategy.type: "Bogus" is not one of LeastAllocated, ...`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+
+class ArgsError(ValueError):
+    """Invalid plugin args (the framework reports it with the profile and plugin name)."""
+
+
+def check_fields(args: Mapping[str, Any], *, kind: str, allowed: Collection[str]) -> None:
+    """Reject unknown fields (kube-scheduler decodes plugin args strictly)."""
+    for key in args:
+        if key not in allowed:
+            valid = ", ".join(sorted(allowed)) or "none"
+            raise ArgsError(f'{kind}: unknown field "{key}" (valid fields: {valid})')
+
+
+def no_args(args: Mapping[str, Any], *, plugin: str) -> None:
+    """For plugins without args: any pluginConfig args are a mistake."""
+    if args:
+        raise ArgsError(f"plugin {plugin} takes no args, got: {', '.join(sorted(args))}")
+
+
+def mapping(value: Any, *, path: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ArgsError(f"{path}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def sequence(value: Any, *, path: str) -> Sequence[Any]:
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise ArgsError(f"{path}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def string_list(value: Any, *, path: str) -> list[str]:
+    items = sequence(value, path=path)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise ArgsError(f"{path}[{i}]: expected a string, got {type(item).__name__}")
+    return list(items)
+
+
+def integer(value: Any, *, path: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgsError(f"{path}: expected an integer, got {value!r}")
+    if not low <= value <= high:
+        raise ArgsError(f"{path}: {value} is not in the range {low}-{high}")
+    return value
+
+
+DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
+"""Upstream's default `resources` of the resource scorers: cpu and memory, weight 1 each."""
+
+
+def resource_specs(value: Any, *, path: str) -> tuple[tuple[str, int], ...]:
+    """`[{name: cpu, weight: 1}, ...]` -> ((name, weight), ...); empty -> the defaults.
+
+    A missing or zero weight means 1 (upstream defaulting); otherwise 1..100.
+    """
+    specs = []
+    for i, item in enumerate(sequence(value, path=path)):
+        spec = mapping(item, path=f"{path}[{i}]")
+        check_fields(spec, kind=f"{path}[{i}]", allowed=("name", "weight"))
+        name = spec.get("name")
+        if not isinstance(name, str) or not name:
+            raise ArgsError(f"{path}[{i}].name: a resource name is required")
+        weight = spec.get("weight") or 1
+        specs.append((name, integer(weight, path=f"{path}[{i}].weight", low=1, high=100)))
+    return tuple(specs) or DEFAULT_RESOURCES

@@ -1,0 +1,147 @@
+"""Resource-based node scores shared by NodeResourcesFit and NodeResourcesBalancedAllocation
+(upstream `resourceAllocationScorer` and its strategies), integer math as in Go.
+
+For each configured resource the scorer compares the node's allocatable with what is requested
+on it plus the pod's request. NodeResourcesFit counts cpu/memory with the non-zero defaults
+(100m / 200Mi for containers without requests); BalancedAllocation uses the real requests.
+Extended resources the pod does not request, and resources the node lacks, are left out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from kubesched.framework import MAX_NODE_SCORE, NodeInfo
+from kubesched.framework.scoring import go_div
+from kubesched.model import Pod
+from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
+
+Scorer = Callable[[list[int], list[int]], int]
+MAX_UTILIZATION = 100
+MAX_CUSTOM_PRIORITY_SCORE = 10
+
+
+def pod_requests(pod: Pod, names: Sequence[str], *, use_requested: bool) -> list[int]:
+    """The pod's request of each resource (cpu in millicores)."""
+    requests = pod.requests if use_requested else pod.non_zero_requests
+    return [requests.get(name) for name in names]
+
+
+def allocatable_and_requested(
+    node_info: NodeInfo, names: Sequence[str], pod_requests: Sequence[int], *, use_requested: bool
+) -> tuple[list[int], list[int]]:
+    """Per resource: (node allocatable, node requested + pod request); 0, 0 to leave it out."""
+    allocatable = node_info.node.allocatable
+    requested = node_info.requested
+    cpu_mem = requested if use_requested else node_info.non_zero_requested
+    alloc_out = [0] * len(names)
+    req_out = [0] * len(names)
+    for i, name in enumerate(names):
+        pod_request = pod_requests[i]
+        if name == CPU:
+            alloc, used = allocatable.milli_cpu, cpu_mem.milli_cpu
+        elif name == MEMORY:
+            alloc, used = allocatable.memory, cpu_mem.memory
+        elif name == EPHEMERAL_STORAGE:
+            alloc, used = allocatable.ephemeral_storage, requested.ephemeral_storage
+        elif pod_request == 0 and is_scalar_resource(name):
+            continue
+        elif name in allocatable.scalar:
+            alloc, used = allocatable.scalar[name], requested.scalar.get(name, 0)
+        else:
+            continue
+        if alloc:
+            alloc_out[i] = alloc
+            req_out[i] = used + pod_request
+    return alloc_out, req_out
+
+
+def least_allocated(weights: Sequence[int]) -> Scorer:
+    """Favor free nodes: mean over resources of (allocatable - requested) / allocatable."""
+
+    def score(requested: list[int], allocatable: list[int]) -> int:
+        total = weight_sum = 0
+        for req, alloc, weight in zip(requested, allocatable, weights, strict=True):
+            if alloc == 0:
+                continue
+            free = 0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc
+            total += free * weight
+            weight_sum += weight
+        return total // weight_sum if weight_sum else 0
+
+    return score
+
+
+def most_allocated(weights: Sequence[int]) -> Scorer:
+    """Favor full nodes (bin packing): mean over resources of requested / allocatable."""
+
+    def score(requested: list[int], allocatable: list[int]) -> int:
+        total = weight_sum = 0
+        for req, alloc, weight in zip(requested, allocatable, weights, strict=True):
+            if alloc == 0:
+                continue
+            total += min(req, alloc) * MAX_NODE_SCORE // alloc * weight
+            weight_sum += weight
+        return total // weight_sum if weight_sum else 0
+
+    return score
+
+
+def requested_to_capacity_ratio(weights: Sequence[int], shape: Sequence[tuple[int, int]]) -> Scorer:
+    """Score by a piecewise-linear function of utilization; `shape` is (utilization, score
+    0..10) points sorted by utilization, scores scaled to 0..100."""
+    points = [
+        (utilization, score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
+        for utilization, score in shape
+    ]
+
+    def resource_score(requested: int, capacity: int) -> int:
+        if capacity == 0 or requested > capacity:
+            return broken_linear(points, MAX_UTILIZATION)
+        return broken_linear(points, requested * MAX_UTILIZATION // capacity)
+
+    def score(requested: list[int], allocatable: list[int]) -> int:
+        total = weight_sum = 0
+        for req, alloc, weight in zip(requested, allocatable, weights, strict=True):
+            if alloc == 0:
+                continue
+            value = resource_score(req, alloc)
+            if value > 0:
+                total += value * weight
+                weight_sum += weight
+        return round_half_away(total, weight_sum) if weight_sum else 0
+
+    return score
+
+
+def broken_linear(points: Sequence[tuple[int, int]], p: int) -> int:
+    """Upstream `BuildBrokenLinearFunction`, evaluated at `p`."""
+    for i, (utilization, score) in enumerate(points):
+        if p <= utilization:
+            if i == 0:
+                return score
+            prev_utilization, prev_score = points[i - 1]
+            return prev_score + go_div(
+                (score - prev_score) * (p - prev_utilization), utilization - prev_utilization
+            )
+    return points[-1][1]
+
+
+def round_half_away(numerator: int, denominator: int) -> int:
+    """Go's `math.Round(float64(n) / float64(d))` for non-negative values."""
+    return math.floor(numerator / denominator + 0.5)
+
+
+def balanced(requested: list[int], allocatable: list[int]) -> int:
+    """(1 - standard deviation of the utilization fractions) * 100 (BalancedAllocation)."""
+    fractions = [
+        min(req / alloc, 1.0) for req, alloc in zip(requested, allocatable, strict=True) if alloc
+    ]
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = sum(fractions) / len(fractions)
+        std = math.sqrt(sum((f - mean) * (f - mean) for f in fractions) / len(fractions))
+    return int((1 - std) * MAX_NODE_SCORE)

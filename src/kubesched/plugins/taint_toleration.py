@@ -1,0 +1,80 @@
+"""TaintToleration: Filter out nodes with a NoSchedule/NoExecute taint the pod does not
+tolerate; Score nodes by their untolerated PreferNoSchedule taints (fewer is better).
+
+Filter message as upstream: `node(s) had untolerated taint {key: value}` (the first such
+taint in the node's order). Score: the count, normalized in reverse to 0..100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableSequence, Sequence
+from typing import Any, Final
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    StateKey,
+    Status,
+    default_normalize_score,
+)
+from kubesched.model import Pod, Toleration
+from kubesched.plugins._args import no_args
+from kubesched.plugins._tolerations import first_untolerated, tolerated
+
+NAME = "TaintToleration"
+_DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
+_PREFER_NO_SCHEDULE = "PreferNoSchedule"
+_PRE_SCORE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
+
+
+class TaintToleration:
+    name = NAME
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        del handle
+        no_args(args, plugin=NAME)
+
+    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        taints = node_info.node.taints
+        if not taints:
+            return None
+        taint = first_untolerated(taints, pod.tolerations, _DO_NOT_SCHEDULE)
+        if taint is None:
+            return None
+        return Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",
+        )
+
+    def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
+        # Tolerations with no effect tolerate every effect, PreferNoSchedule included.
+        prefer = tuple(t for t in pod.tolerations if t.effect in ("", _PREFER_NO_SCHEDULE))
+        state.write(_PRE_SCORE_KEY, prefer)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        tolerations = state.get(_PRE_SCORE_KEY)
+        if tolerations is None:
+            tolerations = pod.tolerations
+        return sum(
+            1
+            for taint in node_info.node.taints
+            if taint.effect == _PREFER_NO_SCHEDULE and not tolerated(tolerations, taint)
+        )
+
+    def normalize_score(
+        self, _state: CycleState, _pod: Pod, scores: MutableSequence[int]
+    ) -> Status | None:
+        default_normalize_score(scores, reverse=True)
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (
+            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+            ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
+        )

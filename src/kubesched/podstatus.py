@@ -1,0 +1,55 @@
+"""Writes to a pod's status the way kube-scheduler does: the PodScheduled condition and
+`status.nominatedNodeName`, patched on `pods/status` only when they change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
+from kubesched.model import Pod
+
+UNSCHEDULABLE = "Unschedulable"
+SCHEDULER_ERROR = "SchedulerError"
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def condition_changed(pod: Pod, *, status: str, reason: str, message: str) -> bool:
+    """True when the pod's PodScheduled condition differs from (status, reason, message)."""
+    return pod.scheduled_condition != (status, reason, message)
+
+
+async def patch_pod_scheduled(
+    api: KubeApi,
+    pod: Pod,
+    *,
+    status: str,
+    reason: str,
+    message: str,
+    nominated_node_name: str | None = None,
+    timeout: float | None = None,
+) -> bool:
+    """Set PodScheduled (and optionally nominatedNodeName); returns False if nothing changed."""
+    nominate = nominated_node_name is not None and nominated_node_name != pod.nominated_node_name
+    if not condition_changed(pod, status=status, reason=reason, message=message) and not nominate:
+        return False
+    condition = {
+        "type": "PodScheduled",
+        "status": status,
+        "reason": reason,
+        "message": message,
+        "lastProbeTime": None,
+        "lastTransitionTime": _now(),
+    }
+    body: dict[str, object] = {
+        "metadata": {"uid": pod.uid},
+        "status": {"conditions": [condition]},
+    }
+    if nominate:
+        body["status"] = {"conditions": [condition], "nominatedNodeName": nominated_node_name}
+    path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
+    await api.patch(path, body, content_type=STRATEGIC_MERGE_PATCH, timeout=timeout)
+    pod.scheduled_condition = (status, reason, message)
+    return True

@@ -1,0 +1,67 @@
+"""activeQ: pods ready to be tried, in QueueSort order, plus the pods being tried (in flight)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kubesched.queue.heap import KeyedHeap
+from kubesched.queue.types import LessFunc, QueuedPodInfo
+
+
+def _uid(qpi: QueuedPodInfo) -> str:
+    return qpi.uid
+
+
+class ActiveQueue:
+    """A heap ordered by `less`; `pop()` waits for a pod and counts scheduling cycles."""
+
+    def __init__(self, *, less: LessFunc) -> None:
+        self._heap: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=less)
+        self._wakeup = asyncio.Event()
+        self.in_flight: dict[str, QueuedPodInfo] = {}
+        """Popped pods whose attempt (scheduling and binding cycle) is not done yet."""
+        self.scheduling_cycle = 0
+        """Incremented by every pop; the number of the latest scheduling cycle."""
+        self.closed = False
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._heap
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        return self._heap.get(uid)
+
+    def items(self) -> list[QueuedPodInfo]:
+        return list(self._heap)
+
+    def add(self, qpi: QueuedPodInfo) -> None:
+        """Insert or re-order `qpi` and wake a waiting `pop()`."""
+        self._heap.add_or_update(qpi)
+        self._wakeup.set()
+
+    def delete(self, uid: str) -> QueuedPodInfo | None:
+        return self._heap.delete(uid)
+
+    async def pop(self) -> QueuedPodInfo | None:
+        """The head of the queue, waiting while it is empty; None once closed."""
+        while not self._heap:
+            if self.closed:
+                return None
+            self._wakeup.clear()
+            await self._wakeup.wait()
+        if self.closed:
+            return None
+        qpi = self._heap.pop()
+        qpi.attempts += 1
+        self.scheduling_cycle += 1
+        self.in_flight[qpi.uid] = qpi
+        return qpi
+
+    def done(self, uid: str) -> QueuedPodInfo | None:
+        return self.in_flight.pop(uid, None)
+
+    def close(self) -> None:
+        self.closed = True
+        self._wakeup.set()

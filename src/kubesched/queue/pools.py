@@ -1,0 +1,128 @@
+"""The four places a pending pod can wait, and the moves between them.
+
+A pod is in at most one of: activeQ, backoffQ, the unschedulable pool, the gated set (or in
+flight, popped by the scheduler). Every move goes through here, so that invariant and the
+`scheduler_queue_incoming_pods_total` hook live in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kubesched.queue.active import ActiveQueue
+from kubesched.queue.backoff import BackoffQueue
+from kubesched.queue.types import (
+    ACTIVE,
+    BACKOFF,
+    GATED,
+    UNSCHEDULABLE,
+    IncomingHook,
+    LessFunc,
+    PreEnqueueFunc,
+    QueuedPodInfo,
+)
+
+
+class QueuePools:
+    """activeQ, backoffQ, the unschedulable pool and the gated set of one queue."""
+
+    def __init__(
+        self,
+        *,
+        less: LessFunc,
+        clock: Callable[[], float],
+        initial_backoff: float,
+        max_backoff: float,
+        pre_enqueue: PreEnqueueFunc | None,
+        on_incoming: IncomingHook | None,
+    ) -> None:
+        self.clock = clock
+        self.active = ActiveQueue(less=less)
+        self.backoff = BackoffQueue(clock=clock, initial=initial_backoff, maximum=max_backoff)
+        self.unschedulable: dict[str, QueuedPodInfo] = {}
+        self.gated: dict[str, QueuedPodInfo] = {}
+        self._pre_enqueue = pre_enqueue
+        self._on_incoming = on_incoming
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        """The waiting or in-flight entry of a pod."""
+        return (
+            self.active.in_flight.get(uid)
+            or self.active.get(uid)
+            or self.backoff.get(uid)
+            or self.unschedulable.get(uid)
+            or self.gated.get(uid)
+        )
+
+    def holds(self, uid: str) -> bool:
+        """Whether the pod waits in one of the four (in-flight pods do not count)."""
+        return (
+            uid in self.active
+            or uid in self.backoff
+            or uid in self.unschedulable
+            or uid in self.gated
+        )
+
+    def remove(self, uid: str) -> None:
+        self.active.delete(uid)
+        self.backoff.delete(uid)
+        self.unschedulable.pop(uid, None)
+        self.gated.pop(uid, None)
+
+    def to_active(self, qpi: QueuedPodInfo, *, event: str) -> bool:
+        """activeQ, unless a PreEnqueue plugin gates the pod (then the gated set)."""
+        uid = qpi.uid
+        self.unschedulable.pop(uid, None)
+        self.backoff.delete(uid)
+        gate = self._pre_enqueue(qpi.pod) if self._pre_enqueue is not None else None
+        if gate is not None:
+            qpi.gating_plugin = gate
+            qpi.unschedulable_plugins.add(gate)
+            if uid not in self.gated:
+                self.gated[uid] = qpi
+                self._incoming(GATED, event)
+            return False
+        qpi.gating_plugin = None
+        self.gated.pop(uid, None)
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock()
+        self.active.add(qpi)
+        self._incoming(ACTIVE, event)
+        return True
+
+    def to_backoff(self, qpi: QueuedPodInfo, *, event: str) -> None:
+        self.unschedulable.pop(qpi.uid, None)
+        self.gated.pop(qpi.uid, None)
+        self.backoff.add(qpi)
+        self._incoming(BACKOFF, event)
+
+    def to_unschedulable(self, qpi: QueuedPodInfo, *, event: str) -> None:
+        self.unschedulable[qpi.uid] = qpi
+        self._incoming(UNSCHEDULABLE, event)
+
+    def requeue(self, qpi: QueuedPodInfo, *, event: str) -> None:
+        """Out of the pool: backoffQ while the pod still backs off, else activeQ."""
+        if self.backoff.is_backing_off(qpi):
+            self.to_backoff(qpi, event=event)
+        else:
+            self.to_active(qpi, event=event)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            ACTIVE: len(self.active),
+            BACKOFF: len(self.backoff),
+            UNSCHEDULABLE: len(self.unschedulable),
+            GATED: len(self.gated),
+        }
+
+    def listing(self) -> dict[str, list[QueuedPodInfo]]:
+        return {
+            ACTIVE: self.active.items(),
+            BACKOFF: self.backoff.items(),
+            UNSCHEDULABLE: list(self.unschedulable.values()),
+            GATED: list(self.gated.values()),
+        }
+
+    def _incoming(self, queue: str, event: str) -> None:
+        if self._on_incoming is not None:
+            self._on_incoming(queue, event)

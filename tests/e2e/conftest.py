@@ -1,0 +1,107 @@
+"""End-to-end fixtures: one real control plane (etcd, kube-apiserver, kube-scheduler) per
+pytest-xdist worker, a fresh namespace per test, and clean-up plus invariants after each.
+
+Fixtures:
+    local_cluster   session: the running `kubesched.localcluster.LocalCluster`
+    api             session: `harness.ApiClient` with the admin identity
+    namespace       function: a fresh namespace (name), removed after the test
+    new_namespace   function: factory `new_namespace(hint="x") -> str` for more namespaces
+
+After every test (autouse): `assert_no_node_overcommitted(api)`, then all Nodes, the test
+namespaces and their pods are deleted. When a test fails, the component logs are kept and
+their tails are attached to the failure report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+
+import pytest
+from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, create_namespace
+
+from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
+
+_state: dict[str, object] = {}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Build the binaries (once, cached) before any e2e test runs, outside test timeouts."""
+    if "binaries_error" in _state or not any("e2e" in item.path.parts for item in items):
+        return
+    capture = config.pluginmanager.getplugin("capturemanager")
+    try:
+        if capture is not None:
+            with capture.global_and_fixture_disabled():
+                ensure_binaries()
+        else:
+            ensure_binaries()
+    except LocalClusterError as error:
+        _state["binaries_error"] = str(error)
+
+
+@pytest.fixture(scope="session")
+def local_cluster() -> Iterator[LocalCluster]:
+    """A started control plane with the real kube-scheduler holding its Lease."""
+    if "binaries_error" in _state:
+        pytest.fail(f"no control-plane binaries: {_state['binaries_error']}", pytrace=False)
+    cluster = LocalCluster()
+    try:
+        cluster.start()
+        cluster.start_default_scheduler()
+    except LocalClusterError as error:
+        cluster.stop()
+        pytest.fail(f"{error}\n{error.details}", pytrace=False)
+    _state["cluster"] = cluster
+    try:
+        yield cluster
+    finally:
+        _state.pop("cluster", None)
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def api(local_cluster: LocalCluster) -> ApiClient:
+    """Admin API client of the worker's control plane."""
+    return ApiClient(
+        server=local_cluster.server, token=local_cluster.admin_token, ca_file=local_cluster.ca_file
+    )
+
+
+@pytest.fixture
+def new_namespace(api: ApiClient, request: pytest.FixtureRequest) -> Callable[..., str]:
+    """Factory of fresh namespaces named after the test; all removed after it."""
+
+    def make(hint: str = "") -> str:
+        return create_namespace(api, hint=hint or request.node.name)
+
+    return make
+
+
+@pytest.fixture
+def namespace(new_namespace: Callable[..., str]) -> str:
+    """A fresh namespace for this test."""
+    return new_namespace()
+
+
+@pytest.fixture(autouse=True)
+def _e2e_isolation(api: ApiClient) -> Iterator[None]:
+    """After each test: check no node is overcommitted, then delete what the test made."""
+    yield
+    try:
+        assert_no_node_overcommitted(api)
+    finally:
+        clean_cluster(api)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """On failure keep the component logs and attach their tails to the report."""
+    report: pytest.TestReport = yield
+    cluster = _state.get("cluster")
+    if report.failed and isinstance(cluster, LocalCluster):
+        cluster.keep_logs = True
+        title = f"control-plane logs (kept in {cluster.logs_dir})"
+        report.sections.append((title, cluster.log_tails(lines=40)))
+    return report

@@ -1,0 +1,38 @@
+"""End-to-end test harness: an API client, polling helpers, isolation and invariants.
+
+Fixtures (tests/e2e/conftest.py): `local_cluster`, `api`, `namespace`, `new_namespace`.
+"""
+
+from harness.api import KINDS, ApiClient, ApiError, Event
+from harness.isolation import TEST_LABEL, clean_cluster, create_namespace
+from harness.oracle import assert_no_node_overcommitted, overcommitted_nodes, pod_requests, quantity
+from harness.waiting import (
+    assert_stays,
+    condition,
+    is_bound,
+    is_pending_unbound,
+    is_unschedulable,
+    node_name,
+    wait_for,
+)
+
+__all__ = [
+    "KINDS",
+    "TEST_LABEL",
+    "ApiClient",
+    "ApiError",
+    "Event",
+    "assert_no_node_overcommitted",
+    "assert_stays",
+    "clean_cluster",
+    "condition",
+    "create_namespace",
+    "is_bound",
+    "is_pending_unbound",
+    "is_unschedulable",
+    "node_name",
+    "overcommitted_nodes",
+    "pod_requests",
+    "quantity",
+    "wait_for",
+]

@@ -1,0 +1,324 @@
+"""The --config file: strict decoding, defaults, and one-line errors with field paths."""
+
+import pytest
+
+from kubesched.config.types import LeaderElection, PluginRef, PluginSet, Profile
+
+COMPLETED_DEFAULT_ELECTION = LeaderElection(
+    resource_name="kubesched", resource_namespace="kube-system"
+)
+# The mission's config section, in a KubeSchedulerConfiguration, verbatim.
+MISSION_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceNamespace: custom-scheduler-ns
+  resourceName: my-custom-scheduler
+profiles:
+  - schedulerName: my-custom-scheduler
+"""
+
+
+def test_mission_config_file(load, write_file):
+    config = load([f"--config={write_file(MISSION_CONFIG)}"]).config
+    assert config.scheduler_names == ("my-custom-scheduler",)
+    assert config.leader_election == LeaderElection(
+        resource_namespace="custom-scheduler-ns", resource_name="my-custom-scheduler"
+    )
+
+
+def test_the_first_guides_enabled_field_is_read_as_leader_elect(load, write_config):
+    path = write_config("""
+        leaderElection:
+          enabled: false
+          resourceNamespace: custom-scheduler-ns
+          resourceName: my-custom-scheduler
+    """)
+    result = load(["--config", path])
+    assert result.config.leader_election.leader_elect is False
+    assert result.notices == (
+        f"{path}: leaderElection.enabled: read as leaderElect (kube-scheduler's name for it); "
+        "rename it",
+    )
+
+
+def test_all_upstream_fields(load, write_config):
+    path = write_config("""
+        parallelism: 8
+        percentageOfNodesToScore: 30
+        podInitialBackoffSeconds: 2
+        podMaxBackoffSeconds: 20
+        delayCacheUntilActive: true
+        enableProfiling: false
+        enableContentionProfiling: false
+        extenders: []
+        clientConnection:
+          kubeconfig: /etc/kubernetes/scheduler.conf
+          qps: 75.5
+          burst: 150
+          contentType: application/json
+          acceptContentTypes: application/json
+        leaderElection:
+          leaderElect: true
+          leaseDuration: 30s
+          renewDeadline: 20s
+          retryPeriod: 4s
+          resourceLock: leases
+          resourceName: sched
+          resourceNamespace: sched-ns
+        profiles:
+          - schedulerName: a
+            percentageOfNodesToScore: 50
+            plugins:
+              multiPoint:
+                enabled: [{name: MyPlugin}]
+              score:
+                enabled:
+                  - {name: NodeResourcesFit, weight: 2}
+                disabled:
+                  - name: "*"
+              queueSort: {}
+            pluginConfig:
+              - name: NodeResourcesFit
+                args:
+                  scoringStrategy: {type: MostAllocated}
+              - name: MyPlugin
+          - schedulerName: b
+    """)
+    result = load(["--config", path])
+    config = result.config
+    assert result.notices == ()
+    assert (config.parallelism, config.percentage_of_nodes_to_score) == (8, 30)
+    assert (config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds) == (2, 20)
+    assert config.delay_cache_until_active
+    assert config.client_connection.kubeconfig == "/etc/kubernetes/scheduler.conf"
+    assert (config.client_connection.qps, config.client_connection.burst) == (75.5, 150)
+    assert config.client_connection.accept_content_types == "application/json"
+    assert config.leader_election == LeaderElection(
+        lease_duration=30, renew_deadline=20, retry_period=4, resource_name="sched",
+        resource_namespace="sched-ns",
+    )  # fmt: skip
+    assert config.profiles[1] == Profile(scheduler_name="b")
+    assert config.profiles[0] == Profile(
+        scheduler_name="a",
+        percentage_of_nodes_to_score=50,
+        plugins={
+            "multiPoint": PluginSet(enabled=(PluginRef("MyPlugin"),)),
+            "score": PluginSet(
+                enabled=(PluginRef("NodeResourcesFit", 2),), disabled=(PluginRef("*"),)
+            ),
+            "queueSort": PluginSet(),
+        },
+        plugin_config={
+            "NodeResourcesFit": {"scoringStrategy": {"type": "MostAllocated"}},
+            "MyPlugin": {},
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "value"),
+    [
+        ("", "parallelism", 16),
+        ("parallelism: null", "parallelism", 16),
+        ("", "percentage_of_nodes_to_score", None),
+        ("percentageOfNodesToScore: 0", "percentage_of_nodes_to_score", 0),
+        ("", "pod_initial_backoff_seconds", 1),
+        ("", "pod_max_backoff_seconds", 10),
+        ("", "delay_cache_until_active", False),
+        ("profiles: []", "scheduler_names", ("kubesched",)),
+        ("profiles: [{}]", "scheduler_names", ("kubesched",)),
+        ("leaderElection: {leaseDuration: 0s}", "leader_election", COMPLETED_DEFAULT_ELECTION),
+        ("leaderElection: null", "leader_election", COMPLETED_DEFAULT_ELECTION),
+    ],
+)
+def test_upstream_defaults(load, write_config, body, field, value):
+    assert getattr(load(["--config", write_config(body)]).config, field) == value
+
+
+def test_client_connection_zero_means_default(load, write_config):
+    config = load(["--config", write_config("clientConnection: {qps: 0, burst: 0}")]).config
+    assert (config.client_connection.qps, config.client_connection.burst) == (50, 100)
+
+
+def test_json_config_file(load, write_file):
+    path = write_file(
+        '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+        ' "profiles": [{"schedulerName": "json-sched"}]}'
+    )
+    assert load(["--config", path]).config.scheduler_names == ("json-sched",)
+
+
+def test_profiling_fields_are_accepted_with_a_notice(load, write_config):
+    result = load(["--config", write_config("enableProfiling: true")])
+    assert result.notices[0].endswith("enableProfiling: has no effect: kubesched serves no "
+                                      "/debug/pprof endpoints")  # fmt: skip
+
+
+def test_plugin_args_keep_dates_as_strings(load, write_config):
+    path = write_config("""
+        profiles:
+          - pluginConfig:
+              - {name: P, args: {since: 2024-01-02, n: 1}}
+    """)
+    config = load(["--config", path]).config
+    assert config.profiles[0].plugin_config == {"P": {"since": "2024-01-02", "n": 1}}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "profiles: [{plugins: {score: {enabled: [{name: A}, {name: B, wieght: 3}]}}}]",
+            'profiles[0].plugins.score.enabled[1].wieght: unknown field (did you mean "weight"?)',
+        ),
+        ("paralellism: 4", 'paralellism: unknown field (did you mean "parallelism"?)'),
+        ("leaderelection: {}", 'did you mean "leaderElection"? field names are case-sensitive'),
+        ("schedulerName: x", "schedulerName: unknown field; a scheduler name belongs to a profile"),
+        ("profiles: [{name: x}]", "profiles[0].name: unknown field"),
+        (
+            "profiles: [{plugins: {filters: {}}}]",
+            'plugins.filters: unknown field (did you mean "filter"?)',
+        ),  # noqa: E501
+        (
+            "leaderElection: {leaseDuration: 15}",
+            "leaderElection.leaseDuration: must be a Go duration such as 15s, 1m30s or 500ms (a string), got number 15",
+        ),  # noqa: E501
+        (
+            "leaderElection: {leaseDuration: 15x}",
+            "leaderElection.leaseDuration: unknown unit 'x' in duration '15x'; use a Go duration",
+        ),  # noqa: E501
+        (
+            "leaderElection: {leaderElect: 'yes'}",
+            "leaderElection.leaderElect: must be true or false, got string 'yes'",
+        ),  # noqa: E501
+        ("parallelism: '16'", "parallelism: must be a whole number, got string '16'"),
+        ("parallelism: 1.5", "parallelism: must be a whole number, got number 1.5"),
+        ("parallelism: true", "parallelism: must be a whole number, got boolean true"),
+        ("parallelism: 4294967296", "parallelism: 4294967296 does not fit in a 32-bit integer"),
+        ("podMaxBackoffSeconds: 1e3", "podMaxBackoffSeconds: must be a whole number"),
+        (
+            "clientConnection: {qps: fast}",
+            "clientConnection.qps: must be a number, got string 'fast'",
+        ),  # noqa: E501
+        ("clientConnection: {qps: .inf}", "clientConnection.qps: must be a finite number"),
+        ("clientConnection: []", "clientConnection: must be a mapping, got a list"),
+        ("profiles: {schedulerName: x}", "profiles: must be a list, got a mapping"),
+        (
+            "profiles: [{schedulerName: 123}]",
+            "profiles[0].schedulerName: must be a string, got number 123 (quote it in YAML)",
+        ),  # noqa: E501
+        (
+            "profiles: [{plugins: {score: {enabled: [{weight: 1}]}}}]",
+            "profiles[0].plugins.score.enabled[0].name: required",
+        ),  # noqa: E501
+        (
+            "profiles: [{plugins: {score: {enabled: [x]}}}]",
+            "profiles[0].plugins.score.enabled[0]: must be a mapping, got string 'x'",
+        ),  # noqa: E501
+        (
+            "profiles: [{pluginConfig: [{name: A}, {name: A}]}]",
+            "profiles[0].pluginConfig[1].name: duplicate 'A' (also profiles[0].pluginConfig[0]); keep one entry per plugin",
+        ),  # noqa: E501
+        ("profiles: [{pluginConfig: [{args: {}}]}]", "profiles[0].pluginConfig[0].name: required"),
+        (
+            "profiles: [{pluginConfig: [{name: A, args: [1]}]}]",
+            "profiles[0].pluginConfig[0].args: must be a mapping, got a list",
+        ),  # noqa: E501
+        (
+            "profiles: [{pluginConfig: [{name: A, args: {1: x}}]}]",
+            "args: keys must be strings, got 1",
+        ),  # noqa: E501
+        (
+            "extenders: [{urlPrefix: 'http://x'}]",
+            "extenders: scheduler extenders are not supported by kubesched",
+        ),  # noqa: E501
+        (
+            "leaderElection: {leaderElect: true, enabled: false}",
+            "leaderElection.enabled: contradicts leaderElect",
+        ),  # noqa: E501
+        ("1: x", "(top level): field names must be strings, got 1"),
+    ],
+)
+def test_decoding_errors(load_errors, write_config, body, message):
+    path = write_config(body)
+    errors = load_errors(["--config", path])
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"{path}: ")
+    assert message in errors[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "(top level): empty; it needs apiVersion: kubescheduler.config.k8s.io/v1 and kind"),
+        (
+            "kind: KubeSchedulerConfiguration",
+            "apiVersion: missing; kubesched reads apiVersion: kubescheduler.config.k8s.io/v1",
+        ),  # noqa: E501
+        (
+            "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration",
+            "apiVersion: 'kubescheduler.config.k8s.io/v1beta3' is not supported; kubesched reads apiVersion: kubescheduler.config.k8s.io/v1",
+        ),  # noqa: E501
+        (
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy",
+            "kind: 'Policy' is not supported; kubesched reads kind: KubeSchedulerConfiguration",
+        ),  # noqa: E501
+        ("- a list", "(top level): must be a mapping, got a list"),
+    ],
+)
+def test_type_meta_errors(load_errors, write_file, text, message):
+    errors = load_errors(["--config", write_file(text)])
+    assert any(message in error for error in errors), errors
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("apiVersion: [unclosed", "invalid YAML: line 1, column 22: expected ',' or ']'"),
+        ("a: 1\n b: 2", "invalid YAML: line 2, column 3: mapping values are not allowed here"),
+        ("a: 1\na: 2", "invalid YAML: line 2, column 1: duplicate field 'a'"),
+        (
+            "a: b\n---\nc: d",
+            "invalid YAML: line 2, column 1: but found another document (expected a single document",
+        ),
+        (
+            "a: !!python/object:os.system x",
+            "invalid YAML: line 1, column 4: could not determine a constructor",
+        ),  # noqa: E501
+        ("a: *undefined", "found undefined alias"),
+        ("a:\n\tb: 1", "line 2, column 1: found character '\\t' that cannot start any token"),
+    ],
+)
+def test_malformed_yaml_is_one_line_with_file_and_line(load_errors, write_file, text, message):
+    path = write_file(text)
+    errors = load_errors(["--config", path])
+    assert len(errors) == 1
+    assert errors[0].startswith(f"{path}: ")
+    assert message in errors[0]
+
+
+def test_duplicate_fields_deeper_down(load_errors, write_config):
+    path = write_config("leaderElection:\n  resourceName: a\n  resourceName: b\n")
+    assert "line 5, column 3: duplicate field 'resourceName'" in load_errors(["--config", path])[0]
+
+
+def test_unreadable_config_file(load_errors, tmp_path):
+    errors = load_errors([f"--config={tmp_path / 'missing.yaml'}"])
+    assert errors == (
+        f"--config: cannot read {tmp_path / 'missing.yaml'}: No such file or directory",
+    )  # noqa: E501
+    assert "Is a directory" in load_errors([f"--config={tmp_path}"])[0]
+
+
+def test_all_decoding_errors_are_reported_together(load_errors, write_config):
+    path = write_config("""
+        parallelism: many
+        leaderElection: {leaseDuration: soon, resourceNmae: x}
+        profiles:
+          - schedulerName: 1
+            plugins: {score: {enabled: [{name: A, wieght: 1}]}}
+    """)
+    errors = load_errors(["--config", path, "--zzz"])
+    assert len(errors) == 6, errors

@@ -1,0 +1,206 @@
+"""Validation: every problem found at once, one line each with the field path and the fix."""
+
+import dataclasses
+
+import pytest
+
+from kubesched.config import default_scheduler_conflicts, validate
+from kubesched.config.types import KubeSchedulerConfiguration, LeaderElection
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--leader-elect-resource-lock=endpoints"],
+            "leaderElection.resourceLock (--leader-elect-resource-lock): 'endpoints' is not "
+            "supported: kubesched only supports leases; use --leader-elect-resource-lock=leases",
+        ),
+        (
+            ["--leader-elect-lease-duration=10s"],
+            "leaderElection.leaseDuration (--leader-elect-lease-duration): 10s must be greater "
+            "than renewDeadline 10s",
+        ),
+        (
+            ["--leader-elect-retry-period=9s"],
+            "leaderElection.renewDeadline (--leader-elect-renew-deadline): 10s must be greater "
+            "than 1.2 x retryPeriod (10.8s); lower --leader-elect-retry-period",
+        ),
+        (["--lock-object-name=My_Lease"], "'My_Lease' is not a valid Lease name"),
+        (["--lock-object-namespace=a.b"], "'a.b' is not a valid namespace name"),
+        (
+            ["--scheduler-name=My-Scheduler"],
+            "profiles[0].schedulerName: 'My-Scheduler' is not a DNS-1123 subdomain",
+        ),  # noqa: E501
+        (["--kube-api-qps=0"], "clientConnection.qps (--kube-api-qps): must be greater than zero"),
+        (
+            ["--kube-api-burst=-1"],
+            "clientConnection.burst (--kube-api-burst): must be greater than zero",
+        ),  # noqa: E501
+        (
+            ["--kube-api-content-type=text/plain"],
+            "'text/plain' is not supported; use application/json",
+        ),  # noqa: E501
+        (
+            ["--pod-initial-backoff-seconds=0"],
+            "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero",
+        ),  # noqa: E501
+        (
+            ["--pod-max-backoff-seconds=0"],
+            "podMaxBackoffSeconds (--pod-max-backoff-seconds): 0 must be greater than or equal to podInitialBackoffSeconds (1)",
+        ),  # noqa: E501
+        (["--secure-port=70000"], "--secure-port: 70000 is not a port"),
+        (["--bind-address=localhost"], "--bind-address: 'localhost' is not an IP address"),
+        (["-v=-1"], "-v: must be zero or more"),
+    ],
+)
+def test_flag_validation(load_errors, argv, message):
+    errors = load_errors(argv)
+    assert len(errors) == 1, errors
+    assert message in errors[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("parallelism: 0", "parallelism: must be greater than zero (default 16), got 0"),
+        (
+            "percentageOfNodesToScore: 101",
+            "percentageOfNodesToScore: 101 is not in the range 0-100",
+        ),  # noqa: E501
+        ("percentageOfNodesToScore: -1", "percentageOfNodesToScore: -1 is not in the range 0-100"),
+        (
+            "profiles: [{percentageOfNodesToScore: 200}]",
+            "profiles[0].percentageOfNodesToScore: 200 is not in the range",
+        ),  # noqa: E501
+        (
+            "podInitialBackoffSeconds: -1",
+            "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero (default 1), got -1",
+        ),  # noqa: E501
+        (
+            "podInitialBackoffSeconds: 20",
+            "podMaxBackoffSeconds (--pod-max-backoff-seconds): 10 must be greater than or equal to podInitialBackoffSeconds (20)",
+        ),  # noqa: E501
+        (
+            "profiles: [{schedulerName: a}, {}]",
+            "profiles[1].schedulerName: required; pods pick a profile by spec.schedulerName",
+        ),  # noqa: E501
+        ("profiles: [{schedulerName: ''}]", "profiles[0].schedulerName: required"),
+        (
+            "profiles: [{schedulerName: a}, {schedulerName: a}]",
+            "profiles[1].schedulerName: duplicate 'a' (also profiles[0]); scheduler names must be unique",
+        ),  # noqa: E501
+        (
+            "profiles: [{schedulerName: a_b}]",
+            "profiles[0].schedulerName: 'a_b' is not a DNS-1123 subdomain",
+        ),  # noqa: E501
+        (
+            "leaderElection: {leaseDuration: -1s}",
+            "leaderElection.leaseDuration (--leader-elect-lease-duration): must be greater than zero, got -1s",
+        ),  # noqa: E501
+        ("leaderElection: {resourceLock: endpointsleases}", "kubesched only supports leases"),
+        (
+            "profiles: [{plugins: {filter: {enabled: [{name: EBSLimits}]}}}]",
+            "profiles[0].plugins.filter.enabled[0]: 'EBSLimits' was removed in kubescheduler.config.k8s.io/v1; delete it",
+        ),  # noqa: E501
+        (
+            "profiles: [{pluginConfig: [{name: GCEPDLimits}]}]",
+            "profiles[0].pluginConfig: 'GCEPDLimits' was removed",
+        ),  # noqa: E501
+        (
+            "profiles: [{plugins: {queueSort: {enabled: [{name: A}, {name: B}]}}}]",
+            "profiles[0].plugins.queueSort.enabled: only one queue sort plugin can be enabled, got 2",
+        ),  # noqa: E501
+        (
+            """profiles:
+              - schedulerName: a
+                plugins: {queueSort: {enabled: [{name: Q}], disabled: [{name: "*"}]}}
+              - schedulerName: b
+            """,
+            "profiles[1].plugins.queueSort: must be the same for all profiles",
+        ),
+        (
+            """profiles:
+              - schedulerName: a
+                plugins: {queueSort: {enabled: [{name: Q}]}}
+                pluginConfig: [{name: Q, args: {x: 1}}]
+              - schedulerName: b
+                plugins: {queueSort: {enabled: [{name: Q}]}}
+                pluginConfig: [{name: Q, args: {x: 2}}]
+            """,
+            "profiles[1].pluginConfig[Q].args: the queue sort plugin's args must be the same",
+        ),
+    ],
+)
+def test_file_validation(load_errors, write_config, body, message):
+    errors = load_errors(["--config", write_config(body)])
+    assert len(errors) == 1, errors
+    assert message in errors[0]
+
+
+def test_same_queue_sort_in_all_profiles_is_valid(load, write_config):
+    path = write_config("""
+        profiles:
+          - schedulerName: a
+            plugins: {queueSort: {enabled: [{name: Q}]}}
+            pluginConfig: [{name: Q, args: {x: 1}}]
+          - schedulerName: b
+            plugins: {queueSort: {enabled: [{name: Q}]}}
+            pluginConfig: [{name: Q, args: {x: 1}}]
+    """)
+    assert load(["--config", path]).config.scheduler_names == ("a", "b")
+
+
+def test_leader_election_checks_only_apply_when_electing(load):
+    config = load(["--leader-elect=false", "--leader-elect-lease-duration=1s"]).config
+    assert config.leader_election.lease_duration == 1
+
+
+def test_all_validation_errors_at_once(load_errors, write_config):
+    path = write_config("parallelism: 0\npercentageOfNodesToScore: 101\n")
+    argv = ["--config", path, "--leader-elect-lease-duration=1s", "--bind-address=x"]
+    assert len(load_errors(argv)) == 4
+
+
+def test_validate_accepts_the_defaults_once_completed():
+    completed = KubeSchedulerConfiguration(
+        leader_election=LeaderElection(resource_name="kubesched", resource_namespace="kube-system")
+    )
+    assert validate(completed) == []
+    assert validate(dataclasses.replace(completed, profiles=())) == [
+        "profiles: at least one profile is required"
+    ]
+
+
+def test_default_scheduler_lease_conflict(load):
+    config = load(
+        ["--lock-object-name=kube-scheduler", "--lock-object-namespace=kube-system"]
+    ).config
+    assert config.uses_default_scheduler_lease
+    (message,) = default_scheduler_conflicts(config)
+    assert message.startswith(
+        "leaderElection: the Lease kube-system/kube-scheduler belongs to the default kube-scheduler"
+    )
+    assert message.endswith("--leader-elect-resource-name=kubesched")
+
+
+def test_default_scheduler_lease_is_fine_without_leader_election(load):
+    config = load(["--leader-elect=false", "--lock-object-name=kube-scheduler"]).config
+    assert default_scheduler_conflicts(config) == ()
+
+
+def test_replacing_the_default_scheduler_with_its_lease_is_the_safe_way(load):
+    argv = ["--scheduler-name=default-scheduler", "--lock-object-name=kube-scheduler"]
+    config = load(argv).config
+    assert config.replaces_default_scheduler
+    assert default_scheduler_conflicts(config) == ()
+
+
+def test_replacing_the_default_scheduler_with_another_lease_is_flagged(load):
+    config = load(["--scheduler-name=default-scheduler"]).config
+    (message,) = default_scheduler_conflicts(config)
+    assert "stop kube-scheduler first" in message
+
+
+def test_no_conflicts_by_default(load):
+    assert default_scheduler_conflicts(load([]).config) == ()

@@ -1,0 +1,18 @@
+"""Fixtures for the scheduling-queue tests."""
+
+from __future__ import annotations
+
+import pytest
+from queue_fakes import FakeClock, gates, priority_sort
+
+from kubesched.queue import SchedulingQueue
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def queue(clock: FakeClock) -> SchedulingQueue:
+    return SchedulingQueue(less=priority_sort, pre_enqueue=gates, clock=clock)

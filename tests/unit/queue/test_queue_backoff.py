@@ -1,0 +1,96 @@
+"""Backoff durations, the backoff flush and the unschedulable-pool leftover flush."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import kubesched.queue.scheduling_queue as sq
+from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.testing import make_pod
+
+
+async def attempt(queue: SchedulingQueue) -> QueuedPodInfo:
+    qpi = await queue.pop()
+    assert qpi is not None
+    return qpi
+
+
+async def test_backoff_doubles_per_attempt_up_to_the_maximum(queue, clock):
+    queue.add(make_pod().name("p").model())
+    durations = []
+    for _ in range(6):
+        qpi = await attempt(queue)
+        queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+        assert queue.pending_counts()["backoff"] == 1
+        durations.append(qpi.backoff_expiration - clock.now)
+        clock.step(durations[-1] - 0.001)
+        queue.flush_backoff_completed()
+        assert queue.pending_counts()["backoff"] == 1, "left backoff too early"
+        clock.step(0.001)
+        queue.flush_backoff_completed()
+        assert queue.pending_counts()["active"] == 1
+    assert durations == pytest.approx([1, 2, 4, 8, 10, 10])
+
+
+async def test_backoff_settings_are_honoured(clock):
+    from queue_fakes import priority_sort  # noqa: PLC0415
+
+    queue = SchedulingQueue(
+        less=priority_sort, clock=clock, pod_initial_backoff_seconds=3, pod_max_backoff_seconds=5
+    )
+    queue.add(make_pod().model())
+    for expected in (3, 5, 5):
+        qpi = await attempt(queue)
+        queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+        assert qpi.backoff_expiration - clock.now == expected
+        clock.step(expected)
+        queue.flush_backoff_completed()
+
+
+async def test_backoff_flush_moves_pods_in_expiry_order(queue, clock):
+    for name in ("a", "b"):
+        queue.add(make_pod().name(name).model())
+    first, second = await attempt(queue), await attempt(queue)
+    second.attempts = 1
+    first.attempts = 3  # longer backoff
+    queue.requeue_after_error(first, pod_scheduling_cycle=queue.scheduling_cycle)
+    queue.requeue_after_error(second, pod_scheduling_cycle=queue.scheduling_cycle)
+    clock.step(1)
+    queue.flush_backoff_completed()
+    assert [q.pod.name for q in queue.pending_pods()["active"]] == ["b"]
+    clock.step(3)
+    queue.flush_backoff_completed()
+    assert queue.pending_counts()["backoff"] == 0
+
+
+async def test_unschedulable_pods_are_flushed_after_five_minutes(queue, clock):
+    queue.add(make_pod().name("p").model())
+    qpi = await attempt(queue)
+    qpi.unschedulable_plugins = {"NodeResourcesFit"}
+    queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    assert queue.pending_counts()["unschedulable"] == 1
+    clock.step(300)
+    queue.flush_unschedulable_left_over()
+    assert queue.pending_counts()["unschedulable"] == 1, "exactly 5 min is not longer than 5 min"
+    clock.step(0.5)
+    queue.flush_unschedulable_left_over()
+    assert queue.pending_counts() == {"active": 1, "backoff": 0, "unschedulable": 0, "gated": 0}
+
+
+async def test_flush_loops_run_and_stop(queue, clock, monkeypatch):
+    monkeypatch.setattr(sq, "BACKOFF_FLUSH_PERIOD", 0.01)
+    queue.add(make_pod().model())
+    qpi = await attempt(queue)
+    queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    runner = asyncio.create_task(queue.run())
+    clock.step(1)
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if queue.pending_counts()["active"]:
+            break
+    assert queue.pending_counts()["active"] == 1
+    queue.close()
+    await asyncio.wait_for(runner, 1)
+    assert all(task.done() for task in queue._tasks)

@@ -1,0 +1,101 @@
+"""`kubesched dev-cluster`: errors are one line and exit code 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kubesched import cli
+from kubesched.cli import devcluster
+from kubesched.localcluster import LocalClusterError, devstate, paths
+
+
+@pytest.fixture(autouse=True)
+def cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
+    return tmp_path
+
+
+def test_build_error_is_one_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def fail(**_: object) -> None:
+        raise LocalClusterError("Go toolchain not found: install Go >= 1.26")
+
+    monkeypatch.setattr(devcluster, "ensure_binaries", fail)
+
+    assert devcluster.main(["build"]) == 1
+
+    assert (
+        capsys.readouterr().err
+        == "kubesched dev-cluster: error: Go toolchain not found: install Go >= 1.26\n"
+    )
+
+
+def test_error_details_follow_the_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def fail(**_: object) -> None:
+        raise LocalClusterError(
+            "etcd exited with code 1; log: /x/etcd.log", details="bind: address already in use"
+        )
+
+    monkeypatch.setattr(devcluster, "ensure_binaries", fail)
+
+    assert devcluster.main(["build"]) == 1
+
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "kubesched dev-cluster: error: etcd exited with code 1; log: /x/etcd.log",
+        "bind: address already in use",
+    ]
+
+
+@pytest.mark.parametrize("command", ["env", "status"])
+def test_commands_needing_a_running_cluster_say_how_to_start_one(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert devcluster.main([command]) == 1
+
+    assert "start one with `kubesched dev-cluster up`" in capsys.readouterr().err
+
+
+def test_down_without_a_cluster_is_fine(capsys: pytest.CaptureFixture[str]) -> None:
+    assert devcluster.main(["down"]) == 0
+
+
+def test_env_prints_the_export_line(cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    devstate.state_file().parent.mkdir(parents=True)
+    devstate.state_file().write_text('{"kubeconfig": "/k/kubeconfig", "processes": {}}')
+
+    assert devcluster.main(["env"]) == 0
+
+    assert capsys.readouterr().out == "export KUBECONFIG=/k/kubeconfig\n"
+
+
+def test_down_never_signals_a_reused_pid(cache: Path) -> None:
+    # pid 1 runs, but not the recorded binary: it must be left alone.
+    devstate.state_file().parent.mkdir(parents=True)
+    state = {"processes": {"etcd": {"pid": 1, "argv0": "/nonexistent/etcd", "log": "/x"}}}
+
+    assert devstate.processes(state)[0].alive is False
+    assert devstate.stop(state) == []
+
+
+def test_unreadable_state_is_a_one_line_error(
+    cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    devstate.state_file().parent.mkdir(parents=True)
+    devstate.state_file().write_text("{not json")
+
+    assert devcluster.main(["env"]) == 1
+    assert "delete it and run `up` again" in capsys.readouterr().err
+
+
+def test_cli_dispatches_dev_cluster(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["dev-cluster", "--help"])
+
+    assert caught.value.code == 0
+    assert "demo" in capsys.readouterr().out

@@ -1,0 +1,106 @@
+"""The Go build command and the diagnosis of its failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kubesched.localcluster import gobuild
+
+
+def test_versions_come_from_the_wrapper_go_mod() -> None:
+    assert gobuild.k8s_module().version.startswith("v1.")
+    assert gobuild.etcd_module().version.startswith("v3.6.")
+    assert gobuild.k8s_module().cache_name == f"k8s-{gobuild.k8s_module().version}"
+
+
+def test_required_version_reads_both_require_forms(tmp_path: Path) -> None:
+    go_mod = tmp_path / "go.mod"
+    go_mod.write_text(
+        "module x\n\nrequire a.io/b v1.2.3\n\nrequire (\n\tc.io/d v0.1.0 // indirect\n)\n"
+    )
+
+    assert gobuild.required_version(go_mod, "a.io/b") == "v1.2.3"
+    assert gobuild.required_version(go_mod, "c.io/d") == "v0.1.0"
+
+
+def test_ldflags_stamp_the_real_version() -> None:
+    flags = gobuild.k8s_ldflags("v1.37.2")
+
+    assert flags.startswith("-s -w ")
+    assert "-X k8s.io/component-base/version.gitVersion=v1.37.2" in flags
+    assert "-X k8s.io/client-go/pkg/version.gitMinor=37" in flags
+    assert "-X k8s.io/component-base/version.gitMajor=1" in flags
+
+
+def test_build_argv_names_a_single_binary_and_puts_several_in_a_folder(tmp_path: Path) -> None:
+    k8s, etcd = gobuild.k8s_module(), gobuild.etcd_module()
+    go = Path("/usr/bin/go")
+
+    single = gobuild.build_argv(go=go, module=etcd, names=["etcd"], outdir=tmp_path)
+    several = gobuild.build_argv(
+        go=go, module=k8s, names=["kube-scheduler", "kubectl"], outdir=tmp_path
+    )
+
+    assert single[-3:] == ["-o", str(tmp_path / "etcd"), "."]
+    assert several[-4:] == [
+        "-o",
+        f"{tmp_path}/",
+        "k8s.io/kubernetes/cmd/kube-scheduler",
+        "k8s.io/kubernetes/cmd/kubectl",
+    ]
+    assert "-trimpath" in several
+
+
+def test_source_hash_changes_with_go_sum(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text("module x\n")
+    (tmp_path / "go.sum").write_text("a\n")
+    module = gobuild.GoModule("x", tmp_path, "v1", {"x": "."}, "-s -w")
+    before = module.source_hash()
+
+    (tmp_path / "go.sum").write_text("b\n")
+
+    assert module.source_hash() != before
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (
+            (
+                'go: k8s.io/api@v0.37.2: Get "https://mirror.invalid/k8s.io/api/@v/v0.37.2.zip": '
+                "dial tcp: lookup mirror.invalid: no such host"
+            ),
+            "cannot download Go modules from the module proxy",
+        ),
+        (
+            "go: go.mod requires go >= 1.26.0 (running go 1.22.1; GOTOOLCHAIN=local)",
+            "Go toolchain too old",
+        ),
+        ("write /root/.cache/go-build/x: no space left on device", "out of disk space"),
+        ("compile: signal: killed", "killed (out of memory?"),
+    ],
+)
+def test_build_failures_become_one_line_advice(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, output: str, expected: str
+) -> None:
+    monkeypatch.setenv("GOPROXY", "https://mirror.invalid")
+    monkeypatch.setattr(gobuild, "find_go", lambda: (_ for _ in ()).throw(OSError("no go")))
+
+    error = gobuild.diagnose(
+        output=output, code=1, label="building etcd v3", log_path=tmp_path / "b.log"
+    )
+
+    assert expected in str(error)
+    assert "\n" not in str(error)
+    assert output in error.details
+
+
+def test_other_build_failures_name_the_log(tmp_path: Path) -> None:
+    error = gobuild.diagnose(
+        output="x.go:1: syntax error", code=2, label="building etcd", log_path=tmp_path / "b.log"
+    )
+
+    assert str(error) == f"building etcd failed (go exit 2); build log: {tmp_path / 'b.log'}"
+    assert error.details == "x.go:1: syntax error"
