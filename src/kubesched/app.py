@@ -18,6 +18,7 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import KubeSchedulerConfiguration, dump_config
 from kubesched.events import EventRecorder, ObjectRef
 from kubesched.framework import Framework, WaitingPods, build_framework
+from kubesched.framework.builder import check_common_queue_sort
 from kubesched.framework.registry import Registry, load_entry_points, load_plugin_modules
 from kubesched.handle import SchedulerHandle
 from kubesched.handlers import NodeHandler, PodHandler
@@ -107,6 +108,7 @@ class App:
                 profile.scheduler_name,
                 frameworks[profile.scheduler_name].list_plugins(),
             )
+        check_common_queue_sort(list(frameworks.values()))
         return frameworks
 
     def _queue(self, frameworks: dict[str, Framework]) -> SchedulingQueue:

@@ -16,6 +16,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, devstate, ensure_binaries
 from kubesched.localcluster import demo as demo_steps
@@ -83,7 +84,7 @@ def _up(args: argparse.Namespace) -> int:
             )
         devstate.stop(state)  # leftovers of a cluster that died: clear them
     cluster = LocalCluster(
-        workdir=devstate.run_dir(), detached=True, apiserver_args=args.apiserver_arg
+        workdir=devstate.reset_run_dir(), detached=True, apiserver_args=args.apiserver_arg
     )
     try:
         cluster.start()
@@ -114,7 +115,8 @@ def _env(_args: argparse.Namespace) -> int:
 
 def _status(_args: argparse.Namespace) -> int:
     state = _require_state()
-    endpoint = Endpoint(str(state["server"]), ca_file=None, token=str(state["token"]), verify=False)
+    ca_file = Path(str(state["ca_file"]))
+    endpoint = Endpoint(str(state["server"]), ca_file=ca_file, token=str(state["token"]))
     code, _ = get(endpoint, "/readyz")
     print(f"server      {state['server']}  (/readyz: {code or 'unreachable'})")
     print(f"kubeconfig  {state['kubeconfig']}")

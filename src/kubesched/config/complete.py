@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kubesched.config.errors import ConfigError
+from kubesched.config.errors import ConfigError, one_line
 from kubesched.config.flags import Options
 from kubesched.config.fromfile import decode_file
 from kubesched.config.types import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
@@ -112,7 +112,9 @@ def complete(
     if errors:
         raise ConfigError(errors, notices=notices)
     return LoadResult(
-        config=config, notices=tuple(notices), write_config_to=options.write_config_to
+        config=config,
+        notices=tuple(one_line(notice) for notice in notices),
+        write_config_to=options.write_config_to,
     )
 
 

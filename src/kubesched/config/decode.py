@@ -9,7 +9,9 @@ value so that decoding goes on. Unknown fields get a "did you mean" suggestion; 
 from __future__ import annotations
 
 import difflib
+import json
 import math
+import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
@@ -18,11 +20,15 @@ from kubesched.config.durations import EXAMPLES, DurationError, parse_duration
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 _MAX_ARGS_DEPTH = 64
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _CONTAINER_NAMES: dict[type, str] = {list: "a list", dict: "a mapping"}
 
 
 def child(path: str, key: str) -> str:
-    """The path of field `key` inside `path` (`a.b`), or `key` at the top level."""
+    """The path of field `key` inside `path` (`a.b`), or `key` at the top level; an odd
+    key is quoted (`a["odd key"]`)."""
+    if not _PLAIN_KEY.fullmatch(key):
+        return f"{path}[{json.dumps(key)}]"
     return f"{path}.{key}" if path else key
 
 

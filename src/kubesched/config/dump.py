@@ -22,7 +22,8 @@ from kubesched.config.types import KubeSchedulerConfiguration, PluginRef, Plugin
 
 def dump_config(config: KubeSchedulerConfiguration) -> str:
     """The YAML text of `config` (apiVersion and kind first, then the fields by name)."""
-    return yaml.safe_dump(to_document(config), sort_keys=False, allow_unicode=True)
+    # ASCII only: PyYAML writes some Unicode line breaks (U+0085) raw, which do not read back.
+    return yaml.safe_dump(to_document(config), sort_keys=False, allow_unicode=False)
 
 
 def write_config(

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+# Everything str.splitlines() breaks at: a message must stay on one line whatever it quotes.
+_LINE_BREAKS = {
+    ord(c): c.encode("unicode_escape").decode() for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks escaped (`\\n`), so it prints as one line."""
+    return text.translate(_LINE_BREAKS)
+
 
 class ConfigError(Exception):
     """The command line or the config file is invalid.
@@ -15,6 +25,6 @@ class ConfigError(Exception):
     """
 
     def __init__(self, errors: Iterable[str], *, notices: Iterable[str] = ()) -> None:
-        self.errors: tuple[str, ...] = tuple(errors)
-        self.notices: tuple[str, ...] = tuple(notices)
+        self.errors: tuple[str, ...] = tuple(one_line(error) for error in errors)
+        self.notices: tuple[str, ...] = tuple(one_line(notice) for notice in notices)
         super().__init__("\n".join(self.errors))

@@ -4,7 +4,7 @@ registry and the per-profile runtime. See docs/writing-plugins.md.
 This package never imports plugins, the scheduler, the queue, the cache or the API client.
 """
 
-from kubesched.framework.builder import FrameworkError, build_framework
+from kubesched.framework.builder import FrameworkError, build_framework, check_common_queue_sort
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.diagnosis import (
     Diagnosis,
@@ -98,6 +98,7 @@ __all__ = [
     "WaitingPod",
     "WaitingPods",
     "build_framework",
+    "check_common_queue_sort",
     "default_normalize_score",
     "load_entry_points",
     "load_plugin_modules",

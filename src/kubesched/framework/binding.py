@@ -11,10 +11,10 @@
 from __future__ import annotations
 
 import inspect
-import logging
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.errors import as_error, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.model import Pod
@@ -23,30 +23,12 @@ if TYPE_CHECKING:
     from kubesched.framework.interfaces import Handle
     from kubesched.framework.runtime import PluginLists
 
-logger = logging.getLogger("kubesched.framework")
-
 
 async def _resolve(value: Any) -> Any:
     """Await `value` if the plugin method was a coroutine function."""
     if inspect.isawaitable(value):
         return await value
     return value
-
-
-def _fail(
-    point: str, plugin: str, status: Status | None, exc: BaseException | None = None
-) -> Status:
-    if exc is not None:
-        logger.error(
-            "Plugin raised an exception", extra={"plugin": plugin, "point": point}, exc_info=exc
-        )
-        detail = f"{type(exc).__name__}: {exc}"
-    else:
-        detail = status.message if status is not None else ""
-    error = exc if exc is not None else (status.error if status is not None else None)
-    return Status(
-        Code.ERROR, f'running {point} plugin "{plugin}": {detail}', plugin=plugin, error=error
-    )
 
 
 class BindingCycle:
@@ -61,12 +43,12 @@ class BindingCycle:
             try:
                 status = pl.reserve(state, pod, node_name)
             except Exception as exc:
-                return _fail("Reserve", pl.name, None, exc)
+                return raised(pl.name, "Reserve", exc)
             if status is None or status.code is Code.SUCCESS:
                 continue
             if status.is_rejected():
                 return status.with_plugin(pl.name)
-            return _fail("Reserve", pl.name, status)
+            return as_error("Reserve", pl.name, status)
         return SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -75,7 +57,7 @@ class BindingCycle:
             try:
                 pl.unreserve(state, pod, node_name)
             except Exception as exc:
-                _fail("Unreserve", pl.name, None, exc)
+                raised(pl.name, "Unreserve", exc)
 
     def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """SUCCESS, a rejection/ERROR, or WAIT (then `await wait_on_permit(pod)`)."""
@@ -84,13 +66,13 @@ class BindingCycle:
             try:
                 status, timeout = pl.permit(state, pod, node_name)
             except Exception as exc:
-                return _fail("Permit", pl.name, None, exc)
+                return raised(pl.name, "Permit", exc)
             if status is None or status.code is Code.SUCCESS:
                 continue
             if status.is_rejected():
                 return status.with_plugin(pl.name)
             if status.code is not Code.WAIT:
-                return _fail("Permit", pl.name, status)
+                return as_error("Permit", pl.name, status)
             waits[pl.name] = min(timeout, MAX_PERMIT_TIMEOUT)
         if not waits:
             return SUCCESS
@@ -119,12 +101,12 @@ class BindingCycle:
             try:
                 status: Status | None = await _resolve(pl.pre_bind(state, pod, node_name))
             except Exception as exc:
-                return _fail("PreBind", pl.name, None, exc)
+                return raised(pl.name, "PreBind", exc)
             if status is None or status.code is Code.SUCCESS:
                 continue
             if status.is_rejected():
                 return status.with_plugin(pl.name)
-            return _fail("PreBind", pl.name, status)
+            return as_error("PreBind", pl.name, status)
         return SUCCESS
 
     async def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -134,7 +116,7 @@ class BindingCycle:
             try:
                 result: Status | None = await _resolve(pl.bind(state, pod, node_name))
             except Exception as exc:
-                return _fail("Bind", pl.name, None, exc)
+                return raised(pl.name, "Bind", exc)
             status = SUCCESS if result is None else result
             if status.code is Code.SKIP:
                 continue
@@ -142,7 +124,7 @@ class BindingCycle:
                 return SUCCESS
             if status.is_rejected():
                 return status.with_plugin(pl.name)
-            return _fail("Bind", pl.name, status)
+            return as_error("Bind", pl.name, status)
         return status
 
     def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -151,4 +133,4 @@ class BindingCycle:
             try:
                 pl.post_bind(state, pod, node_name)
             except Exception as exc:
-                _fail("PostBind", pl.name, None, exc)
+                raised(pl.name, "PostBind", exc)

@@ -9,7 +9,7 @@ Expansion follows upstream `expandMultiPointPlugins`, per extension point:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesched.framework import interfaces as api
@@ -184,3 +184,17 @@ class _Builder:
                 raise self.error(f"score plugin {ref.name!r} has negative weight {ref.weight}")
             weights[ref.name] = ref.weight or 1
         return weights
+
+
+def check_common_queue_sort(frameworks: Sequence[Framework]) -> None:
+    """All profiles share one queue, so they must use the same QueueSort plugin (upstream
+    validation); raises FrameworkError naming two profiles that differ."""
+    first = frameworks[0] if frameworks else None
+    for fw in frameworks[1:]:
+        assert first is not None
+        mine, theirs = fw.plugins.queue_sort[0].name, first.plugins.queue_sort[0].name
+        if mine != theirs:
+            raise FrameworkError(
+                f"queueSort must be the same for all profiles: profile {first.profile_name!r}"
+                f" uses {theirs}, profile {fw.profile_name!r} uses {mine}"
+            )

@@ -12,7 +12,7 @@ A state is used by one cycle on one event loop; it is not thread-safe.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
 
@@ -54,13 +54,13 @@ class CycleState:
     def read(self, key: StateKey[T]) -> T:
         """The value written under `key`; KeyError names the key if nothing was written."""
         try:
-            return cast("T", self._data[key])
+            return self._data[key]  # type: ignore[no-any-return] # hot path: no cast() call
         except KeyError:
             raise KeyError(f"{key.name!r} not found in the cycle state") from None
 
     def get(self, key: StateKey[T]) -> T | None:
         """The value written under `key`, or None."""
-        return cast("T | None", self._data.get(key))
+        return self._data.get(key)  # Any: no cast() call on the hot path
 
     def delete(self, key: StateKey[Any]) -> None:
         self._data.pop(key, None)

@@ -15,10 +15,10 @@ Scheduling-cycle methods are synchronous (the cycle must see one consistent snap
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
+from collections.abc import Awaitable, Callable, MutableSequence, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.events import ClusterEvent
@@ -228,8 +228,3 @@ PluginFactory: TypeAlias = Callable[..., Plugin]
 
 A plugin class whose `__init__(self, *, args, handle)` has that signature is its own factory.
 """
-
-
-def args_or_empty(args: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """The plugin's args, `{}` when the profile has no pluginConfig entry for it."""
-    return args if args is not None else {}

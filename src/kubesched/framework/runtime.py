@@ -9,23 +9,21 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.binding import BindingCycle
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.enqueue import collect_enqueue_events
+from kubesched.framework.errors import as_error, raised
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
 from kubesched.framework.interfaces import Handle, NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
-
-logger = logging.getLogger("kubesched.framework")
 
 
 @dataclass(slots=True)
@@ -57,29 +55,6 @@ class PreFilterOutcome:
     """The plugins that restricted the node set (they become unschedulable plugins)."""
 
 
-def raised(plugin: str, point: str, exc: BaseException) -> Status:
-    """The ERROR status for a plugin that raised (logged once, with the traceback)."""
-    logger.error(
-        "Plugin raised an exception", extra={"plugin": plugin, "point": point}, exc_info=exc
-    )
-    return Status(
-        Code.ERROR,
-        f'plugin "{plugin}" raised {type(exc).__name__} at {point}: {exc}',
-        plugin=plugin,
-        error=exc,
-    )
-
-
-def as_error(point: str, plugin: str, status: Status) -> Status:
-    """Wrap an unexpected status as upstream does: `running <Point> plugin "X": <message>`."""
-    return Status(
-        Code.ERROR,
-        f'running {point} plugin "{plugin}": {status.message}',
-        plugin=plugin,
-        error=status.error,
-    )
-
-
 class Framework(BindingCycle):
     """The plugins of one profile and the runners the scheduler calls for each pod."""
 
@@ -101,7 +76,7 @@ class Framework(BindingCycle):
         self.next_start_node_index = 0
         """Where the next cycle starts filtering (rotates so all nodes get examined)."""
         self._filters = [(pl.name, pl.filter) for pl in plugins.filter]
-        self._enqueue_events = _collect_enqueue_events(plugins)
+        self._enqueue_events = collect_enqueue_events(plugins)
 
     @property
     def has_filter_plugins(self) -> bool:
@@ -116,14 +91,15 @@ class Framework(BindingCycle):
         return bool(self.plugins.score)
 
     def list_plugins(self) -> dict[str, list[str]]:
-        """Plugin names per extension point (score ones with `:weight`), for the startup log."""
+        """Plugin names per extension point (`preFilter`; score ones with `:weight`)."""
         listed = {}
         for point in PluginLists.__slots__:
             names = [pl.name for pl in getattr(self.plugins, point)]
             if point == "score":
                 names = [f"{name}:{self.score_weights[name]}" for name in names]
             if names:
-                listed[point] = names
+                head, *rest = point.split("_")
+                listed[head + "".join(part.title() for part in rest)] = names
         return listed
 
     # --- queueing -------------------------------------------------------------------------
@@ -279,26 +255,3 @@ def _no_common_nodes(plugins: set[str]) -> Status:
     else:
         message = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
-
-
-_REQUEUE_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
-
-
-def _collect_enqueue_events(plugins: PluginLists) -> dict[str, tuple[ClusterEvent, ...]]:
-    """Upstream `fillEnqueueExtensions`: only plugins that can reject a pod register events."""
-    events: dict[str, tuple[ClusterEvent, ...]] = {}
-    for point in _REQUEUE_POINTS:
-        for pl in getattr(plugins, point):
-            if pl.name not in events:
-                events[pl.name] = _plugin_events(pl.name, pl)
-    return events
-
-
-def _plugin_events(name: str, plugin: Any) -> tuple[ClusterEvent, ...]:
-    if not isinstance(plugin, api.EnqueueExtensions):
-        return (WILDCARD_EVENT,)
-    try:
-        return tuple(plugin.events_to_register())
-    except Exception as exc:
-        raised(name, "EventsToRegister", exc)
-        return (WILDCARD_EVENT,)

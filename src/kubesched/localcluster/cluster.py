@@ -24,13 +24,12 @@ from kubesched.localcluster import flags
 from kubesched.localcluster.binaries import Binaries, ensure_binaries
 from kubesched.localcluster.errors import LocalClusterError, tail_file
 from kubesched.localcluster.gobuild import Progress, default_progress
+from kubesched.localcluster.launch import Launch, log_has, start_until_ready
 from kubesched.localcluster.pki import write_pki
 from kubesched.localcluster.probe import Endpoint, free_ports, get, wait_until
 from kubesched.localcluster.process import Process
 
-_PORT_ATTEMPTS = 3
 SCHEDULER = "kube-scheduler"
-Launch = Callable[[], tuple[list[str], Callable[[], bool]]]
 
 
 class LocalCluster:
@@ -164,7 +163,7 @@ class LocalCluster:
                 extra=extra_args,
             )
             endpoint = Endpoint(f"https://127.0.0.1:{port}", verify=False)
-            return argv, lambda: get(endpoint, "/healthz")[0] == 200 and _log_has(log, offset)
+            return argv, lambda: get(endpoint, "/healthz")[0] == 200 and log_has(log, offset)
 
         self._launch(SCHEDULER, launch)
 
@@ -240,6 +239,7 @@ class LocalCluster:
             client, peer = free_ports(2)
             etcd_url = f"http://127.0.0.1:{client}"
             data = self.workdir / "etcd-data"
+            shutil.rmtree(data, ignore_errors=True)  # a retry must not reuse a half-made member
             argv = [
                 str(binaries.etcd),
                 *flags.etcd_args(data_dir=data, client_port=client, peer_port=peer),
@@ -272,25 +272,14 @@ class LocalCluster:
         )
 
     def _launch(self, name: str, launch: Launch) -> Process:
-        for attempt in range(1, _PORT_ATTEMPTS + 1):
-            argv, ready = launch()
-            process = Process(name=name, argv=argv, log_path=self.logs_dir / f"{name}.log")
-            self._processes[name] = process
-            process.start(detached=self.detached)
-            try:
-                wait_until(
-                    ready,
-                    what=f"{name} to become ready",
-                    processes=list(self._processes.values()),
-                    timeout=self.start_timeout,
-                )
-            except LocalClusterError as error:
-                self._processes.pop(name).stop()
-                if attempt < _PORT_ATTEMPTS and "port already in use" in str(error):
-                    continue
-                raise
-            return process
-        raise AssertionError("unreachable")  # pragma: no cover
+        return start_until_ready(
+            name=name,
+            launch=launch,
+            running=self._processes,
+            log_path=self.logs_dir / f"{name}.log",
+            detached=self.detached,
+            timeout=self.start_timeout,
+        )
 
     def _api_status(self, path: str) -> int:
         return get(Endpoint(self.server, ca_file=self.ca_file, token=self.admin_token), path)[0]
@@ -301,12 +290,3 @@ class LocalCluster:
         )
         path.write_text(flags.kubeconfig(spec))
         path.chmod(0o600)
-
-
-def _log_has(log: Path, offset: int, needle: str = "successfully acquired lease") -> bool:
-    try:
-        with log.open("rb") as handle:
-            handle.seek(offset)
-            return needle in handle.read().decode(errors="replace").lower()
-    except OSError:
-        return False

@@ -91,6 +91,7 @@ def check_custom_pod_pending(demo: Demo) -> None:
 def show_pods(demo: Demo) -> None:
     """Show where the pods are."""
     demo.show("get", "pods", "-n", NAMESPACE, "-o", "wide")
+    demo.out("(both stay Pending: no kubelet runs containers; NODE is the scheduler's choice)")
 
 
 def show_events(demo: Demo) -> None:

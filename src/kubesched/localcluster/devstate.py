@@ -40,6 +40,12 @@ def run_dir() -> Path:
     return dev_cluster_dir() / "run"
 
 
+def reset_run_dir() -> Path:
+    """Empty the workdir (a failed `up` may have left data and logs there); return it."""
+    shutil.rmtree(run_dir(), ignore_errors=True)
+    return run_dir()
+
+
 def save(cluster: LocalCluster) -> Path:
     """Record a started detached cluster; the file is private (it holds the admin token)."""
     state = {**cluster.describe(), "ca_file": str(cluster.ca_file), "token": cluster.admin_token}

@@ -1,9 +1,9 @@
 """One child process of the local control plane, with its log file and a sure way to end it.
 
 Each process starts in its own session (process group), so stopping it also ends any
-children. Unless detached, every live process is ended at interpreter exit and on SIGTERM,
-and (when started from the main thread) by the kernel if this Python process dies
-(PR_SET_PDEATHSIG), so interrupted test runs leak nothing.
+children. Unless detached, every live process is ended at interpreter exit; when started
+from the main thread also on SIGTERM (if no other handler is set) and by the kernel if
+this Python process dies (PR_SET_PDEATHSIG), so interrupted test runs leak nothing.
 """
 
 from __future__ import annotations
@@ -134,9 +134,13 @@ def _is_zombie(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
+# Resolved before any fork, so that the child only makes the call (Linux only).
+_prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
+
+
 def _die_with_parent() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def stop_all() -> None:

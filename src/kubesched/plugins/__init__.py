@@ -1,0 +1,58 @@
+"""kube-scheduler's default plugins, one module each; they import only the framework and the
+object model and reach the cluster only through the Handle.
+
+`in_tree_registry()` returns a Registry with all of them; add your own with
+`--plugin-module` or the `kubesched.plugins` entry-point group (docs/writing-plugins.md).
+"""
+
+from kubesched.framework import Registry
+from kubesched.plugins.balanced_allocation import NodeResourcesBalancedAllocation
+from kubesched.plugins.default_binder import DefaultBinder
+from kubesched.plugins.node_affinity import NodeAffinity
+from kubesched.plugins.node_name import NodeName
+from kubesched.plugins.node_ports import NodePorts
+from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.priority_sort import PrioritySort
+from kubesched.plugins.scheduling_gates import SchedulingGates
+from kubesched.plugins.taint_toleration import TaintToleration
+from kubesched.plugins.unsupported_features import UnsupportedFeatures
+
+IN_TREE_PLUGINS: tuple[type, ...] = (
+    SchedulingGates,
+    PrioritySort,
+    UnsupportedFeatures,
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    NodeResourcesFit,
+    NodeResourcesBalancedAllocation,
+    DefaultBinder,
+)
+
+
+def in_tree_registry() -> Registry:
+    """A new registry holding every in-tree plugin (callers may add more to it)."""
+    registry = Registry()
+    for plugin_class in IN_TREE_PLUGINS:
+        registry.register_class(plugin_class)
+    return registry
+
+
+__all__ = [
+    "IN_TREE_PLUGINS",
+    "DefaultBinder",
+    "NodeAffinity",
+    "NodeName",
+    "NodePorts",
+    "NodeResourcesBalancedAllocation",
+    "NodeResourcesFit",
+    "NodeUnschedulable",
+    "PrioritySort",
+    "SchedulingGates",
+    "TaintToleration",
+    "UnsupportedFeatures",
+    "in_tree_registry",
+]

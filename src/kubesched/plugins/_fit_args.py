@@ -96,7 +96,7 @@ def _parse_shape(value: Any) -> tuple[tuple[int, int], ...]:
     path = f"{_KIND}.scoringStrategy.requestedToCapacityRatio"
     ratio = mapping(value, path=path)
     check_fields(ratio, kind=path, allowed=("shape",))
-    points = []
+    points: list[tuple[int, int]] = []
     for i, item in enumerate(sequence(ratio.get("shape"), path=f"{path}.shape")):
         point = mapping(item, path=f"{path}.shape[{i}]")
         check_fields(point, kind=f"{path}.shape[{i}]", allowed=("utilization", "score"))

@@ -28,29 +28,42 @@ def pod_requests(pod: Pod, names: Sequence[str], *, use_requested: bool) -> list
     return [requests.get(name) for name in names]
 
 
+_CPU, _MEMORY, _EPHEMERAL, _SCALAR, _OTHER = range(5)
+_KINDS = {CPU: _CPU, MEMORY: _MEMORY, EPHEMERAL_STORAGE: _EPHEMERAL}
+
+
+def resource_kinds(names: Sequence[str]) -> tuple[tuple[int, str], ...]:
+    """Classify resource names once, so per-node scoring compares small ints, not strings."""
+    return tuple(
+        (_KINDS.get(name, _SCALAR if is_scalar_resource(name) else _OTHER), name) for name in names
+    )
+
+
 def allocatable_and_requested(
-    node_info: NodeInfo, names: Sequence[str], pod_requests: Sequence[int], *, use_requested: bool
+    node_info: NodeInfo,
+    kinds: Sequence[tuple[int, str]],
+    pod_requests: Sequence[int],
+    *,
+    use_requested: bool,
 ) -> tuple[list[int], list[int]]:
     """Per resource: (node allocatable, node requested + pod request); 0, 0 to leave it out."""
     allocatable = node_info.node.allocatable
     requested = node_info.requested
     cpu_mem = requested if use_requested else node_info.non_zero_requested
-    alloc_out = [0] * len(names)
-    req_out = [0] * len(names)
-    for i, name in enumerate(names):
+    alloc_out = [0] * len(kinds)
+    req_out = [0] * len(kinds)
+    for i, (kind, name) in enumerate(kinds):
         pod_request = pod_requests[i]
-        if name == CPU:
+        if kind == _CPU:
             alloc, used = allocatable.milli_cpu, cpu_mem.milli_cpu
-        elif name == MEMORY:
+        elif kind == _MEMORY:
             alloc, used = allocatable.memory, cpu_mem.memory
-        elif name == EPHEMERAL_STORAGE:
+        elif kind == _EPHEMERAL:
             alloc, used = allocatable.ephemeral_storage, requested.ephemeral_storage
-        elif pod_request == 0 and is_scalar_resource(name):
-            continue
-        elif name in allocatable.scalar:
+        elif kind == _SCALAR and pod_request and name in allocatable.scalar:
             alloc, used = allocatable.scalar[name], requested.scalar.get(name, 0)
         else:
-            continue
+            continue  # unrequested extended resource, or one the node does not have
         if alloc:
             alloc_out[i] = alloc
             req_out[i] = used + pod_request

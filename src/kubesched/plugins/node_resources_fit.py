@@ -63,6 +63,7 @@ class NodeResourcesFit:
         del handle
         self.args: FitArgs = parse_fit_args(args)
         self._names = [name for name, _ in self.args.resources]
+        self._kinds = rs.resource_kinds(self._names)
         self._scorer = self.args.scorer()
 
     def fit_request(self, pod: Pod) -> FitRequest:
@@ -93,7 +94,7 @@ class NodeResourcesFit:
         if requests is None:
             requests = rs.pod_requests(pod, self._names, use_requested=False)
         alloc, req = rs.allocatable_and_requested(
-            node_info, self._names, requests, use_requested=False
+            node_info, self._kinds, requests, use_requested=False
         )
         return self._scorer(req, alloc)
 
@@ -107,12 +108,20 @@ class NodeResourcesFit:
 def insufficient_resources(request: FitRequest, node_info: NodeInfo) -> Status | None:
     """None if the pod fits the node, else the status listing every shortage."""
     allocatable = node_info.node.allocatable
+    used = node_info.requested
+    if (
+        len(node_info.pods) < allocatable.allowed_pods
+        and request.milli_cpu <= allocatable.milli_cpu - used.milli_cpu
+        and request.memory <= allocatable.memory - used.memory
+        and request.ephemeral_storage <= allocatable.ephemeral_storage - used.ephemeral_storage
+        and not request.scalar
+    ):
+        return None  # the common case, without building the list of checks
     reasons: list[str] = []
     if len(node_info.pods) + 1 > allocatable.allowed_pods:
         reasons.append("Too many pods")
     if request.empty:
         return Status(Code.UNSCHEDULABLE, *reasons) if reasons else None
-    used = node_info.requested
     unresolvable = False
     checks = (
         ("cpu", request.milli_cpu, allocatable.milli_cpu, used.milli_cpu),

@@ -58,6 +58,8 @@ class TaintToleration:
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        if not node_info.node.taints:
+            return 0
         tolerations = state.get(_PRE_SCORE_KEY)
         if tolerations is None:
             tolerations = pod.tolerations

@@ -79,14 +79,18 @@ class UnsupportedFeatures:
 def unsupported_features(pod: Pod) -> list[str]:
     """The pod-spec features kubesched cannot honour yet, in a fixed order."""
     affinity = pod.affinity or {}
-    used = []
-    if pod.topology_spread_constraints:
-        used.append("topologySpreadConstraints")
-    if affinity.get("podAffinity"):
-        used.append("podAffinity")
-    if affinity.get("podAntiAffinity"):
-        used.append("podAntiAffinity")
+    used = ["topologySpreadConstraints"] if pod.topology_spread_constraints else []
+    used.extend(k for k in ("podAffinity", "podAntiAffinity") if _has_terms(affinity.get(k)))
     return used
+
+
+def _has_terms(spec: Mapping[str, Any] | None) -> bool:
+    """Required or preferred terms (hard or soft, both would change the placement)."""
+    spec = spec or {}
+    return bool(
+        spec.get("requiredDuringSchedulingIgnoredDuringExecution")
+        or spec.get("preferredDuringSchedulingIgnoredDuringExecution")
+    )
 
 
 def forbidden_domains(pod: Pod, nodes: Sequence[NodeInfo]) -> dict[str, set[str]]:

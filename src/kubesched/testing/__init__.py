@@ -1,5 +1,22 @@
-"""Public helpers for plugin authors and our own tests: object builders (and a fake handle)."""
+"""Public helpers for plugin authors and our own tests: object builders and a fake handle."""
 
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+from kubesched.testing.handle import (
+    FakeHandle,
+    RecordedEvent,
+    build_test_framework,
+    run_filter_plugin,
+    run_score_plugin,
+)
 
-__all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod"]
+__all__ = [
+    "FakeHandle",
+    "NodeBuilder",
+    "PodBuilder",
+    "RecordedEvent",
+    "build_test_framework",
+    "make_node",
+    "make_pod",
+    "run_filter_plugin",
+    "run_score_plugin",
+]

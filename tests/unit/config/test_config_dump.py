@@ -112,9 +112,11 @@ json_scalars = (
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=10,
-)  # fmt: skip
+)
 plugin_refs = st.builds(PluginRef, name=names, weight=st.none() | st.integers(-(2**31), 2**31 - 1))
 plugin_sets = st.builds(
     PluginSet,
@@ -177,7 +179,9 @@ def profile_for(draw: st.DrawFn, name: str, queue_sort: PluginSet | None) -> Pro
     )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(config=configurations())
 def test_any_valid_config_round_trips(tmp_path, config):
     assert reload(dump_config(config), tmp_path, []) == config

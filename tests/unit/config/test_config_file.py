@@ -1,3 +1,5 @@
+# Tables of verbatim error messages read best one per line:
+# ruff: noqa: E501
 """The --config file: strict decoding, defaults, and one-line errors with field paths."""
 
 import pytest
@@ -38,8 +40,10 @@ def test_the_first_guides_enabled_field_is_read_as_leader_elect(load, write_conf
     result = load(["--config", path])
     assert result.config.leader_election.leader_elect is False
     assert result.notices == (
-        f"{path}: leaderElection.enabled: read as leaderElect (kube-scheduler's name for it); "
-        "rename it",
+        (
+            f"{path}: leaderElection.enabled: read as leaderElect (kube-scheduler's name for it); "
+            "rename it"
+        ),
     )
 
 
@@ -180,19 +184,19 @@ def test_plugin_args_keep_dates_as_strings(load, write_config):
         (
             "profiles: [{plugins: {filters: {}}}]",
             'plugins.filters: unknown field (did you mean "filter"?)',
-        ),  # noqa: E501
+        ),
         (
             "leaderElection: {leaseDuration: 15}",
             "leaderElection.leaseDuration: must be a Go duration such as 15s, 1m30s or 500ms (a string), got number 15",
-        ),  # noqa: E501
+        ),
         (
             "leaderElection: {leaseDuration: 15x}",
             "leaderElection.leaseDuration: unknown unit 'x' in duration '15x'; use a Go duration",
-        ),  # noqa: E501
+        ),
         (
             "leaderElection: {leaderElect: 'yes'}",
             "leaderElection.leaderElect: must be true or false, got string 'yes'",
-        ),  # noqa: E501
+        ),
         ("parallelism: '16'", "parallelism: must be a whole number, got string '16'"),
         ("parallelism: 1.5", "parallelism: must be a whole number, got number 1.5"),
         ("parallelism: true", "parallelism: must be a whole number, got boolean true"),
@@ -201,43 +205,43 @@ def test_plugin_args_keep_dates_as_strings(load, write_config):
         (
             "clientConnection: {qps: fast}",
             "clientConnection.qps: must be a number, got string 'fast'",
-        ),  # noqa: E501
+        ),
         ("clientConnection: {qps: .inf}", "clientConnection.qps: must be a finite number"),
         ("clientConnection: []", "clientConnection: must be a mapping, got a list"),
         ("profiles: {schedulerName: x}", "profiles: must be a list, got a mapping"),
         (
             "profiles: [{schedulerName: 123}]",
             "profiles[0].schedulerName: must be a string, got number 123 (quote it in YAML)",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{plugins: {score: {enabled: [{weight: 1}]}}}]",
             "profiles[0].plugins.score.enabled[0].name: required",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{plugins: {score: {enabled: [x]}}}]",
             "profiles[0].plugins.score.enabled[0]: must be a mapping, got string 'x'",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{pluginConfig: [{name: A}, {name: A}]}]",
             "profiles[0].pluginConfig[1].name: duplicate 'A' (also profiles[0].pluginConfig[0]); keep one entry per plugin",
-        ),  # noqa: E501
+        ),
         ("profiles: [{pluginConfig: [{args: {}}]}]", "profiles[0].pluginConfig[0].name: required"),
         (
             "profiles: [{pluginConfig: [{name: A, args: [1]}]}]",
             "profiles[0].pluginConfig[0].args: must be a mapping, got a list",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{pluginConfig: [{name: A, args: {1: x}}]}]",
             "args: keys must be strings, got 1",
-        ),  # noqa: E501
+        ),
         (
             "extenders: [{urlPrefix: 'http://x'}]",
             "extenders: scheduler extenders are not supported by kubesched",
-        ),  # noqa: E501
+        ),
         (
             "leaderElection: {leaderElect: true, enabled: false}",
             "leaderElection.enabled: contradicts leaderElect",
-        ),  # noqa: E501
+        ),
         ("1: x", "(top level): field names must be strings, got 1"),
     ],
 )
@@ -256,15 +260,15 @@ def test_decoding_errors(load_errors, write_config, body, message):
         (
             "kind: KubeSchedulerConfiguration",
             "apiVersion: missing; kubesched reads apiVersion: kubescheduler.config.k8s.io/v1",
-        ),  # noqa: E501
+        ),
         (
             "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration",
             "apiVersion: 'kubescheduler.config.k8s.io/v1beta3' is not supported; kubesched reads apiVersion: kubescheduler.config.k8s.io/v1",
-        ),  # noqa: E501
+        ),
         (
             "apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy",
             "kind: 'Policy' is not supported; kubesched reads kind: KubeSchedulerConfiguration",
-        ),  # noqa: E501
+        ),
         ("- a list", "(top level): must be a mapping, got a list"),
     ],
 )
@@ -286,7 +290,7 @@ def test_type_meta_errors(load_errors, write_file, text, message):
         (
             "a: !!python/object:os.system x",
             "invalid YAML: line 1, column 4: could not determine a constructor",
-        ),  # noqa: E501
+        ),
         ("a: *undefined", "found undefined alias"),
         ("a:\n\tb: 1", "line 2, column 1: found character '\\t' that cannot start any token"),
     ],
@@ -308,7 +312,7 @@ def test_unreadable_config_file(load_errors, tmp_path):
     errors = load_errors([f"--config={tmp_path / 'missing.yaml'}"])
     assert errors == (
         f"--config: cannot read {tmp_path / 'missing.yaml'}: No such file or directory",
-    )  # noqa: E501
+    )
     assert "Is a directory" in load_errors([f"--config={tmp_path}"])[0]
 
 

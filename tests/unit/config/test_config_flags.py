@@ -36,12 +36,18 @@ def test_first_guide_deployment_args(load):
     assert result.config.scheduler_names == ("my-custom-scheduler",)
     assert result.config.lease == "custom-scheduler-ns/my-custom-scheduler"
     assert result.notices == (
-        "flag --leader-election-resource-name is a spelling from a guide, not a kube-scheduler "
-        "flag; using it as --leader-elect-resource-name",
-        "flag --leader-election-resource-namespace is a spelling from a guide, not a "
-        "kube-scheduler flag; using it as --leader-elect-resource-namespace",
-        "flag --scheduler-name was removed from kube-scheduler in 1.22; kubesched uses it as the "
-        "scheduler name of the single profile (profiles[].schedulerName in --config)",
+        (
+            "flag --leader-election-resource-name is a spelling from a guide, not a kube-scheduler "
+            "flag; using it as --leader-elect-resource-name"
+        ),
+        (
+            "flag --leader-election-resource-namespace is a spelling from a guide, not a "
+            "kube-scheduler flag; using it as --leader-elect-resource-namespace"
+        ),
+        (
+            "flag --scheduler-name was removed from kube-scheduler in 1.22; kubesched uses it as "
+            "the scheduler name of the single profile (profiles[].schedulerName in --config)"
+        ),
     )
 
 
@@ -144,7 +150,7 @@ def test_defaults_without_flags(load):
     [
         (
             ["--leader-elect-resource-nmae=x"],
-            "unknown flag --leader-elect-resource-nmae (did you mean --leader-elect-resource-name?)",
+            "unknown flag --leader-elect-resource-nmae (did you mean --leader-elect-resource-name?)",  # noqa: E501
         ),
         (["--lock-object-nam", "x"], "did you mean --lock-object-name?"),
         (["--schduler-name=x"], "did you mean --scheduler-name?"),

@@ -3,6 +3,8 @@ completion of the Lease name and namespace."""
 
 import pytest
 
+from kubesched.config import ConfigError
+
 FILE = """
     clientConnection: {kubeconfig: /from/file, qps: 10, burst: 20}
     podInitialBackoffSeconds: 3
@@ -62,8 +64,10 @@ def test_component_config_flags_are_ignored_with_config(load, write_config, flag
     assert (config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds) == (3, 30)
     name = flag.split("=")[0]
     assert result.notices == (
-        f"flag {name} is ignored because --config is given (as kube-scheduler does); "
-        f"set {field} in {path} instead",
+        (
+            f"flag {name} is ignored because --config is given (as kube-scheduler does); "
+            f"set {field} in {path} instead"
+        ),
     )
 
 
@@ -87,38 +91,38 @@ def test_scheduler_name_renames_the_single_profile_of_a_file(load, write_config)
 def test_scheduler_name_with_several_profiles_is_an_error(load_errors, write_config):
     path = write_config("profiles: [{schedulerName: a}, {schedulerName: b}]")
     assert load_errors(["--config", path, "--scheduler-name=c"]) == (
-        f"--scheduler-name: {path} defines 2 profiles; name each one with "
-        "profiles[].schedulerName in the file and drop --scheduler-name",
+        (
+            f"--scheduler-name: {path} defines 2 profiles; name each one with "
+            "profiles[].schedulerName in the file and drop --scheduler-name"
+        ),
     )
 
 
 def test_notices_travel_with_the_error(load, write_config):
-    from kubesched.config import ConfigError
-
     with pytest.raises(ConfigError) as caught:
         load(["--config", write_config("parallelism: 0"), "--lock-object-name=x"])
     assert caught.value.notices[0].startswith("flag --lock-object-name is deprecated")
 
 
 @pytest.mark.parametrize(
-    ("argv", "environ", "namespace_file_text", "lease"),
+    ("argv", "where", "lease"),
     [
-        ([], {}, None, "kube-system/kubesched"),
-        (["--scheduler-name=my-scheduler"], {}, None, "kube-system/my-scheduler"),
-        ([], {"POD_NAMESPACE": "sched-ns"}, None, "sched-ns/kubesched"),
-        ([], {}, "sa-ns\n", "sa-ns/kubesched"),
-        ([], {"POD_NAMESPACE": "env-ns"}, "sa-ns", "env-ns/kubesched"),
-        ([], {"POD_NAMESPACE": "  "}, "  ", "kube-system/kubesched"),
+        ([], ({}, None), "kube-system/kubesched"),
+        (["--scheduler-name=my-scheduler"], ({}, None), "kube-system/my-scheduler"),
+        ([], ({"POD_NAMESPACE": "sched-ns"}, None), "sched-ns/kubesched"),
+        ([], ({}, "sa-ns\n"), "sa-ns/kubesched"),
+        ([], ({"POD_NAMESPACE": "env-ns"}, "sa-ns"), "env-ns/kubesched"),
+        ([], ({"POD_NAMESPACE": "  "}, "  "), "kube-system/kubesched"),
         (
             ["--lock-object-namespace=flag-ns"],
-            {"POD_NAMESPACE": "env-ns"},
-            None,
+            ({"POD_NAMESPACE": "env"}, None),
             "flag-ns/kubesched",
         ),
-        (["--lock-object-name=flag-lease"], {}, "sa-ns", "sa-ns/flag-lease"),
+        (["--lock-object-name=flag-lease"], ({}, "sa-ns"), "sa-ns/flag-lease"),
     ],
 )
-def test_lease_completion(load, tmp_path, argv, environ, namespace_file_text, lease):
+def test_lease_completion(load, tmp_path, argv, where, lease):
+    environ, namespace_file_text = where
     namespace_file = tmp_path / "namespace"
     if namespace_file_text is not None:
         namespace_file.write_text(namespace_file_text)

@@ -1,3 +1,5 @@
+# Tables of verbatim error messages read best one per line:
+# ruff: noqa: E501
 """Validation: every problem found at once, one line each with the field path and the fix."""
 
 import dataclasses
@@ -13,42 +15,48 @@ from kubesched.config.types import KubeSchedulerConfiguration, LeaderElection
     [
         (
             ["--leader-elect-resource-lock=endpoints"],
-            "leaderElection.resourceLock (--leader-elect-resource-lock): 'endpoints' is not "
-            "supported: kubesched only supports leases; use --leader-elect-resource-lock=leases",
+            (
+                "leaderElection.resourceLock (--leader-elect-resource-lock): 'endpoints' is not "
+                "supported: kubesched only supports leases; use --leader-elect-resource-lock=leases"
+            ),
         ),
         (
             ["--leader-elect-lease-duration=10s"],
-            "leaderElection.leaseDuration (--leader-elect-lease-duration): 10s must be greater "
-            "than renewDeadline 10s",
+            (
+                "leaderElection.leaseDuration (--leader-elect-lease-duration): 10s must be greater "
+                "than renewDeadline 10s"
+            ),
         ),
         (
             ["--leader-elect-retry-period=9s"],
-            "leaderElection.renewDeadline (--leader-elect-renew-deadline): 10s must be greater "
-            "than 1.2 x retryPeriod (10.8s); lower --leader-elect-retry-period",
+            (
+                "leaderElection.renewDeadline (--leader-elect-renew-deadline): 10s must be greater "
+                "than 1.2 x retryPeriod (10.8s); lower --leader-elect-retry-period"
+            ),
         ),
         (["--lock-object-name=My_Lease"], "'My_Lease' is not a valid Lease name"),
         (["--lock-object-namespace=a.b"], "'a.b' is not a valid namespace name"),
         (
             ["--scheduler-name=My-Scheduler"],
             "profiles[0].schedulerName: 'My-Scheduler' is not a DNS-1123 subdomain",
-        ),  # noqa: E501
+        ),
         (["--kube-api-qps=0"], "clientConnection.qps (--kube-api-qps): must be greater than zero"),
         (
             ["--kube-api-burst=-1"],
             "clientConnection.burst (--kube-api-burst): must be greater than zero",
-        ),  # noqa: E501
+        ),
         (
             ["--kube-api-content-type=text/plain"],
             "'text/plain' is not supported; use application/json",
-        ),  # noqa: E501
+        ),
         (
             ["--pod-initial-backoff-seconds=0"],
             "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero",
-        ),  # noqa: E501
+        ),
         (
             ["--pod-max-backoff-seconds=0"],
             "podMaxBackoffSeconds (--pod-max-backoff-seconds): 0 must be greater than or equal to podInitialBackoffSeconds (1)",
-        ),  # noqa: E501
+        ),
         (["--secure-port=70000"], "--secure-port: 70000 is not a port"),
         (["--bind-address=localhost"], "--bind-address: 'localhost' is not an IP address"),
         (["-v=-1"], "-v: must be zero or more"),
@@ -67,50 +75,50 @@ def test_flag_validation(load_errors, argv, message):
         (
             "percentageOfNodesToScore: 101",
             "percentageOfNodesToScore: 101 is not in the range 0-100",
-        ),  # noqa: E501
+        ),
         ("percentageOfNodesToScore: -1", "percentageOfNodesToScore: -1 is not in the range 0-100"),
         (
             "profiles: [{percentageOfNodesToScore: 200}]",
             "profiles[0].percentageOfNodesToScore: 200 is not in the range",
-        ),  # noqa: E501
+        ),
         (
             "podInitialBackoffSeconds: -1",
             "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero (default 1), got -1",
-        ),  # noqa: E501
+        ),
         (
             "podInitialBackoffSeconds: 20",
             "podMaxBackoffSeconds (--pod-max-backoff-seconds): 10 must be greater than or equal to podInitialBackoffSeconds (20)",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{schedulerName: a}, {}]",
             "profiles[1].schedulerName: required; pods pick a profile by spec.schedulerName",
-        ),  # noqa: E501
+        ),
         ("profiles: [{schedulerName: ''}]", "profiles[0].schedulerName: required"),
         (
             "profiles: [{schedulerName: a}, {schedulerName: a}]",
             "profiles[1].schedulerName: duplicate 'a' (also profiles[0]); scheduler names must be unique",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{schedulerName: a_b}]",
             "profiles[0].schedulerName: 'a_b' is not a DNS-1123 subdomain",
-        ),  # noqa: E501
+        ),
         (
             "leaderElection: {leaseDuration: -1s}",
             "leaderElection.leaseDuration (--leader-elect-lease-duration): must be greater than zero, got -1s",
-        ),  # noqa: E501
+        ),
         ("leaderElection: {resourceLock: endpointsleases}", "kubesched only supports leases"),
         (
             "profiles: [{plugins: {filter: {enabled: [{name: EBSLimits}]}}}]",
             "profiles[0].plugins.filter.enabled[0]: 'EBSLimits' was removed in kubescheduler.config.k8s.io/v1; delete it",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{pluginConfig: [{name: GCEPDLimits}]}]",
             "profiles[0].pluginConfig: 'GCEPDLimits' was removed",
-        ),  # noqa: E501
+        ),
         (
             "profiles: [{plugins: {queueSort: {enabled: [{name: A}, {name: B}]}}}]",
             "profiles[0].plugins.queueSort.enabled: only one queue sort plugin can be enabled, got 2",
-        ),  # noqa: E501
+        ),
         (
             """profiles:
               - schedulerName: a

@@ -171,19 +171,26 @@ class FakeKubeApi:
         if self.failures:
             raise self.failures.pop(0)
 
+    async def _leave(self, result: Any) -> Any:
+        """The answer travels back: it is lost (hangs) if the link drops meanwhile."""
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        await self._reachable.wait()
+        return result
+
     async def get(self, path: str, *, params: Any = None, timeout: float | None = None) -> Any:
         await self._enter("get", path, timeout)
-        return self.store.get(*lease_obj(path))
+        return await self._leave(self.store.get(*lease_obj(path)))
 
     async def post(self, path: str, body: Any, *, timeout: float | None = None) -> Any:
         await self._enter("post", path, timeout)
-        return self.store.create(body)
+        return await self._leave(self.store.create(body))
 
     async def put(self, path: str, body: Any, *, timeout: float | None = None) -> Any:
         await self._enter("put", path, timeout)
         if self.put_failures:
             raise self.put_failures.pop(0)
-        return self.store.update(*lease_obj(path), body)
+        return await self._leave(self.store.update(*lease_obj(path), body))
 
     async def patch(self, path: str, body: Any, **_: Any) -> Any:
         raise NotImplementedError
@@ -294,3 +301,9 @@ def h() -> Harness:
 @pytest.fixture
 def fake_metrics() -> FakeMetrics:
     return FakeMetrics()
+
+
+@pytest.fixture
+def harness_factory() -> type[Harness]:
+    """For property tests that need a fresh harness per example."""
+    return Harness

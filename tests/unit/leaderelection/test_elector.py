@@ -27,7 +27,9 @@ def test_a_single_replica_leads_and_stops_cleanly(h, fake_metrics):
         await asyncio.Event().wait()
 
     async def main():
-        task = asyncio.create_task(a.run(on_started_leading=lead, on_stopped_leading=stopped.append))
+        task = asyncio.create_task(
+            a.run(on_started_leading=lead, on_stopped_leading=stopped.append)
+        )
         await started.wait()
         assert a.is_leader()
         assert not a.fenced()
@@ -366,7 +368,9 @@ def test_a_standby_says_who_holds_the_lease_at_a_sensible_rate(h, caplog):
     assert 'schedulers="my-scheduler"' in line
     assert "attempting to acquire" not in caplog.text
     assert '"starting leader election" lease="ns/lease" identity="b"' in caplog.text
-    assert '"successfully acquired lease" lease="ns/lease" identity="b" transitions=1' in caplog.text
+    assert (
+        '"successfully acquired lease" lease="ns/lease" identity="b" transitions=1' in caplog.text
+    )
 
 
 def test_a_lost_lease_is_logged_as_an_error_with_the_reason(h, caplog):
@@ -382,9 +386,13 @@ def test_a_lost_lease_is_logged_as_an_error_with_the_reason(h, caplog):
     h.run(main())
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1
-    assert errors[0].getMessage().startswith(
-        '"lost leader lease; stopping so a restart rebuilds state" lease="ns/lease" '
-        'identity="a" reason="renew deadline exceeded"'
+    assert (
+        errors[0]
+        .getMessage()
+        .startswith(
+            '"lost leader lease; stopping so a restart rebuilds state" lease="ns/lease" '
+            'identity="a" reason="renew deadline exceeded"'
+        )
     )
 
 

@@ -1,0 +1,34 @@
+"""Which cluster events each plugin registered (upstream `fillEnqueueExtensions`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kubesched.framework import interfaces as api
+from kubesched.framework.errors import raised
+from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
+
+if TYPE_CHECKING:
+    from kubesched.framework.runtime import PluginLists
+
+_REQUEUE_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
+
+
+def collect_enqueue_events(plugins: PluginLists) -> dict[str, tuple[ClusterEvent, ...]]:
+    """Upstream `fillEnqueueExtensions`: only plugins that can reject a pod register events."""
+    events: dict[str, tuple[ClusterEvent, ...]] = {}
+    for point in _REQUEUE_POINTS:
+        for pl in getattr(plugins, point):
+            if pl.name not in events:
+                events[pl.name] = _plugin_events(pl.name, pl)
+    return events
+
+
+def _plugin_events(name: str, plugin: Any) -> tuple[ClusterEvent, ...]:
+    if not isinstance(plugin, api.EnqueueExtensions):
+        return (WILDCARD_EVENT,)
+    try:
+        return tuple(plugin.events_to_register())
+    except Exception as exc:
+        raised(name, "EventsToRegister", exc)
+        return (WILDCARD_EVENT,)

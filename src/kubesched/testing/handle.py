@@ -1,0 +1,176 @@
+"""A fake Handle and helpers to unit-test plugins without a cluster.
+
+    handle = FakeHandle(nodes=[make_node().name("n1").model()], pods=[...])
+    plugin = MyPlugin(args={}, handle=handle)
+    statuses = run_filter_plugin(plugin, pod, handle.list_node_infos())
+    scores = run_score_plugin(plugin, pod, handle.list_node_infos())
+
+Unlike the framework's runners, these helpers let plugin exceptions propagate, so a test
+shows the traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.framework import (
+    SUCCESS,
+    Code,
+    CycleState,
+    Framework,
+    NodeInfo,
+    Registry,
+    Status,
+    WaitingPods,
+    build_framework,
+)
+from kubesched.framework import interfaces as api
+from kubesched.framework.defaults import PluginRef, PluginSet
+from kubesched.model import Node, Pod
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    pod: str
+    event_type: str
+    reason: str
+    action: str
+    note: str
+
+
+@dataclass(slots=True)
+class FakeHandle:
+    """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
+    `bind` raise it."""
+
+    nodes: Iterable[Node | NodeInfo] = ()
+    pods: Iterable[Pod] = ()
+    binds: list[tuple[str, str]] = field(default_factory=list)
+    """(pod `namespace/name`, node name) per successful bind."""
+    events: list[RecordedEvent] = field(default_factory=list)
+    bind_error: Exception | None = None
+    _infos: dict[str, NodeInfo] = field(default_factory=dict)
+    _waiting: WaitingPods = field(default_factory=WaitingPods)
+
+    def __post_init__(self) -> None:
+        for node in self.nodes:
+            self.add_node(node)
+        for pod in self.pods:
+            self.add_pod(pod)
+
+    def add_node(self, node: Node | NodeInfo) -> NodeInfo:
+        info = node if isinstance(node, NodeInfo) else NodeInfo(node=node)
+        self._infos[info.name] = info
+        return info
+
+    def add_pod(self, pod: Pod) -> None:
+        """Count a pod on the node named by its `spec.nodeName`."""
+        if not pod.node_name or pod.node_name not in self._infos:
+            raise ValueError(f"pod {pod.key} must name one of the nodes, got {pod.node_name!r}")
+        self._infos[pod.node_name].add_pod(pod)
+
+    def list_node_infos(self) -> Sequence[NodeInfo]:
+        return list(self._infos.values())
+
+    def get_node_info(self, name: str) -> NodeInfo | None:
+        return self._infos.get(name)
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        if self.bind_error is not None:
+            raise self.bind_error
+        self.binds.append((pod.key, node_name))
+
+    def record_event(
+        self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
+    ) -> None:
+        self.events.append(RecordedEvent(pod.key, event_type, reason, action, note))
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        return self._waiting
+
+
+def run_filter_plugin(
+    plugin: Any, pod: Pod, nodes: Sequence[NodeInfo], *, state: CycleState | None = None
+) -> dict[str, Status]:
+    """PreFilter (if any) then Filter on each node -> node name: Status (SUCCESS if it fits).
+
+    A PreFilter rejection is returned for every node; Skip means every node fits; a
+    PreFilterResult rejects the nodes outside it (UnschedulableAndUnresolvable).
+    """
+    state = state or CycleState()
+    allowed: Any = None
+    if isinstance(plugin, api.PreFilterPlugin):
+        out = plugin.pre_filter(state, pod, nodes)
+        if isinstance(out, Status) and out.code is Code.SKIP:
+            return dict.fromkeys((n.name for n in nodes), SUCCESS)
+        if isinstance(out, Status) and out.code is not Code.SUCCESS:
+            return dict.fromkeys((n.name for n in nodes), out)
+        allowed = None if isinstance(out, Status) else out
+    result = {}
+    for node in nodes:
+        if allowed is not None and node.name not in allowed:
+            result[node.name] = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "not in PreFilterResult"
+            )
+            continue
+        status = plugin.filter(state, pod, node) if isinstance(plugin, api.FilterPlugin) else None
+        result[node.name] = SUCCESS if status is None else status
+    return result
+
+
+def run_score_plugin(
+    plugin: Any, pod: Pod, nodes: Sequence[NodeInfo], *, state: CycleState | None = None
+) -> dict[str, int]:
+    """PreScore (if any), Score and NormalizeScore -> node name: final (unweighted) score.
+
+    Returns {} when PreScore says Skip; raises AssertionError on other PreScore failures.
+    """
+    state = state or CycleState()
+    if isinstance(plugin, api.PreScorePlugin):
+        status = plugin.pre_score(state, pod, nodes)
+        if status is not None and status.code is Code.SKIP:
+            return {}
+        assert status is None or status.is_success(), f"pre_score failed: {status!r}"
+    scores = [plugin.score(state, pod, node) for node in nodes]
+    if isinstance(plugin, api.ScoreExtensions):
+        status = plugin.normalize_score(state, pod, scores)
+        assert status is None or status.is_success(), f"normalize_score failed: {status!r}"
+    return {node.name: score for node, score in zip(nodes, scores, strict=True)}
+
+
+def build_test_framework(
+    *,
+    handle: FakeHandle,
+    plugins: Iterable[type] = (),
+    enabled: dict[str, Sequence[str | tuple[str, int]]] | None = None,
+    plugin_config: dict[str, dict[str, Any]] | None = None,
+    with_defaults: bool = True,
+) -> Framework:
+    """A Framework over the in-tree plugins (unless `with_defaults=False`) plus `plugins`
+    (classes with a `name`), enabled per extension point, e.g. `{"score": [("Mine", 2)]}`."""
+    from kubesched.plugins import in_tree_registry  # noqa: PLC0415 - testing helper only
+
+    registry = in_tree_registry() if with_defaults else Registry()
+    for plugin_class in plugins:
+        registry.register_class(plugin_class, source="test")
+    sets = {
+        point: PluginSet(enabled=tuple(_ref(item) for item in items))
+        for point, items in (enabled or {}).items()
+    }
+    profile = _TestProfile(plugins=sets, plugin_config=plugin_config or {})
+    return build_framework(profile=profile, registry=registry, handle=handle)
+
+
+def _ref(item: str | tuple[str, int]) -> PluginRef:
+    return PluginRef(item) if isinstance(item, str) else PluginRef(item[0], item[1])
+
+
+@dataclass(frozen=True, slots=True)
+class _TestProfile:
+    plugins: dict[str, PluginSet]
+    plugin_config: dict[str, dict[str, Any]]
+    scheduler_name: str = "test-scheduler"
+    percentage_of_nodes_to_score: int | None = None
