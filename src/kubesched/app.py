@@ -265,7 +265,9 @@ class App:
             watcher.cancel()
             self.metrics.leader.labels(lease.resource_name).set(0)
         await self._drain_bindings()
-        log.info('"leader election ended" reason="%s" message="%s"', result.reason, result.message)
+        log.info(
+            '"leader election ended" reason="%s" message="%s"', result.reason.value, result.message
+        )
         return int(result.exit_code)
 
     def _leading(self, scheduler: Scheduler) -> Any:

@@ -36,7 +36,10 @@ def main(argv: list[str]) -> int:
     try:
         result = load_config(argv)
     except ConfigError as exc:
-        print(f"kubesched: {exc}", file=sys.stderr)
+        for notice in exc.notices:
+            print(notice, file=sys.stderr)
+        for error in exc.errors:
+            print(f"kubesched: {error}", file=sys.stderr)
         return 1
     for notice in result.notices:
         print(notice, file=sys.stderr)

@@ -12,11 +12,13 @@ The rule (kube-scheduler's `Options.ApplyTo` in cmd/kube-scheduler/app/options/o
   kubesched says so in a notice for each one given.
 * `--master` and the serving and logging flags are not in the file: they always apply.
 
-kubesched's additions follow the same rule: `--pod-initial-backoff-seconds` and
-`--pod-max-backoff-seconds` are component-config flags (ignored with `--config`); the aliases
-(`--leader-election-*`, `--lock-object-*`) are leader-election flags (they override the
-file); `--scheduler-name` renames the single profile, with or without `--config` (a file
-with several profiles plus `--scheduler-name` is an error); `--plugin-module` always applies.
+kubesched's additions: `--pod-initial-backoff-seconds` and `--pod-max-backoff-seconds` are
+component-config flags (ignored with `--config`). The aliases (`--leader-election-*`,
+`--lock-object-*`) are exactly their canonical leader-election flags, so they override the
+file; note that kube-scheduler <= 1.27 applied `--lock-object-*` in `ApplyDeprecated`
+(ignored with `--config`). `--scheduler-name` (removed in 1.22, once a deprecated flag too)
+renames the single profile with or without `--config`; a file with several profiles plus
+`--scheduler-name` is an error. `--plugin-module` always applies.
 
 Completing: an empty Lease name becomes the first profile's scheduler name; an empty Lease
 namespace becomes `$POD_NAMESPACE`, else the service account's namespace file (in a pod),

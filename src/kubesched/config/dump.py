@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import yaml
 
 from kubesched.config.durations import format_duration
+from kubesched.config.errors import ConfigError
 from kubesched.config.fromfile import API_VERSION, KIND
 from kubesched.config.types import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 
@@ -29,12 +30,17 @@ def dump_config(config: KubeSchedulerConfiguration) -> str:
 def write_config(
     config: KubeSchedulerConfiguration, *, path: str, stdout: TextIO = sys.stdout
 ) -> None:
-    """Write `config` to `path`, or to `stdout` when `path` is `-`."""
+    """Write `config` to `path`, or to `stdout` when `path` is `-`; a file that cannot be
+    written is a one-line ConfigError."""
     text = dump_config(config)
     if path == "-":
         stdout.write(text)
-    else:
+        return
+    try:
         Path(path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ConfigError([f"--write-config-to: cannot write {path}: {reason}"]) from error
 
 
 def to_document(config: KubeSchedulerConfiguration) -> dict[str, Any]:

@@ -54,14 +54,17 @@ class Options:
 
     @property
     def config_file(self) -> str:
+        """`--config`, or an empty string."""
         return str(self.values.get("config", ""))
 
     @property
     def write_config_to(self) -> str:
+        """`--write-config-to` (a path or `-`), or an empty string."""
         return str(self.values.get("write-config-to", ""))
 
     @property
     def show_help(self) -> bool:
+        """True for `-h`/`--help`."""
         return bool(self.values.get("help", False))
 
 

@@ -92,6 +92,9 @@ class ClientConnection:
 
 @dataclass(frozen=True, slots=True)
 class KubeSchedulerConfiguration:
+    """The completed configuration: the file's fields (with upstream's v1 defaults, the Lease
+    name and namespace filled in) plus the command-line-only settings below."""
+
     profiles: tuple[Profile, ...] = (Profile(),)
     leader_election: LeaderElection = field(default_factory=LeaderElection)
     client_connection: ClientConnection = field(default_factory=ClientConnection)
@@ -113,6 +116,7 @@ class KubeSchedulerConfiguration:
 
     @property
     def scheduler_names(self) -> tuple[str, ...]:
+        """The profiles' scheduler names: the spec.schedulerName values kubesched serves."""
         return tuple(profile.scheduler_name for profile in self.profiles)
 
     @property

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubesched.config import dump_config, load_config, write_config
+from kubesched.config import ConfigError, dump_config, load_config, write_config
 from kubesched.config.types import (
     EXTENSION_POINTS,
     ClientConnection,
@@ -98,6 +98,17 @@ def test_write_config_to_stdout_and_file(load, tmp_path):
     assert out.getvalue() == dump_config(config)
     write_config(config, path=str(tmp_path / "c.yaml"))
     assert (tmp_path / "c.yaml").read_text() == dump_config(config)
+
+
+def test_write_config_to_an_unwritable_path(load, tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        write_config(load([]).config, path=str(tmp_path / "missing-dir" / "c.yaml"))
+    assert caught.value.errors == (
+        (
+            f"--write-config-to: cannot write {tmp_path / 'missing-dir' / 'c.yaml'}: "
+            "No such file or directory"
+        ),
+    )
 
 
 # -- property: any valid completed config survives the round trip -------------------------
