@@ -21,6 +21,8 @@ from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, crea
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
 
+pytest_plugins = ["harness.fixtures"]
+
 _state: dict[str, object] = {}
 
 
