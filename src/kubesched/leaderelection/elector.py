@@ -105,7 +105,7 @@ class LeaderElector:
         last = self._candidate.last_renew_start
         if not self.is_leader() or last is None:
             return True
-        return self._clock.monotonic() - last > self.config.lease_duration + 2
+        return self._clock.monotonic() - last > self.config.renew_deadline
 
     def check(self, *, tolerance: float = HEALTH_TOLERANCE) -> str | None:
         """A health problem, or None: a leader silent for leaseDuration + `tolerance`."""

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import WALL_BASE
 
 from kubesched.kube.errors import Forbidden
 from kubesched.leaderelection import (
@@ -15,6 +14,7 @@ from kubesched.leaderelection import (
     check_lease_collision,
 )
 
+WALL_BASE = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 SYMPTOM = '"attempting to acquire leader lease kube-system/kube-scheduler..."'
 NOW = WALL_BASE + timedelta(seconds=3)  # the leases below were renewed at WALL_BASE
 
