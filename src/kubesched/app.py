@@ -206,6 +206,7 @@ class App:
                 settings=le,
                 scheduler_names=config.scheduler_names,
                 event_sink=self._lease_event_sink(recorder),
+                metrics=self.metrics.election(le.resource_name),
                 before_release=self._drain_bindings,
             )
         scheduler = Scheduler(
@@ -257,25 +258,15 @@ class App:
         self, elector: LeaderElector, scheduler: Scheduler, stop: asyncio.Event
     ) -> int:
         watcher = asyncio.create_task(self._stop_on(stop, elector))
-        lease = self.config.leader_election
-        self.metrics.leader.labels(lease.resource_name).set(0)
         try:
-            result = await elector.run(on_started_leading=self._leading(scheduler))
+            result = await elector.run(on_started_leading=scheduler.run)
         finally:
             watcher.cancel()
-            self.metrics.leader.labels(lease.resource_name).set(0)
         await self._drain_bindings()
         log.info(
             '"leader election ended" reason="%s" message="%s"', result.reason.value, result.message
         )
         return int(result.exit_code)
-
-    def _leading(self, scheduler: Scheduler) -> Any:
-        async def lead() -> None:
-            self.metrics.leader.labels(self.config.leader_election.resource_name).set(1)
-            await scheduler.run()
-
-        return lead
 
     @staticmethod
     async def _stop_on(stop: asyncio.Event, elector: LeaderElector) -> None:

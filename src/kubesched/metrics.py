@@ -88,3 +88,29 @@ class SchedulerMetrics:
             ["name"],
             registry=r,
         )
+        self.leader_slowpath = Counter(
+            "leader_election_slowpath",
+            "Total number of slow path exercised in renewing leader leases. 'name' is the "
+            "string used to identify the lease.",
+            ["name"],
+            registry=r,
+        )
+
+    def election(self, lease_name: str) -> ElectionMetricsAdapter:
+        """The hooks the leader elector reports through, for one Lease."""
+        return ElectionMetricsAdapter(self, lease_name)
+
+
+class ElectionMetricsAdapter:
+    """`leader_election_master_status` and `leader_election_slowpath_total` for one Lease."""
+
+    def __init__(self, metrics: SchedulerMetrics, lease_name: str) -> None:
+        self._metrics = metrics
+        self._name = lease_name
+        metrics.leader.labels(lease_name).set(0)
+
+    def set_leading(self, leading: bool) -> None:
+        self._metrics.leader.labels(self._name).set(1 if leading else 0)
+
+    def slowpath_exercised(self) -> None:
+        self._metrics.leader_slowpath.labels(self._name).inc()
