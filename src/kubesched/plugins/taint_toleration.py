@@ -1,12 +1,13 @@
 """TaintToleration: Filter out nodes with a NoSchedule/NoExecute taint the pod does not
 tolerate; Score nodes by their untolerated PreferNoSchedule taints (fewer is better).
 
-Filter message as upstream: `node(s) had untolerated taint {key: value}` (the first such
-taint in the node's order). Score: the count, normalized in reverse to 0..100.
+Filter message as upstream (v1.37): `node(s) had untolerated taint(s)` (the taint itself
+is logged at debug level). Score: the count, normalized in reverse to 0..100.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
@@ -29,6 +30,10 @@ from kubesched.plugins._tolerations import first_untolerated, tolerated
 NAME = "TaintToleration"
 _DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
 _PREFER_NO_SCHEDULE = "PreferNoSchedule"
+_UNTOLERATED: Final = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"
+)
+log = logging.getLogger(__name__)
 _PRE_SCORE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
 
 
@@ -46,10 +51,14 @@ class TaintToleration:
         taint = first_untolerated(taints, pod.tolerations, _DO_NOT_SCHEDULE)
         if taint is None:
             return None
-        return Status(
-            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-            f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",
+        # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4).
+        log.debug(
+            '"node had untolerated taint" node="%s" pod="%s" taint="%s"',
+            node_info.name,
+            pod.key,
+            taint,
         )
+        return _UNTOLERATED
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         # Tolerations with no effect tolerate every effect, PreferNoSchedule included.

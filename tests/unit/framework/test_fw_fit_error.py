@@ -4,7 +4,7 @@ from kubesched.framework import Code, Diagnosis, FitError, Status
 from kubesched.testing import make_pod
 
 POD = make_pod().name("p").model()
-TAINT = "node(s) had untolerated taint {k: v}"
+TAINT = "node(s) had untolerated taint(s)"
 
 
 def fit_error(num_nodes: int, statuses: dict[str, Status], **diag: str) -> str:
@@ -25,7 +25,7 @@ def test_reasons_are_counted_over_nodes_and_sorted_as_strings() -> None:
     )
     assert (
         message
-        == "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {k: v}."
+        == "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s)."
     )
 
 
