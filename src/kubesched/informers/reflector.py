@@ -119,12 +119,12 @@ class Reflector(Generic[T]):
         self.relists += 1
         self.synced.set()
 
-    def _safe_decode(self, raw: dict[str, Any]) -> T | None:
+    def _safe_decode(self, raw: Any) -> T | None:
         """Decode one object; a malformed object is logged and skipped, never fatal."""
         try:
-            return self._decode(raw)
+            return self._decode(_as_object(raw))
         except Exception as exc:
-            meta = raw.get("metadata") or {}
+            meta = _metadata(raw)
             log.warning(
                 '"skipping malformed object" path="%s" object="%s/%s" err="%s"',
                 self._path,
@@ -164,8 +164,10 @@ class Reflector(Generic[T]):
         kind = event.get("type")
         raw = event.get("object") or {}
         if kind == "ERROR":
-            raise ApiError.from_status(int(raw.get("code") or 500), raw, path=self._path)
-        self.resource_version = str((raw.get("metadata") or {}).get("resourceVersion", ""))
+            raise ApiError.from_status(_error_code(raw), raw, path=self._path)
+        version = _metadata(raw).get("resourceVersion")
+        if version:
+            self.resource_version = str(version)
         if kind == "BOOKMARK":
             return
         obj = self._safe_decode(raw)
@@ -182,3 +184,23 @@ class Reflector(Generic[T]):
             self._handler.on_add(obj)
         else:
             self._handler.on_update(old, obj)
+
+
+def _as_object(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise TypeError(f"expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _metadata(raw: Any) -> dict[str, Any]:
+    """`raw.metadata` if both are JSON objects, else {} (malformed input never raises)."""
+    meta = raw.get("metadata") if isinstance(raw, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _error_code(raw: Any) -> int:
+    """The HTTP code of a watch ERROR event's Status (500 when missing or malformed)."""
+    try:
+        return int(raw.get("code") or 500)
+    except (AttributeError, TypeError, ValueError):
+        return 500

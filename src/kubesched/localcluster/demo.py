@@ -1,4 +1,4 @@
-"""`make demo`: a real control plane with kube-scheduler, and a pod it must leave alone.
+"""`make demo`: a real control plane with kube-scheduler, and kubesched beside it.
 
 The demo is a list of small steps run in order against one `LocalCluster`, so that more
 (e.g. starting kubesched beside kube-scheduler) can be inserted without touching the rest.
@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.localcluster import demo_kubesched
 from kubesched.localcluster.cluster import LocalCluster
 from kubesched.localcluster.errors import LocalClusterError
 from kubesched.localcluster.gobuild import Progress, default_progress
@@ -91,11 +92,11 @@ def check_custom_pod_pending(demo: Demo) -> None:
 def show_pods(demo: Demo) -> None:
     """Show where the pods are."""
     demo.show("get", "pods", "-n", NAMESPACE, "-o", "wide")
-    demo.out("(both stay Pending: no kubelet runs containers; NODE is the scheduler's choice)")
+    demo.out("(STATUS stays Pending: no kubelet runs containers; NODE is the scheduler's choice)")
 
 
 def show_events(demo: Demo) -> None:
-    """Show the events: a Scheduled event by default-scheduler, none for the other pod."""
+    """Show the events: each Scheduled event names the scheduler that placed the pod."""
     columns = "REASON:.reason,OBJECT:.involvedObject.name,FROM:.reportingComponent,MESSAGE:.message"
     demo.show("get", "events", "-n", NAMESPACE, "-o", f"custom-columns={columns}")
 
@@ -106,8 +107,12 @@ STEPS: tuple[Step, ...] = (
     create_pods,
     wait_for_default_pod,
     check_custom_pod_pending,
+    demo_kubesched.refuse_default_lease,
+    demo_kubesched.start_kubesched,
+    demo_kubesched.wait_for_custom_pod,
     show_pods,
     show_events,
+    demo_kubesched.show_leases,
 )
 
 
