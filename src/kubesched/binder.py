@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kubesched.cache import SchedulerCache
-from kubesched.framework import CycleState, Status
+from kubesched.framework import CycleState, Diagnosis, FitError, Status
 from kubesched.framework.runtime import Framework
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import Conflict, NotFound
@@ -44,6 +44,18 @@ async def post_binding(api: KubeApi, pod: Pod, node_name: str) -> None:
     """POST `pods/binding`; raises ApiError (NotFound, Conflict, ...) on failure."""
     path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding"
     await api.post(path, binding_body(pod, node_name), timeout=BIND_TIMEOUT_SECONDS)
+
+
+def rejected_on_node(qpi: QueuedPodInfo, node_name: str, status: Status) -> Status:
+    """A Reserve/Permit rejection as upstream reports it: a FitError over the one chosen node
+    (`0/1 nodes are available: 1 <reason>.`), the rejecting plugin kept for requeueing."""
+    diagnosis = Diagnosis()
+    diagnosis.node_to_status.set(node_name, status)
+    diagnosis.add_plugin_status(status)
+    qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+    qpi.pending_plugins = set(diagnosis.pending_plugins)
+    error = FitError(pod=qpi.pod, num_all_nodes=1, diagnosis=diagnosis)
+    return Status(status.code, str(error), plugin=status.plugin, error=error)
 
 
 @dataclass(slots=True)
@@ -121,6 +133,8 @@ class Binder:
     async def _bind(self, task: BindingTask) -> Status:
         fw, state, pod, node = task.framework, task.state, task.assumed, task.node_name
         status = await fw.wait_on_permit(pod)
+        if status.is_rejected():
+            return rejected_on_node(task.qpi, node, status)
         if not status.is_success():
             return status
         if self._fenced():

@@ -122,7 +122,10 @@ class EventRecorder:
         try:
             while True:
                 record = await self._queue.get()
-                await self._write(record)
+                try:
+                    await self._write(record)
+                except Exception:  # one bad event must not stop the writer
+                    log.exception('"could not write event" reason="%s"', record.reason)
         finally:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):

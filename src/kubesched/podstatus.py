@@ -35,14 +35,16 @@ async def patch_pod_scheduled(
     nominate = nominated_node_name is not None and nominated_node_name != pod.nominated_node_name
     if not condition_changed(pod, status=status, reason=reason, message=message) and not nominate:
         return False
-    condition = {
+    condition: dict[str, object] = {
         "type": "PodScheduled",
         "status": status,
         "reason": reason,
         "message": message,
         "lastProbeTime": None,
-        "lastTransitionTime": _now(),
     }
+    if pod.scheduled_condition is None or pod.scheduled_condition[0] != status:
+        # Like upstream `UpdatePodCondition`: the transition time moves only with the status.
+        condition["lastTransitionTime"] = _now()
     body: dict[str, object] = {
         "metadata": {"uid": pod.uid},
         "status": {"conditions": [condition]},

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from kubesched.binder import Binder, BindingTask
+from kubesched.binder import Binder, BindingTask, rejected_on_node
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import (
     CycleState,
@@ -97,6 +97,9 @@ class Scheduler:
             self._queue.done(pod.uid)
             return None
         started = time.monotonic()
+        # A new attempt: forget which plugins rejected the pod last time (upstream's Pop).
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
         self._cache.update_snapshot(self._snapshot)
         state = CycleState()
         try:
@@ -140,6 +143,8 @@ class Scheduler:
                 return BindingTask(fw, state, qpi, assumed, host, cycle, started)
         fw.run_unreserve(state, assumed, host)
         self._cache.forget_pod(assumed)
+        if status.is_rejected():
+            status = rejected_on_node(qpi, host, status)
         self._handle_failure(fw, qpi, status, cycle, started)
         return None
 

@@ -78,9 +78,13 @@ class Reflector(Generic[T]):
         self.relists = 0
 
     async def run(self) -> None:
-        """List and watch until cancelled; never returns on errors, it backs off and retries."""
+        """List and watch until cancelled; never returns on errors, it backs off and retries.
+
+        A reflector that already has a `resource_version` (it ran before and was cancelled)
+        resumes watching from it, keeping its store; if that version has been compacted
+        away meanwhile, the 410 makes it relist and report what it missed as a diff."""
         backoff = self._settings.initial_backoff
-        need_list = True
+        need_list = not self.resource_version
         while True:
             try:
                 if need_list:
@@ -90,6 +94,9 @@ class Reflector(Generic[T]):
                 backoff = self._settings.initial_backoff
             except Gone:
                 log.info('"watch expired, relisting" path="%s"', self._path)
+                if need_list:  # the list itself was refused: do not hammer the server
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, self._settings.max_backoff)
                 need_list = True
             except ApiError as exc:
                 log.warning('"list/watch failed" path="%s" err="%s"', self._path, exc)

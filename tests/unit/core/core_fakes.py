@@ -33,8 +33,11 @@ class Call:
     timeout: float | None = None
 
 
+HANG: dict[str, Any] = {"type": "__hang__"}
+"""A watch step that blocks until the watch is cancelled (an idle, healthy watch)."""
+
 Step = dict[str, Any] | BaseException
-"""One scripted watch step: an event to yield, or an exception to raise."""
+"""One scripted watch step: an event to yield, an exception to raise, or HANG."""
 
 
 @dataclass
@@ -55,6 +58,7 @@ class FakeApi:
     lists: list[list[dict[str, Any]] | BaseException] = field(default_factory=list)
     watches: list[list[Step]] = field(default_factory=list)
     watch_calls: list[dict[str, str]] = field(default_factory=list)
+    watch_inactivity: list[float] = field(default_factory=list)
     on_post: Callable[[str, dict[str, Any]], None] | None = None
     _list_index: int = 0
     _pages: list[dict[str, Any]] = field(default_factory=list)
@@ -132,6 +136,7 @@ class FakeApi:
         self, path: str, *, params: dict[str, str], inactivity_timeout: float
     ) -> AsyncIterator[dict[str, Any]]:
         self.watch_calls.append(dict(params))
+        self.watch_inactivity.append(inactivity_timeout)
         index = len(self.watch_calls) - 1
         if index >= len(self.watches):
             await asyncio.Event().wait()  # idle until cancelled
@@ -140,13 +145,15 @@ class FakeApi:
             await asyncio.sleep(0)
             if isinstance(step, BaseException):
                 raise step
+            if step is HANG:
+                await asyncio.Event().wait()
             yield step
 
 
 async def wait_for(condition: Callable[[], object], *, timeout: float = 1.0) -> None:
     """Yield to the loop until `condition()` is true (fails the test after `timeout`)."""
     async with asyncio.timeout(timeout):
-        while not condition():
+        while not condition():  # noqa: ASYNC110 - polls state the code under test owns
             await asyncio.sleep(0.001)
 
 

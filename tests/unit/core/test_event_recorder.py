@@ -247,12 +247,12 @@ async def test_run_writes_in_background_and_flushes_series(
     task = asyncio.create_task(rec.run())
     try:
         failed(rec)
-        await wait_for(lambda: api.posts())
+        await wait_for(api.posts)
         failed(rec)  # count 2, queued as dirty: the periodic flush patches it
-        await wait_for(lambda: rec._queue.empty())
+        await wait_for(rec._queue.empty)
         assert not api.patches()
         clock.step(1)
-        await wait_for(lambda: api.patches())
+        await wait_for(api.patches)
         assert api.patches()[0].body["series"]["count"] == 2
     finally:
         task.cancel()

@@ -129,3 +129,14 @@ async def test_failed_patch_raises_and_leaves_the_pod_unchanged() -> None:
     assert await patch_pod_scheduled(
         api, pod, status="False", reason=UNSCHEDULABLE, message=MESSAGE
     )
+
+
+async def test_transition_time_moves_only_when_the_status_changes() -> None:
+    api = FakeApi()
+    pod = pod_with_condition("False", UNSCHEDULABLE, MESSAGE)
+    await patch_pod_scheduled(api, pod, status="False", reason=SCHEDULER_ERROR, message="boom")
+    await patch_pod_scheduled(api, pod, status="True", reason="", message="")
+    same_status, new_status = (p.body["status"]["conditions"][0] for p in api.patches())
+    # A PATCH without the field keeps the old value, as upstream's UpdatePodCondition does.
+    assert "lastTransitionTime" not in same_status
+    assert "lastTransitionTime" in new_status

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from core_fakes import FakeApi, wait_for
+from core_fakes import HANG, FakeApi, wait_for
 
 from kubesched.informers import Reflector, ReflectorSettings
 from kubesched.kube.errors import ApiError, ConnectionFailed, Gone
@@ -96,15 +95,6 @@ def make(api: FakeApi, handler: Recorder, **kwargs: Any) -> Reflector[Obj]:
     )
 
 
-async def running(reflector: Reflector[Obj]) -> AsyncIterator[asyncio.Task[None]]:
-    task = asyncio.create_task(reflector.run())
-    try:
-        yield task
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-
-
 @pytest.fixture
 def handler() -> Recorder:
     return Recorder()
@@ -153,6 +143,7 @@ async def test_paged_list_fills_store_emits_adds_and_sets_synced(handler: Record
     assert watch["allowWatchBookmarks"] == "true"
     assert watch["fieldSelector"] == "status.phase!=Succeeded"
     assert 10 <= int(watch["timeoutSeconds"]) < 20
+    assert api.watch_inactivity == [FAST.inactivity_timeout]
 
 
 async def test_watch_events_update_store_and_handler(handler: Recorder) -> None:
@@ -357,3 +348,45 @@ async def test_event_without_resource_version_keeps_the_last_one(handler: Record
     await wait_for(lambda: len(api.watch_calls) == 2)
     await stop(task)
     assert api.watch_calls[1]["resourceVersion"] == "8"
+
+
+async def test_failed_page_restarts_the_list_from_the_first_page(handler: Recorder) -> None:
+    class FailingSecondPage(FakeApi):
+        async def get(self, path, *, params=None, timeout=None):  # type: ignore[no-untyped-def]
+            result = await super().get(path, params=params, timeout=timeout)
+            if (params or {}).get("continue") and len(self.gets()) == 2:
+                raise ConnectionFailed("reset")
+            return result
+
+    api = FailingSecondPage(
+        lists=[
+            [page([raw("a", "1")], "10", cont="c1"), page([raw("b", "2")], "10")],
+            [page([raw("a", "1")], "12", cont="c2"), page([raw("b", "2")], "12")],
+        ]
+    )
+    reflector = make(api, handler)
+    task = await start(reflector)
+    await asyncio.wait_for(reflector.synced.wait(), 1)
+    await stop(task)
+    assert [(c.params or {}).get("continue") for c in api.gets()] == [None, "c1", None, "c2"]
+    assert handler.log == [("add", "a", "1"), ("add", "b", "2")]
+    assert reflector.resource_version == "12"
+
+
+async def test_restarted_reflector_resumes_its_watch_without_relisting(handler: Recorder) -> None:
+    api = FakeApi(
+        lists=[[page([raw("a", "1")], "10")]],
+        watches=[[bookmark("14"), HANG], [expired("14")]],
+    )
+    reflector = make(api, handler)
+    task = await start(reflector)
+    await wait_for(lambda: reflector.resource_version == "14")
+    await stop(task)
+
+    task = await start(reflector)
+    await wait_for(lambda: len(api.watch_calls) == 3)
+    await stop(task)
+    assert [w["resourceVersion"] for w in api.watch_calls] == ["10", "14", "10"]
+    assert len(api.gets()) == 2  # the resumed watch hit 410: one relist, no more
+    assert handler.log == [("add", "a", "1")]
+    assert reflector.store == {"a": Obj("a", "1")}
