@@ -1,0 +1,174 @@
+"""`kubesched manifests [FLAGS]`: print the YAML that deploys kubesched.
+
+    kubesched manifests --scheduler-name=my-scheduler | kubectl apply -f -
+
+Its own flags choose where and how kubesched runs (--namespace, --name, --image,
+--replicas); every other flag is a scheduler flag of `kubesched run` (`--config`,
+`--scheduler-name`, `--leader-elect-*` and the source documents' aliases, `-v`, ...) and
+ends up in the generated KubeSchedulerConfiguration or in the container's arguments. The
+Lease's namespace defaults to --namespace, as it does for a pod in that namespace.
+
+The YAML goes to stdout, notices to stderr; an error is one line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import sys
+from typing import NoReturn
+
+from kubesched.config import ConfigError, KubeSchedulerConfiguration, complete, parse_options
+from kubesched.config.flagtable import BY_NAME, CANONICAL, SCHEDULER_NAME_NOTICE
+from kubesched.manifests import (
+    DEFAULT_IMAGE,
+    DEFAULT_NAMESPACE,
+    DEFAULT_REPLICAS,
+    ManifestError,
+    ManifestOptions,
+    check_namespace,
+    render_manifests,
+)
+
+PROG = "kubesched manifests"
+_DESCRIPTION = """Print the YAML that deploys kubesched with least-privilege RBAC:
+  kubesched manifests --scheduler-name=my-scheduler | kubectl apply -f -
+
+Any flag of `kubesched run` (see `kubesched --help`) is accepted too: --config=FILE to start
+from an existing KubeSchedulerConfiguration, --scheduler-name, --leader-elect-resource-name,
+--leader-elect-resource-namespace (default: --namespace), the --leader-elect-* timings, -v."""
+# Flags of `kubesched run` that make no sense for a Deployment the manifests describe.
+_REFUSED = {
+    "write-config-to": "prints the config inside its ConfigMap; drop --write-config-to",
+    "cert-dir": "sets --cert-dir to an emptyDir itself; drop --cert-dir",
+    "tls-cert-file": "serves a self-signed certificate; to use yours, mount a Secret and add "
+    "--tls-cert-file/--tls-private-key-file to the Deployment's args",
+    "tls-private-key-file": "serves a self-signed certificate; to use yours, mount a Secret "
+    "and add --tls-cert-file/--tls-private-key-file to the Deployment's args",
+}
+
+
+_OWN_FLAGS = ("namespace", "name", "image", "replicas")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ManifestError(message.removeprefix("argument "))
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog=PROG,
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+        add_help=False,
+    )
+    parser.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    parser.add_argument(
+        "--namespace",
+        default=DEFAULT_NAMESPACE,
+        help=f"namespace of kubesched's Deployment (default {DEFAULT_NAMESPACE})",
+    )
+    parser.add_argument(
+        "--name", default="", help="name of its objects (default: the scheduler name)"
+    )
+    parser.add_argument(
+        "--image", default=DEFAULT_IMAGE, help=f"container image (default {DEFAULT_IMAGE})"
+    )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=DEFAULT_REPLICAS,
+        help=f"replicas sharing one Lease (default {DEFAULT_REPLICAS})",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Print the manifests; 0 on success, 1 with one line per problem on stderr."""
+    parser = _parser()
+    notices: tuple[str, ...] = ()
+    try:
+        own, rest = parser.parse_known_args(argv)
+        if own.help:
+            print(parser.format_help().rstrip("\n"))
+            return 0
+        check_namespace(own.namespace)
+        config, notices = _config(rest, namespace=own.namespace)
+        options = ManifestOptions(
+            namespace=own.namespace, name=own.name, image=own.image, replicas=own.replicas
+        )
+        text = render_manifests(config, options)
+    except ConfigError as error:
+        return _fail(error.notices, error.errors)
+    except ManifestError as error:
+        return _fail(notices, (str(error),))
+    _print_notices(notices)
+    sys.stdout.write(text)
+    return 0
+
+
+def _fail(notices: tuple[str, ...], errors: tuple[str, ...]) -> int:
+    _print_notices(notices)
+    for line in errors:
+        print(f"{PROG}: {line}", file=sys.stderr)
+    return 1
+
+
+def _print_notices(notices: tuple[str, ...]) -> None:
+    for notice in notices:
+        if notice != SCHEDULER_NAME_NOTICE:  # a first-class flag here, not a legacy one
+            print(notice, file=sys.stderr)
+
+
+def _config(
+    argv: list[str], *, namespace: str
+) -> tuple[KubeSchedulerConfiguration, tuple[str, ...]]:
+    """The completed config of the scheduler flags, with the Lease in `namespace` by default."""
+    names = [arg for arg in argv if arg.split("=", 1)[0] == "--scheduler-name"]
+    if len(names) > 1:
+        raise ManifestError(
+            "--scheduler-name is given more than once; for several profiles write them "
+            "(profiles[].schedulerName) in a file and pass --config=FILE"
+        )
+    _check_own_typos(argv)
+    options = parse_options(argv)
+    for flag, why in _REFUSED.items():
+        if options.given(flag):
+            raise ManifestError(f"--{flag}: {PROG} {why}")
+    result = complete(options, environ={"POD_NAMESPACE": namespace})
+    return _in_cluster(result.config, notices=list(result.notices), master=options.given("master"))
+
+
+def _check_own_typos(argv: list[str]) -> None:
+    """An unknown flag close to one of this command's own (`--namspace`) is named as such;
+    the scheduler flags' parser would only know its own flags."""
+    for item in argv:
+        name = item.split("=", 1)[0].removeprefix("--")
+        if not item.startswith("--") or name in BY_NAME or name in CANONICAL:
+            continue
+        matches = difflib.get_close_matches(name, _OWN_FLAGS, n=1, cutoff=0.75)
+        if matches:
+            raise ManifestError(
+                f"unknown flag --{name} (did you mean --{matches[0]}?); "
+                f"run `{PROG} --help` for the flags"
+            )
+
+
+def _in_cluster(
+    config: KubeSchedulerConfiguration, *, notices: list[str], master: bool
+) -> tuple[KubeSchedulerConfiguration, tuple[str, ...]]:
+    """In its pod kubesched reaches the API server with its service account: a kubeconfig
+    path or --master from this machine would be wrong there, so both are dropped."""
+    connection = config.client_connection
+    if connection.kubeconfig:
+        notices.append(
+            f"clientConnection.kubeconfig ({connection.kubeconfig}) is left out: in the cluster "
+            "kubesched uses its service account"
+        )
+    if master:
+        notices.append("--master is left out: in the cluster kubesched uses its service account")
+    connection = dataclasses.replace(connection, kubeconfig="", master="")
+    return dataclasses.replace(config, client_connection=connection), tuple(notices)

@@ -1,0 +1,86 @@
+"""`kubesched manifests`: pure functions from a completed config to the objects that deploy
+kubesched, and from those objects to YAML. Nothing here talks to a cluster.
+
+    config = load_config(["--scheduler-name=my-scheduler"], environ={"POD_NAMESPACE": ns}).config
+    objects = build_manifests(config, ManifestOptions(namespace=ns))
+    print(to_yaml(objects))          # kubectl apply -f -
+
+The objects, in apply order: Namespace(s), ServiceAccount, ClusterRole, ClusterRoleBindings
+(its own role and `system:auth-delegator`), the Lease Role and RoleBinding (in the Lease's
+namespace), the ConfigMap with the KubeSchedulerConfiguration, the Deployment.
+`kubesched.manifests.rbac` explains every permission.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.config import dump_config
+from kubesched.config.types import KubeSchedulerConfiguration
+from kubesched.config.validation import default_scheduler_conflicts
+from kubesched.manifests.meta import metadata
+from kubesched.manifests.options import (
+    BUILT_IN_NAMESPACES,
+    DEFAULT_IMAGE,
+    DEFAULT_NAMESPACE,
+    DEFAULT_REPLICAS,
+    ManifestError,
+    ManifestOptions,
+    Names,
+    check_namespace,
+    names_for,
+)
+from kubesched.manifests.rbac import rbac_objects
+from kubesched.manifests.render import to_yaml
+from kubesched.manifests.workload import config_map, deployment
+
+__all__ = [
+    "DEFAULT_IMAGE",
+    "DEFAULT_NAMESPACE",
+    "DEFAULT_REPLICAS",
+    "ManifestError",
+    "ManifestOptions",
+    "build_manifests",
+    "check_namespace",
+    "render_manifests",
+    "to_yaml",
+]
+
+
+def build_manifests(
+    config: KubeSchedulerConfiguration, options: ManifestOptions
+) -> list[dict[str, Any]]:
+    """The objects deploying `config` (a completed config, its Lease name and namespace
+    filled in); ManifestError when they could not work."""
+    conflicts = default_scheduler_conflicts(config)
+    if conflicts:
+        raise ManifestError(conflicts[0])
+    names = names_for(config, options)
+    config_text = dump_config(config)
+    return [
+        *_namespaces(names, leader_elect=config.leader_election.leader_elect),
+        *rbac_objects(
+            names,
+            leader_elect=config.leader_election.leader_elect,
+            preemption=options.preemption,
+        ),
+        config_map(names, config_text),
+        deployment(config, options, names, config_text=config_text),
+    ]
+
+
+def render_manifests(config: KubeSchedulerConfiguration, options: ManifestOptions) -> str:
+    """`build_manifests` as one YAML stream."""
+    return to_yaml(build_manifests(config, options))
+
+
+def _namespaces(names: Names, *, leader_elect: bool) -> list[dict[str, Any]]:
+    """kubesched's namespace and the Lease's, unless built in (or the Lease is not used)."""
+    wanted = [names.namespace]
+    if leader_elect and names.lease_namespace != names.namespace:
+        wanted.append(names.lease_namespace)
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata(namespace, names)}
+        for namespace in wanted
+        if namespace not in BUILT_IN_NAMESPACES
+    ]

@@ -1,0 +1,113 @@
+"""What `kubesched manifests` can change besides the scheduler's own config, and the names
+of the objects it generates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kubesched.config.types import KubeSchedulerConfiguration
+from kubesched.config.validation import is_dns_label
+
+DEFAULT_NAMESPACE = "kubesched-system"
+DEFAULT_IMAGE = "kubesched:0.1.0"
+DEFAULT_REPLICAS = 2
+# Namespaces every cluster has: never emitted as objects (`kubectl delete -f` would remove them).
+BUILT_IN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+
+
+class ManifestError(ValueError):
+    """The options cannot give working manifests; the message says the fix in one line."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ManifestOptions:
+    """How to deploy kubesched; the scheduler's behaviour itself is the config's."""
+
+    namespace: str = DEFAULT_NAMESPACE
+    """Namespace of the Deployment, its ServiceAccount and ConfigMap (created unless built in)."""
+
+    name: str = ""
+    """Name of the namespaced objects; empty: the first profile's scheduler name. Cluster-wide
+    objects are called `kubesched:<namespace>:<name>`, so several deployments never clash."""
+
+    image: str = DEFAULT_IMAGE
+    """The container image, e.g. `registry.example.com/kubesched:0.1.0`."""
+
+    replicas: int = DEFAULT_REPLICAS
+    """Replicas of the Deployment; they share the one Lease (one leads, the others stand by)."""
+
+    preemption: bool = False
+    """Grant `delete` on pods, which only preemption needs (evicting lower-priority victims).
+    Off by default: a scheduler that does not preempt never deletes a pod."""
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The names of every generated object."""
+
+    namespace: str
+    name: str
+    lease_namespace: str
+    lease_name: str
+
+    @property
+    def cluster_wide(self) -> str:
+        """ClusterRole and ClusterRoleBinding name, unique per namespace and deployment."""
+        return f"kubesched:{self.namespace}:{self.name}"
+
+    @property
+    def auth_delegator_binding(self) -> str:
+        """The ClusterRoleBinding to `system:auth-delegator` (delegated auth of /metrics)."""
+        return f"{self.cluster_wide}:auth-delegator"
+
+    @property
+    def lease_role(self) -> str:
+        """The Role and RoleBinding in the Lease's namespace."""
+        return f"{self.name}-leader-election"
+
+    @property
+    def config_map(self) -> str:
+        """The ConfigMap holding the KubeSchedulerConfiguration."""
+        return f"{self.name}-config"
+
+
+def names_for(config: KubeSchedulerConfiguration, options: ManifestOptions) -> Names:
+    """The object names, or ManifestError when an option is not usable."""
+    name = options.name or config.profiles[0].scheduler_name
+    election = config.leader_election
+    names = Names(
+        namespace=options.namespace,
+        name=name,
+        lease_namespace=election.resource_namespace,
+        lease_name=election.resource_name,
+    )
+    _check(config, options, names)
+    return names
+
+
+def check_namespace(namespace: str) -> None:
+    """ManifestError unless `namespace` can name a namespace."""
+    if not is_dns_label(namespace):
+        raise ManifestError(
+            f"--namespace: {namespace!r} is not a valid namespace name "
+            "(lowercase letters, digits and '-', at most 63)"
+        )
+
+
+def _check(config: KubeSchedulerConfiguration, options: ManifestOptions, names: Names) -> None:
+    check_namespace(names.namespace)
+    if not is_dns_label(names.name):
+        raise ManifestError(
+            f"--name: {names.name!r} is not usable as a Deployment name and label (lowercase "
+            "letters, digits and '-', at most 63); pass --name"
+        )
+    if not options.image or any(char.isspace() for char in options.image):
+        raise ManifestError(f"--image: {options.image!r} is not an image reference")
+    if options.replicas < 1:
+        raise ManifestError(f"--replicas: {options.replicas} must be at least 1")
+    if options.replicas > 1 and not config.leader_election.leader_elect:
+        raise ManifestError(
+            f"--replicas={options.replicas} with leader election off would run "
+            f"{options.replicas} active schedulers placing the same pods; "
+            "keep --leader-elect=true or use --replicas=1"
+        )

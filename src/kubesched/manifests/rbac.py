@@ -1,0 +1,129 @@
+"""Least-privilege RBAC for kubesched: exactly the API calls the scheduler makes.
+
+What kubesched calls (grep `src/kubesched` for API paths), and the rule that allows it:
+
+* list + watch `/api/v1/pods` and `/api/v1/nodes` (informers)   -> pods, nodes: get/list/watch
+* POST `pods/{name}/binding` (binder)                            -> pods/binding: create
+* PATCH `pods/{name}/status` (PodScheduled condition)            -> pods/status: patch/update
+* POST/PATCH `events.k8s.io/v1` events (recorder)                -> events: create/patch/update
+  (core v1 events too, as kube-scheduler's role grants them, for recorders on that API)
+* GET/POST/PUT of ONE Lease (leader election, release on shutdown) -> a Role in the Lease's
+  namespace: `create` on leases WITHOUT resourceNames, `get`/`update` on that Lease only.
+  RBAC cannot restrict `create` by name (the object has no name until it exists), so a rule
+  `create` + `resourceNames: [lease]` never matches and the first Lease can never be created.
+* TokenReview + SubjectAccessReview for `/metrics` (delegated auth, as kube-scheduler does)
+  -> the built-in ClusterRole `system:auth-delegator`.
+
+Nothing else: no secrets, no write to other Leases, and `delete` on pods only when
+`preemption` is on (preemption evicts victims by deleting them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.manifests.meta import RBAC_API, RBAC_GROUP, metadata, service_account_subject
+from kubesched.manifests.options import Names
+
+AUTH_DELEGATOR = "system:auth-delegator"
+READ = ("get", "list", "watch")
+WRITE_EVENTS = ("create", "patch", "update")
+
+
+def rule(
+    group: str, resources: tuple[str, ...], verbs: tuple[str, ...], *, names: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """One PolicyRule."""
+    policy: dict[str, Any] = {
+        "apiGroups": [group],
+        "resources": list(resources),
+        "verbs": list(verbs),
+    }
+    if names:
+        policy["resourceNames"] = list(names)
+    return policy
+
+
+def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
+    """What kubesched needs cluster-wide; `preemption` adds `delete` on pods."""
+    rules = [
+        rule("", ("pods", "nodes"), READ),
+        rule("", ("pods/binding",), ("create",)),
+        rule("", ("pods/status",), ("patch", "update")),
+        rule("", ("events",), WRITE_EVENTS),
+        rule("events.k8s.io", ("events",), WRITE_EVENTS),
+    ]
+    if preemption:
+        rules.append(rule("", ("pods",), ("delete",)))
+    return rules
+
+
+def lease_rules(lease_name: str) -> list[dict[str, Any]]:
+    """Leader election on the one Lease `lease_name` (in the Role's namespace)."""
+    return [
+        rule("coordination.k8s.io", ("leases",), ("create",)),
+        rule("coordination.k8s.io", ("leases",), ("get", "update"), names=(lease_name,)),
+    ]
+
+
+def service_account(names: Names) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": metadata(names.name, names, namespace=names.namespace),
+    }
+
+
+def cluster_role(names: Names, *, preemption: bool) -> dict[str, Any]:
+    return {
+        "apiVersion": RBAC_API,
+        "kind": "ClusterRole",
+        "metadata": metadata(names.cluster_wide, names),
+        "rules": cluster_rules(preemption=preemption),
+    }
+
+
+def cluster_role_binding(names: Names, *, name: str, role: str) -> dict[str, Any]:
+    return {
+        "apiVersion": RBAC_API,
+        "kind": "ClusterRoleBinding",
+        "metadata": metadata(name, names),
+        "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": role},
+        "subjects": [service_account_subject(names)],
+    }
+
+
+def lease_role(names: Names) -> dict[str, Any]:
+    return {
+        "apiVersion": RBAC_API,
+        "kind": "Role",
+        "metadata": metadata(names.lease_role, names, namespace=names.lease_namespace),
+        "rules": lease_rules(names.lease_name),
+    }
+
+
+def lease_role_binding(names: Names) -> dict[str, Any]:
+    return {
+        "apiVersion": RBAC_API,
+        "kind": "RoleBinding",
+        "metadata": metadata(names.lease_role, names, namespace=names.lease_namespace),
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": names.lease_role,
+        },
+        "subjects": [service_account_subject(names)],
+    }
+
+
+def rbac_objects(names: Names, *, leader_elect: bool, preemption: bool) -> list[dict[str, Any]]:
+    """ServiceAccount, ClusterRole and its bindings, and the Lease Role when electing."""
+    objects = [
+        service_account(names),
+        cluster_role(names, preemption=preemption),
+        cluster_role_binding(names, name=names.cluster_wide, role=names.cluster_wide),
+        cluster_role_binding(names, name=names.auth_delegator_binding, role=AUTH_DELEGATOR),
+    ]
+    if leader_elect:
+        objects += [lease_role(names), lease_role_binding(names)]
+    return objects
