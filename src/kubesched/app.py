@@ -33,6 +33,7 @@ from kubesched.plugins import in_tree_registry
 from kubesched.queue import SchedulingQueue
 from kubesched.scheduler import Scheduler
 from kubesched.serving import HealthServer, ServingOptions
+from kubesched.serving_auth import DelegatedAuth
 
 log = logging.getLogger("kubesched")
 
@@ -64,6 +65,7 @@ class App:
         self._tasks: list[asyncio.Task[Any]] = []
         self.synced = False
         self.scheduler: Scheduler | None = None
+        self._bindings_abandoned = False
 
     async def _connect(self) -> tuple[KubeClient, KubeClient]:
         cc = self.config.client_connection
@@ -221,7 +223,7 @@ class App:
             fenced=elector.fenced if elector else (lambda: False),
         )
         self.scheduler = scheduler
-        server = await self._serve(elector)
+        server = await self._serve(elector, client)
         self._spawn(nodes.run(), "node informer")
         self._spawn(pods.run(), "pod informer")
         self._spawn(recorder.run(), "event recorder")
@@ -248,10 +250,14 @@ class App:
         return 0
 
     async def _drain_bindings(self) -> None:
-        """Before the Lease is released: let in-flight bindings finish, within a bound."""
-        if self.scheduler is None:
+        """Before the Lease is released: let in-flight bindings finish, within a bound.
+
+        Called by the elector before it releases the Lease and again once the election has
+        ended; bindings abandoned the first time are not waited for a second time."""
+        if self.scheduler is None or self._bindings_abandoned:
             return
         if not await self.scheduler.binder.wait_idle(SHUTDOWN_BINDING_GRACE_SECONDS):
+            self._bindings_abandoned = True
             log.warning('"abandoning in-flight bindings at shutdown"')
 
     async def _run_with_election(
@@ -304,7 +310,7 @@ class App:
         self.synced = True
         log.info('"caches synced" nodes=%d pods=%d', len(nodes.store), len(pods.store))
 
-    async def _serve(self, elector: LeaderElector | None) -> HealthServer:
+    async def _serve(self, elector: LeaderElector | None, client: KubeClient) -> HealthServer:
         config = self.config
         options = ServingOptions(
             bind_address=config.bind_address,
@@ -323,6 +329,8 @@ class App:
             ready=lambda: self.synced,
             live=live,
             configz=lambda: dump_config(config),
+            # /metrics and /configz: the API server authenticates and authorizes callers.
+            auth=DelegatedAuth(client),
         )
         if config.secure_port:
             await server.start()

@@ -42,6 +42,9 @@ async def patch_pod_scheduled(
         "message": message,
         "lastProbeTime": None,
     }
+    if pod.generation:
+        # kube-scheduler >= 1.34 records which pod generation the condition describes.
+        condition["observedGeneration"] = pod.generation
     if pod.scheduled_condition is None or pod.scheduled_condition[0] != status:
         # Like upstream `UpdatePodCondition`: the transition time moves only with the status.
         condition["lastTransitionTime"] = _now()

@@ -1,8 +1,10 @@
 """HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics /configz.
 
-Health endpoints are open to all (kube-scheduler's `--authorization-always-allow-paths`
-default). `/metrics` and `/configz` are served to any caller for now; delegated
-authentication/authorization (TokenReview + SubjectAccessReview) is a later step.
+Every request goes through the `RequestAuthorizer` first (see `kubesched.serving_auth`):
+the health endpoints are open to all (kube-scheduler's `--authorization-always-allow-paths`
+default); any other path, `/metrics` and `/configz` included, needs a bearer token that the
+API server authenticates (401 otherwise) and authorizes for `get` on the path (403
+otherwise). Nothing about a request — least of all its Authorization header — is logged.
 """
 
 from __future__ import annotations
@@ -17,6 +19,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from kubesched.certs import ensure_self_signed
 from kubesched.metrics import SchedulerMetrics
+from kubesched.serving_auth import RequestAuthorizer
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+# HTTP method -> authorization verb for non-resource requests (as the API server maps them).
+_VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +38,8 @@ class ServingOptions:
 
 
 class HealthServer:
-    """Serves the endpoints; `ready` and `live` are callables the app provides."""
+    """Serves the endpoints; `ready` and `live` are callables the app provides, `auth`
+    decides who may see what."""
 
     def __init__(
         self,
@@ -39,23 +49,39 @@ class HealthServer:
         ready: Callable[[], bool],
         live: Callable[[], bool],
         configz: Callable[[], str],
+        auth: RequestAuthorizer,
     ) -> None:
         self._options = options
         self._metrics = metrics
         self._ready = ready
         self._live = live
         self._configz = configz
+        self._auth = auth
         self._runner: web.AppRunner | None = None
         self.port = 0
 
     def _app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[self._authorize])
         app.router.add_get("/healthz", self._health(self._live))
         app.router.add_get("/livez", self._health(self._live))
         app.router.add_get("/readyz", self._health(self._ready))
         app.router.add_get("/metrics", self._metrics_handler)
         app.router.add_get("/configz", self._configz_handler)
         return app
+
+    @web.middleware
+    async def _authorize(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if self._auth.always_allowed(request.path):
+            return await handler(request)
+        decision = await self._auth.decide(
+            path=request.path,
+            verb=_VERBS.get(request.method, request.method.lower()),
+            authorization=request.headers.get("Authorization"),
+        )
+        if decision.allowed:
+            return await handler(request)
+        headers = {"WWW-Authenticate": 'Bearer realm="kubesched"'} if decision.status == 401 else {}
+        return web.Response(status=decision.status, text=decision.message + "\n", headers=headers)
 
     @staticmethod
     def _health(

@@ -82,7 +82,6 @@ def test_pods_of_kube_scheduler_use_capacity_kubesched_sees(
         assert core[0].note == outcome.message
 
     # kube-scheduler's pod leaves: its room goes to one of ours (a pod delete requeues).
-    started = time.monotonic()
     api.delete("Pod", "kube-a1", namespace=namespace, grace_period=0)
     wait_for(
         lambda: [n for n in waiting if is_bound(get(api, namespace, n))],

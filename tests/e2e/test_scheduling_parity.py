@@ -16,9 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from harness import ApiClient, assert_stays, node_name, wait_for
+from harness import ApiClient, assert_stays, condition, is_bound, node_name, wait_for
 from harness.kubesched import KubeschedProcess, start_kubesched
-from harness.parity import Outcome, pod_events, traceback_free, wait_outcome, with_limits
+from harness.parity import (
+    Outcome,
+    pod_events,
+    split_post_filter,
+    traceback_free,
+    wait_outcome,
+    with_limits,
+)
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
@@ -533,3 +540,83 @@ def test_user_set_node_name_is_left_alone(
         assert f"{namespace}/{pod['metadata']['name']}" not in log, (
             f"kubesched logged about a pod it must ignore: {pod['metadata']['name']}"
         )
+
+
+def _event_shape(event: dict) -> dict:
+    """The fields of an events.k8s.io/v1 Event a user or tool reads (no names, times, UIDs)."""
+    regarding = event.get("regarding") or {}
+    return {
+        "type": event.get("type"),
+        "reason": event.get("reason"),
+        "action": event.get("action"),
+        "regarding": {k: regarding.get(k) for k in ("apiVersion", "kind", "namespace")},
+        "regarding.uid set": bool(regarding.get("uid")),
+        "reportingInstance set": bool(event.get("reportingInstance")),
+    }
+
+
+def _condition_shape(pod: dict) -> dict:
+    scheduled = dict(condition(pod, "PodScheduled") or {})
+    scheduled.pop("lastTransitionTime", None)
+    scheduled["message"] = split_post_filter(str(scheduled.get("message", "")))[0]
+    return scheduled
+
+
+def _differences(ours: dict, kube: dict) -> str:
+    keys = sorted({*ours, *kube})
+    return "; ".join(
+        f"{k}: kubesched {ours.get(k, '<absent>')!r}, kube-scheduler {kube.get(k, '<absent>')!r}"
+        for k in keys
+        if ours.get(k, "<absent>") != kube.get(k, "<absent>")
+    )
+
+
+def test_reports_have_kube_scheduler_shape(
+    api: ApiClient, namespace: str, parity_scheduler: KubeschedProcess
+) -> None:
+    """The PodScheduled condition and the Scheduled / FailedScheduling events kubesched
+    writes carry the same fields and values as kube-scheduler's (scheduler name aside)."""
+    api.create(make_node().name("shape-tainted").taint("k", "v", "NoSchedule").obj())
+    pods = {}
+    for who, scheduler in (("kube", DEFAULT), ("ours", SCHEDULER)):
+        pod = make_pod().name(f"{who}-stuck").namespace(namespace).scheduler(scheduler)
+        pods[who] = api.create(pod.obj())
+    stuck = {who: wait_outcome(api, namespace, f"{who}-stuck", nodes=1) for who in pods}
+    ours, kube = _condition_shape(stuck["ours"].pod), _condition_shape(stuck["kube"].pod)
+    assert ours == kube, f"PodScheduled=False differs: {_differences(ours, kube)}"
+    failed = {
+        who: wait_for(
+            lambda who=who: pod_events(api, namespace, pods[who], "FailedScheduling")[0],
+            timeout=10,
+            message=f"FailedScheduling event for {who}-stuck",
+        )[0].raw
+        for who in pods
+    }
+    ours, kube = _event_shape(failed["ours"]), _event_shape(failed["kube"])
+    assert ours == kube, f"FailedScheduling event differs: {_differences(ours, kube)}"
+    assert failed["ours"]["reportingController"] == SCHEDULER
+
+    api.create(make_node().name("shape-open").obj())
+    for who in pods:
+        wait_for(
+            lambda who=who: api.get("Pod", f"{who}-stuck", namespace=namespace),
+            until=is_bound,
+            timeout=10,
+        )
+    placed = {
+        who: wait_for(
+            lambda who=who: pod_events(api, namespace, pods[who], "Scheduled")[0],
+            timeout=10,
+            message=f"Scheduled event for {who}-stuck",
+        )[0].raw
+        for who in pods
+    }
+    ours, kube = _event_shape(placed["ours"]), _event_shape(placed["kube"])
+    assert ours == kube, f"Scheduled event differs: {_differences(ours, kube)}"
+    for who in pods:
+        assert placed[who]["note"] == (
+            f"Successfully assigned {namespace}/{who}-stuck to shape-open"
+        )
+    bound = {who: api.get("Pod", f"{who}-stuck", namespace=namespace) for who in pods}
+    ours, kube = _condition_shape(bound["ours"]), _condition_shape(bound["kube"])
+    assert ours == kube, f"PodScheduled=True differs: {_differences(ours, kube)}"

@@ -96,7 +96,7 @@ class KubeClient:
                 raw = await response.read()
                 status = response.status
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise ConnectionFailed(f"{method} {path}: {exc!r}", path=path) from exc
+            raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
         decoded = _loads(raw)
         if status >= 300:
             raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
@@ -163,7 +163,7 @@ class KubeClient:
                     if isinstance(event, dict):
                         yield event
         except (aiohttp.ClientError, OSError) as exc:
-            raise ConnectionFailed(f"watch {path}: {exc!r}", path=path) from exc
+            raise ConnectionFailed(f"watch {path}: {_describe(exc)}", path=path) from exc
 
 
 async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
@@ -176,6 +176,12 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
             return
         if line.strip():
             yield line
+
+
+def _describe(exc: BaseException) -> str:
+    """`Type: message` for a log line (a repr of aiohttp's errors is a screenful)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _loads(raw: bytes) -> Any:

@@ -60,6 +60,7 @@ class Pod:
     name: str
     uid: str = ""
     resource_version: str = ""
+    generation: int = 0
     labels: dict[str, str] = field(default_factory=dict)
     scheduler_name: str = "default-scheduler"
     node_name: str = ""
@@ -104,6 +105,7 @@ class Pod:
             name=meta.get("name", ""),
             uid=meta.get("uid", ""),
             resource_version=meta.get("resourceVersion", ""),
+            generation=int(meta.get("generation") or 0),
             labels=dict(meta.get("labels") or {}),
             scheduler_name=spec.get("schedulerName") or "default-scheduler",
             node_name=spec.get("nodeName") or "",

@@ -38,6 +38,7 @@ def kubesched(
             workdir=tmp_path,
             name=name or f"kubesched-{len(started)}",
             extra_env=extra_env,
+            token=local_cluster.admin_token,  # /metrics and /configz need an authorized caller
         )
         started.append(proc)
         if ready:

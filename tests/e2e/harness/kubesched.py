@@ -33,8 +33,17 @@ def free_port() -> int:
 class KubeschedProcess:
     """One kubesched process; its stderr goes to `log_path`."""
 
-    def __init__(self, *, argv: Sequence[str], log_path: Path, port: int, env: dict[str, str]):
+    def __init__(
+        self,
+        *,
+        argv: Sequence[str],
+        log_path: Path,
+        port: int,
+        env: dict[str, str],
+        token: str = "",
+    ):
         self.argv = list(argv)
+        self.token = token  # sent as a bearer token by `get` (/metrics needs an authorized one)
         self.log_path = log_path
         self.port = port
         self._log = log_path.open("wb")
@@ -55,14 +64,18 @@ class KubeschedProcess:
     def running(self) -> bool:
         return self.process.poll() is None
 
-    def get(self, path: str, *, timeout: float = 2.0) -> tuple[int, str]:
-        """GET `path` on the secure port (self-signed certificate: not verified)."""
+    def get(self, path: str, *, timeout: float = 2.0, token: str | None = None) -> tuple[int, str]:
+        """GET `path` on the secure port (self-signed certificate: not verified), with
+        `token` as bearer token (default: `self.token`; "" for an anonymous request)."""
         context = ssl.create_default_context()
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-        url = f"https://127.0.0.1:{self.port}{path}"
+        request = urllib.request.Request(f"https://127.0.0.1:{self.port}{path}")
+        bearer = self.token if token is None else token
+        if bearer:
+            request.add_header("Authorization", f"Bearer {bearer}")
         try:
-            with urllib.request.urlopen(url, timeout=timeout, context=context) as response:
+            with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode()
@@ -126,6 +139,7 @@ def start_kubesched(
     workdir: Path,
     name: str = "kubesched",
     extra_env: dict[str, str] | None = None,
+    token: str = "",
 ) -> KubeschedProcess:
     """Start `python -m kubesched ARGS --kubeconfig=... --secure-port=<free>` in `workdir`."""
     port = free_port()
@@ -142,4 +156,6 @@ def start_kubesched(
     ]
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     env.pop("KUBECONFIG", None)
-    return KubeschedProcess(argv=argv, log_path=workdir / f"{name}.log", port=port, env=env)
+    return KubeschedProcess(
+        argv=argv, log_path=workdir / f"{name}.log", port=port, env=env, token=token
+    )
