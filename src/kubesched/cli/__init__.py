@@ -13,6 +13,10 @@ from collections.abc import Sequence
 COMMANDS = {
     "run": ("kubesched.cli.run", "run the scheduler (the default command)"),
     "dev-cluster": ("kubesched.cli.devcluster", "build and run a local control plane"),
+    "doctor": ("kubesched.cli.doctor", "check why pods are pending and whether kubesched can work"),
+    "leases": ("kubesched.cli.leases", "list scheduler Leases and their holders"),
+    "bench": ("kubesched.cli.bench", "measure throughput against kube-scheduler"),
+    "manifests": ("kubesched.cli.manifests", "print the YAML to deploy kubesched"),
 }
 
 
