@@ -26,7 +26,12 @@ from kubesched.informers import Reflector
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError
-from kubesched.leaderelection import LeaderElector, check_lease_collision, new_elector
+from kubesched.leaderelection import (
+    LeaderElector,
+    OnStartedLeading,
+    check_lease_collision,
+    new_elector,
+)
 from kubesched.metrics import SchedulerMetrics
 from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
@@ -66,26 +71,27 @@ class App:
         self.synced = False
         self.scheduler: Scheduler | None = None
         self._bindings_abandoned = False
+        self._scheduling_loop: asyncio.Task[Any] | None = None
 
-    async def _connect(self) -> tuple[KubeClient, KubeClient]:
+    async def _clients(self) -> tuple[KubeClient, KubeClient]:
+        """The API clients (no request yet): one for scheduling, one for leader election."""
         cc = self.config.client_connection
-        connection = await load_connection(kubeconfig=cc.kubeconfig, master=cc.master)
-        client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
+        self._connection = await load_connection(kubeconfig=cc.kubeconfig, master=cc.master)
+        client = KubeClient(self._connection, qps=cc.qps, burst=cc.burst)
         # Leader election gets its own client so renewals never wait behind bindings.
-        election_client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
+        election_client = KubeClient(self._connection, qps=cc.qps, burst=cc.burst)
+        return client, election_client
+
+    async def _check_reachable(self, client: KubeClient) -> None:
+        server = client.server
         try:
             version = await client.get("/version", timeout=10)
         except ApiError as exc:
-            await client.close()
-            await election_client.close()
             raise AppError(
-                f"cannot reach the API server at {connection.server}: {exc}; "
+                f"cannot reach the API server at {server}: {exc}; "
                 "check --kubeconfig/--master and that the API server is up"
             ) from exc
-        log.info(
-            '"connected" server="%s" version="%s"', connection.server, version.get("gitVersion")
-        )
-        return client, election_client
+        log.info('"connected" server="%s" version="%s"', server, version.get("gitVersion"))
 
     def _frameworks(self, client: KubeClient, recorder: EventRecorder) -> dict[str, Framework]:
         registry = build_registry(self.config)
@@ -159,9 +165,13 @@ class App:
         self._tasks[-1].set_name(name)
 
     async def run(self, stop: asyncio.Event) -> int:
-        client, election_client = await self._connect()
+        client, election_client = await self._clients()
         try:
-            return await self._run(client, election_client, stop)
+            # Plugins and profiles are checked before any request, like kube-scheduler.
+            recorder = EventRecorder(client)
+            frameworks = self._frameworks(client, recorder)
+            await self._check_reachable(client)
+            return await self._run(client, election_client, recorder, frameworks, stop)
         finally:
             for task in self._tasks:
                 task.cancel()
@@ -170,7 +180,12 @@ class App:
             await election_client.close()
 
     async def _run(
-        self, client: KubeClient, election_client: KubeClient, stop: asyncio.Event
+        self,
+        client: KubeClient,
+        election_client: KubeClient,
+        recorder: EventRecorder,
+        frameworks: dict[str, Framework],
+        stop: asyncio.Event,
     ) -> int:
         config = self.config
         le = config.leader_election
@@ -181,8 +196,6 @@ class App:
                 name=le.resource_name,
                 scheduler_names=config.scheduler_names,
             )
-        recorder = EventRecorder(client)
-        frameworks = self._frameworks(client, recorder)
         queue = self._queue(frameworks)
         pods: Reflector[Pod] = Reflector(
             client,
@@ -250,10 +263,17 @@ class App:
         return 0
 
     async def _drain_bindings(self) -> None:
-        """Before the Lease is released: let in-flight bindings finish, within a bound.
+        """Before the Lease is released: stop taking pods, let in-flight bindings finish,
+        within a bound.
 
         Called by the elector before it releases the Lease and again once the election has
-        ended; bindings abandoned the first time are not waited for a second time."""
+        ended; bindings abandoned the first time are not waited for a second time. The
+        scheduling loop stops first: a pod it took now would only fail the fence check and
+        be reported as a FailedScheduling error in the middle of a clean hand-over."""
+        loop_task = self._scheduling_loop
+        if loop_task is not None and not loop_task.done():
+            loop_task.cancel()
+            await asyncio.wait([loop_task], timeout=SHUTDOWN_BINDING_GRACE_SECONDS)
         if self.scheduler is None or self._bindings_abandoned:
             return
         if not await self.scheduler.binder.wait_idle(SHUTDOWN_BINDING_GRACE_SECONDS):
@@ -265,7 +285,7 @@ class App:
     ) -> int:
         watcher = asyncio.create_task(self._stop_on(stop, elector))
         try:
-            result = await elector.run(on_started_leading=scheduler.run)
+            result = await elector.run(on_started_leading=self._leading(scheduler))
         finally:
             watcher.cancel()
         await self._drain_bindings()
@@ -273,6 +293,16 @@ class App:
             '"leader election ended" reason="%s" message="%s"', result.reason.value, result.message
         )
         return int(result.exit_code)
+
+    def _leading(self, scheduler: Scheduler) -> OnStartedLeading:
+        """The work done while leading: the scheduling loop, as a task `_drain_bindings`
+        can stop before the Lease is released."""
+
+        async def lead() -> None:
+            self._scheduling_loop = asyncio.current_task()
+            await scheduler.run()
+
+        return lead
 
     @staticmethod
     async def _stop_on(stop: asyncio.Event, elector: LeaderElector) -> None:
@@ -330,7 +360,7 @@ class App:
             live=live,
             configz=lambda: dump_config(config),
             # /metrics and /configz: the API server authenticates and authorizes callers.
-            auth=DelegatedAuth(client),
+            auth=DelegatedAuth(client, always_allow_paths=_split_paths(config)),
         )
         if config.secure_port:
             await server.start()
@@ -345,3 +375,9 @@ class App:
             self.metrics.cache_size.labels("pods").set(self.cache.pod_count())
             self.metrics.cache_size.labels("assumed_pods").set(self.cache.assumed_count())
             await asyncio.sleep(1)
+
+
+def _split_paths(config: KubeSchedulerConfiguration) -> tuple[str, ...]:
+    """`--authorization-always-allow-paths` values, each possibly a comma-separated list."""
+    items = config.authorization_always_allow_paths
+    return tuple(path.strip() for item in items for path in item.split(",") if path.strip())

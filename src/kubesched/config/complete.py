@@ -78,6 +78,7 @@ _ALWAYS_FLAGS = {
     "tls-cert-file": ("", "tls_cert_file"),
     "tls-private-key-file": ("", "tls_private_key_file"),
     "plugin-module": ("", "plugin_modules"),
+    "authorization-always-allow-paths": ("", "authorization_always_allow_paths"),
     "v": ("", "verbosity"),
     "logging-format": ("", "logging_format"),
 }

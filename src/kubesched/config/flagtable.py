@@ -86,6 +86,13 @@ FLAGS = (
         "File with the x509 private key matching --tls-cert-file.",
     ),
     Flag(
+        "authorization-always-allow-paths",
+        Kind.LIST,
+        SERVING,
+        "Comma-separated paths served without authorization (a trailing * is a prefix). "
+        "(default /healthz,/readyz,/livez)",
+    ),
+    Flag(
         "leader-elect",
         Kind.BOOL,
         LEADER,
@@ -203,7 +210,10 @@ SCHEDULER_NAME_NOTICE = (
 )
 
 # kube-scheduler flags that kubesched rejects, with the fix.
-_NO_DELEGATED_AUTH = "is not supported by kubesched yet (no delegated authentication); remove it"
+_NO_DELEGATED_AUTH = (
+    "is not supported: kubesched delegates authentication and authorization to the API "
+    "server of --kubeconfig; remove it"
+)
 REMOVED = {
     "address": "was removed from kube-scheduler in 1.24; use --bind-address",
     "port": "was removed from kube-scheduler in 1.24 (insecure serving); use --secure-port",

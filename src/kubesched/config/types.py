@@ -111,6 +111,8 @@ class KubeSchedulerConfiguration:
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     plugin_modules: tuple[str, ...] = ()
+    # Paths served on the secure port without delegated authorization (comma lists allowed).
+    authorization_always_allow_paths: tuple[str, ...] = ("/healthz", "/readyz", "/livez")
     verbosity: int = 0
     logging_format: str = "text"
 
