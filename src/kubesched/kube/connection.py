@@ -65,6 +65,12 @@ def _ssl_context(configuration: Any) -> ssl.SSLContext | bool:
 
 
 async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
+    missing = [p for p in path.split(os.pathsep) if p and not Path(p).expanduser().is_file()]
+    if missing and len(missing) == len([p for p in path.split(os.pathsep) if p]):
+        raise ConnectionConfigError(
+            f"kubeconfig {path} does not exist; pass --kubeconfig=PATH (or set KUBECONFIG) "
+            "to an existing file"
+        )
     configuration = Configuration()
     try:
         loader = await kube_config.load_kube_config(
