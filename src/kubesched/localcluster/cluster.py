@@ -15,21 +15,30 @@ import secrets
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from kubesched.localcluster import flags
 from kubesched.localcluster.binaries import Binaries, ensure_binaries
+from kubesched.localcluster.components import (
+    Addresses,
+    ApiserverFiles,
+    SchedulerFiles,
+    apiserver_launch,
+    etcd_launch,
+    scheduler_launch,
+    write_apiserver_files,
+)
 from kubesched.localcluster.errors import LocalClusterError, tail_file
 from kubesched.localcluster.gobuild import Progress, default_progress
-from kubesched.localcluster.launch import Launch, log_has, start_until_ready
-from kubesched.localcluster.pki import write_pki
-from kubesched.localcluster.probe import Endpoint, free_ports, get, wait_until
+from kubesched.localcluster.launch import Launch, start_until_ready
+from kubesched.localcluster.probe import Endpoint, get, wait_until
 from kubesched.localcluster.process import Process
 
 SCHEDULER = "kube-scheduler"
+APISERVER = "kube-apiserver"
 
 
 class LocalCluster:
@@ -62,6 +71,8 @@ class LocalCluster:
         self._workdir: Path | None = None
         self._processes: dict[str, Process] = {}
         self._progress = progress
+        self._addresses = Addresses()
+        self._files: ApiserverFiles | None = None
 
     # -- where things are -------------------------------------------------------------
     @property
@@ -85,6 +96,13 @@ class LocalCluster:
     def logs_dir(self) -> Path:
         """One `<component>.log` per process."""
         return self.workdir / "logs"
+
+    @property
+    def etcd_url(self) -> str:
+        """etcd's client URL (plain HTTP on loopback; also serves etcd's v3 JSON gateway)."""
+        if not self._addresses.etcd_url:
+            raise LocalClusterError("the local cluster is not started: call start() first")
+        return self._addresses.etcd_url
 
     @property
     def processes(self) -> Mapping[str, Process]:
@@ -139,33 +157,39 @@ class LocalCluster:
         if self._workdir is not None and not keep:
             shutil.rmtree(self._workdir, ignore_errors=True)
 
+    def stop_apiserver(self, *, grace: float = 5.0) -> None:
+        """Stop kube-apiserver only (SIGTERM, SIGKILL after `grace` s); etcd and every other
+        process keep running."""
+        if (process := self._processes.pop(APISERVER, None)) is not None:
+            process.stop(grace=grace)
+
+    def start_apiserver(self) -> None:
+        """Start kube-apiserver again after `stop_apiserver()`, on the same port and etcd
+        (so clients reconnect with the same kubeconfig); return once it is ready."""
+        if APISERVER in self._processes:
+            raise LocalClusterError("kube-apiserver is already running")
+        self._launch(APISERVER, self._apiserver_launch(self._require_binaries(), restart=True))
+
     def start_default_scheduler(self, *, extra_args: Sequence[str] = ()) -> None:
         """Start the real kube-scheduler (leader election on, Lease kube-system/kube-scheduler,
         its own identity `system:kube-scheduler`); return once it holds the Lease."""
         if SCHEDULER in self._processes:
             raise LocalClusterError("kube-scheduler is already running")
-        binaries = self._require_binaries()
-        config = self.workdir / "kube-scheduler.yaml"
-        kubeconfig = self.workdir / "kube-scheduler.kubeconfig"
-        self._write_kubeconfig(kubeconfig, token=self._scheduler_token, user=flags.SCHEDULER_USER)
-        config.write_text(flags.scheduler_config(kubeconfig_path=kubeconfig))
-        log = self.logs_dir / f"{SCHEDULER}.log"
-        offset = log.stat().st_size if log.exists() else 0
-
-        def launch() -> tuple[list[str], Callable[[], bool]]:
-            self.scheduler_port = port = free_ports(1)[0]
-            argv = [str(binaries.kube_scheduler)]
-            argv += flags.scheduler_args(
-                config_file=config,
-                kubeconfig_path=kubeconfig,
-                port=port,
-                cert_dir=self.workdir / "kube-scheduler-certs",
-                extra=extra_args,
-            )
-            endpoint = Endpoint(f"https://127.0.0.1:{port}", verify=False)
-            return argv, lambda: get(endpoint, "/healthz")[0] == 200 and log_has(log, offset)
-
+        files = SchedulerFiles(
+            config=self.workdir / "kube-scheduler.yaml",
+            kubeconfig=self.workdir / "kube-scheduler.kubeconfig",
+            cert_dir=self.workdir / "kube-scheduler-certs",
+            log=self.logs_dir / f"{SCHEDULER}.log",
+        )
+        self._write_kubeconfig(
+            files.kubeconfig, token=self._scheduler_token, user=flags.SCHEDULER_USER
+        )
+        files.config.write_text(flags.scheduler_config(kubeconfig_path=files.kubeconfig))
+        launch = scheduler_launch(
+            self._require_binaries(), files=files, addresses=self._addresses, extra=extra_args
+        )
         self._launch(SCHEDULER, launch)
+        self.scheduler_port = self._addresses.scheduler_port
 
     def stop_default_scheduler(self) -> None:
         """Stop kube-scheduler gracefully (it releases its Lease on the way out)."""
@@ -226,40 +250,12 @@ class LocalCluster:
         if self._given_workdir is not None:
             self._given_workdir.mkdir(parents=True, exist_ok=True)
         self._workdir = self._given_workdir or Path(tempfile.mkdtemp(prefix="kubesched-cluster-"))
-        pki = write_pki(self.workdir / "pki")
-        token_file = self.workdir / "pki" / "tokens.csv"
-        token_file.write_text(
-            flags.token_file(admin_token=self.admin_token, scheduler_token=self._scheduler_token)
-        )
-        token_file.chmod(0o600)
-        etcd_url = ""
-
-        def launch_etcd() -> tuple[list[str], Callable[[], bool]]:
-            nonlocal etcd_url
-            client, peer = free_ports(2)
-            etcd_url = f"http://127.0.0.1:{client}"
-            data = self.workdir / "etcd-data"
-            shutil.rmtree(data, ignore_errors=True)  # a retry must not reuse a half-made member
-            argv = [
-                str(binaries.etcd),
-                *flags.etcd_args(data_dir=data, client_port=client, peer_port=peer),
-            ]
-            return argv, lambda: '"health":"true"' in get(Endpoint(etcd_url), "/health")[1]
-
-        def launch_apiserver() -> tuple[list[str], Callable[[], bool]]:
-            port = free_ports(1)[0]
-            self.server = f"https://127.0.0.1:{port}"
-            args = flags.apiserver_args(
-                pki=pki,
-                token_file=token_file,
-                port=port,
-                etcd_url=etcd_url,
-                extra=self._extra_apiserver_args,
-            )
-            return [str(binaries.kube_apiserver), *args], lambda: self._api_status("/readyz") == 200
-
-        self._launch("etcd", launch_etcd)
-        self._launch("kube-apiserver", launch_apiserver)
+        tokens = {"admin_token": self.admin_token, "scheduler_token": self._scheduler_token}
+        self._files = write_apiserver_files(self.workdir / "pki", **tokens)
+        data_dir = self.workdir / "etcd-data"
+        self._launch("etcd", etcd_launch(binaries, data_dir=data_dir, addresses=self._addresses))
+        self._launch(APISERVER, self._apiserver_launch(binaries, restart=False))
+        self.server = self._addresses.server
         self._write_kubeconfig(self.kubeconfig_path, token=self.admin_token, user=flags.ADMIN_USER)
         wait_until(
             lambda: all(
@@ -269,6 +265,17 @@ class LocalCluster:
             what="the default and kube-system namespaces",
             processes=list(self._processes.values()),
             timeout=self.start_timeout,
+        )
+
+    def _apiserver_launch(self, binaries: Binaries, *, restart: bool) -> Launch:
+        if self._files is None:
+            raise LocalClusterError("the local cluster is not started: call start() first")
+        return apiserver_launch(
+            binaries,
+            files=self._files,
+            addresses=self._addresses,
+            extra=self._extra_apiserver_args,
+            restart=restart,
         )
 
     def _launch(self, name: str, launch: Launch) -> Process:
