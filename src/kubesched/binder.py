@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 BIND_TIMEOUT_SECONDS = 30.0
 
 
+class FencedError(RuntimeError):
+    """The leader's last successful renew is older than renewDeadline: bind nothing."""
+
+
 def binding_body(pod: Pod, node_name: str) -> dict[str, object]:
     """A v1 Binding carrying the pod's UID, so a re-created pod of the same name is not bound."""
     return {
@@ -138,7 +142,7 @@ class Binder:
         if not status.is_success():
             return status
         if self._fenced():
-            return Status.from_error(RuntimeError("not binding: leader lease not renewed in time"))
+            return Status.from_error(FencedError("not binding: leader lease not renewed in time"))
         status = await fw.run_pre_bind(state, pod, node)
         if not status.is_success():
             return status
@@ -155,6 +159,12 @@ class Binder:
     def _failed(self, task: BindingTask, status: Status) -> None:
         task.framework.run_unreserve(task.state, task.assumed, task.node_name)
         self._cache.forget_pod(task.assumed)
+        if isinstance(status.error, FencedError):
+            # We may no longer lead: another replica may already have bound this pod, so
+            # write nothing about it. Requeue quietly; if the lease is lost the process exits.
+            log.info('"not binding: leader lease not renewed in time" pod="%s"', task.assumed.key)
+            self._queue.requeue_after_error(task.qpi, pod_scheduling_cycle=task.scheduling_cycle)
+            return
         if isinstance(status.error, NotFound | Conflict):
             # Gone, being deleted, or already bound by someone else: nothing to retry.
             log.info(

@@ -169,7 +169,9 @@ class KubeClient:
 async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
     while True:
         try:
-            line = await asyncio.wait_for(content.readline(), inactivity_timeout)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation.
+            async with asyncio.timeout(inactivity_timeout):
+                line = await content.readline()
         except TimeoutError as exc:
             raise ConnectionFailed(f"watch idle for {inactivity_timeout:.0f}s") from exc
         if not line:

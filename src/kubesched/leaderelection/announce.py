@@ -62,6 +62,20 @@ class Announcer:
         )
         self._emit("became leader")
 
+    def losing(self, result: StoppedLeading) -> None:
+        """Leadership was just lost (not asked to stop): say so at once, before the wind-down
+        (in-flight bindings, release, clean-up) that can take a while before `stopped`."""
+        if not result.was_leader or result.exit_code == 0:
+            return
+        log.warning(
+            '"stopped leading: no new bindings; finishing in-flight work before exiting" '
+            'lease="%s" identity="%s" reason="%s" detail="%s"',
+            self._lease,
+            self._identity,
+            result.reason.value,
+            result.message,
+        )
+
     def stopped(self, result: StoppedLeading) -> None:
         """The run ended: metric and event if we led, and the line saying why."""
         if result.was_leader:

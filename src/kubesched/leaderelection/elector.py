@@ -157,6 +157,7 @@ class LeaderElector:
         except Exception as exc:
             log.exception('"leader election failed" lease="%s"', self.lease)
             result = self._result(StopReason.ELECTION_FAILED, f"internal error: {exc!r}", exc)
+        self._announcer.losing(result)
         result = await self._wind_down(result)
         if on_stopped_leading is not None:
             on_stopped_leading(result)

@@ -262,7 +262,9 @@ async def test_fenced_scheduler_does_not_post() -> None:
     assert not h.bindings()
     assert h.cache.pod_count() == 0
     assert h.where(p) == BACKOFF
-    assert h.events[0]["reason"] == "FailedScheduling"
+    # Another replica may already have bound it: nothing is written about the pod.
+    assert h.events == []
+    assert not h.status_patches()
 
 
 async def test_failure_of_a_pod_deleted_meanwhile_is_not_reported() -> None:
