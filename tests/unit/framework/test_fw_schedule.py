@@ -154,6 +154,5 @@ def test_default_plugins_end_to_end() -> None:
     with pytest.raises(FitError) as info:
         schedule_pod(fw, CycleState(), make_pod().req(cpu="9").model(), nodes)
     assert str(info.value) == (
-        "0/4 nodes are available: 1 node(s) had untolerated taint(s),"
-        " 3 Insufficient cpu."
+        "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu."
     )
