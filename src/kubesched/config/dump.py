@@ -38,7 +38,7 @@ def write_config(
         return
     try:
         Path(path).write_text(text, encoding="utf-8")
-    except OSError as error:
+    except (OSError, ValueError) as error:
         reason = error.strerror or str(error)
         raise ConfigError([f"--write-config-to: cannot write {path}: {reason}"]) from error
 

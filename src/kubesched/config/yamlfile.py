@@ -49,6 +49,8 @@ def read_document(path: str) -> object:
     except OSError as error:
         reason = error.strerror or str(error)
         raise ConfigError([f"--config: cannot read {path}: {reason}"]) from error
+    except ValueError as error:  # e.g. a NUL byte in the path
+        raise ConfigError([f"--config: {path!r} is not a valid path: {error}"]) from error
     return parse_document(data, source=path)
 
 
