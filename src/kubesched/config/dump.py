@@ -39,7 +39,7 @@ def write_config(
     try:
         Path(path).write_text(text, encoding="utf-8")
     except (OSError, ValueError) as error:
-        reason = error.strerror or str(error)
+        reason = getattr(error, "strerror", None) or str(error)
         raise ConfigError([f"--write-config-to: cannot write {path}: {reason}"]) from error
 
 
