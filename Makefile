@@ -44,6 +44,12 @@ test: lint typecheck contracts unit e2e
 demo: binaries
 	$(BIN)/kubesched dev-cluster demo
 
+# Throughput against kube-scheduler and a null binder (a few minutes); docs/performance.md.
+# BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--workload constrained".
+.PHONY: bench
+bench: binaries
+	$(BIN)/kubesched bench --out bench-results $(BENCH_ARGS)
+
 lock:
 	$(PYTHON) -m venv /tmp/kubesched-lock && /tmp/kubesched-lock/bin/pip install -q -r requirements/dev.in
 	/tmp/kubesched-lock/bin/pip freeze --exclude-editable | grep -v '^-e' > requirements/dev.lock

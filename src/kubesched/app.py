@@ -33,8 +33,10 @@ from kubesched.leaderelection import (
     new_elector,
 )
 from kubesched.metrics import SchedulerMetrics
-from kubesched.model import Node, Pod
+from kubesched.model import Node, Pod, PodDisruptionBudget
 from kubesched.plugins import in_tree_registry
+from kubesched.preemption import PLUGIN as PREEMPTION_PLUGIN
+from kubesched.preemption import Preemptions
 from kubesched.queue import SchedulingQueue
 from kubesched.scheduler import Scheduler
 from kubesched.serving import HealthServer, ServingOptions
@@ -44,6 +46,8 @@ log = logging.getLogger("kubesched")
 
 # Pods that finished hold no resources; like kube-scheduler, do not even list them.
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
+# Preemption reads PodDisruptionBudgets; their informer runs only when a profile preempts.
+PDB_PATH = "/apis/policy/v1/poddisruptionbudgets"
 SHUTDOWN_BINDING_GRACE_SECONDS = 10.0
 CACHE_SYNC_TIMEOUT_SECONDS = 120.0
 
@@ -72,6 +76,7 @@ class App:
         self.scheduler: Scheduler | None = None
         self._bindings_abandoned = False
         self._scheduling_loop: asyncio.Task[Any] | None = None
+        self.preemptions: Preemptions | None = None
 
     async def _clients(self) -> tuple[KubeClient, KubeClient]:
         """The API clients (no request yet): one for scheduling, one for leader election."""
@@ -96,6 +101,7 @@ class App:
     def _frameworks(self, client: KubeClient, recorder: EventRecorder) -> dict[str, Framework]:
         registry = build_registry(self.config)
         waiting = WaitingPods()
+        self.preemptions = Preemptions(api=client, recorder=recorder, waiting_pods=waiting)
         frameworks = {}
         for profile in self.config.profiles:
             handle = SchedulerHandle(
@@ -104,6 +110,7 @@ class App:
                 api=client,
                 recorder=recorder,
                 waiting_pods=waiting,
+                preemptions=self.preemptions,
             )
             frameworks[profile.scheduler_name] = build_framework(
                 profile=profile,
@@ -197,6 +204,7 @@ class App:
                 scheduler_names=config.scheduler_names,
             )
         queue = self._queue(frameworks)
+        pdbs = self._wire_preemption(client, frameworks, queue)
         pods: Reflector[Pod] = Reflector(
             client,
             path="/api/v1/pods",
@@ -224,6 +232,8 @@ class App:
                 metrics=self.metrics.election(le.resource_name),
                 before_release=self._drain_bindings,
             )
+        if elector is not None and self.preemptions is not None:
+            self.preemptions.fenced = elector.fenced
         scheduler = Scheduler(
             frameworks=frameworks,
             cache=self.cache,
@@ -239,11 +249,13 @@ class App:
         server = await self._serve(elector, client)
         self._spawn(nodes.run(), "node informer")
         self._spawn(pods.run(), "pod informer")
+        if pdbs is not None:
+            self._spawn(pdbs.run(), "poddisruptionbudget informer")
         self._spawn(recorder.run(), "event recorder")
         self._spawn(self._report_pending(queue), "pending pods metric")
         queue.start()
         try:
-            await self._wait_synced(nodes, pods)
+            await self._wait_synced(nodes, pods, pdbs)
             if elector is None:
                 return await self._run_without_election(scheduler, stop)
             return await self._run_with_election(elector, scheduler, stop)
@@ -327,15 +339,43 @@ class App:
 
         return sink
 
-    async def _wait_synced(self, nodes: Reflector[Node], pods: Reflector[Pod]) -> None:
+    def _wire_preemption(
+        self, client: KubeClient, frameworks: dict[str, Framework], queue: SchedulingQueue
+    ) -> Reflector[PodDisruptionBudget] | None:
+        """Give preemption the queue (nominated pods) and, when a profile has
+        DefaultPreemption, a PodDisruptionBudget informer, returned to be run (else None)."""
+        assert self.preemptions is not None
+        self.preemptions.queue = queue
+        post_filters = (pl.name for fw in frameworks.values() for pl in fw.plugins.post_filter)
+        if PREEMPTION_PLUGIN not in post_filters:
+            return None
+        informer: Reflector[PodDisruptionBudget] = Reflector(
+            client,
+            path=PDB_PATH,
+            decode=PodDisruptionBudget.from_json,
+            key=lambda pdb: pdb.key,
+            version=lambda pdb: pdb.resource_version,
+            handler=_IgnoreEvents(),
+        )
+        self.preemptions.pdbs = informer.store
+        return informer
+
+    async def _wait_synced(
+        self,
+        nodes: Reflector[Node],
+        pods: Reflector[Pod],
+        pdbs: Reflector[PodDisruptionBudget] | None = None,
+    ) -> None:
         try:
             async with asyncio.timeout(CACHE_SYNC_TIMEOUT_SECONDS):
                 await nodes.synced.wait()
                 await pods.synced.wait()
+                if pdbs is not None:
+                    await pdbs.synced.wait()
         except TimeoutError as exc:
             raise AppError(
                 "informer caches did not sync in time; check API server health and "
-                "RBAC (list/watch pods and nodes)"
+                "RBAC (list/watch pods and nodes, and poddisruptionbudgets when preempting)"
             ) from exc
         self.synced = True
         log.info('"caches synced" nodes=%d pods=%d', len(nodes.store), len(pods.store))
@@ -375,6 +415,19 @@ class App:
             self.metrics.cache_size.labels("pods").set(self.cache.pod_count())
             self.metrics.cache_size.labels("assumed_pods").set(self.cache.assumed_count())
             await asyncio.sleep(1)
+
+
+class _IgnoreEvents:
+    """PDBs are only read from the informer's store; their changes trigger nothing."""
+
+    def on_add(self, obj: object) -> None:
+        pass
+
+    def on_update(self, old: object, new: object) -> None:
+        pass
+
+    def on_delete(self, obj: object) -> None:
+        pass
 
 
 def _split_paths(config: KubeSchedulerConfiguration) -> tuple[str, ...]:

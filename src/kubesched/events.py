@@ -79,6 +79,7 @@ class _Record:
     reason: str
     action: str
     note: str
+    related: ObjectRef | None = None
 
 
 class EventRecorder:
@@ -109,8 +110,10 @@ class EventRecorder:
         reason: str,
         action: str,
         note: str,
+        related: ObjectRef | None = None,
     ) -> None:
-        record = _Record(controller, regarding, type, reason, action, truncate_note(note))
+        """Queue one event; `related` names a second object (the preemptor of a victim)."""
+        record = _Record(controller, regarding, type, reason, action, truncate_note(note), related)
         try:
             self._queue.put_nowait(record)
         except asyncio.QueueFull:
@@ -174,6 +177,8 @@ class EventRecorder:
             "note": record.note,
             "type": record.type,
         }
+        if record.related is not None:
+            body["related"] = record.related.as_json()
         try:
             await self._api.post(
                 f"/apis/events.k8s.io/v1/namespaces/{ref.namespace or 'default'}/events", body

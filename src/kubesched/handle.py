@@ -9,11 +9,13 @@ from kubesched.cache import Snapshot
 from kubesched.events import EventRecorder, ObjectRef
 from kubesched.framework import NodeInfo, WaitingPods
 from kubesched.kube.api import KubeApi
-from kubesched.model import Pod
+from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.preemption import Preemptions
 
 
 class SchedulerHandle:
-    """Implements `kubesched.framework.Handle` over the shared snapshot and API client."""
+    """Implements `kubesched.framework.Handle` over the shared snapshot and API client, and
+    `PreemptionHandle` (nominated pods, PDBs, evicting victims) over `Preemptions`."""
 
     def __init__(
         self,
@@ -23,12 +25,16 @@ class SchedulerHandle:
         api: KubeApi,
         recorder: EventRecorder,
         waiting_pods: WaitingPods,
+        preemptions: Preemptions | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
         self._api = api
         self._recorder = recorder
         self._waiting_pods = waiting_pods
+        self._preemptions = preemptions or Preemptions(
+            api=api, recorder=recorder, waiting_pods=waiting_pods
+        )
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -54,3 +60,22 @@ class SchedulerHandle:
     @property
     def waiting_pods(self) -> WaitingPods:
         return self._waiting_pods
+
+    # ---- PreemptionHandle ---------------------------------------------------------------
+
+    def has_nominated_pods(self) -> bool:
+        return self._preemptions.has_nominated_pods()
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._preemptions.nominated_pods_for_node(node_name)
+
+    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
+        return self._preemptions.pod_disruption_budgets()
+
+    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+        self._preemptions.start(
+            profile=self._profile, preemptor=preemptor, node_name=node_name, victims=victims
+        )
+
+    def is_preempting(self, uid: str) -> bool:
+        return self._preemptions.is_preempting(uid)

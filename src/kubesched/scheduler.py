@@ -108,7 +108,8 @@ class Scheduler:
             qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(err.diagnosis.pending_plugins)
             status = Status(Code.UNSCHEDULABLE, str(err))
-            self._handle_failure(fw, qpi, status, cycle, started)
+            nominate = None if err.keep_nomination else err.nominated_node_name
+            self._handle_failure(fw, qpi, status, cycle, started, nominate=nominate)
             return None
         except NoNodesAvailableError as err:
             status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
@@ -136,6 +137,7 @@ class Scheduler:
         started: float,
     ) -> BindingTask | None:
         assumed = self._cache.assume_pod(qpi.pod, host)
+        self._queue.nominator.delete(qpi.pod.uid)  # as upstream's assume: it has its node
         status = fw.run_reserve(state, assumed, host)
         if status.is_success():
             status = fw.run_permit(state, assumed, host)
@@ -168,9 +170,20 @@ class Scheduler:
         log.debug('"Successfully bound pod to node" pod="%s" node="%s"', pod.key, task.node_name)
 
     def _handle_failure(
-        self, fw: Framework | None, qpi: QueuedPodInfo, status: Status, cycle: int, started: float
+        self,
+        fw: Framework | None,
+        qpi: QueuedPodInfo,
+        status: Status,
+        cycle: int,
+        started: float,
+        *,
+        nominate: str | None = "",
     ) -> None:
-        """Requeue the pod and report why (event + PodScheduled=False), as upstream does."""
+        """Requeue the pod and report why (event + PodScheduled=False), as upstream does.
+
+        `nominate` is the node the pod is now nominated to (preemption); "" clears its
+        nomination (every failure but a FitError whose PostFilter said nothing), None
+        leaves it as it is."""
         pod = qpi.pod
         rejected = status.is_rejected()
         result = "unschedulable" if rejected else "error"
@@ -185,6 +198,8 @@ class Scheduler:
             self._queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=cycle)
         else:
             self._queue.requeue_after_error(qpi, pod_scheduling_cycle=cycle)
+        if nominate is not None:
+            self._nominate(current, nominate)
         message = status.message or str(status)
         reason = UNSCHEDULABLE if rejected else SCHEDULER_ERROR
         log.info('"Unable to schedule pod" pod="%s" reason="%s" err="%s"', pod.key, reason, message)
@@ -196,12 +211,28 @@ class Scheduler:
             action="Scheduling",
             note=message,
         )
-        self._spawn(self._set_condition(current, reason=reason, message=message))
+        self._spawn(
+            self._set_condition(current, reason=reason, message=message, nominated=nominate)
+        )
 
-    async def _set_condition(self, pod: Pod, *, reason: str, message: str) -> None:
+    def _nominate(self, pod: Pod, node_name: str) -> None:
+        """Hold `node_name`'s room for the pod (the nominator), or forget its nomination."""
+        if node_name:
+            self._queue.nominator.add(pod, node_name=node_name)
+        else:
+            self._queue.nominator.delete(pod.uid)
+
+    async def _set_condition(
+        self, pod: Pod, *, reason: str, message: str, nominated: str | None = None
+    ) -> None:
         try:
             await patch_pod_scheduled(
-                self._api, pod, status="False", reason=reason, message=message
+                self._api,
+                pod,
+                status="False",
+                reason=reason,
+                message=message,
+                nominated_node_name=nominated,
             )
         except NotFound:
             return

@@ -1,7 +1,9 @@
 """`kubesched manifests` on the real control plane: the output applies, its RBAC is
 sufficient (kubesched with the generated ServiceAccount's token acquires its Lease and
-schedules) and least privilege (that token is denied kube-scheduler's Lease and deleting
-pods). And the first source document's RBAC really cannot create the Lease the first time.
+schedules) and least privilege (that token is denied kube-scheduler's Lease and creating
+pods; it may delete pods and read PodDisruptionBudgets only because DefaultPreemption, a
+default plugin, evicts victims). And the first source document's RBAC really cannot create
+the Lease the first time.
 
 Cluster-scoped objects (ClusterRoles, ClusterRoleBindings) are named per test and deleted by
 the tests; kubesched's namespace is labelled so that the harness removes it.
@@ -224,6 +226,10 @@ def test_generated_rbac_is_least_privilege(
         ("create", "events.events.k8s.io", "-n", namespace),
         ("create", "tokenreviews.authentication.k8s.io"),
         ("create", "subjectaccessreviews.authorization.k8s.io"),
+        # DefaultPreemption (on by default) evicts victims and reads PodDisruptionBudgets.
+        ("delete", "pods", "-n", namespace),
+        ("list", "poddisruptionbudgets.policy", "-A"),
+        ("watch", "poddisruptionbudgets.policy", "-A"),
     ]
     denied = [
         ("update", "leases/kube-scheduler", "-n", "kube-system"),
@@ -231,9 +237,8 @@ def test_generated_rbac_is_least_privilege(
         ("update", "leases/someone-else", "-n", ns),
         ("delete", f"leases/{scheduler}", "-n", ns),
         ("create", "leases", "-n", "kube-system"),
-        ("delete", "pods", "-n", namespace),
-        ("delete", "pods", "-A"),
         ("create", "pods", "-n", namespace),
+        ("delete", "poddisruptionbudgets.policy", "-n", namespace),
         ("get", "secrets", "-n", ns),
         ("list", "configmaps", "-n", ns),
         ("patch", "nodes"),
@@ -254,11 +259,10 @@ def test_generated_rbac_is_least_privilege(
             body=default_lease,
         )
     assert update.value.status == 403
-    api.create(make_pod().name("victim").namespace(namespace).obj())
-    with pytest.raises(ApiError) as delete:
-        as_scheduler.delete("Pod", "victim", namespace=namespace, grace_period=0)
-    assert delete.value.status == 403
-    assert api.get_or_none("Pod", "victim", namespace=namespace) is not None
+    with pytest.raises(ApiError) as create:
+        as_scheduler.create(make_pod().name("intruder").namespace(namespace).obj())
+    assert create.value.status == 403
+    assert api.get_or_none("Pod", "intruder", namespace=namespace) is None
 
 
 def test_generated_pod_template_passes_pod_security_restricted(

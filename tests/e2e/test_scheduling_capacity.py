@@ -73,13 +73,13 @@ def test_pods_of_kube_scheduler_use_capacity_kubesched_sees(
         new, core = pod_events(api, namespace, outcome.pod, "FailedScheduling")
         assert len(new) == 1, f"one FailedScheduling event for {name}: {new}"
         event = new[0]
-        assert event.note == outcome.message
+        assert event.note == outcome.full_message
         assert (event.type, event.action) == ("Warning", "Scheduling")
         assert event.reporting_controller == SCHEDULER
         assert event.regarding_kind == "Pod"
         assert event.regarding_namespace == namespace
         assert [e.reporting_controller for e in core] == [SCHEDULER]
-        assert core[0].note == outcome.message
+        assert core[0].note == outcome.full_message
 
     # kube-scheduler's pod leaves: its room goes to one of ours (a pod delete requeues).
     api.delete("Pod", "kube-a1", namespace=namespace, grace_period=0)
@@ -126,7 +126,7 @@ def test_too_many_pods(kubesched, api: ApiClient, namespace: str) -> None:
     assert second.reason == "Unschedulable"
     assert second.message == "0/1 nodes are available: 1 Too many pods."
     new, _core = pod_events(api, namespace, second.pod, "FailedScheduling")
-    assert [e.note for e in new] == [second.message]
+    assert [e.note for e in new] == [second.full_message]
     assert traceback_free(proc.log())
 
 

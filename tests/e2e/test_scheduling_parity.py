@@ -4,7 +4,7 @@ first by the real kube-scheduler (schedulerName default-scheduler), then by kube
 Each row lists the nodes (and pods already bound to them) and the feasible set the test
 expects. Both schedulers must land on a node of that set (of `best`, when scores decide),
 or both must report the pod unschedulable with the same `0/N nodes are available: ...`
-message (kube-scheduler's preemption verdict aside: kubesched has no preemption yet). The
+message, preemption verdict included (both run DefaultPreemption). The
 rows check the table against kube-scheduler too, so a wrong row fails on the kube-scheduler
 side first.
 """
@@ -489,14 +489,16 @@ def test_same_placement_as_kube_scheduler(
     assert not table_vs_kube, f"the table disagrees with kube-scheduler: {table_vs_kube}"
     problems = check(case, "kubesched", ours, names)
     if not case.feasible:
-        if ours.message != kube.message:
+        if ours.full_message != kube.full_message:
             problems.append(
                 "FailedScheduling differs from kube-scheduler's:\n"
-                f"  kube-scheduler: {kube.message!r}\n  kubesched:      {ours.message!r}"
+                f"  kube-scheduler: {kube.full_message!r}\n"
+                f"  kubesched:      {ours.full_message!r}"
             )
         events, _ = pod_events(api, namespace, ours.pod, "FailedScheduling")
-        if not any(e.note == ours.message and e.reporting_controller == SCHEDULER for e in events):
-            problems.append(f"kubesched: no FailedScheduling event with {ours.message!r}")
+        note = ours.full_message
+        if not any(e.note == note and e.reporting_controller == SCHEDULER for e in events):
+            problems.append(f"kubesched: no FailedScheduling event with {note!r}")
     assert not problems, "kubesched differs from kube-scheduler:\n" + "\n".join(problems)
     assert traceback_free(parity_scheduler.log()), "kubesched logged a traceback"
 

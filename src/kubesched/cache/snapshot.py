@@ -8,14 +8,15 @@ deleted (even if pods on them are not gone yet) are not in the snapshot.
 
 from __future__ import annotations
 
-from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.nodeinfo import NodeInfo, NodeInfoList
 
 
 class Snapshot:
     """Node infos in a stable order (zones interleaved), by name, and the affinity subsets."""
 
-    node_infos: list[NodeInfo]
-    """Every node of the cluster view, in the cache's node-tree order (zones interleaved)."""
+    node_infos: NodeInfoList
+    """Every node of the cluster view, in the cache's node-tree order (zones interleaved);
+    `framework.nodeinfo.with_pods_with_affinity(node_infos)` etc. need no scan."""
     generation: int
     """The cache generation this snapshot reflects (0: never filled)."""
     order_version: int
@@ -43,23 +44,29 @@ class Snapshot:
 
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:
-        """Nodes with at least one pod that has pod (anti-)affinity."""
+        """Nodes with at least one pod that has pod (anti-)affinity, in `node_infos` order."""
         if self._affinity_list is None:
-            self._affinity_list = list(self._with_affinity.values())
+            self._affinity_list = self._in_order(self._with_affinity)
         return self._affinity_list
 
     @property
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
-        """Nodes with at least one pod that has required pod anti-affinity."""
+        """Nodes with at least one pod that has required pod anti-affinity (same order)."""
         if self._anti_affinity_list is None:
-            self._anti_affinity_list = list(self._with_anti_affinity.values())
+            self._anti_affinity_list = self._in_order(self._with_anti_affinity)
         return self._anti_affinity_list
+
+    def _in_order(self, subset: dict[str, NodeInfo]) -> list[NodeInfo]:
+        position = self._position
+        laid_out = [info for name, info in subset.items() if name in position]
+        laid_out.sort(key=lambda info: position[info.name])
+        return laid_out
 
     # ---- maintained by SchedulerCache.update_snapshot -----------------------------------
 
     def reset(self) -> None:
         """Forget everything, so the next update rebuilds from scratch."""
-        self.node_infos = []
+        self.node_infos = NodeInfoList(subsets=self)
         self.generation = 0
         self.order_version = -1
         self._by_name = {}
@@ -88,8 +95,11 @@ class Snapshot:
 
     def reorder(self, names: list[str], *, version: int) -> None:
         """Lay `node_infos` out in the cache's node order."""
-        self.node_infos = [self._by_name[name] for name in names if name in self._by_name]
+        self.node_infos = NodeInfoList(
+            (self._by_name[name] for name in names if name in self._by_name), subsets=self
+        )
         self._position = {info.name: i for i, info in enumerate(self.node_infos)}
+        self._affinity_list = self._anti_affinity_list = None
         self.order_version = version
 
     def _track(self, subset: dict[str, NodeInfo], name: str, info: NodeInfo | None) -> None:

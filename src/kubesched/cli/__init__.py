@@ -17,6 +17,7 @@ COMMANDS = {
     "leases": ("kubesched.cli.leases", "list scheduler Leases and their holders"),
     "bench": ("kubesched.cli.bench", "measure throughput against kube-scheduler"),
     "manifests": ("kubesched.cli.manifests", "print the YAML to deploy kubesched"),
+    "explain": ("kubesched.cli.explain", "explain where a pending pod would go and why"),
 }
 
 

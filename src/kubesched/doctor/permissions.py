@@ -82,7 +82,20 @@ def scheduler_needs(target: Target) -> list[Need]:
     ]
     if target.leader_elect:
         needs += _lease_needs(target)
+    if target.preemption:
+        needs += _preemption_needs()
     return needs + _serving_needs()
+
+
+def _preemption_needs() -> list[Need]:
+    """DefaultPreemption: its informer lists and watches PDBs (the caches must sync before
+    scheduling starts) and it deletes victims."""
+    pdbs = "poddisruptionbudgets"
+    return [
+        Need(verb="list", resource=pdbs, group="policy", why="the PodDisruptionBudget informer"),
+        Need(verb="watch", resource=pdbs, group="policy", why="the PodDisruptionBudget informer"),
+        Need(verb="delete", resource="pods", why="preemption evicting lower-priority victims"),
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,8 @@ class Target:
     lease_name: str
     leader_elect: bool = True
     service_account: ServiceAccount | None = None
+    preemption: bool = False
+    """A profile has DefaultPreemption: it deletes pods and watches PodDisruptionBudgets."""
 
     @property
     def lease(self) -> str:

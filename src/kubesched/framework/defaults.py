@@ -82,20 +82,22 @@ class PluginSet:
     disabled: tuple[PluginRef, ...] = ()
 
 
-# Upstream's v1 default list, restricted to the plugins kubesched has. PodTopologySpread (2),
-# InterPodAffinity (2), ImageLocality (1), DefaultPreemption and the volume plugins are not
-# implemented yet; UnsupportedFeatures rejects the pods that would need the first two.
+# Upstream's v1 default list, restricted to the plugins kubesched has. The volume plugins
+# are not implemented yet.
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("SchedulingGates"),
     PluginRef("PrioritySort"),
-    PluginRef("UnsupportedFeatures"),
     PluginRef("NodeUnschedulable"),
     PluginRef("NodeName"),
     PluginRef("TaintToleration", 3),
     PluginRef("NodeAffinity", 2),
     PluginRef("NodePorts"),
     PluginRef("NodeResourcesFit", 1),
+    PluginRef("PodTopologySpread", 2),
+    PluginRef("InterPodAffinity", 2),
+    PluginRef("DefaultPreemption"),
     PluginRef("NodeResourcesBalancedAllocation", 1),
+    PluginRef("ImageLocality", 1),
     PluginRef("DefaultBinder"),
 )
 

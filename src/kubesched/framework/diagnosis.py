@@ -97,6 +97,10 @@ class FitError(Exception):
         self.diagnosis = diagnosis
         self.nominated_node_name = ""
         """Set when a PostFilter plugin (preemption) nominated a node for the pod."""
+        self.keep_nomination = False
+        """True when PostFilter returned no result (upstream ModeNoop): the pod keeps the
+        node it is nominated to. Otherwise its nomination becomes `nominated_node_name`
+        ("" clears it, as when no PostFilter plugin ran)."""
 
     def __str__(self) -> str:
         return fit_error_message(num_all_nodes=self.num_all_nodes, diagnosis=self.diagnosis)

@@ -20,12 +20,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
-from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ClusterEvent
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.status import Status
 from kubesched.framework.waiting import WaitingPods
-from kubesched.model import Pod
+from kubesched.model import Pod, PodDisruptionBudget
 
 MAX_NODE_SCORE = 100
 """The highest score a Score plugin may give a node (after normalization)."""
@@ -102,8 +102,67 @@ class NodeToStatusReader(Protocol):
 
 
 @runtime_checkable
+class PreFilterExtensions(Protocol):
+    """Optional on PreFilter plugins whose PreFilter state depends on the pods on nodes
+    (topology spread counts, inter-pod affinity): keep that state right when a what-if
+    evaluation adds or removes a pod on `node_info` (filtering with nominated pods,
+    preemption's dry run). `node_info` (a copy) already reflects the change when called.
+
+    Return a non-success Status (or raise) to fail the evaluation with an ERROR. Plugins
+    whose PreFilter was skipped this cycle are not called (upstream `PreFilterExtensions`).
+    """
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo, /
+    ) -> Status | None: ...
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_to_remove: Pod,
+        node_info: NodeInfo,
+        /,
+    ) -> Status | None: ...
+
+
+class FilterRunner(Protocol):
+    """The profile's Filter machinery, for PostFilter plugins that evaluate what-ifs
+    (preemption's dry run). The Framework implements it and hands itself to PostFilter
+    plugins in the CycleState under `FILTER_RUNNER_KEY` (upstream's Handle *is* the
+    framework; kubesched's Handle is the application's)."""
+
+    def run_filter_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Filter `pod` on `node_info` counting the pods nominated to that node with equal or
+        higher priority as running (and, if that passes, once more without them)."""
+        ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Tell every PreFilterExtensions plugin that `pod_to_add` joined `node_info`."""
+        ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Tell every PreFilterExtensions plugin that `pod_to_remove` left `node_info`."""
+        ...
+
+
+FILTER_RUNNER_KEY: StateKey[FilterRunner] = StateKey("FrameworkFilterRunner")
+"""Where a PostFilter plugin finds the profile's `FilterRunner` in the cycle state."""
+
+
+@runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
-    """Runs when no node fits, e.g. to preempt; returns a result (nomination) and a status."""
+    """Runs when no node fits, e.g. to preempt; returns a result (nomination) and a status.
+
+    The result sets the pod's nominated node (`PostFilterResult("")` clears it); None leaves
+    it as it is. `state.read(FILTER_RUNNER_KEY)` re-runs the profile's filters on what-ifs.
+    """
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader, /
@@ -220,6 +279,45 @@ class Handle(Protocol):
     @property
     def waiting_pods(self) -> WaitingPods:
         """Pods held by Permit plugins (shared by all profiles)."""
+        ...
+
+
+@runtime_checkable
+class PodNominator(Protocol):
+    """Optional on a Handle: the pending pods nominated to nodes (by preemption).
+
+    Filtering counts the nominated pods of equal or higher priority as already running on
+    their node, so the room preemption made is held for them (upstream
+    `RunFilterPluginsWithNominatedPods`). Without it, no pod is ever nominated.
+    """
+
+    def has_nominated_pods(self) -> bool:
+        """Whether any pod is nominated at all (a cheap check once per cycle)."""
+        ...
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        """The pods nominated to `node_name`, in nomination order."""
+        ...
+
+
+@runtime_checkable
+class PreemptionHandle(PodNominator, Protocol):
+    """Optional on a Handle: what a preemption plugin needs to act (the application's
+    Handle implements it; without it DefaultPreemption only evaluates)."""
+
+    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
+        """Every PodDisruptionBudget in the cluster (from an informer: no request)."""
+        ...
+
+    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+        """Evict `victims` from `node_name` for `preemptor` in the background (returns at
+        once): a victim waiting at Permit is rejected in memory, every other one gets the
+        `DisruptionTarget` condition and is deleted, each with a `Preempted` event; pods of
+        lower priority than the preemptor lose their nomination to that node."""
+        ...
+
+    def is_preempting(self, uid: str) -> bool:
+        """Whether the victims of the preemptor with `uid` are still being evicted."""
         ...
 
 

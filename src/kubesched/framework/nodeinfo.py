@@ -8,7 +8,10 @@ NodeInfo as read-only.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, Protocol
 
 from kubesched.model import HostPort, Node, Pod, Resource
 
@@ -35,6 +38,9 @@ class NodeInfo:
     pods_with_affinity: list[Pod] = field(default_factory=list)
     pods_with_required_anti_affinity: list[Pod] = field(default_factory=list)
     generation: int = 0
+    memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Filter/Score results for this very object (see `kubesched.framework.memo`); every
+    change to the node empties it, and a clone starts without it."""
 
     @property
     def name(self) -> str:
@@ -57,6 +63,8 @@ class NodeInfo:
         if _has_required_anti_affinity(pod):
             self.pods_with_required_anti_affinity.append(pod)
         self.generation += 1
+        if self.memo:
+            self.memo.clear()
 
     def remove_pod(self, uid: str) -> Pod | None:
         """Stop counting the pod with `uid`; returns it, or None if it was not here."""
@@ -72,11 +80,15 @@ class NodeInfo:
             p for p in self.pods_with_required_anti_affinity if p.uid != uid
         ]
         self.generation += 1
+        if self.memo:
+            self.memo.clear()
         return pod
 
     def set_node(self, node: Node) -> None:
         self.node = node
         self.generation += 1
+        if self.memo:
+            self.memo.clear()
 
     def clone(self) -> NodeInfo:
         """A copy whose aggregates can change without touching this one (pods are shared)."""
@@ -90,3 +102,44 @@ class NodeInfo:
             pods_with_required_anti_affinity=list(self.pods_with_required_anti_affinity),
             generation=self.generation,
         )
+
+
+class NodeSubsets(Protocol):
+    """What a snapshot knows about its nodes beyond the list (upstream's
+    `HavePodsWithAffinityList` / `HavePodsWithRequiredAntiAffinityList`)."""
+
+    @property
+    def have_pods_with_affinity(self) -> Sequence[NodeInfo]: ...
+
+    @property
+    def have_pods_with_required_anti_affinity(self) -> Sequence[NodeInfo]: ...
+
+
+class NodeInfoList(list[NodeInfo]):
+    """A snapshot's list of all its nodes, which can also hand out the nodes holding pods
+    with pod (anti-)affinity without a scan of every node (see the functions below)."""
+
+    __slots__ = ("subsets",)
+
+    def __init__(self, items: Iterable[NodeInfo] = (), *, subsets: NodeSubsets) -> None:
+        super().__init__(items)
+        self.subsets = subsets
+
+
+_WITH_AFFINITY = attrgetter("pods_with_affinity")
+_WITH_REQUIRED_ANTI_AFFINITY = attrgetter("pods_with_required_anti_affinity")
+
+
+def with_pods_with_affinity(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
+    """The nodes of `nodes` (all nodes of a snapshot, or any list) holding a pod with pod
+    affinity or anti-affinity, in the order of `nodes`."""
+    if isinstance(nodes, NodeInfoList):
+        return nodes.subsets.have_pods_with_affinity
+    return list(filter(_WITH_AFFINITY, nodes))
+
+
+def with_pods_with_required_anti_affinity(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
+    """Like `with_pods_with_affinity`, for pods with required pod anti-affinity."""
+    if isinstance(nodes, NodeInfoList):
+        return nodes.subsets.have_pods_with_required_anti_affinity
+    return list(filter(_WITH_REQUIRED_ANTI_AFFINITY, nodes))

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kubesched.framework import interfaces as api
+from kubesched.framework import memo
 from kubesched.framework.binding import BindingCycle
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.enqueue import collect_enqueue_events
@@ -23,6 +24,7 @@ from kubesched.framework.interfaces import Handle, NodeToStatusReader, PostFilte
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.framework.whatif import WhatIfFiltering
 from kubesched.model import Pod
 
 
@@ -55,7 +57,7 @@ class PreFilterOutcome:
     """The plugins that restricted the node set (they become unschedulable plugins)."""
 
 
-class Framework(BindingCycle):
+class Framework(BindingCycle, WhatIfFiltering):
     """The plugins of one profile and the runners the scheduler calls for each pod."""
 
     def __init__(
@@ -77,6 +79,10 @@ class Framework(BindingCycle):
         """Where the next cycle starts filtering (rotates so all nodes get examined)."""
         self._filters = [(pl.name, pl.filter) for pl in plugins.filter]
         self._enqueue_events = collect_enqueue_events(plugins)
+        # Results of memoizable plugins are reused per node (see `kubesched.framework.memo`).
+        self._memo_keys = memo.KeyTable()
+        self._filters_not_memoizable = memo.not_memoizable(plugins.filter)
+        self._scores_not_memoizable = memo.not_memoizable(plugins.score)
 
     @property
     def has_filter_plugins(self) -> bool:
@@ -195,25 +201,44 @@ class Framework(BindingCycle):
                 return status
         return SUCCESS
 
+    def filter_memo_key(self, state: CycleState, pod: Pod) -> int | None:
+        """The key of this cycle's Filter results on a node, or None when a Filter plugin
+        that runs this cycle did not opt in to memoization."""
+        if not self._filters_not_memoizable <= state.skip_filter_plugins:
+            return None
+        key = ("filter", state.skip_filter_plugins, memo.cycle_pod_key(state, pod))
+        return self._memo_keys.id_of(key)
+
+    def score_memo_key(self, state: CycleState, pod: Pod) -> int | None:
+        """Like `filter_memo_key`, for the raw scores of this cycle's Score plugins."""
+        if not self._scores_not_memoizable <= state.skip_score_plugins:
+            return None
+        key = ("score", state.skip_score_plugins, memo.cycle_pod_key(state, pod))
+        return self._memo_keys.id_of(key)
+
     def run_post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
-        """Run PostFilter plugins until one succeeds or is unresolvable (upstream semantics)."""
+        """Run PostFilter plugins until one succeeds or is unresolvable (upstream semantics).
+
+        The result of the last plugin that returned one (None: the nomination stays); a
+        success keeps its message (it becomes the FitError's PostFilter message)."""
         result: PostFilterResult | None = None
         reasons: list[str] = []
         rejector = ""
+        state.write(api.FILTER_RUNNER_KEY, self)
         for pl in self.plugins.post_filter:
             try:
                 out, status = pl.post_filter(state, pod, statuses)
             except Exception as exc:
                 return None, raised(pl.name, "PostFilter", exc)
             if status is None or status.code is Code.SUCCESS:
-                return out, SUCCESS
+                return out, status or SUCCESS
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return out, status.with_plugin(pl.name)
             if not status.is_rejected():
                 return None, as_error("PostFilter", pl.name, status)
-            if out is not None and out.nominated_node_name:
+            if out is not None:
                 result = out
             reasons.extend(status.reasons)
             rejector = rejector or pl.name
@@ -244,7 +269,12 @@ class Framework(BindingCycle):
         """Score, normalize, weigh and sum (see `ScoreResult`); `result.status` on failure."""
         plugins = [pl for pl in self.plugins.score if pl.name not in state.skip_score_plugins]
         return run_score(
-            state=state, pod=pod, nodes=nodes, plugins=plugins, weights=self.score_weights
+            state=state,
+            pod=pod,
+            nodes=nodes,
+            plugins=plugins,
+            weights=self.score_weights,
+            memo_key=self.score_memo_key(state, pod),
         )
 
 

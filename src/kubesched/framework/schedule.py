@@ -10,7 +10,7 @@ exactly as kube-scheduler does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kubesched.framework.cycle_state import CycleState
@@ -20,6 +20,7 @@ from kubesched.framework.diagnosis import (
     NoNodesAvailableError,
     SchedulingError,
 )
+from kubesched.framework.memo import store
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.scoring import ScoreResult, select_host
@@ -135,7 +136,7 @@ def _evaluate_nominated_node(
     node = fw.handle.get_node_info(pod.nominated_node_name)
     if node is None:
         return []
-    status = fw.run_filter(state, pod, node)
+    status = fw.run_filter_with_nominated_pods(state, pod, node)
     if status.is_success():
         return [node]
     if status.code is Code.ERROR:
@@ -158,12 +159,21 @@ def find_nodes_that_pass_filters(
     start = fw.next_start_node_index
     if not fw.has_filter_plugins:
         return [nodes[(start + i) % count] for i in range(wanted)]
+    memo_key = fw.filter_memo_key(state, pod)
+    ordered = [*nodes[start:], *nodes[:start]] if start else nodes
     feasible: list[NodeInfo] = []
-    run_filter = fw.run_filter
+    run_filter: Callable[[CycleState, Pod, NodeInfo], Status] = fw.run_filter
+    if fw.has_nominated_pods():
+        # Pods nominated by preemption hold their room (framework.whatif); their nodes'
+        # results depend on more than the node and the pod, so nothing is memoized.
+        memo_key, run_filter = None, fw.with_nominated_pods(run_filter)
     statuses = diagnosis.node_to_status
-    for i in range(count):
-        node = nodes[(start + i) % count]
-        status = run_filter(state, pod, node)
+    for node in ordered:
+        if memo_key is None:
+            status = run_filter(state, pod, node)
+        else:
+            memoized = node.memo.get(memo_key)
+            status = memoized or _filter_and_store(run_filter, state, pod, node, memo_key)
         if status.code is Code.SUCCESS:
             feasible.append(node)
             if len(feasible) >= wanted:
@@ -174,6 +184,20 @@ def find_nodes_that_pass_filters(
             statuses.set(node.name, status)
             diagnosis.add_plugin_status(status)
     return feasible
+
+
+def _filter_and_store(
+    run_filter: Callable[[CycleState, Pod, NodeInfo], Status],
+    state: CycleState,
+    pod: Pod,
+    node: NodeInfo,
+    key: int,
+) -> Status:
+    """Run the Filter plugins on `node` and keep the result for `key` (errors are not kept)."""
+    status = run_filter(state, pod, node)
+    if status.code is not Code.ERROR:
+        store(node.memo, key, status)
+    return status
 
 
 def prioritize_nodes(
@@ -197,7 +221,9 @@ def _run_post_filter(fw: Framework, state: CycleState, pod: Pod, error: FitError
         return
     result, status = fw.run_post_filter(state, pod, error.diagnosis.node_to_status)
     error.diagnosis.post_filter_msg = status.message
-    if status.plugin:
-        error.diagnosis.add_plugin_status(status)
-    if result is not None and result.nominated_node_name:
+    # Upstream does not count PostFilter plugins among the rejecting ones: requeueing
+    # follows the Filter plugins' events.
+    if result is None:
+        error.keep_nomination = True
+    else:
         error.nominated_node_name = result.nominated_node_name

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Hashable, MutableSequence, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add, attrgetter, mul
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kubesched.framework.memo import store
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
@@ -61,48 +64,97 @@ def run_score(
     nodes: Sequence[NodeInfo],
     plugins: Sequence[api.ScorePlugin],
     weights: dict[str, int],
+    memo_key: Hashable | None = None,
 ) -> ScoreResult:
-    """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh."""
+    """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh.
+
+    With a `memo_key` (every plugin is memoizable, see `kubesched.framework.memo`), raw
+    scores stored on a node for that key are reused, and new ones stored."""
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
-    for pl in plugins:
-        scores, status = _score_plugin(pl, state, pod, nodes, weights[pl.name])
+    columns = None
+    if memo_key is not None:
+        columns = _memoized_raw_scores(plugins, state, pod, nodes, memo_key)
+    for index, pl in enumerate(plugins):
+        raw = None if columns is None else columns[index]
+        scores, status = _score_plugin(pl, state, pod, nodes, weights[pl.name], raw=raw)
         if not status.is_success():
             return ScoreResult(nodes=nodes, status=status)
         assert scores is not None
         result.plugins.append(scores)
-        totals = result.totals
-        weight = scores.weight
-        for i, score in enumerate(scores.normalized):
-            totals[i] += score * weight
+        result.totals = _add_weighted(result.totals, scores.normalized, scores.weight)
     return result
 
 
+def _add_weighted(totals: list[int], scores: list[int], weight: int) -> list[int]:
+    """`totals[i] + scores[i] * weight` for every i (C-level loops: this runs per node)."""
+    if weight == 1:
+        return list(map(add, totals, scores))
+    return list(map(add, totals, map(mul, scores, repeat(weight))))
+
+
+_MEMO = attrgetter("memo")
+
+
+def _memoized_raw_scores(
+    plugins: Sequence[api.ScorePlugin],
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    key: Hashable,
+) -> list[list[int]] | None:
+    """Per plugin, the raw score of each node: a node's scores (one row per node) come from
+    its memo, or are computed and stored. None if a plugin raised (the caller then scores
+    plugin by plugin and reports the error as before)."""
+    rows: list[tuple[int, ...] | None] = list(map(dict.get, map(_MEMO, nodes), repeat(key)))
+    if None in rows:
+        score_fns = [pl.score for pl in plugins]
+        try:
+            for index, node in enumerate(nodes):
+                if rows[index] is None:
+                    row = tuple([score(state, pod, node) for score in score_fns])
+                    store(node.memo, key, row)
+                    rows[index] = row
+        except Exception:
+            return None
+    if not rows:
+        return [[] for _ in plugins]
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
 def _score_plugin(
-    pl: api.ScorePlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], weight: int
+    pl: api.ScorePlugin,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    weight: int,
+    *,
+    raw: list[int] | None = None,
 ) -> tuple[PluginScores | None, Status]:
     name = pl.name
-    score = pl.score
-    try:
-        raw = [score(state, pod, node) for node in nodes]
-    except Exception as exc:
-        return None, _error(name, f"Score: {type(exc).__name__}: {exc}", exc)
+    if raw is None:
+        score = pl.score
+        try:
+            raw = [score(state, pod, node) for node in nodes]
+        except Exception as exc:
+            return None, _error(name, f"Score: {type(exc).__name__}: {exc}", exc)
     normalized = raw
-    if isinstance(pl, api.ScoreExtensions):
+    normalize = getattr(pl, "normalize_score", None)
+    if normalize is not None:
         normalized = list(raw)
         try:
-            status = pl.normalize_score(state, pod, normalized)
+            status = normalize(state, pod, normalized)
         except Exception as exc:
             return None, _error(name, f"NormalizeScore: {type(exc).__name__}: {exc}", exc)
         if status is not None and status.code is not Code.SUCCESS:
             return None, _error(name, f"NormalizeScore: {status.message}", status.error)
-    for value in normalized:
-        if value > MAX_NODE_SCORE or value < MIN_NODE_SCORE:
-            return None, _error(
-                name,
-                f"returns an invalid score {value}, it should in the range of"
-                f" [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                None,
-            )
+    if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+        value = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
+        return None, _error(
+            name,
+            f"returns an invalid score {value}, it should in the range of"
+            f" [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+            None,
+        )
     return PluginScores(plugin=name, weight=weight, raw=raw, normalized=normalized), SUCCESS
 
 
@@ -115,22 +167,15 @@ def _error(plugin: str, detail: str, exc: BaseException | None) -> Status:
 
 
 def select_host(result: ScoreResult, *, rng: random.Random | None = None) -> str:
-    """The node with the highest total; ties broken uniformly at random (reservoir sampling)."""
-    if not result.totals:
+    """The node with the highest total; ties broken uniformly at random (as upstream's
+    reservoir sampling, with one draw among the tied nodes)."""
+    totals = result.totals
+    if not totals:
         raise ValueError("empty priority list")
-    draw = (rng or _RNG).randrange
-    best_index = 0
-    best = result.totals[0]
-    ties = 1
-    for index in range(1, len(result.totals)):
-        total = result.totals[index]
-        if total > best:
-            best, best_index, ties = total, index, 1
-        elif total == best:
-            ties += 1
-            if draw(ties) == 0:
-                best_index = index
-    return result.nodes[best_index].name
+    best = max(totals)
+    ties = [index for index, total in enumerate(totals) if total == best]
+    pick = ties[0] if len(ties) == 1 else ties[(rng or _RNG).randrange(len(ties))]
+    return result.nodes[pick].name
 
 
 _RNG = random.Random()  # noqa: S311 - spreading ties between nodes, not cryptography

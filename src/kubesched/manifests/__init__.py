@@ -30,6 +30,7 @@ from kubesched.manifests.options import (
     check_namespace,
     names_for,
 )
+from kubesched.manifests.preemption import preemption_enabled
 from kubesched.manifests.rbac import rbac_objects
 from kubesched.manifests.render import to_yaml
 from kubesched.manifests.workload import config_map, deployment
@@ -62,7 +63,9 @@ def build_manifests(
         *rbac_objects(
             names,
             leader_elect=config.leader_election.leader_elect,
-            preemption=options.preemption,
+            preemption=preemption_enabled(config)
+            if options.preemption is None
+            else options.preemption,
         ),
         config_map(names, config_text),
         deployment(config, options, names, config_text=config_text),

@@ -36,9 +36,10 @@ class ManifestOptions:
     replicas: int = DEFAULT_REPLICAS
     """Replicas of the Deployment; they share the one Lease (one leads, the others stand by)."""
 
-    preemption: bool = False
-    """Grant `delete` on pods, which only preemption needs (evicting lower-priority victims).
-    Off by default: a scheduler that does not preempt never deletes a pod."""
+    preemption: bool | None = None
+    """Grant what only preemption needs: `delete` on pods (evicting lower-priority victims)
+    and reading PodDisruptionBudgets. None (the default): exactly when a profile has
+    DefaultPreemption enabled, as it is by default (`kubesched.manifests.preemption`)."""
 
 
 @dataclass(frozen=True, slots=True)

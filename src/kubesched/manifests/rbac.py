@@ -14,8 +14,12 @@ What kubesched calls (grep `src/kubesched` for API paths), and the rule that all
 * TokenReview + SubjectAccessReview for `/metrics` (delegated auth, as kube-scheduler does)
   -> the built-in ClusterRole `system:auth-delegator`.
 
-Nothing else: no secrets, no write to other Leases, and `delete` on pods only when
-`preemption` is on (preemption evicts victims by deleting them).
+Nothing else: no secrets, no write to other Leases. Only when `preemption` is on (a profile
+has DefaultPreemption, as kube-scheduler's defaults do):
+* DELETE `pods/{name}` (evicting victims)                        -> pods: delete
+* list + watch `/apis/policy/v1/poddisruptionbudgets` (informer)  -> poddisruptionbudgets:
+  list/watch (preemption avoids victims whose eviction breaks a budget)
+  (the victims' DisruptionTarget condition is a `pods/status` patch, granted above)
 """
 
 from __future__ import annotations
@@ -45,7 +49,8 @@ def rule(
 
 
 def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
-    """What kubesched needs cluster-wide; `preemption` adds `delete` on pods."""
+    """What kubesched needs cluster-wide; `preemption` adds `delete` on pods and reading
+    PodDisruptionBudgets."""
     rules = [
         rule("", ("pods", "nodes"), READ),
         rule("", ("pods/binding",), ("create",)),
@@ -55,6 +60,7 @@ def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
     ]
     if preemption:
         rules.append(rule("", ("pods",), ("delete",)))
+        rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
     return rules
 
 

@@ -1,6 +1,7 @@
 """Slim, typed views of the API objects scheduling reads (no generated model classes)."""
 
 from kubesched.model.node import ContainerImage, Node, Taint
+from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
 from kubesched.model.resources import Resource
 
@@ -10,6 +11,7 @@ __all__ = [
     "Node",
     "OwnerReference",
     "Pod",
+    "PodDisruptionBudget",
     "Resource",
     "Taint",
     "Toleration",

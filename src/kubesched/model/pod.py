@@ -78,9 +78,18 @@ class Pod:
     host_ports: tuple[HostPort, ...] = ()
     scheduling_gates: tuple[str, ...] = ()
     images: tuple[str, ...] = ()
+    image_refs: tuple[str, ...] = ()
+    """Every image the pod pulls, as ImageLocality counts them: init containers, containers,
+    then image volumes (`image.reference`); "" for a container without an image."""
     requests: Resource = field(default_factory=Resource)
     non_zero_requests: Resource = field(default_factory=Resource)
     scheduled_condition: tuple[str, str, str] | None = None
+    start_time: str = ""
+    """`status.startTime` (set by the kubelet); preemption prefers victims started later."""
+    preempted_by_scheduler: bool = False
+    """A `DisruptionTarget=True` condition with reason `PreemptionByScheduler`: a scheduler
+    chose this pod as a preemption victim (upstream `PodTerminatingByPreemption` with
+    `deleting`)."""
 
     @property
     def key(self) -> str:
@@ -123,10 +132,24 @@ class Pod:
             host_ports=tuple(_host_ports(containers, init_containers)),
             scheduling_gates=tuple(g.get("name", "") for g in spec.get("schedulingGates") or ()),
             images=tuple(c.get("image", "") for c in containers if c.get("image")),
+            image_refs=_image_refs(spec, containers, init_containers),
             requests=requests,
             non_zero_requests=non_zero,
             scheduled_condition=_scheduled_condition(status),
+            start_time=status.get("startTime") or "",
+            preempted_by_scheduler=_preempted_by_scheduler(status),
         )
+
+
+def _image_refs(
+    spec: dict[str, Any], containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
+) -> tuple[str, ...]:
+    refs = [c.get("image") or "" for c in [*init_containers, *containers]]
+    for volume in spec.get("volumes") or ():
+        image = volume.get("image")
+        if image is not None:
+            refs.append((image or {}).get("reference") or "")
+    return tuple(refs)
 
 
 def _owner(ref: dict[str, Any]) -> OwnerReference:
@@ -210,3 +233,17 @@ def _scheduled_condition(status: dict[str, Any]) -> tuple[str, str, str] | None:
                 condition.get("message", ""),
             )
     return None
+
+
+DISRUPTION_TARGET = "DisruptionTarget"
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
+    for condition in status.get("conditions") or ():
+        if condition.get("type") == DISRUPTION_TARGET:
+            return bool(
+                condition.get("status") == "True"
+                and condition.get("reason") == PREEMPTION_BY_SCHEDULER
+            )
+    return False

@@ -8,27 +8,33 @@ object model and reach the cluster only through the Handle.
 from kubesched.framework import Registry
 from kubesched.plugins.balanced_allocation import NodeResourcesBalancedAllocation
 from kubesched.plugins.default_binder import DefaultBinder
+from kubesched.plugins.default_preemption import DefaultPreemption
+from kubesched.plugins.image_locality import ImageLocality
+from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.node_resources_fit import NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.pod_topology_spread import PodTopologySpread
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.plugins.taint_toleration import TaintToleration
-from kubesched.plugins.unsupported_features import UnsupportedFeatures
 
 IN_TREE_PLUGINS: tuple[type, ...] = (
     SchedulingGates,
     PrioritySort,
-    UnsupportedFeatures,
     NodeUnschedulable,
     NodeName,
     TaintToleration,
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    PodTopologySpread,
+    InterPodAffinity,
+    DefaultPreemption,
     NodeResourcesBalancedAllocation,
+    ImageLocality,
     DefaultBinder,
 )
 
@@ -44,15 +50,18 @@ def in_tree_registry() -> Registry:
 __all__ = [
     "IN_TREE_PLUGINS",
     "DefaultBinder",
+    "DefaultPreemption",
+    "ImageLocality",
+    "InterPodAffinity",
     "NodeAffinity",
     "NodeName",
     "NodePorts",
     "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",
+    "PodTopologySpread",
     "PrioritySort",
     "SchedulingGates",
     "TaintToleration",
-    "UnsupportedFeatures",
     "in_tree_registry",
 ]

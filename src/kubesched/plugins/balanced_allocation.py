@@ -24,6 +24,7 @@ _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
 class NodeResourcesBalancedAllocation:
     name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle

@@ -74,6 +74,7 @@ def _node_affinity(pod: Pod) -> Mapping[str, Any]:
 
 class NodeAffinity:
     name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle

@@ -101,7 +101,14 @@ IncomingHook = Callable[[str, str], None]
 """Called with (queue, event label) whenever a pod enters a sub-queue (metrics)."""
 
 
-_STATUS_FIELDS = {"resource_version", "phase", "nominated_node_name", "scheduled_condition"}
+_STATUS_FIELDS = {
+    "resource_version",
+    "phase",
+    "nominated_node_name",
+    "scheduled_condition",
+    "start_time",
+    "preempted_by_scheduler",
+}
 _SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(Pod) if f.name not in _STATUS_FIELDS)
 
 

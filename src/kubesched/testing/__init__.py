@@ -4,6 +4,7 @@ from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_
 from kubesched.testing.handle import (
     FakeHandle,
     RecordedEvent,
+    RecordedPreemption,
     build_test_framework,
     run_filter_plugin,
     run_score_plugin,
@@ -14,6 +15,7 @@ __all__ = [
     "NodeBuilder",
     "PodBuilder",
     "RecordedEvent",
+    "RecordedPreemption",
     "build_test_framework",
     "make_node",
     "make_pod",

@@ -146,6 +146,28 @@ class PodBuilder:
         preferred.append({"weight": weight, "preference": {"matchExpressions": [expression]}})
         return self
 
+    def spread_constraint(
+        self,
+        max_skew: int,
+        topology_key: str,
+        when: str = "DoNotSchedule",
+        *,
+        match_labels: dict[str, str] | None = None,
+        **fields: Any,
+    ) -> Self:
+        """Add a `topologySpreadConstraint`; `match_labels` becomes its labelSelector, other
+        fields (`minDomains=2`, `nodeTaintsPolicy="Honor"`, ...) are copied as given."""
+        constraint: dict[str, Any] = {
+            "maxSkew": max_skew,
+            "topologyKey": topology_key,
+            "whenUnsatisfiable": when,
+            **fields,
+        }
+        if match_labels is not None:
+            constraint["labelSelector"] = {"matchLabels": dict(match_labels)}
+        self._spec.setdefault("topologySpreadConstraints", []).append(constraint)
+        return self
+
     def scheduling_gate(self, name: str) -> Self:
         self._spec.setdefault("schedulingGates", []).append({"name": name})
         return self
@@ -163,6 +185,33 @@ class PodBuilder:
 
     def phase(self, phase: str) -> Self:
         self._obj["status"]["phase"] = phase
+        return self
+
+    def preemption_policy(self, policy: str) -> Self:
+        """`spec.preemptionPolicy`: `PreemptLowerPriority` (the default) or `Never`."""
+        self._spec["preemptionPolicy"] = policy
+        return self
+
+    def start_time(self, timestamp: str) -> Self:
+        """`status.startTime` (RFC 3339, e.g. `2025-01-01T00:00:00Z`)."""
+        self._obj["status"]["startTime"] = timestamp
+        return self
+
+    def nominated_node(self, name: str) -> Self:
+        """`status.nominatedNodeName`, as preemption sets it."""
+        self._obj["status"]["nominatedNodeName"] = name
+        return self
+
+    def preempted(self) -> Self:
+        """Terminating because a scheduler preempted it (deletionTimestamp and the
+        `DisruptionTarget` condition with reason `PreemptionByScheduler`)."""
+        self._meta["deletionTimestamp"] = "2025-01-01T00:00:00Z"
+        condition = {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "reason": "PreemptionByScheduler",
+        }
+        self._obj["status"].setdefault("conditions", []).append(condition)
         return self
 
     def obj(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from kubesched.framework import (
 )
 from kubesched.framework import interfaces as api
 from kubesched.framework.defaults import PluginRef, PluginSet
-from kubesched.model import Node, Pod
+from kubesched.model import Node, Pod, PodDisruptionBudget
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +40,23 @@ class RecordedEvent:
     note: str
 
 
+@dataclass(frozen=True, slots=True)
+class RecordedPreemption:
+    preemptor: str
+    """`namespace/name` of the preemptor."""
+    node_name: str
+    victims: tuple[str, ...]
+    """`namespace/name` of each victim, most important first."""
+
+
 @dataclass(slots=True)
 class FakeHandle:
     """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
-    `bind` raise it."""
+    `bind` raise it.
+
+    It is a `PreemptionHandle` too: `nominate(pod, node)` nominates pods, `pdbs` are the
+    PodDisruptionBudgets, and `preempt` records a `RecordedPreemption` (evicting nothing;
+    the preemptor's UID is in `preempting` until the test removes it)."""
 
     nodes: Iterable[Node | NodeInfo] = ()
     pods: Iterable[Pod] = ()
@@ -51,6 +64,11 @@ class FakeHandle:
     """(pod `namespace/name`, node name) per successful bind."""
     events: list[RecordedEvent] = field(default_factory=list)
     bind_error: Exception | None = None
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    preemptions: list[RecordedPreemption] = field(default_factory=list)
+    preempting: set[str] = field(default_factory=set)
+    nominated: dict[str, list[Pod]] = field(default_factory=dict)
+    """Node name -> pods nominated to it."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
@@ -90,6 +108,27 @@ class FakeHandle:
     @property
     def waiting_pods(self) -> WaitingPods:
         return self._waiting
+
+    def nominate(self, pod: Pod, node_name: str) -> None:
+        """Nominate a pending pod to a node (as preemption does)."""
+        self.nominated.setdefault(node_name, []).append(pod)
+
+    def has_nominated_pods(self) -> bool:
+        return any(self.nominated.values())
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return list(self.nominated.get(node_name, ()))
+
+    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
+        return list(self.pdbs)
+
+    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+        victim_keys = tuple(victim.key for victim in victims)
+        self.preemptions.append(RecordedPreemption(preemptor.key, node_name, victim_keys))
+        self.preempting.add(preemptor.uid)
+
+    def is_preempting(self, uid: str) -> bool:
+        return uid in self.preempting
 
 
 def run_filter_plugin(

@@ -8,9 +8,9 @@ and a kubesched process shared by the tests of one module.
 
 kube-scheduler (v1.37) ends a FailedScheduling message with its PostFilter (preemption)
 verdict: `0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available:
-2 No preemption victims found for incoming pod.`. kubesched has no preemption yet, so parity
-compares the part before `preemption:` (`Outcome.message`) exactly, and keeps the rest in
-`Outcome.post_filter`.
+2 No preemption victims found for incoming pod.`, and so does kubesched (DefaultPreemption).
+`Outcome.message` is the part before `preemption:`, `Outcome.post_filter` the rest and
+`Outcome.full_message` both, as the event and the condition carry it.
 """
 
 from __future__ import annotations
@@ -43,6 +43,11 @@ class Outcome:
     @property
     def bound(self) -> bool:
         return bool(self.node)
+
+    @property
+    def full_message(self) -> str:
+        """The whole message, preemption verdict included (the FailedScheduling note)."""
+        return f"{self.message} {self.post_filter}" if self.post_filter else self.message
 
     @property
     def reasons(self) -> dict[str, int]:

@@ -164,7 +164,10 @@ async def test_unschedulable_pod_gets_event_condition_and_waits() -> None:
     await h.cycle()
 
     assert not h.bindings()
-    message = "0/3 nodes are available: 3 Insufficient cpu."
+    message = (
+        "0/3 nodes are available: 3 Insufficient cpu."
+        " preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
     (event,) = h.events
     assert event["reason"] == "FailedScheduling"
     assert event["event_type"] == "Warning"
@@ -359,7 +362,10 @@ async def test_assumed_pod_makes_room_unavailable_for_the_next_pod() -> None:
     await h.cycle()
     await h.cycle()
     assert [b.body["metadata"]["uid"] for b in h.bindings()] == [first.uid]
-    assert h.events[1]["note"] == "0/1 nodes are available: 1 Insufficient cpu."
+    assert h.events[1]["note"] == (
+        "0/1 nodes are available: 1 Insufficient cpu."
+        " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    )
     assert h.where(second) == UNSCHEDULABLE
 
 

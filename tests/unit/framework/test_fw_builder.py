@@ -10,13 +10,14 @@ from kubesched.plugins import in_tree_registry
 from kubesched.testing import FakeHandle
 
 DEFAULT_FILTERS = [
-    "UnsupportedFeatures",
     "NodeUnschedulable",
     "NodeName",
     "TaintToleration",
     "NodeAffinity",
     "NodePorts",
     "NodeResourcesFit",
+    "PodTopologySpread",
+    "InterPodAffinity",
 ]
 
 
@@ -61,16 +62,19 @@ def test_default_profile_has_upstream_plugins_and_weights() -> None:
     fw = build()
     listed = fw.list_plugins()
     assert listed["queueSort"] == ["PrioritySort"]
-    assert listed["preEnqueue"] == ["SchedulingGates"]
+    assert listed["preEnqueue"] == ["SchedulingGates", "DefaultPreemption"]
     assert listed["filter"] == DEFAULT_FILTERS
     assert listed["score"] == [
         "TaintToleration:3",
         "NodeAffinity:2",
         "NodeResourcesFit:1",
+        "PodTopologySpread:2",
+        "InterPodAffinity:2",
         "NodeResourcesBalancedAllocation:1",
+        "ImageLocality:1",
     ]
     assert listed["bind"] == ["DefaultBinder"]
-    assert "postFilter" not in listed
+    assert listed["postFilter"] == ["DefaultPreemption"]
 
 
 def test_star_disables_every_default_at_one_point_only() -> None:
@@ -121,7 +125,8 @@ def test_unknown_plugin_error_names_profile_point_and_choices() -> None:
     assert message.startswith(
         "profile 'batch': plugin 'NodeResoucesFit' enabled at filter does not exist"
     )
-    assert "available plugins: Custom, DefaultBinder, NodeAffinity" in message
+    choices = ", ".join(sorted([*in_tree_registry().names(), "Custom"]))
+    assert f"available plugins: {choices}" in message
 
 
 def test_unknown_plugin_config_name_is_an_error() -> None:

@@ -57,7 +57,10 @@ def test_default_weights_follow_upstream() -> None:
         "TaintToleration": 3,
         "NodeAffinity": 2,
         "NodeResourcesFit": 1,
+        "PodTopologySpread": 2,
+        "InterPodAffinity": 2,
         "NodeResourcesBalancedAllocation": 1,
+        "ImageLocality": 1,
     }
 
 

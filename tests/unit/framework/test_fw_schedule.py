@@ -153,6 +153,8 @@ def test_default_plugins_end_to_end() -> None:
     assert result.feasible_nodes == 3
     with pytest.raises(FitError) as info:
         schedule_pod(fw, CycleState(), make_pod().req(cpu="9").model(), nodes)
+    # 9 cpu exceed every node's allocatable: no eviction helps (DefaultPreemption).
     assert str(info.value) == (
         "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu."
+        " preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
     )

@@ -1,0 +1,80 @@
+"""The end-of-run checks: every measured pod bound exactly once, no node overcommitted."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from kubesched.bench.tracker import PodTracker
+from kubesched.kube.client import KubeClient
+from kubesched.model import Node, Pod, Resource
+
+PAGE = 500
+
+
+async def list_all(client: KubeClient, path: str) -> AsyncIterator[dict[str, Any]]:
+    """Every object of a (paged) list."""
+    params = {"limit": str(PAGE)}
+    while True:
+        page = await client.get(path, params=params, timeout=120)
+        for item in page.get("items") or ():
+            yield item
+        token = (page.get("metadata") or {}).get("continue")
+        if not token:
+            return
+        params["continue"] = token
+
+
+async def run_checks(
+    client: KubeClient, tracker: PodTracker, *, namespace: str, expected: int
+) -> list[str]:
+    """What went wrong (empty: the run is valid)."""
+    problems = list(tracker.violations[:5])
+    if len(tracker.violations) > 5:
+        problems.append(f"... {len(tracker.violations) - 5} more violations")
+    if tracker.bound != expected:
+        problems.append(f"{tracker.bound} of {expected} measured pods bound")
+    nodes = {node.name: node async for node in _nodes(client)}
+    used: dict[str, Resource] = {name: Resource() for name in nodes}
+    final_bound = 0
+    async for obj in list_all(client, "/api/v1/pods"):
+        pod = Pod.from_json(obj)
+        if pod.namespace == namespace and pod.node_name:
+            final_bound += 1
+            record = tracker.pods.get(pod.name)
+            if record is None or record.node != pod.node_name:
+                problems.append(f"pod {pod.key} is on {pod.node_name}, the watch saw otherwise")
+        if pod.node_name and not pod.terminal:
+            total = used.setdefault(pod.node_name, Resource())
+            total.add(pod.requests)
+            total.allowed_pods += 1
+    if final_bound != expected:
+        problems.append(f"the API server has {final_bound} of {expected} measured pods bound")
+    problems += _overcommitted(nodes, used)
+    return problems
+
+
+async def _nodes(client: KubeClient) -> AsyncIterator[Node]:
+    async for obj in list_all(client, "/api/v1/nodes"):
+        yield Node.from_json(obj)
+
+
+def _overcommitted(nodes: dict[str, Node], used: dict[str, Resource]) -> list[str]:
+    bad: list[str] = []
+    for name, total in used.items():
+        node = nodes.get(name)
+        if node is None:
+            if total.allowed_pods:
+                bad.append(f"{name}: {total.allowed_pods} pod(s) on a node that does not exist")
+            continue
+        free = node.allocatable
+        for what, have, limit in (
+            ("cpu", total.milli_cpu, free.milli_cpu),
+            ("memory", total.memory, free.memory),
+            ("pods", total.allowed_pods, free.allowed_pods),
+        ):
+            if have > limit:
+                bad.append(f"{name}: {what} {have} > allocatable {limit}")
+    if not bad:
+        return []
+    return [f"{len(bad)} node(s) overcommitted, e.g. {bad[0]}"]

@@ -1,0 +1,77 @@
+"""The three contenders and how each is started on a fresh local control plane.
+
+Each serves pods of one dedicated scheduler name, with leader election off and the same
+client limits (`clientConnection.qps/burst` in their KubeSchedulerConfiguration files: a
+config file makes kube-scheduler ignore the equivalent flags), and the admin kubeconfig.
+Serving is off (`--secure-port=0`) for both schedulers: nothing scrapes them here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from kubesched.localcluster import LocalCluster, Process
+
+KUBESCHED = "kubesched"
+KUBE_SCHEDULER = "kube-scheduler"
+NULL_BINDER = "null-binder"
+CONTENDERS = (KUBESCHED, KUBE_SCHEDULER, NULL_BINDER)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLimits:
+    """What every contender gets: client QPS/burst and (for the binders) concurrency."""
+
+    scheduler_name: str
+    qps: float
+    burst: int
+    binding_concurrency: int = 64
+
+
+def scheduler_config(*, kubeconfig: Path, limits: ClientLimits) -> str:
+    """One KubeSchedulerConfiguration v1 that both kubesched and kube-scheduler accept."""
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {
+            "kubeconfig": str(kubeconfig),
+            "qps": limits.qps,
+            "burst": limits.burst,
+        },
+        "leaderElection": {"leaderElect": False},
+        "profiles": [{"schedulerName": limits.scheduler_name}],
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def contender_argv(name: str, cluster: LocalCluster, limits: ClientLimits) -> list[str]:
+    """The command line that starts contender `name` against `cluster`."""
+    config = cluster.workdir / f"{name}.yaml"
+    config.write_text(scheduler_config(kubeconfig=cluster.kubeconfig_path, limits=limits))
+    if name == KUBESCHED:
+        return [sys.executable, "-m", "kubesched", f"--config={config}", "--secure-port=0"]
+    if name == KUBE_SCHEDULER:
+        assert cluster.binaries is not None
+        return [str(cluster.binaries.kube_scheduler), f"--config={config}", "--secure-port=0"]
+    if name == NULL_BINDER:
+        return [
+            sys.executable,
+            "-m",
+            "kubesched.bench.nullbinder",
+            f"--kubeconfig={cluster.kubeconfig_path}",
+            f"--scheduler-name={limits.scheduler_name}",
+            f"--qps={limits.qps}",
+            f"--burst={limits.burst}",
+            f"--concurrency={limits.binding_concurrency}",
+        ]
+    raise ValueError(f"unknown contender {name!r}; choose from {', '.join(CONTENDERS)}")
+
+
+def start_contender(name: str, cluster: LocalCluster, limits: ClientLimits) -> Process:
+    """Start the contender's process (logged to the cluster's logs/<name>.log)."""
+    return cluster.spawn(name, contender_argv(name, cluster, limits), env=dict(os.environ))

@@ -1,0 +1,265 @@
+"""One contender's run: a fresh control plane, nodes, the contender, initial pods, then the
+measured pods with the throughput sampler running, then the checks.
+
+    cluster up -> N nodes -> contender started -> I initial pods, all bound (or one warm-up
+    pod when I = 0: the contender is known to be ready) -> watch + sampler -> M measured
+    pods created -> all bound (or stalled / contender exited) -> checks -> cluster down
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.bench.checks import run_checks
+from kubesched.bench.contenders import ClientLimits, start_contender
+from kubesched.bench.load import create_all
+from kubesched.bench.procstat import cpu_seconds, peak_rss_bytes
+from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
+from kubesched.bench.tracker import PodTracker, TrackerError
+from kubesched.bench.workloads import Workload
+from kubesched.kube.client import KubeClient
+from kubesched.kube.connection import load_connection
+from kubesched.kube.errors import ApiError
+from kubesched.localcluster import LocalCluster, LocalClusterError, Process
+
+INIT_NAMESPACE = "bench-init"
+MEASURED_NAMESPACE = "bench-measured"
+SAMPLE_INTERVAL = 1.0
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSettings:
+    """Everything one invocation of the benchmark runs with."""
+
+    workload: Workload
+    limits: ClientLimits
+    create_concurrency: int = 32
+    """Pod and node creations in flight at once."""
+    create_rate: float = 0.0
+    """Measured pods created per second; 0: as fast as the API server accepts them."""
+    stall_timeout: float = 120.0
+    """A run with no pod bound for this long fails."""
+
+
+@dataclass(slots=True)
+class ContenderResult:
+    """The figures of one contender (or why it failed)."""
+
+    name: str
+    failure: str = ""
+    throughput: Summary = field(default_factory=lambda: Summary.of([]))
+    samples: list[float] = field(default_factory=list)
+    whole_run_rate: float = 0.0
+    samples_fallback: bool = False
+    latency_p50: float = 0.0
+    latency_p99: float = 0.0
+    cpu_seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    control_plane_cpu: dict[str, float] = field(default_factory=dict)
+    duration: float = 0.0
+    bound: int = 0
+    bound_times: list[float] = field(default_factory=list)
+    """Seconds after the first measured pod was created at which each pod was bound."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "failure": self.failure,
+            "throughput": {
+                "average": self.throughput.average,
+                "p50": self.throughput.p50,
+                "p90": self.throughput.p90,
+                "p99": self.throughput.p99,
+                "samples": self.samples,
+                "whole_run_rate": self.whole_run_rate,
+                "samples_fallback": self.samples_fallback,
+            },
+            "latency_seconds": {"p50": self.latency_p50, "p99": self.latency_p99},
+            "cpu_seconds": self.cpu_seconds,
+            "peak_rss_bytes": self.peak_rss_bytes,
+            "control_plane_cpu_seconds": self.control_plane_cpu,
+            "duration_seconds": self.duration,
+            "bound": self.bound,
+            "bound_times": [round(t, 4) for t in self.bound_times],
+        }
+
+
+class RunFailed(Exception):
+    """The contender did not finish the run; the message says why."""
+
+
+def run_contender(name: str, settings: BenchSettings, progress: Progress) -> ContenderResult:
+    """Run one contender on its own fresh control plane; never raises for its failures."""
+    result = ContenderResult(name=name)
+    progress(f"[{name}] starting a local control plane")
+    cluster = LocalCluster(progress=lambda _message: None)
+    try:
+        cluster.start()
+        asyncio.run(_Run(name, cluster, settings, progress, result).run())
+    except Exception as exc:  # any failure becomes the contender's FAILED row
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        known = isinstance(exc, RunFailed | LocalClusterError | ApiError | TrackerError)
+        result.failure = message if known and message else f"{type(exc).__name__}: {message}"
+        logs = cluster.logs_dir / f"{name}.log" if cluster.server else None
+        if logs is not None and logs.exists():
+            cluster.keep_logs = True
+            result.failure += f" (log: {logs})"
+    finally:
+        cluster.stop()
+    return result
+
+
+class _Run:
+    def __init__(
+        self,
+        name: str,
+        cluster: LocalCluster,
+        settings: BenchSettings,
+        progress: Progress,
+        result: ContenderResult,
+    ) -> None:
+        self.name = name
+        self.cluster = cluster
+        self.settings = settings
+        self.workload = settings.workload
+        self.progress = progress
+        self.result = result
+
+    async def run(self) -> None:
+        connection = await load_connection(kubeconfig=str(self.cluster.kubeconfig_path))
+        connections = self.settings.create_concurrency + 8
+        client = KubeClient(connection, qps=1e6, burst=1_000_000, max_connections=connections)
+        try:
+            await self._run(client)
+        finally:
+            await client.close()
+
+    async def _run(self, client: KubeClient) -> None:
+        for namespace in (INIT_NAMESPACE, MEASURED_NAMESPACE):
+            body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+            await client.post("/api/v1/namespaces", body)
+        self.progress(f"[{self.name}] creating {self.workload.nodes} nodes")
+        nodes = (("/api/v1/nodes", self.workload.node(i)) for i in range(self.workload.nodes))
+        await create_all(client, nodes, concurrency=self.settings.create_concurrency)
+        process = start_contender(self.name, self.cluster, self.settings.limits)
+        assert process.pid is not None
+        await self._initial_pods(client, process)
+        await self._measure(client, process)
+
+    def _pods(self, namespace: str, count: int, *, measured: bool) -> Iterator[tuple[str, Any]]:
+        path = f"/api/v1/namespaces/{namespace}/pods"
+        name = self.settings.limits.scheduler_name
+        for i in range(count):
+            make = self.workload.measured_pod if measured else self.workload.initial_pod
+            yield path, make(i, namespace=namespace, scheduler_name=name)
+
+    async def _initial_pods(self, client: KubeClient, process: Process) -> None:
+        count = max(self.workload.initial_pods, 1)
+        self.progress(f"[{self.name}] {count} initial pod(s), waiting until all are bound")
+        tracker = PodTracker(client, INIT_NAMESPACE)
+        await tracker.start()
+        watch = asyncio.create_task(tracker.run())
+        try:
+            pods = self._pods(INIT_NAMESPACE, count, measured=False)
+            await create_all(client, pods, concurrency=self.settings.create_concurrency)
+            last, last_change = 0, time.monotonic()
+            while tracker.bound < count:
+                _check_alive(watch, process)
+                if tracker.bound != last:
+                    last, last_change = tracker.bound, time.monotonic()
+                if time.monotonic() - last_change > self.settings.stall_timeout:
+                    raise RunFailed(f"stalled: {tracker.bound}/{count} initial pods bound")
+                await asyncio.sleep(0.1)
+        finally:
+            watch.cancel()
+
+    async def _measure(self, client: KubeClient, process: Process) -> None:
+        total = self.workload.pods
+        tracker = PodTracker(client, MEASURED_NAMESPACE)
+        await tracker.start()
+        watch = asyncio.create_task(tracker.run())
+        pid = process.pid or 0
+        plane = {n: p.pid or 0 for n, p in self.cluster.processes.items() if n != self.name}
+        cpu_before = cpu_seconds(pid)
+        client_before = time.process_time()
+        plane_before = {n: cpu_seconds(p) for n, p in plane.items()}
+        started = time.monotonic()
+        pods = self._pods(MEASURED_NAMESPACE, total, measured=True)
+        creator = asyncio.create_task(
+            create_all(
+                client,
+                pods,
+                concurrency=self.settings.create_concurrency,
+                rate=self.settings.create_rate,
+            )
+        )
+        try:
+            sampler = await self._sample(tracker, total, started, (watch, creator), process)
+            await creator
+        finally:
+            watch.cancel()
+            creator.cancel()
+        result = self.result
+        result.duration = max(tracker.bound_times()[-1] - started, 1e-9)
+        result.cpu_seconds = cpu_seconds(pid) - cpu_before
+        result.peak_rss_bytes = peak_rss_bytes(pid)
+        result.control_plane_cpu = {n: cpu_seconds(p) - plane_before[n] for n, p in plane.items()}
+        result.control_plane_cpu["bench client"] = time.process_time() - client_before
+        result.whole_run_rate = tracker.bound / result.duration
+        # A run shorter than two sample intervals has no interval sample: use the whole run.
+        result.samples_fallback = not sampler.samples
+        result.samples = sampler.samples or [result.whole_run_rate]
+        result.throughput = Summary.of(result.samples)
+        latencies = sorted(tracker.latencies())
+        result.latency_p50 = nearest_rank(latencies, 50)
+        result.latency_p99 = nearest_rank(latencies, 99)
+        result.bound = tracker.bound
+        result.bound_times = [t - started for t in tracker.bound_times()]
+        problems = await run_checks(client, tracker, namespace=MEASURED_NAMESPACE, expected=total)
+        if problems:
+            raise RunFailed("; ".join(problems))
+
+    async def _sample(
+        self,
+        tracker: PodTracker,
+        total: int,
+        started: float,
+        tasks: tuple[asyncio.Task[None], asyncio.Task[None]],
+        process: Process,
+    ) -> ThroughputSampler:
+        """Read the bound count once per interval until every measured pod is bound."""
+        sampler = ThroughputSampler(interval=SAMPLE_INTERVAL)
+        tick = 0
+        last, last_change = 0, started
+        while tracker.bound < total:
+            tick += 1
+            await asyncio.sleep(max(started + tick * SAMPLE_INTERVAL - time.monotonic(), 0))
+            now = time.monotonic()
+            bound = tracker.bound
+            sampler.observe(now, bound)
+            for task in tasks:
+                _check_alive(task, process)
+            if bound != last:
+                last, last_change = bound, now
+            elif now - last_change > self.settings.stall_timeout:
+                raise RunFailed(f"stalled: {bound}/{total} measured pods bound")
+            rate = sampler.samples[-1] if sampler.samples else 0.0
+            self.progress(
+                f"[{self.name}] {bound}/{total} bound, {len(tracker.pods)} created, "
+                f"{rate:.0f} pods/s, {now - started:.0f} s",
+            )
+        return sampler
+
+
+def _check_alive(task: asyncio.Task[None], process: Process) -> None:
+    if not process.running():
+        raise RunFailed(f"the contender exited with code {process.returncode()}")
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        exc = task.exception()
+        raise RunFailed(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,102 @@
+"""Follow the measured pods through a watch, stamping each change with the client's clock.
+
+For every pod it keeps when it was first seen (creation, as the watch reports it) and when
+`spec.nodeName` went from empty to set; a nodeName that changes once set, or a measured pod
+deleted, is recorded as a violation. API timestamps have 1 s resolution, so latencies come
+from these client-side stamps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.kube.client import KubeClient
+from kubesched.kube.errors import ConnectionFailed
+
+INACTIVITY_TIMEOUT = 30.0
+
+
+class TrackerError(Exception):
+    """The watch of the measured pods broke in a way that loses events (e.g. 410 Gone)."""
+
+
+@dataclass(slots=True)
+class PodRecord:
+    seen_at: float
+    node: str = ""
+    bound_at: float = 0.0
+
+
+class PodTracker:
+    """List, then watch, the pods of one namespace until cancelled."""
+
+    def __init__(self, client: KubeClient, namespace: str) -> None:
+        self._client = client
+        self._path = f"/api/v1/namespaces/{namespace}/pods"
+        self.pods: dict[str, PodRecord] = {}
+        self.bound = 0
+        self.violations: list[str] = []
+        self._version = ""
+
+    async def start(self) -> None:
+        """List what is there already (normally nothing); the watch starts from there."""
+        listing = await self._client.get(self._path, timeout=60)
+        now = time.monotonic()
+        for pod in listing.get("items") or ():
+            self._apply("ADDED", pod, now)
+        self._version = str((listing.get("metadata") or {}).get("resourceVersion", ""))
+
+    async def run(self) -> None:
+        """Watch until cancelled, resuming from the last resourceVersion after a break."""
+        while True:
+            params = {
+                "resourceVersion": self._version,
+                "allowWatchBookmarks": "true",
+                "timeoutSeconds": "3600",
+            }
+            try:
+                events = self._client.watch(
+                    self._path, params=params, inactivity_timeout=INACTIVITY_TIMEOUT
+                )
+                async for event in events:
+                    self._apply(str(event.get("type")), event.get("object") or {}, time.monotonic())
+            except ConnectionFailed:
+                await asyncio.sleep(0.5)
+
+    def _apply(self, kind: str, obj: dict[str, Any], now: float) -> None:
+        meta = obj.get("metadata") or {}
+        version = meta.get("resourceVersion")
+        if version:
+            self._version = str(version)
+        if kind == "ERROR":
+            raise TrackerError(f"the watch of measured pods failed: {obj.get('message', obj)}")
+        if kind == "BOOKMARK":
+            return
+        name = str(meta.get("name", ""))
+        record = self.pods.get(name)
+        if record is None:
+            record = self.pods[name] = PodRecord(seen_at=now)
+        if kind == "DELETED":
+            self.violations.append(f"measured pod {name} was deleted")
+            return
+        node = (obj.get("spec") or {}).get("nodeName") or ""
+        if not node:
+            if record.node:
+                self.violations.append(f"pod {name} lost its node {record.node}")
+            return
+        if not record.node:
+            record.node, record.bound_at = node, now
+            self.bound += 1
+        elif record.node != node:
+            self.violations.append(f"pod {name} moved from {record.node} to {node}")
+
+    def latencies(self) -> list[float]:
+        """Seconds from first seen to bound, for every bound pod."""
+        return [r.bound_at - r.seen_at for r in self.pods.values() if r.node]
+
+    def bound_times(self) -> list[float]:
+        """Monotonic times at which pods became bound, ascending."""
+        return sorted(r.bound_at for r in self.pods.values() if r.node)

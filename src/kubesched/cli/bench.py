@@ -1,0 +1,104 @@
+"""`kubesched bench`: measure scheduling throughput against kube-scheduler and a null binder.
+
+kubesched bench                                  # basic: 1000 nodes, 1000 + 5000 pods
+kubesched bench --workload constrained
+kubesched bench --nodes 5 --initial-pods 0 --pods 30 --contenders kubesched,null-binder
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kubesched.bench import (
+    CONTENDERS,
+    WORKLOADS,
+    BenchSettings,
+    ClientLimits,
+    make_workload,
+    run_bench,
+    write_outputs,
+)
+
+DEFAULT_SCHEDULER_NAME = "bench-scheduler"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kubesched bench",
+        description="Measure scheduling throughput (as kube-scheduler's scheduler_perf), "
+        "latency, CPU and memory of kubesched, kube-scheduler and a null binder, each on "
+        "a fresh local control plane.",
+    )
+    parser.add_argument("--workload", choices=WORKLOADS, default="basic")
+    parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
+    parser.add_argument("--initial-pods", type=int, help="pods bound before measuring")
+    parser.add_argument("--pods", type=int, help="measured pods")
+    parser.add_argument(
+        "--contenders",
+        default=",".join(CONTENDERS),
+        help=f"comma-separated, run in this order (default {','.join(CONTENDERS)})",
+    )
+    parser.add_argument("--out", type=Path, default=Path("bench-results"))
+    parser.add_argument("--qps", type=float, default=5000.0, help="client QPS of contenders")
+    parser.add_argument("--burst", type=int, default=5000, help="client burst of contenders")
+    parser.add_argument("--binding-concurrency", type=int, default=64)
+    parser.add_argument("--create-concurrency", type=int, default=32)
+    parser.add_argument(
+        "--create-rate", type=float, default=0.0, help="measured pods/s (0: as fast as possible)"
+    )
+    parser.add_argument("--stall-timeout", type=float, default=120.0)
+    parser.add_argument("--scheduler-name", default=DEFAULT_SCHEDULER_NAME)
+    return parser
+
+
+class _Progress:
+    """One line rewritten in place on a terminal; a line every few updates otherwise."""
+
+    def __init__(self) -> None:
+        self._tty = sys.stderr.isatty()
+        self._count = 0
+
+    def __call__(self, message: str) -> None:
+        self._count += 1
+        if self._tty:
+            print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
+        elif "bound," not in message or self._count % 5 == 0:
+            print(message, file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self._tty:
+            print(file=sys.stderr)
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
+    unknown = [c for c in contenders if c not in CONTENDERS]
+    if unknown or not contenders:
+        print(f"kubesched bench: unknown contender(s) {unknown}; choose from {CONTENDERS}")
+        return 2
+    workload = make_workload(
+        args.workload, nodes=args.nodes, initial_pods=args.initial_pods, pods=args.pods
+    )
+    settings = BenchSettings(
+        workload=workload,
+        limits=ClientLimits(
+            scheduler_name=args.scheduler_name,
+            qps=args.qps,
+            burst=args.burst,
+            binding_concurrency=args.binding_concurrency,
+        ),
+        create_concurrency=args.create_concurrency,
+        create_rate=args.create_rate,
+        stall_timeout=args.stall_timeout,
+    )
+    progress = _Progress()
+    results, machine = run_bench(settings, contenders=contenders, progress=progress)
+    progress.done()
+    paths = write_outputs(results, settings, machine, args.out)
+    print(paths["table"].read_text())
+    for what, path in paths.items():
+        print(f"{what}: {path}")
+    return 1 if any(r.failure for r in results) else 0

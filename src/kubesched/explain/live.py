@@ -1,0 +1,154 @@
+"""Explain against the live cluster: read it once, build the scheduler's view, explain.
+
+Reads, never writes (`Reader` has only GET; `GetOnly` hides the rest of a client): the pod
+(unless it comes from a file), every node and every non-terminal pod, and the
+PodDisruptionBudgets when the profile preempts, each list paged.
+The cache and snapshot are built exactly as the scheduler's informers fill them
+(`SchedulerCache.add_node` / `add_pod` for bound pods), and the Framework from the very
+profile and plugin registry the scheduler would use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.config import KubeSchedulerConfiguration
+from kubesched.explain.engine import PREEMPTION_PLUGIN, explain_pod
+from kubesched.explain.handle import ReadOnlyHandle
+from kubesched.explain.report import Explanation
+from kubesched.explain.target import ExplainError, check_pending, select_profile
+from kubesched.framework import Registry, build_framework
+from kubesched.kube.errors import Forbidden, NotFound
+from kubesched.model import Node, Pod, PodDisruptionBudget
+
+# The scheduler's own pod list: pods that finished hold no resources (see kubesched.app).
+NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
+PDBS = "/apis/policy/v1/poddisruptionbudgets"
+PAGE_SIZE = 500
+REQUEST_TIMEOUT_SECONDS = 30.0
+
+
+class Reader(Protocol):
+    """All explain may do with the API server: GET."""
+
+    async def get(
+        self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]: ...
+
+
+class GetOnly:
+    """Wraps an API client so that only `get` can be reached through it."""
+
+    def __init__(self, api: Reader) -> None:
+        self._get = api.get
+
+    async def get(
+        self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        return await self._get(path, params=params, timeout=timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class PodSource:
+    """The pod to explain: `namespace/name` in the cluster, or an object from a file."""
+
+    namespace: str = ""
+    name: str = ""
+    obj: dict[str, Any] | None = None
+    """A hypothetical pod (already made pending); None: read the pod from the cluster."""
+
+
+async def explain_live(
+    api: Reader,
+    *,
+    config: KubeSchedulerConfiguration,
+    registry: Registry,
+    source: PodSource,
+    notes: Iterable[str] = (),
+) -> Explanation:
+    """Read the cluster and explain the pod with the profile serving its schedulerName."""
+    obj = source.obj
+    if obj is None:
+        obj = await fetch_pod(api, source.namespace, source.name)
+        check_pending(obj)
+    pod = Pod.from_json(obj)
+    profile = select_profile(config, pod.key, pod.scheduler_name)
+    nodes, pods = await read_cluster(api)
+    snapshot = build_snapshot(nodes, pods)
+    # The scheduler's queue holds its own pending pods; those nominated by preemption keep
+    # their room on the node (Filter counts them).
+    ours = set(config.scheduler_names)
+    nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
+    handle = ReadOnlyHandle(snapshot, nominated=nominated)
+    fw = build_framework(
+        profile=profile,
+        registry=registry,
+        handle=handle,
+        default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+    )
+    notes = list(notes)
+    if any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
+        handle.pdbs = await _read_pdbs(api, notes)
+    explanation = explain_pod(fw, pod, snapshot.node_infos, hypothetical=source.obj is not None)
+    if notes:
+        explanation = replace(explanation, notes=(*notes, *explanation.notes))
+    return explanation
+
+
+async def fetch_pod(api: Reader, namespace: str, name: str) -> dict[str, Any]:
+    try:
+        obj: dict[str, Any] = await api.get(
+            f"/api/v1/namespaces/{namespace}/pods/{name}", timeout=REQUEST_TIMEOUT_SECONDS
+        )
+    except NotFound:
+        raise ExplainError(f"pod {namespace}/{name} not found") from None
+    return obj
+
+
+async def read_cluster(api: Reader) -> tuple[list[Node], list[Pod]]:
+    """Every node and every non-terminal pod, decoded as the informers decode them."""
+    nodes = [Node.from_json(item) for item in await list_all(api, "/api/v1/nodes")]
+    items = await list_all(api, "/api/v1/pods", params={"fieldSelector": NON_TERMINAL_PODS})
+    return nodes, [Pod.from_json(item) for item in items]
+
+
+def build_snapshot(nodes: Iterable[Node], pods: Iterable[Pod]) -> Snapshot:
+    """The snapshot the scheduler's cache would hand its next cycle."""
+    cache = SchedulerCache()
+    for node in nodes:
+        cache.add_node(node)
+    for pod in pods:
+        if pod.node_name:  # pending pods use no node's capacity
+            cache.add_pod(pod)
+    return cache.snapshot()
+
+
+async def list_all(
+    api: Reader, path: str, *, params: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Every item of a collection, following `metadata.continue`."""
+    items: list[dict[str, Any]] = []
+    query = {**(params or {}), "limit": str(PAGE_SIZE)}
+    while True:
+        page = await api.get(path, params=query, timeout=REQUEST_TIMEOUT_SECONDS)
+        items.extend(page.get("items") or [])
+        token = (page.get("metadata") or {}).get("continue")
+        if not token:
+            return items
+        query = {**query, "continue": str(token)}
+
+
+async def _read_pdbs(api: Reader, notes: list[str]) -> list[PodDisruptionBudget]:
+    """Every PodDisruptionBudget (preemption prefers victims whose eviction keeps them)."""
+    try:
+        items = await list_all(api, PDBS)
+    except Forbidden:
+        notes.append(
+            "cannot list PodDisruptionBudgets (forbidden): preemption is explained as if "
+            "there were none"
+        )
+        return []
+    return [PodDisruptionBudget.from_json(item) for item in items]

@@ -1,0 +1,140 @@
+"""What-if filtering: Filter with the pods nominated to a node counted as running, and the
+PreFilter AddPod/RemovePod extensions that keep PreFilter state right on node copies.
+
+Upstream semantics (`RunFilterPluginsWithNominatedPods`, `addGENominatedPods`): the pods
+nominated to the node with equal or higher priority than the pod (never the pod itself)
+are added to a copy of the node and of the cycle state; Filter must pass with them and,
+when it does, once more without them (pod affinity may need them absent). Lower-priority
+nominated pods are ignored: the pod may take the room freed for them. Preemption's dry run
+uses the same runners on node copies with victims removed (see `FilterRunner`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from kubesched.framework import interfaces as api
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.errors import raised
+from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.model import Pod
+
+if TYPE_CHECKING:
+    from kubesched.framework.interfaces import Handle
+    from kubesched.framework.runtime import PluginLists
+
+FilterFunc = Callable[[CycleState, Pod, NodeInfo], Status]
+"""`Framework.run_filter`'s shape: one pod on one node."""
+
+
+class WhatIfFiltering:
+    """Mixin of `Framework`: the `FilterRunner` runners and filtering with nominated pods."""
+
+    plugins: PluginLists
+    handle: Handle
+
+    def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        raise NotImplementedError  # Framework's
+
+    @cached_property
+    def _nominator(self) -> api.PodNominator | None:
+        return self.handle if isinstance(self.handle, api.PodNominator) else None
+
+    @cached_property
+    def _pre_filter_extensions(self) -> list[tuple[str, api.PreFilterExtensions]]:
+        return [
+            (pl.name, pl)
+            for pl in self.plugins.pre_filter
+            if isinstance(pl, api.PreFilterExtensions)
+        ]
+
+    def has_nominated_pods(self) -> bool:
+        """Whether any pod is nominated anywhere (else plain filtering is exact)."""
+        nominator = self._nominator
+        return nominator is not None and nominator.has_nominated_pods()
+
+    def with_nominated_pods(self, run_filter: FilterFunc) -> FilterFunc:
+        """`run_filter`, except on nodes where nominated pods must be counted."""
+
+        def run(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+            return self.run_filter_with_nominated_pods(state, pod, node_info, run_filter)
+
+        return run
+
+    def run_filter_with_nominated_pods(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        run_filter: FilterFunc | None = None,
+    ) -> Status:
+        """Filter with the node's nominated pods of >= priority added, then without them.
+
+        `run_filter` (default `run_filter`) does the pass on the unchanged node, so a
+        memoizing runner can be reused for it.
+        """
+        plain = run_filter or self.run_filter
+        added = self._add_nominated_pods(state, pod, node_info)
+        if added is None:
+            return plain(state, pod, node_info)
+        if isinstance(added, Status):
+            return added
+        state_with, node_with = added
+        status = self.run_filter(state_with, pod, node_with)
+        if not status.is_success():
+            return status
+        return plain(state, pod, node_info)
+
+    def _add_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[CycleState, NodeInfo] | Status | None:
+        nominator = self._nominator
+        if nominator is None:
+            return None
+        nominated = [
+            other
+            for other in nominator.nominated_pods_for_node(node_info.name)
+            if other.priority >= pod.priority and other.uid != pod.uid
+        ]
+        if not nominated:
+            return None
+        state_with, node_with = state.clone(), node_info.clone()
+        for other in nominated:
+            node_with.add_pod(other)
+            status = self.run_pre_filter_extension_add_pod(state_with, pod, other, node_with)
+            if not status.is_success():
+                return status
+        return state_with, node_with
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        """`add_pod` of every PreFilterExtensions plugin not skipped this cycle."""
+        return self._run_extensions("AddPod", state, pod_to_schedule, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        """`remove_pod` of every PreFilterExtensions plugin not skipped this cycle."""
+        return self._run_extensions("RemovePod", state, pod_to_schedule, pod_to_remove, node_info)
+
+    def _run_extensions(
+        self, point: str, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo
+    ) -> Status:
+        skip = state.skip_filter_plugins
+        for name, pl in self._pre_filter_extensions:
+            if name in skip:
+                continue
+            call = pl.add_pod if point == "AddPod" else pl.remove_pod
+            try:
+                status = call(state, pod, other, node_info)
+            except Exception as exc:
+                return raised(name, point, exc)
+            if status is not None and status.code is not Code.SUCCESS:
+                # Upstream: `running AddPod on PreFilter plugin "X": <message>`, an error.
+                message = f'running {point} on PreFilter plugin "{name}": {status.message}'
+                return Status(Code.ERROR, message, plugin=name, error=status.error)
+        return SUCCESS

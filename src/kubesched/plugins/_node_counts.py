@@ -1,0 +1,77 @@
+"""Per-node counts of matching pods, reused from cycle to cycle while a node is unchanged.
+
+PodTopologySpread and InterPodAffinity count, in PreFilter/PreScore, the pods of every node
+that match a selector or term (upstream's approach: the Filter then only looks counts up).
+A snapshot keeps the very same `NodeInfo` object for a node until something on it changes
+(then the node gets a fresh clone, or its `generation` grows). So a count for a given
+(NodeInfo object, generation, key) never changes, and a stream of pods with the same
+constraints recounts only the nodes that changed since the previous cycle.
+
+The cache holds the NodeInfo objects it saw (one per node name), so an object id is never
+reused while an entry refers to it. Keys are interned into ints once per cycle, so the
+per-node lookups hash a small int, not a nested tuple.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Hashable, Sequence
+
+from kubesched.framework import NodeInfo
+
+MAX_KEYS_PER_NODE = 64
+"""A node's counts are forgotten when it holds this many keys (bounds the memory)."""
+MAX_INTERNED_KEYS = 4096
+
+CountFn = Callable[[NodeInfo], int]
+
+# Ids are never reused, so forgetting the intern table only costs recounting.
+_ids = itertools.count(1)
+
+
+class _Entry:
+    __slots__ = ("counts", "generation", "info")
+
+    def __init__(self, info: NodeInfo) -> None:
+        self.info = info
+        self.generation = info.generation
+        self.counts: dict[int, int] = {}
+
+
+class NodeCountCache:
+    """`count(node_info, key_id, fn)` = `fn(node_info)`, remembered per node."""
+
+    __slots__ = ("_ids", "_nodes")
+
+    def __init__(self) -> None:
+        self._ids: dict[Hashable, int] = {}
+        self._nodes: dict[str, _Entry] = {}
+
+    def key_id(self, key: Hashable) -> int:
+        """A small int standing for `key` (equal keys, equal ids)."""
+        found = self._ids.get(key)
+        if found is None:
+            if len(self._ids) >= MAX_INTERNED_KEYS:
+                self._ids.clear()
+            found = self._ids[key] = next(_ids)
+        return found
+
+    def count(self, node_info: NodeInfo, key_id: int, fn: CountFn) -> int:
+        if not node_info.pods:
+            return 0
+        entry = self._nodes.get(node_info.node.name)
+        if entry is None or entry.info is not node_info or entry.generation != node_info.generation:
+            entry = self._nodes[node_info.node.name] = _Entry(node_info)
+        counts = entry.counts
+        found = counts.get(key_id)
+        if found is None:
+            if len(counts) >= MAX_KEYS_PER_NODE:
+                counts.clear()
+            found = counts[key_id] = fn(node_info)
+        return found
+
+    def prune(self, nodes: Sequence[NodeInfo]) -> None:
+        """Forget nodes that are gone (cheap unless many nodes were deleted)."""
+        if len(self._nodes) > 2 * len(nodes) + 16:
+            alive = {info.node.name for info in nodes}
+            self._nodes = {name: e for name, e in self._nodes.items() if name in alive}

@@ -1,0 +1,32 @@
+"""doctor checks preemption's permissions when a profile has DefaultPreemption (a default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubesched.cli.doctor import target_of
+from kubesched.config import load_config
+from kubesched.doctor.permissions import scheduler_needs
+from kubesched.doctor.target import Target
+
+PREEMPTION = {
+    ("list", "policy", "poddisruptionbudgets"),
+    ("watch", "policy", "poddisruptionbudgets"),
+    ("delete", "", "pods"),
+}
+
+
+def needs(target: Target) -> set[tuple[str, str, str]]:
+    return {(n.verb, n.group, n.resource) for n in scheduler_needs(target) if n.required}
+
+
+def test_the_default_profile_needs_preemptions_permissions(tmp_path: Path) -> None:
+    config = load_config(["--scheduler-name=s"], environ={}, namespace_file=tmp_path / "no").config
+    target = target_of(config, None)
+    assert target.preemption
+    assert needs(target) >= PREEMPTION
+
+
+def test_without_preemption_they_are_not_asked_for() -> None:
+    target = Target(scheduler_names=("s",), lease_namespace="ns", lease_name="s")
+    assert not needs(target) & PREEMPTION
