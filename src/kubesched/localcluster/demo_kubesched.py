@@ -1,52 +1,50 @@
-"""The demo's kubesched steps: the source documents' bug refused, then kubesched beside
-kube-scheduler with the source documents' own flags, placing the pod kube-scheduler left."""
+"""The demo's kubesched steps: the source documents' Lease bug refused, then kubesched
+deployed from `kubesched manifests` and run as 2 replicas with its ServiceAccount's token."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import yaml
+
+from kubesched.localcluster.demo_base import (
+    CUSTOM_POD,
+    CUSTOM_SCHEDULER,
+    KUBESCHED_NAMESPACE,
+    NAMESPACE,
+    wait_for_node_name,
+)
 from kubesched.localcluster.errors import LocalClusterError
+from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
+from kubesched.localcluster.process import Process
 
 if TYPE_CHECKING:
-    from kubesched.localcluster.demo import Demo
+    from kubesched.localcluster.demo_base import Demo
 
-# The flags of the second source document (kube-scheduler <= 1.27 spellings), verbatim.
-SOURCE_DOC_FLAGS = (
-    "--leader-elect=true",
-    "--scheduler-name=my-scheduler",
-    "--lock-object-name=my-scheduler",
-    "--lock-object-namespace=kube-system",
-)
+REPLICAS = ("kubesched-a", "kubesched-b")
+MANIFEST_FLAGS = (f"--namespace={KUBESCHED_NAMESPACE}", f"--scheduler-name={CUSTOM_SCHEDULER}")
+_IDENTITY = re.compile(r'"starting leader election".*?identity="([^"]+)"')
 
 
-def kubesched_argv(kubeconfig: str, *flags: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "kubesched",
-        *flags,
-        f"--kubeconfig={kubeconfig}",
-        "--secure-port=0",
-    ]
+def kubesched_argv(*flags: str) -> list[str]:
+    """`python -m kubesched FLAGS --secure-port=0` (no serving: several run on one host)."""
+    return [sys.executable, "-m", "kubesched", *flags, "--secure-port=0"]
 
 
 def refuse_default_lease(demo: Demo) -> None:
     """Show the source documents' bug being refused: kubesched on kube-system/kube-scheduler."""
-    cluster = demo.cluster
-    argv = kubesched_argv(
-        str(cluster.kubeconfig_path),
-        "--scheduler-name=my-scheduler",
+    flags = (
+        f"--scheduler-name={CUSTOM_SCHEDULER}",
         "--leader-elect-resource-namespace=kube-system",
         "--leader-elect-resource-name=kube-scheduler",
     )
-    demo.out(
-        "$ kubesched --scheduler-name=my-scheduler "
-        "--leader-elect-resource-namespace=kube-system --leader-elect-resource-name=kube-scheduler"
-    )
+    argv = kubesched_argv(*flags, f"--kubeconfig={demo.cluster.kubeconfig_path}")
+    demo.out("$ kubesched " + " ".join(flags))
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
     refusal = [line for line in result.stderr.splitlines() if line.startswith("kubesched:")]
     demo.out(f"exit code {result.returncode}: {refusal[-1] if refusal else result.stderr[-400:]}")
@@ -54,42 +52,82 @@ def refuse_default_lease(demo: Demo) -> None:
         raise LocalClusterError("kubesched accepted kube-scheduler's Lease; it must refuse it")
 
 
-def start_kubesched(demo: Demo) -> None:
-    """Start kubesched with the source documents' flags (its own Lease kube-system/my-scheduler)."""
-    cluster = demo.cluster
-    argv = kubesched_argv(str(cluster.kubeconfig_path), *SOURCE_DOC_FLAGS)
-    demo.out("$ kubesched " + " ".join(SOURCE_DOC_FLAGS))
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+def apply_manifests(demo: Demo) -> None:
+    """Apply `kubesched manifests` with kubectl (Namespace, RBAC, ConfigMap, Deployment)."""
+    argv = [sys.executable, "-m", "kubesched", "manifests", *MANIFEST_FLAGS]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    if result.returncode != 0:
+        first = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LocalClusterError(f"kubesched manifests failed (exit {result.returncode}): {first}")
+    objects = [obj for obj in yaml.safe_load_all(result.stdout) if obj]
+    demo.notes["manifests"] = objects
+    demo.out("$ kubesched manifests " + " ".join(MANIFEST_FLAGS) + " | kubectl apply -f -")
+    demo.out(demo.kubectl("apply", "-f", "-", stdin=result.stdout).rstrip())
+    deployment = _named(objects, "Deployment")
+    demo.out(
+        f"(the Deployment {KUBESCHED_NAMESPACE}/{deployment} will not run here: this control "
+        "plane has no controller-manager and no kubelet; its 2 replicas run as local processes "
+        "with the same ServiceAccount, config and POD_NAMESPACE instead)"
+    )
+
+
+def start_replicas(demo: Demo) -> None:
+    """Run kubesched as 2 replicas with the generated ServiceAccount's token (TokenRequest)."""
+    cluster, objects = demo.cluster, demo.notes["manifests"]
+    account, config_map = _named(objects, "ServiceAccount"), _named(objects, "ConfigMap")
+    token = demo.kubectl("create", "token", account, "-n", KUBESCHED_NAMESPACE).strip()
+    demo.out(f"$ kubectl create token {account} -n {KUBESCHED_NAMESPACE}  (TokenRequest)")
+    sa_kubeconfig = cluster.workdir / f"{account}.kubeconfig"
+    spec = KubeconfigSpec(server=cluster.server, ca_file=cluster.ca_file, token=token, user=account)
+    sa_kubeconfig.write_text(kubeconfig(spec))
+    sa_kubeconfig.chmod(0o600)
+    jsonpath = r"jsonpath={.data.config\.yaml}"
+    text = demo.kubectl("get", "configmap", config_map, "-n", KUBESCHED_NAMESPACE, "-o", jsonpath)
+    config = yaml.safe_load(text)
+    # With --config, kube-scheduler-style flags such as --kubeconfig are ignored: use the file.
+    config.setdefault("clientConnection", {})["kubeconfig"] = str(sa_kubeconfig)
+    config_path = cluster.workdir / f"{config_map}.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    demo.out(
+        f"config from ConfigMap {config_map} with clientConnection.kubeconfig={sa_kubeconfig.name}"
+    )
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "POD_NAMESPACE": KUBESCHED_NAMESPACE}
     env.pop("KUBECONFIG", None)
-    cluster.spawn("kubesched", argv, env=env)
+    argv = kubesched_argv(f"--config={config_path}")
+    replicas: dict[str, Process] = {}
+    for name in REPLICAS:
+        replicas[name] = cluster.spawn(name, argv, env=env)
+        demo.out(f"$ POD_NAMESPACE={KUBESCHED_NAMESPACE} kubesched --config={config_path.name}")
+        demo.out(f"  {name}: pid {replicas[name].pid}, log {replicas[name].log_path}")
+    demo.notes["replicas"] = replicas
+    demo.notes["identities"] = {name: _identity(demo, p) for name, p in replicas.items()}
 
 
 def wait_for_custom_pod(demo: Demo) -> None:
     """Wait until kubesched has bound the my-scheduler pod that was Pending."""
-    cluster = demo.cluster
-    deadline = time.monotonic() + 60.0
+    node = wait_for_node_name(demo, CUSTOM_POD, timeout=60.0, who="kubesched-a/-b")
+    demo.out(f"kubesched bound {NAMESPACE}/{CUSTOM_POD} to {node}")
+
+
+def _named(objects: list[dict[str, Any]], kind: str) -> str:
+    for obj in objects:
+        if obj.get("kind") == kind:
+            return str(obj["metadata"]["name"])
+    raise LocalClusterError(f"kubesched manifests printed no {kind}")
+
+
+def _identity(demo: Demo, process: Process, *, timeout: float = 30.0) -> str:
+    """The Lease holder identity a replica logs when it starts leader election."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        node = demo.kubectl(
-            "get", "pod", "web-custom", "-n", "demo", "-o", "jsonpath={.spec.nodeName}"
-        ).strip()
-        if node:
-            demo.out(f"kubesched bound demo/web-custom to {node}")
-            return
-        time.sleep(0.5)
+        if not process.running():
+            raise process.exited_error()
+        log = process.log_path.read_text(errors="replace") if process.log_path.exists() else ""
+        if match := _IDENTITY.search(log):
+            return match.group(1)
+        time.sleep(0.3)
     raise LocalClusterError(
-        f"kubesched did not bind demo/web-custom in 60 s; see {cluster.logs_dir}/kubesched.log",
-        details=cluster.log_tails(lines=30),
-    )
-
-
-def show_leases(demo: Demo) -> None:
-    """Show both Leases: kube-scheduler's and kubesched's, each with its own holder."""
-    demo.show(
-        "get",
-        "leases",
-        "-n",
-        "kube-system",
-        "-o",
-        "custom-columns=LEASE:.metadata.name,HOLDER:.spec.holderIdentity,"
-        "DURATION:.spec.leaseDurationSeconds,RENEWED:.spec.renewTime",
+        f"{process.name} did not start leader election within {timeout:.0f} s; "
+        f"log: {process.log_path}",
+        details=demo.cluster.log_tails(lines=20),
     )
