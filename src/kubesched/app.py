@@ -9,6 +9,7 @@ Lease, flush events; exit 0. Lost lease: exit 1 (a restart rebuilds the caches).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Awaitable
 from pathlib import Path
@@ -33,7 +34,7 @@ from kubesched.leaderelection import (
     new_elector,
 )
 from kubesched.metrics import SchedulerMetrics
-from kubesched.model import Node, Pod, PodDisruptionBudget
+from kubesched.model import Namespace, Node, Pod, PodDisruptionBudget
 from kubesched.plugins import in_tree_registry
 from kubesched.preemption import PLUGIN as PREEMPTION_PLUGIN
 from kubesched.preemption import Preemptions
@@ -48,6 +49,8 @@ log = logging.getLogger("kubesched")
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 # Preemption reads PodDisruptionBudgets; their informer runs only when a profile preempts.
 PDB_PATH = "/apis/policy/v1/poddisruptionbudgets"
+# Namespace labels, for pod-affinity `namespaceSelector`s (read from the store only).
+NAMESPACES_PATH = "/api/v1/namespaces"
 SHUTDOWN_BINDING_GRACE_SECONDS = 10.0
 CACHE_SYNC_TIMEOUT_SECONDS = 120.0
 
@@ -98,10 +101,17 @@ class App:
             ) from exc
         log.info('"connected" server="%s" version="%s"', server, version.get("gitVersion"))
 
-    def _frameworks(self, client: KubeClient, recorder: EventRecorder) -> dict[str, Framework]:
+    def _frameworks(
+        self,
+        client: KubeClient,
+        recorder: EventRecorder,
+        namespaces: Reflector[Namespace] | None = None,
+    ) -> dict[str, Framework]:
         registry = build_registry(self.config)
         waiting = WaitingPods()
-        self.preemptions = Preemptions(api=client, recorder=recorder, waiting_pods=waiting)
+        self.preemptions = Preemptions(
+            api=client, recorder=recorder, waiting_pods=waiting, metrics=self.metrics
+        )
         frameworks = {}
         for profile in self.config.profiles:
             handle = SchedulerHandle(
@@ -111,6 +121,7 @@ class App:
                 recorder=recorder,
                 waiting_pods=waiting,
                 preemptions=self.preemptions,
+                namespaces=namespaces.store if namespaces is not None else None,
             )
             frameworks[profile.scheduler_name] = build_framework(
                 profile=profile,
@@ -176,9 +187,12 @@ class App:
         try:
             # Plugins and profiles are checked before any request, like kube-scheduler.
             recorder = EventRecorder(client)
-            frameworks = self._frameworks(client, recorder)
+            namespaces = _namespace_informer(client)
+            frameworks = self._frameworks(client, recorder, namespaces)
             await self._check_reachable(client)
-            return await self._run(client, election_client, recorder, frameworks, stop)
+            return await self._run(
+                client, election_client, recorder, frameworks, stop, namespaces=namespaces
+            )
         finally:
             for task in self._tasks:
                 task.cancel()
@@ -193,6 +207,8 @@ class App:
         recorder: EventRecorder,
         frameworks: dict[str, Framework],
         stop: asyncio.Event,
+        *,
+        namespaces: Reflector[Namespace],
     ) -> int:
         config = self.config
         le = config.leader_election
@@ -249,13 +265,14 @@ class App:
         server = await self._serve(elector, client)
         self._spawn(nodes.run(), "node informer")
         self._spawn(pods.run(), "pod informer")
+        self._spawn(namespaces.run(), "namespace informer")
         if pdbs is not None:
             self._spawn(pdbs.run(), "poddisruptionbudget informer")
         self._spawn(recorder.run(), "event recorder")
         self._spawn(self._report_pending(queue), "pending pods metric")
         queue.start()
         try:
-            await self._wait_synced(nodes, pods, pdbs)
+            await self._wait_synced(nodes, pods, pdbs, namespaces)
             if elector is None:
                 return await self._run_without_election(scheduler, stop)
             return await self._run_with_election(elector, scheduler, stop)
@@ -365,6 +382,7 @@ class App:
         nodes: Reflector[Node],
         pods: Reflector[Pod],
         pdbs: Reflector[PodDisruptionBudget] | None = None,
+        namespaces: Reflector[Namespace] | None = None,
     ) -> None:
         try:
             async with asyncio.timeout(CACHE_SYNC_TIMEOUT_SECONDS):
@@ -372,12 +390,18 @@ class App:
                 await pods.synced.wait()
                 if pdbs is not None:
                     await pdbs.synced.wait()
+                if namespaces is not None:
+                    await namespaces.synced.wait()
         except TimeoutError as exc:
             raise AppError(
                 "informer caches did not sync in time; check API server health and "
-                "RBAC (list/watch pods and nodes, and poddisruptionbudgets when preempting)"
+                "RBAC (list/watch pods, nodes and namespaces, and poddisruptionbudgets when "
+                "preempting)"
             ) from exc
         self.synced = True
+        # The listed cluster lives as long as the process: keep it out of the cyclic garbage
+        # collector's scans, which otherwise walk every cached object again and again.
+        gc.freeze()
         log.info('"caches synced" nodes=%d pods=%d', len(nodes.store), len(pods.store))
 
     async def _serve(self, elector: LeaderElector | None, client: KubeClient) -> HealthServer:
@@ -417,8 +441,21 @@ class App:
             await asyncio.sleep(1)
 
 
+def _namespace_informer(client: KubeClient) -> Reflector[Namespace]:
+    """Namespaces, kept as name -> labels for pod-affinity `namespaceSelector`s."""
+    return Reflector(
+        client,
+        path=NAMESPACES_PATH,
+        decode=Namespace.from_json,
+        key=lambda ns: ns.name,
+        version=lambda ns: ns.resource_version,
+        handler=_IgnoreEvents(),
+    )
+
+
 class _IgnoreEvents:
-    """PDBs are only read from the informer's store; their changes trigger nothing."""
+    """PDBs and namespaces are only read from their informers' stores; their changes
+    trigger nothing (as upstream, no plugin requeues pods on namespace events)."""
 
     def on_add(self, obj: object) -> None:
         pass

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kubesched.binder import post_binding
 from kubesched.cache import Snapshot
 from kubesched.events import EventRecorder, ObjectRef
 from kubesched.framework import NodeInfo, WaitingPods
 from kubesched.kube.api import KubeApi
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import Namespace, Pod, PodDisruptionBudget
 from kubesched.preemption import Preemptions
+
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 class SchedulerHandle:
-    """Implements `kubesched.framework.Handle` over the shared snapshot and API client, and
-    `PreemptionHandle` (nominated pods, PDBs, evicting victims) over `Preemptions`."""
+    """Implements `kubesched.framework.Handle` over the shared snapshot and API client,
+    `PreemptionHandle` (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
+    given the namespace informer's store, `namespace_labels` (what pod-affinity
+    `namespaceSelector`s read, see `kubesched.plugins._namespaces`)."""
 
     def __init__(
         self,
@@ -26,6 +30,7 @@ class SchedulerHandle:
         recorder: EventRecorder,
         waiting_pods: WaitingPods,
         preemptions: Preemptions | None = None,
+        namespaces: Mapping[str, Namespace] | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -35,6 +40,7 @@ class SchedulerHandle:
         self._preemptions = preemptions or Preemptions(
             api=api, recorder=recorder, waiting_pods=waiting_pods
         )
+        self._namespaces = namespaces
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -61,6 +67,16 @@ class SchedulerHandle:
     def waiting_pods(self) -> WaitingPods:
         return self._waiting_pods
 
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        """The labels of namespace `name` from the informer (None: no such namespace).
+
+        Without a namespace store every namespace is taken to exist with only the label the
+        API server gives each one, `kubernetes.io/metadata.name=<name>`."""
+        if self._namespaces is None:
+            return {METADATA_NAME_LABEL: name}
+        namespace = self._namespaces.get(name)
+        return None if namespace is None else namespace.labels
+
     # ---- PreemptionHandle ---------------------------------------------------------------
 
     def has_nominated_pods(self) -> bool:
@@ -79,3 +95,6 @@ class SchedulerHandle:
 
     def is_preempting(self, uid: str) -> bool:
         return self._preemptions.is_preempting(uid)
+
+    def preemption_attempted(self) -> None:
+        self._preemptions.attempted()

@@ -9,6 +9,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 _ATTEMPT_BUCKETS = tuple(0.001 * 2**i for i in range(15))
 _EXTENSION_BUCKETS = tuple(0.0001 * 2**i for i in range(12))
+_VICTIM_BUCKETS = tuple(float(2**i) for i in range(7))  # 1, 2, 4, ..., 64
 
 
 class SchedulerMetrics:
@@ -79,6 +80,18 @@ class SchedulerMetrics:
             "scheduler_binding_duration_seconds",
             "Binding latency in seconds (kubesched: the pods/binding request).",
             buckets=_ATTEMPT_BUCKETS,
+            registry=r,
+        )
+        self.preemption_attempts = Counter(
+            "scheduler_preemption_attempts",
+            "Total preemption attempts in the cluster till now",
+            registry=r,
+        )
+        self.preemption_victims = Histogram(
+            "scheduler_preemption_victims",
+            "Number of selected preemption victims for preemption initiated by a single pod",
+            # As upstream: more than 64 victims is rare, [64, +Inf) is one bucket.
+            buckets=_VICTIM_BUCKETS,
             registry=r,
         )
         self.leader = Gauge(

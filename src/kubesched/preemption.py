@@ -19,6 +19,11 @@ The preemptor is scheduled again when its victims are gone (their deletion is a 
 event); until then the nominator holds the freed room for it. A victim with a grace period
 stays, terminating, until its kubelet confirms it stopped.
 
+Metrics, as kube-scheduler: `scheduler_preemption_attempts_total` counts every run of
+DefaultPreemption's PostFilter (found a candidate or not; the plugin reports it through its
+Handle, `attempted`), `scheduler_preemption_victims` observes the number of victims of each
+preemption started (`start`, as upstream's executor, before any eviction).
+
 Also here: the pods nominated to nodes (from the queue's nominator) and the
 PodDisruptionBudgets (from an informer the application runs when DefaultPreemption is on).
 """
@@ -35,6 +40,7 @@ from kubesched.events import EventRecorder, ObjectRef
 from kubesched.framework import WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
+from kubesched.metrics import SchedulerMetrics
 from kubesched.model import Pod, PodDisruptionBudget
 from kubesched.queue import SchedulingQueue
 
@@ -70,8 +76,16 @@ class Preemptions:
     frameworks, and so the Handles, are built before the queue and the elector).
     """
 
-    def __init__(self, *, api: KubeApi, recorder: EventRecorder, waiting_pods: WaitingPods) -> None:
+    def __init__(
+        self,
+        *,
+        api: KubeApi,
+        recorder: EventRecorder,
+        waiting_pods: WaitingPods,
+        metrics: SchedulerMetrics | None = None,
+    ) -> None:
         self._api = api
+        self._metrics = metrics
         self._recorder = recorder
         self._waiting = waiting_pods
         self.queue: SchedulingQueue | None = None
@@ -101,10 +115,17 @@ class Preemptions:
 
     # ---- acting -------------------------------------------------------------------------
 
+    def attempted(self) -> None:
+        """DefaultPreemption's PostFilter ran once (`scheduler_preemption_attempts_total`)."""
+        if self._metrics is not None:
+            self._metrics.preemption_attempts.inc()
+
     def start(
         self, *, profile: str, preemptor: Pod, node_name: str, victims: Sequence[Pod]
     ) -> None:
         """Evict `victims` for `preemptor` in the background (see the module docstring)."""
+        if self._metrics is not None:
+            self._metrics.preemption_victims.observe(len(victims))
         evict = [victim for victim in victims if not victim.deleting]
         if not evict:  # their graceful deletion already started
             return

@@ -221,6 +221,8 @@ def test_generated_rbac_is_least_privilege(
         ("update", f"leases/{scheduler}", "-n", ns),
         ("list", "pods", "-A"),
         ("watch", "nodes"),
+        ("list", "namespaces"),
+        ("watch", "namespaces"),
         ("create", "pods", "--subresource=binding", "-n", namespace),
         ("patch", "pods", "--subresource=status", "-n", namespace),
         ("create", "events.events.k8s.io", "-n", namespace),

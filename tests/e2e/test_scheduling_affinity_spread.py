@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness import ApiClient, wait_for
+from harness import ApiClient, create_namespace, wait_for
 from harness.parity import Outcome, traceback_free, wait_outcome
 
 from kubesched.testing import make_node, make_pod
@@ -264,4 +264,58 @@ def test_same_constraints_as_kube_scheduler(api: ApiClient, new_namespace, kubes
                 f"\n  kubesched:      {dict(our_messages)}"
             )
     assert not problems, "kubesched differs from kube-scheduler:\n" + "\n".join(problems)
+    assert traceback_free(proc.log()), "kubesched logged a traceback"
+
+
+# ---- namespaceSelector: namespaces picked by their labels ----------------------------------
+
+
+def anti_affinity_in(team: dict[str, Any]) -> dict[str, Any]:
+    """Required anti-affinity to `app=web` pods per host, in the namespaces `team` selects."""
+    selected = {**term("web", HOST), "namespaceSelector": team}
+    return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [selected]}}
+
+
+def run_namespace_selector(
+    api: ApiClient, new_namespace: Callable[..., str], scheduler: str, prefix: str
+) -> tuple[list[str], dict[str, Outcome]]:
+    """Nodes 1 and 2; a web pod in a team=a namespace on 1, one in a team=b namespace on 2.
+    `picky-a` avoids web pods of team a only (it fits on 2); `picky-ab` avoids both teams'
+    (it fits nowhere). Returns the namespaces made and the outcomes."""
+    team_a = create_namespace(api, hint=f"{prefix}-team-a", labels={"team": "a"})
+    team_b = create_namespace(api, hint=f"{prefix}-team-b", labels={"team": "b"})
+    own = new_namespace(f"{prefix}-picky")
+    for short in ("1", "2"):
+        api.create(make_node().name(f"{prefix}-{short}").obj())
+    for namespace, short in ((team_a, "1"), (team_b, "2")):
+        web_pod = make_pod().name("web").namespace(namespace).label("app", "web")
+        api.create(web_pod.node(f"{prefix}-{short}").obj())
+    selectors = {
+        "picky-a": {"matchLabels": {"team": "a"}},
+        "picky-ab": {"matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}]},
+    }
+    outcomes = {}
+    for name, selector in selectors.items():
+        pod = make_pod().name(name).namespace(own).scheduler(scheduler).label("app", "web")
+        api.create(pod.affinity(anti_affinity_in(selector)).obj())
+        outcomes[name] = wait_outcome(api, own, name, nodes=2)
+    return [team_a, team_b, own], outcomes
+
+
+def test_namespace_selector_reads_namespace_labels_like_kube_scheduler(
+    api: ApiClient, new_namespace: Callable[..., str], kubesched: Any
+) -> None:
+    made, kube = run_namespace_selector(api, new_namespace, DEFAULT, "k")
+    for namespace in made:
+        api.delete_all("Pod", namespace=namespace, grace_period=0)
+    remove_cluster(api, made[-1])
+    proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
+    _, ours = run_namespace_selector(api, new_namespace, SCHEDULER, "s")
+
+    assert kube["picky-a"].node == "k-2", kube["picky-a"].describe()
+    assert not kube["picky-ab"].bound
+    assert kube["picky-ab"].message == f"0/2 nodes are available: 2 {ANTI}."
+    assert ours["picky-a"].node == "s-2", ours["picky-a"].describe()
+    assert not ours["picky-ab"].bound, ours["picky-ab"].describe()
+    assert ours["picky-ab"].message == kube["picky-ab"].message
     assert traceback_free(proc.log()), "kubesched logged a traceback"

@@ -75,6 +75,8 @@ def scheduler_needs(target: Target) -> list[Need]:
         Need(verb="watch", resource="pods", why="the pod informer"),
         Need(verb="list", resource="nodes", why="the node informer"),
         Need(verb="watch", resource="nodes", why="the node informer"),
+        Need(verb="list", resource="namespaces", why="the namespace informer"),
+        Need(verb="watch", resource="namespaces", why="the namespace informer"),
         Need(verb="create", resource="pods", subresource="binding", why="binding pods"),
         Need(verb="patch", resource="pods", subresource="status", why="PodScheduled=False"),
         Need(verb="create", resource="events", group="events.k8s.io", why="scheduling events"),

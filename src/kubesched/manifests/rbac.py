@@ -3,6 +3,8 @@
 What kubesched calls (grep `src/kubesched` for API paths), and the rule that allows it:
 
 * list + watch `/api/v1/pods` and `/api/v1/nodes` (informers)   -> pods, nodes: get/list/watch
+* list + watch `/api/v1/namespaces` (informer: namespace labels for pod-affinity
+  `namespaceSelector`s)                                          -> namespaces: get/list/watch
 * POST `pods/{name}/binding` (binder)                            -> pods/binding: create
 * PATCH `pods/{name}/status` (PodScheduled condition)            -> pods/status: patch/update
 * POST/PATCH `events.k8s.io/v1` events (recorder)                -> events: create/patch/update
@@ -53,6 +55,7 @@ def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
     PodDisruptionBudgets."""
     rules = [
         rule("", ("pods", "nodes"), READ),
+        rule("", ("namespaces",), READ),
         rule("", ("pods/binding",), ("create",)),
         rule("", ("pods/status",), ("patch", "update")),
         rule("", ("events",), WRITE_EVENTS),

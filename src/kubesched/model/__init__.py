@@ -1,5 +1,6 @@
 """Slim, typed views of the API objects scheduling reads (no generated model classes)."""
 
+from kubesched.model.namespace import Namespace
 from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
@@ -8,6 +9,7 @@ from kubesched.model.resources import Resource
 __all__ = [
     "ContainerImage",
     "HostPort",
+    "Namespace",
     "Node",
     "OwnerReference",
     "Pod",

@@ -2,12 +2,16 @@
 
 kube-scheduler reads namespace labels from its namespace informer. kubesched plugins ask the
 Handle: a Handle that also has `namespace_labels(name)` (the `NamespaceLister` protocol) is
-used exactly as upstream uses its lister (an unknown namespace has no labels).
+used exactly as upstream uses its lister (an unknown namespace has no labels). The
+application's `SchedulerHandle` has it, over the store of a namespace informer the
+application runs (`/api/v1/namespaces`; the caches sync before scheduling starts), and so
+does `kubesched.testing.FakeHandle`.
 
-Without it, a namespace is approximated by the one label every namespace carries and that
-the API server keeps in sync with its name, `kubernetes.io/metadata.name=<name>`. Selectors
-on that label (the usual way to pick namespaces by name) and the empty selector `{}` (all
-namespaces) are exact; a selector on other namespace labels sees namespaces without them.
+Without it (a Handle of another tool, e.g. `kubesched explain`'s), a namespace is
+approximated by the one label every namespace carries and that the API server keeps in sync
+with its name, `kubernetes.io/metadata.name=<name>`. Selectors on that label (the usual way
+to pick namespaces by name) and the empty selector `{}` (all namespaces) are exact; a
+selector on other namespace labels sees namespaces without them.
 """
 
 from __future__ import annotations

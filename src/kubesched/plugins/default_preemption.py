@@ -16,6 +16,10 @@ Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
 max(percentage of the potential nodes, absolute) candidates (at least one of them
 violating no PodDisruptionBudget); both cannot be 0.
 
+A Handle that also has `preemption_attempted()` (`AttemptCounter`; the application's does,
+for `scheduler_preemption_attempts_total`) is told of every PostFilter run, as upstream
+counts them: whether or not a candidate was found.
+
 With a Handle that is not a `PreemptionHandle` (no PDBs, cannot evict) the plugin only
 evaluates: see `DefaultPreemption.evaluate`, which `kubesched explain` can use as a dry run.
 """
@@ -26,7 +30,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from kubesched.framework import (
     FILTER_RUNNER_KEY,
@@ -50,6 +54,13 @@ _KIND = "DefaultPreemptionArgs"
 _MAX_INT32 = 2**31 - 1
 PREFIX = "preemption: "
 WAITING = "waiting for the preemption for this pod to be finished"
+
+
+@runtime_checkable
+class AttemptCounter(Protocol):
+    """Optional on a Handle: counts preemption attempts (plugins import no metrics)."""
+
+    def preemption_attempted(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +106,7 @@ class DefaultPreemption:
         self.args = parse_args(args)
         self._handle = handle
         self._actor = handle if isinstance(handle, PreemptionHandle) else None
+        self._attempts = handle if isinstance(handle, AttemptCounter) else None
         rng = random.Random()  # noqa: S311 - spreads the dry run's start, not security
         self._offset = offset or (lambda: rng.randrange(_MAX_INT32))
         self._clock = clock
@@ -115,6 +127,8 @@ class DefaultPreemption:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:
+        if self._attempts is not None:
+            self._attempts.preemption_attempted()
         evaluation = self.evaluate(state, pod, statuses)
         candidate = evaluation.candidate
         if candidate is None:

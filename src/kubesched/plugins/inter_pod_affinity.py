@@ -7,8 +7,9 @@ from (anti-affinity) other pods, per topology domain, as kube-scheduler does.
   no pod anywhere matches its terms, it may go to any node that has the topology keys.
 * Score: preferred terms of the pod, and the terms of existing pods that select it; see
   `inter_pod_affinity_scoring`.
-* Terms: see `inter_pod_affinity_terms`; `namespaceSelector`: see `_namespaces` (without a
-  namespace lister in the Handle, namespaces are known only by their name label).
+* Terms: see `inter_pod_affinity_terms`; `namespaceSelector`: see `_namespaces` (the
+  application's Handle lists namespaces from an informer, as upstream; only a Handle without
+  `namespace_labels` falls back to each namespace's name label).
 
 Args (`InterPodAffinityArgs`): `hardPodAffinityWeight` (0..100, default 1): the score an
 existing pod's required affinity term that selects the incoming pod adds to its domain;

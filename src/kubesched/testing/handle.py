@@ -11,7 +11,7 @@ shows the traceback.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,8 @@ from kubesched.framework import (
 from kubesched.framework import interfaces as api
 from kubesched.framework.defaults import PluginRef, PluginSet
 from kubesched.model import Node, Pod, PodDisruptionBudget
+
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,11 @@ class FakeHandle:
 
     It is a `PreemptionHandle` too: `nominate(pod, node)` nominates pods, `pdbs` are the
     PodDisruptionBudgets, and `preempt` records a `RecordedPreemption` (evicting nothing;
-    the preemptor's UID is in `preempting` until the test removes it)."""
+    the preemptor's UID is in `preempting` until the test removes it).
+
+    `namespace_labels` answers as the application's Handle does: with `namespaces` (name ->
+    labels) exactly those namespaces exist, each with its `kubernetes.io/metadata.name`
+    label added; without (None), every namespace exists with only that label."""
 
     nodes: Iterable[Node | NodeInfo] = ()
     pods: Iterable[Pod] = ()
@@ -69,6 +75,7 @@ class FakeHandle:
     preempting: set[str] = field(default_factory=set)
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     """Node name -> pods nominated to it."""
+    namespaces: dict[str, dict[str, str]] | None = None
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
@@ -108,6 +115,12 @@ class FakeHandle:
     @property
     def waiting_pods(self) -> WaitingPods:
         return self._waiting
+
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        if self.namespaces is None:
+            return {METADATA_NAME_LABEL: name}
+        labels = self.namespaces.get(name)
+        return None if labels is None else {METADATA_NAME_LABEL: name, **labels}
 
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""

@@ -93,7 +93,7 @@ def source_document_rules(lease_name: str = "my-custom-scheduler") -> list[Rule]
 def correct_rules(namespace: str, lease_name: str, *, metrics_auth: bool = True) -> list[Rule]:
     """What `kubesched manifests` grants: create without resourceNames, get/update by name."""
     rules = [
-        Rule(("list", "watch"), ("pods", "nodes")),
+        Rule(("list", "watch"), ("pods", "nodes", "namespaces")),
         Rule(("create",), ("pods/binding",)),
         Rule(("patch", "update"), ("pods/status",)),
         Rule(("create", "patch", "update"), ("events",), ("", "events.k8s.io")),

@@ -39,6 +39,7 @@ async def test_source_document_rbac_names_the_pitfall():
     assert "create leases.coordination.k8s.io in custom-scheduler-ns" in denied
     assert "patch pods/status" in denied  # the document grants create/update, not patch
     assert "create events.events.k8s.io" in denied
+    assert "list namespaces" in denied  # the namespace informer (namespaceSelector labels)
 
 
 async def test_the_create_review_carries_no_name_like_a_real_create():

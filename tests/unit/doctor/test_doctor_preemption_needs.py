@@ -30,3 +30,8 @@ def test_the_default_profile_needs_preemptions_permissions(tmp_path: Path) -> No
 def test_without_preemption_they_are_not_asked_for() -> None:
     target = Target(scheduler_names=("s",), lease_namespace="ns", lease_name="s")
     assert not needs(target) & PREEMPTION
+
+
+def test_the_namespace_informer_is_always_needed() -> None:
+    target = Target(scheduler_names=("s",), lease_namespace="ns", lease_name="s")
+    assert needs(target) >= {("list", "", "namespaces"), ("watch", "", "namespaces")}

@@ -59,7 +59,7 @@ def test_the_lease_role_lives_in_the_lease_namespace(build: Build) -> None:
 
 def test_cluster_role_grants_what_the_scheduler_calls(build: Build) -> None:
     rules = one(build(), "ClusterRole")["rules"]
-    for resource in ("pods", "nodes"):
+    for resource in ("pods", "nodes", "namespaces"):
         for verb in ("get", "list", "watch"):
             assert rules_granting(rules, group="", resource=resource, verb=verb), (resource, verb)
     assert rules_granting(rules, group="", resource="pods/binding", verb="create")

@@ -83,10 +83,12 @@ class Loop:
         self.snapshot = Snapshot()
         waiting = WaitingPods()
         self.waiting = waiting
+        self.metrics = SchedulerMetrics()
         self.preemptions = Preemptions(
             api=self.api,  # type: ignore[arg-type]
             recorder=self.recorder,
             waiting_pods=waiting,
+            metrics=self.metrics,
         )
         handle = SchedulerHandle(
             profile=PROFILE,
@@ -116,7 +118,7 @@ class Loop:
             queue=self.queue,
             api=self.api,  # type: ignore[arg-type]
             record_event=lambda **kw: self.events.append(kw),
-            metrics=SchedulerMetrics(),
+            metrics=self.metrics,
             lookup_pod=self.store.get,
         )
         for node in nodes:
@@ -338,3 +340,32 @@ async def test_a_fenced_former_leader_evicts_nothing() -> None:
     assert not loop.api.of("DELETE")
     assert not loop.api.of("PATCH", "/pods/victim/status")
     assert loop.where(vip) == ACTIVE  # not held: the next leader decides again
+
+
+def sample(loop: Loop, name: str, **labels: str) -> float | None:
+    return loop.metrics.registry.get_sample_value(name, labels)
+
+
+async def test_preemption_metrics_have_kube_schedulers_names() -> None:
+    loop = Loop([make_node().name("n1").capacity(cpu="2").model()])
+    loop.bound(low("v1"))
+    loop.bound(low("v2"))
+    big = make_pod().name("vip").namespace("ns").scheduler(PROFILE).req(cpu="2")
+    loop.pending(big.priority(HIGH).model())
+    await loop.cycle()
+    await loop.preemptions.wait_idle()
+    assert sample(loop, "scheduler_preemption_attempts_total") == 1
+    assert sample(loop, "scheduler_preemption_victims_count") == 1
+    assert sample(loop, "scheduler_preemption_victims_sum") == 2
+    assert sample(loop, "scheduler_preemption_victims_bucket", le="1.0") == 0
+    assert sample(loop, "scheduler_preemption_victims_bucket", le="2.0") == 1
+    assert sample(loop, "scheduler_preemption_victims_bucket", le="64.0") == 1
+
+
+async def test_an_attempt_without_candidates_counts_no_victims() -> None:
+    loop = Loop([one_cpu_node()])
+    loop.bound(low("peer", priority=HIGH))
+    loop.pending(preemptor())
+    await loop.cycle()
+    assert sample(loop, "scheduler_preemption_attempts_total") == 1
+    assert sample(loop, "scheduler_preemption_victims_count") == 0

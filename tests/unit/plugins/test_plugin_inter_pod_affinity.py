@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,21 +54,10 @@ class Cluster:
     namespaces: dict[str, dict[str, str]] | None = None
 
     def handle(self) -> FakeHandle:
-        if self.namespaces is None:
-            return FakeHandle(nodes=[n.model() for n in self.nodes], pods=self.pods)
-        return ListingHandle(
+        """`namespaces` None: every namespace has only its name label."""
+        return FakeHandle(
             nodes=[n.model() for n in self.nodes], pods=self.pods, namespaces=self.namespaces
         )
-
-
-@dataclass
-class ListingHandle(FakeHandle):
-    """A handle that also lists namespaces (kubesched's `NamespaceLister` protocol)."""
-
-    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        return self.namespaces.get(name)
 
 
 def on(where: str, app: str, *, name: str = "", namespace: str = "default") -> Pod:
