@@ -32,10 +32,29 @@ __all__ = [
 
 
 def run_bench(
-    settings: BenchSettings, *, contenders: Sequence[str], progress: Progress
+    settings: BenchSettings, *, contenders: Sequence[str], progress: Progress, repeat: int = 1
 ) -> tuple[list[ContenderResult], Machine]:
-    """Run each contender in turn; return their results and the machine's description."""
+    """Run the contenders in turn, `repeat` rounds (interleaved, so that a change in the
+    machine's load hits every contender alike); per contender, the round with the median
+    Average is reported (a failed round wins: a failure is never hidden)."""
     before = load_average()
-    results = [run_contender(name, settings, progress) for name in contenders]
+    rounds: dict[str, list[ContenderResult]] = {name: [] for name in contenders}
+    for round_number in range(1, max(repeat, 1) + 1):
+        if repeat > 1:
+            progress(f"round {round_number} of {repeat}")
+        for name in contenders:
+            rounds[name].append(run_contender(name, settings, progress))
+    results = [_median_round(runs) for runs in rounds.values()]
     machine = Machine(cpus=os.cpu_count() or 0, load_before=before, load_after=load_average())
     return results, machine
+
+
+def _median_round(runs: list[ContenderResult]) -> ContenderResult:
+    failed = [run for run in runs if run.failure]
+    chosen = (
+        failed[0]
+        if failed
+        else sorted(runs, key=lambda r: r.throughput.average)[(len(runs) - 1) // 2]
+    )
+    chosen.round_averages = [run.throughput.average for run in runs if not run.failure]
+    return chosen

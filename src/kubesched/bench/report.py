@@ -96,6 +96,19 @@ def markdown(results: Sequence[ContenderResult], settings: BenchSettings, machin
         ratios.append(f"kubesched / ceiling (null binder): Average {versus_ceiling[0]:.2f}x")
     if ratios:
         lines += ["", *[f"- {r}" for r in ratios]]
+    if any(len(r.round_averages) > 1 for r in results):
+        per_round = "; ".join(
+            f"{r.name} {', '.join(f'{a:.1f}' for a in r.round_averages)}"
+            for r in results
+            if r.round_averages
+        )
+        lines += [
+            "",
+            (
+                "Each row is the round with the median Average (rounds interleaved); the "
+                f"Averages of all rounds: {per_round}."
+            ),
+        ]
     if any(r.samples_fallback for r in results if not r.failure):
         lines += ["", "\\* too short for 1 s samples: the whole run's rate."]
     lines += [

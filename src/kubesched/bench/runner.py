@@ -66,6 +66,8 @@ class ContenderResult:
     bound: int = 0
     bound_times: list[float] = field(default_factory=list)
     """Seconds after the first measured pod was created at which each pod was bound."""
+    round_averages: list[float] = field(default_factory=list)
+    """With several rounds: the Average of every round that passed (this is the median)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +88,7 @@ class ContenderResult:
             "control_plane_cpu_seconds": self.control_plane_cpu,
             "duration_seconds": self.duration,
             "bound": self.bound,
+            "round_averages": self.round_averages,
             "bound_times": [round(t, 4) for t in self.bound_times],
         }
 

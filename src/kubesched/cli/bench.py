@@ -48,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--create-rate", type=float, default=0.0, help="measured pods/s (0: as fast as possible)"
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of all contenders, interleaved; each row is its median round",
+    )
     parser.add_argument("--stall-timeout", type=float, default=120.0)
     parser.add_argument("--scheduler-name", default=DEFAULT_SCHEDULER_NAME)
     return parser
@@ -82,6 +88,9 @@ def main(argv: list[str]) -> int:
     workload = make_workload(
         args.workload, nodes=args.nodes, initial_pods=args.initial_pods, pods=args.pods
     )
+    if workload.nodes < 1 or workload.pods < 1 or workload.initial_pods < 0:
+        print("kubesched bench: --nodes and --pods must be at least 1, --initial-pods at least 0")
+        return 2
     settings = BenchSettings(
         workload=workload,
         limits=ClientLimits(
@@ -95,7 +104,9 @@ def main(argv: list[str]) -> int:
         stall_timeout=args.stall_timeout,
     )
     progress = _Progress()
-    results, machine = run_bench(settings, contenders=contenders, progress=progress)
+    results, machine = run_bench(
+        settings, contenders=contenders, progress=progress, repeat=args.repeat
+    )
     progress.done()
     paths = write_outputs(results, settings, machine, args.out)
     print(paths["table"].read_text())

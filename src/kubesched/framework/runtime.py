@@ -57,6 +57,9 @@ class PreFilterOutcome:
     """The plugins that restricted the node set (they become unschedulable plugins)."""
 
 
+_SUCCESS_CODE = Code.SUCCESS  # enum attribute reads are slow in per-node loops
+
+
 class Framework(BindingCycle, WhatIfFiltering):
     """The plugins of one profile and the runners the scheduler calls for each pod."""
 
@@ -194,7 +197,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                 status = filter_(state, pod, node_info)
             except Exception as exc:
                 return raised(name, "Filter", exc)
-            if status is not None and status.code is not Code.SUCCESS:
+            if status is not None and status.code is not _SUCCESS_CODE:
                 if not status.is_rejected():
                     return as_error("Filter", name, status)
                 status.plugin = name

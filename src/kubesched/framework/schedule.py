@@ -27,6 +27,8 @@ from kubesched.framework.scoring import ScoreResult, select_host
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
 
+_SUCCESS_CODE = Code.SUCCESS
+_ERROR_CODE = Code.ERROR
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
@@ -168,17 +170,19 @@ def find_nodes_that_pass_filters(
         # results depend on more than the node and the pod, so nothing is memoized.
         memo_key, run_filter = None, fw.with_nominated_pods(run_filter)
     statuses = diagnosis.node_to_status
+    success, error = _SUCCESS_CODE, _ERROR_CODE  # locals: enum attribute reads are slow
     for node in ordered:
         if memo_key is None:
             status = run_filter(state, pod, node)
         else:
             memoized = node.memo.get(memo_key)
             status = memoized or _filter_and_store(run_filter, state, pod, node, memo_key)
-        if status.code is Code.SUCCESS:
+        code = status.code
+        if code is success:
             feasible.append(node)
             if len(feasible) >= wanted:
                 break
-        elif status.code is Code.ERROR:
+        elif code is error:
             raise SchedulingError(status)
         else:
             statuses.set(node.name, status)
@@ -195,7 +199,7 @@ def _filter_and_store(
 ) -> Status:
     """Run the Filter plugins on `node` and keep the result for `key` (errors are not kept)."""
     status = run_filter(state, pod, node)
-    if status.code is not Code.ERROR:
+    if status.code is not _ERROR_CODE:
         store(node.memo, key, status)
     return status
 
