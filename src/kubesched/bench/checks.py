@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 from kubesched.bench.tracker import PodTracker
 from kubesched.kube.client import KubeClient
+from kubesched.kube.paging import list_all
 from kubesched.model import Node, Pod, Resource
 
-PAGE = 500
-
-
-async def list_all(client: KubeClient, path: str) -> AsyncIterator[dict[str, Any]]:
-    """Every object of a (paged) list."""
-    params = {"limit": str(PAGE)}
-    while True:
-        page = await client.get(path, params=params, timeout=120)
-        for item in page.get("items") or ():
-            yield item
-        token = (page.get("metadata") or {}).get("continue")
-        if not token:
-            return
-        params["continue"] = token
+BENCH_LIST_TIMEOUT_SECONDS = 120.0
 
 
 async def run_checks(
@@ -37,7 +24,7 @@ async def run_checks(
     nodes = {node.name: node async for node in _nodes(client)}
     used: dict[str, Resource] = {name: Resource() for name in nodes}
     final_bound = 0
-    async for obj in list_all(client, "/api/v1/pods"):
+    for obj in await list_all(client, "/api/v1/pods", timeout=BENCH_LIST_TIMEOUT_SECONDS):
         pod = Pod.from_json(obj)
         if pod.namespace == namespace and pod.node_name:
             final_bound += 1
@@ -55,7 +42,7 @@ async def run_checks(
 
 
 async def _nodes(client: KubeClient) -> AsyncIterator[Node]:
-    async for obj in list_all(client, "/api/v1/nodes"):
+    for obj in await list_all(client, "/api/v1/nodes", timeout=BENCH_LIST_TIMEOUT_SECONDS):
         yield Node.from_json(obj)
 
 

@@ -22,12 +22,12 @@ from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
 from kubesched.framework import Registry, build_framework
 from kubesched.kube.errors import Forbidden, NotFound
+from kubesched.kube.paging import list_all as paged_list
 from kubesched.model import Node, Pod, PodDisruptionBudget
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 PDBS = "/apis/policy/v1/poddisruptionbudgets"
-PAGE_SIZE = 500
 REQUEST_TIMEOUT_SECONDS = 30.0
 
 
@@ -130,15 +130,7 @@ async def list_all(
     api: Reader, path: str, *, params: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """Every item of a collection, following `metadata.continue`."""
-    items: list[dict[str, Any]] = []
-    query = {**(params or {}), "limit": str(PAGE_SIZE)}
-    while True:
-        page = await api.get(path, params=query, timeout=REQUEST_TIMEOUT_SECONDS)
-        items.extend(page.get("items") or [])
-        token = (page.get("metadata") or {}).get("continue")
-        if not token:
-            return items
-        query = {**query, "continue": str(token)}
+    return await paged_list(api, path, params=params, timeout=REQUEST_TIMEOUT_SECONDS)
 
 
 async def _read_pdbs(api: Reader, notes: list[str]) -> list[PodDisruptionBudget]:
