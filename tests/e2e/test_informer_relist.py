@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 from harness import ApiClient
 
-from kubesched.app import NON_TERMINAL_PODS
 from kubesched.informers import Reflector, ReflectorSettings
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.model import Pod
+from kubesched.server.app import NON_TERMINAL_PODS
 from kubesched.testing import make_pod
 
 SETTINGS = ReflectorSettings(

@@ -16,7 +16,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kubesched.app import build_registry
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, load_config
 from kubesched.config.flagtable import BY_NAME, CANONICAL, FLAGS, Kind
 from kubesched.doctor.session import open_client
@@ -35,6 +34,7 @@ from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.server.app import build_registry
 
 PROG = "kubesched explain"
 USAGE_ERROR = 2

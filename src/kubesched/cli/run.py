@@ -6,13 +6,13 @@ import asyncio
 import signal
 import sys
 
-from kubesched.app import App, AppError
 from kubesched.config import ConfigError, help_text, load_config, write_config
 from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
-from kubesched.logs import setup_logging
+from kubesched.server.app import App, AppError
+from kubesched.server.logs import setup_logging
 
 FATAL_ERRORS = (
     AppError,

@@ -25,7 +25,7 @@ from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
 from kubesched.model import Node, Pod, PodDisruptionBudget
 
-# The scheduler's own pod list: pods that finished hold no resources (see kubesched.app).
+# The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 PDBS = "/apis/policy/v1/poddisruptionbudgets"
 REQUEST_TIMEOUT_SECONDS = 30.0

@@ -1,4 +1,4 @@
-"""kube-scheduler's default plugins, one module each; they import only the framework and the
+"""kube-scheduler's default plugins, one folder each; they import only the framework and the
 object model and reach the cluster only through the Handle.
 
 `in_tree_registry()` returns a Registry with all of them; add your own with
@@ -6,7 +6,6 @@ object model and reach the cluster only through the Handle.
 """
 
 from kubesched.framework import Registry
-from kubesched.plugins.balanced_allocation import NodeResourcesBalancedAllocation
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.image_locality import ImageLocality
@@ -14,7 +13,7 @@ from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
-from kubesched.plugins.node_resources_fit import NodeResourcesFit
+from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
 from kubesched.plugins.priority_sort import PrioritySort

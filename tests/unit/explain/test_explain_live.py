@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from kubesched.app import build_registry
 from kubesched.config import KubeSchedulerConfiguration, load_config
 from kubesched.explain import (
     ExplainError,
@@ -19,6 +18,7 @@ from kubesched.explain import (
     explain_live,
 )
 from kubesched.kube.errors import Forbidden, NotFound
+from kubesched.server.app import build_registry
 from kubesched.testing import make_node, make_pod
 
 

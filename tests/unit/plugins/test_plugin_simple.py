@@ -7,7 +7,7 @@ import pytest
 from kubesched.framework import Code, NodeInfo
 from kubesched.model import Pod
 from kubesched.plugins import NodeName, PrioritySort, SchedulingGates
-from kubesched.plugins._args import ArgsError
+from kubesched.plugins.helper.args import ArgsError
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
 
 

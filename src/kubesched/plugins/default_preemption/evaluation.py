@@ -1,0 +1,355 @@
+"""DefaultPreemption's decisions, as kube-scheduler makes them, without the plugin plumbing.
+
+    evaluation = evaluate(runner, state, preemptor, nodes=..., statuses=..., pdbs=..., ...)
+    evaluation.candidate       # Candidate(node_name, victims, num_pdb_violations) or None
+
+The steps (upstream `Evaluator.Preempt`, `SelectVictimsOnNode`, `pickOneNodeForPreemption`):
+
+1. The preemptor must be eligible: not `preemptionPolicy: Never`, and no lower-priority pod
+   preempted earlier still terminating on the node it is nominated to.
+2. Potential nodes: those Filter rejected as Unschedulable (UnschedulableAndUnresolvable
+   ones cannot be helped by removing pods).
+3. Dry run, from a random offset, until enough candidates are found (`num_candidates`):
+   on a copy of each node remove every pod of lower priority; if the preemptor fits, add
+   them back from the most important (highest priority, then earliest start) while it
+   still fits (reprieve) — pods whose eviction would break a PodDisruptionBudget first,
+   so those are evicted only when nothing else makes room.
+4. Pick the node: fewest PDB violations, then the lowest highest-victim priority, the
+   smallest sum of victim priorities, the fewest victims, the latest start of the
+   highest-priority victims; then the first one.
+
+Only pods of strictly lower priority are ever victims, whatever scheduler placed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, NodeToStatus, Status
+from kubesched.framework.diagnosis import Diagnosis, fit_error_message
+from kubesched.framework.interfaces import FilterRunner, NodeToStatusReader
+from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.plugins.default_preemption.pdb import split_by_pdb_violation
+
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+NO_CANDIDATE = "no candidate node for preemption"
+PREEMPT_NEVER = "Never"
+_PRIORITY_OFFSET = 2**31  # upstream adds MaxInt32+1 so that every priority counts as >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A node where evicting `victims` (most important first) makes the preemptor fit."""
+
+    node_name: str
+    victims: tuple[Pod, ...]
+    num_pdb_violations: int = 0
+
+
+@dataclass(slots=True)
+class DryRun:
+    """What the dry run found: candidates (non-violating first) and why other nodes failed."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    statuses: NodeToStatus = field(default_factory=NodeToStatus)
+    errors: list[Status] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The outcome: a candidate (status SUCCESS), or why preemption cannot help.
+
+    `clear_nomination` is set when no node could be helped at all: the preemptor's
+    nomination is then cleared (upstream returns a result with an empty node name)."""
+
+    candidate: Candidate | None
+    status: Status
+    clear_nomination: bool = False
+
+
+def start_seconds(pod: Pod, now: float) -> float:
+    """`status.startTime` as epoch seconds; `now` for pods not started (upstream)."""
+    if not pod.start_time:
+        return now
+    try:
+        return datetime.fromisoformat(pod.start_time).timestamp()
+    except ValueError:
+        return now
+
+
+def by_importance(pods: Sequence[Pod], now: float) -> list[Pod]:
+    """Most important first: higher priority, then the one that started earlier."""
+    return sorted(pods, key=lambda pod: (-pod.priority, start_seconds(pod, now)))
+
+
+def num_candidates(num_nodes: int, *, percentage: int, absolute: int) -> int:
+    """How many candidates the dry run looks for (`minCandidateNodes*` args, capped)."""
+    return min(max(num_nodes * percentage // 100, absolute), num_nodes)
+
+
+def ineligibility(
+    preemptor: Pod, *, nominated_status: Status, nominated_node: NodeInfo | None
+) -> str:
+    """Why the preemptor may not preempt now, or "" (upstream `PodEligibleToPreemptOthers`).
+
+    A preemptor whose nominated node still hosts a lower-priority pod terminating because
+    a scheduler preempted it waits for that pod, unless that node became unresolvable."""
+    if preemptor.preemption_policy == PREEMPT_NEVER:
+        return NOT_ELIGIBLE_NEVER
+    if not preemptor.nominated_node_name:
+        return ""
+    if nominated_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE or nominated_node is None:
+        return ""
+    for pod in nominated_node.pods.values():
+        if pod.priority < preemptor.priority and pod.deleting and pod.preempted_by_scheduler:
+            return NOT_ELIGIBLE_TERMINATING
+    return ""
+
+
+def potential_nodes(nodes: Sequence[NodeInfo], statuses: NodeToStatusReader) -> list[NodeInfo]:
+    """The nodes Filter rejected as Unschedulable (removing pods may help there)."""
+    return [node for node in nodes if statuses.get(node.name).code is Code.UNSCHEDULABLE]
+
+
+# --- one node ---------------------------------------------------------------------------
+
+
+class _NodeTrial:
+    """A copy of one node on which victims are removed and added back."""
+
+    def __init__(
+        self, runner: FilterRunner, state: CycleState, preemptor: Pod, node: NodeInfo
+    ) -> None:
+        self.runner, self.state, self.preemptor = runner, state, preemptor
+        self.node = node.clone()
+
+    def remove(self, pod: Pod) -> None:
+        self.node.remove_pod(pod.uid)
+        self._check(
+            self.runner.run_pre_filter_extension_remove_pod(
+                self.state, self.preemptor, pod, self.node
+            )
+        )
+
+    def add(self, pod: Pod) -> None:
+        self.node.add_pod(pod)
+        self._check(
+            self.runner.run_pre_filter_extension_add_pod(self.state, self.preemptor, pod, self.node)
+        )
+
+    def fits(self) -> Status:
+        return self.runner.run_filter_with_nominated_pods(self.state, self.preemptor, self.node)
+
+    @staticmethod
+    def _check(status: Status) -> None:
+        if not status.is_success():
+            raise _ExtensionFailedError(status)
+
+
+class _ExtensionFailedError(Exception):
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+def select_victims_on_node(
+    runner: FilterRunner,
+    state: CycleState,
+    preemptor: Pod,
+    node: NodeInfo,
+    pdbs: Sequence[PodDisruptionBudget],
+    *,
+    now: float,
+) -> tuple[list[Pod], int, Status]:
+    """The fewest, least important pods to evict from `node` (left untouched; `state` is
+    changed, pass a clone) so that `preemptor` fits: (victims, PDB violations, status).
+
+    UnschedulableAndUnresolvable when the node has no lower-priority pod; the Filter
+    status when the preemptor does not fit even without all of them."""
+    potential = [pod for pod in node.pods.values() if pod.priority < preemptor.priority]
+    if not potential:
+        return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
+    trial = _NodeTrial(runner, state, preemptor, node)
+    try:
+        return _reprieve(trial, potential, pdbs, now=now)
+    except _ExtensionFailedError as failed:
+        return [], 0, failed.status
+
+
+def _reprieve(
+    trial: _NodeTrial, potential: list[Pod], pdbs: Sequence[PodDisruptionBudget], *, now: float
+) -> tuple[list[Pod], int, Status]:
+    for pod in potential:
+        trial.remove(pod)
+    status = trial.fits()
+    if not status.is_success():
+        return [], 0, status
+    violating, non_violating = split_by_pdb_violation(by_importance(potential, now), pdbs)
+    victims: list[Pod] = []
+
+    def reprieved(pod: Pod) -> bool:
+        trial.add(pod)
+        if trial.fits().is_success():
+            return True
+        trial.remove(pod)
+        victims.append(pod)
+        return False
+
+    violations = sum(1 for pod in violating if not reprieved(pod))
+    for pod in non_violating:
+        reprieved(pod)
+    if violating and non_violating:
+        victims = by_importance(victims, now)
+    return victims, violations, SUCCESS
+
+
+# --- all nodes ----------------------------------------------------------------------------
+
+
+def dry_run(
+    runner: FilterRunner,
+    state: CycleState,
+    preemptor: Pod,
+    nodes: Sequence[NodeInfo],
+    pdbs: Sequence[PodDisruptionBudget],
+    *,
+    offset: int,
+    wanted: int,
+    now: float,
+) -> DryRun:
+    """Select victims on `nodes` from `offset` (wrapping) until `wanted` candidates are
+    found, at least one of them violating no PDB (upstream `DryRunPreemption`)."""
+    result = DryRun()
+    clean: list[Candidate] = []
+    violating: list[Candidate] = []
+    for i in range(len(nodes)):
+        node = nodes[(offset + i) % len(nodes)]
+        victims, violations, status = select_victims_on_node(
+            runner, state.clone(), preemptor, node, pdbs, now=now
+        )
+        if status.is_success() and victims:
+            found = clean if violations == 0 else violating
+            if len(found) < wanted:
+                found.append(Candidate(node.name, tuple(victims), violations))
+            if clean and len(clean) + len(violating) >= wanted:
+                break
+            continue
+        if status.is_success():
+            status = Status(Code.ERROR, f'expected at least one victim pod on node "{node.name}"')
+        if status.code is Code.ERROR:
+            result.errors.append(status)
+        result.statuses.set(node.name, status)
+    result.candidates = clean + violating
+    return result
+
+
+def pick_one_node(candidates: Sequence[Candidate], *, now: float) -> Candidate | None:
+    """The best candidate by upstream's criteria, in order (see the module docstring)."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+
+    def score(candidate: Candidate) -> tuple[int, int, int, int, float]:
+        victims = candidate.victims
+        highest = max(pod.priority for pod in victims)
+        earliest = min(start_seconds(pod, now) for pod in victims if pod.priority == highest)
+        return (
+            -candidate.num_pdb_violations,
+            -highest,
+            -sum(pod.priority + _PRIORITY_OFFSET for pod in victims),
+            -len(victims),
+            earliest,
+        )
+
+    return max(candidates, key=score)  # the first of equals, like upstream
+
+
+# --- the whole evaluation -----------------------------------------------------------------
+
+
+def evaluate(
+    runner: FilterRunner,
+    state: CycleState,
+    preemptor: Pod,
+    *,
+    nodes: Sequence[NodeInfo],
+    statuses: NodeToStatusReader,
+    pdbs: Sequence[PodDisruptionBudget],
+    min_candidate_nodes_percentage: int,
+    min_candidate_nodes_absolute: int,
+    offset: int,
+    now: float,
+) -> Evaluation:
+    """Decide what preempting for `preemptor` would do, without doing anything.
+
+    `nodes` is the whole snapshot; `statuses` says why each node rejected the preemptor;
+    `offset` (taken modulo the number of potential nodes) is where the dry run starts."""
+    nominated = preemptor.nominated_node_name
+    nominated_node = next((node for node in nodes if node.name == nominated), None)
+    reason = ineligibility(
+        preemptor, nominated_status=statuses.get(nominated), nominated_node=nominated_node
+    )
+    if reason:
+        return Evaluation(None, Status(Code.UNSCHEDULABLE, reason))
+    potential = potential_nodes(nodes, statuses)
+    found = DryRun()
+    if potential:
+        wanted = num_candidates(
+            len(potential),
+            percentage=min_candidate_nodes_percentage,
+            absolute=min_candidate_nodes_absolute,
+        )
+        found = dry_run(
+            runner,
+            state,
+            preemptor,
+            potential,
+            pdbs,
+            offset=offset % len(potential),
+            wanted=wanted,
+            now=now,
+        )
+    if not found.candidates:
+        if found.errors:
+            return Evaluation(None, found.errors[0])
+        found.statuses.absent_nodes_status = Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL
+        )
+        diagnosis = Diagnosis(node_to_status=found.statuses)
+        message = fit_error_message(num_all_nodes=len(nodes), diagnosis=diagnosis)
+        return Evaluation(None, Status(Code.UNSCHEDULABLE, message), clear_nomination=True)
+    best = pick_one_node(found.candidates, now=now)
+    if best is None:  # pragma: no cover - candidates is not empty
+        return Evaluation(None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE))
+    return Evaluation(best, SUCCESS)
+
+
+def placement_message(candidate: Candidate) -> str:
+    """Upstream's success message (it ends the FailedScheduling event of this attempt)."""
+    return (
+        f"found a potential placement for pod on node {candidate.node_name}, "
+        f"preempting {len(candidate.victims)} victims"
+    )
+
+
+__all__ = [
+    "NOT_HELPFUL",
+    "NO_VICTIMS",
+    "Candidate",
+    "DryRun",
+    "Evaluation",
+    "by_importance",
+    "dry_run",
+    "evaluate",
+    "ineligibility",
+    "num_candidates",
+    "pick_one_node",
+    "placement_message",
+    "potential_nodes",
+    "select_victims_on_node",
+    "start_seconds",
+]

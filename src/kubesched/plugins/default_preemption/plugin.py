@@ -1,0 +1,173 @@
+"""DefaultPreemption (PostFilter, PreEnqueue): when no node fits a pod, evict pods of lower
+priority from the node where that helps most, and nominate the pod to that node.
+
+The decision is `default_preemption_core.evaluate` (upstream semantics, see there); this
+adapter reads the cycle's inputs, asks the Handle to evict the victims in the background
+(`PreemptionHandle.preempt`) and returns the nomination. Messages are upstream's, prefixed
+`preemption: ` in the FailedScheduling event, e.g.
+`0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available:
+3 No preemption victims found for incoming pod.`
+
+PreEnqueue keeps a preemptor out of activeQ while its victims are being evicted (it must
+not preempt twice); `waiting for the preemption for this pod to be finished`.
+
+Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
+`minCandidateNodesAbsolute` (default 100): the dry run stops once it has found
+max(percentage of the potential nodes, absolute) candidates (at least one of them
+violating no PodDisruptionBudget); both cannot be 0.
+
+A Handle that also has `preemption_attempted()` (`AttemptCounter`; the application's does,
+for `scheduler_preemption_attempts_total`) is told of every PostFilter run, as upstream
+counts them: whether or not a candidate was found.
+
+With a Handle that is not a `PreemptionHandle` (no PDBs, cannot evict) the plugin only
+evaluates: see `DefaultPreemption.evaluate`, which `kubesched explain` can use as a dry run.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from kubesched.framework import (
+    FILTER_RUNNER_KEY,
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    PostFilterResult,
+    PreemptionHandle,
+    Status,
+)
+from kubesched.framework.interfaces import NodeToStatusReader
+from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
+from kubesched.plugins.helper.args import ArgsError, check_fields, integer
+
+NAME = "DefaultPreemption"
+_KIND = "DefaultPreemptionArgs"
+_MAX_INT32 = 2**31 - 1
+PREFIX = "preemption: "
+WAITING = "waiting for the preemption for this pod to be finished"
+
+
+@runtime_checkable
+class AttemptCounter(Protocol):
+    """Optional on a Handle: counts preemption attempts (plugins import no metrics)."""
+
+    def preemption_attempted(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultPreemptionArgs:
+    min_candidate_nodes_percentage: int = 10
+    """Candidates to find, as a percentage of the nodes preemption could help (0-100)."""
+    min_candidate_nodes_absolute: int = 100
+    """...and at least this many (capped at the number of such nodes)."""
+
+
+def parse_args(args: Mapping[str, Any]) -> DefaultPreemptionArgs:
+    """Upstream's defaulting (unset: 10 / 100) and validation."""
+    percentage_field, absolute_field = "minCandidateNodesPercentage", "minCandidateNodesAbsolute"
+    check_fields(args, kind=_KIND, allowed=(percentage_field, absolute_field))
+    percentage = args.get(percentage_field)
+    absolute = args.get(absolute_field)
+    parsed = DefaultPreemptionArgs(
+        10
+        if percentage is None
+        else integer(percentage, path=f"{_KIND}.{percentage_field}", low=0, high=100),
+        100
+        if absolute is None
+        else integer(absolute, path=f"{_KIND}.{absolute_field}", low=0, high=_MAX_INT32),
+    )
+    if not parsed.min_candidate_nodes_percentage and not parsed.min_candidate_nodes_absolute:
+        raise ArgsError(
+            f"{_KIND}.{percentage_field}: cannot be zero at the same time as {absolute_field}"
+        )
+    return parsed
+
+
+class DefaultPreemption:
+    name = NAME
+
+    def __init__(
+        self,
+        *,
+        args: Mapping[str, Any],
+        handle: Handle,
+        offset: Callable[[], int] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.args = parse_args(args)
+        self._handle = handle
+        self._actor = handle if isinstance(handle, PreemptionHandle) else None
+        self._attempts = handle if isinstance(handle, AttemptCounter) else None
+        rng = random.Random()  # noqa: S311 - spreads the dry run's start, not security
+        self._offset = offset or (lambda: rng.randrange(_MAX_INT32))
+        self._clock = clock
+
+    # ---- PreEnqueue ---------------------------------------------------------------------
+
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        if self._actor is not None and self._actor.is_preempting(pod.uid):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING)
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        # A held preemptor is activated by the eviction's end; a victim's deletion may too.
+        return (ClusterEvent(EventResource.POD, ActionType.DELETE),)
+
+    # ---- PostFilter ---------------------------------------------------------------------
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        if self._attempts is not None:
+            self._attempts.preemption_attempted()
+        evaluation = self.evaluate(state, pod, statuses)
+        candidate = evaluation.candidate
+        if candidate is None:
+            result = PostFilterResult("") if evaluation.clear_nomination else None
+            return result, _prefixed(evaluation.status)
+        if self._actor is None:
+            note = f"{placement_message(candidate)} (dry run: this handle cannot evict pods)"
+            return None, Status(Code.UNSCHEDULABLE, PREFIX + note)
+        self._actor.preempt(pod, node_name=candidate.node_name, victims=candidate.victims)
+        message = PREFIX + placement_message(candidate)
+        return PostFilterResult(candidate.node_name), Status(Code.SUCCESS, message)
+
+    def evaluate(self, state: CycleState, pod: Pod, statuses: NodeToStatusReader) -> Evaluation:
+        """What preempting for `pod` would do, changing nothing (a dry run).
+
+        `state` is the cycle's state after PreFilter, with the profile's `FilterRunner`
+        under `FILTER_RUNNER_KEY` (the framework writes it before PostFilter)."""
+        runner = state.get(FILTER_RUNNER_KEY)
+        if runner is None:
+            return Evaluation(None, Status(Code.ERROR, "no FilterRunner in the cycle state"))
+        pdbs: Sequence[PodDisruptionBudget] = ()
+        if self._actor is not None:
+            pdbs = self._actor.pod_disruption_budgets()
+        return evaluate(
+            runner,
+            state,
+            pod,
+            nodes=self._handle.list_node_infos(),
+            statuses=statuses,
+            pdbs=pdbs,
+            min_candidate_nodes_percentage=self.args.min_candidate_nodes_percentage,
+            min_candidate_nodes_absolute=self.args.min_candidate_nodes_absolute,
+            offset=self._offset(),
+            now=self._clock(),
+        )
+
+
+def _prefixed(status: Status) -> Status:
+    """Upstream prefixes the plugin's message with `preemption: ` (keeping the code)."""
+    if not status.message:
+        return status
+    return Status(status.code, PREFIX + status.message, error=status.error)

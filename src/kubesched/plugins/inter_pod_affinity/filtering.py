@@ -1,0 +1,224 @@
+"""InterPodAffinity's PreFilter state and Filter check (required terms), as upstream.
+
+PreFilter counts, per topology pair (label key, value):
+
+* existing: pods on nodes whose required anti-affinity terms select the incoming pod (only
+  nodes holding pods with required anti-affinity are visited);
+* affinity: existing pods matching ALL of the incoming pod's required affinity terms;
+* anti-affinity: existing pods matching each required anti-affinity term.
+
+Filter, per node, in O(terms):
+
+1. every affinity term's key must be on the node and its pair have a matching pod; or, if no
+   pod anywhere matches (the first pod of a group), the pod must match its own terms:
+   else `node(s) didn't match pod affinity rules` (UnschedulableAndUnresolvable);
+2. no anti-affinity term's pair may hold a matching pod: `node(s) didn't match pod
+   anti-affinity rules`;
+3. no pair of the node may be forbidden by an existing pod's anti-affinity: `node(s) didn't
+   satisfy existing pods anti-affinity rules` (both Unschedulable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from kubesched.framework import Code, NodeInfo, Status
+from kubesched.framework.nodeinfo import with_pods_with_required_anti_affinity
+from kubesched.model import Node, Pod
+from kubesched.plugins.helper.namespaces import NamespaceLabels
+from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
+from kubesched.plugins.inter_pod_affinity.terms import (
+    AffinityTerm,
+    PodTerms,
+    TermCache,
+    matches_all,
+)
+
+ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+_REJECT_AFFINITY: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY)
+_REJECT_ANTI: Final = Status(Code.UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY)
+_REJECT_EXISTING: Final = Status(Code.UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY)
+
+Pair = tuple[str, str]
+
+
+def _add(counts: dict[Pair, int], node: Node, key: str, delta: int) -> None:
+    value = node.labels.get(key)
+    if value is not None:
+        pair = (key, value)
+        total = counts.get(pair, 0) + delta
+        if total:
+            counts[pair] = total
+        else:
+            counts.pop(pair, None)
+
+
+@dataclass(slots=True)
+class FilterState:
+    """Upstream `preFilterState`."""
+
+    pod: Pod
+    affinity_terms: tuple[AffinityTerm, ...]
+    anti_affinity_terms: tuple[AffinityTerm, ...]
+    affinity_counts: dict[Pair, int]
+    anti_affinity_counts: dict[Pair, int]
+    existing_counts: dict[Pair, int]
+    self_match: bool
+    """The pod matches all its own required affinity terms."""
+    namespaces: NamespaceLabels
+    existing_keys: tuple[str, ...] = ()
+    """The label keys of `existing_counts` (kept in step with it)."""
+
+    def __post_init__(self) -> None:
+        self._refresh_existing_keys()
+
+    def _refresh_existing_keys(self) -> None:
+        self.existing_keys = tuple({key for key, _ in self.existing_counts})
+
+    def clone(self) -> FilterState:
+        return FilterState(
+            self.pod,
+            self.affinity_terms,
+            self.anti_affinity_terms,
+            dict(self.affinity_counts),
+            dict(self.anti_affinity_counts),
+            dict(self.existing_counts),
+            self.self_match,
+            self.namespaces,
+        )
+
+    def update_with_pod(self, changed: Pod, terms: PodTerms, node: Node, delta: int) -> None:
+        """Count `changed` (delta 1) on `node` or stop counting it (-1): what-if runs such
+        as preemption (upstream AddPod/RemovePod)."""
+        labels_of = self.namespaces.of
+        for term in terms.required_anti_affinity:
+            if term.matches(self.pod, labels_of):
+                _add(self.existing_counts, node, term.topology_key, delta)
+        self._refresh_existing_keys()
+        if matches_all(self.affinity_terms, changed, labels_of):
+            for term in self.affinity_terms:
+                _add(self.affinity_counts, node, term.topology_key, delta)
+        for term in self.anti_affinity_terms:
+            if term.matches(changed, labels_of):
+                _add(self.anti_affinity_counts, node, term.topology_key, delta)
+
+    def check(self, node: Node) -> Status | None:
+        labels = node.labels
+        if self.affinity_terms and not self._affinity_satisfied(labels):
+            return _REJECT_AFFINITY
+        if self.anti_affinity_counts and self._anti_affinity_violated(labels):
+            return _REJECT_ANTI
+        for key in self.existing_keys:
+            value = labels.get(key)
+            if value is not None and self.existing_counts.get((key, value), 0) > 0:
+                return _REJECT_EXISTING
+        return None
+
+    def _affinity_satisfied(self, labels: dict[str, str]) -> bool:
+        pods_exist = True
+        for term in self.affinity_terms:
+            value = labels.get(term.topology_key)
+            if value is None:
+                return False  # all topology keys are needed, also for the first pod
+            if self.affinity_counts.get((term.topology_key, value), 0) <= 0:
+                pods_exist = False
+        # No matching pod anywhere: the pod may start the group if it matches its terms.
+        return pods_exist or (not self.affinity_counts and self.self_match)
+
+    def _anti_affinity_violated(self, labels: dict[str, str]) -> bool:
+        counts = self.anti_affinity_counts
+        for term in self.anti_affinity_terms:
+            value = labels.get(term.topology_key)
+            if value is not None and counts.get((term.topology_key, value), 0) > 0:
+                return True
+        return False
+
+
+def filter_state(
+    pod: Pod,
+    terms: PodTerms,
+    nodes: Sequence[NodeInfo],
+    *,
+    namespaces: NamespaceLabels,
+    term_cache: TermCache,
+    counts: NodeCountCache,
+) -> FilterState | None:
+    """The counts for `pod` over `nodes` (all nodes); None when there is nothing to check."""
+    existing = _existing_anti_affinity(pod, nodes, namespaces, term_cache)
+    affinity, anti = terms.required_affinity, terms.required_anti_affinity
+    if not existing and not affinity and not anti:
+        return None
+    return FilterState(
+        pod=pod,
+        affinity_terms=affinity,
+        anti_affinity_terms=anti,
+        affinity_counts=_count_pairs(affinity, nodes, namespaces, counts, all_terms=True),
+        anti_affinity_counts=_count_pairs(anti, nodes, namespaces, counts, all_terms=False),
+        existing_counts=existing,
+        self_match=matches_all(affinity, pod, namespaces.of),
+        namespaces=namespaces,
+    )
+
+
+def _existing_anti_affinity(
+    pod: Pod, nodes: Sequence[NodeInfo], namespaces: NamespaceLabels, term_cache: TermCache
+) -> dict[Pair, int]:
+    counts: dict[Pair, int] = {}
+    labels_of = namespaces.of
+    # Most nodes hold no such pod: the snapshot knows the few that do (no scan).
+    for node_info in with_pods_with_required_anti_affinity(nodes):
+        node = node_info.node
+        for existing in node_info.pods_with_required_anti_affinity:
+            for term in term_cache.of(existing).required_anti_affinity:
+                if term.matches(pod, labels_of):
+                    _add(counts, node, term.topology_key, 1)
+    return counts
+
+
+def _count_pairs(
+    terms: tuple[AffinityTerm, ...],
+    nodes: Sequence[NodeInfo],
+    namespaces: NamespaceLabels,
+    cache: NodeCountCache,
+    *,
+    all_terms: bool,
+) -> dict[Pair, int]:
+    """Matching pods per pair: of pods matching all `terms` (affinity), or each term."""
+    if not terms:
+        return {}
+    groups = [terms] if all_terms else [(term,) for term in terms]
+    counters = [(group, *term_counter(group, namespaces, cache)) for group in groups]
+    counts: dict[Pair, int] = {}
+    for node_info in nodes:
+        if not node_info.pods:
+            continue
+        node = node_info.node
+        for group, key_id, count in counters:
+            found = count(node_info) if key_id is None else cache.count(node_info, key_id, count)
+            if found:
+                for term in group:
+                    _add(counts, node, term.topology_key, found)
+    return counts
+
+
+def term_counter(
+    group: tuple[AffinityTerm, ...], namespaces: NamespaceLabels, cache: NodeCountCache
+) -> tuple[int | None, CountFn]:
+    """(cache key id or None when the count must not be cached, count of a node's pods
+    matching every term of `group`)."""
+    labels_of = namespaces.of
+
+    def count(node_info: NodeInfo) -> int:
+        found = 0
+        for pod in node_info.pods.values():
+            if all(term.matches(pod, labels_of) for term in group):
+                found += 1
+        return found
+
+    # With a namespace lister, namespace labels may change between cycles.
+    volatile = namespaces.exact and any(term.labels_dependent for term in group)
+    return (None if volatile else cache.key_id(("pod-affinity", group)), count)

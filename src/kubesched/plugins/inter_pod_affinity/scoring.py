@@ -1,0 +1,140 @@
+"""InterPodAffinity's PreScore state, Score and NormalizeScore (preferred terms), as upstream.
+
+PreScore sums weights per topology pair (label key, value of the existing pod's node):
+
+* +weight for each existing pod matching a preferred affinity term of the incoming pod,
+  -weight for each one matching a preferred anti-affinity term (only when the incoming pod
+  has preferred terms; then every node's pods are looked at);
+* +`hardPodAffinityWeight` for each required affinity term of an existing pod that selects
+  the incoming pod (symmetry), +/-weight for its preferred affinity/anti-affinity terms
+  that do (skipped with `ignorePreferredTermsOfExistingPods` when the incoming pod has no
+  preferred terms: then PreScore skips).
+
+Score: the sum of the pair totals of the node's labels. NormalizeScore: linear to 0..100
+between the lowest and the highest score (truncated; all 0 when they are equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence, Sequence
+from dataclasses import dataclass
+
+from kubesched.framework import MAX_NODE_SCORE, NodeInfo
+from kubesched.framework.nodeinfo import with_pods_with_affinity
+from kubesched.model import Node, Pod
+from kubesched.plugins.helper.namespaces import NamespaceLabels
+from kubesched.plugins.helper.node_counts import NodeCountCache
+from kubesched.plugins.inter_pod_affinity.filtering import term_counter
+from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, PodTerms, TermCache
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreState:
+    topology_score: dict[str, dict[str, int]]
+    """Label key -> label value -> summed weight."""
+
+    def score(self, node: Node) -> int:
+        labels = node.labels
+        total = 0
+        for key, values in self.topology_score.items():
+            value = labels.get(key)
+            if value is not None:
+                total += values.get(value, 0)
+        return total
+
+    def normalize(self, scores: MutableSequence[int]) -> None:
+        if not self.topology_score or not scores:
+            return
+        low, high = min(scores), max(scores)
+        spread = high - low
+        for i, score in enumerate(scores):
+            scores[i] = int(MAX_NODE_SCORE * ((score - low) / spread)) if spread > 0 else 0
+
+
+class _Totals:
+    """The pair totals being summed, and whether any term matched at all."""
+
+    __slots__ = ("matched", "scores")
+
+    def __init__(self) -> None:
+        self.scores: dict[str, dict[str, int]] = {}
+        self.matched = False
+
+    def add(self, node: Node, key: str, weight: int) -> None:
+        value = node.labels.get(key)
+        if value is not None:
+            values = self.scores.setdefault(key, {})
+            values[value] = values.get(value, 0) + weight
+            self.matched = True
+
+
+def score_state(
+    pod: Pod,
+    terms: PodTerms,
+    all_nodes: Sequence[NodeInfo],
+    *,
+    hard_weight: int,
+    namespaces: NamespaceLabels,
+    term_cache: TermCache,
+    counts: NodeCountCache,
+) -> ScoreState | None:
+    """The pair totals for `pod`; None when no term matched anything (Score skips)."""
+    totals = _Totals()
+    preferred = [(t, 1) for t in terms.preferred_affinity]
+    preferred += [(t, -1) for t in terms.preferred_anti_affinity]
+    if preferred:
+        _incoming_terms(preferred, all_nodes, namespaces, counts, totals)
+    _existing_pods_terms(
+        pod,
+        all_nodes,
+        totals,
+        hard_weight=hard_weight,
+        namespaces=namespaces,
+        term_cache=term_cache,
+    )
+    return ScoreState(totals.scores) if totals.matched else None
+
+
+def _existing_pods_terms(
+    pod: Pod,
+    all_nodes: Sequence[NodeInfo],
+    totals: _Totals,
+    *,
+    hard_weight: int,
+    namespaces: NamespaceLabels,
+    term_cache: TermCache,
+) -> None:
+    """Weights of the terms of existing pods (with pod affinity) that select `pod`."""
+    labels_of = namespaces.of
+    for node_info in with_pods_with_affinity(all_nodes):
+        node = node_info.node
+        if not node.labels:
+            continue
+        for existing in node_info.pods_with_affinity:
+            theirs = term_cache.of(existing)
+            weighted = [(t, t.weight) for t in theirs.preferred_affinity]
+            weighted += [(t, -t.weight) for t in theirs.preferred_anti_affinity]
+            if hard_weight > 0:
+                weighted += [(t, hard_weight) for t in theirs.required_affinity]
+            for term, weight in weighted:
+                if term.matches(pod, labels_of):
+                    totals.add(node, term.topology_key, weight)
+
+
+def _incoming_terms(
+    preferred: list[tuple[AffinityTerm, int]],
+    all_nodes: Sequence[NodeInfo],
+    namespaces: NamespaceLabels,
+    cache: NodeCountCache,
+    totals: _Totals,
+) -> None:
+    """Weights of the incoming pod's preferred terms, per matching existing pod."""
+    counters = [(term, sign, *term_counter((term,), namespaces, cache)) for term, sign in preferred]
+    for node_info in all_nodes:
+        if not node_info.pods:
+            continue
+        node = node_info.node
+        for term, sign, key_id, count in counters:
+            found = count(node_info) if key_id is None else cache.count(node_info, key_id, count)
+            if found:
+                totals.add(node, term.topology_key, sign * term.weight * found)

@@ -1,0 +1,139 @@
+"""Pod (anti-)affinity terms compiled from a pod's raw `affinity` (upstream `AffinityTerm`).
+
+A term selects pods by labels (`labelSelector`, with `matchLabelKeys`/`mismatchLabelKeys`
+merged, see `_selectors.with_label_keys`) within namespaces: the listed `namespaces` plus
+those matched by `namespaceSelector` (`{}`: all namespaces; missing: none); with neither,
+the namespace of the pod that owns the term. `topologyKey` names the node label whose value
+is the term's domain.
+
+Terms of pods already on nodes are compiled once per pod object (`TermCache`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.model import Pod
+from kubesched.plugins.helper import selectors as sel
+
+NamespaceLabelsOf = Callable[[str], Mapping[str, str]]
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+MAX_CACHED_PODS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    selector: sel.LabelSelector
+    topology_key: str
+    namespaces: frozenset[str]
+    namespace_selector: sel.LabelSelector
+    weight: int = 0
+    """Preferred terms only."""
+
+    @property
+    def labels_dependent(self) -> bool:
+        """Whether matching reads namespace labels (a non-empty namespace selector)."""
+        return not self.namespace_selector.nothing and not self.namespace_selector.empty
+
+    def matches(self, pod: Pod, namespace_labels: NamespaceLabelsOf) -> bool:
+        """Upstream `AffinityTerm.Matches`: the pod's namespace is in scope and its labels
+        are selected."""
+        if pod.namespace not in self.namespaces:
+            scope = self.namespace_selector
+            if scope.nothing:
+                return False
+            if not scope.empty and not scope.matches(namespace_labels(pod.namespace)):
+                return False
+        return self.selector.matches(pod.labels)
+
+
+def matches_all(terms: Sequence[AffinityTerm], pod: Pod, labels_of: NamespaceLabelsOf) -> bool:
+    """Upstream `podMatchesAllAffinityTerms`: False for no terms."""
+    if not terms:
+        return False
+    return all(term.matches(pod, labels_of) for term in terms)
+
+
+@dataclass(frozen=True, slots=True)
+class PodTerms:
+    required_affinity: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_anti_affinity: tuple[AffinityTerm, ...] = ()
+
+
+NO_TERMS = PodTerms()
+
+
+def pod_terms(pod: Pod, *, strict: bool = True) -> PodTerms:
+    """The pod's terms; an invalid selector raises SelectorError, or with `strict=False`
+    drops that group of terms (as upstream's cache does for pods already placed)."""
+    affinity = pod.affinity or {}
+    if not affinity.get("podAffinity") and not affinity.get("podAntiAffinity"):
+        return NO_TERMS
+    groups = []
+    for kind in ("podAffinity", "podAntiAffinity"):
+        spec = affinity.get(kind) or {}
+        for compile_group, field in ((_required, _REQUIRED), (_preferred, _PREFERRED)):
+            try:
+                groups.append(compile_group(pod, spec.get(field) or ()))
+            except sel.SelectorError:
+                if strict:
+                    raise
+                groups.append(())
+    return PodTerms(groups[0], groups[2], groups[1], groups[3])
+
+
+def _required(pod: Pod, raw: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
+    return tuple(compile_term(pod, term) for term in raw)
+
+
+def _preferred(pod: Pod, raw: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
+    return tuple(
+        compile_term(pod, item.get("podAffinityTerm") or {}, weight=int(item.get("weight") or 0))
+        for item in raw
+    )
+
+
+def compile_term(owner: Pod, raw: Mapping[str, Any], *, weight: int = 0) -> AffinityTerm:
+    selector = sel.with_label_keys(
+        raw.get("labelSelector"),
+        match_keys=raw.get("matchLabelKeys") or (),
+        mismatch_keys=raw.get("mismatchLabelKeys") or (),
+        labels=owner.labels,
+    )
+    listed = raw.get("namespaces") or ()
+    namespace_selector = raw.get("namespaceSelector")
+    if not listed and namespace_selector is None:
+        namespaces = frozenset({owner.namespace})
+    else:
+        namespaces = frozenset(str(ns) for ns in listed)
+    return AffinityTerm(
+        selector=sel.compile_selector(selector),
+        topology_key=str(raw.get("topologyKey") or ""),
+        namespaces=namespaces,
+        namespace_selector=sel.compile_selector(namespace_selector),
+        weight=weight,
+    )
+
+
+class TermCache:
+    """Compiled terms of pods already placed, per pod object (a changed pod is a new object)."""
+
+    __slots__ = ("_pods",)
+
+    def __init__(self) -> None:
+        self._pods: dict[str, tuple[Pod, PodTerms]] = {}
+
+    def of(self, pod: Pod) -> PodTerms:
+        hit = self._pods.get(pod.uid)
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        terms = pod_terms(pod, strict=False)
+        if len(self._pods) >= MAX_CACHED_PODS:
+            self._pods.clear()
+        self._pods[pod.uid] = (pod, terms)
+        return terms

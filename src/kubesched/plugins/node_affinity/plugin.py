@@ -1,0 +1,135 @@
+"""NodeAffinity (PreFilter, Filter, PreScore, Score): `nodeSelector` and node affinity.
+
+Filter: the node must carry every `nodeSelector` label and match one of the required
+`nodeSelectorTerms` (terms ORed, expressions ANDed); else `node(s) didn't match Pod's node
+affinity/selector`. PreFilter narrows the cycle to the nodes named by `metadata.name In`
+field terms. Score: the sum of the weights of the matching preferred terms, normalized.
+
+Args (`NodeAffinityArgs`): `addedAffinity` with `requiredDuringSchedulingIgnoredDuringExecution`
+(enforced on every pod of the profile: `node(s) didn't match scheduler-enforced node
+affinity`) and `preferredDuringSchedulingIgnoredDuringExecution` (added to every score).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableSequence, Sequence
+from typing import Any, Final
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    StateKey,
+    Status,
+    default_normalize_score,
+)
+from kubesched.model import Pod
+from kubesched.plugins.helper import nodeselector as ns
+from kubesched.plugins.helper.args import ArgsError, check_fields, mapping, sequence
+from kubesched.plugins.helper.nodeselector import RequiredAffinity
+
+NAME = "NodeAffinity"
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+_REJECT_POD: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+_REJECT_ENFORCED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
+_SKIP: Final = Status(Code.SKIP)
+
+
+_PRE_FILTER_KEY: StateKey[RequiredAffinity] = StateKey("PreFilter" + NAME)
+_PRE_SCORE_KEY: StateKey[tuple[tuple[int, ns.Term], ...]] = StateKey("PreScore" + NAME)
+
+
+class NodeAffinity:
+    name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        del handle
+        check_fields(args, kind="NodeAffinityArgs", allowed=("addedAffinity",))
+        added = mapping(args.get("addedAffinity"), path="NodeAffinityArgs.addedAffinity")
+        check_fields(
+            added, kind="NodeAffinityArgs.addedAffinity", allowed=(ns.REQUIRED, ns.PREFERRED)
+        )
+        self._added_required = _compile_added_required(added.get(ns.REQUIRED))
+        try:
+            self._added_preferred = ns.compile_preferred(
+                sequence(added.get(ns.PREFERRED), path=f"addedAffinity.{ns.PREFERRED}")
+            )
+        except ns.TermError as exc:
+            raise ArgsError(f"parsing addedAffinity.{ns.PREFERRED}: {exc}") from exc
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]
+    ) -> Status | frozenset[str] | None:
+        required = ns.node_affinity(pod).get(ns.REQUIRED)
+        if required is None and self._added_required is None and not pod.node_selector:
+            return _SKIP
+        state.write(_PRE_FILTER_KEY, RequiredAffinity.of(pod))
+        if not required or not required.get("nodeSelectorTerms"):
+            return None
+        return _named_nodes(required["nodeSelectorTerms"])
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        node = node_info.node
+        if self._added_required is not None and not ns.selector_matches(self._added_required, node):
+            return _REJECT_ENFORCED
+        required = state.get(_PRE_FILTER_KEY)
+        if required is None:
+            required = RequiredAffinity.of(pod)
+        return None if required.matches(node) else _REJECT_POD
+
+    def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
+        preferred = ns.compile_preferred(ns.node_affinity(pod).get(ns.PREFERRED) or ())
+        if not preferred and not self._added_preferred:
+            return _SKIP
+        state.write(_PRE_SCORE_KEY, preferred)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        preferred = state.get(_PRE_SCORE_KEY)
+        if preferred is None:
+            preferred = ns.compile_preferred(ns.node_affinity(pod).get(ns.PREFERRED) or ())
+        node = node_info.node
+        return ns.preferred_score(self._added_preferred, node) + ns.preferred_score(preferred, node)
+
+    def normalize_score(
+        self, _state: CycleState, _pod: Pod, scores: MutableSequence[int]
+    ) -> Status | None:
+        default_normalize_score(scores)
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),)
+
+
+def _compile_added_required(value: Any) -> tuple[ns.Term, ...] | None:
+    if value is None:
+        return None
+    terms = ns.compile_selector(mapping(value, path=f"addedAffinity.{ns.REQUIRED}"))
+    for term in terms:
+        if term.error:
+            raise ArgsError(f"parsing addedAffinity.{ns.REQUIRED}: {term.error}")
+    return terms
+
+
+def _named_nodes(terms: Sequence[Mapping[str, Any]]) -> Status | frozenset[str] | None:
+    """Node names every term restricts to via `metadata.name In` (upstream PreFilter)."""
+    names: set[str] = set()
+    for term in terms:
+        term_names: set[str] | None = None
+        for field in term.get("matchFields") or ():
+            if field.get("key") == "metadata.name" and field.get("operator") == "In":
+                values = set(field.get("values") or ())
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None  # this term does not pin node names: any node may match
+        names |= term_names
+    if not names:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
+    return frozenset(names)

@@ -1,0 +1,40 @@
+"""NodeName (Filter): a pod that names a node (`spec.nodeName`) fits only that node."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    Status,
+)
+from kubesched.model import Pod
+from kubesched.plugins.helper.args import no_args
+
+NAME = "NodeName"
+ERR_REASON = "node(s) didn't match the requested node name"
+_REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+
+
+class NodeName:
+    name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        del handle
+        no_args(args, plugin=NAME)
+
+    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if not pod.node_name or pod.node_name == node_info.node.name:
+            return None
+        return _REJECTED
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (ClusterEvent(EventResource.NODE, ActionType.ADD),)

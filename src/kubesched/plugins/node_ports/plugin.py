@@ -1,0 +1,84 @@
+"""NodePorts (PreFilter, Filter): a node fits only if none of the pod's host ports is taken.
+
+A port conflicts with the same (protocol, port) on the same host IP; `0.0.0.0` (or an empty
+host IP) means every address, so it conflicts with that port on any IP, and any IP conflicts
+with it. Message as upstream: `node(s) didn't have free ports for the requested pod ports`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    StateKey,
+    Status,
+)
+from kubesched.model import HostPort, Pod
+from kubesched.plugins.helper.args import no_args
+
+NAME = "NodePorts"
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+ANY_IP = "0.0.0.0"  # noqa: S104 - the API's "all addresses", not a bind
+_REJECTED: Final = Status(Code.UNSCHEDULABLE, ERR_REASON)
+_SKIP: Final = Status(Code.SKIP)
+_PRE_FILTER_KEY: StateKey[tuple[HostPort, ...]] = StateKey("PreFilter" + NAME)
+
+
+class NodePorts:
+    name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        del handle
+        no_args(args, plugin=NAME)
+
+    def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
+        wanted = tuple(_sanitized(port) for port in pod.host_ports if port.port > 0)
+        if not wanted:
+            return _SKIP
+        state.write(_PRE_FILTER_KEY, wanted)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        used = node_info.used_ports
+        if not used:
+            return None
+        wanted = state.get(_PRE_FILTER_KEY)
+        if wanted is None:
+            wanted = tuple(_sanitized(port) for port in pod.host_ports if port.port > 0)
+        for port in wanted:
+            if conflicts(used, port):
+                return _REJECTED
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (
+            ClusterEvent(EventResource.POD, ActionType.DELETE),
+            ClusterEvent(EventResource.NODE, ActionType.ADD),
+        )
+
+
+def _sanitized(port: HostPort) -> HostPort:
+    if port.ip and port.protocol:
+        return port
+    return HostPort(port.ip or ANY_IP, port.protocol or "TCP", port.port)
+
+
+def conflicts(used: Counter[HostPort], wanted: HostPort) -> bool:
+    """Upstream `HostPortInfo.CheckConflict` for a sanitized wanted port."""
+    if wanted.ip == ANY_IP:
+        return any(
+            count > 0 and port.port == wanted.port and port.protocol == wanted.protocol
+            for port, count in used.items()
+        )
+    wildcard = HostPort(ANY_IP, wanted.protocol, wanted.port)
+    return used.get(wildcard, 0) > 0 or used.get(wanted, 0) > 0

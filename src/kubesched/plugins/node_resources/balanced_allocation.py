@@ -1,0 +1,52 @@
+"""NodeResourcesBalancedAllocation (PreScore, Score): favor nodes whose resources would be
+used evenly: score = (1 - standard deviation of requested/allocatable fractions) * 100, on
+the real requests (upstream). Pods requesting nothing of the configured resources are not
+scored by it (PreScore returns Skip, as upstream since 1.32).
+
+Args (`NodeResourcesBalancedAllocationArgs`): `resources` (default cpu and memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from kubesched.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from kubesched.model import Pod
+from kubesched.plugins.helper.args import check_fields, resource_specs
+from kubesched.plugins.node_resources import resource_scoring as rs
+
+NAME = "NodeResourcesBalancedAllocation"
+_KIND = "NodeResourcesBalancedAllocationArgs"
+_SKIP: Final = Status(Code.SKIP)
+_PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
+
+
+class NodeResourcesBalancedAllocation:
+    name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        del handle
+        check_fields(args, kind=_KIND, allowed=("resources",))
+        self.resources = resource_specs(args.get("resources"), path=f"{_KIND}.resources")
+        self._names = [name for name, _ in self.resources]
+        self._kinds = rs.resource_kinds(self._names)
+
+    def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
+        requests = rs.pod_requests(pod, self._names, use_requested=True)
+        if not any(requests):
+            return _SKIP  # best-effort pods would all pile onto one node otherwise
+        state.write(_PRE_SCORE_KEY, requests)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        requests = state.get(_PRE_SCORE_KEY)
+        if requests is None:
+            requests = rs.pod_requests(pod, self._names, use_requested=True)
+            if not any(requests):
+                return 0
+        alloc, req = rs.allocatable_and_requested(
+            node_info, self._kinds, requests, use_requested=True
+        )
+        return rs.balanced(req, alloc)

@@ -1,0 +1,92 @@
+"""TaintToleration: Filter out nodes with a NoSchedule/NoExecute taint the pod does not
+tolerate; Score nodes by their untolerated PreferNoSchedule taints (fewer is better).
+
+Filter message as upstream (v1.37): `node(s) had untolerated taint(s)` (the taint itself
+is logged at debug level). Score: the count, normalized in reverse to 0..100.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, MutableSequence, Sequence
+from typing import Any, Final
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    StateKey,
+    Status,
+    default_normalize_score,
+)
+from kubesched.model import Pod, Toleration
+from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.tolerations import first_untolerated, tolerated
+
+NAME = "TaintToleration"
+_DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
+_PREFER_NO_SCHEDULE = "PreferNoSchedule"
+_UNTOLERATED: Final = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"
+)
+log = logging.getLogger(__name__)
+_PRE_SCORE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
+
+
+class TaintToleration:
+    name = NAME
+    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        del handle
+        no_args(args, plugin=NAME)
+
+    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        taints = node_info.node.taints
+        if not taints:
+            return None
+        taint = first_untolerated(taints, pod.tolerations, _DO_NOT_SCHEDULE)
+        if taint is None:
+            return None
+        # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4).
+        log.debug(
+            '"node had untolerated taint" node="%s" pod="%s" taint="%s"',
+            node_info.name,
+            pod.key,
+            taint,
+        )
+        return _UNTOLERATED
+
+    def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
+        # Tolerations with no effect tolerate every effect, PreferNoSchedule included.
+        prefer = tuple(t for t in pod.tolerations if t.effect in ("", _PREFER_NO_SCHEDULE))
+        state.write(_PRE_SCORE_KEY, prefer)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        if not node_info.node.taints:
+            return 0
+        tolerations = state.get(_PRE_SCORE_KEY)
+        if tolerations is None:
+            tolerations = pod.tolerations
+        return sum(
+            1
+            for taint in node_info.node.taints
+            if taint.effect == _PREFER_NO_SCHEDULE and not tolerated(tolerations, taint)
+        )
+
+    def normalize_score(
+        self, _state: CycleState, _pod: Pod, scores: MutableSequence[int]
+    ) -> Status | None:
+        default_normalize_score(scores, reverse=True)
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (
+            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+            ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
+        )

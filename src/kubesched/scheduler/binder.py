@@ -1,0 +1,176 @@
+"""The binding cycle, run as a bounded number of concurrent tasks (like kube-scheduler's
+binding goroutines), so the next pod is scheduled while earlier bindings are in flight.
+
+    WaitOnPermit -> PreBind -> Bind -> (cache: finish binding) -> Scheduled event -> PostBind
+
+On failure: Unreserve, forget the assumed pod in the cache, then either drop the pod (the
+API says 404: it is gone, or 409: someone else bound it / it is being deleted) or requeue
+it with backoff and report FailedScheduling (reason SchedulerError).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubesched.cache import SchedulerCache
+from kubesched.framework import CycleState, Diagnosis, FitError, Status
+from kubesched.framework.runtime import Framework
+from kubesched.kube.api import KubeApi
+from kubesched.kube.errors import Conflict, NotFound
+from kubesched.model import Pod
+from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.metrics import SchedulerMetrics
+
+log = logging.getLogger(__name__)
+
+BIND_TIMEOUT_SECONDS = 30.0
+
+
+class FencedError(RuntimeError):
+    """The leader's last successful renew is older than renewDeadline: bind nothing."""
+
+
+def binding_body(pod: Pod, node_name: str) -> dict[str, object]:
+    """A v1 Binding carrying the pod's UID, so a re-created pod of the same name is not bound."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
+    }
+
+
+async def post_binding(api: KubeApi, pod: Pod, node_name: str) -> None:
+    """POST `pods/binding`; raises ApiError (NotFound, Conflict, ...) on failure."""
+    path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding"
+    await api.post(path, binding_body(pod, node_name), timeout=BIND_TIMEOUT_SECONDS)
+
+
+def rejected_on_node(qpi: QueuedPodInfo, node_name: str, status: Status) -> Status:
+    """A Reserve/Permit rejection as upstream reports it: a FitError over the one chosen node
+    (`0/1 nodes are available: 1 <reason>.`), the rejecting plugin kept for requeueing."""
+    diagnosis = Diagnosis()
+    diagnosis.node_to_status.set(node_name, status)
+    diagnosis.add_plugin_status(status)
+    qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+    qpi.pending_plugins = set(diagnosis.pending_plugins)
+    error = FitError(pod=qpi.pod, num_all_nodes=1, diagnosis=diagnosis)
+    return Status(status.code, str(error), plugin=status.plugin, error=error)
+
+
+@dataclass(slots=True)
+class BindingTask:
+    """Everything one binding cycle needs from the scheduling cycle that produced it."""
+
+    framework: Framework
+    state: CycleState
+    qpi: QueuedPodInfo
+    assumed: Pod
+    node_name: str
+    scheduling_cycle: int
+    started: float
+
+
+FailureReporter = Callable[[Framework, QueuedPodInfo, Status, int, float], None]
+SuccessReporter = Callable[[BindingTask], None]
+
+
+class Binder:
+    """Runs binding cycles with at most `concurrency` in flight."""
+
+    def __init__(
+        self,
+        *,
+        cache: SchedulerCache,
+        queue: SchedulingQueue,
+        metrics: SchedulerMetrics,
+        on_failure: FailureReporter,
+        on_success: SuccessReporter,
+        fenced: Callable[[], bool] = lambda: False,
+        concurrency: int = 64,
+    ) -> None:
+        self._cache = cache
+        self._queue = queue
+        self._metrics = metrics
+        self._on_failure = on_failure
+        self._on_success = on_success
+        self._fenced = fenced
+        self._slots = asyncio.Semaphore(concurrency)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    async def submit(self, task: BindingTask) -> None:
+        """Start a binding cycle; waits only when `concurrency` bindings are already running."""
+        await self._slots.acquire()
+        runner = asyncio.create_task(self._run(task), name=f"bind {task.assumed.key}")
+        self._tasks.add(runner)
+        runner.add_done_callback(self._tasks.discard)
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """Wait for in-flight bindings (for a clean hand-over); False if some were abandoned."""
+        if not self._tasks:
+            return True
+        _, pending = await asyncio.wait(set(self._tasks), timeout=timeout)
+        return not pending
+
+    async def _run(self, task: BindingTask) -> None:
+        try:
+            status = await self._bind(task)
+            if status.is_success():
+                self._succeeded(task)
+            else:
+                self._failed(task, status)
+        except Exception as exc:
+            log.exception('"binding cycle failed" pod="%s"', task.assumed.key)
+            self._failed(task, Status.from_error(exc))
+        finally:
+            self._queue.done(task.assumed.uid)
+            self._slots.release()
+
+    async def _bind(self, task: BindingTask) -> Status:
+        fw, state, pod, node = task.framework, task.state, task.assumed, task.node_name
+        status = await fw.wait_on_permit(pod)
+        if status.is_rejected():
+            return rejected_on_node(task.qpi, node, status)
+        if not status.is_success():
+            return status
+        if self._fenced():
+            return Status.from_error(FencedError("not binding: leader lease not renewed in time"))
+        status = await fw.run_pre_bind(state, pod, node)
+        if not status.is_success():
+            return status
+        started = time.perf_counter()
+        status = await fw.run_bind(state, pod, node)
+        self._metrics.binding_duration.observe(time.perf_counter() - started)
+        return status
+
+    def _succeeded(self, task: BindingTask) -> None:
+        self._cache.finish_binding(task.assumed)
+        self._on_success(task)
+        task.framework.run_post_bind(task.state, task.assumed, task.node_name)
+
+    def _failed(self, task: BindingTask, status: Status) -> None:
+        task.framework.run_unreserve(task.state, task.assumed, task.node_name)
+        self._cache.forget_pod(task.assumed)
+        if isinstance(status.error, FencedError):
+            # We may no longer lead: another replica may already have bound this pod, so
+            # write nothing about it. Requeue quietly; if the lease is lost the process exits.
+            log.info('"not binding: leader lease not renewed in time" pod="%s"', task.assumed.key)
+            self._queue.requeue_after_error(task.qpi, pod_scheduling_cycle=task.scheduling_cycle)
+            return
+        if isinstance(status.error, NotFound | Conflict):
+            # Gone, being deleted, or already bound by someone else: nothing to retry.
+            log.info(
+                '"dropping pod after binding conflict" pod="%s" err="%s"',
+                task.assumed.key,
+                status.error,
+            )
+            return
+        self._on_failure(task.framework, task.qpi, status, task.scheduling_cycle, task.started)

@@ -1,0 +1,100 @@
+"""The framework Handle of one profile: what plugins may reach beyond their arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kubesched.cache import Snapshot
+from kubesched.framework import NodeInfo, WaitingPods
+from kubesched.kube.api import KubeApi
+from kubesched.model import Namespace, Pod, PodDisruptionBudget
+from kubesched.scheduler.binder import post_binding
+from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
+from kubesched.scheduler.preemption import Preemptions
+
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+class SchedulerHandle:
+    """Implements `kubesched.framework.Handle` over the shared snapshot and API client,
+    `PreemptionHandle` (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
+    given the namespace informer's store, `namespace_labels` (what pod-affinity
+    `namespaceSelector`s read, see `kubesched.plugins.helper.namespaces`)."""
+
+    def __init__(
+        self,
+        *,
+        profile: str,
+        snapshot: Snapshot,
+        api: KubeApi,
+        recorder: EventRecorder,
+        waiting_pods: WaitingPods,
+        preemptions: Preemptions | None = None,
+        namespaces: Mapping[str, Namespace] | None = None,
+    ) -> None:
+        self._profile = profile
+        self._snapshot = snapshot
+        self._api = api
+        self._recorder = recorder
+        self._waiting_pods = waiting_pods
+        self._preemptions = preemptions or Preemptions(
+            api=api, recorder=recorder, waiting_pods=waiting_pods
+        )
+        self._namespaces = namespaces
+
+    def list_node_infos(self) -> Sequence[NodeInfo]:
+        return self._snapshot.node_infos
+
+    def get_node_info(self, name: str) -> NodeInfo | None:
+        return self._snapshot.get(name)
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        await post_binding(self._api, pod, node_name)
+
+    def record_event(
+        self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
+    ) -> None:
+        self._recorder.record(
+            controller=self._profile,
+            regarding=ObjectRef("Pod", pod.namespace, pod.name, pod.uid),
+            type=event_type,
+            reason=reason,
+            action=action,
+            note=note,
+        )
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        return self._waiting_pods
+
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        """The labels of namespace `name` from the informer (None: no such namespace).
+
+        Without a namespace store every namespace is taken to exist with only the label the
+        API server gives each one, `kubernetes.io/metadata.name=<name>`."""
+        if self._namespaces is None:
+            return {METADATA_NAME_LABEL: name}
+        namespace = self._namespaces.get(name)
+        return None if namespace is None else namespace.labels
+
+    # ---- PreemptionHandle ---------------------------------------------------------------
+
+    def has_nominated_pods(self) -> bool:
+        return self._preemptions.has_nominated_pods()
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._preemptions.nominated_pods_for_node(node_name)
+
+    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
+        return self._preemptions.pod_disruption_budgets()
+
+    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+        self._preemptions.start(
+            profile=self._profile, preemptor=preemptor, node_name=node_name, victims=victims
+        )
+
+    def is_preempting(self, uid: str) -> bool:
+        return self._preemptions.is_preempting(uid)
+
+    def preemption_attempted(self) -> None:
+        self._preemptions.attempted()

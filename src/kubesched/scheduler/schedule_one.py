@@ -1,0 +1,245 @@
+"""schedule_one: pop -> snapshot -> filter -> score -> select -> assume -> reserve/permit -> bind.
+
+The scheduling cycle is synchronous on one consistent snapshot; the binding cycle runs as a
+task (see `binder`), so the loop goes on with the next pod while bindings are in flight.
+A pod whose cycle fails is reported (FailedScheduling event, PodScheduled=False) and
+requeued; nothing a plugin does can stop the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
+
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.framework import (
+    CycleState,
+    FitError,
+    Framework,
+    NoNodesAvailableError,
+    SchedulingError,
+    Status,
+    schedule_pod,
+)
+from kubesched.framework.status import Code
+from kubesched.kube.api import KubeApi
+from kubesched.kube.errors import ApiError, NotFound
+from kubesched.model import Pod
+from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
+from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.scheduler.podstatus import SCHEDULER_ERROR, UNSCHEDULABLE, patch_pod_scheduled
+
+log = logging.getLogger(__name__)
+
+PodLookup = Callable[[str], Pod | None]
+EventSink = Callable[..., None]
+
+
+class Scheduler:
+    """The scheduling loop for every profile of the process."""
+
+    def __init__(
+        self,
+        *,
+        frameworks: Mapping[str, Framework],
+        cache: SchedulerCache,
+        snapshot: Snapshot,
+        queue: SchedulingQueue,
+        api: KubeApi,
+        record_event: EventSink,
+        metrics: SchedulerMetrics,
+        lookup_pod: PodLookup,
+        fenced: Callable[[], bool] = lambda: False,
+        binding_concurrency: int = 64,
+    ) -> None:
+        self._frameworks = frameworks
+        self._cache = cache
+        self._snapshot = snapshot
+        self._queue = queue
+        self._api = api
+        self._record_event = record_event
+        self._metrics = metrics
+        self._lookup_pod = lookup_pod
+        self._side_tasks: set[asyncio.Task[Any]] = set()
+        self.binder = Binder(
+            cache=cache,
+            queue=queue,
+            metrics=metrics,
+            on_failure=self._handle_failure,
+            on_success=self._handle_bound,
+            fenced=fenced,
+            concurrency=binding_concurrency,
+        )
+
+    async def run(self) -> None:
+        """Schedule pods until the queue is closed or the task is cancelled."""
+        while (qpi := await self._queue.pop()) is not None:
+            cycle = self._queue.scheduling_cycle
+            try:
+                task = self.schedule_one(qpi, cycle)
+            except Exception as exc:  # the loop never dies because of one pod
+                log.exception('"scheduling cycle crashed" pod="%s"', qpi.pod.key)
+                self._handle_failure(None, qpi, Status.from_error(exc), cycle, time.monotonic())
+                task = None
+            if task is not None:
+                await self.binder.submit(task)
+            await asyncio.sleep(0)
+
+    def schedule_one(self, qpi: QueuedPodInfo, cycle: int) -> BindingTask | None:
+        """Run one scheduling cycle; returns the binding to start, or None."""
+        pod = qpi.pod
+        fw = self._frameworks.get(pod.scheduler_name)
+        if fw is None or self._skip(pod):
+            self._queue.done(pod.uid)
+            return None
+        started = time.monotonic()
+        # A new attempt: forget which plugins rejected the pod last time (upstream's Pop).
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        self._cache.update_snapshot(self._snapshot)
+        state = CycleState()
+        try:
+            result = schedule_pod(fw, state, pod, self._snapshot.node_infos)
+        except FitError as err:
+            qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(err.diagnosis.pending_plugins)
+            status = Status(Code.UNSCHEDULABLE, str(err))
+            nominate = None if err.keep_nomination else err.nominated_node_name
+            self._handle_failure(fw, qpi, status, cycle, started, nominate=nominate)
+            return None
+        except NoNodesAvailableError as err:
+            status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
+            self._handle_failure(fw, qpi, status, cycle, started)
+            return None
+        except SchedulingError as err:
+            self._handle_failure(fw, qpi, err.status, cycle, started)
+            return None
+        return self._assume_and_reserve(
+            fw, state, qpi, host=result.suggested_host, cycle=cycle, started=started
+        )
+
+    def _skip(self, pod: Pod) -> bool:
+        """Pods being deleted, or already assumed by an earlier cycle, are not scheduled."""
+        return pod.deleting or self._cache.is_assumed(pod.uid)
+
+    def _assume_and_reserve(
+        self,
+        fw: Framework,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        *,
+        host: str,
+        cycle: int,
+        started: float,
+    ) -> BindingTask | None:
+        assumed = self._cache.assume_pod(qpi.pod, host)
+        self._queue.nominator.delete(qpi.pod.uid)  # as upstream's assume: it has its node
+        status = fw.run_reserve(state, assumed, host)
+        if status.is_success():
+            status = fw.run_permit(state, assumed, host)
+            if status.is_success() or status.is_wait():
+                return BindingTask(fw, state, qpi, assumed, host, cycle, started)
+        fw.run_unreserve(state, assumed, host)
+        self._cache.forget_pod(assumed)
+        if status.is_rejected():
+            status = rejected_on_node(qpi, host, status)
+        self._handle_failure(fw, qpi, status, cycle, started)
+        return None
+
+    def _handle_bound(self, task: BindingTask) -> None:
+        pod, profile = task.assumed, task.framework.profile_name
+        elapsed = time.monotonic() - task.started
+        self._metrics.schedule_attempts.labels("scheduled", profile).inc()
+        self._metrics.attempt_duration.labels("scheduled", profile).observe(elapsed)
+        self._metrics.pod_scheduling_attempts.observe(task.qpi.attempts)
+        if task.qpi.initial_attempt_timestamp is not None:
+            sli = time.monotonic() - task.qpi.initial_attempt_timestamp
+            self._metrics.pod_scheduling_sli_duration.labels(str(task.qpi.attempts)).observe(sli)
+        self._record_event(
+            controller=profile,
+            pod=pod,
+            event_type="Normal",
+            reason="Scheduled",
+            action="Binding",
+            note=f"Successfully assigned {pod.key} to {task.node_name}",
+        )
+        log.debug('"Successfully bound pod to node" pod="%s" node="%s"', pod.key, task.node_name)
+
+    def _handle_failure(
+        self,
+        fw: Framework | None,
+        qpi: QueuedPodInfo,
+        status: Status,
+        cycle: int,
+        started: float,
+        *,
+        nominate: str | None = "",
+    ) -> None:
+        """Requeue the pod and report why (event + PodScheduled=False), as upstream does.
+
+        `nominate` is the node the pod is now nominated to (preemption); "" clears its
+        nomination (every failure but a FitError whose PostFilter said nothing), None
+        leaves it as it is."""
+        pod = qpi.pod
+        rejected = status.is_rejected()
+        result = "unschedulable" if rejected else "error"
+        profile = fw.profile_name if fw is not None else pod.scheduler_name
+        self._metrics.schedule_attempts.labels(result, profile).inc()
+        self._metrics.attempt_duration.labels(result, profile).observe(time.monotonic() - started)
+        current = self._lookup_pod(pod.key)
+        if current is None or current.uid != pod.uid or current.node_name:
+            self._queue.done(pod.uid)  # deleted or bound meanwhile: nothing to report
+            return
+        if rejected:
+            self._queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=cycle)
+        else:
+            self._queue.requeue_after_error(qpi, pod_scheduling_cycle=cycle)
+        if nominate is not None:
+            self._nominate(current, nominate)
+        message = status.message or str(status)
+        reason = UNSCHEDULABLE if rejected else SCHEDULER_ERROR
+        log.info('"Unable to schedule pod" pod="%s" reason="%s" err="%s"', pod.key, reason, message)
+        self._record_event(
+            controller=profile,
+            pod=pod,
+            event_type="Warning",
+            reason="FailedScheduling",
+            action="Scheduling",
+            note=message,
+        )
+        self._spawn(
+            self._set_condition(current, reason=reason, message=message, nominated=nominate)
+        )
+
+    def _nominate(self, pod: Pod, node_name: str) -> None:
+        """Hold `node_name`'s room for the pod (the nominator), or forget its nomination."""
+        if node_name:
+            self._queue.nominator.add(pod, node_name=node_name)
+        else:
+            self._queue.nominator.delete(pod.uid)
+
+    async def _set_condition(
+        self, pod: Pod, *, reason: str, message: str, nominated: str | None = None
+    ) -> None:
+        try:
+            await patch_pod_scheduled(
+                self._api,
+                pod,
+                status="False",
+                reason=reason,
+                message=message,
+                nominated_node_name=nominated,
+            )
+        except NotFound:
+            return
+        except ApiError as exc:
+            log.warning('"could not update pod status" pod="%s" err="%s"', pod.key, exc)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)

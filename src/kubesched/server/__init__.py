@@ -1,0 +1,5 @@
+"""The server around the scheduling core (upstream `cmd/kube-scheduler/app`): the composition
+root (`app`), HTTPS serving of health, metrics and configz (`serving`), delegated
+authentication and authorization (`auth`), the serving certificate (`certs`) and logging set-up
+(`logs`).
+"""

@@ -1,0 +1,130 @@
+"""HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics /configz.
+
+Every request goes through the `RequestAuthorizer` first (see `kubesched.server.auth`):
+the health endpoints are open to all (kube-scheduler's `--authorization-always-allow-paths`
+default); any other path, `/metrics` and `/configz` included, needs a bearer token that the
+API server authenticates (401 otherwise) and authorizes for `get` on the path (403
+otherwise). Nothing about a request — least of all its Authorization header — is logged.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.server.auth import RequestAuthorizer
+from kubesched.server.certs import ensure_self_signed
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+# HTTP method -> authorization verb for non-resource requests (as the API server maps them).
+_VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch"}
+
+
+@dataclass(frozen=True, slots=True)
+class ServingOptions:
+    bind_address: str = "0.0.0.0"  # noqa: S104 - kube-scheduler's default
+    secure_port: int = 10259
+    cert_dir: Path = Path("/tmp/kubesched-serving")  # noqa: S108 - like kube-scheduler's default
+    tls_cert_file: str = ""
+    tls_private_key_file: str = ""
+
+
+class HealthServer:
+    """Serves the endpoints; `ready` and `live` are callables the app provides, `auth`
+    decides who may see what."""
+
+    def __init__(
+        self,
+        *,
+        options: ServingOptions,
+        metrics: SchedulerMetrics,
+        ready: Callable[[], bool],
+        live: Callable[[], bool],
+        configz: Callable[[], str],
+        auth: RequestAuthorizer,
+    ) -> None:
+        self._options = options
+        self._metrics = metrics
+        self._ready = ready
+        self._live = live
+        self._configz = configz
+        self._auth = auth
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    def _app(self) -> web.Application:
+        app = web.Application(middlewares=[self._authorize])
+        app.router.add_get("/healthz", self._health(self._live))
+        app.router.add_get("/livez", self._health(self._live))
+        app.router.add_get("/readyz", self._health(self._ready))
+        app.router.add_get("/metrics", self._metrics_handler)
+        app.router.add_get("/configz", self._configz_handler)
+        return app
+
+    @web.middleware
+    async def _authorize(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if self._auth.always_allowed(request.path):
+            return await handler(request)
+        decision = await self._auth.decide(
+            path=request.path,
+            verb=_VERBS.get(request.method, request.method.lower()),
+            authorization=request.headers.get("Authorization"),
+        )
+        if decision.allowed:
+            return await handler(request)
+        headers = {"WWW-Authenticate": 'Bearer realm="kubesched"'} if decision.status == 401 else {}
+        return web.Response(status=decision.status, text=decision.message + "\n", headers=headers)
+
+    @staticmethod
+    def _health(
+        check: Callable[[], bool],
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def handler(_: web.Request) -> web.StreamResponse:
+            ok = check()
+            return web.Response(text="ok" if ok else "not ok", status=200 if ok else 500)
+
+        return handler
+
+    async def _metrics_handler(self, _: web.Request) -> web.Response:
+        body = generate_latest(self._metrics.registry)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def _configz_handler(self, _: web.Request) -> web.Response:
+        return web.Response(text=self._configz(), content_type="application/yaml")
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        cert, key = self._options.tls_cert_file, self._options.tls_private_key_file
+        if not cert or not key:
+            cert_path, key_path = ensure_self_signed(self._options.cert_dir)
+            cert, key = str(cert_path), str(key_path)
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(cert, key)
+        return context
+
+    async def start(self) -> None:
+        """Bind and serve; `secure_port=0` picks a free port (see `.port`)."""
+        self._runner = web.AppRunner(self._app(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(
+            self._runner,
+            self._options.bind_address,
+            self._options.secure_port,
+            ssl_context=self._ssl_context(),
+        )
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else self._options.secure_port
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None

@@ -1,0 +1,164 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubesched.framework import Code, NodeInfo
+from kubesched.plugins import NodeResourcesFit
+from kubesched.plugins.helper.args import ArgsError
+from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin, run_score_plugin
+
+UNSCHED = Code.UNSCHEDULABLE
+UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def node(name: str = "n1", *, used: dict[str, str] | None = None, **capacity: str) -> NodeInfo:
+    info = NodeInfo(node=make_node().name(name).capacity(**capacity).model())
+    if used is not None:
+        info.add_pod(make_pod().node(name).req(**used).model())
+    return info
+
+
+def plugin(args: dict[str, Any] | None = None) -> NodeResourcesFit:
+    return NodeResourcesFit(args=args or {}, handle=FakeHandle())
+
+
+@pytest.mark.parametrize(
+    ("pod_req", "info", "code", "reasons"),
+    [
+        pytest.param({"cpu": "1"}, node(cpu="4"), Code.SUCCESS, (), id="fits"),
+        pytest.param({}, node(cpu="4"), Code.SUCCESS, (), id="no-requests"),
+        pytest.param(
+            {"cpu": "1"},
+            node(cpu="4", used={"cpu": "3500m"}),
+            UNSCHED,
+            ("Insufficient cpu",),
+            id="cpu",
+        ),
+        pytest.param(
+            {"cpu": "1", "memory": "2Gi"},
+            node(cpu="1", memory="2Gi", used={"cpu": "1m", "memory": "1"}),
+            UNSCHED,
+            ("Insufficient cpu", "Insufficient memory"),
+            id="cpu-and-memory",
+        ),
+        pytest.param(
+            {"cpu": "5"}, node(cpu="4"), UNRESOLVABLE, ("Insufficient cpu",), id="larger-than-node"
+        ),
+        pytest.param(
+            {"ephemeral_storage": "2Gi"},
+            node(ephemeral_storage="1Gi"),
+            UNRESOLVABLE,
+            ("Insufficient ephemeral-storage",),
+            id="ephemeral-storage",
+        ),
+        pytest.param({}, node(pods="1", used={}), UNSCHED, ("Too many pods",), id="too-many-pods"),
+        pytest.param(
+            {"cpu": "5"},
+            node(cpu="4", pods="1", used={}),
+            UNRESOLVABLE,
+            ("Too many pods", "Insufficient cpu"),
+            id="both",
+        ),
+    ],
+)
+def test_filter(
+    pod_req: dict[str, str], info: NodeInfo, code: Code, reasons: tuple[str, ...]
+) -> None:
+    pod = make_pod().req(**pod_req).model()
+    status = run_filter_plugin(plugin(), pod, [info])[info.name]
+    assert (status.code, status.reasons) == (code, reasons)
+
+
+GPU = {"example.com/gpu": "1"}
+
+
+@pytest.mark.parametrize(
+    ("args", "capacity", "code"),
+    [
+        pytest.param({}, {}, UNRESOLVABLE, id="missing-extended-resource"),
+        pytest.param({}, {"example.com/gpu": "2"}, Code.SUCCESS, id="has-it"),
+        pytest.param({"ignoredResources": ["example.com/gpu"]}, {}, Code.SUCCESS, id="ignored"),
+        pytest.param(
+            {"ignoredResourceGroups": ["example.com"]}, {}, Code.SUCCESS, id="ignored-group"
+        ),
+        pytest.param({"ignoredResourceGroups": ["other.io"]}, {}, UNRESOLVABLE, id="other-group"),
+    ],
+)
+def test_extended_resources(args: dict[str, Any], capacity: dict[str, str], code: Code) -> None:
+    info = NodeInfo(node=make_node().name("n1").capacity_named(capacity).model())
+    status = run_filter_plugin(plugin(args), make_pod().req_named(GPU).model(), [info])["n1"]
+    assert status.code is code
+    if code is not Code.SUCCESS:
+        assert status.reasons == ("Insufficient example.com/gpu",)
+
+
+def test_extended_resource_in_use() -> None:
+    info = NodeInfo(node=make_node().name("n1").capacity_named({"example.com/gpu": "1"}).model())
+    info.add_pod(make_pod().node("n1").req_named(GPU).model())
+    status = run_filter_plugin(plugin(), make_pod().req_named(GPU).model(), [info])["n1"]
+    assert (status.code, status.reasons) == (UNSCHED, ("Insufficient example.com/gpu",))
+
+
+TWO_NODES = [node("n1", cpu="4", memory="10000"), node("n2", cpu="6", memory="10000")]
+SHAPE = {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]}
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        pytest.param({}, {"n1": 77, "n2": 81}, id="least-allocated-default"),
+        pytest.param({"type": "MostAllocated"}, {"n1": 22, "n2": 18}, id="most-allocated"),
+        pytest.param(
+            {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": SHAPE},
+            {"n1": 23, "n2": 18},
+            id="requested-to-capacity-ratio",
+        ),
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}]},
+            {"n1": 76, "n2": 82},
+            id="weighted",
+        ),
+    ],
+)
+def test_score_strategies(strategy: dict[str, Any], expected: dict[str, int]) -> None:
+    pod = make_pod().req(cpu="1", memory="2000").model()
+    scores = run_score_plugin(plugin({"scoringStrategy": strategy}), pod, TWO_NODES)
+    assert scores == expected
+
+
+def test_score_uses_non_zero_requests_for_empty_pods() -> None:
+    info = node(cpu="1", memory="1Gi")
+    # 100m of 1 CPU -> 90; 200Mi of 1Gi -> 80.
+    assert run_score_plugin(plugin(), make_pod().model(), [info]) == {"n1": 85}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"bogus": 1}, 'unknown field "bogus"'),
+        ({"scoringStrategy": {"type": "Bogus"}}, "'Bogus' is not one of LeastAllocated"),
+        ({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, "at least one point"),
+        (
+            {
+                "scoringStrategy": {
+                    "type": "RequestedToCapacityRatio",
+                    "requestedToCapacityRatio": {
+                        "shape": [{"utilization": 50}, {"utilization": 10}]
+                    },
+                }
+            },
+            "sorted in increasing order",
+        ),
+        (
+            {"scoringStrategy": {"resources": [{"name": "cpu", "weight": 101}]}},
+            "101 is not in the range 1-100",
+        ),
+        ({"ignoredResourceGroups": ["a/b"]}, "can't contain '/'"),
+        ({"ignoredResources": "gpu"}, "expected a list"),
+    ],
+)
+def test_invalid_args(args: dict[str, Any], message: str) -> None:
+    with pytest.raises(ArgsError, match=message):
+        plugin(args)

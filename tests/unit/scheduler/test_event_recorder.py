@@ -1,0 +1,279 @@
+"""EventRecorder: events.k8s.io/v1 bodies, series aggregation, truncation, drops, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from api_fakes import FakeApi, FakeClock, wait_for
+
+from kubesched.kube.api import MERGE_PATCH
+from kubesched.kube.errors import ApiError, ConnectionFailed, NotFound
+from kubesched.scheduler.event_recorder import (
+    NOTE_MAX_BYTES,
+    EventRecorder,
+    ObjectRef,
+    truncate_note,
+)
+from kubesched.scheduler import event_recorder as events_module
+
+POD = ObjectRef("Pod", "ns", "p", "uid-p")
+EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/ns/events"
+
+
+def recorder(api: FakeApi, clock: FakeClock, **kwargs: object) -> EventRecorder:
+    return EventRecorder(api, clock=clock, hostname="host-1", **kwargs)  # type: ignore[arg-type]
+
+
+def failed(rec: EventRecorder, note: str = "0/3 nodes are available: 3 Insufficient cpu.") -> None:
+    rec.record(
+        controller="my-scheduler",
+        regarding=POD,
+        type="Warning",
+        reason="FailedScheduling",
+        action="Scheduling",
+        note=note,
+    )
+
+
+async def test_first_event_is_posted_with_the_full_body() -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec)
+    await rec.drain(timeout=1)
+
+    (post,) = api.posts()
+    assert post.path == EVENTS_PATH
+    body = post.body
+    assert body["apiVersion"] == "events.k8s.io/v1"
+    assert body["kind"] == "Event"
+    assert body["metadata"]["namespace"] == "ns"
+    assert re.fullmatch(r"p\.[0-9a-f]{16}", body["metadata"]["name"])
+    assert body["reportingController"] == "my-scheduler"
+    assert body["reportingInstance"] == "my-scheduler-host-1"
+    assert body["regarding"] == {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "namespace": "ns",
+        "name": "p",
+        "uid": "uid-p",
+    }
+    assert body["note"] == "0/3 nodes are available: 3 Insufficient cpu."
+    assert body["action"] == "Scheduling"
+    assert body["reason"] == "FailedScheduling"
+    assert body["type"] == "Warning"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", body["eventTime"])
+    assert "series" not in body
+    assert rec.written == 1
+
+
+async def test_cluster_scoped_object_events_go_to_default_namespace() -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    ref = ObjectRef("Lease", "", "kube-scheduler", api_version="coordination.k8s.io/v1")
+    rec.record(
+        controller="s", regarding=ref, type="Normal", reason="LeaderElection", action="A", note="n"
+    )
+    await rec.drain(timeout=1)
+    (post,) = api.posts()
+    assert post.path == "/apis/events.k8s.io/v1/namespaces/default/events"
+    assert post.body["regarding"] == {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "namespace": "",
+        "name": "kube-scheduler",
+    }
+
+
+async def test_repeats_become_a_series_patched_at_most_every_30s() -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec)
+    await rec.drain(timeout=1)
+    name = api.posts()[0].body["metadata"]["name"]
+
+    clock.step(10)
+    failed(rec)  # count 2, less than 30 s after the create: no request at all
+    await rec.drain(timeout=1)
+    assert len(api.calls) == 1
+
+    clock.step(25)  # 35 s after the create
+    failed(rec)  # count 3 -> patched
+    await rec.drain(timeout=1)
+    (patch,) = api.patches()
+    assert patch.path == f"{EVENTS_PATH}/{name}"
+    assert patch.content_type == MERGE_PATCH
+    assert patch.body["series"]["count"] == 3
+    assert "lastObservedTime" in patch.body["series"]
+
+    clock.step(20)  # only 20 s since that patch
+    failed(rec)
+    failed(rec)
+    await rec.drain(timeout=1)
+    assert len(api.patches()) == 1
+    clock.step(10)
+    failed(rec)  # count 6, 30 s after the last patch
+    await rec.drain(timeout=1)
+    assert [p.body["series"]["count"] for p in api.patches()] == [3, 6]
+    assert len(api.posts()) == 1
+
+
+async def test_identical_event_after_6_minutes_is_a_new_event() -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec)
+    await rec.drain(timeout=1)
+    clock.step(6 * 60 - 1)
+    failed(rec)  # still within the window (measured from the last occurrence)
+    await rec.drain(timeout=1)
+    assert len(api.posts()) == 1
+    clock.step(6 * 60)
+    failed(rec)
+    await rec.drain(timeout=1)
+    assert len(api.posts()) == 2
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"note": "other note"},
+        {"reason": "Scheduled"},
+        {"type": "Normal"},
+        {"action": "Binding"},
+        {"controller": "other-scheduler"},
+        {"regarding": ObjectRef("Pod", "ns", "p", "uid-new")},
+    ],
+)
+async def test_events_differing_in_any_field_are_not_a_series(change: dict[str, object]) -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec)
+    fields: dict[str, object] = {
+        "controller": "my-scheduler",
+        "regarding": POD,
+        "type": "Warning",
+        "reason": "FailedScheduling",
+        "action": "Scheduling",
+        "note": "0/3 nodes are available: 3 Insufficient cpu.",
+    }
+    rec.record(**{**fields, **change})  # type: ignore[arg-type]
+    await rec.drain(timeout=1)
+    assert len(api.posts()) == 2
+
+
+def test_truncate_note_keeps_short_notes() -> None:
+    assert truncate_note("x" * NOTE_MAX_BYTES) == "x" * NOTE_MAX_BYTES
+
+
+@pytest.mark.parametrize("char", ["x", "é", "€", "🙂"])
+def test_truncate_note_limits_bytes_not_characters(char: str) -> None:
+    note = char * 2000
+    short = truncate_note(note)
+    assert len(short.encode()) <= NOTE_MAX_BYTES
+    assert short.endswith("...")
+    assert note.startswith(short[:-3])
+    assert len(short.encode()) > NOTE_MAX_BYTES - 8  # cut near the limit, not far below
+
+
+async def test_long_note_is_truncated_in_the_event() -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec, note="n" * 5000)
+    await rec.drain(timeout=1)
+    note = api.posts()[0].body["note"]
+    assert len(note.encode()) == NOTE_MAX_BYTES
+    assert note.endswith("...")
+
+
+async def test_full_queue_drops_and_counts() -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock, max_queued=2)
+    for i in range(5):
+        failed(rec, note=f"note {i}")
+    assert rec.dropped == 3
+    await rec.drain(timeout=1)
+    assert [p.body["note"] for p in api.posts()] == ["note 0", "note 1"]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ApiError.from_status(500, {"reason": "InternalError"}),
+        ApiError.from_status(403, {"reason": "Forbidden"}),
+        ConnectionFailed("refused"),
+    ],
+)
+async def test_create_errors_are_logged_not_raised(
+    error: ApiError, caplog: pytest.LogCaptureFixture
+) -> None:
+    api, clock = FakeApi(), FakeClock()
+    api.fail_next(error)
+    rec = recorder(api, clock)
+    failed(rec)
+    await rec.drain(timeout=1)
+    assert rec.written == 0
+    assert "could not write event" in caplog.text
+    # Not remembered as a series: the next occurrence tries to create it again.
+    failed(rec)
+    await rec.drain(timeout=1)
+    assert len(api.posts()) == 2
+    assert rec.written == 1
+
+
+async def test_series_patch_errors_are_logged_and_not_found_forgets_the_series(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec)
+    await rec.drain(timeout=1)
+    clock.step(31)
+    api.fail_next(ApiError.from_status(500, {}))
+    failed(rec)
+    await rec.drain(timeout=1)
+    assert "could not update event series" in caplog.text
+    clock.step(31)
+    api.fail_next(NotFound(404, "NotFound", "event expired"))
+    failed(rec)
+    await rec.drain(timeout=1)
+    assert len(api.patches()) == 2
+    failed(rec)  # the Event is gone: start a new one
+    await rec.drain(timeout=1)
+    assert len(api.posts()) == 2
+
+
+async def test_run_writes_in_background_and_flushes_series(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(events_module, "SERIES_PATCH_INTERVAL_SECONDS", 0.01)
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    task = asyncio.create_task(rec.run())
+    try:
+        failed(rec)
+        await wait_for(api.posts)
+        failed(rec)  # count 2, queued as dirty: the periodic flush patches it
+        await wait_for(rec._queue.empty)
+        assert not api.patches()
+        clock.step(1)
+        await wait_for(api.patches)
+        assert api.patches()[0].body["series"]["count"] == 2
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert task.cancelled()
+
+
+async def test_drain_is_bounded_by_its_timeout() -> None:
+    class SlowApi(FakeApi):
+        async def post(self, path, body, *, timeout=None):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(10)
+            return body
+
+    api, clock = SlowApi(), FakeClock()
+    rec = recorder(api, clock)
+    failed(rec)
+    async with asyncio.timeout(1):
+        await rec.drain(timeout=0.01)
+    assert rec.written == 0

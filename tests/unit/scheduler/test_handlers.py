@@ -1,0 +1,331 @@
+"""NodeHandler/PodHandler: informer events routed to the real cache and scheduling queue."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from kubesched.cache import SchedulerCache
+from kubesched.framework import ActionType, ClusterEvent, EventResource
+from kubesched.model import Node, Pod
+from kubesched.queue import ACTIVE, BACKOFF, UNSCHEDULABLE, QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.eventhandlers import (
+    NodeHandler,
+    PodHandler,
+    node_update_action,
+    pod_update_action,
+)
+from kubesched.testing import make_node, make_pod
+
+OURS = "kubesched"
+
+
+def priority_sort(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+    if a.pod.priority != b.pod.priority:
+        return a.pod.priority > b.pod.priority
+    return a.timestamp < b.timestamp
+
+
+class World:
+    def __init__(self) -> None:
+        self.events: list[object] = []
+        self.cache = SchedulerCache()
+        self.queue = SchedulingQueue(less=priority_sort, is_worth_requeuing=self._worth)
+        self.nodes = NodeHandler(cache=self.cache, queue=self.queue)
+        self.pods = PodHandler(
+            cache=self.cache, queue=self.queue, scheduler_names={OURS, "second-profile"}
+        )
+
+    def _worth(self, qpi: QueuedPodInfo, event: object) -> bool:
+        self.events.append(event)
+        return True
+
+    def where(self, pod: Pod) -> str | None:
+        """The sub-queue holding `pod` (None if the queue does not hold it)."""
+        for name, entries in self.queue.pending_pods().items():
+            if any(qpi.uid == pod.uid for qpi in entries):
+                return name
+        return None
+
+    async def make_unschedulable(self, pod: Pod) -> None:
+        """Queue `pod`, pop it and report it rejected by NodeResourcesFit."""
+        self.pods.on_add(pod)
+        qpi = await self.queue.pop()
+        assert qpi is not None
+        assert qpi.uid == pod.uid
+        qpi.unschedulable_plugins = {"NodeResourcesFit"}
+        cycle = self.queue.scheduling_cycle
+        assert self.queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=cycle)
+        assert self.where(pod) == UNSCHEDULABLE
+        self.events.clear()
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+def pending(name: str = "p", scheduler: str = OURS) -> Pod:
+    return make_pod().name(name).scheduler(scheduler).req(cpu="1").model()
+
+
+def bound(pod: Pod, node: str = "n1", **changes: Any) -> Pod:
+    return dataclasses.replace(pod, node_name=node, **changes)
+
+
+# ---- pods -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheduler", [OURS, "default-scheduler", "someone-else"])
+def test_bound_pods_of_any_scheduler_go_to_the_cache(world: World, scheduler: str) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = bound(pending(scheduler=scheduler))
+    world.pods.on_add(pod)
+    assert world.cache.get_pod(pod.uid) == pod
+    assert world.cache.node_info("n1").requested.milli_cpu == 1000  # type: ignore[union-attr]
+    assert world.queue.get(pod.uid) is None
+
+
+@pytest.mark.parametrize("scheduler", [OURS, "second-profile"])
+def test_unbound_pods_of_our_profiles_go_to_the_queue(world: World, scheduler: str) -> None:
+    pod = pending(scheduler=scheduler)
+    world.pods.on_add(pod)
+    assert world.where(pod) == ACTIVE
+    assert world.cache.pod_count() == 0
+
+
+@pytest.mark.parametrize(
+    "pod",
+    [
+        pending(scheduler="default-scheduler"),
+        pending(scheduler="other"),
+        dataclasses.replace(pending(), phase="Succeeded"),
+        dataclasses.replace(pending(), phase="Failed"),
+    ],
+    ids=["default-scheduler", "other", "succeeded", "failed"],
+)
+def test_other_unbound_pods_are_ignored(world: World, pod: Pod) -> None:
+    world.pods.on_add(pod)
+    world.pods.on_update(pod, dataclasses.replace(pod, labels={"x": "y"}))
+    world.pods.on_delete(pod)
+    assert world.queue.pending_counts() == dict.fromkeys(world.queue.pending_counts(), 0)
+    assert world.cache.pod_count() == 0
+
+
+def test_binding_moves_pod_from_queue_to_cache(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = pending()
+    world.pods.on_add(pod)
+    world.pods.on_update(pod, bound(pod, resource_version="2"))
+    assert world.queue.get(pod.uid) is None
+    assert world.cache.get_pod(pod.uid).node_name == "n1"  # type: ignore[union-attr]
+    assert not world.cache.is_assumed(pod.uid)
+
+
+async def test_binding_confirms_an_assumed_pod(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = pending()
+    world.pods.on_add(pod)
+    qpi = await world.queue.pop()
+    assert qpi is not None
+    world.cache.assume_pod(pod, "n1")
+    world.pods.on_update(pod, bound(pod, resource_version="2"))
+    world.queue.done(pod.uid)
+    assert not world.cache.is_assumed(pod.uid)
+    assert world.cache.pod_count() == 1
+    assert world.cache.node_info("n1").requested.milli_cpu == 1000  # type: ignore[union-attr]
+    assert world.queue.get(pod.uid) is None
+
+
+async def test_binding_of_another_pod_requeues_waiting_pods(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    waiting = pending("waiting")
+    await world.make_unschedulable(waiting)
+    other = pending("other", scheduler="default-scheduler")
+    world.pods.on_add(other)
+    world.pods.on_update(other, bound(other))
+    assert world.where(waiting) in (ACTIVE, BACKOFF)
+    assert world.events == [ClusterEvent(EventResource.POD, ActionType.ADD)]
+
+
+def test_pending_pod_update_stays_queued(world: World) -> None:
+    pod = pending()
+    world.pods.on_add(pod)
+    new = dataclasses.replace(pod, labels={"a": "b"}, resource_version="5")
+    world.pods.on_update(pod, new)
+    assert world.where(pod) == ACTIVE
+    assert world.queue.get(pod.uid).pod is new  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"phase": "Failed"}, {"scheduler_name": "someone-else"}],
+    ids=["terminal", "not-ours"],
+)
+def test_pending_pod_that_is_no_longer_ours_leaves_the_queue(
+    world: World, change: dict[str, Any]
+) -> None:
+    pod = pending()
+    world.pods.on_add(pod)
+    world.pods.on_update(pod, dataclasses.replace(pod, **change))
+    assert world.queue.get(pod.uid) is None
+
+
+def test_deleted_pending_pod_leaves_the_queue(world: World) -> None:
+    pod = pending()
+    world.pods.on_add(pod)
+    world.pods.on_delete(pod)
+    assert world.queue.get(pod.uid) is None
+
+
+async def test_deleted_bound_pod_frees_room_and_requeues(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    running = bound(pending("running", scheduler="default-scheduler"))
+    world.pods.on_add(running)
+    waiting = pending("waiting")
+    await world.make_unschedulable(waiting)
+    world.pods.on_delete(running)
+    assert world.cache.pod_count() == 0
+    assert world.cache.node_info("n1").requested.milli_cpu == 0  # type: ignore[union-attr]
+    assert world.where(waiting) in (ACTIVE, BACKOFF)
+    assert world.events == [ClusterEvent(EventResource.POD, ActionType.DELETE)]
+
+
+def test_bound_pod_turning_terminal_leaves_the_cache(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = bound(pending())
+    world.pods.on_add(pod)
+    world.pods.on_update(pod, dataclasses.replace(pod, phase="Succeeded"))
+    assert world.cache.pod_count() == 0
+
+
+async def test_bound_pod_scale_down_requeues_with_its_action(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = bound(pending("big"))
+    world.pods.on_add(pod)
+    waiting = pending("waiting")
+    await world.make_unschedulable(waiting)
+    smaller = dataclasses.replace(pod, requests=dataclasses.replace(pod.requests, milli_cpu=100))
+    world.pods.on_update(pod, smaller)
+    assert world.events == [ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN)]
+    assert world.cache.node_info("n1").requested.milli_cpu == 100  # type: ignore[union-attr]
+
+
+async def test_bound_pod_status_update_moves_nothing(world: World) -> None:
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = bound(pending("p1"))
+    world.pods.on_add(pod)
+    waiting = pending("waiting")
+    await world.make_unschedulable(waiting)
+    world.pods.on_update(pod, dataclasses.replace(pod, resource_version="9", phase="Running"))
+    assert world.where(waiting) == UNSCHEDULABLE
+    assert world.events == []
+
+
+def test_pod_update_action_flags() -> None:
+    pod = bound(pending())
+    assert pod_update_action(pod, dataclasses.replace(pod, resource_version="3")) == 0
+    relabeled = dataclasses.replace(pod, labels={"a": "b"})
+    assert pod_update_action(pod, relabeled) == ActionType.UPDATE_POD_LABEL
+    bigger = dataclasses.replace(pod, requests=dataclasses.replace(pod.requests, milli_cpu=5000))
+    assert pod_update_action(pod, bigger) == ActionType.NONE
+
+
+# ---- nodes ------------------------------------------------------------------------------
+
+
+def test_node_add_update_delete_reach_the_cache(world: World) -> None:
+    node = make_node().name("n1").model()
+    world.nodes.on_add(node)
+    assert world.cache.node_count() == 1
+    relabeled = dataclasses.replace(node, labels={**node.labels, "zone": "a"})
+    world.nodes.on_update(node, relabeled)
+    assert world.cache.node_info("n1").node.labels["zone"] == "a"  # type: ignore[union-attr]
+    world.nodes.on_delete(relabeled)
+    assert world.cache.node_count() == 0
+
+
+async def test_node_add_requeues_waiting_pods(world: World) -> None:
+    waiting = pending()
+    await world.make_unschedulable(waiting)
+    world.nodes.on_add(make_node().name("n9").model())
+    assert world.where(waiting) in (ACTIVE, BACKOFF)
+    assert world.events == [ClusterEvent(EventResource.NODE, ActionType.ADD)]
+
+
+async def test_node_heartbeat_moves_no_pod(world: World) -> None:
+    raw = make_node().name("n1").obj()
+    raw["metadata"]["resourceVersion"] = "1"
+    node = Node.from_json(raw)
+    world.nodes.on_add(node)
+    waiting = pending()
+    await world.make_unschedulable(waiting)
+    raw["metadata"]["resourceVersion"] = "99"
+    raw["metadata"].setdefault("annotations", {})["node.alpha.kubernetes.io/ttl"] = "0"
+    raw["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-01-01T00:00:10Z"
+    heartbeat = Node.from_json(raw)
+    assert node_update_action(node, heartbeat) == ActionType.NONE
+    world.nodes.on_update(node, heartbeat)
+    assert world.where(waiting) == UNSCHEDULABLE
+    assert world.events == []
+    assert world.cache.node_info("n1").node.resource_version == "99"  # type: ignore[union-attr]
+
+
+def node_changes() -> list[tuple[str, dict[str, Any], ActionType]]:
+    node = make_node().name("n1").model()
+    return [
+        ("label", {"labels": {"zone": "b"}}, ActionType.UPDATE_NODE_LABEL),
+        (
+            "allocatable",
+            {"allocatable": dataclasses.replace(node.allocatable, milli_cpu=8000)},
+            ActionType.UPDATE_NODE_ALLOCATABLE,
+        ),
+        (
+            "taint",
+            {"taints": make_node().taint("k", "v").model().taints},
+            ActionType.UPDATE_NODE_TAINT,
+        ),
+        ("cordon", {"unschedulable": True}, ActionType.UPDATE_NODE_TAINT),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "action"),
+    [(c, a) for _, c, a in node_changes()],
+    ids=[name for name, _, _ in node_changes()],
+)
+async def test_node_relevant_update_requeues(
+    world: World, change: dict[str, Any], action: ActionType
+) -> None:
+    node = make_node().name("n1").model()
+    world.nodes.on_add(node)
+    waiting = pending()
+    await world.make_unschedulable(waiting)
+    new = dataclasses.replace(node, **change)
+    assert node_update_action(node, new) == action
+    world.nodes.on_update(node, new)
+    assert world.where(waiting) in (ACTIVE, BACKOFF)
+    assert world.events == [ClusterEvent(EventResource.NODE, action)]
+
+
+# ---- bad input --------------------------------------------------------------------------
+
+WEIRD: list[Any] = [None, "pod", 42, {"metadata": {}}, object(), make_node().model()]
+
+
+@pytest.mark.parametrize("weird", WEIRD, ids=lambda w: type(w).__name__)
+def test_pod_handler_never_raises(world: World, weird: Any) -> None:
+    world.pods.on_add(weird)
+    world.pods.on_update(weird, weird)
+    world.pods.on_update(pending(), weird)
+    world.pods.on_delete(weird)
+
+
+@pytest.mark.parametrize("weird", [*WEIRD[:-1], pending()], ids=lambda w: type(w).__name__)
+def test_node_handler_never_raises(world: World, weird: Any) -> None:
+    world.nodes.on_add(weird)
+    world.nodes.on_update(weird, weird)
+    world.nodes.on_update(make_node().model(), weird)
+    world.nodes.on_delete(weird)
