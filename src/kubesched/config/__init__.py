@@ -17,6 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config.complete import (
     SERVICE_ACCOUNT_NAMESPACE_FILE,
     LoadResult,
@@ -26,7 +27,6 @@ from kubesched.config.complete import (
 from kubesched.config.dump import dump_config, write_config
 from kubesched.config.errors import ConfigError
 from kubesched.config.flags import Options, help_text, parse_options
-from kubesched.config.types import KubeSchedulerConfiguration
 from kubesched.config.validation import default_scheduler_conflicts, validate
 
 __all__ = [

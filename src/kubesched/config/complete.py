@@ -33,10 +33,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kubesched.apis.config import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
 from kubesched.config.errors import ConfigError, one_line
 from kubesched.config.flags import Options
 from kubesched.config.fromfile import decode_file
-from kubesched.config.types import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
 from kubesched.config.validation import validate
 from kubesched.config.yamlfile import read_document
 

@@ -15,10 +15,10 @@ from typing import Any, TextIO
 
 import yaml
 
+from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 from kubesched.config.durations import format_duration
 from kubesched.config.errors import ConfigError
 from kubesched.config.fromfile import API_VERSION, KIND
-from kubesched.config.types import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 
 
 def dump_config(config: KubeSchedulerConfiguration) -> str:

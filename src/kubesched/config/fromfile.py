@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from kubesched.config.decode import Decoder, child, index
-from kubesched.config.types import (
+from kubesched.apis.config import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     ClientConnection,
@@ -25,6 +24,7 @@ from kubesched.config.types import (
     PluginSet,
     Profile,
 )
+from kubesched.config.decode import Decoder, child, index
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"

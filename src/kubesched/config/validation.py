@@ -13,14 +13,14 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from kubesched.config.durations import format_duration
-from kubesched.config.types import (
+from kubesched.apis.config import (
     UPSTREAM_DEFAULT_SCHEDULER_NAME,
     KubeSchedulerConfiguration,
     LeaderElection,
     PluginSet,
     Profile,
 )
+from kubesched.config.durations import format_duration
 
 JITTER_FACTOR = 1.2  # client-go tools/leaderelection
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")

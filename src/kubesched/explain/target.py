@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
+from kubesched.apis.config import Profile
 from kubesched.config import KubeSchedulerConfiguration
-from kubesched.config.types import Profile
 
 HYPOTHETICAL_UID = "kubesched-explain-hypothetical"
 DEFAULT_NAMESPACE = "default"

@@ -12,16 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
 from kubesched.framework import interfaces as api
-from kubesched.framework.defaults import (
-    MULTI_POINT,
-    WILDCARD,
-    PluginRef,
-    PluginSet,
-    ProfileSpec,
-    default_plugins,
-    merge_plugins,
-)
+from kubesched.framework.defaults import default_plugins, merge_plugins
 from kubesched.framework.interfaces import Handle, Plugin
 from kubesched.framework.registry import Registry
 from kubesched.framework.runtime import Framework, PluginLists
@@ -49,7 +42,7 @@ class FrameworkError(Exception):
 
 def build_framework(
     *,
-    profile: ProfileSpec,
+    profile: Profile,
     registry: Registry,
     handle: Handle,
     default_percentage_of_nodes_to_score: int | None = None,
@@ -81,7 +74,7 @@ def _attr(point: str) -> str:
 
 class _Builder:
     def __init__(
-        self, *, profile: ProfileSpec, registry: Registry, plugins: dict[str, PluginSet]
+        self, *, profile: Profile, registry: Registry, plugins: dict[str, PluginSet]
     ) -> None:
         self.profile = profile
         self.registry = registry

@@ -15,75 +15,13 @@ point (or `*`) is not inserted there (see `builder`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Mapping
 
-MULTI_POINT = "multiPoint"
-WILDCARD = "*"
-EXTENSION_POINTS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-    MULTI_POINT,
-)
-
-
-class PluginRefSpec(Protocol):
-    """One `enabled`/`disabled` entry (`kubesched.config.types.PluginRef` fits)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def weight(self) -> int | None: ...
-
-
-class PluginSetSpec(Protocol):
-    """`kubesched.config.types.PluginSet` fits."""
-
-    @property
-    def enabled(self) -> Sequence[PluginRefSpec]: ...
-    @property
-    def disabled(self) -> Sequence[PluginRefSpec]: ...
-
-
-class ProfileSpec(Protocol):
-    """What the framework reads of a profile (`kubesched.config.types.Profile` fits; the
-    framework does not import `config`, so plugins importing it stay clear of it)."""
-
-    @property
-    def scheduler_name(self) -> str: ...
-    @property
-    def plugins(self) -> Mapping[str, PluginSetSpec]: ...
-    @property
-    def plugin_config(self) -> Mapping[str, Mapping[str, Any]]: ...
-    @property
-    def percentage_of_nodes_to_score(self) -> int | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class PluginRef:
-    name: str
-    weight: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PluginSet:
-    enabled: tuple[PluginRef, ...] = ()
-    disabled: tuple[PluginRef, ...] = ()
-
+from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, PluginRef, PluginSet
 
 # Upstream's v1 default list, restricted to the plugins kubesched has. The volume plugins
-# are not implemented yet.
+# (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) and DynamicResources are
+# not implemented yet.
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("SchedulingGates"),
     PluginRef("PrioritySort"),
@@ -111,7 +49,7 @@ def default_plugins(available: frozenset[str] | None = None) -> dict[str, Plugin
 
 
 def merge_plugins(
-    defaults: Mapping[str, PluginSet], custom: Mapping[str, PluginSetSpec]
+    defaults: Mapping[str, PluginSet], custom: Mapping[str, PluginSet]
 ) -> dict[str, PluginSet]:
     """Merge a profile's plugin sets into the defaults, extension point by extension point."""
     return {
@@ -120,7 +58,7 @@ def merge_plugins(
     }
 
 
-def merge_plugin_set(default: PluginSet, custom: PluginSetSpec) -> PluginSet:
+def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     """Upstream `mergePluginSet` (see the module docstring)."""
     user = tuple(PluginRef(ref.name, ref.weight) for ref in custom.enabled)
     disabled = tuple(PluginRef(ref.name) for ref in (*custom.disabled, *default.disabled))

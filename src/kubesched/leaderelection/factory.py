@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.config.types import LeaderElection
+from kubesched.apis.config import LeaderElection
 from kubesched.kube.api import KubeApi
 from kubesched.leaderelection.announce import EventSink
 from kubesched.leaderelection.clock import Clock

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kubesched.config.types import LeaderElection
+from kubesched.apis.config import LeaderElection
 
 JITTER_FACTOR = 1.2
 """client-go's JitterFactor: acquire retries wait retryPeriod x [1, 1 + 1.2)."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import dump_config
-from kubesched.config.types import KubeSchedulerConfiguration
 from kubesched.config.validation import default_scheduler_conflicts
 from kubesched.manifests.meta import metadata
 from kubesched.manifests.options import (

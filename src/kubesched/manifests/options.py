@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kubesched.config.types import KubeSchedulerConfiguration
+from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config.validation import is_dns_label
 
 DEFAULT_NAMESPACE = "kubesched-system"

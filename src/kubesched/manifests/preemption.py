@@ -8,7 +8,7 @@ importing the framework (manifests stay pure).
 
 from __future__ import annotations
 
-from kubesched.config.types import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
+from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 
 PLUGIN = "DefaultPreemption"
 WILDCARD = "*"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kubesched.config.types import KubeSchedulerConfiguration
+from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.manifests.meta import labels as object_labels
 from kubesched.manifests.meta import metadata, selector_labels
 from kubesched.manifests.options import ManifestOptions, Names

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.framework import (
     SUCCESS,
     Code,
@@ -27,7 +28,6 @@ from kubesched.framework import (
     build_framework,
 )
 from kubesched.framework import interfaces as api
-from kubesched.framework.defaults import PluginRef, PluginSet
 from kubesched.model import Node, Pod, PodDisruptionBudget
 
 METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
@@ -212,17 +212,11 @@ def build_test_framework(
         point: PluginSet(enabled=tuple(_ref(item) for item in items))
         for point, items in (enabled or {}).items()
     }
-    profile = _TestProfile(plugins=sets, plugin_config=plugin_config or {})
+    profile = Profile(
+        scheduler_name="test-scheduler", plugins=sets, plugin_config=plugin_config or {}
+    )
     return build_framework(profile=profile, registry=registry, handle=handle)
 
 
 def _ref(item: str | tuple[str, int]) -> PluginRef:
     return PluginRef(item) if isinstance(item, str) else PluginRef(item[0], item[1])
-
-
-@dataclass(frozen=True, slots=True)
-class _TestProfile:
-    plugins: dict[str, PluginSet]
-    plugin_config: dict[str, dict[str, Any]]
-    scheduler_name: str = "test-scheduler"
-    percentage_of_nodes_to_score: int | None = None

@@ -9,8 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubesched.config import ConfigError, dump_config, load_config, write_config
-from kubesched.config.types import (
+from kubesched.apis.config import (
     EXTENSION_POINTS,
     ClientConnection,
     KubeSchedulerConfiguration,
@@ -19,6 +18,7 @@ from kubesched.config.types import (
     PluginSet,
     Profile,
 )
+from kubesched.config import ConfigError, dump_config, load_config, write_config
 
 # Flags that have no field in the file: they are passed again when the dump is loaded.
 COMMAND_LINE_ONLY = ["--master=https://10.0.0.1:6443", "--secure-port=10300", "-v=2"]

@@ -4,7 +4,7 @@
 
 import pytest
 
-from kubesched.config.types import LeaderElection, PluginRef, PluginSet, Profile
+from kubesched.apis.config import LeaderElection, PluginRef, PluginSet, Profile
 
 COMPLETED_DEFAULT_ELECTION = LeaderElection(
     resource_name="kubesched", resource_namespace="kube-system"

@@ -2,8 +2,8 @@
 
 import pytest
 
+from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import help_text, parse_options
-from kubesched.config.types import KubeSchedulerConfiguration
 
 # The first guide's command line and Deployment args, verbatim.
 GUIDE_1_COMMAND = [

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
+from kubesched.apis.config import KubeSchedulerConfiguration, LeaderElection
 from kubesched.config import default_scheduler_conflicts, validate
-from kubesched.config.types import KubeSchedulerConfiguration, LeaderElection
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.config.types import PluginRef, PluginSet, Profile
+from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.framework import Framework, FrameworkError, build_framework, check_common_queue_sort
 from kubesched.plugins import in_tree_registry
 from kubesched.testing import FakeHandle

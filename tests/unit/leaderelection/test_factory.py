@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from kubesched.config.types import LeaderElection
+from kubesched.apis.config import LeaderElection
 from kubesched.leaderelection import (
     AlwaysLeader,
     ElectionConfigError,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubesched.config.types import LeaderElection
+from kubesched.apis.config import LeaderElection
 from kubesched.leaderelection import (
     JITTER_FACTOR,
     ElectionConfig,

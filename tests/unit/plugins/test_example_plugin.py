@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.config.types import PluginRef, PluginSet, Profile
+from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.framework import (
     CycleState,
     FrameworkError,

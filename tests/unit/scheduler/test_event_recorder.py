@@ -10,13 +10,13 @@ from api_fakes import FakeApi, FakeClock, wait_for
 
 from kubesched.kube.api import MERGE_PATCH
 from kubesched.kube.errors import ApiError, ConnectionFailed, NotFound
+from kubesched.scheduler import event_recorder as events_module
 from kubesched.scheduler.event_recorder import (
     NOTE_MAX_BYTES,
     EventRecorder,
     ObjectRef,
     truncate_note,
 )
-from kubesched.scheduler import event_recorder as events_module
 
 POD = ObjectRef("Pod", "ns", "p", "uid-p")
 EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/ns/events"

@@ -1,4 +1,5 @@
-"""The completed, validated configuration: frozen dataclasses that only `config` builds.
+"""The completed, validated configuration: frozen dataclasses that only `config` builds and
+the framework reads.
 
 Mirrors `KubeSchedulerConfiguration` (kubescheduler.config.k8s.io/v1). Field names are the
 snake_case of the YAML names. Plugin sets are kept as the user wrote them; the framework
@@ -18,6 +19,9 @@ UPSTREAM_DEFAULT_SCHEDULER_NAME = "default-scheduler"
 UPSTREAM_LEASE_NAMESPACE = "kube-system"
 UPSTREAM_LEASE_NAME = "kube-scheduler"
 
+MULTI_POINT = "multiPoint"
+# `disabled: [{name: "*"}]` drops every default plugin of an extension point.
+WILDCARD = "*"
 EXTENSION_POINTS = (
     "preEnqueue",
     "queueSort",
@@ -31,7 +35,7 @@ EXTENSION_POINTS = (
     "preBind",
     "bind",
     "postBind",
-    "multiPoint",
+    MULTI_POINT,
 )
 
 
