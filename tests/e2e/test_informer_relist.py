@@ -29,7 +29,7 @@ from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.model import Pod
-from kubesched.server.app import NON_TERMINAL_PODS
+from kubesched.server.informers import NON_TERMINAL_PODS
 from kubesched.testing import make_pod
 
 SETTINGS = ReflectorSettings(

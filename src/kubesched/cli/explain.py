@@ -34,7 +34,7 @@ from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.kube.errors import ApiError, ConnectionFailed
-from kubesched.server.app import build_registry
+from kubesched.server.components import build_registry
 
 PROG = "kubesched explain"
 USAGE_ERROR = 2

@@ -6,12 +6,13 @@ import asyncio
 import signal
 import sys
 
+from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import ConfigError, help_text, load_config, write_config
 from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
-from kubesched.server.app import App, AppError
+from kubesched.server.app import AppError, run_scheduler
 from kubesched.server.logs import setup_logging
 
 FATAL_ERRORS = (
@@ -24,12 +25,12 @@ FATAL_ERRORS = (
 )
 
 
-async def _serve(app: App) -> int:
+async def _serve(config: KubeSchedulerConfiguration) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    return await app.run(stop)
+    return await run_scheduler(config, stop)
 
 
 def main(argv: list[str]) -> int:
@@ -52,7 +53,7 @@ def main(argv: list[str]) -> int:
     config = result.config
     setup_logging(verbosity=config.verbosity, logging_format=config.logging_format)
     try:
-        return asyncio.run(_serve(App(config)))
+        return asyncio.run(_serve(config))
     except FATAL_ERRORS as exc:
         print(f"kubesched: {exc}", file=sys.stderr)
         return 1

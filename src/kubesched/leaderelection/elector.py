@@ -132,17 +132,21 @@ class LeaderElector:
         on_started_leading: OnStartedLeading | None = None,
         on_stopped_leading: OnStoppedLeading | None = None,
         on_new_leader: OnNewLeader | None = None,
+        before_release: BeforeRelease | None = None,
     ) -> StoppedLeading:
         """Campaign, lead and wind down; return why it ended (see module docstring).
 
         `on_started_leading` runs as a task while we lead and is cancelled when leading
         stops; `on_stopped_leading` is called once at the end, leader or not (as client-go);
-        `on_new_leader` gets each new holder we observe. Cancelling the task running `run`
-        winds down like `stop()` and then re-raises CancelledError.
+        `on_new_leader` gets each new holder we observe; `before_release` (if given, in place
+        of the constructor's) is awaited before the Lease is released. Cancelling the task
+        running `run` winds down like `stop()` and then re-raises CancelledError.
         """
         if self._inner is not None:
             raise RuntimeError("LeaderElector.run may be called only once")
         self._on_started, self._announcer.on_new_leader = on_started_leading, on_new_leader
+        if before_release is not None:
+            self._before_release = before_release
         self._announcer.starting(self.config, self._candidate.lock.scheduler_names)
         self._inner = asyncio.create_task(self._elect(), name=f"leader-election {self.lease}")
         if self._stop_cause is not None:

@@ -1,12 +1,13 @@
 """Slim, typed views of the API objects scheduling reads (no generated model classes)."""
 
-from kubesched.model.namespace import Namespace
+from kubesched.model.namespace import METADATA_NAME_LABEL, Namespace
 from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
 from kubesched.model.resources import Resource
 
 __all__ = [
+    "METADATA_NAME_LABEL",
     "ContainerImage",
     "HostPort",
     "Namespace",

@@ -7,13 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
+"""The label the API server keeps equal to every namespace's name."""
+
 
 @dataclass(frozen=True, slots=True)
 class Namespace:
     name: str
     resource_version: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
-    """`metadata.labels` (the API server always sets `kubernetes.io/metadata.name`)."""
+    """`metadata.labels` (the API server always sets `METADATA_NAME_LABEL`)."""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Namespace:

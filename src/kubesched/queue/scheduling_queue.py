@@ -64,6 +64,7 @@ class SchedulingQueue:
         pod_max_backoff_seconds: float = 10.0,
         pod_max_in_unschedulable_pods_seconds: float = 300.0,
         on_incoming: IncomingHook | None = None,
+        nominator: Nominator | None = None,
     ) -> None:
         self._clock = clock
         self._worth = is_worth_requeuing
@@ -81,8 +82,8 @@ class SchedulingQueue:
         self._moved_in_flight: set[str] = set()
         self._deleted_in_flight: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
-        self.nominator = Nominator()
-        """Nominated node name -> pods; the preemption code adds to it."""
+        self.nominator = nominator if nominator is not None else Nominator()
+        """Nominated node name -> pods, shared with the preemption executor."""
 
     # ---- pods from the informer ----------------------------------------------------------
 
@@ -254,6 +255,12 @@ class SchedulingQueue:
         self._active.close()
 
     # ---- introspection ------------------------------------------------------------------
+
+    def activate_held(self, uid: str, *, gated_by: str, force: bool = False) -> None:
+        """Activate a waiting pod that PreEnqueue plugin `gated_by` held (any, with `force`)."""
+        qpi = self.get(uid)
+        if qpi is not None and (force or qpi.gating_plugin == gated_by):
+            self.activate([qpi.pod])
 
     def get(self, uid: str) -> QueuedPodInfo | None:
         """The waiting or in-flight entry of a pod."""

@@ -31,7 +31,8 @@ BIND_TIMEOUT_SECONDS = 30.0
 
 
 class FencedError(RuntimeError):
-    """The leader's last successful renew is older than renewDeadline: bind nothing."""
+    """The leader's last successful renew is older than renewDeadline: bind nothing, evict
+    nothing (leadership may already be someone else's)."""
 
 
 def binding_body(pod: Pod, node_name: str) -> dict[str, object]:

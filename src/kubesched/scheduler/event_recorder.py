@@ -25,6 +25,7 @@ from typing import Any
 
 from kubesched.kube.api import MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, NotFound
+from kubesched.model import Pod
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,11 @@ class ObjectRef:
     name: str
     uid: str = ""
     api_version: str = "v1"
+
+    @classmethod
+    def of_pod(cls, pod: Pod) -> ObjectRef:
+        """The reference to `pod` that every pod event carries."""
+        return cls("Pod", pod.namespace, pod.name, pod.uid)
 
     def as_json(self) -> dict[str, str]:
         ref = {"kind": self.kind, "namespace": self.namespace, "name": self.name}

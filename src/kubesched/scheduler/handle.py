@@ -7,12 +7,11 @@ from collections.abc import Mapping, Sequence
 from kubesched.cache import Snapshot
 from kubesched.framework import NodeInfo, WaitingPods
 from kubesched.kube.api import KubeApi
-from kubesched.model import Namespace, Pod, PodDisruptionBudget
+from kubesched.model import METADATA_NAME_LABEL, Namespace, Pod, PodDisruptionBudget
+from kubesched.queue import Nominator
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.preemption import Preemptions
-
-METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 class SchedulerHandle:
@@ -38,7 +37,7 @@ class SchedulerHandle:
         self._recorder = recorder
         self._waiting_pods = waiting_pods
         self._preemptions = preemptions or Preemptions(
-            api=api, recorder=recorder, waiting_pods=waiting_pods
+            api=api, recorder=recorder, waiting_pods=waiting_pods, nominator=Nominator()
         )
         self._namespaces = namespaces
 
@@ -56,7 +55,7 @@ class SchedulerHandle:
     ) -> None:
         self._recorder.record(
             controller=self._profile,
-            regarding=ObjectRef("Pod", pod.namespace, pod.name, pod.uid),
+            regarding=ObjectRef.of_pod(pod),
             type=event_type,
             reason=reason,
             action=action,

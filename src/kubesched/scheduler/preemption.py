@@ -34,13 +34,15 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from kubesched.framework import WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod, PodDisruptionBudget
-from kubesched.queue import SchedulingQueue
+from kubesched.model.pod import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
+from kubesched.queue import Nominator
+from kubesched.scheduler.binder import FencedError
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.metrics import SchedulerMetrics
 
@@ -48,13 +50,17 @@ log = logging.getLogger(__name__)
 
 PLUGIN = "DefaultPreemption"
 """The PreEnqueue plugin that holds a preemptor while its victims are evicted."""
-DISRUPTION_TARGET = "DisruptionTarget"
-PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 _NO_PODS: tuple[Pod, ...] = ()
 
 
-class FencedError(Exception):
-    """Leadership may have been lost: victims are not evicted."""
+class ActivateHeld(Protocol):
+    """`SchedulingQueue.activate_held`."""
+
+    def __call__(self, uid: str, *, gated_by: str, force: bool = False) -> None: ...
+
+
+def _no_queue(uid: str, *, gated_by: str, force: bool = False) -> None:
+    """No queue to activate pods in (a Handle built on its own, in tests)."""
 
 
 def _now() -> str:
@@ -65,15 +71,14 @@ def _pod_path(pod: Pod) -> str:
     return f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
 
 
-def _ref(pod: Pod) -> ObjectRef:
-    return ObjectRef("Pod", pod.namespace, pod.name, pod.uid)
-
-
 class Preemptions:
     """One per process, shared by every profile's Handle.
 
-    `queue`, `pdbs` and `fenced` are attached by the application once they exist (the
-    frameworks, and so the Handles, are built before the queue and the elector).
+    `nominator` is the queue's; `activate_held(uid, gated_by=..., force=...)` is the
+    queue's `activate_held`, which lets a preemptor that DefaultPreemption's PreEnqueue held
+    go back to activeQ. The queue and the frameworks (whose Handles hold this object) refer
+    to each other, as upstream's queue and `SetPodActivator`: `server.components.build`
+    ties the knot before anything runs.
     """
 
     def __init__(
@@ -82,15 +87,20 @@ class Preemptions:
         api: KubeApi,
         recorder: EventRecorder,
         waiting_pods: WaitingPods,
+        nominator: Nominator,
+        activate_held: ActivateHeld = _no_queue,
+        pdbs: Mapping[str, PodDisruptionBudget] | None = None,
+        fenced: Callable[[], bool] = lambda: False,
         metrics: SchedulerMetrics | None = None,
     ) -> None:
         self._api = api
         self._metrics = metrics
         self._recorder = recorder
         self._waiting = waiting_pods
-        self.queue: SchedulingQueue | None = None
-        self.pdbs: Mapping[str, PodDisruptionBudget] = {}
-        self.fenced: Callable[[], bool] = lambda: False
+        self._nominator = nominator
+        self._activate_held = activate_held
+        self._pdbs: Mapping[str, PodDisruptionBudget] = pdbs if pdbs is not None else {}
+        self._fenced = fenced
         """True once leadership may be lost: a former leader evicts nothing (as it binds
         nothing)."""
         self._running: set[str] = set()
@@ -99,16 +109,15 @@ class Preemptions:
     # ---- what the scheduling cycle reads ------------------------------------------------
 
     def has_nominated_pods(self) -> bool:
-        return self.queue is not None and len(self.queue.nominator) > 0
+        return len(self._nominator) > 0
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         if not self.has_nominated_pods():
             return _NO_PODS
-        assert self.queue is not None
-        return self.queue.nominated_pods_for_node(node_name)
+        return self._nominator.pods_for_node(node_name)
 
     def pod_disruption_budgets(self) -> list[PodDisruptionBudget]:
-        return list(self.pdbs.values())
+        return list(self._pdbs.values())
 
     def is_preempting(self, uid: str) -> bool:
         return uid in self._running
@@ -179,19 +188,11 @@ class Preemptions:
 
     def _release(self, preemptor: Pod, *, force: bool) -> None:
         """Activate the preemptor if it was held while evicting (or `force`)."""
-        queue = self.queue
-        if queue is None:
-            return
-        qpi = queue.get(preemptor.uid)
-        if qpi is None:
-            return
-        if force or qpi.gating_plugin == PLUGIN:
-            queue.activate([qpi.pod])
+        self._activate_held(preemptor.uid, gated_by=PLUGIN, force=force)
 
     async def _clear_nominations(self, pods: list[Pod]) -> None:
         for pod in pods:
-            if self.queue is not None:
-                self.queue.nominator.delete(pod.uid)
+            self._nominator.delete(pod.uid)
             if not pod.nominated_node_name:
                 continue
             body: dict[str, Any] = {
@@ -208,7 +209,7 @@ class Preemptions:
     async def _evict(self, profile: str, preemptor: Pod, node_name: str, victim: Pod) -> bool:
         """Evict one victim; True when it was rejected in memory (it waited at Permit)."""
         note = f"Preempted by pod {preemptor.uid} on node {node_name}"
-        if self.fenced():
+        if self._fenced():
             raise FencedError("not preempting: leader lease not renewed in time")
         waiting = self._waiting.get(victim.uid)
         if waiting is not None and waiting.reject(PLUGIN, "preempted"):
@@ -250,8 +251,8 @@ class Preemptions:
     def _event(self, profile: str, victim: Pod, preemptor: Pod, note: str) -> None:
         self._recorder.record(
             controller=profile,
-            regarding=_ref(victim),
-            related=_ref(preemptor),
+            regarding=ObjectRef.of_pod(victim),
+            related=ObjectRef.of_pod(preemptor),
             type="Normal",
             reason="Preempted",
             action="Preempting",

@@ -65,6 +65,8 @@ class Scheduler:
         self._metrics = metrics
         self._lookup_pod = lookup_pod
         self._side_tasks: set[asyncio.Task[Any]] = set()
+        self._loop_task: asyncio.Task[Any] | None = None
+        self._bindings_abandoned = False
         self.binder = Binder(
             cache=cache,
             queue=queue,
@@ -77,6 +79,7 @@ class Scheduler:
 
     async def run(self) -> None:
         """Schedule pods until the queue is closed or the task is cancelled."""
+        self._loop_task = asyncio.current_task()
         while (qpi := await self._queue.pop()) is not None:
             cycle = self._queue.scheduling_cycle
             try:
@@ -88,6 +91,27 @@ class Scheduler:
             if task is not None:
                 await self.binder.submit(task)
             await asyncio.sleep(0)
+
+    async def drain(self, grace: float) -> None:
+        """Stop taking pods and let in-flight bindings finish, within `grace` seconds.
+
+        Called before the Lease is released and again once the election has ended; bindings
+        abandoned the first time are not waited for a second time. The loop stops first: a
+        pod it took now would only fail the fence check and be reported as a
+        FailedScheduling error in the middle of a clean hand-over."""
+        loop_task = self._loop_task
+        if (
+            loop_task is not None
+            and not loop_task.done()
+            and loop_task is not asyncio.current_task()
+        ):
+            loop_task.cancel()
+            await asyncio.wait([loop_task], timeout=grace)
+        if self._bindings_abandoned:
+            return
+        if not await self.binder.wait_idle(grace):
+            self._bindings_abandoned = True
+            log.warning('"abandoning in-flight bindings at shutdown"')
 
     def schedule_one(self, qpi: QueuedPodInfo, cycle: int) -> BindingTask | None:
         """Run one scheduling cycle; returns the binding to start, or None."""

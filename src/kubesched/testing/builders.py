@@ -14,6 +14,7 @@ import itertools
 from typing import Any, Self
 
 from kubesched.model import Node, Pod
+from kubesched.model.pod import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 
 _counter = itertools.count(1)
 
@@ -207,9 +208,9 @@ class PodBuilder:
         `DisruptionTarget` condition with reason `PreemptionByScheduler`)."""
         self._meta["deletionTimestamp"] = "2025-01-01T00:00:00Z"
         condition = {
-            "type": "DisruptionTarget",
+            "type": DISRUPTION_TARGET,
             "status": "True",
-            "reason": "PreemptionByScheduler",
+            "reason": PREEMPTION_BY_SCHEDULER,
         }
         self._obj["status"].setdefault("conditions", []).append(condition)
         return self

@@ -28,9 +28,7 @@ from kubesched.framework import (
     build_framework,
 )
 from kubesched.framework import interfaces as api
-from kubesched.model import Node, Pod, PodDisruptionBudget
-
-METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
+from kubesched.model import METADATA_NAME_LABEL, Node, Pod, PodDisruptionBudget
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from kubesched.explain import (
     explain_live,
 )
 from kubesched.kube.errors import Forbidden, NotFound
-from kubesched.server.app import build_registry
+from kubesched.server.components import build_registry
 from kubesched.testing import make_node, make_pod
 
 

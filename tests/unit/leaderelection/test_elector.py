@@ -120,10 +120,8 @@ def test_release_on_stop_lets_the_standby_lead_within_a_jittered_retry(h):
         await asyncio.sleep(3)  # in-flight bindings finish
         order.append("bindings done")
 
-    a._before_release = before_release
-
     async def main():
-        task_a = asyncio.create_task(a.run(on_started_leading=lead))
+        task_a = asyncio.create_task(a.run(on_started_leading=lead, before_release=before_release))
         await h.wait_until(a.is_leader)
         task_b = asyncio.create_task(b.run())
         await asyncio.sleep(10)

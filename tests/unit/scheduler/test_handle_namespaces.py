@@ -15,7 +15,7 @@ from kubesched.plugins import InterPodAffinity
 from kubesched.plugins.helper.namespaces import NamespaceLister
 from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
-from kubesched.server.app import NAMESPACES_PATH, _namespace_informer
+from kubesched.server.informers import NAMESPACES_PATH, namespace_informer
 from kubesched.testing import make_node, make_pod, run_filter_plugin
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -53,7 +53,7 @@ async def test_labels_come_from_the_informer_and_follow_its_watch() -> None:
             ]
         ],
     )
-    informer = _namespace_informer(api)  # type: ignore[arg-type]
+    informer = namespace_informer(api)  # type: ignore[arg-type]
     h = handle(api, Snapshot(), informer.store)
     assert isinstance(h, NamespaceLister)
     task = asyncio.create_task(informer.run())

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
-METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
+from kubesched.model import METADATA_NAME_LABEL
 
 
 @runtime_checkable

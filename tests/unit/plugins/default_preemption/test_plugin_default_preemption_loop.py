@@ -13,7 +13,7 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import WaitingPod, WaitingPods
 from kubesched.kube.errors import ApiError, NotFound
 from kubesched.model import Node, Pod
-from kubesched.queue import ACTIVE, GATED, UNSCHEDULABLE, SchedulingQueue
+from kubesched.queue import ACTIVE, GATED, UNSCHEDULABLE, Nominator, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -76,7 +76,7 @@ class Clock:
 class Loop:
     """The scheduler as `kubesched.server.app` wires it, one profile, Preemptions included."""
 
-    def __init__(self, nodes: list[Node]) -> None:
+    def __init__(self, nodes: list[Node], *, fenced: bool = False) -> None:
         self.api = FakeApi()
         self.recorder = EventRecorder(self.api)  # type: ignore[arg-type]
         self.cache = SchedulerCache()
@@ -84,10 +84,18 @@ class Loop:
         waiting = WaitingPods()
         self.waiting = waiting
         self.metrics = SchedulerMetrics()
+        nominator = Nominator()
+
+        def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
+            self.queue.activate_held(uid, gated_by=gated_by, force=force)
+
         self.preemptions = Preemptions(
             api=self.api,  # type: ignore[arg-type]
             recorder=self.recorder,
             waiting_pods=waiting,
+            nominator=nominator,
+            activate_held=activate_held,
+            fenced=lambda: fenced,
             metrics=self.metrics,
         )
         handle = SchedulerHandle(
@@ -106,9 +114,11 @@ class Loop:
             return None if status.is_success() else status.plugin
 
         self.queue = SchedulingQueue(
-            less=self.fw.queue_sort_less, pre_enqueue=pre_enqueue, clock=self.clock
+            less=self.fw.queue_sort_less,
+            pre_enqueue=pre_enqueue,
+            clock=self.clock,
+            nominator=nominator,
         )
-        self.preemptions.queue = self.queue
         self.store: dict[str, Pod] = {}
         self.events: list[dict[str, Any]] = []
         self.scheduler = Scheduler(
@@ -331,10 +341,9 @@ async def test_no_candidate_clears_an_old_nomination() -> None:
 
 
 async def test_a_fenced_former_leader_evicts_nothing() -> None:
-    loop = Loop([one_cpu_node()])
+    loop = Loop([one_cpu_node()], fenced=True)
     loop.bound(low("victim"))
     vip = loop.pending(preemptor())
-    loop.preemptions.fenced = lambda: True
     await loop.cycle()
     await loop.preemptions.wait_idle()
     assert not loop.api.of("DELETE")

@@ -1,0 +1,298 @@
+"""`build(config, connection) -> Components`: every part of one kubesched process, wired.
+
+Nothing here sends a request or starts a task; `kubesched.server.app.run` does both. Parts are
+made in dependency order and handed to what needs them, so nothing is attached later:
+
+    metrics, cache, snapshot, API clients, event recorder
+    nominator, waiting pods            (shared by the queue, preemption and every Handle)
+    informers: pods, nodes, namespaces, PodDisruptionBudgets
+    leader elector                     (its fence is read by binding and preemption)
+    preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
+
+One knot remains, as upstream's `SetPodActivator`: the queue consults the frameworks (QueueSort,
+PreEnqueue, requeue hints) and preemption (inside the frameworks' Handles) activates pods in
+the queue; `_activate_held` closes it before `build` returns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.config import dump_config
+from kubesched.framework import Framework, WaitingPods, build_framework
+from kubesched.framework.builder import check_common_queue_sort
+from kubesched.framework.registry import Registry, load_entry_points, load_plugin_modules
+from kubesched.kube.client import KubeClient
+from kubesched.kube.connection import Connection
+from kubesched.leaderelection import LeaderElector, new_elector
+from kubesched.model import Pod
+from kubesched.plugins import in_tree_registry
+from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
+from kubesched.scheduler.handle import SchedulerHandle
+from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
+from kubesched.scheduler.preemption import Preemptions
+from kubesched.scheduler.schedule_one import Scheduler
+from kubesched.server.auth import DelegatedAuth
+from kubesched.server.informers import Informers, feeding_informers, store_informers
+from kubesched.server.serving import HealthServer, ServingOptions
+
+log = logging.getLogger("kubesched")
+
+
+@dataclass(frozen=True)
+class Components:
+    """One process's parts; `kubesched.server.app.run` starts and stops them."""
+
+    config: KubeSchedulerConfiguration
+    metrics: SchedulerMetrics
+    cache: SchedulerCache
+    client: KubeClient
+    """Scheduling: lists, watches, bindings, status patches, events, reviews."""
+    election_client: KubeClient
+    """Leader election only, so renewals never wait behind bindings."""
+    recorder: EventRecorder
+    informers: Informers
+    frameworks: Mapping[str, Framework]
+    queue: SchedulingQueue
+    preemptions: Preemptions
+    scheduler: Scheduler
+    elector: LeaderElector | None
+    server: HealthServer
+
+
+def build_registry(config: KubeSchedulerConfiguration) -> Registry:
+    """In-tree plugins, then entry points, then `--plugin-module`s."""
+    registry = in_tree_registry()
+    load_entry_points(registry)
+    load_plugin_modules(registry, config.plugin_modules)
+    return registry
+
+
+def build(config: KubeSchedulerConfiguration, *, connection: Connection) -> Components:
+    """Every part, wired; raises FrameworkError / PluginRegistrationError on bad profiles."""
+    cc = config.client_connection
+    client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
+    election_client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
+    metrics, cache, snapshot = SchedulerMetrics(), SchedulerCache(), Snapshot()
+    recorder = EventRecorder(client)
+    nominator, waiting = Nominator(), WaitingPods()
+    namespaces, pdbs = store_informers(client)
+    elector = _elector(config, election_client, recorder, metrics)
+    fenced = elector.fenced if elector is not None else _never_fenced
+
+    def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
+        queue.activate_held(uid, gated_by=gated_by, force=force)
+
+    preemptions = Preemptions(
+        api=client,
+        recorder=recorder,
+        waiting_pods=waiting,
+        nominator=nominator,
+        activate_held=activate_held,
+        pdbs=pdbs.store,
+        fenced=fenced,
+        metrics=metrics,
+    )
+    handles = {
+        profile.scheduler_name: SchedulerHandle(
+            profile=profile.scheduler_name,
+            snapshot=snapshot,
+            api=client,
+            recorder=recorder,
+            waiting_pods=waiting,
+            preemptions=preemptions,
+            namespaces=namespaces.store,
+        )
+        for profile in config.profiles
+    }
+    frameworks = _frameworks(config, handles)
+    queue = _queue(config, frameworks, nominator, metrics)
+    pods, nodes = feeding_informers(
+        client, cache=cache, queue=queue, scheduler_names=set(frameworks)
+    )
+    informers = Informers(
+        pods=pods,
+        nodes=nodes,
+        namespaces=namespaces,
+        pdbs=pdbs if _preempting(frameworks) else None,
+    )
+    scheduler = Scheduler(
+        frameworks=frameworks,
+        cache=cache,
+        snapshot=snapshot,
+        queue=queue,
+        api=client,
+        record_event=_pod_event_sink(recorder),
+        metrics=metrics,
+        lookup_pod=pods.store.get,
+        fenced=fenced,
+    )
+    return Components(
+        config=config,
+        metrics=metrics,
+        cache=cache,
+        client=client,
+        election_client=election_client,
+        recorder=recorder,
+        informers=informers,
+        frameworks=frameworks,
+        queue=queue,
+        preemptions=preemptions,
+        scheduler=scheduler,
+        elector=elector,
+        server=_server(config, metrics, client, elector, informers),
+    )
+
+
+def _never_fenced() -> bool:
+    return False
+
+
+def _frameworks(
+    config: KubeSchedulerConfiguration, handles: Mapping[str, SchedulerHandle]
+) -> dict[str, Framework]:
+    registry = build_registry(config)
+    frameworks = {}
+    for profile in config.profiles:
+        fw = build_framework(
+            profile=profile,
+            registry=registry,
+            handle=handles[profile.scheduler_name],
+            default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+        )
+        frameworks[profile.scheduler_name] = fw
+        log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())
+    check_common_queue_sort(list(frameworks.values()))
+    return frameworks
+
+
+def _queue(
+    config: KubeSchedulerConfiguration,
+    frameworks: Mapping[str, Framework],
+    nominator: Nominator,
+    metrics: SchedulerMetrics,
+) -> SchedulingQueue:
+    first = next(iter(frameworks.values()))
+
+    def pre_enqueue(pod: Pod) -> str | None:
+        fw = frameworks.get(pod.scheduler_name)
+        status = fw.run_pre_enqueue(pod) if fw is not None else None
+        return None if status is None or status.is_success() else status.plugin or "?"
+
+    def worth(qpi: QueuedPodInfo, event: object) -> bool:
+        fw = frameworks.get(qpi.pod.scheduler_name, first)
+        return fw.requeue_on(plugins=qpi.unschedulable_plugins | qpi.pending_plugins, event=event)
+
+    def incoming(queue: str, event: str) -> None:
+        metrics.queue_incoming_pods.labels(queue, event).inc()
+
+    return SchedulingQueue(
+        less=first.queue_sort_less,
+        pre_enqueue=pre_enqueue,
+        is_worth_requeuing=worth,
+        pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
+        pod_max_backoff_seconds=config.pod_max_backoff_seconds,
+        on_incoming=incoming,
+        nominator=nominator,
+    )
+
+
+def _preempting(frameworks: Mapping[str, Framework]) -> bool:
+    """Whether a profile has DefaultPreemption (then the PDB informer runs)."""
+    return any(
+        plugin.name == PREEMPTION_PLUGIN
+        for fw in frameworks.values()
+        for plugin in fw.plugins.post_filter
+    )
+
+
+def _pod_event_sink(recorder: EventRecorder) -> Callable[..., None]:
+    """The scheduler's events about pods, recorded under the profile's name."""
+
+    def record(
+        *, controller: str, pod: Pod, event_type: str, reason: str, action: str, note: str
+    ) -> None:
+        recorder.record(
+            controller=controller,
+            regarding=ObjectRef.of_pod(pod),
+            type=event_type,
+            reason=reason,
+            action=action,
+            note=note,
+        )
+
+    return record
+
+
+def _elector(
+    config: KubeSchedulerConfiguration,
+    client: KubeClient,
+    recorder: EventRecorder,
+    metrics: SchedulerMetrics,
+) -> LeaderElector | None:
+    le = config.leader_election
+    if not le.leader_elect:
+        return None
+    ref = ObjectRef(
+        "Lease", le.resource_namespace, le.resource_name, api_version="coordination.k8s.io/v1"
+    )
+
+    def lease_event(reason: str, message: str) -> None:
+        recorder.record(
+            controller=config.profiles[0].scheduler_name,
+            regarding=ref,
+            type="Normal",
+            reason=reason,
+            action="LeaderElection",
+            note=message,
+        )
+
+    return new_elector(
+        client,
+        settings=le,
+        scheduler_names=config.scheduler_names,
+        event_sink=lease_event,
+        metrics=metrics.election(le.resource_name),
+    )
+
+
+def _server(
+    config: KubeSchedulerConfiguration,
+    metrics: SchedulerMetrics,
+    client: KubeClient,
+    elector: LeaderElector | None,
+    informers: Informers,
+) -> HealthServer:
+    options = ServingOptions(
+        bind_address=config.bind_address,
+        secure_port=config.secure_port,
+        cert_dir=Path(config.cert_dir or "/tmp/kubesched-serving"),  # noqa: S108
+        tls_cert_file=config.tls_cert_file,
+        tls_private_key_file=config.tls_private_key_file,
+    )
+
+    def live() -> bool:
+        return elector is None or elector.check() is None
+
+    return HealthServer(
+        options=options,
+        metrics=metrics,
+        ready=informers.synced,
+        live=live,
+        configz=lambda: dump_config(config),
+        # /metrics and /configz: the API server authenticates and authorizes callers.
+        auth=DelegatedAuth(client, always_allow_paths=_split_paths(config)),
+    )
+
+
+def _split_paths(config: KubeSchedulerConfiguration) -> tuple[str, ...]:
+    """`--authorization-always-allow-paths` values, each possibly a comma-separated list."""
+    items = config.authorization_always_allow_paths
+    return tuple(path.strip() for item in items for path in item.split(",") if path.strip())
