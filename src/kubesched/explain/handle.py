@@ -8,30 +8,22 @@ cluster, and it can still say what preemption would evict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 
 from kubesched.cache import Snapshot
-from kubesched.framework import NodeInfo, WaitingPods
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.framework import NodeInfo, RecordedPreemption, WaitingPods
+from kubesched.model import METADATA_NAME_LABEL, Pod, PodDisruptionBudget
 
 
 class ReadOnlyError(RuntimeError):
     """A plugin tried to change the cluster while explaining."""
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedPreemption:
-    """What a preemption plugin asked for: evict `victims` from `node_name`."""
-
-    preemptor: Pod
-    node_name: str
-    victims: tuple[Pod, ...]
-
-
 class ReadOnlyHandle:
-    """Implements `kubesched.framework.Handle` and `PreemptionHandle` over a snapshot,
-    without any writes."""
+    """Implements `kubesched.framework.Handle` over a snapshot, without any writes.
+
+    `namespaces` (name -> labels) are the cluster's namespaces; without them every namespace
+    is taken to exist with only the label the API server gives each one."""
 
     def __init__(
         self,
@@ -39,6 +31,7 @@ class ReadOnlyHandle:
         *,
         nominated: Iterable[Pod] = (),
         pdbs: Sequence[PodDisruptionBudget] = (),
+        namespaces: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         self._snapshot = snapshot
         self._waiting_pods = WaitingPods()
@@ -47,6 +40,7 @@ class ReadOnlyHandle:
             if pod.nominated_node_name and not pod.node_name:
                 self._nominated.setdefault(pod.nominated_node_name, []).append(pod)
         self.pdbs: Sequence[PodDisruptionBudget] = pdbs
+        self._namespaces = namespaces
         self.dropped_events: list[tuple[str, str, str]] = []
         """(pod, reason, note) of each event a plugin tried to record."""
         self.preemptions: list[RecordedPreemption] = []
@@ -78,7 +72,12 @@ class ReadOnlyHandle:
     def waiting_pods(self) -> WaitingPods:
         return self._waiting_pods
 
-    # ---- PreemptionHandle: read, and record instead of evicting -------------------------
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        if self._namespaces is None:
+            return {METADATA_NAME_LABEL: name}
+        return self._namespaces.get(name)
+
+    # ---- preemption: read, and record instead of evicting ------------------------------
 
     def has_nominated_pods(self) -> bool:
         return bool(self._nominated)
@@ -94,3 +93,6 @@ class ReadOnlyHandle:
 
     def is_preempting(self, uid: str) -> bool:  # noqa: ARG002 - nothing is ever evicted
         return False
+
+    def preemption_attempted(self) -> None:
+        """Nothing to count: explain exports no metrics."""

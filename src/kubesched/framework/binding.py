@@ -20,7 +20,7 @@ from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.model import Pod
 
 if TYPE_CHECKING:
-    from kubesched.framework.interfaces import Handle
+    from kubesched.framework.handle import Handle
     from kubesched.framework.runtime import PluginLists
 
 

@@ -15,7 +15,8 @@ from typing import Any
 from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
 from kubesched.framework import interfaces as api
 from kubesched.framework.defaults import default_plugins, merge_plugins
-from kubesched.framework.interfaces import Handle, Plugin
+from kubesched.framework.handle import Handle
+from kubesched.framework.interfaces import Plugin
 from kubesched.framework.registry import Registry
 from kubesched.framework.runtime import Framework, PluginLists
 

@@ -1,4 +1,5 @@
-"""One small Protocol per extension point, the Handle plugins reach the cluster through.
+"""One small Protocol per extension point (the Handle plugins reach the cluster through is in
+`kubesched.framework.handle`).
 
 A plugin is any object with a `name` and the methods of the extension points it serves;
 no base class is needed. Extension-point methods take positional arguments (they run per
@@ -24,8 +25,7 @@ from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.events import ClusterEvent
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.status import Status
-from kubesched.framework.waiting import WaitingPods
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import Pod
 
 MAX_NODE_SCORE = 100
 """The highest score a Score plugin may give a node (after normalization)."""
@@ -250,75 +250,6 @@ class EnqueueExtensions(Protocol):
     """
 
     def events_to_register(self) -> Sequence[ClusterEvent]: ...
-
-
-class Handle(Protocol):
-    """What plugins may reach beyond their arguments; the application implements it.
-
-    Plugins get it in their factory. Node infos are the current cycle's snapshot: read-only.
-    """
-
-    def list_node_infos(self) -> Sequence[NodeInfo]:
-        """All nodes of the current snapshot."""
-        ...
-
-    def get_node_info(self, name: str) -> NodeInfo | None:
-        """One node of the current snapshot, or None."""
-        ...
-
-    async def bind(self, pod: Pod, node_name: str) -> None:
-        """POST the pod's `binding` subresource; raises on failure (DefaultBinder calls it)."""
-        ...
-
-    def record_event(
-        self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
-    ) -> None:
-        """Record an events.k8s.io Event about `pod` (type Normal/Warning)."""
-        ...
-
-    @property
-    def waiting_pods(self) -> WaitingPods:
-        """Pods held by Permit plugins (shared by all profiles)."""
-        ...
-
-
-@runtime_checkable
-class PodNominator(Protocol):
-    """Optional on a Handle: the pending pods nominated to nodes (by preemption).
-
-    Filtering counts the nominated pods of equal or higher priority as already running on
-    their node, so the room preemption made is held for them (upstream
-    `RunFilterPluginsWithNominatedPods`). Without it, no pod is ever nominated.
-    """
-
-    def has_nominated_pods(self) -> bool:
-        """Whether any pod is nominated at all (a cheap check once per cycle)."""
-        ...
-
-    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
-        """The pods nominated to `node_name`, in nomination order."""
-        ...
-
-
-@runtime_checkable
-class PreemptionHandle(PodNominator, Protocol):
-    """Optional on a Handle: what a preemption plugin needs to act (the application's
-    Handle implements it; without it DefaultPreemption only evaluates)."""
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        """Every PodDisruptionBudget in the cluster (from an informer: no request)."""
-        ...
-
-    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
-        """Evict `victims` from `node_name` for `preemptor` in the background (returns at
-        once): a victim waiting at Permit is rejected in memory, every other one gets the
-        `DisruptionTarget` condition and is deleted, each with a `Preempted` event; pods of
-        lower priority than the preemptor lose their nomination to that node."""
-        ...
-
-    def is_preempting(self, uid: str) -> bool:
-        """Whether the victims of the preemptor with `uid` are still being evicted."""
-        ...
 
 
 PluginFactory: TypeAlias = Callable[..., Plugin]

@@ -20,7 +20,8 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.enqueue import collect_enqueue_events
 from kubesched.framework.errors import as_error, raised
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
-from kubesched.framework.interfaces import Handle, NodeToStatusReader, PostFilterResult
+from kubesched.framework.handle import Handle
+from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status

@@ -23,7 +23,7 @@ from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
 
 if TYPE_CHECKING:
-    from kubesched.framework.interfaces import Handle
+    from kubesched.framework.handle import Handle
     from kubesched.framework.runtime import PluginLists
 
 FilterFunc = Callable[[CycleState, Pod, NodeInfo], Status]
@@ -40,10 +40,6 @@ class WhatIfFiltering:
         raise NotImplementedError  # Framework's
 
     @cached_property
-    def _nominator(self) -> api.PodNominator | None:
-        return self.handle if isinstance(self.handle, api.PodNominator) else None
-
-    @cached_property
     def _pre_filter_extensions(self) -> list[tuple[str, api.PreFilterExtensions]]:
         return [
             (pl.name, pl)
@@ -53,8 +49,7 @@ class WhatIfFiltering:
 
     def has_nominated_pods(self) -> bool:
         """Whether any pod is nominated anywhere (else plain filtering is exact)."""
-        nominator = self._nominator
-        return nominator is not None and nominator.has_nominated_pods()
+        return self.handle.has_nominated_pods()
 
     def with_nominated_pods(self, run_filter: FilterFunc) -> FilterFunc:
         """`run_filter`, except on nodes where nominated pods must be counted."""
@@ -91,12 +86,9 @@ class WhatIfFiltering:
     def _add_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> tuple[CycleState, NodeInfo] | Status | None:
-        nominator = self._nominator
-        if nominator is None:
-            return None
         nominated = [
             other
-            for other in nominator.nominated_pods_for_node(node_info.name)
+            for other in self.handle.nominated_pods_for_node(node_info.name)
             if other.priority >= pod.priority and other.uid != pod.uid
         ]
         if not nominated:

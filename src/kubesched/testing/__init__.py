@@ -1,10 +1,10 @@
 """Public helpers for plugin authors and our own tests: object builders and a fake handle."""
 
+from kubesched.framework import RecordedPreemption
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
 from kubesched.testing.handle import (
     FakeHandle,
     RecordedEvent,
-    RecordedPreemption,
     build_test_framework,
     run_filter_plugin,
     run_score_plugin,

@@ -22,6 +22,7 @@ from kubesched.framework import (
     CycleState,
     Framework,
     NodeInfo,
+    RecordedPreemption,
     Registry,
     Status,
     WaitingPods,
@@ -40,21 +41,12 @@ class RecordedEvent:
     note: str
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedPreemption:
-    preemptor: str
-    """`namespace/name` of the preemptor."""
-    node_name: str
-    victims: tuple[str, ...]
-    """`namespace/name` of each victim, most important first."""
-
-
 @dataclass(slots=True)
 class FakeHandle:
     """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
     `bind` raise it.
 
-    It is a `PreemptionHandle` too: `nominate(pod, node)` nominates pods, `pdbs` are the
+    For preemption: `nominate(pod, node)` nominates pods, `pdbs` are the
     PodDisruptionBudgets, and `preempt` records a `RecordedPreemption` (evicting nothing;
     the preemptor's UID is in `preempting` until the test removes it).
 
@@ -71,6 +63,8 @@ class FakeHandle:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     preemptions: list[RecordedPreemption] = field(default_factory=list)
     preempting: set[str] = field(default_factory=set)
+    preemption_attempts: int = 0
+    """How often a preemption PostFilter ran."""
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     """Node name -> pods nominated to it."""
     namespaces: dict[str, dict[str, str]] | None = None
@@ -134,12 +128,14 @@ class FakeHandle:
         return list(self.pdbs)
 
     def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
-        victim_keys = tuple(victim.key for victim in victims)
-        self.preemptions.append(RecordedPreemption(preemptor.key, node_name, victim_keys))
+        self.preemptions.append(RecordedPreemption(preemptor, node_name, tuple(victims)))
         self.preempting.add(preemptor.uid)
 
     def is_preempting(self, uid: str) -> bool:
         return uid in self.preempting
+
+    def preemption_attempted(self) -> None:
+        self.preemption_attempts += 1
 
 
 def run_filter_plugin(

@@ -1,5 +1,5 @@
-"""`SchedulerHandle.namespace_labels` over the namespace informer's store, as `kubesched.server.app`
-wires it, and InterPodAffinity's `namespaceSelector` reading it."""
+"""`SchedulerHandle.namespace_labels` over the namespace informer's store, as
+`kubesched.server.components` wires it, and InterPodAffinity's `namespaceSelector` reading it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import WaitingPods
 from kubesched.model import Namespace
 from kubesched.plugins import InterPodAffinity
-from kubesched.plugins.helper.namespaces import NamespaceLister
 from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.server.informers import NAMESPACES_PATH, namespace_informer
@@ -55,7 +54,6 @@ async def test_labels_come_from_the_informer_and_follow_its_watch() -> None:
     )
     informer = namespace_informer(api)  # type: ignore[arg-type]
     h = handle(api, Snapshot(), informer.store)
-    assert isinstance(h, NamespaceLister)
     task = asyncio.create_task(informer.run())
     try:
         await asyncio.wait_for(informer.synced.wait(), 1)

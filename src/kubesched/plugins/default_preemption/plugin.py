@@ -1,9 +1,9 @@
 """DefaultPreemption (PostFilter, PreEnqueue): when no node fits a pod, evict pods of lower
 priority from the node where that helps most, and nominate the pod to that node.
 
-The decision is `default_preemption_core.evaluate` (upstream semantics, see there); this
-adapter reads the cycle's inputs, asks the Handle to evict the victims in the background
-(`PreemptionHandle.preempt`) and returns the nomination. Messages are upstream's, prefixed
+The decision is `evaluation.evaluate` (upstream semantics, see there); this adapter reads
+the cycle's inputs, asks the Handle to evict the victims in the background
+(`Handle.preempt`) and returns the nomination. Messages are upstream's, prefixed
 `preemption: ` in the FailedScheduling event, e.g.
 `0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available:
 3 No preemption victims found for incoming pod.`
@@ -16,12 +16,10 @@ Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
 max(percentage of the potential nodes, absolute) candidates (at least one of them
 violating no PodDisruptionBudget); both cannot be 0.
 
-A Handle that also has `preemption_attempted()` (`AttemptCounter`; the application's does,
-for `scheduler_preemption_attempts_total`) is told of every PostFilter run, as upstream
-counts them: whether or not a candidate was found.
-
-With a Handle that is not a `PreemptionHandle` (no PDBs, cannot evict) the plugin only
-evaluates: see `DefaultPreemption.evaluate`, which `kubesched explain` can use as a dry run.
+The Handle is told of every PostFilter run (`preemption_attempted`, for
+`scheduler_preemption_attempts_total`), as upstream counts them: whether or not a candidate
+was found. `kubesched explain`'s read-only Handle records the eviction instead of doing it,
+and `DefaultPreemption.evaluate` is the dry run alone.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from kubesched.framework import (
     FILTER_RUNNER_KEY,
@@ -40,12 +38,11 @@ from kubesched.framework import (
     CycleState,
     EventResource,
     Handle,
+    NodeToStatusReader,
     PostFilterResult,
-    PreemptionHandle,
     Status,
 )
-from kubesched.framework.interfaces import NodeToStatusReader
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import Pod
 from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
 from kubesched.plugins.helper.args import ArgsError, check_fields, integer
 
@@ -54,13 +51,6 @@ _KIND = "DefaultPreemptionArgs"
 _MAX_INT32 = 2**31 - 1
 PREFIX = "preemption: "
 WAITING = "waiting for the preemption for this pod to be finished"
-
-
-@runtime_checkable
-class AttemptCounter(Protocol):
-    """Optional on a Handle: counts preemption attempts (plugins import no metrics)."""
-
-    def preemption_attempted(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +95,6 @@ class DefaultPreemption:
     ) -> None:
         self.args = parse_args(args)
         self._handle = handle
-        self._actor = handle if isinstance(handle, PreemptionHandle) else None
-        self._attempts = handle if isinstance(handle, AttemptCounter) else None
         rng = random.Random()  # noqa: S311 - spreads the dry run's start, not security
         self._offset = offset or (lambda: rng.randrange(_MAX_INT32))
         self._clock = clock
@@ -114,7 +102,7 @@ class DefaultPreemption:
     # ---- PreEnqueue ---------------------------------------------------------------------
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
-        if self._actor is not None and self._actor.is_preempting(pod.uid):
+        if self._handle.is_preempting(pod.uid):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING)
         return None
 
@@ -127,17 +115,13 @@ class DefaultPreemption:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:
-        if self._attempts is not None:
-            self._attempts.preemption_attempted()
+        self._handle.preemption_attempted()
         evaluation = self.evaluate(state, pod, statuses)
         candidate = evaluation.candidate
         if candidate is None:
             result = PostFilterResult("") if evaluation.clear_nomination else None
             return result, _prefixed(evaluation.status)
-        if self._actor is None:
-            note = f"{placement_message(candidate)} (dry run: this handle cannot evict pods)"
-            return None, Status(Code.UNSCHEDULABLE, PREFIX + note)
-        self._actor.preempt(pod, node_name=candidate.node_name, victims=candidate.victims)
+        self._handle.preempt(pod, node_name=candidate.node_name, victims=candidate.victims)
         message = PREFIX + placement_message(candidate)
         return PostFilterResult(candidate.node_name), Status(Code.SUCCESS, message)
 
@@ -149,16 +133,13 @@ class DefaultPreemption:
         runner = state.get(FILTER_RUNNER_KEY)
         if runner is None:
             return Evaluation(None, Status(Code.ERROR, "no FilterRunner in the cycle state"))
-        pdbs: Sequence[PodDisruptionBudget] = ()
-        if self._actor is not None:
-            pdbs = self._actor.pod_disruption_budgets()
         return evaluate(
             runner,
             state,
             pod,
             nodes=self._handle.list_node_infos(),
             statuses=statuses,
-            pdbs=pdbs,
+            pdbs=self._handle.pod_disruption_budgets(),
             min_candidate_nodes_percentage=self.args.min_candidate_nodes_percentage,
             min_candidate_nodes_absolute=self.args.min_candidate_nodes_absolute,
             offset=self._offset(),

@@ -1,56 +1,28 @@
-"""Namespace labels for pod-affinity `namespaceSelector`s.
+"""Namespace labels for pod-affinity `namespaceSelector`s, looked up once per cycle.
 
-kube-scheduler reads namespace labels from its namespace informer. kubesched plugins ask the
-Handle: a Handle that also has `namespace_labels(name)` (the `NamespaceLister` protocol) is
-used exactly as upstream uses its lister (an unknown namespace has no labels). The
-application's `SchedulerHandle` has it, over the store of a namespace informer the
-application runs (`/api/v1/namespaces`; the caches sync before scheduling starts), and so
-does `kubesched.testing.FakeHandle`.
-
-Without it (a Handle of another tool, e.g. `kubesched explain`'s), a namespace is
-approximated by the one label every namespace carries and that the API server keeps in sync
-with its name, `kubernetes.io/metadata.name=<name>`. Selectors on that label (the usual way
-to pick namespaces by name) and the empty selector `{}` (all namespaces) are exact; a
-selector on other namespace labels sees namespaces without them.
+kube-scheduler reads namespace labels from its namespace informer; kubesched plugins ask the
+Handle (`namespace_labels`), which the scheduler answers from its namespace informer's store
+(an unknown namespace has no labels, as upstream's lister).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
 
-from kubesched.model import METADATA_NAME_LABEL
-
-
-@runtime_checkable
-class NamespaceLister(Protocol):
-    """What a Handle offers when it watches namespaces."""
-
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        """The labels of namespace `name`, or None if there is no such namespace."""
-        ...
+from kubesched.framework import Handle
 
 
 class NamespaceLabels:
     """Namespace labels for one scheduling cycle (each namespace looked up once)."""
 
-    __slots__ = ("_lister", "_seen")
+    __slots__ = ("_handle", "_seen")
 
-    def __init__(self, handle: object) -> None:
-        self._lister = handle if isinstance(handle, NamespaceLister) else None
+    def __init__(self, handle: Handle) -> None:
+        self._handle = handle
         self._seen: dict[str, Mapping[str, str]] = {}
-
-    @property
-    def exact(self) -> bool:
-        """Whether the labels come from a namespace lister (they may change over time)."""
-        return self._lister is not None
 
     def of(self, name: str) -> Mapping[str, str]:
         labels = self._seen.get(name)
         if labels is None:
-            if self._lister is None:
-                labels = {METADATA_NAME_LABEL: name}
-            else:
-                labels = self._lister.namespace_labels(name) or {}
-            self._seen[name] = labels
+            labels = self._seen[name] = self._handle.namespace_labels(name) or {}
         return labels

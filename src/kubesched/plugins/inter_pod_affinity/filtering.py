@@ -220,5 +220,5 @@ def term_counter(
         return found
 
     # With a namespace lister, namespace labels may change between cycles.
-    volatile = namespaces.exact and any(term.labels_dependent for term in group)
+    volatile = any(term.labels_dependent for term in group)
     return (None if volatile else cache.key_id(("pod-affinity", group)), count)

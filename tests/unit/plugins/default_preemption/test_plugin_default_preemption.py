@@ -24,7 +24,6 @@ from kubesched.plugins.default_preemption.evaluation import Evaluation
 from kubesched.plugins.default_preemption.plugin import DefaultPreemption, parse_args
 from kubesched.testing import (
     FakeHandle,
-    RecordedPreemption,
     build_test_framework,
     make_node,
     make_pod,
@@ -150,7 +149,7 @@ def test_candidate_selection(case: Case) -> None:
     handle = FakeHandle(nodes=case.nodes, pods=case.pods)
     handle.pdbs = list(case.pdbs)
     error = fit_error(handle, case.preemptor)
-    assert handle.preemptions == [RecordedPreemption("ns/preemptor", case.node, case.victims)]
+    assert [p.keys for p in handle.preemptions] == [("ns/preemptor", case.node, case.victims)]
     assert error.nominated_node_name == case.node
     assert not error.keep_nomination
     assert str(error).endswith(
@@ -218,39 +217,16 @@ def test_pre_enqueue_holds_a_preemptor_while_its_victims_are_evicted() -> None:
     assert status.message == "waiting for the preemption for this pod to be finished"
 
 
-class PlainHandle:
-    """A Handle that cannot preempt (not a PreemptionHandle)."""
-
-    def __init__(self, fake: FakeHandle) -> None:
-        self._fake = fake
-
-    def list_node_infos(self) -> Sequence[NodeInfo]:
-        return self._fake.list_node_infos()
-
-    def get_node_info(self, name: str) -> NodeInfo | None:
-        return self._fake.get_node_info(name)
-
-    async def bind(self, pod: Pod, node_name: str) -> None:
-        raise AssertionError
-
-    def record_event(self, pod: Pod, **_: str) -> None:
-        raise AssertionError
-
-    @property
-    def waiting_pods(self) -> Any:
-        return self._fake.waiting_pods
-
-
-def test_a_handle_that_cannot_evict_only_evaluates() -> None:
-    fake = FakeHandle(nodes=[node("a", "1")], pods=[running("low", "a")])
-    fw = build_test_framework(handle=PlainHandle(fake))  # type: ignore[arg-type]
-    with pytest.raises(FitError) as info:
-        schedule_pod(fw, CycleState(), incoming(cpu="1"), fake.list_node_infos())
-    assert info.value.keep_nomination
-    assert str(info.value).endswith(
-        " preemption: found a potential placement for pod on node a, preempting 1 victims"
-        " (dry run: this handle cannot evict pods)"
-    )
+def test_every_post_filter_run_is_counted_as_an_attempt() -> None:
+    """`scheduler_preemption_attempts_total` counts runs, with or without a candidate."""
+    handle = FakeHandle(nodes=[node("a", "1")], pods=[running("low", "a")])
+    fw = build_test_framework(handle=handle)
+    with pytest.raises(FitError):
+        schedule_pod(fw, CycleState(), incoming(cpu="1"), handle.list_node_infos())
+    with pytest.raises(FitError):
+        schedule_pod(fw, CycleState(), incoming(cpu="8"), handle.list_node_infos())
+    assert handle.preemption_attempts == 2
+    assert len(handle.preemptions) == 1
 
 
 def test_evaluate_is_a_dry_run_for_explain() -> None:
@@ -319,7 +295,7 @@ def test_fewer_candidates_wanted_stops_the_dry_run_early() -> None:
     plugin._offset = lambda: 3  # the dry run starts at n3 and stops at the first candidate
     with pytest.raises(FitError):
         schedule_pod(fw, CycleState(), incoming(cpu="1"), handle.list_node_infos())
-    assert handle.preemptions == [RecordedPreemption("ns/preemptor", "n3", ("ns/low3",))]
+    assert [p.keys for p in handle.preemptions] == [("ns/preemptor", "n3", ("ns/low3",))]
 
 
 # --- nominated pods hold their room -------------------------------------------------------
@@ -404,7 +380,7 @@ def test_prefilter_extensions_see_nominated_pods_and_preemption_victims() -> Non
     # The dry run removed the victim, added it back (reprieve) and removed it again: with
     # "first" (nominated, higher priority) counted there is no room for it.
     assert counting.removed == ["low", "low"]
-    assert handle.preemptions == [RecordedPreemption("ns/preemptor", "a", ("ns/low",))]
+    assert [p.keys for p in handle.preemptions] == [("ns/preemptor", "a", ("ns/low",))]
 
 
 class Failing(Counting):

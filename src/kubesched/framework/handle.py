@@ -1,0 +1,106 @@
+"""The Handle: everything a plugin may reach beyond its arguments, in one interface.
+
+Plugins get it in their factory (`factory(args=..., handle=...)`). The scheduler's
+implementation is `kubesched.scheduler.handle.SchedulerHandle`; `kubesched explain` has a
+read-only one, and `kubesched.testing.FakeHandle` is the one for plugin tests. Node infos are
+the current cycle's snapshot: read-only.
+
+One more thing PostFilter plugins reach, as upstream's Handle *is* the framework: the
+profile's Filter machinery (`FilterRunner`), in the cycle state under `FILTER_RUNNER_KEY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.waiting import WaitingPods
+from kubesched.model import Pod, PodDisruptionBudget
+
+
+class Handle(Protocol):
+    """What plugins may reach beyond their arguments; one per profile."""
+
+    # ---- the snapshot and the API ---------------------------------------------------------
+
+    def list_node_infos(self) -> Sequence[NodeInfo]:
+        """All nodes of the current snapshot."""
+        ...
+
+    def get_node_info(self, name: str) -> NodeInfo | None:
+        """One node of the current snapshot, or None."""
+        ...
+
+    async def bind(self, pod: Pod, node_name: str) -> None:
+        """POST the pod's `binding` subresource; raises on failure (DefaultBinder calls it)."""
+        ...
+
+    def record_event(
+        self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
+    ) -> None:
+        """Record an events.k8s.io Event about `pod` (type Normal/Warning)."""
+        ...
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        """Pods held by Permit plugins (shared by all profiles)."""
+        ...
+
+    # ---- listers --------------------------------------------------------------------------
+
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        """The labels of namespace `name` (from an informer), or None if there is none."""
+        ...
+
+    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
+        """Every PodDisruptionBudget in the cluster (from an informer: no request)."""
+        ...
+
+    # ---- nominated pods (upstream's PodNominator) ----------------------------------------
+
+    def has_nominated_pods(self) -> bool:
+        """Whether any pod is nominated at all (a cheap check once per cycle).
+
+        Filtering counts the nominated pods of equal or higher priority as already running on
+        their node, so the room preemption made is held for them (upstream
+        `RunFilterPluginsWithNominatedPods`)."""
+        ...
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        """The pods nominated to `node_name`, in nomination order."""
+        ...
+
+    # ---- preemption -------------------------------------------------------------------------
+
+    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+        """Evict `victims` from `node_name` for `preemptor` in the background (returns at
+        once): a victim waiting at Permit is rejected in memory, every other one gets the
+        `DisruptionTarget` condition and is deleted, each with a `Preempted` event; pods of
+        lower priority than the preemptor lose their nomination to that node. A read-only
+        Handle records the request instead (`RecordedPreemption`)."""
+        ...
+
+    def is_preempting(self, uid: str) -> bool:
+        """Whether the victims of the preemptor with `uid` are still being evicted."""
+        ...
+
+    def preemption_attempted(self) -> None:
+        """Count one run of a preemption PostFilter (`scheduler_preemption_attempts_total`)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedPreemption:
+    """What a preemption plugin asked a read-only Handle for: evict `victims` from
+    `node_name` for `preemptor`."""
+
+    preemptor: Pod
+    node_name: str
+    victims: tuple[Pod, ...]
+
+    @property
+    def keys(self) -> tuple[str, str, tuple[str, ...]]:
+        """(preemptor `namespace/name`, node, victims' `namespace/name`), for assertions."""
+        return self.preemptor.key, self.node_name, tuple(victim.key for victim in self.victims)
