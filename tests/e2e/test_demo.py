@@ -1,6 +1,6 @@
 """`make demo` (`kubesched dev-cluster demo`) runs to its table by itself and exits 0: the
-source documents' three pods placed by the scheduler they name, both Leases held, and the
-kubesched standby taking over from the killed leader."""
+three pods of "Configure Multiple Schedulers" placed by the scheduler they name, both Leases
+held, and the kubesched standby taking over from the killed leader."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_make_demo_runs_to_its_table_and_exits_0() -> None:
     assert result.returncode == 0, f"{out[-3000:]}\n{result.stderr[-3000:]}"
     assert took < 90.0, f"the demo took {took:.0f} s"
 
-    # The source documents' Lease bug is refused.
+    # The guides' Lease mistake (kube-scheduler's own Lease) is refused.
     assert "exit code 1: kubesched: Refusing to start" in out
     # kubesched is applied from `kubesched manifests` and runs with its ServiceAccount token.
     assert "deployment.apps/my-scheduler created" in out

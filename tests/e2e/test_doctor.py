@@ -1,8 +1,8 @@
 """`kubesched doctor` and `kubesched leases` end to end, on the real control plane.
 
-The first source document's RBAC (leases get/create/update restricted to `resourceNames:
-[my-custom-scheduler]`) cannot create the Lease: doctor, reviewing that service account,
-says so and why; with the RBAC `kubesched manifests` generates (`create` without
+The RBAC of the guide on leader-election conflicts (leases get/create/update restricted to
+`resourceNames: [my-custom-scheduler]`) cannot create the Lease: doctor, reviewing that
+service account, says so and why; with the RBAC `kubesched manifests` generates (`create` without
 resourceNames), a kubesched running with the service account's own token takes its Lease
 and doctor reports every check ok.
 Doctor also finds pods that wait for a scheduler nobody runs, stale Leases, and a kubesched
@@ -166,8 +166,8 @@ def token_kubeconfig(cluster: LocalCluster, token: str, path: Path) -> Path:
     return path
 
 
-def source_document_rules(lease_name: str) -> list[dict[str, Any]]:
-    """The ClusterRole of the first source document, verbatim."""
+def leader_election_guide_rules(lease_name: str) -> list[dict[str, Any]]:
+    """The ClusterRole of the guide on leader-election conflicts, verbatim."""
     return [
         rule([LEASE_GROUP], ["leases"], ["get", "create", "update"], [lease_name]),
         rule([""], ["pods", "nodes", "services", "endpoints"], ["get", "list", "watch"]),
@@ -207,8 +207,8 @@ def lease_holder(api: ApiClient, namespace: str, name: str) -> str:
     return str((found or {}).get("spec", {}).get("holderIdentity") or "")
 
 
-# -- the source documents' RBAC pitfall -------------------------------------------------------
-def test_source_document_rbac_cannot_create_the_lease(
+# -- the leader-election conflict guide's RBAC pitfall ---------------------------------------
+def test_leader_election_guide_rbac_cannot_create_the_lease(
     cli: Cli,
     api: ApiClient,
     local_cluster: LocalCluster,
@@ -219,7 +219,7 @@ def test_source_document_rbac_cannot_create_the_lease(
     bind_cluster_role(
         cluster_objects,
         name=unique("custom-scheduler"),
-        rules=source_document_rules("my-custom-scheduler"),
+        rules=leader_election_guide_rules("my-custom-scheduler"),
         namespace=namespace,
         sa="custom-scheduler-sa",
     )
@@ -269,7 +269,7 @@ def test_the_human_report_explains_the_pitfall(
     bind_cluster_role(
         cluster_objects,
         name=unique("custom-scheduler"),
-        rules=source_document_rules("my-custom-scheduler"),
+        rules=leader_election_guide_rules("my-custom-scheduler"),
         namespace=namespace,
         sa="custom-scheduler-sa",
     )

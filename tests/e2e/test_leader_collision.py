@@ -1,7 +1,7 @@
 """The collision guard end to end: kubesched refuses, quickly and with a one-line reason, a
 Lease that would make it hang behind (or fight) another holder, and accepts its own replicas.
 
-The source documents' bug is a second scheduler configured with the Lease
+The guides' mistake is a second scheduler configured with the Lease
 kube-system/kube-scheduler that blocks forever at "attempting to acquire leader lease
 kube-system/kube-scheduler..." while the real kube-scheduler holds it.
 """

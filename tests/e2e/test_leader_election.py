@@ -530,7 +530,7 @@ def test_default_lease_is_kube_system_named_after_the_scheduler(kubesched, api: 
         api.delete("Lease", scheduler, namespace="kube-system")
 
 
-# -- the source documents' command lines -------------------------------------------------------
+# -- the guides' command lines ----------------------------------------------------------------
 def _labelled_namespace(api: ApiClient, name: str) -> str:
     """Create the exact namespace `name`, labelled so the clean-up removes it."""
     api.create(
@@ -543,7 +543,7 @@ def _labelled_namespace(api: ApiClient, name: str) -> str:
     return name
 
 
-def test_first_source_document_container_args(kubesched, api: ApiClient, namespace: str):
+def test_leader_election_guide_container_args(kubesched, api: ApiClient, namespace: str):
     """`--leader-elect=true --leader-election-resource-name=my-custom-scheduler
     --leader-election-resource-namespace=custom-scheduler-ns --scheduler-name=my-custom-scheduler`
     exactly as written: its own Lease, beside kube-scheduler."""
@@ -567,7 +567,7 @@ def test_first_source_document_container_args(kubesched, api: ApiClient, namespa
     assert "attempting to acquire" not in log
 
 
-def test_second_source_document_lock_object_flags(kubesched, api: ApiClient, namespace: str):
+def test_configure_multiple_schedulers_lock_object_flags(kubesched, api: ApiClient, namespace: str):
     """`--leader-elect=true --lock-object-namespace=... --lock-object-name=...` with
     `--scheduler-name=my-scheduler`; pods submitted before it runs stay Pending, then are
     scheduled, and their Scheduled events name my-scheduler."""

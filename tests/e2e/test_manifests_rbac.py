@@ -2,8 +2,8 @@
 sufficient (kubesched with the generated ServiceAccount's token acquires its Lease and
 schedules) and least privilege (that token is denied kube-scheduler's Lease and creating
 pods; it may delete pods and read PodDisruptionBudgets only because DefaultPreemption, a
-default plugin, evicts victims). And the first source document's RBAC really cannot create
-the Lease the first time.
+default plugin, evicts victims). And the RBAC of the guide on leader-election conflicts really
+cannot create the Lease the first time.
 
 Cluster-scoped objects (ClusterRoles, ClusterRoleBindings) are named per test and deleted by
 the tests; kubesched's namespace is labelled so that the harness removes it.
@@ -297,9 +297,9 @@ def test_generated_pod_template_passes_pod_security_restricted(
     assert "violate" not in result.stderr, result.stderr
 
 
-# The first source document's RBAC, verbatim but for unique names: `leases` get/create/update
-# restricted to `resourceNames: [my-custom-scheduler]`.
-SOURCE_DOC_RBAC = """\
+# The leader-election conflict guide's RBAC, verbatim but for unique names: `leases`
+# get/create/update restricted to `resourceNames: [my-custom-scheduler]`.
+LEADER_ELECTION_GUIDE_RBAC = """\
 apiVersion: v1
 kind: ServiceAccount
 metadata:
@@ -337,11 +337,11 @@ roleRef:
 """
 
 
-def test_source_document_rbac_cannot_create_the_lease_the_first_time(
+def test_leader_election_guide_rbac_cannot_create_the_lease_the_first_time(
     local_cluster: LocalCluster, api: ApiClient, namespace: str, tmp_path: Path
 ) -> None:
     role = f"custom-scheduler-{secrets.token_hex(3)}"
-    text = SOURCE_DOC_RBAC.format(namespace=namespace, role=role)
+    text = LEADER_ELECTION_GUIDE_RBAC.format(namespace=namespace, role=role)
     try:
         local_cluster.kubectl("apply", "-f", "-", stdin=text)
         token = token_for(local_cluster, "custom-scheduler-sa", namespace)

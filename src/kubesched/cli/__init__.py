@@ -1,7 +1,8 @@
 """Command line: `kubesched [COMMAND] [FLAGS]`; with only flags it runs the scheduler.
 
 Each command lives in its own module with a `main(argv) -> int`, so the container args of
-the source documents (`kubesched --config=... --leader-elect=true`) work unchanged.
+"Configure Multiple Schedulers" and of the guide on leader-election conflicts
+(`kubesched --config=... --leader-elect=true`) work unchanged.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 
 Its own flags choose where and how kubesched runs (--namespace, --name, --image,
 --replicas); every other flag is a scheduler flag of `kubesched run` (`--config`,
-`--scheduler-name`, `--leader-elect-*` and the source documents' aliases, `-v`, ...) and
+`--scheduler-name`, `--leader-elect-*` and the aliases from the two guides, `-v`, ...) and
 ends up in the generated KubeSchedulerConfiguration or in the container's arguments. The
 Lease's namespace defaults to --namespace, as it does for a pod in that namespace.
 

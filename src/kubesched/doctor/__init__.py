@@ -16,17 +16,17 @@ from kubesched.doctor.inventory import (
     served_by_live,
 )
 from kubesched.doctor.render import as_json, table
-from kubesched.doctor.result import CheckResult, Status
+from kubesched.doctor.result import CheckResult, CheckStatus
 from kubesched.doctor.runner import CHECKS, exit_code, run_checks
 from kubesched.doctor.target import ServiceAccount, Target
 
 __all__ = [
     "CHECKS",
     "CheckResult",
+    "CheckStatus",
     "LeaseState",
     "SchedulerLease",
     "ServiceAccount",
-    "Status",
     "Target",
     "as_json",
     "exit_code",

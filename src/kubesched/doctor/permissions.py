@@ -3,7 +3,7 @@
 Reviewed with SelfSubjectAccessReview (our own credentials) or, with `--service-account`,
 SubjectAccessReview for `system:serviceaccount:<ns>:<name>`. When `create leases` is
 denied but `get`/`update` on the Lease by name are allowed, the cause is almost always the
-first source document's rule — `leases` get/create/update with `resourceNames:
+leader-election conflict guide's rule — `leases` get/create/update with `resourceNames:
 [my-custom-scheduler]` — and the check says so: RBAC `resourceNames` cannot restrict
 `create` (a create request has no name yet), so that rule can never create the Lease.
 """
@@ -104,7 +104,8 @@ def _preemption_needs() -> list[Need]:
 class LeaseCreateProblem:
     """`create leases` is denied although the Lease may be read and renewed by name."""
 
-    pitfall: bool  # create is granted with resourceNames only: the source document's rule
+    pitfall: bool
+    """create is granted with resourceNames only: the leader-election conflict guide's rule."""
     lease_exists: bool
 
     def detail(self, target: Target, who: str) -> str:
@@ -113,8 +114,8 @@ class LeaseCreateProblem:
             why = (
                 f"its rule grants create on leases only with resourceNames: "
                 f"[{target.lease_name}], and RBAC resourceNames cannot restrict create (a create "
-                "request has no object name yet), so the first source document's rule never "
-                "lets the scheduler create its Lease the first time"
+                "request has no object name yet), so the leader-election conflict guide's rule "
+                "never lets the scheduler create its Lease the first time"
             )
         else:
             why = f"it may get/update {lease} by name but has no create permission on leases"

@@ -7,16 +7,16 @@ from collections import Counter
 from typing import Any
 
 from kubesched.doctor.durations import plural
-from kubesched.doctor.result import CheckResult, Status
+from kubesched.doctor.result import CheckResult, CheckStatus
 from kubesched.doctor.target import Target
 
-_MARK = {Status.OK: "ok", Status.WARN: "WARN", Status.FAIL: "FAIL"}
+_MARK = {CheckStatus.OK: "ok", CheckStatus.WARN: "WARN", CheckStatus.FAIL: "FAIL"}
 
 
 def summary(results: list[CheckResult]) -> dict[str, int]:
     """How many checks ended in each status."""
     counts = Counter(result.status for result in results)
-    return {status.value: counts.get(status, 0) for status in Status}
+    return {status.value: counts.get(status, 0) for status in CheckStatus}
 
 
 def table(results: list[CheckResult], target: Target) -> str:
@@ -30,7 +30,7 @@ def table(results: list[CheckResult], target: Target) -> str:
     ]
     for result in results:
         lines.append(f"{_MARK[result.status]:<7} {result.name:<{width}}  {result.detail}")
-        if result.fix and result.status is not Status.OK:
+        if result.fix and result.status is not CheckStatus.OK:
             lines.append(f"{'':<7} {'':<{width}}  fix: {result.fix}")
     counts = summary(results)
     lines += [

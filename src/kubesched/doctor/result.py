@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 
-class Status(StrEnum):
+class CheckStatus(StrEnum):
     """The verdict of one check."""
 
     OK = "ok"
@@ -25,7 +25,7 @@ class CheckResult:
     """One check's answer. `detail` is one line; `fix` says what to do (empty when ok)."""
 
     name: str
-    status: Status
+    status: CheckStatus
     detail: str
     fix: str = ""
     data: dict[str, Any] = field(default_factory=dict)
@@ -43,14 +43,14 @@ class CheckResult:
 
 def ok(name: str, detail: str, **data: Any) -> CheckResult:
     """A passing check."""
-    return CheckResult(name=name, status=Status.OK, detail=detail, data=data)
+    return CheckResult(name=name, status=CheckStatus.OK, detail=detail, data=data)
 
 
 def warn(name: str, detail: str, fix: str, **data: Any) -> CheckResult:
     """A check that found something to look at."""
-    return CheckResult(name=name, status=Status.WARN, detail=detail, fix=fix, data=data)
+    return CheckResult(name=name, status=CheckStatus.WARN, detail=detail, fix=fix, data=data)
 
 
 def fail(name: str, detail: str, fix: str, **data: Any) -> CheckResult:
     """A check that found why kubesched cannot work."""
-    return CheckResult(name=name, status=Status.FAIL, detail=detail, fix=fix, data=data)
+    return CheckResult(name=name, status=CheckStatus.FAIL, detail=detail, fix=fix, data=data)

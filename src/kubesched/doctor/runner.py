@@ -11,7 +11,7 @@ from datetime import datetime
 
 from kubesched.doctor import apiserver, collision, default_scheduler, holder, pending, permissions
 from kubesched.doctor.context import Context
-from kubesched.doctor.result import CheckResult, Status, warn
+from kubesched.doctor.result import CheckResult, CheckStatus, warn
 from kubesched.doctor.target import Target
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError
@@ -56,11 +56,11 @@ async def run_checks(
     for name, check in checks:
         result = await _run_one(name, check, ctx)
         results.append(result)
-        if name == apiserver.NAME and result.status is Status.FAIL:
+        if name == apiserver.NAME and result.status is CheckStatus.FAIL:
             break
     return results
 
 
 def exit_code(results: list[CheckResult]) -> int:
     """1 when any check failed, else 0 (warnings do not fail)."""
-    return 1 if any(result.status is Status.FAIL for result in results) else 0
+    return 1 if any(result.status is CheckStatus.FAIL for result in results) else 0

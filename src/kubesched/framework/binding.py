@@ -14,7 +14,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.errors import as_error, raised
+from kubesched.framework.plugin_failures import as_error, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.model import Pod
@@ -48,7 +48,7 @@ class BindingCycle:
                 continue
             if status.is_rejected():
                 return status.with_plugin(pl.name)
-            return as_error("Reserve", pl.name, status)
+            return as_error(pl.name, "Reserve", status)
         return SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -72,7 +72,7 @@ class BindingCycle:
             if status.is_rejected():
                 return status.with_plugin(pl.name)
             if status.code is not Code.WAIT:
-                return as_error("Permit", pl.name, status)
+                return as_error(pl.name, "Permit", status)
             waits[pl.name] = min(timeout, MAX_PERMIT_TIMEOUT)
         if not waits:
             return SUCCESS
@@ -106,7 +106,7 @@ class BindingCycle:
                 continue
             if status.is_rejected():
                 return status.with_plugin(pl.name)
-            return as_error("PreBind", pl.name, status)
+            return as_error(pl.name, "PreBind", status)
         return SUCCESS
 
     async def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -124,7 +124,7 @@ class BindingCycle:
                 return SUCCESS
             if status.is_rejected():
                 return status.with_plugin(pl.name)
-            return as_error("Bind", pl.name, status)
+            return as_error(pl.name, "Bind", status)
         return status
 
     def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework import interfaces as api
-from kubesched.framework.errors import raised
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
+from kubesched.framework.plugin_failures import raised
 
 if TYPE_CHECKING:
     from kubesched.framework.runtime import PluginLists

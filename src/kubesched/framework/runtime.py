@@ -18,11 +18,11 @@ from kubesched.framework import memo
 from kubesched.framework.binding import BindingCycle
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.enqueue import collect_enqueue_events
-from kubesched.framework.errors import as_error, raised
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.plugin_failures import as_error, raised
 from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.whatif import WhatIfFiltering
@@ -123,7 +123,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                 return raised(pl.name, "PreEnqueue", exc)
             if status is not None and status.code is not Code.SUCCESS:
                 if not status.is_rejected():
-                    return as_error("PreEnqueue", pl.name, status)
+                    return as_error(pl.name, "PreEnqueue", status)
                 return status.with_plugin(pl.name)
         return SUCCESS
 
@@ -178,7 +178,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                     rejected = out.with_plugin(pl.name)
                     continue
                 if out.code is not Code.SUCCESS:
-                    return PreFilterOutcome(as_error("PreFilter", pl.name, out))
+                    return PreFilterOutcome(as_error(pl.name, "PreFilter", out))
             elif out is not None:
                 with_nodes.add(pl.name)
                 result = frozenset(out) if result is None else result & out
@@ -200,7 +200,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                 return raised(name, "Filter", exc)
             if status is not None and status.code is not _SUCCESS_CODE:
                 if not status.is_rejected():
-                    return as_error("Filter", name, status)
+                    return as_error(name, "Filter", status)
                 status.plugin = name
                 return status
         return SUCCESS
@@ -241,7 +241,7 @@ class Framework(BindingCycle, WhatIfFiltering):
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return out, status.with_plugin(pl.name)
             if not status.is_rejected():
-                return None, as_error("PostFilter", pl.name, status)
+                return None, as_error(pl.name, "PostFilter", status)
             if out is not None:
                 result = out
             reasons.extend(status.reasons)
@@ -264,7 +264,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                 if status.code is Code.SKIP:
                     skipped.add(pl.name)
                     continue
-                return as_error("PreScore", pl.name, status)
+                return as_error(pl.name, "PreScore", status)
             return SUCCESS
         finally:
             state.skip_score_plugins = frozenset(skipped)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.errors import raised
 from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.plugin_failures import raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
 

@@ -2,7 +2,7 @@
 when *we* will consider it expired and which schedulers the holder serves.
 
 Logged when the holder changes and otherwise at most every 30 s, instead of client-go's
-bare `attempting to acquire leader lease ns/name...`, which left the source documents'
+bare `attempting to acquire leader lease ns/name...`, which left the guides'
 users staring at a line that never changed.
 """
 

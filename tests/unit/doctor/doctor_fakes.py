@@ -81,8 +81,8 @@ class Rule:
         )
 
 
-def source_document_rules(lease_name: str = "my-custom-scheduler") -> list[Rule]:
-    """The first source document's ClusterRole."""
+def leader_election_guide_rules(lease_name: str = "my-custom-scheduler") -> list[Rule]:
+    """The ClusterRole of the guide on leader-election conflicts."""
     return [
         Rule(("get", "create", "update"), ("leases",), ("coordination.k8s.io",), (lease_name,)),
         Rule(("get", "list", "watch"), ("pods", "nodes", "services", "endpoints")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from doctor_fakes import FakeCluster, context, lease, target
 
-from kubesched.doctor import Status
+from kubesched.doctor import CheckStatus
 from kubesched.doctor.collision import check_collision
 from kubesched.doctor.default_scheduler import check_default_scheduler
 from kubesched.doctor.holder import check_holder
@@ -19,7 +19,7 @@ async def test_kubesched_on_the_default_schedulers_lease_collides():
     cluster.add(KUBE_SCHEDULER)
     tgt = target("my-custom-scheduler", namespace="kube-system", lease_name="kube-scheduler")
     result = await check_collision(context(cluster, tgt))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert "kube-system/kube-scheduler belongs to the default scheduler" in result.detail
     assert "attempting to acquire leader lease kube-system/kube-scheduler" in result.detail
     assert "--leader-elect-resource-name=my-custom-scheduler" in result.fix
@@ -30,7 +30,7 @@ async def test_replacing_a_live_kube_scheduler_collides():
     cluster.add(KUBE_SCHEDULER)
     tgt = target("default-scheduler", namespace="kube-system", lease_name="kube-scheduler")
     result = await check_collision(context(cluster, tgt))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert "live default kube-scheduler" in result.detail
     assert "stop the default scheduler first" in result.fix
 
@@ -39,7 +39,7 @@ async def test_replacing_a_stopped_kube_scheduler_is_fine():
     cluster = FakeCluster()
     cluster.add(lease("kube-system", "kube-scheduler", renewed_ago=600))
     tgt = target("default-scheduler", namespace="kube-system", lease_name="kube-scheduler")
-    assert (await check_collision(context(cluster, tgt))).status is Status.OK
+    assert (await check_collision(context(cluster, tgt))).status is CheckStatus.OK
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ async def test_a_live_foreign_holder_collides(names, expected):
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="someone", names=names))
     result = await check_collision(context(cluster))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert expected in result.detail
 
 
@@ -62,21 +62,21 @@ async def test_our_own_replica_holding_the_lease_is_fine():
     cluster.add(lease("sched-ns", "my-scheduler", names="my-scheduler"))
     cluster.add(KUBE_SCHEDULER)
     result = await check_collision(context(cluster))
-    assert result.status is Status.OK
+    assert result.status is CheckStatus.OK
     assert "sched-ns/my-scheduler is this scheduler's own Lease" in result.detail
 
 
 async def test_a_stale_foreign_holder_does_not_collide():
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="old", renewed_ago=300))
-    assert (await check_collision(context(cluster))).status is Status.OK
+    assert (await check_collision(context(cluster))).status is CheckStatus.OK
 
 
 async def test_another_live_scheduler_serving_our_name_collides():
     cluster = FakeCluster()
     cluster.add(lease("elsewhere", "rival", holder="rival-1", names="my-scheduler,x"))
     result = await check_collision(context(cluster))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert "my-scheduler by rival-1 (elsewhere/rival)" in result.detail
 
 
@@ -85,13 +85,13 @@ async def test_serving_default_scheduler_beside_a_live_kube_scheduler_collides()
     cluster.add(KUBE_SCHEDULER)
     tgt = target("default-scheduler", namespace="sched-ns", lease_name="mine")
     result = await check_collision(context(cluster, tgt))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert "kube-system/kube-scheduler" in result.detail
 
 
 async def test_no_lease_without_leader_election():
     result = await check_collision(context(FakeCluster(), target(leader_elect=False)))
-    assert result.status is Status.OK
+    assert result.status is CheckStatus.OK
     assert "leader election is off" in result.detail
 
 
@@ -100,7 +100,7 @@ async def test_live_holder():
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="r1", names="my-scheduler", transitions=3))
     result = await check_holder(context(cluster))
-    assert result.status is Status.OK
+    assert result.status is CheckStatus.OK
     assert "held by r1, renewed 1.0s ago, expires in 14s, 3 transitions" in result.detail
     assert result.data["state"] == "live"
 
@@ -110,7 +110,7 @@ async def test_a_holder_that_is_not_this_scheduler_is_a_warning():
     cluster.add(KUBE_SCHEDULER)
     tgt = target("my-custom-scheduler", namespace="kube-system", lease_name="kube-scheduler")
     result = await check_holder(context(cluster, tgt))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "serves default-scheduler, not this scheduler" in result.detail
 
 
@@ -118,7 +118,7 @@ async def test_stale_holder():
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="gone", renewed_ago=300, names="x"))
     result = await check_holder(context(cluster))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "is stale: held by gone, last renewed 5m0s ago" in result.detail
     assert result.data["state"] == "stale"
     assert result.data["expiresInSeconds"] == pytest.approx(-285)
@@ -128,13 +128,13 @@ async def test_released_lease():
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="", names="my-scheduler"))
     result = await check_holder(context(cluster))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert result.data["state"] == "released"
 
 
 async def test_missing_lease():
     result = await check_holder(context(FakeCluster()))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "does not exist" in result.detail
     assert "create leases` without resourceNames" in result.fix
 
@@ -144,14 +144,14 @@ async def test_default_scheduler_alive():
     cluster = FakeCluster()
     cluster.add(KUBE_SCHEDULER)
     result = await check_default_scheduler(context(cluster))
-    assert result.status is Status.OK
+    assert result.status is CheckStatus.OK
     assert "held by master_1234 (kube-scheduler)" in result.detail
 
 
 async def test_default_scheduler_stale_or_missing():
     cluster = FakeCluster()
-    assert (await check_default_scheduler(context(cluster))).status is Status.WARN
+    assert (await check_default_scheduler(context(cluster))).status is CheckStatus.WARN
     cluster.add(lease("kube-system", "kube-scheduler", renewed_ago=100))
     result = await check_default_scheduler(context(cluster))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "is stale" in result.detail

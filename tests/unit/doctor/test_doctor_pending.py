@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from doctor_fakes import FakeCluster, context, lease, pod
 
-from kubesched.doctor import Status
+from kubesched.doctor import CheckStatus
 from kubesched.doctor.pending import check_pending
 
 
@@ -24,7 +24,7 @@ async def test_pods_for_live_schedulers_are_fine():
         pod("ns", "p3", "default-scheduler"),
     ]
     result = await check_pending(context(cluster))
-    assert result.status is Status.OK
+    assert result.status is CheckStatus.OK
     assert "3 unscheduled pending pods" in result.detail
 
 
@@ -38,7 +38,7 @@ async def test_pods_without_a_live_scheduler_are_listed_by_name():
         pod("ns", "bound", "unknown", node="n1"),
     ]
     result = await check_pending(context(cluster))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert result.data["withoutScheduler"] == {
         "dead-scheduler": ["other/waits"],
         "unknown": ["ns/orphan-1", "ns/orphan-2"],
@@ -53,7 +53,7 @@ async def test_default_scheduler_pods_wait_when_kube_scheduler_is_gone():
     cluster.add(lease("kube-system", "kube-scheduler", renewed_ago=60))
     cluster.pods = [pod("ns", "plain")]
     result = await check_pending(context(cluster))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert result.data["withoutScheduler"] == {"default-scheduler": ["ns/plain"]}
     assert "start the default kube-scheduler" in result.fix
 

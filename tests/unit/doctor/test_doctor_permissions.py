@@ -7,12 +7,12 @@ from doctor_fakes import (
     Rule,
     context,
     correct_rules,
+    leader_election_guide_rules,
     lease,
-    source_document_rules,
     target,
 )
 
-from kubesched.doctor import ServiceAccount, Status
+from kubesched.doctor import CheckStatus, ServiceAccount
 from kubesched.doctor.permissions import check_permissions, scheduler_needs
 from kubesched.kube.errors import Forbidden
 
@@ -24,11 +24,11 @@ def sa_target():
     return target("my-custom-scheduler", namespace="custom-scheduler-ns", service_account=SA)
 
 
-async def test_source_document_rbac_names_the_pitfall():
+async def test_leader_election_guide_rbac_names_the_pitfall():
     cluster = FakeCluster()
-    cluster.grant(SA_USER, source_document_rules())
+    cluster.grant(SA_USER, leader_election_guide_rules())
     result = await check_permissions(context(cluster, sa_target()))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert result.data["pitfall"] is True
     assert "cannot create the Lease custom-scheduler-ns/my-custom-scheduler" in result.detail
     assert "resourceNames cannot restrict create" in result.detail
@@ -44,7 +44,7 @@ async def test_source_document_rbac_names_the_pitfall():
 
 async def test_the_create_review_carries_no_name_like_a_real_create():
     cluster = FakeCluster()
-    cluster.grant(SA_USER, source_document_rules())
+    cluster.grant(SA_USER, leader_election_guide_rules())
     await check_permissions(context(cluster, sa_target()))
     creates = [
         r["spec"]["resourceAttributes"]
@@ -69,7 +69,7 @@ async def test_correct_rbac_passes():
     cluster = FakeCluster(service_accounts={("custom-scheduler-ns", "custom-scheduler-sa")})
     cluster.grant(SA_USER, correct_rules("custom-scheduler-ns", "my-custom-scheduler"))
     result = await check_permissions(context(cluster, sa_target()))
-    assert result.status is Status.OK, result.detail
+    assert result.status is CheckStatus.OK, result.detail
     assert result.data["denied"] == []
     assert SA_USER in result.detail
 
@@ -78,7 +78,7 @@ async def test_own_credentials_use_self_subject_access_reviews():
     cluster = FakeCluster(me="alice")
     cluster.grant("alice", correct_rules("sched-ns", "my-scheduler"))
     result = await check_permissions(context(cluster))
-    assert result.status is Status.OK
+    assert result.status is CheckStatus.OK
     assert "alice" in result.detail
     assert {r["kind"] for r in cluster.reviews()} == {"SelfSubjectAccessReview"}
 
@@ -92,7 +92,7 @@ async def test_missing_create_without_the_pitfall_rule():
     cluster = FakeCluster(me="alice")
     cluster.grant("alice", rules)
     result = await check_permissions(context(cluster))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert result.data["pitfall"] is False
     assert "no create permission on leases" in result.detail
     assert "separate rule without resourceNames" in result.fix
@@ -107,7 +107,7 @@ async def test_pitfall_is_a_warning_while_the_lease_exists():
     cluster.grant("alice", rules)
     cluster.add(lease("sched-ns", "my-scheduler", names="my-scheduler"))
     result = await check_permissions(context(cluster))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "works until the Lease is deleted" in result.detail
 
 
@@ -118,7 +118,7 @@ async def test_other_denials_fail_with_their_purpose():
     cluster = FakeCluster(me="alice")
     cluster.grant("alice", rules)
     result = await check_permissions(context(cluster))
-    assert result.status is Status.FAIL
+    assert result.status is CheckStatus.FAIL
     assert "create pods/binding (binding pods)" in result.detail
 
 
@@ -126,7 +126,7 @@ async def test_missing_metrics_auth_permissions_only_warn():
     cluster = FakeCluster(me="alice")
     cluster.grant("alice", correct_rules("sched-ns", "my-scheduler", metrics_auth=False))
     result = await check_permissions(context(cluster))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "tokenreviews" in result.detail
 
 
@@ -139,7 +139,7 @@ async def test_missing_service_account_warns():
     cluster = FakeCluster()
     cluster.grant(SA_USER, correct_rules("custom-scheduler-ns", "my-custom-scheduler"))
     result = await check_permissions(context(cluster, sa_target()))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "does not exist" in result.detail
 
 
@@ -149,5 +149,5 @@ async def test_when_reviews_are_forbidden_it_says_why():
         403, "Forbidden", "cannot create subjectaccessreviews"
     )
     result = await check_permissions(context(cluster, sa_target()))
-    assert result.status is Status.WARN
+    assert result.status is CheckStatus.WARN
     assert "cannot review the permissions" in result.detail

@@ -9,7 +9,7 @@ from doctor_fakes import NOW, FakeCluster, correct_rules, lease, pod, target
 
 from kubesched.cli import doctor as doctor_cli
 from kubesched.config import load_config
-from kubesched.doctor import ServiceAccount, Status, as_json, exit_code, run_checks, table
+from kubesched.doctor import CheckStatus, ServiceAccount, as_json, exit_code, run_checks, table
 from kubesched.doctor.durations import ago, expires, short
 from kubesched.kube.errors import ConnectionFailed, Forbidden
 
@@ -32,7 +32,7 @@ async def test_all_checks_pass_on_a_healthy_cluster():
         "pending-pods",
         "default-scheduler",
     ]
-    assert {r.status for r in results} == {Status.OK}, [r.detail for r in results]
+    assert {r.status for r in results} == {CheckStatus.OK}, [r.detail for r in results]
     assert exit_code(results) == 0
     assert "https://k8s answers as alice, Kubernetes v1.37.2" in results[0].detail
 
@@ -42,7 +42,7 @@ async def test_an_unreachable_api_server_stops_the_run():
     cluster.errors["/version"] = ConnectionFailed("GET /version: connection refused")
     results = await run_checks(cluster, target(), server="https://k8s", now=NOW)
     assert len(results) == 1
-    assert results[0].status is Status.FAIL
+    assert results[0].status is CheckStatus.FAIL
     assert "cannot reach https://k8s" in results[0].detail
     assert exit_code(results) == 1
 
@@ -52,7 +52,7 @@ async def test_a_check_that_cannot_read_warns_instead_of_crashing():
     cluster.errors["/api/v1/pods"] = Forbidden(403, "Forbidden", "pods is forbidden")
     results = await run_checks(cluster, target(), now=NOW)
     pending = next(r for r in results if r.name == "pending-pods")
-    assert pending.status is Status.WARN
+    assert pending.status is CheckStatus.WARN
     assert "could not check" in pending.detail
     assert exit_code(results) == 0
 
@@ -108,7 +108,7 @@ def test_bad_service_accounts(text):
         ServiceAccount.parse(text)
 
 
-def test_target_from_the_source_documents_flags():
+def test_target_from_the_guides_flags():
     loaded = load_config(
         [
             "--leader-elect=true",

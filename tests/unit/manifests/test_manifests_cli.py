@@ -37,7 +37,7 @@ def test_the_lease_defaults_to_kubesched_s_namespace(capsys: Capture) -> None:
     assert (election["resourceNamespace"], election["resourceName"]) == ("team-a", "s1")
 
 
-def test_the_source_documents_flags_work_with_their_notices(capsys: Capture) -> None:
+def test_the_guides_flags_work_with_their_notices(capsys: Capture) -> None:
     code, out, err = run(
         capsys,
         "--leader-elect=true",

@@ -1,4 +1,6 @@
-"""How the runners turn plugin failures into statuses (and log them once)."""
+"""How the runners turn a plugin's failure into a Status: a raised exception (`raised`, logged
+once) or an unexpected status (`as_error`). Both take the plugin's name first, then the
+extension point."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ def raised(plugin: str, point: str, exc: BaseException) -> Status:
     )
 
 
-def as_error(point: str, plugin: str, status: Status) -> Status:
+def as_error(plugin: str, point: str, status: Status) -> Status:
     """Wrap an unexpected status as upstream does: `running <Point> plugin "X": <message>`."""
     return Status(
         Code.ERROR,

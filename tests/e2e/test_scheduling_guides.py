@@ -1,4 +1,4 @@
-"""The verification flow of the source documents (configure-multiple-schedulers,
+"""The verification flow of the guides (configure-multiple-schedulers,
 custom-scheduler-leader-election), against the real kube-scheduler.
 
 Three pods: `no-annotation` (no schedulerName), `annotation-default-scheduler`
