@@ -3,11 +3,11 @@
 The failure both guides describe ("Configure Multiple Schedulers" and the guide on
 leader-election conflicts between a custom scheduler and kube-scheduler) is a second
 scheduler configured with kube-scheduler's Lease `kube-system/kube-scheduler`: it waits
-forever at `attempting to acquire leader lease kube-system/kube-scheduler...`. The same rules as `kubesched run`'s
-start-up guard (`kubesched.leaderelection.collision`), plus one it cannot see from its own Lease: another
-live scheduler, under another Lease, serving one of our names (two schedulers would place
-the same pods, each blind to the other's assumptions).
-"""
+forever at `attempting to acquire leader lease kube-system/kube-scheduler...`. The same
+rules as `kubesched run`'s start-up guard (`kubesched.leaderelection.collision`), plus one
+it cannot see from its own Lease: another live scheduler, under another Lease, serving one
+of our names (two schedulers would place the same pods, each blind to the other's
+assumptions)."""
 
 from __future__ import annotations
 

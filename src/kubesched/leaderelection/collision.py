@@ -1,11 +1,12 @@
 """The collision guard: refuse, before electing, a Lease that would make us hang or fight.
 
 The failure both guides describe ("Configure Multiple Schedulers" and the guide on
-leader-election conflicts between a custom scheduler and kube-scheduler): a second
-scheduler configured with kube-scheduler's Lease `kube-system/kube-scheduler` blocks
-forever at `attempting to acquire leader lease kube-system/kube-scheduler...` because the default
-scheduler holds it (or, worse, takes it over and two schedulers fight for the same pods). `check_lease_collision` turns that into
-an immediate error whose one-line message says what collides and how to fix it:
+leader-election conflicts between a custom scheduler and kube-scheduler): a second scheduler
+configured with kube-scheduler's Lease `kube-system/kube-scheduler` blocks forever at
+`attempting to acquire leader lease kube-system/kube-scheduler...` because the default
+scheduler holds it (or, worse, takes it over and two schedulers fight for the same pods).
+`check_lease_collision` turns that into an immediate error whose one-line message says what
+collides and how to fix it:
 
 * `kube-system/kube-scheduler` is refused unless kubesched really replaces the default
   scheduler: it serves `default-scheduler` and no live holder other than a kubesched
