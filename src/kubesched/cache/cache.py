@@ -199,7 +199,8 @@ class SchedulerCache:
     # ---- debugging ----------------------------------------------------------------------
 
     def dump(self) -> dict[str, object]:
-        """Counts per node and the assumed pods, for logs and `/debug` output."""
+        """Counts per node and the assumed pods (logged on SIGUSR2, as kube-scheduler's cache
+        debugger does)."""
         return dump_cache(nodes=self._nodes, existing=self._tree, states=self._pods)
 
     def compare(self, *, nodes: Iterable[Node], pods: Iterable[Pod]) -> CacheDiff:

@@ -111,6 +111,7 @@ def complete(
     config = _apply_flags(config, options, errors=errors, notices=notices)
     config = _complete_lease(config, environ=environ, namespace_file=namespace_file)
     config = _json_content_type(config, notices=notices)
+    notices.extend(_parallelism_notice(config))
     errors.extend(validate(config))
     if errors:
         raise ConfigError(errors, notices=notices)
@@ -119,6 +120,9 @@ def complete(
         notices=tuple(one_line(notice) for notice in notices),
         write_config_to=options.write_config_to,
     )
+
+
+DEFAULT_PARALLELISM = 16
 
 
 def _base_config(
@@ -223,6 +227,18 @@ def _complete_lease(
         namespace = default_lease_namespace(environ=environ, namespace_file=namespace_file)
         election = dataclasses.replace(election, resource_namespace=namespace)
     return dataclasses.replace(config, leader_election=election)
+
+
+def _parallelism_notice(config: KubeSchedulerConfiguration) -> list[str]:
+    """kube-scheduler's `parallelism` sizes its goroutine pools; kubesched's cycle runs on one
+    event loop (its speed comes from doing less work), so another value changes nothing."""
+    if config.parallelism == DEFAULT_PARALLELISM:
+        return []
+    notice = (
+        f"parallelism: {config.parallelism} accepted; kubesched schedules on one event loop, "
+        "so it has no effect"
+    )
+    return [notice]
 
 
 def _json_content_type(

@@ -9,9 +9,11 @@ Lease, flush events; exit 0. Lost lease: exit 1 (a restart rebuilds the caches).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
-from collections.abc import Awaitable
+import signal
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
@@ -88,16 +90,31 @@ async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.
     if config.secure_port:
         await server.start()
         log.info('"serving securely" address="%s" port=%d', config.bind_address, server.port)
-    for resource, reflector in components.informers.named().items():
-        _spawn(tasks, reflector.run(), f"{resource} informer")
+    _dump_cache_on_sigusr2(components)
     _spawn(tasks, components.recorder.run(), "event recorder")
     _spawn(tasks, _report_pending(components), "pending pods metric")
     components.queue.start()
-    try:
+
+    async def fill_caches() -> None:
+        for resource, reflector in components.informers.named().items():
+            _spawn(tasks, reflector.run(), f"{resource} informer")
         await _wait_synced(components)
+
+    try:
         if components.elector is None:
+            await fill_caches()
             return await _run_without_election(components.scheduler, stop)
-        return await _run_with_election(components.elector, components.scheduler, stop)
+        # delayCacheUntilActive: a standby fills its caches only once it leads (less memory,
+        # slower fail-over), as kube-scheduler.
+        delayed = config.delay_cache_until_active
+        if not delayed:
+            await fill_caches()
+        return await _run_with_election(
+            components.elector,
+            _leading(components.scheduler, before=fill_caches if delayed else None),
+            components.scheduler,
+            stop,
+        )
     finally:
         components.queue.close()
         await components.recorder.drain(timeout=5)
@@ -116,14 +133,14 @@ async def _run_without_election(scheduler: Scheduler, stop: asyncio.Event) -> in
 
 
 async def _run_with_election(
-    elector: LeaderElector, scheduler: Scheduler, stop: asyncio.Event
+    elector: LeaderElector, lead: OnStartedLeading, scheduler: Scheduler, stop: asyncio.Event
 ) -> int:
     async def drain() -> None:
         await scheduler.drain(SHUTDOWN_BINDING_GRACE_SECONDS)
 
     watcher = asyncio.create_task(_stop_on(stop, elector))
     try:
-        result = await elector.run(on_started_leading=_leading(scheduler), before_release=drain)
+        result = await elector.run(on_started_leading=lead, before_release=drain)
     finally:
         watcher.cancel()
     await drain()
@@ -133,11 +150,16 @@ async def _run_with_election(
     return int(result.exit_code)
 
 
-def _leading(scheduler: Scheduler) -> OnStartedLeading:
-    """The work done while leading: the scheduling loop, which `Scheduler.drain` stops
-    before the Lease is released."""
+def _leading(
+    scheduler: Scheduler, *, before: Callable[[], Awaitable[None]] | None = None
+) -> OnStartedLeading:
+    """The work done while leading: `before` (filling the caches, with
+    delayCacheUntilActive), then the scheduling loop, which `Scheduler.drain` stops before
+    the Lease is released."""
 
     async def lead() -> None:
+        if before is not None:
+            await before()
         await scheduler.run()
 
     return lead
@@ -176,3 +198,19 @@ async def _report_pending(components: Components) -> None:
         metrics.cache_size.labels("pods").set(cache.pod_count())
         metrics.cache_size.labels("assumed_pods").set(cache.assumed_count())
         await asyncio.sleep(1)
+
+
+def _dump_cache_on_sigusr2(components: Components) -> None:
+    """As kube-scheduler's cache debugger: SIGUSR2 logs the cache and how it differs from
+    what the informers see."""
+
+    def dump() -> None:
+        informers, cache = components.informers, components.cache
+        diff = cache.compare(
+            nodes=informers.nodes.store.values(), pods=informers.pods.store.values()
+        )
+        log.info('"cache dump" cache="%s"', cache.dump())
+        log.info('"cache comparison" diff="%s"', diff)
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, dump)
