@@ -92,7 +92,9 @@ def test_all_upstream_fields(load, write_config):
     """)
     result = load(["--config", path])
     config = result.config
-    assert result.notices == ()
+    assert result.notices == (
+        "parallelism: 8 accepted; kubesched schedules on one event loop, so it has no effect",
+    )
     assert (config.parallelism, config.percentage_of_nodes_to_score) == (8, 30)
     assert (config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds) == (2, 20)
     assert config.delay_cache_until_active
