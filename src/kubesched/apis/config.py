@@ -119,6 +119,26 @@ class KubeSchedulerConfiguration:
     authorization_always_allow_paths: tuple[str, ...] = ("/healthz", "/readyz", "/livez")
     verbosity: int = 0
     logging_format: str = "text"
+    vmodule: tuple[str, ...] = ()
+    """`--vmodule` items (`pattern=N`, comma lists allowed)."""
+    # The rest of kube-scheduler's command line.
+    authentication_kubeconfig: str = ""
+    """kubeconfig for TokenReviews of callers of the secure port; empty: the main one."""
+    authorization_kubeconfig: str = ""
+    """kubeconfig for SubjectAccessReviews of callers; empty: the main one."""
+    authentication_cache_ttl: float = 10.0
+    authorization_allowed_ttl: float = 10.0
+    authorization_denied_ttl: float = 10.0
+    tls_min_version: str = "VersionTLS12"
+    tls_cipher_suites: tuple[str, ...] = ()
+    """IANA names (comma lists allowed); empty: Python's defaults."""
+    permit_address_sharing: bool = False
+    permit_port_sharing: bool = False
+    feature_gates: tuple[str, ...] = ()
+    """`--feature-gates` items as given (`A=true,B=false`)."""
+    disabled_metrics: tuple[str, ...] = ()
+    """Metric families not exported (comma lists allowed)."""
+    pod_max_in_unschedulable_pods_seconds: float = 300.0
 
     @property
     def scheduler_names(self) -> tuple[str, ...]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
+from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import ConfigError, help_text, load_config, write_config
@@ -14,6 +16,9 @@ from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
 from kubesched.server.app import AppError, run_scheduler
 from kubesched.server.logs import setup_logging
+
+KUBE_SCHEDULER_VERSION = "v1.37.2"
+"""The kube-scheduler release whose behaviour kubesched reproduces."""
 
 FATAL_ERRORS = (
     AppError,
@@ -33,6 +38,15 @@ async def _serve(config: KubeSchedulerConfiguration) -> int:
     return await run_scheduler(config, stop)
 
 
+def version_text(*, raw: bool = False) -> str:
+    """`--version`: kubesched's version and the kube-scheduler release it follows."""
+    mine = package_version("kubesched")
+    if raw:
+        info = {"gitVersion": f"v{mine}", "kubeSchedulerVersion": KUBE_SCHEDULER_VERSION}
+        return json.dumps(info, indent=2)
+    return f"kubesched v{mine} (kube-scheduler {KUBE_SCHEDULER_VERSION} semantics)"
+
+
 def main(argv: list[str]) -> int:
     try:
         result = load_config(argv)
@@ -46,6 +60,9 @@ def main(argv: list[str]) -> int:
         print(notice, file=sys.stderr)
     if result.show_help:
         print(help_text())
+        return 0
+    if result.show_version:
+        print(version_text(raw=result.show_version == "raw"))
         return 0
     if result.write_config_to:
         write_config(result.config, path=result.write_config_to)

@@ -81,6 +81,19 @@ _ALWAYS_FLAGS = {
     "authorization-always-allow-paths": ("", "authorization_always_allow_paths"),
     "v": ("", "verbosity"),
     "logging-format": ("", "logging_format"),
+    "vmodule": ("", "vmodule"),
+    "authentication-kubeconfig": ("", "authentication_kubeconfig"),
+    "authorization-kubeconfig": ("", "authorization_kubeconfig"),
+    "authentication-token-webhook-cache-ttl": ("", "authentication_cache_ttl"),
+    "authorization-webhook-cache-authorized-ttl": ("", "authorization_allowed_ttl"),
+    "authorization-webhook-cache-unauthorized-ttl": ("", "authorization_denied_ttl"),
+    "tls-min-version": ("", "tls_min_version"),
+    "tls-cipher-suites": ("", "tls_cipher_suites"),
+    "permit-address-sharing": ("", "permit_address_sharing"),
+    "permit-port-sharing": ("", "permit_port_sharing"),
+    "feature-gates": ("", "feature_gates"),
+    "disabled-metrics": ("", "disabled_metrics"),
+    "pod-max-in-unschedulable-pods-duration": ("", "pod_max_in_unschedulable_pods_seconds"),
 }
 
 
@@ -93,6 +106,7 @@ class LoadResult:
     notices: tuple[str, ...] = ()
     write_config_to: str = ""  # a path, "-" for stdout, or "" to run
     show_help: bool = False
+    show_version: str = ""  # "true" or "raw" for --version
 
 
 def complete(
@@ -105,6 +119,8 @@ def complete(
     every problem (the flags' errors included) at once."""
     if options.show_help:
         return LoadResult(config=KubeSchedulerConfiguration(), show_help=True)
+    if options.show_version:
+        return LoadResult(config=KubeSchedulerConfiguration(), show_version=options.show_version)
     errors = list(options.errors)
     notices = list(options.notices)
     config = _base_config(options, errors=errors, notices=notices)

@@ -23,11 +23,13 @@ from kubesched.config.flagtable import (
     BY_NAME,
     CANONICAL,
     FLAGS,
+    NOTICES,
     REMOVED,
     SCHEDULER_NAME_NOTICE,
     Flag,
     Kind,
 )
+from kubesched.config.flagtable_upstream import PROFILING_NOTICE
 
 _TRUE = {"1", "t", "T", "true", "TRUE", "True"}
 _FALSE = {"0", "f", "F", "false", "FALSE", "False"}
@@ -67,6 +69,12 @@ class Options:
         """True for `-h`/`--help`."""
         return bool(self.values.get("help", False))
 
+    @property
+    def show_version(self) -> str:
+        """`--version` (`true` or `raw`), or an empty string."""
+        value = str(self.values.get("version", ""))
+        return "" if value == "false" else value
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
@@ -94,7 +102,7 @@ def _build_parser() -> _Parser:
         spellings = [f"--{flag.name}", *(f"--{alias}" for alias in flag.aliases)]
         if flag.short:
             spellings.insert(0, f"-{flag.short}")
-        nargs = "?" if flag.kind is Kind.BOOL else None
+        nargs = "?" if flag.kind is Kind.BOOL or flag.no_value is not None else None
         parser.add_argument(*spellings, dest=flag.name, action=_Record, nargs=nargs)
     return parser
 
@@ -109,12 +117,15 @@ def parse_options(argv: Sequence[str]) -> Options:
     values: dict[str, Any] = {}
     notices: list[str] = []
     errors = _extra_errors(extra)
-    for name, spelling, raw in namespace.occurrences:
+    for name, spelling, given in namespace.occurrences:
         _notice(notices, name=name, spelling=spelling)
+        flag = BY_NAME[name]
+        raw = flag.no_value if given is None and flag.no_value is not None else given
         try:
-            _store(values, flag=BY_NAME[name], spelling=spelling, raw=raw)
+            _store(values, flag=flag, spelling=spelling, raw=raw)
         except ValueError as error:
             errors.append(str(error))
+    notices.extend(_no_effect_notices(values))
     return Options(values=values, notices=tuple(notices), errors=tuple(errors))
 
 
@@ -128,6 +139,34 @@ def _notice(notices: list[str], *, name: str, spelling: str) -> None:
         return
     if text not in notices:
         notices.append(text)
+
+
+def _no_effect_notices(values: dict[str, Any]) -> list[str]:
+    """One line per given flag whose feature kubesched lacks (see `flagtable_upstream`)."""
+    notices = [
+        f"flag --{name} is accepted: {why}; it has no effect"
+        for name, why in NOTICES.items()
+        if name in values
+    ]
+    if values.get("profiling"):
+        notices.append(f"flag --profiling is accepted: {PROFILING_NOTICE}")
+    notices.extend(
+        f"--feature-gates: {gate} accepted; kubesched has no switch for it and behaves as "
+        "kube-scheduler v1.37 with its default"
+        for gate in feature_gates(values.get("feature-gates", ()))
+    )
+    return notices
+
+
+def feature_gates(items: Sequence[str]) -> dict[str, bool]:
+    """`--feature-gates` values (`A=true,B=false`, repeatable) -> gate -> enabled."""
+    gates: dict[str, bool] = {}
+    for item in items:
+        for pair in item.split(","):
+            if pair.strip():
+                name, _, value = pair.partition("=")
+                gates[name.strip()] = _to_bool(value.strip())
+    return gates
 
 
 def _store(values: dict[str, Any], *, flag: Flag, spelling: str, raw: str | None) -> None:
@@ -148,6 +187,26 @@ def _check(name: str, value: Any) -> str:
         return f"{value!r} is not a log format; use --logging-format=text or --logging-format=json"
     if name == "plugin-module" and not value:
         return "needs a module name, such as --plugin-module=mycompany.scheduling"
+    if name == "feature-gates":
+        return _gate_problem(value)
+    if name == "version" and value not in ("true", "false", "raw"):
+        return f"{value!r}: use --version or --version=raw"
+    if name == "tls-min-version" and value not in TLS_VERSIONS:
+        return f"{value!r} is not a TLS version; use one of {', '.join(TLS_VERSIONS)}"
+    return ""
+
+
+TLS_VERSIONS = ("VersionTLS12", "VersionTLS13")
+"""What `--tls-min-version` accepts (Python's ssl has no TLS 1.0/1.1 worth enabling)."""
+
+
+def _gate_problem(value: str) -> str:
+    for pair in value.split(","):
+        name, sep, enabled = pair.partition("=")
+        if pair.strip() and (not name.strip() or not sep):
+            return f"{pair!r} is not Name=true|false, e.g. --feature-gates=SomeFeature=true"
+        if pair.strip() and enabled.strip() not in (*_TRUE, *_FALSE):
+            return f"{pair!r}: the value must be true or false"
     return ""
 
 

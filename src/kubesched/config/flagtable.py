@@ -1,5 +1,6 @@
-"""The command-line flags: kube-scheduler's names and defaults, plus the spellings found in
-the source guides, which are accepted as aliases with a one-line notice.
+"""The command-line flags: kube-scheduler's names and defaults (the less common ones in
+`flagtable_upstream`), plus the spellings found in the two guides, accepted as aliases with a
+one-line notice.
 
 `section` groups the flags in `--help` (kube-scheduler's named flag sets) and decides how a
 flag meets a config file (see `kubesched.config.complete`).
@@ -7,41 +8,19 @@ flag meets a config file (see `kubesched.config.complete`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from kubesched.config.flagtable_types import (
+    DEPRECATED,
+    KUBESCHED,
+    LEADER,
+    LOGS,
+    MISC,
+    SERVING,
+    Flag,
+    Kind,
+)
+from kubesched.config.flagtable_upstream import NOTICES, UPSTREAM_FLAGS
 
-
-class Kind(Enum):
-    """How a flag's value is read."""
-
-    STRING = "string"
-    BOOL = "bool"  # --flag, --flag=true|false (Go's strconv.ParseBool spellings)
-    INT = "int"
-    FLOAT = "float"
-    DURATION = "duration"  # Go syntax: 15s, 1m30s, 500ms
-    LIST = "strings"  # repeatable
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """One flag: `name` without dashes; `aliases` are other accepted names (with notices)."""
-
-    name: str
-    kind: Kind
-    section: str
-    help: str
-    aliases: tuple[str, ...] = ()
-    short: str = ""
-
-
-MISC = "misc"
-LEADER = "leader election"
-DEPRECATED = "deprecated"  # ignored when --config is given, as in kube-scheduler
-SERVING = "secure serving"
-KUBESCHED = "kubesched"
-LOGS = "logs"
-
-FLAGS = (
+CORE_FLAGS = (
     Flag("config", Kind.STRING, MISC, "The path to the configuration file."),
     Flag(
         "write-config-to",
@@ -191,6 +170,7 @@ FLAGS = (
     Flag("logging-format", Kind.STRING, LOGS, "Sets the log format: text or json. (default text)"),
     Flag("help", Kind.BOOL, MISC, "Show this help and exit.", short="h"),
 )
+FLAGS = (*CORE_FLAGS, *UPSTREAM_FLAGS)
 BY_NAME = {flag.name: flag for flag in FLAGS}
 
 # Why an alias exists; the notice reads "flag --ALIAS is WHY; using it as --CANONICAL".
@@ -209,20 +189,23 @@ SCHEDULER_NAME_NOTICE = (
     "scheduler name of the single profile (profiles[].schedulerName in --config)"
 )
 
-# kube-scheduler flags that kubesched rejects, with the fix.
-_NO_DELEGATED_AUTH = (
-    "is not supported: kubesched delegates authentication and authorization to the API "
-    "server of --kubeconfig; remove it"
-)
+# Flags kube-scheduler no longer has, with the fix.
 REMOVED = {
     "address": "was removed from kube-scheduler in 1.24; use --bind-address",
     "port": "was removed from kube-scheduler in 1.24 (insecure serving); use --secure-port",
     "policy-config-file": "was removed from kube-scheduler in 1.23; use --config with profiles",
     "policy-configmap": "was removed from kube-scheduler in 1.23; use --config with profiles",
     "algorithm-provider": "was removed from kube-scheduler in 1.23; use --config with profiles",
-    "authentication-kubeconfig": _NO_DELEGATED_AUTH,
-    "authorization-kubeconfig": _NO_DELEGATED_AUTH,
-    "feature-gates": "is not supported by kubesched; remove it",
-    "profiling": "is not supported by kubesched (no /debug/pprof); remove it",
-    "contention-profiling": "is not supported by kubesched (no /debug/pprof); remove it",
 }
+
+__all__ = [
+    "ALIAS_ORIGINS",
+    "BY_NAME",
+    "CANONICAL",
+    "FLAGS",
+    "NOTICES",
+    "REMOVED",
+    "SCHEDULER_NAME_NOTICE",
+    "Flag",
+    "Kind",
+]

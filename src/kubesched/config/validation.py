@@ -21,6 +21,7 @@ from kubesched.apis.config import (
     Profile,
 )
 from kubesched.config.durations import format_duration
+from kubesched.config.tls import unknown_suites
 
 JITTER_FACTOR = 1.2  # client-go tools/leaderelection
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -240,6 +241,17 @@ def _command_line(config: KubeSchedulerConfiguration) -> list[str]:
         errors.append(f"-v: must be zero or more, got {config.verbosity}")
     if config.logging_format not in ("text", "json"):
         errors.append(f"--logging-format: {config.logging_format!r}; use text or json")
+    errors.extend(
+        f"--tls-cipher-suites: {name!r} is not a TLS cipher suite kubesched knows; use IANA "
+        "names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"
+        for name in unknown_suites(config.tls_cipher_suites)
+    )
+    auth = {config.authentication_kubeconfig, config.authorization_kubeconfig} - {""}
+    if len(auth) > 1:
+        errors.append(
+            "--authentication-kubeconfig and --authorization-kubeconfig differ: kubesched "
+            "reviews tokens and access through one client; give both the same file"
+        )
     return errors
 
 

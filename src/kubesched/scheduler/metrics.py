@@ -5,7 +5,11 @@ One `SchedulerMetrics` per process, on its own registry (tests can create severa
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 _ATTEMPT_BUCKETS = tuple(0.001 * 2**i for i in range(15))
 _EXTENSION_BUCKETS = tuple(0.0001 * 2**i for i in range(12))
@@ -15,8 +19,15 @@ _VICTIM_BUCKETS = tuple(float(2**i) for i in range(7))  # 1, 2, 4, ..., 64
 class SchedulerMetrics:
     """The `scheduler_*` series kube-scheduler exports that kubesched can fill in."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | None = None, *, disabled: Iterable[str] = ()
+    ) -> None:
+        """`disabled`: `--disabled-metrics` (full names, comma lists allowed; a counter may be
+        named with or without `_total`)."""
         self.registry = registry or CollectorRegistry()
+        self._disabled = frozenset(
+            name.strip() for item in disabled for name in item.split(",") if name.strip()
+        )
         r = self.registry
         self.schedule_attempts = Counter(
             "scheduler_schedule_attempts",
@@ -109,6 +120,10 @@ class SchedulerMetrics:
             registry=r,
         )
 
+    def exported(self) -> Collector:
+        """What /metrics serves: every family but the disabled ones."""
+        return _Exported(self.registry, self._disabled)
+
     def election(self, lease_name: str) -> ElectionMetricsAdapter:
         """The hooks the leader elector reports through, for one Lease."""
         return ElectionMetricsAdapter(self, lease_name)
@@ -127,3 +142,16 @@ class ElectionMetricsAdapter:
 
     def slowpath_exercised(self) -> None:
         self._metrics.leader_slowpath.labels(self._name).inc()
+
+
+class _Exported(Collector):
+    """The registry without the disabled families."""
+
+    def __init__(self, registry: CollectorRegistry, disabled: frozenset[str]) -> None:
+        self._registry = registry
+        self._disabled = disabled
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._registry.collect():
+            if family.name not in self._disabled and f"{family.name}_total" not in self._disabled:
+                yield family

@@ -39,12 +39,16 @@ async def run_scheduler(config: KubeSchedulerConfiguration, stop: asyncio.Event)
     kube-scheduler), then run them until `stop` is set or the Lease is lost."""
     cc = config.client_connection
     connection = await load_connection(kubeconfig=cc.kubeconfig, master=cc.master)
-    components = build(config, connection=connection)
+    auth_kubeconfig = config.authentication_kubeconfig or config.authorization_kubeconfig
+    auth_connection = None
+    if auth_kubeconfig and auth_kubeconfig != cc.kubeconfig:
+        auth_connection = await load_connection(kubeconfig=auth_kubeconfig)
+    components = build(config, connection=connection, auth_connection=auth_connection)
     try:
         return await run(components, stop)
     finally:
-        await components.client.close()
-        await components.election_client.close()
+        for client in {components.client, components.election_client, components.auth_client}:
+            await client.close()
 
 
 async def run(components: Components, stop: asyncio.Event) -> int:

@@ -57,6 +57,8 @@ class Components:
     """Scheduling: lists, watches, bindings, status patches, events, reviews."""
     election_client: KubeClient
     """Leader election only, so renewals never wait behind bindings."""
+    auth_client: KubeClient
+    """Reviews of the secure port's callers (`client` unless an auth kubeconfig is given)."""
     recorder: EventRecorder
     informers: Informers
     frameworks: Mapping[str, Framework]
@@ -75,12 +77,26 @@ def build_registry(config: KubeSchedulerConfiguration) -> Registry:
     return registry
 
 
-def build(config: KubeSchedulerConfiguration, *, connection: Connection) -> Components:
-    """Every part, wired; raises FrameworkError / PluginRegistrationError on bad profiles."""
+def build(
+    config: KubeSchedulerConfiguration,
+    *,
+    connection: Connection,
+    auth_connection: Connection | None = None,
+) -> Components:
+    """Every part, wired; raises FrameworkError / PluginRegistrationError on bad profiles.
+
+    `auth_connection` (from `--authentication-kubeconfig`/`--authorization-kubeconfig`)
+    reviews the callers of the secure port; without it, `connection` does."""
     cc = config.client_connection
     client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
     election_client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
-    metrics, cache, snapshot = SchedulerMetrics(), SchedulerCache(), Snapshot()
+    auth_client = (
+        KubeClient(auth_connection, qps=cc.qps, burst=cc.burst)
+        if auth_connection is not None
+        else client
+    )
+    metrics = SchedulerMetrics(disabled=config.disabled_metrics)
+    cache, snapshot = SchedulerCache(), Snapshot()
     recorder = EventRecorder(client)
     nominator, waiting = Nominator(), WaitingPods()
     namespaces, pdbs = store_informers(client)
@@ -147,7 +163,8 @@ def build(config: KubeSchedulerConfiguration, *, connection: Connection) -> Comp
         preemptions=preemptions,
         scheduler=scheduler,
         elector=elector,
-        server=_server(config, metrics, client, elector, informers),
+        auth_client=auth_client,
+        server=_server(config, metrics, auth_client, elector, informers),
     )
 
 
@@ -199,6 +216,7 @@ def _queue(
         is_worth_requeuing=worth,
         pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
         pod_max_backoff_seconds=config.pod_max_backoff_seconds,
+        pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
         on_incoming=incoming,
         nominator=nominator,
     )
@@ -266,7 +284,7 @@ def _elector(
 def _server(
     config: KubeSchedulerConfiguration,
     metrics: SchedulerMetrics,
-    client: KubeClient,
+    auth_client: KubeClient,
     elector: LeaderElector | None,
     informers: Informers,
 ) -> HealthServer:
@@ -276,6 +294,10 @@ def _server(
         cert_dir=Path(config.cert_dir or "/tmp/kubesched-serving"),  # noqa: S108
         tls_cert_file=config.tls_cert_file,
         tls_private_key_file=config.tls_private_key_file,
+        tls_min_version=config.tls_min_version,
+        tls_cipher_suites=config.tls_cipher_suites,
+        permit_address_sharing=config.permit_address_sharing,
+        permit_port_sharing=config.permit_port_sharing,
     )
 
     def live() -> bool:
@@ -288,7 +310,11 @@ def _server(
         live=live,
         configz=lambda: dump_config(config),
         # /metrics and /configz: the API server authenticates and authorizes callers.
-        auth=DelegatedAuth(client, always_allow_paths=_split_paths(config)),
+        auth=DelegatedAuth(
+            auth_client,
+            always_allow_paths=_split_paths(config),
+            ttl=config.authentication_cache_ttl,
+        ),
     )
 
 

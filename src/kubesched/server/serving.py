@@ -17,6 +17,7 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from kubesched.config.tls import openssl_cipher_names
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import RequestAuthorizer
 from kubesched.server.certs import ensure_self_signed
@@ -35,6 +36,14 @@ class ServingOptions:
     cert_dir: Path = Path("/tmp/kubesched-serving")  # noqa: S108 - like kube-scheduler's default
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
+    tls_min_version: str = "VersionTLS12"
+    tls_cipher_suites: tuple[str, ...] = ()
+    """IANA names of TLS 1.2 suites (empty: Python's defaults)."""
+    permit_address_sharing: bool = False
+    permit_port_sharing: bool = False
+
+
+_TLS_VERSIONS = {"VersionTLS12": ssl.TLSVersion.TLSv1_2, "VersionTLS13": ssl.TLSVersion.TLSv1_3}
 
 
 class HealthServer:
@@ -94,7 +103,7 @@ class HealthServer:
         return handler
 
     async def _metrics_handler(self, _: web.Request) -> web.Response:
-        body = generate_latest(self._metrics.registry)
+        body = generate_latest(self._metrics.exported())
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def _configz_handler(self, _: web.Request) -> web.Response:
@@ -106,6 +115,9 @@ class HealthServer:
             cert_path, key_path = ensure_self_signed(self._options.cert_dir)
             cert, key = str(cert_path), str(key_path)
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = _TLS_VERSIONS[self._options.tls_min_version]
+        if self._options.tls_cipher_suites:
+            context.set_ciphers(":".join(openssl_cipher_names(self._options.tls_cipher_suites)))
         context.load_cert_chain(cert, key)
         return context
 
@@ -118,6 +130,8 @@ class HealthServer:
             self._options.bind_address,
             self._options.secure_port,
             ssl_context=self._ssl_context(),
+            reuse_address=self._options.permit_address_sharing or None,
+            reuse_port=self._options.permit_port_sharing or None,
         )
         await site.start()
         server = site._server

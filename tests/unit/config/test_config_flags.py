@@ -157,7 +157,15 @@ def test_defaults_without_flags(load):
         (["--zzz"], "unknown flag --zzz; run `kubesched --help` for the flags"),
         (["--address=0.0.0.0"], "flag --address was removed from kube-scheduler in 1.24"),
         (["--port=0"], "use --secure-port"),
-        (["--profiling"], "flag --profiling is not supported by kubesched"),
+        (["--feature-gates=Foo"], "'Foo' is not Name=true|false"),
+        (["--feature-gates=Foo=maybe"], "'Foo=maybe': the value must be true or false"),
+        (["--tls-min-version=VersionTLS10"], "'VersionTLS10' is not a TLS version"),
+        (["--tls-cipher-suites=TLS_FOO"], "'TLS_FOO' is not a TLS cipher suite kubesched knows"),
+        (["--version=vX"], "--version: 'vX': use --version or --version=raw"),
+        (
+            ["--authentication-kubeconfig=/a", "--authorization-kubeconfig=/b"],
+            "give both the same file",
+        ),
         (["--leader-elect", "yes"], "--leader-elect: invalid boolean 'yes'"),
         (["--leader-elect=maybe"], "use true or false, e.g. --leader-elect=false"),
         (["--leader-elect-lease-duration=15"], "missing unit in duration '15'; use a Go duration"),
@@ -220,3 +228,53 @@ def test_last_spelling_wins_between_alias_and_canonical(load):
     assert config.leader_election.resource_name == "b"
     config = load(["--leader-elect-resource-name=b", "--leader-election-resource-name=c"]).config
     assert config.leader_election.resource_name == "c"
+
+
+def test_kube_scheduler_flags_take_effect(load):
+    config = load(
+        [
+            "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--authorization-kubeconfig=/etc/kubernetes/scheduler.conf",
+            "--authentication-token-webhook-cache-ttl=30s",
+            "--tls-min-version=VersionTLS13",
+            "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256",
+            "--permit-port-sharing",
+            "--disabled-metrics=scheduler_pending_pods",
+            "--pod-max-in-unschedulable-pods-duration=2m",
+            "--vmodule=schedule_one=4",
+        ]
+    ).config
+    assert config.authentication_kubeconfig == "/etc/kubernetes/scheduler.conf"
+    assert config.authentication_cache_ttl == 30
+    assert config.tls_min_version == "VersionTLS13"
+    assert config.tls_cipher_suites == (
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256",
+    )
+    assert config.permit_port_sharing
+    assert config.disabled_metrics == ("scheduler_pending_pods",)
+    assert config.pod_max_in_unschedulable_pods_seconds == 120
+    assert config.vmodule == ("schedule_one=4",)
+
+
+def test_flags_for_missing_features_print_one_notice_each(load):
+    result = load(["--profiling", "--client-ca-file=/ca.crt", "--feature-gates=A=true,B=false"])
+    gate = "accepted; kubesched has no switch for it and behaves as kube-scheduler v1.37 with its"
+    assert result.notices == (
+        (
+            "flag --client-ca-file is accepted: client-certificate authentication is not "
+            "implemented; callers of /metrics and /configz authenticate with bearer tokens "
+            "(TokenReview); it has no effect"
+        ),
+        "flag --profiling is accepted: kubesched has no Go profiler (/debug/pprof is not served)",
+        f"--feature-gates: A {gate} default",
+        f"--feature-gates: B {gate} default",
+    )
+
+
+def test_profiling_false_needs_no_notice(load):
+    assert load(["--profiling=false"]).notices == ()
+
+
+@pytest.mark.parametrize(("argv", "shown"), [(["--version"], "true"), (["--version=raw"], "raw")])
+def test_version(load, argv, shown):
+    assert load(argv).show_version == shown

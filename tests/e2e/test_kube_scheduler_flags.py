@@ -1,0 +1,87 @@
+"""kube-scheduler's command lines run unchanged: kubeadm's static-pod args verbatim, and the
+flags for features kubesched lacks are accepted with one notice each."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from harness import ApiClient, is_bound, wait_for
+
+from kubesched.config.flags import parse_options
+from kubesched.config.flagtable import BY_NAME, Kind
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+
+# kubeadm's kube-scheduler static pod (`/etc/kubernetes/manifests/kube-scheduler.yaml`), with
+# its kubeconfig path pointed at the test cluster's.
+KUBEADM_ARGS = (
+    "--authentication-kubeconfig={kubeconfig}",
+    "--authorization-kubeconfig={kubeconfig}",
+    "--bind-address=127.0.0.1",
+    "--kubeconfig={kubeconfig}",
+    "--leader-elect=true",
+)
+
+
+def test_kubeadm_static_pod_args_run_verbatim(
+    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster
+) -> None:
+    api.create(make_node().name("kubeadm-node").obj())
+    args = [arg.format(kubeconfig=local_cluster.kubeconfig_path) for arg in KUBEADM_ARGS]
+    proc = kubesched(*args, name="kubeadm")
+    pod = make_pod().name("p").namespace(namespace).scheduler("kubesched").obj()
+    api.create(pod)
+    wait_for(lambda: api.get("Pod", "p", namespace=namespace), until=is_bound, message="bound")
+    log = proc.wait_log('"successfully acquired lease" lease="kube-system/kubesched"')
+    assert "accepted:" not in log, "kubeadm's args need no notice"
+    # The secure port reviews callers through --authentication-kubeconfig's API server.
+    assert proc.get("/metrics")[0] == 200
+    assert proc.get("/metrics", token="not-a-token")[0] == 401
+
+
+def test_flags_for_missing_features_are_accepted_with_one_notice_each(
+    kubesched, api: ApiClient, namespace: str
+) -> None:
+    api.create(make_node().name("flags-node").obj())
+    proc = kubesched(
+        "--scheduler-name=flags-scheduler",
+        "--leader-elect=false",
+        "--profiling=true",
+        "--contention-profiling=true",
+        "--feature-gates=SchedulerQueueingHints=true",
+        "--log-flush-frequency=5s",
+        "--tls-min-version=VersionTLS13",
+        "--disabled-metrics=scheduler_pending_pods",
+        "--pod-max-in-unschedulable-pods-duration=2m",
+        name="flags",
+    )
+    pod = make_pod().name("p").namespace(namespace).scheduler("flags-scheduler").obj()
+    api.create(pod)
+    wait_for(lambda: api.get("Pod", "p", namespace=namespace), until=is_bound, message="bound")
+    log = proc.tail(200)
+    for flag in ("--profiling", "--contention-profiling", "--log-flush-frequency"):
+        assert log.count(f"flag {flag} is accepted") == 1, log
+    assert log.count("--feature-gates: SchedulerQueueingHints accepted") == 1
+    metrics = proc.get("/metrics")[1]
+    assert "scheduler_schedule_attempts_total" in metrics
+    assert "scheduler_pending_pods" not in metrics, "--disabled-metrics hides the family"
+
+
+def test_every_flag_of_the_built_kube_scheduler_is_known(local_cluster: LocalCluster) -> None:
+    """Read `kube-scheduler --help` of the binary the tests run and parse each of its flags."""
+    binary = local_cluster.binaries.kube_scheduler  # type: ignore[union-attr]
+    text = subprocess.run(
+        [str(binary), "--help"], capture_output=True, text=True, check=False, timeout=30
+    ).stdout
+    names = sorted(set(re.findall(r"^\s+(?:-\w, )?--([a-z0-9-]+)", text, re.MULTILINE)))
+    assert len(names) > 50, text[:500]
+    unknown = [name for name in names if name not in BY_NAME]
+    assert not unknown, f"kube-scheduler flags kubesched does not know: {unknown}"
+    for name in names:
+        flag = BY_NAME[name]
+        options = parse_options([f"--{name}={SAMPLE.get(flag.kind, 'x')}"])
+        assert not [e for e in options.errors if "unknown flag" in e], (name, options.errors)
+
+
+SAMPLE = {Kind.DURATION: "5s", Kind.INT: "1", Kind.FLOAT: "1", Kind.BOOL: "false"}
