@@ -3,10 +3,12 @@ flags for features kubesched lacks are accepted with one notice each."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
 from harness import ApiClient, is_bound, wait_for
+from test_serving import https_get
 
 from kubesched.config.flags import parse_options
 from kubesched.config.flagtable import BY_NAME, Kind
@@ -85,3 +87,29 @@ def test_every_flag_of_the_built_kube_scheduler_is_known(local_cluster: LocalClu
 
 
 SAMPLE = {Kind.DURATION: "5s", Kind.INT: "1", Kind.FLOAT: "1", Kind.BOOL: "false"}
+
+
+def test_configz_matches_kube_schedulers_for_the_plugins_both_have(
+    kubesched, local_cluster: LocalCluster
+) -> None:
+    """The same `/configz` document as kube-scheduler: JSON under `componentconfig`, the
+    default plugins in the same order with the same weights, the same default args."""
+    proc = kubesched("--scheduler-name=configz-scheduler", "--leader-elect=false")
+    token = local_cluster.admin_token
+    ours = json.loads(https_get(proc.port, "/configz", token)[1])["componentconfig"]
+    port = local_cluster.scheduler_port
+    assert port is not None
+    theirs = json.loads(https_get(port, "/configz", token)[1])["componentconfig"]
+    assert ours["kind"] == theirs["kind"] == "KubeSchedulerConfiguration"
+    assert set(ours) <= set(theirs), set(ours) - set(theirs)
+    (our_profile,) = ours["profiles"]
+    (their_profile,) = theirs["profiles"]
+    ours_enabled = our_profile["plugins"]["multiPoint"]["enabled"]
+    have = {plugin["name"] for plugin in ours_enabled}
+    theirs_enabled = [
+        p for p in their_profile["plugins"]["multiPoint"]["enabled"] if p["name"] in have
+    ]
+    assert ours_enabled == theirs_enabled
+    their_args = {c["name"]: c["args"] for c in their_profile["pluginConfig"]}
+    for entry in our_profile["pluginConfig"]:
+        assert entry["args"] == their_args[entry["name"]], entry["name"]

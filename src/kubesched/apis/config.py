@@ -38,6 +38,10 @@ EXTENSION_POINTS = (
     MULTI_POINT,
 )
 
+WORKLOAD_EXTENSION_POINTS = ("placementGenerate", "placementScore", "podGroupPostFilter")
+"""kube-scheduler v1.37's extension points of workload-aware (gang) scheduling: accepted in a
+file, and refused when they enable plugins (kubesched has no such points)."""
+
 
 @dataclass(frozen=True, slots=True)
 class PluginRef:

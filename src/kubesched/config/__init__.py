@@ -24,7 +24,7 @@ from kubesched.config.complete import (
     complete,
     default_lease_namespace,
 )
-from kubesched.config.dump import dump_config, write_config
+from kubesched.config.dump import configz, dump_config, write_config
 from kubesched.config.errors import ConfigError
 from kubesched.config.flags import Options, help_text, parse_options
 from kubesched.config.validation import default_scheduler_conflicts, validate
@@ -36,6 +36,7 @@ __all__ = [
     "LoadResult",
     "Options",
     "complete",
+    "configz",
     "default_lease_namespace",
     "default_scheduler_conflicts",
     "dump_config",

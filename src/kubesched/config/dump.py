@@ -3,13 +3,17 @@
 The file holds every field that a config file can hold, with the completed values (the Lease
 name and namespace included), so `--config=<that file>` gives the same config back. Flags
 that have no field in the file (`--master`, serving, logging and `--plugin-module`) are not
-written: pass them again. Plugin sets are written as configured; the framework adds the
-default plugins when it builds the profiles.
+written: pass them again. As kube-scheduler, each profile is written in effect: its plugins
+merged with the default ones (`multiPoint`) and the args of every enabled default plugin
+with upstream's defaults filled in. `/configz` serves the same document as JSON.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,6 +23,12 @@ from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginS
 from kubesched.config.durations import format_duration
 from kubesched.config.errors import ConfigError
 from kubesched.config.fromfile import API_VERSION, KIND
+from kubesched.framework.defaults import DEFAULT_PLUGIN_ARGS, default_plugins, merge_plugins
+
+
+def configz(config: KubeSchedulerConfiguration) -> str:
+    """`/configz`: the same document as JSON under `componentconfig`, as kube-scheduler."""
+    return json.dumps({"componentconfig": to_document(config)})
 
 
 def dump_config(config: KubeSchedulerConfiguration) -> str:
@@ -56,7 +66,6 @@ def to_document(config: KubeSchedulerConfiguration) -> dict[str, Any]:
             "kubeconfig": connection.kubeconfig,
             "qps": connection.qps,
         },
-        "delayCacheUntilActive": config.delay_cache_until_active,
         "leaderElection": {
             "leaderElect": election.leader_elect,
             "leaseDuration": format_duration(election.lease_duration),
@@ -68,6 +77,8 @@ def to_document(config: KubeSchedulerConfiguration) -> dict[str, Any]:
         },
         "parallelism": config.parallelism,
     }
+    if config.delay_cache_until_active:  # omitted when false, as kube-scheduler writes it
+        document["delayCacheUntilActive"] = True
     if config.percentage_of_nodes_to_score is not None:
         document["percentageOfNodesToScore"] = config.percentage_of_nodes_to_score
     document["podInitialBackoffSeconds"] = round(config.pod_initial_backoff_seconds)
@@ -80,15 +91,37 @@ def _profile(profile: Profile) -> dict[str, Any]:
     document: dict[str, Any] = {"schedulerName": profile.scheduler_name}
     if profile.percentage_of_nodes_to_score is not None:
         document["percentageOfNodesToScore"] = profile.percentage_of_nodes_to_score
-    if profile.plugins:
-        document["plugins"] = {
-            point: _plugin_set(plugin_set) for point, plugin_set in profile.plugins.items()
-        }
-    if profile.plugin_config:
-        document["pluginConfig"] = [
-            {"name": name, "args": args} for name, args in profile.plugin_config.items()
-        ]
+    plugins = merge_plugins(default_plugins(), profile.plugins)
+    document["plugins"] = {point: _plugin_set(plugin_set) for point, plugin_set in plugins.items()}
+    document["pluginConfig"] = [
+        {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}
+        for name, args in sorted(_effective_args(profile, plugins).items())
+    ]
     return document
+
+
+def _effective_args(profile: Profile, plugins: Mapping[str, PluginSet]) -> dict[str, Any]:
+    """The user's args over upstream's defaults, for every enabled default plugin with args
+    (and the user's args of any other plugin)."""
+    enabled = {ref.name for plugin_set in plugins.values() for ref in plugin_set.enabled}
+    effective: dict[str, Any] = {
+        name: copy.deepcopy(dict(args))
+        for name, args in DEFAULT_PLUGIN_ARGS.items()
+        if name in enabled
+    }
+    for name, args in profile.plugin_config.items():
+        effective[name] = _overlay(effective.get(name, {}), args)
+    return effective
+
+
+def _overlay(default: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """`given` over `default`: objects merge field by field, anything else is replaced."""
+    merged = dict(default)
+    for key, value in given.items():
+        base = merged.get(key)
+        both_objects = isinstance(base, Mapping) and isinstance(value, Mapping)
+        merged[key] = _overlay(base, value) if both_objects else value  # type: ignore[arg-type]
+    return merged
 
 
 def _plugin_set(plugin_set: PluginSet) -> dict[str, Any]:
@@ -101,6 +134,4 @@ def _plugin_set(plugin_set: PluginSet) -> dict[str, Any]:
 
 
 def _plugin(ref: PluginRef) -> dict[str, Any]:
-    if ref.weight is None:
-        return {"name": ref.name}
-    return {"name": ref.name, "weight": ref.weight}
+    return {"name": ref.name, "weight": ref.weight or 0}

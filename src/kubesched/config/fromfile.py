@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from kubesched.apis.config import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
+    WORKLOAD_EXTENSION_POINTS,
     ClientConnection,
     KubeSchedulerConfiguration,
     LeaderElection,
@@ -155,10 +156,20 @@ def _profile(decoder: Decoder, value: object, *, path: str, single: bool) -> Pro
 
 
 def _plugins(decoder: Decoder, value: object, *, path: str) -> dict[str, PluginSet]:
-    points = decoder.fields(value, path=path, allowed=EXTENSION_POINTS)
-    return {
+    allowed = (*EXTENSION_POINTS, *WORKLOAD_EXTENSION_POINTS)
+    points = decoder.fields(value, path=path, allowed=allowed)
+    sets = {
         point: _plugin_set(decoder, item, path=child(path, point)) for point, item in points.items()
     }
+    for point in WORKLOAD_EXTENSION_POINTS:
+        workload = sets.pop(point, None)
+        if workload is not None and workload.enabled:
+            decoder.error(
+                child(path, point),
+                "kubesched has no such extension point (kube-scheduler's workload-aware "
+                "scheduling); remove the plugins enabled there",
+            )
+    return sets
 
 
 def _plugin_set(decoder: Decoder, value: object, *, path: str) -> PluginSet:
@@ -204,8 +215,22 @@ def _plugin_config(decoder: Decoder, value: object, *, path: str) -> dict[str, d
             )
         else:
             first_seen[name] = item_path
-            configs[name] = args if args is not None else {}
+            configs[name] = _args_body(
+                decoder, args or {}, name=name, path=child(item_path, "args")
+            )
     return configs
+
+
+def _args_body(decoder: Decoder, args: dict[str, Any], *, name: str, path: str) -> dict[str, Any]:
+    """The args without their type fields: kube-scheduler's files often carry
+    `apiVersion: kubescheduler.config.k8s.io/v1` and `kind: <Plugin>Args`; both must then be
+    those (upstream decodes the args as that type)."""
+    api_version, kind = args.get("apiVersion"), args.get("kind")
+    if api_version is not None and api_version != API_VERSION:
+        decoder.error(child(path, "apiVersion"), f"{api_version!r}; plugin args use {API_VERSION}")
+    if kind is not None and kind != f"{name}Args":
+        decoder.error(child(path, "kind"), f"{kind!r}; the args of {name} are kind {name}Args")
+    return {key: value for key, value in args.items() if key not in ("apiVersion", "kind")}
 
 
 def _leader_election(decoder: Decoder, value: object) -> LeaderElection:

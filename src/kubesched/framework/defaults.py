@@ -16,6 +16,7 @@ point (or `*`) is not inserted there (see `builder`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, PluginRef, PluginSet
 
@@ -25,8 +26,8 @@ from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, Plugi
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("SchedulingGates"),
     PluginRef("PrioritySort"),
-    PluginRef("NodeUnschedulable"),
     PluginRef("NodeName"),
+    PluginRef("NodeUnschedulable"),
     PluginRef("TaintToleration", 3),
     PluginRef("NodeAffinity", 2),
     PluginRef("NodePorts"),
@@ -38,6 +39,19 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("ImageLocality", 1),
     PluginRef("DefaultBinder"),
 )
+
+
+_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
+    "DefaultPreemption": {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
+    "InterPodAffinity": {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False},
+    "NodeAffinity": {},
+    "NodeResourcesBalancedAllocation": {"resources": _RESOURCES},
+    "NodeResourcesFit": {"scoringStrategy": {"resources": _RESOURCES, "type": "LeastAllocated"}},
+    "PodTopologySpread": {"defaultingType": "System"},
+}
+"""Upstream's v1 defaults of the args of the default plugins kubesched has, as kube-scheduler
+writes them with `--write-config-to` (without their apiVersion and kind)."""
 
 
 def default_plugins(available: frozenset[str] | None = None) -> dict[str, PluginSet]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.config import dump_config
+from kubesched.config import configz
 from kubesched.framework import Framework, WaitingPods, build_framework
 from kubesched.framework.builder import check_common_queue_sort
 from kubesched.framework.registry import Registry, load_entry_points, load_plugin_modules
@@ -308,7 +308,7 @@ def _server(
         metrics=metrics,
         ready=informers.synced,
         live=live,
-        configz=lambda: dump_config(config),
+        configz=lambda: configz(config),
         # /metrics and /configz: the API server authenticates and authorizes callers.
         auth=DelegatedAuth(
             auth_client,

@@ -107,7 +107,7 @@ class HealthServer:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def _configz_handler(self, _: web.Request) -> web.Response:
-        return web.Response(text=self._configz(), content_type="application/yaml")
+        return web.Response(text=self._configz(), content_type="application/json")
 
     def _ssl_context(self) -> ssl.SSLContext:
         cert, key = self._options.tls_cert_file, self._options.tls_private_key_file

@@ -1,6 +1,9 @@
-"""--write-config-to: the completed config as v1 YAML that loads back to the same config."""
+"""--write-config-to: the completed config in effect as v1 YAML, which loads back to a config
+with the same effect (its dump is the same document)."""
 
+import dataclasses
 import io
+import json
 import math
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from kubesched.apis.config import (
     PluginSet,
     Profile,
 )
-from kubesched.config import ConfigError, dump_config, load_config, write_config
+from kubesched.config import ConfigError, configz, dump_config, load_config, write_config
 
 # Flags that have no field in the file: they are passed again when the dump is loaded.
 COMMAND_LINE_ONLY = ["--master=https://10.0.0.1:6443", "--secure-port=10300", "-v=2"]
@@ -46,7 +49,9 @@ def reload(config_text: str, tmp_path: Path, extra: list[str]) -> KubeSchedulerC
 )  # fmt: skip
 def test_round_trip_from_flags(load, tmp_path, argv):
     first = load([*argv, *COMMAND_LINE_ONLY]).config
-    assert reload(dump_config(first), tmp_path, COMMAND_LINE_ONLY) == first
+    again = reload(dump_config(first), tmp_path, COMMAND_LINE_ONLY)
+    assert dump_config(again) == dump_config(first)
+    assert dataclasses.replace(again, profiles=first.profiles) == first
 
 
 def test_round_trip_from_a_full_file(load, write_config, tmp_path):
@@ -69,7 +74,9 @@ def test_round_trip_from_a_full_file(load, write_config, tmp_path):
             plugins: {queueSort: {}}
     """)
     first = load(["--config", path]).config
-    assert reload(dump_config(first), tmp_path, []) == first
+    again = reload(dump_config(first), tmp_path, [])
+    assert dump_config(again) == dump_config(first)
+    assert dataclasses.replace(again, profiles=first.profiles) == first
 
 
 def test_dump_is_kube_scheduler_configuration_v1(load):
@@ -87,8 +94,48 @@ def test_dump_is_kube_scheduler_configuration_v1(load):
         "resourceNamespace": "kube-system",
         "retryPeriod": "2s",
     }
-    assert document["profiles"] == [{"schedulerName": "kubesched"}]
+    (profile,) = document["profiles"]
+    assert profile["schedulerName"] == "kubesched"
+    assert [p["name"] for p in profile["plugins"]["multiPoint"]["enabled"]][:4] == [
+        "SchedulingGates",
+        "PrioritySort",
+        "NodeName",
+        "NodeUnschedulable",
+    ]
+    assert {"name": "TaintToleration", "weight": 3} in profile["plugins"]["multiPoint"]["enabled"]
+    fit = next(c for c in profile["pluginConfig"] if c["name"] == "NodeResourcesFit")
+    assert fit["args"] == {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "NodeResourcesFitArgs",
+        "scoringStrategy": {
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+            "type": "LeastAllocated",
+        },
+    }
     assert "percentageOfNodesToScore" not in document
+
+
+def test_user_args_are_written_over_the_defaults(load, write_config):
+    path = write_config("""
+        profiles:
+          - schedulerName: a
+            pluginConfig:
+              - name: NodeResourcesFit
+                args: {scoringStrategy: {type: MostAllocated}}
+    """)
+    document = yaml.safe_load(dump_config(load(["--config", path]).config))
+    fit = next(
+        c for c in document["profiles"][0]["pluginConfig"] if c["name"] == "NodeResourcesFit"
+    )
+    assert fit["args"]["scoringStrategy"] == {
+        "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+        "type": "MostAllocated",
+    }
+
+
+def test_configz_is_json_under_componentconfig(load):
+    config = load([]).config
+    assert json.loads(configz(config)) == {"componentconfig": yaml.safe_load(dump_config(config))}
 
 
 def test_write_config_to_stdout_and_file(load, tmp_path):
@@ -195,4 +242,6 @@ def profile_for(draw: st.DrawFn, name: str, queue_sort: PluginSet | None) -> Pro
 )
 @given(config=configurations())
 def test_any_valid_config_round_trips(tmp_path, config):
-    assert reload(dump_config(config), tmp_path, []) == config
+    again = reload(dump_config(config), tmp_path, [])
+    assert dump_config(again) == dump_config(config)
+    assert dataclasses.replace(again, profiles=config.profiles) == config

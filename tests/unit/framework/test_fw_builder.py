@@ -9,9 +9,10 @@ from kubesched.framework import Framework, FrameworkError, build_framework, chec
 from kubesched.plugins import in_tree_registry
 from kubesched.testing import FakeHandle
 
+# kube-scheduler v1.37.2's own order (`kube-scheduler --write-config-to`): NodeName first.
 DEFAULT_FILTERS = [
-    "NodeUnschedulable",
     "NodeName",
+    "NodeUnschedulable",
     "TaintToleration",
     "NodeAffinity",
     "NodePorts",
