@@ -14,6 +14,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.instrument import ExtensionPointObserver, timed, timed_async
 from kubesched.framework.plugin_failures import as_error, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
@@ -36,7 +37,9 @@ class BindingCycle:
 
     plugins: PluginLists
     handle: Handle
+    observe: ExtensionPointObserver
 
+    @timed("Reserve")
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Reserve on the chosen node; a failure means the caller must run `run_unreserve`."""
         for pl in self.plugins.reserve:
@@ -51,6 +54,7 @@ class BindingCycle:
             return as_error(pl.name, "Reserve", status)
         return SUCCESS
 
+    @timed("Unreserve")
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Unreserve in reverse order; plugin errors are logged and skipped."""
         for pl in reversed(self.plugins.reserve):
@@ -59,6 +63,7 @@ class BindingCycle:
             except Exception as exc:
                 raised(pl.name, "Unreserve", exc)
 
+    @timed("Permit")
     def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """SUCCESS, a rejection/ERROR, or WAIT (then `await wait_on_permit(pod)`)."""
         waits: dict[str, float] = {}
@@ -96,6 +101,7 @@ class BindingCycle:
             Code.ERROR, f"waiting on permit for pod: {status.message}", plugin=status.plugin
         )
 
+    @timed_async("PreBind")
     async def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.plugins.pre_bind:
             try:
@@ -109,6 +115,7 @@ class BindingCycle:
             return as_error(pl.name, "PreBind", status)
         return SUCCESS
 
+    @timed_async("Bind")
     async def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """The first bind plugin that does not SKIP binds the pod (SKIP if none did)."""
         status: Status = Status(Code.SKIP)
@@ -127,6 +134,7 @@ class BindingCycle:
             return as_error(pl.name, "Bind", status)
         return status
 
+    @timed("PostBind")
     def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Informational; errors are logged."""
         for pl in self.plugins.post_bind:

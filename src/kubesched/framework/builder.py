@@ -16,6 +16,7 @@ from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, P
 from kubesched.framework import interfaces as api
 from kubesched.framework.defaults import default_plugins, merge_plugins
 from kubesched.framework.handle import Handle
+from kubesched.framework.instrument import ExtensionPointObserver, ignore
 from kubesched.framework.interfaces import Plugin
 from kubesched.framework.registry import Registry
 from kubesched.framework.runtime import Framework, PluginLists
@@ -47,6 +48,7 @@ def build_framework(
     registry: Registry,
     handle: Handle,
     default_percentage_of_nodes_to_score: int | None = None,
+    observe: ExtensionPointObserver = ignore,
 ) -> Framework:
     """The Framework of one profile (raises FrameworkError with a one-line fix-it message)."""
     plugins = merge_plugins(default_plugins(frozenset(registry.names())), profile.plugins)
@@ -65,6 +67,7 @@ def build_framework(
         score_weights=builder.score_weights(lists),
         percentage_of_nodes_to_score=percentage,
         handle=handle,
+        observe=observe,
     )
 
 

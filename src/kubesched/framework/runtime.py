@@ -20,6 +20,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.enqueue import collect_enqueue_events
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
 from kubesched.framework.handle import Handle
+from kubesched.framework.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import as_error, raised
@@ -72,8 +73,11 @@ class Framework(BindingCycle, WhatIfFiltering):
         score_weights: dict[str, int],
         percentage_of_nodes_to_score: int | None,
         handle: Handle,
+        observe: ExtensionPointObserver = ignore,
     ) -> None:
         self.profile_name = profile_name
+        self.observe = observe
+        """Told the duration of each extension point run (see `framework.instrument`)."""
         self.plugins = plugins
         self.score_weights = score_weights
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -147,6 +151,7 @@ class Framework(BindingCycle, WhatIfFiltering):
 
     # --- filtering ------------------------------------------------------------------------
 
+    @timed("PreFilter")
     def run_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> PreFilterOutcome:
@@ -220,6 +225,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         key = ("score", state.skip_score_plugins, memo.cycle_pod_key(state, pod))
         return self._memo_keys.id_of(key)
 
+    @timed("PostFilter")
     def run_post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
@@ -250,6 +256,7 @@ class Framework(BindingCycle, WhatIfFiltering):
 
     # --- scoring --------------------------------------------------------------------------
 
+    @timed("PreScore")
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         """Run PreScore plugins on the feasible nodes; records Skip in `state`."""
         skipped: set[str] = set()
@@ -269,6 +276,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         finally:
             state.skip_score_plugins = frozenset(skipped)
 
+    @timed("Score")
     def run_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> ScoreResult:
         """Score, normalize, weigh and sum (see `ScoreResult`); `result.status` on failure."""
         plugins = [pl for pl in self.plugins.score if pl.name not in state.skip_score_plugins]

@@ -8,8 +8,10 @@ objects by the caller. Every request has a total timeout; a watch has an inactiv
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
@@ -20,6 +22,17 @@ from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.ratelimit import TokenBucket
 
 USER_AGENT = "kubesched/0.1"
+
+
+class RequestObserver(Protocol):
+    """Told of every finished request (`rest_client_*` metrics): HTTP method, `host:port`,
+    status code (`<error>` when no answer came), seconds."""
+
+    def __call__(self, method: str, host: str, code: str, seconds: float) -> None: ...
+
+
+def _ignore(method: str, host: str, code: str, seconds: float) -> None:
+    """The default observer."""
 
 
 class KubeClient:
@@ -33,8 +46,11 @@ class KubeClient:
         burst: int = 100,
         timeout: float = 30.0,
         max_connections: int = 64,
+        observe: RequestObserver = _ignore,
     ) -> None:
         self._connection = connection
+        self._observe = observe
+        self._host = urlsplit(connection.server).netloc
         self._limiter = TokenBucket(qps=qps, burst=burst)
         self._timeout = timeout
         self._max_connections = max_connections
@@ -84,6 +100,7 @@ class KubeClient:
         data = None if body is None else orjson.dumps(body)
         headers = await self._headers(content_type if data is not None else None)
         client_timeout = aiohttp.ClientTimeout(total=timeout or self._timeout)
+        started, code = time.monotonic(), "<error>"
         try:
             async with session.request(
                 method,
@@ -95,8 +112,11 @@ class KubeClient:
             ) as response:
                 raw = await response.read()
                 status = response.status
+                code = str(status)
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
+        finally:
+            self._observe(method, self._host, code, time.monotonic() - started)
         decoded = _loads(raw)
         if status >= 300:
             raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
@@ -152,9 +172,11 @@ class KubeClient:
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout)
         query = {**params, "watch": "true"}
         try:
+            started = time.monotonic()
             async with session.get(
                 self.server + path, params=query, headers=headers, timeout=timeout
             ) as response:
+                self._observe("GET", self._host, str(response.status), time.monotonic() - started)
                 if response.status >= 300:
                     raw = await response.read()
                     raise ApiError.from_status(response.status, _loads(raw) or raw, path=path)

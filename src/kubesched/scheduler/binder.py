@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -147,10 +146,7 @@ class Binder:
         status = await fw.run_pre_bind(state, pod, node)
         if not status.is_success():
             return status
-        started = time.perf_counter()
-        status = await fw.run_bind(state, pod, node)
-        self._metrics.binding_duration.observe(time.perf_counter() - started)
-        return status
+        return await fw.run_bind(state, pod, node)
 
     def _succeeded(self, task: BindingTask) -> None:
         self._cache.finish_binding(task.assumed)

@@ -5,13 +5,26 @@ One `SchedulerMetrics` per process, on its own registry (tests can create severa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+)
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+# kube-scheduler exports no `*_created` series; nor does kubesched.
+disable_created_metrics()
+
 _ATTEMPT_BUCKETS = tuple(0.001 * 2**i for i in range(15))
+_SLI_BUCKETS = tuple(0.01 * 2**i for i in range(20))
+# client-go's rest_client_request_duration_seconds buckets.
+_REST_CLIENT_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 _EXTENSION_BUCKETS = tuple(0.0001 * 2**i for i in range(12))
 _VICTIM_BUCKETS = tuple(float(2**i) for i in range(7))  # 1, 2, 4, ..., 64
 
@@ -59,7 +72,7 @@ class SchedulerMetrics:
             "E2e latency for a pod being scheduled, from the time the pod enters the "
             "scheduling queue until it is bound.",
             ["attempts"],
-            buckets=_ATTEMPT_BUCKETS,
+            buckets=_SLI_BUCKETS,
             registry=r,
         )
         self.extension_point_duration = Histogram(
@@ -87,12 +100,26 @@ class SchedulerMetrics:
             ["type"],
             registry=r,
         )
-        self.binding_duration = Histogram(
-            "scheduler_binding_duration_seconds",
-            "Binding latency in seconds (kubesched: the pods/binding request).",
+        self.algorithm_duration = Histogram(
+            "scheduler_scheduling_algorithm_duration_seconds",
+            "Scheduling algorithm latency in seconds",
             buckets=_ATTEMPT_BUCKETS,
             registry=r,
         )
+        self.rest_client_requests = Counter(
+            "rest_client_requests",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            ["code", "method", "host"],
+            registry=r,
+        )
+        self.rest_client_duration = Histogram(
+            "rest_client_request_duration_seconds",
+            "Request latency in seconds. Broken down by verb, and host.",
+            ["verb", "host"],
+            buckets=_REST_CLIENT_BUCKETS,
+            registry=r,
+        )
+        ProcessCollector(registry=r)
         self.preemption_attempts = Counter(
             "scheduler_preemption_attempts",
             "Total preemption attempts in the cluster till now",
@@ -119,6 +146,20 @@ class SchedulerMetrics:
             ["name"],
             registry=r,
         )
+
+    def extension_point_observer(self, profile: str) -> Callable[[str, str, float], None]:
+        """For `build_framework(observe=...)`: one profile's extension point durations."""
+        histogram = self.extension_point_duration
+
+        def observe(point: str, status: str, seconds: float) -> None:
+            histogram.labels(point, status, profile).observe(seconds)
+
+        return observe
+
+    def observe_request(self, method: str, host: str, code: str, seconds: float) -> None:
+        """A finished API request (a `kubesched.kube.client.RequestObserver`)."""
+        self.rest_client_requests.labels(code, method, host).inc()
+        self.rest_client_duration.labels(method, host).observe(seconds)
 
     def exported(self) -> Collector:
         """What /metrics serves: every family but the disabled ones."""

@@ -142,6 +142,8 @@ class Scheduler:
         except SchedulingError as err:
             self._handle_failure(fw, qpi, err.status, cycle, started)
             return None
+        # As upstream, only a cycle that found a node counts (SchedulingAlgorithmLatency).
+        self._metrics.algorithm_duration.observe(time.monotonic() - started)
         return self._assume_and_reserve(
             fw, state, qpi, host=result.suggested_host, cycle=cycle, started=started
         )

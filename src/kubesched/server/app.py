@@ -13,6 +13,7 @@ import contextlib
 import gc
 import logging
 import signal
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError
 from kubesched.leaderelection import LeaderElector, OnStartedLeading, check_lease_collision
+from kubesched.queue import GATED, UNSCHEDULABLE
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.components import Components, build
 
@@ -195,9 +197,11 @@ async def _wait_synced(components: Components) -> None:
 
 async def _report_pending(components: Components) -> None:
     metrics, cache, queue = components.metrics, components.cache, components.queue
+    reported: set[tuple[str, str]] = set()
     while True:
         for name, count in queue.pending_counts().items():
             metrics.pending_pods.labels(name).set(count)
+        reported = _report_unschedulable(components, reported)
         metrics.cache_size.labels("nodes").set(cache.node_count())
         metrics.cache_size.labels("pods").set(cache.pod_count())
         metrics.cache_size.labels("assumed_pods").set(cache.assumed_count())
@@ -218,3 +222,21 @@ def _dump_cache_on_sigusr2(components: Components) -> None:
 
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, dump)
+
+
+def _report_unschedulable(
+    components: Components, reported: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """`scheduler_unschedulable_pods{plugin,profile}`: each waiting pod counts once for every
+    plugin that rejected or holds it, as upstream; series that dropped to nothing read 0."""
+    waiting = components.queue.pending_pods()
+    counts: Counter[tuple[str, str]] = Counter()
+    for qpi in (*waiting.get(UNSCHEDULABLE, ()), *waiting.get(GATED, ())):
+        plugins = qpi.unschedulable_plugins | qpi.pending_plugins
+        if qpi.gating_plugin:
+            plugins = plugins | {qpi.gating_plugin}
+        counts.update((plugin, qpi.pod.scheduler_name) for plugin in plugins)
+    gauge = components.metrics.unschedulable_pods
+    for key in reported | set(counts):
+        gauge.labels(*key).set(counts.get(key, 0))
+    return reported | set(counts)

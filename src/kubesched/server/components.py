@@ -88,14 +88,13 @@ def build(
     `auth_connection` (from `--authentication-kubeconfig`/`--authorization-kubeconfig`)
     reviews the callers of the secure port; without it, `connection` does."""
     cc = config.client_connection
-    client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
-    election_client = KubeClient(connection, qps=cc.qps, burst=cc.burst)
-    auth_client = (
-        KubeClient(auth_connection, qps=cc.qps, burst=cc.burst)
-        if auth_connection is not None
-        else client
-    )
     metrics = SchedulerMetrics(disabled=config.disabled_metrics)
+
+    def new_client(to: Connection) -> KubeClient:
+        return KubeClient(to, qps=cc.qps, burst=cc.burst, observe=metrics.observe_request)
+
+    client, election_client = new_client(connection), new_client(connection)
+    auth_client = new_client(auth_connection) if auth_connection is not None else client
     cache, snapshot = SchedulerCache(), Snapshot()
     recorder = EventRecorder(client)
     nominator, waiting = Nominator(), WaitingPods()
@@ -128,7 +127,7 @@ def build(
         )
         for profile in config.profiles
     }
-    frameworks = _frameworks(config, handles)
+    frameworks = _frameworks(config, handles, metrics)
     queue = _queue(config, frameworks, nominator, metrics)
     pods, nodes = feeding_informers(
         client, cache=cache, queue=queue, scheduler_names=set(frameworks)
@@ -173,7 +172,9 @@ def _never_fenced() -> bool:
 
 
 def _frameworks(
-    config: KubeSchedulerConfiguration, handles: Mapping[str, SchedulerHandle]
+    config: KubeSchedulerConfiguration,
+    handles: Mapping[str, SchedulerHandle],
+    metrics: SchedulerMetrics,
 ) -> dict[str, Framework]:
     registry = build_registry(config)
     frameworks = {}
@@ -183,6 +184,7 @@ def _frameworks(
             registry=registry,
             handle=handles[profile.scheduler_name],
             default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+            observe=metrics.extension_point_observer(profile.scheduler_name),
         )
         frameworks[profile.scheduler_name] = fw
         log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())
