@@ -70,8 +70,10 @@ def _parser() -> argparse.ArgumentParser:
 def _build(_args: argparse.Namespace) -> int:
     binaries = ensure_binaries()
     versions = binaries.versions()
-    for name, path in binaries.as_dict().items():
-        print(f"{name:<15}{path}  ({versions[name]})")
+    paths = binaries.as_dict()
+    width = max(map(len, paths)) + 2
+    for name, path in paths.items():
+        print(f"{name:<{width}}{path}  ({versions[name]})")
     return 0
 
 
