@@ -21,7 +21,7 @@ from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, crea
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
 
-pytest_plugins = ["harness.fixtures"]
+pytest_plugins = ["harness.fixtures", "harness.workload_fixtures"]
 
 _state: dict[str, object] = {}
 
