@@ -147,14 +147,25 @@ def wait_all_scheduled_by(
 
 def delete_workloads(api: ApiClient, namespace: str) -> None:
     """Delete the namespace's workloads with their pods (foreground) and wait until no pod
-    is left, so that no controller recreates pods while the harness cleans up."""
+    is left, so that no controller recreates pods while the harness cleans up. Pods stuck
+    terminating on a node no kubelet serves any more are force-deleted, as an admin would."""
     for kind in WORKLOAD_KINDS:
         for item in api.list(kind, namespace=namespace):
             path = api.path(kind, namespace=namespace, name=item["metadata"]["name"])
             api.request("DELETE", path, body={"propagationPolicy": "Foreground"})
+
+    def remaining() -> list[dict[str, Any]]:
+        pods = [
+            p for p in api.list("Pod", namespace=namespace) if p["metadata"].get("ownerReferences")
+        ]
+        for pod in pods:
+            if pod["metadata"].get("deletionTimestamp"):
+                api.delete("Pod", pod["metadata"]["name"], namespace=namespace, grace_period=0)
+        return pods
+
     wait_for(
-        lambda: api.list("Pod", namespace=namespace),
+        remaining,
         until=lambda pods: not pods,
         timeout=30,
-        message=f"every pod of {namespace} deleted with its workload",
+        message=f"every pod of the workloads of {namespace} deleted with them",
     )
