@@ -142,7 +142,10 @@ def _down(_args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     demo_steps.run(hold=_hold if args.hold else None)
-    print("\ndemo done: the control plane is stopped")
+    print(
+        "\ndemo done: the control plane is stopped (simulated: kwok played the kubelets, and "
+        "the kubesched replicas ran as local processes)"
+    )
     return 0
 
 
