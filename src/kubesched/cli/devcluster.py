@@ -2,6 +2,7 @@
 
     kubesched dev-cluster build     build etcd, kube-apiserver, kube-scheduler, kubectl (once)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
+                                    (--controller-manager, --kwok: the whole local cluster)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
     kubesched dev-cluster status    show the background cluster's processes and health
     kubesched dev-cluster down      stop it and delete its files
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, devstate, ensure_binaries
 from kubesched.localcluster import demo as demo_steps
+from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.localcluster.probe import Endpoint, get
 
 PROG = "kubesched dev-cluster"
@@ -48,6 +50,17 @@ def _parser() -> argparse.ArgumentParser:
     build.set_defaults(handler=_build)
     up = commands.add_parser("up", help="start a cluster with kube-scheduler in the background")
     up.add_argument("--no-scheduler", action="store_true", help="do not start kube-scheduler")
+    up.add_argument(
+        "--controller-manager",
+        action="store_true",
+        help="also start kube-controller-manager (workload, namespace, GC, PV binding and "
+        "node lifecycle controllers)",
+    )
+    up.add_argument(
+        "--kwok",
+        action="store_true",
+        help=f"also start kwok, the fake kubelets of the nodes labelled {'='.join(NODE_LABEL)}",
+    )
     up.add_argument(
         "--apiserver-arg",
         action="append",
@@ -86,7 +99,11 @@ def _up(args: argparse.Namespace) -> int:
             )
         devstate.stop(state)  # leftovers of a cluster that died: clear them
     cluster = LocalCluster(
-        workdir=devstate.reset_run_dir(), detached=True, apiserver_args=args.apiserver_arg
+        workdir=devstate.reset_run_dir(),
+        detached=True,
+        apiserver_args=args.apiserver_arg,
+        controller_manager=args.controller_manager,
+        kwok=args.kwok,
     )
     try:
         cluster.start()
