@@ -143,7 +143,7 @@ def _status(_args: argparse.Namespace) -> int:
     for process in devstate.processes(state):
         healthy = healthy and process.alive
         status = "running" if process.alive else "NOT RUNNING"
-        print(f"{process.name:<15} pid {process.pid:<8} {status:<12} log {process.log}")
+        print(f"{process.name:<24} pid {process.pid:<8} {status:<12} log {process.log}")
     return 0 if healthy else 1
 
 
