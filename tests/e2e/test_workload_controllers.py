@@ -1,7 +1,8 @@
 """kubesched serving the real workload controllers of kube-controller-manager, on nodes whose
 kubelets kwok plays: Deployments roll out and restart, a StatefulSet starts in order, Job
 pods that succeed make room for the pending ones, and kube-scheduler's workloads share the
-same nodes without any overcommit (the oracle runs after every test)."""
+same nodes without any overcommit (the oracle runs after every test). The PersistentVolume
+controller binds claims, so the volume tests have a real binder to run against."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from harness.workloads import (
     wait_all_scheduled_by,
     wait_rolled_out,
 )
+
+from kubesched.testing import make_pod
 
 DEFAULT = "default-scheduler"
 
@@ -143,3 +146,68 @@ def test_kube_scheduler_and_kubesched_share_the_nodes_without_overcommit(
     for app, scheduler in (("theirs", DEFAULT), ("ours", WORKLOAD_SCHEDULER)):
         placed = [p for p in pods if p["metadata"]["labels"]["app"] == app]
         wait_all_scheduled_by(api, ns, placed, scheduler)
+
+
+def test_the_pv_controller_binds_claims_for_volume_aware_scheduling(
+    workload_namespace: str, api: ApiClient
+) -> None:
+    """The local cluster binds claims (kube-controller-manager's PV binder), and
+    kube-scheduler, the oracle of the volume tests, takes the pod to its volume's node.
+    kubesched has no volume plugins yet, so it is not asked to place this pod."""
+    ns = workload_namespace
+    near, far = unique("vol-near"), unique("vol-far")
+    api.create(kwok_node(far, cpu="8"))
+    api.create(kwok_node(near, cpu="1"))
+    volume = unique("pv")
+    api.create(local_volume(volume, node=near))
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": ns},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": "",
+            "resources": {"requests": {"storage": "1Gi"}},
+        },
+    }
+    api.create(claim)
+    bound = wait_for(
+        lambda: api.get("PersistentVolumeClaim", "data", namespace=ns),
+        until=lambda c: c.get("status", {}).get("phase") == "Bound",
+        timeout=30,
+        message="kube-controller-manager's PV binder bound the claim",
+    )
+    assert bound["spec"]["volumeName"] == volume
+    pod = make_pod().name("uses-data").namespace(ns).scheduler(DEFAULT).obj()
+    pod["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+    api.create(pod)
+    placed = wait_for(
+        lambda: api.get("Pod", "uses-data", namespace=ns),
+        until=lambda p: p["status"].get("phase") == "Running",
+        timeout=30,
+        message="the pod runs where its volume is",
+    )
+    assert node_name(placed) == near, "the roomier node cannot reach the volume"
+    api.delete("Pod", "uses-data", namespace=ns, grace_period=0)
+    api.delete("PersistentVolumeClaim", "data", namespace=ns)
+    api.delete("PersistentVolume", volume)
+
+
+def local_volume(name: str, *, node: str) -> dict[str, Any]:
+    """A 1Gi local PersistentVolume that only `node` can reach."""
+    term = {
+        "matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]
+    }
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "capacity": {"storage": "1Gi"},
+            "accessModes": ["ReadWriteOnce"],
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": "",
+            "local": {"path": "/mnt/data"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
+        },
+    }
