@@ -119,32 +119,47 @@ def test_job_pods_that_succeed_free_room_for_the_pending_ones(
     wait_all_scheduled_by(api, ns, pods, WORKLOAD_SCHEDULER)
 
 
+def settle(api: ApiClient, ns: str, apps: dict[str, int]) -> list[dict[str, Any]]:
+    """Wait until each app has its number of pods, each bound or reported unschedulable;
+    return them."""
+
+    def observe() -> list[dict[str, Any]]:
+        pods = [pod for app in apps for pod in pods_of(api, ns, app)]
+        counts = {app: sum(p["metadata"]["labels"]["app"] == app for p in pods) for app in apps}
+        settled = all(node_name(p) or is_unschedulable(p) for p in pods)
+        return pods if counts == apps and settled else []
+
+    found: list[dict[str, Any]] = wait_for(
+        observe, timeout=30, message=f"pods of {apps} bound or reported unschedulable"
+    )
+    return found
+
+
 def test_kube_scheduler_and_kubesched_share_the_nodes_without_overcommit(
     workload_namespace: str, api: ApiClient
 ) -> None:
+    """Each scheduler counts the pods the other placed. (Two schedulers deciding about the
+    same node in the same instant can both place a pod there: that race is resolved by the
+    kubelet's admission, which kwok does not play. So the workloads arrive one after the
+    other, as the oracle needs.)"""
     ns = workload_namespace
     for name in (unique("shared"), unique("shared")):
         api.create(kwok_node(name, cpu="2"))
-    # 10 pods of 500m for 4 CPU: 8 fit, whoever places them; 2 must wait.
+    # 4 CPU: kube-scheduler places 2 CPU worth of pods, kubesched fills the rest ...
     api.create(deployment(ns, "theirs", replicas=4, scheduler=DEFAULT, cpu="500m"))
+    wait_rolled_out(api, ns, "theirs")
     api.create(deployment(ns, "ours", replicas=6, scheduler=WORKLOAD_SCHEDULER, cpu="500m"))
-
-    def all_settled() -> list[dict[str, Any]]:
-        pods = pods_of(api, ns, "theirs") + pods_of(api, ns, "ours")
-        return (
-            pods
-            if len(pods) == 10 and all(node_name(p) or is_unschedulable(p) for p in pods)
-            else []
-        )
-
-    pods = wait_for(
-        lambda: [p for p in all_settled() if node_name(p)],
-        until=lambda bound: len(bound) == 8,
-        timeout=30,
-        message="8 of the 10 pods bound, the other 2 reported unschedulable",
-    )
+    pods = settle(api, ns, {"theirs": 4, "ours": 6})
+    ours = [p for p in pods if p["metadata"]["labels"]["app"] == "ours"]
+    assert sum(bool(node_name(p)) for p in ours) == 4, "kubesched saw kube-scheduler's pods"
+    # ... and then kube-scheduler finds no room left by kubesched's pods.
+    api.patch("Deployment", "theirs", {"spec": {"replicas": 6}}, namespace=ns)
+    pods = settle(api, ns, {"theirs": 6, "ours": 6})
+    theirs = [p for p in pods if p["metadata"]["labels"]["app"] == "theirs"]
+    waiting = [p for p in theirs if not node_name(p)]
+    assert len(waiting) == 2, "kube-scheduler saw kubesched's pods"
     for app, scheduler in (("theirs", DEFAULT), ("ours", WORKLOAD_SCHEDULER)):
-        placed = [p for p in pods if p["metadata"]["labels"]["app"] == app]
+        placed = [p for p in pods if p["metadata"]["labels"]["app"] == app and node_name(p)]
         wait_all_scheduled_by(api, ns, placed, scheduler)
 
 

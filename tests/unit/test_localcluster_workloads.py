@@ -43,6 +43,8 @@ def test_controller_manager_serves_on_loopback_with_its_own_identity(tmp_path: P
     assert flags["--kubeconfig"] == str(tmp_path / "kcm.kubeconfig")
     assert flags["--authentication-kubeconfig"] == flags["--kubeconfig"]
     assert flags["--leader-elect"] == "true"
+    # a restarted kube-controller-manager must not wait for its own old Lease to expire
+    assert flags["--feature-gates"] == "ControllerManagerReleaseLeaderElectionLockOnExit=true"
     assert flags["--use-service-account-credentials"] == "true"
     assert flags["--service-account-private-key-file"] == str(tmp_path / "sa.key")
     assert flags["--root-ca-file"] == str(tmp_path / "ca.crt")

@@ -5,8 +5,8 @@ worker's control plane for one test module, and one kubesched serves the module.
 
 kube-controller-manager and kwok run with fast node-health timings (a node whose Lease is
 not renewed is NotReady within ~8 s) and are stopped at the end of the module, so the other
-modules keep their plain control plane. After each test the namespace's workloads are
-deleted with their pods before the harness' clean-up runs.
+modules keep their plain control plane. After each test the overcommit oracle runs, then the
+namespace's workloads are deleted with their pods before the harness' clean-up runs.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 
 from harness.api import ApiClient
 from harness.kubesched import KubeschedProcess, start_kubesched
+from harness.oracle import assert_no_node_overcommitted
 from harness.workloads import delete_workloads
 from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.localcluster.controller_manager import NodeHealthTimings
@@ -75,7 +76,11 @@ def workload_namespace(
     namespace: str,
     request: pytest.FixtureRequest,
 ) -> Iterator[str]:
-    """A fresh namespace; its workloads and their pods are gone after the test."""
+    """A fresh namespace; after the test, no node may be overcommitted (checked here, while
+    the pods still exist), then its workloads and their pods are deleted."""
     request.node.kubesched_processes = [workload_scheduler]
     yield namespace
-    delete_workloads(api, namespace)
+    try:
+        assert_no_node_overcommitted(api)
+    finally:
+        delete_workloads(api, namespace)
