@@ -1,6 +1,6 @@
 """`kubesched dev-cluster`: build and run a real local control plane.
 
-    kubesched dev-cluster build     build etcd, kube-apiserver, kube-scheduler, kubectl (once)
+    kubesched dev-cluster build     build the control-plane binaries and kwok (once)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
                                     (--controller-manager, --kwok: the whole local cluster)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
