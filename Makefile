@@ -19,7 +19,8 @@ $(STAMP): requirements/dev.lock pyproject.toml
 
 venv: $(STAMP)
 
-# Builds kube-apiserver, kube-scheduler, kubectl and etcd once (minutes), then reuses the cache.
+# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok once
+# (minutes), then reuses the cache.
 binaries: $(STAMP)
 	$(BIN)/kubesched dev-cluster build
 

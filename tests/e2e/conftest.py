@@ -7,6 +7,10 @@ Fixtures:
     namespace       function: a fresh namespace (name), removed after the test
     new_namespace   function: factory `new_namespace(hint="x") -> str` for more namespaces
 
+On the whole local cluster (harness/workload_fixtures.py): `workload_cluster` (module: the
+same control plane plus kube-controller-manager and kwok), `workload_scheduler` (module: one
+kubesched for `my-scheduler`), `workload_namespace` (function: workloads deleted after).
+
 After every test (autouse): `assert_no_node_overcommitted(api)`, then all Nodes, the test
 namespaces and their pods are deleted. When a test fails, the component logs are kept and
 their tails are attached to the failure report.
@@ -21,7 +25,7 @@ from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, crea
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
 
-pytest_plugins = ["harness.fixtures"]
+pytest_plugins = ["harness.fixtures", "harness.workload_fixtures"]
 
 _state: dict[str, object] = {}
 

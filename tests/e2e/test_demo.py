@@ -1,6 +1,7 @@
 """`make demo` (`kubesched dev-cluster demo`) runs to its table by itself and exits 0: the
-three pods of "Configure Multiple Schedulers" placed by the scheduler they name, both Leases
-held, and the kubesched standby taking over from the killed leader."""
+three pods of "Configure Multiple Schedulers" placed by the scheduler they name and Running,
+a Deployment placed by kubesched, both Leases held, and the kubesched standby taking over
+from the killed leader."""
 
 from __future__ import annotations
 
@@ -35,6 +36,16 @@ def test_make_demo_runs_to_its_table_and_exits_0() -> None:
     # kubesched is applied from `kubesched manifests` and runs with its ServiceAccount token.
     assert "deployment.apps/my-scheduler created" in out
     assert "kubectl create token my-scheduler -n kubesched-system" in out
+    # On the whole local cluster the three pods end Running (kwok plays the kubelets) ...
+    for pod in ("no-annotation", "annotation-default-scheduler", "annotation-second-scheduler"):
+        assert _line(out, rf"^{pod}\s+1/1\s+Running\s+0\s+\S+\s+[\d.]+\s+node-\d\s"), out
+    # ... and a Deployment's replicas, made by kube-controller-manager, are placed by kubesched.
+    assert 'deployment "web" successfully rolled out' in out
+    assert "all 6 replicas of web were placed by my-scheduler" in out
+    assert (
+        len(re.findall(r"^web-\S+\s+my-scheduler\s+Successfully assigned", out, re.MULTILINE)) == 6
+    )
+    assert "kwok played the kubelets" in out
     # Who placed what, from the Scheduled events.
     assert _line(out, r"^no-annotation\s+default-scheduler\s+node-\d\s+default-scheduler")
     default_pod = r"^annotation-default-scheduler\s+default-scheduler\s+node-\d\s+default-scheduler"

@@ -9,7 +9,7 @@ import pytest
 
 from kubesched.localcluster import LocalClusterError, binaries, ensure_binaries, gobuild, paths
 
-ALL = ("etcd", "kube-apiserver", "kube-scheduler", "kubectl")
+ALL = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok")
 
 
 def fake_binaries(folder: Path, names: tuple[str, ...] | list[str]) -> None:
@@ -74,7 +74,8 @@ def test_envtest_assets_without_scheduler_build_just_the_missing_ones(
     found = ensure_binaries(progress=lambda _: None)
     again = ensure_binaries(progress=lambda _: None)
 
-    assert builds == [["kube-scheduler", "kubectl"]]  # once: the second call uses the cache
+    # once: the second call uses the cache
+    assert builds == [["kube-controller-manager", "kube-scheduler", "kubectl"], ["kwok"]]
     version = gobuild.k8s_module().version
     assert found.kube_scheduler == isolated_env / "bin" / f"k8s-{version}" / "kube-scheduler"
     assert found.etcd == tmp_path / "envtest" / "etcd"
@@ -90,7 +91,8 @@ def test_cache_is_keyed_by_version_and_rebuilt_when_stale(
 
     ensure_binaries(progress=lambda _: None)
 
-    assert builds == [["etcd"], ["kube-apiserver", "kube-scheduler", "kubectl"], ["etcd"]]
+    k8s = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"]
+    assert builds == [["etcd"], k8s, ["kwok"], ["etcd"]]
     assert not list((isolated_env / "bin").glob(".*build-*"))  # staging folders are gone
 
 

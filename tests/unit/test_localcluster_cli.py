@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from kubesched import cli
 from kubesched.cli import devcluster
-from kubesched.localcluster import LocalClusterError, devstate, paths
+from kubesched.localcluster import Binaries, LocalClusterError, devstate, paths
 
 
 @pytest.fixture(autouse=True)
@@ -99,3 +100,65 @@ def test_cli_dispatches_dev_cluster(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert caught.value.code == 0
     assert "demo" in capsys.readouterr().out
+
+
+class _FakeCluster:
+    """Records how `up` configures the cluster; starts nothing."""
+
+    made: ClassVar[list[dict[str, object]]] = []
+
+    def __init__(self, **options: object) -> None:
+        self.made.append(options)
+        self.server = "https://127.0.0.1:1"
+        self.logs_dir = Path("/x/logs")
+        self.kubeconfig_path = Path("/x/kubeconfig")
+
+    def start(self) -> None:
+        pass
+
+    def start_default_scheduler(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("flags", "wanted"),
+    [
+        ([], {"controller_manager": False, "kwok": False}),
+        (["--controller-manager", "--kwok"], {"controller_manager": True, "kwok": True}),
+        (["--kwok"], {"controller_manager": False, "kwok": True}),
+    ],
+)
+def test_up_starts_controller_manager_and_kwok_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    wanted: dict[str, bool],
+) -> None:
+    _FakeCluster.made = []
+    monkeypatch.setattr(devcluster, "LocalCluster", _FakeCluster)
+    monkeypatch.setattr(devstate, "save", lambda _cluster: None)
+
+    assert devcluster.main(["up", *flags]) == 0
+
+    (options,) = _FakeCluster.made
+    assert {key: options[key] for key in wanted} == wanted
+    assert capsys.readouterr().out == "export KUBECONFIG=/x/kubeconfig\n"
+
+
+def test_build_prints_every_binary_with_its_version(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    names = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"]
+    found = Binaries(**{n.replace("-", "_"): tmp_path / n for n in [*names, "kwok"]})
+    monkeypatch.setattr(devcluster, "ensure_binaries", lambda: found)
+    monkeypatch.setattr(Binaries, "versions", lambda self: {n: f"{n} v1" for n in self.as_dict()})
+
+    assert devcluster.main(["build"]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [*names, "kwok"]
+    kcm = "kube-controller-manager"
+    assert lines[2] == f"{kcm}  {tmp_path}/{kcm}  ({kcm} v1)"

@@ -58,13 +58,24 @@ def test_extra_args_must_be_flags() -> None:
         flags.merge_flags({}, ["etcd-compaction-interval=10s"])
 
 
-def test_token_file_has_admin_in_system_masters_and_scheduler_user() -> None:
-    lines = flags.token_file(admin_token="a", scheduler_token="s").splitlines()
+def test_token_file_has_admin_in_system_masters_and_component_users() -> None:
+    tokens = flags.Tokens(admin="a", scheduler="s", controller_manager="c", kwok="k")
+    lines = flags.token_file(tokens).splitlines()
 
     assert lines == [
         'a,kubesched-admin,kubesched-admin,"system:masters"',
         "s,system:kube-scheduler,system:kube-scheduler",
+        "c,system:kube-controller-manager,system:kube-controller-manager",
+        'k,kwok-controller,kwok-controller,"system:masters"',
     ]
+
+
+def test_new_tokens_are_distinct_and_long() -> None:
+    tokens = flags.Tokens.new()
+    values = [tokens.admin, tokens.scheduler, tokens.controller_manager, tokens.kwok]
+
+    assert len(set(values)) == 4
+    assert all(len(value) >= 40 for value in values)
 
 
 def test_kubeconfig_embeds_ca_and_token(pki: Pki) -> None:

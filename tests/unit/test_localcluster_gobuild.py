@@ -15,6 +15,16 @@ def test_versions_come_from_the_wrapper_go_mod() -> None:
     assert gobuild.k8s_module().cache_name == f"k8s-{gobuild.k8s_module().version}"
 
 
+def test_kwok_is_its_own_pinned_module_with_its_version_stamped() -> None:
+    module = gobuild.kwok_module()
+
+    assert module.version.startswith("v0.")
+    assert module.cache_name == f"kwok-{module.version}"
+    assert module.packages == {"kwok": "sigs.k8s.io/kwok/cmd/kwok"}
+    assert f"-X sigs.k8s.io/kwok/pkg/consts.Version={module.version}" in module.ldflags
+    assert "kube-controller-manager" in gobuild.k8s_module().packages
+
+
 def test_required_version_reads_both_require_forms(tmp_path: Path) -> None:
     go_mod = tmp_path / "go.mod"
     go_mod.write_text(

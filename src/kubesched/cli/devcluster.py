@@ -1,7 +1,8 @@
 """`kubesched dev-cluster`: build and run a real local control plane.
 
-    kubesched dev-cluster build     build etcd, kube-apiserver, kube-scheduler, kubectl (once)
+    kubesched dev-cluster build     build the control-plane binaries and kwok (once)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
+                                    (--controller-manager, --kwok: the whole local cluster)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
     kubesched dev-cluster status    show the background cluster's processes and health
     kubesched dev-cluster down      stop it and delete its files
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, devstate, ensure_binaries
 from kubesched.localcluster import demo as demo_steps
+from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.localcluster.probe import Endpoint, get
 
 PROG = "kubesched dev-cluster"
@@ -49,6 +51,17 @@ def _parser() -> argparse.ArgumentParser:
     up = commands.add_parser("up", help="start a cluster with kube-scheduler in the background")
     up.add_argument("--no-scheduler", action="store_true", help="do not start kube-scheduler")
     up.add_argument(
+        "--controller-manager",
+        action="store_true",
+        help="also start kube-controller-manager (workload, namespace, GC, PV binding and "
+        "node lifecycle controllers)",
+    )
+    up.add_argument(
+        "--kwok",
+        action="store_true",
+        help=f"also start kwok, the fake kubelets of the nodes labelled {'='.join(NODE_LABEL)}",
+    )
+    up.add_argument(
         "--apiserver-arg",
         action="append",
         default=[],
@@ -70,8 +83,10 @@ def _parser() -> argparse.ArgumentParser:
 def _build(_args: argparse.Namespace) -> int:
     binaries = ensure_binaries()
     versions = binaries.versions()
-    for name, path in binaries.as_dict().items():
-        print(f"{name:<15}{path}  ({versions[name]})")
+    paths = binaries.as_dict()
+    width = max(map(len, paths)) + 2
+    for name, path in paths.items():
+        print(f"{name:<{width}}{path}  ({versions[name]})")
     return 0
 
 
@@ -84,7 +99,11 @@ def _up(args: argparse.Namespace) -> int:
             )
         devstate.stop(state)  # leftovers of a cluster that died: clear them
     cluster = LocalCluster(
-        workdir=devstate.reset_run_dir(), detached=True, apiserver_args=args.apiserver_arg
+        workdir=devstate.reset_run_dir(),
+        detached=True,
+        apiserver_args=args.apiserver_arg,
+        controller_manager=args.controller_manager,
+        kwok=args.kwok,
     )
     try:
         cluster.start()
@@ -124,7 +143,7 @@ def _status(_args: argparse.Namespace) -> int:
     for process in devstate.processes(state):
         healthy = healthy and process.alive
         status = "running" if process.alive else "NOT RUNNING"
-        print(f"{process.name:<15} pid {process.pid:<8} {status:<12} log {process.log}")
+        print(f"{process.name:<24} pid {process.pid:<8} {status:<12} log {process.log}")
     return 0 if healthy else 1
 
 
@@ -140,7 +159,10 @@ def _down(_args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     demo_steps.run(hold=_hold if args.hold else None)
-    print("\ndemo done: the control plane is stopped")
+    print(
+        "\ndemo done: the control plane is stopped (simulated: kwok played the kubelets, and "
+        "the kubesched replicas ran as local processes)"
+    )
     return 0
 
 

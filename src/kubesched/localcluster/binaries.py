@@ -1,4 +1,5 @@
-"""Finds or builds etcd, kube-apiserver, kube-scheduler and kubectl.
+"""Finds or builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
+and kwok.
 
 Order of lookup, per binary: a folder named by `KUBESCHED_K8S_BIN`, then one named by
 `KUBEBUILDER_ASSETS` (the envtest convention; it often lacks kube-scheduler and kubectl),
@@ -25,18 +26,27 @@ from kubesched.localcluster.errors import LocalClusterError
 from kubesched.localcluster.paths import bin_dir
 
 OVERRIDE_ENVS = ("KUBESCHED_K8S_BIN", "KUBEBUILDER_ASSETS")
-COMPONENTS = ("etcd", "kube-apiserver", "kube-scheduler", "kubectl")
+COMPONENTS = (
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kubectl",
+    "kwok",
+)
 STAMP = ".source-hash"
 
 
 @dataclass(frozen=True)
 class Binaries:
-    """Paths of the control-plane binaries."""
+    """Paths of the control-plane binaries (and of kwok, which plays the kubelets)."""
 
     etcd: Path
     kube_apiserver: Path
+    kube_controller_manager: Path
     kube_scheduler: Path
     kubectl: Path
+    kwok: Path
 
     def as_dict(self) -> dict[str, Path]:
         """Binary name (`kube-apiserver`) -> path."""
@@ -48,9 +58,9 @@ class Binaries:
 
 
 def ensure_binaries(*, progress: gobuild.Progress = gobuild.default_progress) -> Binaries:
-    """Return the four binaries, building (once, then cached) those not found."""
+    """Return every binary of `COMPONENTS`, building (once, then cached) those not found."""
     found = find_overrides(os.environ)
-    for module in (gobuild.etcd_module(), gobuild.k8s_module()):
+    for module in (gobuild.etcd_module(), gobuild.k8s_module(), gobuild.kwok_module()):
         missing = [name for name in module.packages if name not in found]
         if missing:
             found.update(_cached_or_built(module, missing, progress))

@@ -60,17 +60,13 @@ class ApiserverFiles:
     admin_token: str
 
 
-def write_apiserver_files(
-    pki_dir: Path, *, admin_token: str, scheduler_token: str
-) -> ApiserverFiles:
-    """Write a new PKI and the token file (admin and kube-scheduler) into `pki_dir`."""
+def write_apiserver_files(pki_dir: Path, *, tokens: flags.Tokens) -> ApiserverFiles:
+    """Write a new PKI and the token file (every client identity) into `pki_dir`."""
     pki = write_pki(pki_dir)
     token_file = pki_dir / "tokens.csv"
-    token_file.write_text(
-        flags.token_file(admin_token=admin_token, scheduler_token=scheduler_token)
-    )
+    token_file.write_text(flags.token_file(tokens))
     token_file.chmod(0o600)
-    return ApiserverFiles(pki=pki, token_file=token_file, admin_token=admin_token)
+    return ApiserverFiles(pki=pki, token_file=token_file, admin_token=tokens.admin)
 
 
 def apiserver_launch(

@@ -16,7 +16,7 @@ NODES = ("node-1", "node-2", "node-3")
 CUSTOM_SCHEDULER = "my-scheduler"
 KUBESCHED_NAMESPACE = "kubesched-system"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.8"
-# The three pods of the second source document (pod1.yaml, pod2.yaml, pod3.yaml).
+# The three pods of "Configure Multiple Schedulers" (pod1.yaml, pod2.yaml, pod3.yaml).
 SOURCE_DOC_PODS = (
     ("no-annotation", "pod-with-no-annotation-container", None),
     ("annotation-default-scheduler", "pod-with-default-annotation-container", "default-scheduler"),
@@ -53,7 +53,7 @@ Step = Callable[[Demo], None]
 
 
 def source_doc_pod(name: str, container: str, scheduler: str | None) -> dict[str, Any]:
-    """A pod as in the second source document, with a small request so that it is placed."""
+    """A pod as in "Configure Multiple Schedulers", with a small request so that it is placed."""
     spec: dict[str, Any] = {
         "containers": [
             {

@@ -1,4 +1,4 @@
-"""The demo's kubesched steps: the source documents' Lease bug refused, then kubesched
+"""The demo's kubesched steps: the guides' Lease bug refused, then kubesched
 deployed from `kubesched manifests` and run as 2 replicas with its ServiceAccount's token."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def kubesched_argv(*flags: str) -> list[str]:
 
 
 def refuse_default_lease(demo: Demo) -> None:
-    """Show the source documents' bug being refused: kubesched on kube-system/kube-scheduler."""
+    """Show the guides' Lease bug refused: kubesched asked for kube-system/kube-scheduler."""
     flags = (
         f"--scheduler-name={CUSTOM_SCHEDULER}",
         "--leader-elect-resource-namespace=kube-system",
@@ -61,13 +61,16 @@ def apply_manifests(demo: Demo) -> None:
         raise LocalClusterError(f"kubesched manifests failed (exit {result.returncode}): {first}")
     objects = [obj for obj in yaml.safe_load_all(result.stdout) if obj]
     demo.notes["manifests"] = objects
-    demo.out("$ kubesched manifests " + " ".join(MANIFEST_FLAGS) + " | kubectl apply -f -")
-    demo.out(demo.kubectl("apply", "-f", "-", stdin=result.stdout).rstrip())
     deployment = _named(objects, "Deployment")
+    for obj in objects:
+        if obj.get("kind") == "Deployment":
+            obj["spec"]["replicas"] = 0
+    demo.out("$ kubesched manifests " + " ".join(MANIFEST_FLAGS) + " | kubectl apply -f -")
+    demo.out(demo.kubectl("apply", "-f", "-", stdin=yaml.safe_dump_all(objects)).rstrip())
     demo.out(
-        f"(the Deployment {KUBESCHED_NAMESPACE}/{deployment} will not run here: this control "
-        "plane has no controller-manager and no kubelet; its 2 replicas run as local processes "
-        "with the same ServiceAccount, config and POD_NAMESPACE instead)"
+        f"(applied with the Deployment {KUBESCHED_NAMESPACE}/{deployment} at 0 replicas: kwok "
+        "plays the kubelets here and runs no container, so its 2 replicas run as local "
+        "processes with the same ServiceAccount, config and POD_NAMESPACE instead)"
     )
 
 

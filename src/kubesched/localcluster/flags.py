@@ -1,13 +1,17 @@
 """Pure builders of the command lines and files of etcd, kube-apiserver and kube-scheduler.
 
-kube-apiserver runs without a controller-manager or kubelet (as in kube-scheduler's own
+kube-apiserver works without a controller-manager or kubelet (as in kube-scheduler's own
 scheduler_perf): the ServiceAccount and TaintNodesByCondition admission plugins are off,
-the `kubernetes` endpoints are not reconciled, and Nodes are plain API objects.
+the `kubernetes` endpoints are not reconciled, and Nodes are plain API objects. The same
+flags serve when kube-controller-manager and kwok run too: no pod needs a mounted
+service-account token (kwok runs no containers), and the node lifecycle controller taints
+nodes by their conditions itself.
 """
 
 from __future__ import annotations
 
 import base64
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +25,8 @@ SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
 ADMIN_USER = "kubesched-admin"
 SCHEDULER_USER = "system:kube-scheduler"
+CONTROLLER_MANAGER_USER = "system:kube-controller-manager"
+KWOK_USER = "kwok-controller"
 
 
 def etcd_args(*, data_dir: Path, client_port: int, peer_port: int) -> list[str]:
@@ -77,12 +83,30 @@ def merge_flags(defaults: dict[str, str], extra: Sequence[str]) -> list[str]:
     return [name if value is None else f"{name}={value}" for name, value in merged.items()]
 
 
-def token_file(*, admin_token: str, scheduler_token: str) -> str:
-    """Static token file: an admin in `system:masters` and kube-scheduler's own user,
-    which the bootstrap RBAC policy already grants what kube-scheduler needs."""
+@dataclass(frozen=True)
+class Tokens:
+    """The bearer token of each client identity of the local control plane."""
+
+    admin: str
+    scheduler: str
+    controller_manager: str
+    kwok: str
+
+    @classmethod
+    def new(cls) -> Tokens:
+        """Fresh random tokens."""
+        return cls(*(secrets.token_urlsafe(32) for _ in range(4)))
+
+
+def token_file(tokens: Tokens) -> str:
+    """Static token file: an admin in `system:masters`; kube-scheduler's and
+    kube-controller-manager's own users, to which the bootstrap RBAC policy grants what they
+    need; kwok in `system:masters`, since it plays the kubelet of every node it manages."""
     return (
-        f'{admin_token},{ADMIN_USER},{ADMIN_USER},"system:masters"\n'
-        f"{scheduler_token},{SCHEDULER_USER},{SCHEDULER_USER}\n"
+        f'{tokens.admin},{ADMIN_USER},{ADMIN_USER},"system:masters"\n'
+        f"{tokens.scheduler},{SCHEDULER_USER},{SCHEDULER_USER}\n"
+        f"{tokens.controller_manager},{CONTROLLER_MANAGER_USER},{CONTROLLER_MANAGER_USER}\n"
+        f'{tokens.kwok},{KWOK_USER},{KWOK_USER},"system:masters"\n'
     )
 
 

@@ -1,9 +1,9 @@
 """Builds the control-plane binaries from the pinned wrapper Go modules in `gobuild/`.
 
-Each wrapper module (`gobuild/k8s`, `gobuild/etcd`) pins one release; its `go.mod` is the
-single source of the version. Binaries are built with `CGO_ENABLED=0` like the upstream
-release builds, so no C compiler is needed, and with the version ldflags so that
-`kube-apiserver --version` reports the real release.
+Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`) pins one release; its
+`go.mod` is the single source of the version. Binaries are built with `CGO_ENABLED=0` like
+the upstream release builds, so no C compiler is needed, and with the version ldflags so
+that `kube-apiserver --version` reports the real release.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class GoModule:
     """One wrapper Go module and the commands it builds."""
 
     key: str
-    """Short name, the prefix of the cache folder: `k8s` or `etcd`."""
+    """Short name, the prefix of the cache folder: `k8s`, `etcd` or `kwok`."""
     directory: Path
     """The folder holding `go.mod`."""
     version: str
@@ -102,10 +102,11 @@ def k8s_ldflags(version: str) -> str:
 
 
 def k8s_module() -> GoModule:
-    """kube-apiserver, kube-scheduler and kubectl of the pinned Kubernetes release."""
+    """kube-apiserver, kube-controller-manager, kube-scheduler and kubectl of the pinned
+    Kubernetes release."""
     directory = GOBUILD_DIR / "k8s"
     version = required_version(directory / "go.mod", "k8s.io/kubernetes")
-    commands = ("kube-apiserver", "kube-scheduler", "kubectl")
+    commands = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
     packages = {name: f"k8s.io/kubernetes/cmd/{name}" for name in commands}
     return GoModule("k8s", directory, version, packages, k8s_ldflags(version))
 
@@ -115,6 +116,15 @@ def etcd_module() -> GoModule:
     directory = GOBUILD_DIR / "etcd"
     version = required_version(directory / "go.mod", "go.etcd.io/etcd/server/v3")
     return GoModule("etcd", directory, version, {"etcd": "."}, "-s -w")
+
+
+def kwok_module() -> GoModule:
+    """kwok (sigs.k8s.io/kwok), the controller that plays the kubelets of fake nodes, of
+    the pinned release; its version is stamped like upstream's release builds do."""
+    directory = GOBUILD_DIR / "kwok"
+    version = required_version(directory / "go.mod", "sigs.k8s.io/kwok")
+    ldflags = f"-s -w -X sigs.k8s.io/kwok/pkg/consts.Version={version}"
+    return GoModule("kwok", directory, version, {"kwok": "sigs.k8s.io/kwok/cmd/kwok"}, ldflags)
 
 
 def find_go() -> Path:

@@ -7,7 +7,7 @@ retried with freshly chosen ports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from kubesched.localcluster.errors import LocalClusterError
@@ -27,13 +27,15 @@ def start_until_ready(
     log_path: Path,
     detached: bool,
     timeout: float,
+    env: Mapping[str, str] | None = None,
 ) -> Process:
-    """Start `name` and add it to `running` once ready; fail if any of `running` exits."""
+    """Start `name` (with `env`, default: ours) and add it to `running` once ready; fail if
+    any of `running` exits."""
     for attempt in range(1, ATTEMPTS + 1):
         argv, ready = launch()
         process = Process(name=name, argv=argv, log_path=log_path)
         running[name] = process
-        process.start(detached=detached)
+        process.start(env=env, detached=detached)
         try:
             wait_until(
                 ready,

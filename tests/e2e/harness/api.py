@@ -42,6 +42,8 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "RoleBinding": ("rbac.authorization.k8s.io/v1", "rolebindings", True),
     "Deployment": ("apps/v1", "deployments", True),
     "ReplicaSet": ("apps/v1", "replicasets", True),
+    "StatefulSet": ("apps/v1", "statefulsets", True),
+    "Job": ("batch/v1", "jobs", True),
     "PodDisruptionBudget": ("policy/v1", "poddisruptionbudgets", True),
     "StorageClass": ("storage.k8s.io/v1", "storageclasses", False),
     "CSINode": ("storage.k8s.io/v1", "csinodes", False),

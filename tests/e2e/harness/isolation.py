@@ -27,6 +27,8 @@ _NAMESPACED_KINDS = (
     "PersistentVolumeClaim",
     "Deployment",
     "ReplicaSet",
+    "StatefulSet",
+    "Job",
 )
 
 
