@@ -25,11 +25,11 @@ from kubesched.localcluster.demo_base import (
     DEFAULT_PODS,
     NAMESPACE,
     NODES,
-    SOURCE_DOC_PODS,
+    GUIDE_PODS,
     Demo,
     Step,
     as_list,
-    source_doc_pod,
+    guide_pod,
     wait_for_node_name,
 )
 from kubesched.localcluster.errors import LocalClusterError
@@ -59,7 +59,7 @@ def create_nodes(demo: Demo) -> None:
 
 def create_pods(demo: Demo) -> None:
     """Create the three pods of "Configure Multiple Schedulers" (none, default-, my-scheduler)."""
-    pods = [source_doc_pod(*pod) for pod in SOURCE_DOC_PODS]
+    pods = [guide_pod(*pod) for pod in GUIDE_PODS]
     demo.out(demo.kubectl("create", "-f", "-", stdin=as_list(pods)).rstrip())
 
 

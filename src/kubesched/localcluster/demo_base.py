@@ -17,7 +17,7 @@ CUSTOM_SCHEDULER = "my-scheduler"
 KUBESCHED_NAMESPACE = "kubesched-system"
 PAUSE_IMAGE = "registry.k8s.io/pause:3.8"
 # The three pods of "Configure Multiple Schedulers" (pod1.yaml, pod2.yaml, pod3.yaml).
-SOURCE_DOC_PODS = (
+GUIDE_PODS = (
     ("no-annotation", "pod-with-no-annotation-container", None),
     ("annotation-default-scheduler", "pod-with-default-annotation-container", "default-scheduler"),
     ("annotation-second-scheduler", "pod-with-second-annotation-container", CUSTOM_SCHEDULER),
@@ -52,7 +52,7 @@ class Demo:
 Step = Callable[[Demo], None]
 
 
-def source_doc_pod(name: str, container: str, scheduler: str | None) -> dict[str, Any]:
+def guide_pod(name: str, container: str, scheduler: str | None) -> dict[str, Any]:
     """A pod as in "Configure Multiple Schedulers", with a small request so that it is placed."""
     spec: dict[str, Any] = {
         "containers": [

@@ -14,9 +14,9 @@ from kubesched.localcluster.demo_base import (
     CUSTOM_SCHEDULER,
     KUBESCHED_NAMESPACE,
     NAMESPACE,
-    SOURCE_DOC_PODS,
+    GUIDE_PODS,
     as_list,
-    source_doc_pod,
+    guide_pod,
     wait_for_node_name,
 )
 from kubesched.localcluster.errors import LocalClusterError
@@ -32,7 +32,7 @@ TAKEOVER_TIMEOUT = 45.0
 
 def show_placements(demo: Demo) -> None:
     """Print pod, node, and which scheduler placed it (the `Scheduled` events)."""
-    _print_placements(demo, [name for name, _, _ in SOURCE_DOC_PODS])
+    _print_placements(demo, [name for name, _, _ in GUIDE_PODS])
 
 
 def show_leases(demo: Demo) -> None:
@@ -81,10 +81,10 @@ def kill_leader(demo: Demo) -> None:
 def schedule_after_failover(demo: Demo) -> None:
     """Create one more my-scheduler pod: the new leader places it."""
     container = "pod-with-second-annotation-container"
-    pod = source_doc_pod(AFTER_FAILOVER_POD, container, CUSTOM_SCHEDULER)
+    pod = guide_pod(AFTER_FAILOVER_POD, container, CUSTOM_SCHEDULER)
     demo.out(demo.kubectl("create", "-f", "-", stdin=as_list([pod])).rstrip())
     wait_for_node_name(demo, AFTER_FAILOVER_POD, timeout=30.0, who=demo.notes["leader"])
-    _print_placements(demo, [name for name, _, _ in SOURCE_DOC_PODS] + [AFTER_FAILOVER_POD])
+    _print_placements(demo, [name for name, _, _ in GUIDE_PODS] + [AFTER_FAILOVER_POD])
     process: Process = demo.notes["replicas"][demo.notes["leader"]]
     demo.out(
         f"{NAMESPACE}/{AFTER_FAILOVER_POD} was placed by {demo.notes['leader']} "

@@ -18,7 +18,7 @@ from kubesched.localcluster.demo_base import (
     CUSTOM_SCHEDULER,
     NAMESPACE,
     PAUSE_IMAGE,
-    SOURCE_DOC_PODS,
+    GUIDE_PODS,
 )
 from kubesched.localcluster.errors import LocalClusterError
 
@@ -31,7 +31,7 @@ REPLICAS = 6
 
 def show_pods_running(demo: Demo) -> None:
     """The three pods end Running (kwok plays the kubelets: no container runs)."""
-    names = [name for name, _, _ in SOURCE_DOC_PODS]
+    names = [name for name, _, _ in GUIDE_PODS]
     _wait(demo, lambda: all(_phase(demo, name) == "Running" for name in names), "Running")
     demo.show("get", "pods", "-o", "wide")
 
