@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
+from kubesched.apis.defaults import default_plugins, merge_plugins
 from kubesched.framework import interfaces as api
-from kubesched.framework.defaults import default_plugins, merge_plugins
 from kubesched.framework.handle import Handle
 from kubesched.framework.instrument import ExtensionPointObserver, ignore
 from kubesched.framework.interfaces import Plugin

@@ -2,7 +2,7 @@
 
 DefaultPreemption is in kube-scheduler's default plugins (multiPoint), so it is on unless
 a profile disables it. This mirrors the framework's merge of a profile's plugin sets into
-the defaults (`kubesched.framework.defaults` and `builder`) for this one plugin, without
+the defaults (`kubesched.apis.defaults` and `builder`) for this one plugin, without
 importing the framework (manifests stay pure).
 """
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.apis.config import PluginRef, PluginSet
-from kubesched.framework.defaults import DEFAULT_MULTI_POINT, default_plugins, merge_plugin_set
+from kubesched.apis.defaults import DEFAULT_MULTI_POINT, default_plugins, merge_plugin_set
 
 DEFAULTS = PluginSet(enabled=(PluginRef("A", 3), PluginRef("B"), PluginRef("C", 1)))
 

@@ -1,4 +1,5 @@
-"""The default plugin set and its merge with a profile's plugins, as upstream's v1 defaulting.
+"""The default plugin set and its merge with a profile's plugins, as upstream's v1 defaulting
+(upstream `pkg/scheduler/apis/config/v1/default_plugins.go`).
 
 Upstream enables every default plugin through `multiPoint` (with score weights). A profile's
 per-extension-point `enabled`/`disabled` lists are merged into the defaults of the same
