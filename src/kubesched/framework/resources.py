@@ -9,7 +9,7 @@ A plugin class lists them in a `resources` class attribute:
 kubesched then runs ONE shared informer per resource (whatever number of plugins and profiles
 declare it), hands every plugin a lister for it (`handle.lister(spec)`, with indexes by
 namespace and by the declared label keys), turns its changes into cluster events
-(`spec.event(ActionType.UPDATE)`) that requeue the pods a plugin rejected if the plugin
+(`resource_event(spec, ActionType.UPDATE)`) that requeue the pods a plugin rejected if the plugin
 registered them, and grants its `list`/`watch` (and `patch` on `/status` with
 `writes_status`) in `kubesched manifests` and checks them in `kubesched doctor`.
 Core pods are declared the same way (`PODS`); they are served from the pod informer the
@@ -19,64 +19,18 @@ scheduler runs anyway, with the declared label indexes added to it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from kubesched.apis.config import Profile
+from kubesched.apis.resources import PODS, ResourceSpec
 from kubesched.framework.defaults import default_plugins, merge_plugins
 from kubesched.framework.events import ActionType, ClusterEvent
 from kubesched.framework.registry import Registry
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceSpec:
-    """One API resource, e.g. `ResourceSpec("scheduling.x-k8s.io", "v1alpha1", "podgroups")`."""
-
-    group: str
-    """"" for the core group (pods, configmaps, services, ...)."""
-    version: str
-    resource: str
-    """The plural, lower-case name used in URLs and RBAC (`configmaps`, `podgroups`)."""
-    namespaced: bool = True
-    label_indexes: tuple[str, ...] = field(default=(), compare=False)
-    """Label keys to index by (`lister.by_label(key, value)` is then a dict look-up)."""
-    writes_status: bool = field(default=False, compare=False)
-    """The plugin patches `<resource>/status` (`handle.patch_status`)."""
-
-    @property
-    def path(self) -> str:
-        """The collection's URL path across all namespaces (`/apis/g/v/res`)."""
-        if self.group:
-            return f"/apis/{self.group}/{self.version}/{self.resource}"
-        return f"/api/{self.version}/{self.resource}"
-
-    def object_path(self, *, namespace: str, name: str) -> str:
-        """The URL path of one object."""
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        scope = f"/namespaces/{namespace}" if self.namespaced and namespace else ""
-        return f"{base}{scope}/{self.resource}/{name}"
-
-    @property
-    def event_resource(self) -> str:
-        """The name its cluster events carry, upstream's GVK string for custom resources
-        (`podgroups.v1alpha1.scheduling.x-k8s.io`; `configmaps` for core ones)."""
-        if not self.group:
-            return self.resource
-        return f"{self.resource}.{self.version}.{self.group}"
-
-    def event(self, action: ActionType) -> ClusterEvent:
-        """A cluster event about this resource, for `events_to_register`."""
-        return ClusterEvent(self.event_resource, action)
-
-    def same_resource(self, other: ResourceSpec) -> bool:
-        return (self.group, self.version, self.resource) == (
-            other.group,
-            other.version,
-            other.resource,
-        )
-
-
-PODS = ResourceSpec("", "v1", "pods")
-"""Core pods (served from the scheduler's own pod informer)."""
+def resource_event(spec: ResourceSpec, action: ActionType) -> ClusterEvent:
+    """A cluster event about a declared resource, for `events_to_register`
+    (`resource_event(PODGROUPS, ActionType.ADD | ActionType.UPDATE)`)."""
+    return ClusterEvent(spec.event_resource, action)
 
 
 def plugin_resources(plugin: object) -> tuple[ResourceSpec, ...]:
@@ -119,6 +73,9 @@ def _unite(old: ResourceSpec | None, new: ResourceSpec) -> ResourceSpec:
         label_indexes=indexes,
         writes_status=old.writes_status or new.writes_status,
     )
+
+
+__all__ = ["PODS", "ResourceSpec", "declared_resources", "plugin_resources", "resource_event"]
 
 
 def by_resource(specs: Iterable[ResourceSpec]) -> Mapping[tuple[str, str, str], ResourceSpec]:

@@ -27,13 +27,13 @@ from kubesched.config import dump_config
 from kubesched.framework import EventResource, Framework, WaitingPods, build_framework
 from kubesched.framework.builder import check_common_queue_sort
 from kubesched.framework.listers import ClusterListers
-from kubesched.framework.registry import Registry, load_entry_points, load_plugin_modules
+from kubesched.framework.registry import Registry
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
-from kubesched.plugins import in_tree_registry
+from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.handle import SchedulerHandle
@@ -76,10 +76,7 @@ class Components:
 
 def build_registry(config: KubeSchedulerConfiguration) -> Registry:
     """In-tree plugins, then entry points, then `--plugin-module`s."""
-    registry = in_tree_registry()
-    load_entry_points(registry)
-    load_plugin_modules(registry, config.plugin_modules)
-    return registry
+    return config_registry(config.plugin_modules)
 
 
 def build(config: KubeSchedulerConfiguration, *, connection: Connection) -> Components:
