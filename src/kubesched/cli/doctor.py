@@ -22,6 +22,7 @@ from kubesched.doctor import ServiceAccount, Target, as_json, exit_code, run_che
 from kubesched.doctor.session import open_client
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.manifests.preemption import preemption_enabled
+from kubesched.plugins import config_resources
 
 USAGE_ERROR = 2
 _EPILOG = (
@@ -62,6 +63,7 @@ def target_of(config: KubeSchedulerConfiguration, service_account: str | None) -
         leader_elect=election.leader_elect,
         service_account=ServiceAccount.parse(service_account) if service_account else None,
         preemption=preemption_enabled(config),
+        resources=tuple(config_resources(config)),
     )
 
 

@@ -30,6 +30,7 @@ from kubesched.manifests import (
     check_namespace,
     render_manifests,
 )
+from kubesched.plugins import config_resources
 
 PROG = "kubesched manifests"
 _DESCRIPTION = """Print the YAML that deploys kubesched with least-privilege RBAC:
@@ -49,7 +50,7 @@ _REFUSED = {
 }
 
 
-_OWN_FLAGS = ("namespace", "name", "image", "replicas")
+_OWN_FLAGS = ("namespace", "name", "image", "replicas", "with-crds")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,6 +79,12 @@ def _parser() -> _Parser:
         "--image", default=DEFAULT_IMAGE, help=f"container image (default {DEFAULT_IMAGE})"
     )
     parser.add_argument(
+        "--with-crds",
+        action="store_true",
+        help="also print the CustomResourceDefinitions plugins read (the PodGroup CRD of "
+        "scheduler-plugins' Coscheduling)",
+    )
+    parser.add_argument(
         "--replicas",
         type=int,
         default=DEFAULT_REPLICAS,
@@ -98,7 +105,12 @@ def main(argv: list[str]) -> int:
         check_namespace(own.namespace)
         config, notices = _config(rest, namespace=own.namespace)
         options = ManifestOptions(
-            namespace=own.namespace, name=own.name, image=own.image, replicas=own.replicas
+            namespace=own.namespace,
+            name=own.name,
+            image=own.image,
+            replicas=own.replicas,
+            with_crds=own.with_crds,
+            resources=tuple(config_resources(config)),
         )
         text = render_manifests(config, options)
     except ConfigError as error:

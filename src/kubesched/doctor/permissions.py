@@ -86,7 +86,30 @@ def scheduler_needs(target: Target) -> list[Need]:
         needs += _lease_needs(target)
     if target.preemption:
         needs += _preemption_needs()
-    return needs + _serving_needs()
+    return needs + _declared_needs(target) + _serving_needs()
+
+
+def _declared_needs(target: Target) -> list[Need]:
+    """What enabled plugins declared they read (their informers) and write (status)."""
+    needs = []
+    for spec in target.resources:
+        why = f"the {spec.resource} informer (a plugin reads {spec.event_resource})"
+        if spec.resource != "pods" or spec.group:
+            needs += [
+                Need(verb=verb, resource=spec.resource, group=spec.group, why=why)
+                for verb in ("list", "watch")
+            ]
+        if spec.writes_status:
+            needs.append(
+                Need(
+                    verb="patch",
+                    resource=spec.resource,
+                    group=spec.group,
+                    subresource="status",
+                    why=f"keeping {spec.resource} status current",
+                )
+            )
+    return needs
 
 
 def _preemption_needs() -> list[Need]:

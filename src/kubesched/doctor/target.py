@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kubesched.apis.resources import ResourceSpec
+
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 
@@ -62,6 +64,8 @@ class Target:
     service_account: ServiceAccount | None = None
     preemption: bool = False
     """A profile has DefaultPreemption: it deletes pods and watches PodDisruptionBudgets."""
+    resources: tuple[ResourceSpec, ...] = ()
+    """What enabled plugins read (`kubesched.framework.resources`): list/watch each."""
 
     @property
     def lease(self) -> str:

@@ -9,10 +9,13 @@ cluster, and it can still say what preemption would evict.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from kubesched.cache import Snapshot
 from kubesched.framework import NodeInfo, RecordedPreemption, WaitingPods
-from kubesched.model import METADATA_NAME_LABEL, Pod, PodDisruptionBudget
+from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework.resources import ResourceSpec
+from kubesched.model import METADATA_NAME_LABEL, ApiObject, Pod, PodDisruptionBudget
 
 
 class ReadOnlyError(RuntimeError):
@@ -32,8 +35,11 @@ class ReadOnlyHandle:
         nominated: Iterable[Pod] = (),
         pdbs: Sequence[PodDisruptionBudget] = (),
         namespaces: Mapping[str, Mapping[str, str]] | None = None,
+        listers: ClusterListers | None = None,
     ) -> None:
         self._snapshot = snapshot
+        self.listers = listers or ClusterListers()
+        """The objects cluster-aware plugins read (listed once by explain)."""
         self._waiting_pods = WaitingPods()
         self._nominated: dict[str, list[Pod]] = {}
         for pod in nominated:
@@ -96,3 +102,19 @@ class ReadOnlyHandle:
 
     def preemption_attempted(self) -> None:
         """Nothing to count: explain exports no metrics."""
+
+    # ---- cluster-aware plugins: read what explain listed, write nothing -----------------
+
+    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
+        return self.listers.store(resource)
+
+    def pod_lister(self) -> Lister[Pod]:
+        return self.listers.pods
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Nothing is queued while explaining."""
+
+    def patch_status(
+        self, resource: ResourceSpec, obj: ApiObject, status: Mapping[str, Any]
+    ) -> None:
+        """Explain never writes to the cluster: the patch is dropped."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from kubesched.apis.config import Profile
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import KubeSchedulerConfiguration
 from kubesched.explain.engine import PREEMPTION_PLUGIN, explain_pod
@@ -21,9 +22,11 @@ from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
 from kubesched.framework import Registry, build_framework
+from kubesched.framework.listers import ClusterListers
+from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
-from kubesched.model import Node, Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Node, Pod, PodDisruptionBudget
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
@@ -82,7 +85,8 @@ async def explain_live(
     # their room on the node (Filter counts them).
     ours = set(config.scheduler_names)
     nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
-    handle = ReadOnlyHandle(snapshot, nominated=nominated)
+    listers = await read_declared(api, profile, registry, pods)
+    handle = ReadOnlyHandle(snapshot, nominated=nominated, listers=listers)
     fw = build_framework(
         profile=profile,
         registry=registry,
@@ -96,6 +100,20 @@ async def explain_live(
     if notes:
         explanation = replace(explanation, notes=(*notes, *explanation.notes))
     return explanation
+
+
+async def read_declared(
+    api: Reader, profile: Profile, registry: Registry, pods: Iterable[Pod]
+) -> ClusterListers:
+    """The resources the profile's plugins declare (a PodGroup CRD, a ConfigMap rule),
+    listed once, and the pods, so cluster-aware plugins explain as they schedule."""
+    listers = ClusterListers(declared_resources([profile], registry))
+    for pod in pods:
+        listers.pods.on_add(pod)
+    for spec in listers.specs:
+        for item in await list_all(api, spec.path):
+            listers.add(spec, ApiObject.from_json(item))
+    return listers
 
 
 async def fetch_pod(api: Reader, namespace: str, name: str) -> dict[str, Any]:

@@ -81,7 +81,8 @@ class BindingCycle:
             waits[pl.name] = min(timeout, MAX_PERMIT_TIMEOUT)
         if not waits:
             return SUCCESS
-        self.handle.waiting_pods.add(WaitingPod(pod=pod, plugin_timeouts=waits))
+        waiting = WaitingPod(pod=pod, plugin_timeouts=waits, node_name=node_name)
+        self.handle.waiting_pods.add(waiting)
         return Status(
             Code.WAIT, f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}"
         )

@@ -17,6 +17,9 @@ class EventResource(StrEnum):
 
     POD = "Pod"
     """Any pod: assigned pods (add/update/delete) and the unscheduled pod itself."""
+    UNSCHEDULED_POD = "UnscheduledPod"
+    """A pending pod of one of our profiles was added (a new gang member may complete its
+    group); sent only when a plugin registered it."""
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
@@ -81,7 +84,9 @@ _ACTION_LABELS = {
 class ClusterEvent:
     """A resource and the action(s) on it, e.g. `ClusterEvent(NODE, ADD | UPDATE_NODE_TAINT)`."""
 
-    resource: EventResource
+    resource: EventResource | str
+    """A built-in resource, or a declared one's `ResourceSpec.event_resource`
+    (`podgroups.v1alpha1.scheduling.x-k8s.io`)."""
     action: ActionType
     custom_label: str = ""
 
@@ -91,13 +96,13 @@ class ClusterEvent:
         if self.custom_label:
             return self.custom_label
         action = _ACTION_LABELS.get(self.action, str(int(self.action)))
-        return f"{self.resource.value}{action}"
+        return f"{self.resource}{action}"
 
     def matches(self, incoming: ClusterEvent) -> bool:
         """Whether this registered event covers an incoming one (upstream `Match`)."""
-        if incoming.resource is EventResource.WILDCARD:
+        if incoming.resource == EventResource.WILDCARD:
             return True
-        if self.resource is not EventResource.WILDCARD and self.resource != incoming.resource:
+        if self.resource not in (EventResource.WILDCARD, incoming.resource):
             return False
         return bool(self.action & incoming.action)
 

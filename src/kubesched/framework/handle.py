@@ -11,13 +11,15 @@ profile's Filter machinery (`FilterRunner`), in the cycle state under `FILTER_RU
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.waiting import WaitingPods
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Pod, PodDisruptionBudget
 
 
 class Handle(Protocol):
@@ -56,6 +58,31 @@ class Handle(Protocol):
 
     def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
         """Every PodDisruptionBudget in the cluster (from an informer: no request)."""
+        ...
+
+    # ---- cluster-aware plugins (see `kubesched.framework.resources`) ---------------------
+
+    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
+        """The lister of a resource the plugin declared (one shared informer feeds it);
+        KeyError if no enabled plugin declared it."""
+        ...
+
+    def pod_lister(self) -> Lister[Pod]:
+        """Every non-terminal pod (bound or not), indexed by namespace and by the label
+        keys plugins declared on `PODS`."""
+        ...
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Move these pending pods to the active queue now (upstream `PodsToActivate`),
+        e.g. the siblings of a gang member that reached Permit."""
+        ...
+
+    def patch_status(
+        self, resource: ResourceSpec, obj: ApiObject, status: Mapping[str, Any]
+    ) -> None:
+        """Merge-patch `obj`'s `/status` with `status`, in the background (returns at
+        once); only while this replica leads. The resource must declare
+        `writes_status=True` (so RBAC grants it)."""
         ...
 
     # ---- nominated pods (upstream's PodNominator) ----------------------------------------

@@ -9,7 +9,7 @@ Everything runs on the scheduler's event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
@@ -35,9 +35,16 @@ def go_duration(seconds: float) -> str:
 class WaitingPod:
     """One pod waiting at Permit, with the plugins it still waits for."""
 
-    def __init__(self, *, pod: Pod, plugin_timeouts: Mapping[str, float]) -> None:
+    def __init__(
+        self, *, pod: Pod, plugin_timeouts: Mapping[str, float], node_name: str = ""
+    ) -> None:
         self.pod = pod
+        self.node_name = node_name
+        """The node the pod is assumed on while it waits."""
         loop = asyncio.get_running_loop()
+        self.since = loop.time()
+        self.deadline = loop.time() + max(plugin_timeouts.values(), default=0.0)
+        """When the first plugin's timeout expires (loop time)."""
         self._result: asyncio.Future[Status] = loop.create_future()
         self._timers = {
             name: loop.call_later(timeout, self._expire, name, timeout)
@@ -102,6 +109,24 @@ class WaitingPods:
 
     def __iter__(self) -> Iterator[WaitingPod]:
         return iter(list(self._pods.values()))
+
+    # ---- groups (gang scheduling) --------------------------------------------------------
+
+    def group(self, member: Callable[[Pod], bool]) -> list[WaitingPod]:
+        """The waiting pods `member` selects, e.g. one PodGroup's (oldest first)."""
+        return sorted((w for w in self._pods.values() if member(w.pod)), key=lambda w: w.since)
+
+    def allow_group(self, member: Callable[[Pod], bool], plugin: str) -> int:
+        """`plugin` allows every waiting pod `member` selects; returns how many."""
+        waiting = self.group(member)
+        for pod in waiting:
+            pod.allow(plugin)
+        return len(waiting)
+
+    def reject_group(self, member: Callable[[Pod], bool], plugin: str, message: str) -> int:
+        """`plugin` rejects every waiting pod `member` selects (their binding cycles end with
+        `message` as FailedScheduling); returns how many were still undecided."""
+        return sum(pod.reject(plugin, message) for pod in self.group(member))
 
     def __len__(self) -> int:
         return len(self._pods)

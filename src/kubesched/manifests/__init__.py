@@ -5,7 +5,8 @@ kubesched, and from those objects to YAML. Nothing here talks to a cluster.
     objects = build_manifests(config, ManifestOptions(namespace=ns))
     print(to_yaml(objects))          # kubectl apply -f -
 
-The objects, in apply order: Namespace(s), ServiceAccount, ClusterRole, ClusterRoleBindings
+The objects, in apply order: with `with_crds`, the CRDs kubesched's plugins read
+(scheduler-plugins' PodGroup), Namespace(s), ServiceAccount, ClusterRole, ClusterRoleBindings
 (its own role and `system:auth-delegator`), the Lease Role and RoleBinding (in the Lease's
 namespace), the ConfigMap with the KubeSchedulerConfiguration, the Deployment.
 `kubesched.manifests.rbac` explains every permission.
@@ -18,6 +19,7 @@ from typing import Any
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import dump_config
 from kubesched.config.validation import default_scheduler_conflicts
+from kubesched.manifests.crds import crd_objects
 from kubesched.manifests.meta import metadata
 from kubesched.manifests.options import (
     BUILT_IN_NAMESPACES,
@@ -58,7 +60,9 @@ def build_manifests(
         raise ManifestError(conflicts[0])
     names = names_for(config, options)
     config_text = dump_config(config)
+    crds = crd_objects() if options.with_crds else []
     return [
+        *crds,
         *_namespaces(names, leader_elect=config.leader_election.leader_elect),
         *rbac_objects(
             names,
@@ -66,6 +70,7 @@ def build_manifests(
             preemption=preemption_enabled(config)
             if options.preemption is None
             else options.preemption,
+            resources=options.resources,
         ),
         config_map(names, config_text),
         deployment(config, options, names, config_text=config_text),

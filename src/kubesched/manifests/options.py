@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.resources import ResourceSpec
 from kubesched.config.validation import is_dns_label
 
 DEFAULT_NAMESPACE = "kubesched-system"
@@ -40,6 +41,12 @@ class ManifestOptions:
     """Grant what only preemption needs: `delete` on pods (evicting lower-priority victims)
     and reading PodDisruptionBudgets. None (the default): exactly when a profile has
     DefaultPreemption enabled, as it is by default (`kubesched.manifests.preemption`)."""
+    resources: tuple[ResourceSpec, ...] = ()
+    """What the enabled plugins read (`kubesched.plugins.config_resources(config)`):
+    get/list/watch each, and patch its status when a plugin writes it."""
+    with_crds: bool = False
+    """Also emit the CustomResourceDefinitions of the CRDs kubesched's plugins read (the
+    PodGroup of scheduler-plugins' Coscheduling), for clusters that lack them."""
 
 
 @dataclass(frozen=True, slots=True)

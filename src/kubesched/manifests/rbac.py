@@ -22,12 +22,18 @@ has DefaultPreemption, as kube-scheduler's defaults do):
 * list + watch `/apis/policy/v1/poddisruptionbudgets` (informer)  -> poddisruptionbudgets:
   list/watch (preemption avoids victims whose eviction breaks a budget)
   (the victims' DisruptionTarget condition is a `pods/status` patch, granted above)
+
+And what enabled plugins declare they read (`kubesched.framework.resources`): each resource
+gets get/list/watch (its informer), and `patch`/`update` on `<resource>/status` when the
+plugin writes its status (Coscheduling keeps PodGroup status current).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from kubesched.apis.resources import PODS, ResourceSpec
 from kubesched.manifests.meta import RBAC_API, RBAC_GROUP, metadata, service_account_subject
 from kubesched.manifests.options import Names
 
@@ -50,9 +56,22 @@ def rule(
     return policy
 
 
-def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
+def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
+    """Reading what plugins declare (pods are granted anyway), and their status writes."""
+    rules = []
+    for spec in resources:
+        if not spec.same_resource(PODS):
+            rules.append(rule(spec.group, (spec.resource,), READ))
+        if spec.writes_status:
+            rules.append(rule(spec.group, (f"{spec.resource}/status",), ("patch", "update")))
+    return rules
+
+
+def cluster_rules(
+    *, preemption: bool, resources: Sequence[ResourceSpec] = ()
+) -> list[dict[str, Any]]:
     """What kubesched needs cluster-wide; `preemption` adds `delete` on pods and reading
-    PodDisruptionBudgets."""
+    PodDisruptionBudgets, `resources` what plugins read."""
     rules = [
         rule("", ("pods", "nodes"), READ),
         rule("", ("namespaces",), READ),
@@ -64,7 +83,7 @@ def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
     if preemption:
         rules.append(rule("", ("pods",), ("delete",)))
         rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
-    return rules
+    return rules + resource_rules(resources)
 
 
 def lease_rules(lease_name: str) -> list[dict[str, Any]]:
@@ -83,12 +102,14 @@ def service_account(names: Names) -> dict[str, Any]:
     }
 
 
-def cluster_role(names: Names, *, preemption: bool) -> dict[str, Any]:
+def cluster_role(
+    names: Names, *, preemption: bool, resources: Sequence[ResourceSpec] = ()
+) -> dict[str, Any]:
     return {
         "apiVersion": RBAC_API,
         "kind": "ClusterRole",
         "metadata": metadata(names.cluster_wide, names),
-        "rules": cluster_rules(preemption=preemption),
+        "rules": cluster_rules(preemption=preemption, resources=resources),
     }
 
 
@@ -125,11 +146,17 @@ def lease_role_binding(names: Names) -> dict[str, Any]:
     }
 
 
-def rbac_objects(names: Names, *, leader_elect: bool, preemption: bool) -> list[dict[str, Any]]:
+def rbac_objects(
+    names: Names,
+    *,
+    leader_elect: bool,
+    preemption: bool,
+    resources: Sequence[ResourceSpec] = (),
+) -> list[dict[str, Any]]:
     """ServiceAccount, ClusterRole and its bindings, and the Lease Role when electing."""
     objects = [
         service_account(names),
-        cluster_role(names, preemption=preemption),
+        cluster_role(names, preemption=preemption, resources=resources),
         cluster_role_binding(names, name=names.cluster_wide, role=names.cluster_wide),
         cluster_role_binding(names, name=names.auth_delegator_binding, role=AUTH_DELEGATOR),
     ]

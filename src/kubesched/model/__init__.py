@@ -1,5 +1,6 @@
 """Slim, typed views of the API objects scheduling reads (no generated model classes)."""
 
+from kubesched.model.apiobject import ApiObject
 from kubesched.model.namespace import METADATA_NAME_LABEL, Namespace
 from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
@@ -8,6 +9,7 @@ from kubesched.model.resources import Resource
 
 __all__ = [
     "METADATA_NAME_LABEL",
+    "ApiObject",
     "ContainerImage",
     "HostPort",
     "Namespace",

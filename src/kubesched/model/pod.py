@@ -62,6 +62,7 @@ class Pod:
     resource_version: str = ""
     generation: int = 0
     labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
     scheduler_name: str = "default-scheduler"
     node_name: str = ""
     nominated_node_name: str = ""
@@ -77,6 +78,9 @@ class Pod:
     topology_spread_constraints: tuple[dict[str, Any], ...] = ()
     host_ports: tuple[HostPort, ...] = ()
     scheduling_gates: tuple[str, ...] = ()
+    pod_group_name: str = ""
+    """`spec.schedulingGroup.podGroupName`: the scheduling.k8s.io PodGroup (in the pod's
+    namespace) this pod belongs to, kube-scheduler's native gang scheduling (v1.36+)."""
     images: tuple[str, ...] = ()
     image_refs: tuple[str, ...] = ()
     """Every image the pod pulls, as ImageLocality counts them: init containers, containers,
@@ -116,6 +120,7 @@ class Pod:
             resource_version=meta.get("resourceVersion", ""),
             generation=int(meta.get("generation") or 0),
             labels=dict(meta.get("labels") or {}),
+            annotations=dict(meta.get("annotations") or {}),
             scheduler_name=spec.get("schedulerName") or "default-scheduler",
             node_name=spec.get("nodeName") or "",
             nominated_node_name=status.get("nominatedNodeName") or "",
@@ -124,13 +129,14 @@ class Pod:
             phase=status.get("phase") or "Pending",
             deleting=meta.get("deletionTimestamp") is not None,
             creation_timestamp=meta.get("creationTimestamp") or "",
-            owners=tuple(_owner(ref) for ref in meta.get("ownerReferences") or ()),
+            owners=tuple(owner_reference(ref) for ref in meta.get("ownerReferences") or ()),
             node_selector=dict(spec.get("nodeSelector") or {}),
             affinity=spec.get("affinity") or None,
             tolerations=tuple(Toleration.from_json(t) for t in spec.get("tolerations") or ()),
             topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
             host_ports=tuple(_host_ports(containers, init_containers)),
             scheduling_gates=tuple(g.get("name", "") for g in spec.get("schedulingGates") or ()),
+            pod_group_name=(spec.get("schedulingGroup") or {}).get("podGroupName") or "",
             images=tuple(c.get("image", "") for c in containers if c.get("image")),
             image_refs=_image_refs(spec, containers, init_containers),
             requests=requests,
@@ -152,7 +158,8 @@ def _image_refs(
     return tuple(refs)
 
 
-def _owner(ref: dict[str, Any]) -> OwnerReference:
+def owner_reference(ref: dict[str, Any]) -> OwnerReference:
+    """One `metadata.ownerReferences` entry."""
     return OwnerReference(
         ref.get("kind", ""), ref.get("name", ""), ref.get("uid", ""), bool(ref.get("controller"))
     )

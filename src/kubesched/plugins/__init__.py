@@ -5,7 +5,18 @@ object model and reach the cluster only through the Handle.
 `--plugin-module` or the `kubesched.plugins` entry-point group (docs/writing-plugins.md).
 """
 
-from kubesched.framework import Registry
+import contextlib
+from collections.abc import Iterable
+
+from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.framework import (
+    PluginRegistrationError,
+    Registry,
+    load_entry_points,
+    load_plugin_modules,
+)
+from kubesched.framework.resources import ResourceSpec, declared_resources
+from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.image_locality import ImageLocality
@@ -35,7 +46,10 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     NodeResourcesBalancedAllocation,
     ImageLocality,
     DefaultBinder,
+    Coscheduling,
 )
+"""Every plugin kubesched ships; `Coscheduling` is not in the default profile (enable it in
+`profiles[].plugins`, docs/gang-scheduling.md)."""
 
 
 def in_tree_registry() -> Registry:
@@ -46,8 +60,28 @@ def in_tree_registry() -> Registry:
     return registry
 
 
+def config_registry(plugin_modules: Iterable[str] = ()) -> Registry:
+    """In-tree plugins, then entry points, then `--plugin-module`s (what `run` loads)."""
+    registry = in_tree_registry()
+    load_entry_points(registry)
+    load_plugin_modules(registry, plugin_modules)
+    return registry
+
+
+def config_resources(config: KubeSchedulerConfiguration) -> list[ResourceSpec]:
+    """The resources the enabled plugins of `config`'s profiles read (for RBAC); plugin
+    modules that cannot be imported here (they live in the scheduler's image) are skipped."""
+    registry = in_tree_registry()
+    load_entry_points(registry)
+    for module in config.plugin_modules:
+        with contextlib.suppress(PluginRegistrationError):
+            load_plugin_modules(registry, [module])
+    return declared_resources(config.profiles, registry)
+
+
 __all__ = [
     "IN_TREE_PLUGINS",
+    "Coscheduling",
     "DefaultBinder",
     "DefaultPreemption",
     "ImageLocality",
@@ -62,5 +96,7 @@ __all__ = [
     "PrioritySort",
     "SchedulingGates",
     "TaintToleration",
+    "config_registry",
+    "config_resources",
     "in_tree_registry",
 ]

@@ -25,6 +25,7 @@ NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
 NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 POD_ADD = ClusterEvent(EventResource.POD, ActionType.ADD)
 POD_DELETE = ClusterEvent(EventResource.POD, ActionType.DELETE)
+UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
 
 T = TypeVar("T")
 
@@ -90,11 +91,18 @@ class PodHandler:
     """Splits pod events between the cache (bound pods) and the queue (our pending pods)."""
 
     def __init__(
-        self, *, cache: SchedulerCache, queue: SchedulingQueue, scheduler_names: Container[str]
+        self,
+        *,
+        cache: SchedulerCache,
+        queue: SchedulingQueue,
+        scheduler_names: Container[str],
+        unscheduled_pod_events: bool = False,
     ) -> None:
         self._cache = cache
         self._queue = queue
         self._ours = scheduler_names
+        self._unscheduled_pod_events = unscheduled_pod_events
+        """Some plugin registered UNSCHEDULED_POD_ADD (else it is not worth a queue scan)."""
 
     def _pending_ours(self, pod: Pod) -> bool:
         return not pod.node_name and pod.scheduler_name in self._ours and not pod.terminal
@@ -106,6 +114,8 @@ class PodHandler:
             self._queue.assigned_pod_added(pod, event=POD_ADD)
         elif self._pending_ours(pod):
             self._queue.add(pod)
+            if self._unscheduled_pod_events:
+                self._queue.move_all_to_active_or_backoff(UNSCHEDULED_POD_ADD)
 
     @_guarded("pod update")
     def on_update(self, old: Pod, new: Pod) -> None:

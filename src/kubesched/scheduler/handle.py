@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from kubesched.cache import Snapshot
 from kubesched.framework import NodeInfo, WaitingPods
-from kubesched.kube.api import KubeApi
-from kubesched.model import METADATA_NAME_LABEL, Namespace, Pod, PodDisruptionBudget
+from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework.resources import ResourceSpec
+from kubesched.kube.api import MERGE_PATCH, KubeApi
+from kubesched.kube.errors import ApiError
+from kubesched.model import (
+    METADATA_NAME_LABEL,
+    ApiObject,
+    Namespace,
+    Pod,
+    PodDisruptionBudget,
+)
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.preemption import Preemptions
+
+log = logging.getLogger(__name__)
+
+STATUS_PATCH_TIMEOUT_SECONDS = 10.0
 
 
 class SchedulerHandle:
@@ -30,6 +46,9 @@ class SchedulerHandle:
         waiting_pods: WaitingPods,
         preemptions: Preemptions | None = None,
         namespaces: Mapping[str, Namespace] | None = None,
+        listers: ClusterListers | None = None,
+        activate: Callable[[Iterable[Pod]], None] | None = None,
+        leading: Callable[[], bool] = lambda: True,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -40,6 +59,10 @@ class SchedulerHandle:
             api=api, recorder=recorder, waiting_pods=waiting_pods, nominator=Nominator()
         )
         self._namespaces = namespaces
+        self._listers = listers or ClusterListers()
+        self._activate = activate
+        self._leading = leading
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -97,3 +120,33 @@ class SchedulerHandle:
 
     def preemption_attempted(self) -> None:
         self._preemptions.attempted()
+
+    # ---- cluster-aware plugins ----------------------------------------------------------
+
+    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
+        return self._listers.store(resource)
+
+    def pod_lister(self) -> Lister[Pod]:
+        return self._listers.pods
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        if self._activate is not None:
+            self._activate(pods)
+
+    def patch_status(
+        self, resource: ResourceSpec, obj: ApiObject, status: Mapping[str, Any]
+    ) -> None:
+        if not self._leading():
+            return
+        path = resource.object_path(namespace=obj.namespace, name=obj.name) + "/status"
+        task = asyncio.get_running_loop().create_task(self._patch(path, {"status": status}))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _patch(self, path: str, body: dict[str, Any]) -> None:
+        try:
+            await self._api.patch(
+                path, body, content_type=MERGE_PATCH, timeout=STATUS_PATCH_TIMEOUT_SECONDS
+            )
+        except ApiError as exc:
+            log.warning('"could not patch status" path="%s" err="%s"', path, exc)

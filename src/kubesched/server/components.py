@@ -5,7 +5,7 @@ made in dependency order and handed to what needs them, so nothing is attached l
 
     metrics, cache, snapshot, API clients, event recorder
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
-    informers: pods, nodes, namespaces, PodDisruptionBudgets
+    informers: pods, nodes, namespaces, PodDisruptionBudgets, what plugins declare
     leader elector                     (its fence is read by binding and preemption)
     preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
 
@@ -17,30 +17,37 @@ the queue; `_activate_held` closes it before `build` returns.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import configz
-from kubesched.framework import Framework, WaitingPods, build_framework
+from kubesched.framework import EventResource, Framework, WaitingPods, build_framework
 from kubesched.framework.builder import check_common_queue_sort
-from kubesched.framework.registry import Registry, load_entry_points, load_plugin_modules
+from kubesched.framework.listers import ClusterListers
+from kubesched.framework.registry import Registry
+from kubesched.framework.resources import declared_resources
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
-from kubesched.plugins import in_tree_registry
-from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.plugins import config_registry
+from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.auth import DelegatedAuth
-from kubesched.server.informers import Informers, feeding_informers, store_informers
+from kubesched.server.frameworks import new_queue, preempting, registered
+from kubesched.server.informers import (
+    Informers,
+    declared_informers,
+    feeding_informers,
+    store_informers,
+)
 from kubesched.server.serving import HealthServer, ServingOptions
 
 log = logging.getLogger("kubesched")
@@ -71,10 +78,7 @@ class Components:
 
 def build_registry(config: KubeSchedulerConfiguration) -> Registry:
     """In-tree plugins, then entry points, then `--plugin-module`s."""
-    registry = in_tree_registry()
-    load_entry_points(registry)
-    load_plugin_modules(registry, config.plugin_modules)
-    return registry
+    return config_registry(config.plugin_modules)
 
 
 def build(
@@ -99,11 +103,17 @@ def build(
     recorder = EventRecorder(client)
     nominator, waiting = Nominator(), WaitingPods()
     namespaces, pdbs = store_informers(client)
+    registry = build_registry(config)
+    listers = ClusterListers(declared_resources(config.profiles, registry))
     elector = _elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
+    leading = elector.is_leader if elector is not None else _always
 
     def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
         queue.activate_held(uid, gated_by=gated_by, force=force)
+
+    def activate(pods: Iterable[Pod]) -> None:
+        queue.activate(pods)
 
     preemptions = Preemptions(
         api=client,
@@ -124,19 +134,28 @@ def build(
             waiting_pods=waiting,
             preemptions=preemptions,
             namespaces=namespaces.store,
+            listers=listers,
+            activate=activate,
+            leading=leading,
         )
         for profile in config.profiles
     }
-    frameworks = _frameworks(config, handles, metrics)
-    queue = _queue(config, frameworks, nominator, metrics)
+    frameworks = _frameworks(config, registry, handles, metrics)
+    queue = new_queue(config, frameworks, nominator, metrics)
     pods, nodes = feeding_informers(
-        client, cache=cache, queue=queue, scheduler_names=set(frameworks)
+        client,
+        cache=cache,
+        queue=queue,
+        scheduler_names=set(frameworks),
+        pod_store=listers.pods,
+        unscheduled_pod_events=registered(frameworks, EventResource.UNSCHEDULED_POD),
     )
     informers = Informers(
         pods=pods,
         nodes=nodes,
         namespaces=namespaces,
-        pdbs=pdbs if _preempting(frameworks) else None,
+        pdbs=pdbs if preempting(frameworks) else None,
+        declared=declared_informers(client, listers, queue),
     )
     scheduler = Scheduler(
         frameworks=frameworks,
@@ -171,12 +190,16 @@ def _never_fenced() -> bool:
     return False
 
 
+def _always() -> bool:
+    return True
+
+
 def _frameworks(
     config: KubeSchedulerConfiguration,
+    registry: Registry,
     handles: Mapping[str, SchedulerHandle],
     metrics: SchedulerMetrics,
 ) -> dict[str, Framework]:
-    registry = build_registry(config)
     frameworks = {}
     for profile in config.profiles:
         fw = build_framework(
@@ -190,47 +213,6 @@ def _frameworks(
         log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())
     check_common_queue_sort(list(frameworks.values()))
     return frameworks
-
-
-def _queue(
-    config: KubeSchedulerConfiguration,
-    frameworks: Mapping[str, Framework],
-    nominator: Nominator,
-    metrics: SchedulerMetrics,
-) -> SchedulingQueue:
-    first = next(iter(frameworks.values()))
-
-    def pre_enqueue(pod: Pod) -> str | None:
-        fw = frameworks.get(pod.scheduler_name)
-        status = fw.run_pre_enqueue(pod) if fw is not None else None
-        return None if status is None or status.is_success() else status.plugin or "?"
-
-    def worth(qpi: QueuedPodInfo, event: object) -> bool:
-        fw = frameworks.get(qpi.pod.scheduler_name, first)
-        return fw.requeue_on(plugins=qpi.unschedulable_plugins | qpi.pending_plugins, event=event)
-
-    def incoming(queue: str, event: str) -> None:
-        metrics.queue_incoming_pods.labels(queue, event).inc()
-
-    return SchedulingQueue(
-        less=first.queue_sort_less,
-        pre_enqueue=pre_enqueue,
-        is_worth_requeuing=worth,
-        pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
-        pod_max_backoff_seconds=config.pod_max_backoff_seconds,
-        pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
-        on_incoming=incoming,
-        nominator=nominator,
-    )
-
-
-def _preempting(frameworks: Mapping[str, Framework]) -> bool:
-    """Whether a profile has DefaultPreemption (then the PDB informer runs)."""
-    return any(
-        plugin.name == PREEMPTION_PLUGIN
-        for fw in frameworks.values()
-        for plugin in fw.plugins.post_filter
-    )
 
 
 def _pod_event_sink(recorder: EventRecorder) -> Callable[..., None]:

@@ -2,20 +2,25 @@
 
 Pods (non-terminal only, as kube-scheduler) and nodes feed the cache and the queue; namespaces
 (labels for pod-affinity `namespaceSelector`s) and PodDisruptionBudgets (read by preemption;
-their informer runs only when a profile preempts) are only read from their stores.
+their informer runs only when a profile preempts) are only read from their stores. Every
+resource an enabled plugin declares (`kubesched.framework.resources`) gets one informer
+feeding its lister, whose changes are cluster events for the queue.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Container
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from kubesched.cache import SchedulerCache
+from kubesched.framework import ActionType, ClusterEvent
+from kubesched.framework.listers import ClusterListers, IndexedStore
+from kubesched.framework.resources import ResourceSpec
 from kubesched.informers import Reflector
 from kubesched.kube.api import WatchApi
-from kubesched.model import Namespace, Node, Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget
 from kubesched.queue import SchedulingQueue
 from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
 
@@ -83,6 +88,8 @@ class Informers:
     nodes: Reflector[Node]
     namespaces: Reflector[Namespace]
     pdbs: Reflector[PodDisruptionBudget] | None
+    declared: Mapping[str, Reflector[ApiObject]] = field(default_factory=dict)
+    """One per resource plugins declared, by `ResourceSpec.event_resource`."""
 
     def named(self) -> dict[str, Reflector[Any]]:
         """Resource name -> informer, for every informer that runs."""
@@ -93,6 +100,7 @@ class Informers:
         }
         if self.pdbs is not None:
             named["poddisruptionbudgets"] = self.pdbs
+        named.update(self.declared)
         return named
 
     def synced(self) -> bool:
@@ -109,16 +117,93 @@ def store_informers(api: WatchApi) -> tuple[Reflector[Namespace], Reflector[PodD
     return namespace_informer(api), pdbs
 
 
+class Both:
+    """Two handlers for one informer: `first` (the scheduler's), then `then` (a lister)."""
+
+    def __init__(self, first: Any, then: Any) -> None:
+        self._first, self._then = first, then
+
+    def on_add(self, obj: object) -> None:
+        self._first.on_add(obj)
+        self._then.on_add(obj)
+
+    def on_update(self, old: object, new: object) -> None:
+        self._first.on_update(old, new)
+        self._then.on_update(old, new)
+
+    def on_delete(self, obj: object) -> None:
+        self._first.on_delete(obj)
+        self._then.on_delete(obj)
+
+
+class DeclaredResourceEvents:
+    """A declared resource's changes: into its lister, then a cluster event for the queue
+    (plugins that registered it get their rejected pods requeued)."""
+
+    def __init__(
+        self, spec: ResourceSpec, store: IndexedStore[ApiObject], queue: SchedulingQueue
+    ) -> None:
+        self._spec, self._store, self._queue = spec, store, queue
+
+    def on_add(self, obj: ApiObject) -> None:
+        self._store.on_add(obj)
+        self._moved(ActionType.ADD)
+
+    def on_update(self, old: ApiObject, new: ApiObject) -> None:
+        self._store.on_update(old, new)
+        if old.body != new.body or old.labels != new.labels:
+            self._moved(ActionType.UPDATE)
+
+    def on_delete(self, obj: ApiObject) -> None:
+        self._store.on_delete(obj)
+        self._moved(ActionType.DELETE)
+
+    def _moved(self, action: ActionType) -> None:
+        event = ClusterEvent(self._spec.event_resource, action)
+        self._queue.move_all_to_active_or_backoff(event)
+
+
+def declared_informers(
+    api: WatchApi, listers: ClusterListers, queue: SchedulingQueue
+) -> dict[str, Reflector[ApiObject]]:
+    """One informer per declared resource, feeding its lister and the queue."""
+    return {
+        spec.event_resource: informer(
+            api,
+            spec.path,
+            ApiObject.from_json,
+            lambda obj: obj.key,
+            handler=DeclaredResourceEvents(spec, listers.store(spec), queue),
+        )
+        for spec in listers.specs
+    }
+
+
 def feeding_informers(
-    api: WatchApi, *, cache: SchedulerCache, queue: SchedulingQueue, scheduler_names: Container[str]
+    api: WatchApi,
+    *,
+    cache: SchedulerCache,
+    queue: SchedulingQueue,
+    scheduler_names: Container[str],
+    pod_store: IndexedStore[Pod] | None = None,
+    unscheduled_pod_events: bool = False,
 ) -> tuple[Reflector[Pod], Reflector[Node]]:
-    """The informers that feed the cache and the queue (made once the queue exists)."""
+    """The informers that feed the cache and the queue (made once the queue exists); pods
+    also feed `pod_store`, the pod lister plugins read."""
+    handler: Any = PodHandler(
+        cache=cache,
+        queue=queue,
+        scheduler_names=scheduler_names,
+        unscheduled_pod_events=unscheduled_pod_events,
+    )
+    if pod_store is not None:
+        handler = Both(pod_store, handler)
     pods = informer(
         api,
         PODS_PATH,
         Pod.from_json,
         lambda pod: pod.key,
-        handler=PodHandler(cache=cache, queue=queue, scheduler_names=scheduler_names),
+        handler=handler,
         field_selector=NON_TERMINAL_PODS,
     )
     nodes = informer(

@@ -29,7 +29,9 @@ from kubesched.framework import (
     build_framework,
 )
 from kubesched.framework import interfaces as api
-from kubesched.model import METADATA_NAME_LABEL, Node, Pod, PodDisruptionBudget
+from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework.resources import ResourceSpec
+from kubesched.model import METADATA_NAME_LABEL, ApiObject, Node, Pod, PodDisruptionBudget
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,13 @@ class FakeHandle:
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     """Node name -> pods nominated to it."""
     namespaces: dict[str, dict[str, str]] | None = None
+    listers: ClusterListers = field(default_factory=ClusterListers)
+    """What `lister`/`pod_lister` read: `FakeHandle(listers=ClusterListers([spec]))`, then
+    `handle.listers.add(spec, ApiObject.from_json({...}))` / `listers.pods.on_add(pod)`."""
+    activated: list[str] = field(default_factory=list)
+    """`namespace/name` of every pod a plugin activated."""
+    status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """(object `namespace/name`, status) per `patch_status` call."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
@@ -136,6 +145,22 @@ class FakeHandle:
 
     def preemption_attempted(self) -> None:
         self.preemption_attempts += 1
+
+    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
+        return self.listers.store(resource)
+
+    def pod_lister(self) -> Lister[Pod]:
+        return self.listers.pods
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        self.activated.extend(pod.key for pod in pods)
+
+    def patch_status(
+        self, resource: ResourceSpec, obj: ApiObject, status: Mapping[str, Any]
+    ) -> None:
+        if not resource.writes_status:
+            raise AssertionError(f"{resource.event_resource} does not declare writes_status")
+        self.status_patches.append((obj.key, dict(status)))
 
 
 def run_filter_plugin(

@@ -1,0 +1,55 @@
+"""A resource a cluster-aware plugin reads, by group/version/resource (pure data: the
+framework, the server, `kubesched manifests` and `doctor` all read it; see
+`kubesched.framework.resources`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    """One API resource, e.g. `ResourceSpec("scheduling.x-k8s.io", "v1alpha1", "podgroups")`."""
+
+    group: str
+    """"" for the core group (pods, configmaps, services, ...)."""
+    version: str
+    resource: str
+    """The plural, lower-case name used in URLs and RBAC (`configmaps`, `podgroups`)."""
+    namespaced: bool = True
+    label_indexes: tuple[str, ...] = field(default=(), compare=False)
+    """Label keys to index by (`lister.by_label(key, value)` is then a dict look-up)."""
+    writes_status: bool = field(default=False, compare=False)
+    """The plugin patches `<resource>/status` (`handle.patch_status`)."""
+
+    @property
+    def path(self) -> str:
+        """The collection's URL path across all namespaces (`/apis/g/v/res`)."""
+        if self.group:
+            return f"/apis/{self.group}/{self.version}/{self.resource}"
+        return f"/api/{self.version}/{self.resource}"
+
+    def object_path(self, *, namespace: str, name: str) -> str:
+        """The URL path of one object."""
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        scope = f"/namespaces/{namespace}" if self.namespaced and namespace else ""
+        return f"{base}{scope}/{self.resource}/{name}"
+
+    @property
+    def event_resource(self) -> str:
+        """The name its cluster events carry, upstream's GVK string for custom resources
+        (`podgroups.v1alpha1.scheduling.x-k8s.io`; `configmaps` for core ones)."""
+        if not self.group:
+            return self.resource
+        return f"{self.resource}.{self.version}.{self.group}"
+
+    def same_resource(self, other: ResourceSpec) -> bool:
+        return (self.group, self.version, self.resource) == (
+            other.group,
+            other.version,
+            other.resource,
+        )
+
+
+PODS = ResourceSpec("", "v1", "pods")
+"""Core pods (served from the scheduler's own pod informer)."""

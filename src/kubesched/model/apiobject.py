@@ -1,0 +1,62 @@
+"""Any API object a plugin reads (a ConfigMap, a PodGroup, a CRD's custom resource), kept as
+its metadata plus the raw `spec`/`status`/`data` the plugin parses itself.
+
+Cluster-aware plugins get these from a lister (`Handle.lister(resource)`); kubesched does
+not know their schema, so only the metadata is decoded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubesched.model.pod import OwnerReference, owner_reference
+
+_METADATA_KEYS = ("metadata", "apiVersion", "kind")
+
+
+@dataclass(frozen=True, slots=True)
+class ApiObject:
+    """One object: its identity, labels, annotations, owners and the rest of its JSON."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    resource_version: str = ""
+    generation: int = 0
+    creation_timestamp: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owners: tuple[OwnerReference, ...] = ()
+    body: Mapping[str, Any] = field(default_factory=dict)
+    """Everything but `metadata`, `apiVersion` and `kind`: `spec`, `status`, `data`, ..."""
+
+    @property
+    def key(self) -> str:
+        """`namespace/name` (just `name` for cluster-scoped objects)."""
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        return self.body.get("spec") or {}
+
+    @property
+    def status(self) -> Mapping[str, Any]:
+        return self.body.get("status") or {}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> ApiObject:
+        meta = obj.get("metadata") or {}
+        return cls(
+            namespace=meta.get("namespace", ""),
+            name=meta.get("name", ""),
+            uid=meta.get("uid", ""),
+            resource_version=meta.get("resourceVersion", ""),
+            generation=int(meta.get("generation") or 0),
+            creation_timestamp=meta.get("creationTimestamp") or "",
+            labels=dict(meta.get("labels") or {}),
+            annotations=dict(meta.get("annotations") or {}),
+            owners=tuple(owner_reference(ref) for ref in meta.get("ownerReferences") or ()),
+            body={k: v for k, v in obj.items() if k not in _METADATA_KEYS},
+        )

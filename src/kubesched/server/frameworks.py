@@ -1,0 +1,64 @@
+"""What the server asks of the built frameworks: the shared queue they order and gate, and
+which optional informers and events they need."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.framework import EventResource, Framework
+from kubesched.model import Pod
+from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
+
+
+def registered(frameworks: Mapping[str, Framework], resource: EventResource) -> bool:
+    """Whether a plugin of some profile registered an event about `resource`."""
+    return any(
+        event.resource == resource
+        for fw in frameworks.values()
+        for events in fw.events_to_register().values()
+        for event in events
+    )
+
+
+def new_queue(
+    config: KubeSchedulerConfiguration,
+    frameworks: Mapping[str, Framework],
+    nominator: Nominator,
+    metrics: SchedulerMetrics,
+) -> SchedulingQueue:
+    first = next(iter(frameworks.values()))
+
+    def pre_enqueue(pod: Pod) -> str | None:
+        fw = frameworks.get(pod.scheduler_name)
+        status = fw.run_pre_enqueue(pod) if fw is not None else None
+        return None if status is None or status.is_success() else status.plugin or "?"
+
+    def worth(qpi: QueuedPodInfo, event: object) -> bool:
+        fw = frameworks.get(qpi.pod.scheduler_name, first)
+        return fw.requeue_on(plugins=qpi.unschedulable_plugins | qpi.pending_plugins, event=event)
+
+    def incoming(queue: str, event: str) -> None:
+        metrics.queue_incoming_pods.labels(queue, event).inc()
+
+    return SchedulingQueue(
+        less=first.queue_sort_less,
+        pre_enqueue=pre_enqueue,
+        is_worth_requeuing=worth,
+        pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
+        pod_max_backoff_seconds=config.pod_max_backoff_seconds,
+        pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
+        on_incoming=incoming,
+        nominator=nominator,
+    )
+
+
+def preempting(frameworks: Mapping[str, Framework]) -> bool:
+    """Whether a profile has DefaultPreemption (then the PDB informer runs)."""
+    return any(
+        plugin.name == PREEMPTION_PLUGIN
+        for fw in frameworks.values()
+        for plugin in fw.plugins.post_filter
+    )

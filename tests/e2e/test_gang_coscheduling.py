@@ -1,0 +1,226 @@
+"""Gang scheduling with Coscheduling (scheduler-plugins' PodGroup CRD) on the real control
+plane: all or nothing, every member says why, the whole group rejected on timeout, two gangs
+never deadlock, fail-over while members wait at Permit, kube-scheduler's pods unaffected.
+
+The CRD is the one `kubesched manifests --with-crds` prints; nodes are plain API objects.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from harness import ApiClient, ApiError, is_bound, wait_for
+
+from kubesched.manifests.crds import pod_group_crd
+from kubesched.plugins.coscheduling import POD_GROUP_LABEL
+from kubesched.testing import make_node, make_pod
+
+SCHEDULER = "gang-scheduler"
+PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"
+CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+ELECTION = (
+    "--leader-elect-lease-duration=4s",
+    "--leader-elect-renew-deadline=3s",
+    "--leader-elect-retry-period=1s",
+)
+
+
+@pytest.fixture(scope="module")
+def podgroup_crd(api: ApiClient) -> None:
+    """The PodGroup CRD installed (and served) once for this module's tests."""
+    crd = pod_group_crd()
+    try:
+        api.request("POST", CRD_PATH, body=crd)
+    except ApiError as error:
+        if error.status != 409:
+            raise
+    wait_for(
+        lambda: api.request("GET", "/apis/scheduling.x-k8s.io/v1alpha1"),
+        until=lambda doc: any(r["name"] == "podgroups" for r in doc["resources"]),
+        message="the PodGroup CRD is served",
+    )
+
+
+def _config(tmp_path: Path, namespace: str, kubeconfig: Path) -> str:
+    """A profile with Coscheduling at every point it implements (QueueSort replaces
+    PrioritySort), its own Lease in the test's namespace."""
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(kubeconfig)},
+        "leaderElection": {
+            "leaderElect": True,
+            "resourceNamespace": namespace,
+            "resourceName": SCHEDULER,
+        },
+        "profiles": [
+            {
+                "schedulerName": SCHEDULER,
+                "plugins": {
+                    "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                    "queueSort": {"disabled": [{"name": "PrioritySort"}]},
+                },
+                "pluginConfig": [
+                    {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 30}}
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "gang.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return f"--config={path}"
+
+
+def _nodes(api: ApiClient, *names: str, cpu: str = "2") -> None:
+    for name in names:
+        api.create(make_node().name(name).capacity(cpu=cpu, pods="20").obj())
+
+
+def _group(api: ApiClient, ns: str, name: str, min_member: int, **spec: Any) -> None:
+    body = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name},
+        "spec": {"minMember": min_member, **spec},
+    }
+    api.request("POST", PG_PATH.format(ns=ns), body=body)
+
+
+def _members(
+    api: ApiClient, ns: str, group: str, count: int, *, scheduler: str = SCHEDULER, first: int = 0
+) -> list[str]:
+    names = [f"{group}-{i}" for i in range(first, first + count)]
+    for name in names:
+        pod = make_pod().name(name).scheduler(scheduler).label(POD_GROUP_LABEL, group)
+        api.create(pod.req(cpu="1").obj(), namespace=ns)
+    return names
+
+
+def _bound(api: ApiClient, ns: str, group: str) -> int:
+    pods = api.list("Pod", namespace=ns, label_selector=f"{POD_GROUP_LABEL}={group}")
+    return sum(1 for pod in pods if is_bound(pod))
+
+
+def _never_partial(api: ApiClient, ns: str, group: str, size: int, seconds: float) -> None:
+    """For `seconds`, the group is bound entirely or not at all."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert _bound(api, ns, group) in (0, size), f"{group} partially bound"
+        time.sleep(0.3)
+
+
+def _why(api: ApiClient, ns: str, pod: str) -> str:
+    """The pod's PodScheduled=False message, "" while it has none."""
+    obj = api.get("Pod", pod, namespace=ns)
+    for cond in obj["status"].get("conditions") or ():
+        if cond["type"] == "PodScheduled" and cond["status"] == "False":
+            return str(cond.get("message", ""))
+    return ""
+
+
+@pytest.mark.usefixtures("podgroup_crd")
+def test_a_gang_that_does_not_fit_binds_none_until_nodes_are_added(
+    kubesched: Any, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: Any
+) -> None:
+    _nodes(api, "g8-a", "g8-b", "g8-c")
+    kubesched(_config(tmp_path, namespace, local_cluster.kubeconfig_path), *ELECTION)
+    _group(api, namespace, "train", 8)
+    members = _members(api, namespace, "train", 8)
+    plain = make_pod().name("plain").obj()  # for kube-scheduler (requests nothing)
+    api.create(plain, namespace=namespace)
+    for pod in members:
+        wait_for(lambda pod=pod: _why(api, namespace, pod), timeout=20, message=f"{pod} says why")
+    events = wait_for(
+        lambda: api.events(namespace, reason="FailedScheduling"),
+        until=lambda found: {e.regarding_name for e in found} >= set(members),
+        message="a FailedScheduling event for every member",
+    )
+    assert any("gets rejected due to Pod" in e.note for e in events)
+    _never_partial(api, namespace, "train", 8, seconds=2)
+    assert is_bound(api.get("Pod", "plain", namespace=namespace))  # kube-scheduler unaffected
+    _nodes(api, "g8-d")
+    wait_for(
+        lambda: [(p, _why(api, namespace, p)) for p in members],
+        until=lambda _: _bound(api, namespace, "train") == 8,
+        timeout=20,
+        message="all 8 bound",
+    )
+    status = wait_for(
+        lambda: api.request("GET", PG_PATH.format(ns=namespace) + "/train")["status"],
+        until=lambda s: s.get("phase") == "Scheduled" and s.get("scheduled") == 8,
+        message="PodGroup status Scheduled, 8 scheduled",
+    )
+    assert status["scheduleStartTime"]
+
+
+@pytest.mark.usefixtures("podgroup_crd")
+def test_a_timeout_rejects_the_whole_group_and_frees_its_room(
+    kubesched: Any, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: Any
+) -> None:
+    _nodes(api, "to-a", cpu="2")
+    kubesched(_config(tmp_path, namespace, local_cluster.kubeconfig_path), *ELECTION)
+    _group(api, namespace, "late", 3, scheduleTimeoutSeconds=3)
+    waiting = _members(api, namespace, "late", 2)
+    _members(api, namespace, "late", 1, scheduler="nobody", first=2)  # never arrives
+    message = "rejected due to timeout after waiting 3s at plugin Coscheduling"
+    for pod in waiting:
+        wait_for(
+            lambda pod=pod: _why(api, namespace, pod), until=lambda m: message in m, timeout=15
+        )
+    assert _bound(api, namespace, "late") == 0
+    for pod in waiting:  # the members leave; their room was freed in the cache
+        api.delete("Pod", pod, namespace=namespace)
+    solo = make_pod().name("solo").scheduler(SCHEDULER).req(cpu="2").obj()
+    api.create(solo, namespace=namespace)
+    wait_for(lambda: api.get("Pod", "solo", namespace=namespace), until=is_bound, timeout=15)
+
+
+@pytest.mark.usefixtures("podgroup_crd")
+def test_two_gangs_competing_never_deadlock(
+    kubesched: Any, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: Any
+) -> None:
+    _nodes(api, "cg-a", "cg-b")
+    kubesched(_config(tmp_path, namespace, local_cluster.kubeconfig_path), *ELECTION)
+    _group(api, namespace, "first", 3)
+    _group(api, namespace, "second", 3)
+    _members(api, namespace, "first", 3)
+    _members(api, namespace, "second", 3)
+    done = wait_for(
+        lambda: (_bound(api, namespace, "first"), _bound(api, namespace, "second")),
+        until=lambda counts: 3 in counts,
+        timeout=20,
+        message="one gang complete",
+    )
+    waiting = "second" if done[0] == 3 else "first"
+    _never_partial(api, namespace, waiting, 3, seconds=3)
+    assert _bound(api, namespace, waiting) == 0
+
+
+@pytest.mark.usefixtures("podgroup_crd")
+def test_the_new_leader_places_the_whole_gang_after_a_crash_at_permit(
+    kubesched: Any, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: Any
+) -> None:
+    _nodes(api, "fo-a", "fo-b")
+    config = _config(tmp_path, namespace, local_cluster.kubeconfig_path)
+    leader = kubesched(config, *ELECTION, name="leader")
+    _group(api, namespace, "job", 4)
+    _members(api, namespace, "job", 3)
+    _members(api, namespace, "job", 1, scheduler="nobody", first=3)
+    time.sleep(3)  # the three reach Permit within a few cycles and wait for the fourth
+    standby = kubesched(config, *ELECTION, name="standby")
+    assert _bound(api, namespace, "job") == 0  # three members wait at Permit
+    leader.kill()
+    api.delete("Pod", "job-3", namespace=namespace)
+    wait_for(
+        lambda: api.get_or_none("Pod", "job-3", namespace=namespace), until=lambda p: p is None
+    )
+    _members(api, namespace, "job", 1, first=3)
+    deadline = time.monotonic() + 25
+    while _bound(api, namespace, "job") != 4:
+        assert _bound(api, namespace, "job") == 0, "the gang was bound partially"
+        assert time.monotonic() < deadline, standby.tail()
+        time.sleep(0.3)

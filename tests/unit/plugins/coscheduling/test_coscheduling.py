@@ -1,0 +1,157 @@
+"""Coscheduling against a FakeHandle: PreFilter's quorum and minResources, Permit holding
+members until minMember, the whole group rejected from PostFilter and Unreserve, status."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from kubesched.framework import Code, CycleState, Status
+from kubesched.framework.listers import ClusterListers
+from kubesched.framework.waiting import WaitingPod
+from kubesched.model import ApiObject, Pod
+from kubesched.plugins.coscheduling import POD_GROUP_LABEL, PODGROUPS, Coscheduling
+from kubesched.plugins.coscheduling.podgroup import GROUP_PODS
+from kubesched.testing import FakeHandle, make_node, make_pod
+
+
+def _group(name: str, min_member: int, created: str = "2024-01-01", **spec: Any) -> ApiObject:
+    return ApiObject.from_json(
+        {
+            "metadata": {
+                "namespace": "ns",
+                "name": name,
+                "creationTimestamp": f"{created}T00:00:00Z",
+            },
+            "spec": {"minMember": min_member, **spec},
+        }
+    )
+
+
+def _member(name: str, group: str = "pg", *, node: str = "", cpu: str = "1") -> Pod:
+    builder = make_pod().name(name).namespace("ns").uid(name).label(POD_GROUP_LABEL, group)
+    builder = builder.req(cpu=cpu)
+    return (builder.node(node) if node else builder).model()
+
+
+def _setup(min_member: int, members: int, **spec: Any) -> tuple[FakeHandle, Coscheduling]:
+    handle = FakeHandle(
+        nodes=[make_node().name(f"n{i}").capacity(cpu="2").model() for i in range(2)],
+        listers=ClusterListers([PODGROUPS, GROUP_PODS]),
+    )
+    handle.listers.add(PODGROUPS, _group("pg", min_member, **spec))
+    for i in range(members):
+        handle.listers.pods.on_add(_member(f"w{i}"))
+    return handle, Coscheduling(args={}, handle=handle)
+
+
+def test_prefilter_refuses_a_group_below_min_member() -> None:
+    handle, plugin = _setup(3, 2)
+    status = plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
+    assert isinstance(status, Status)
+    assert status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert status.message == (
+        "pre-filter pod w0 cannot find enough sibling pods, current pods number: 2, "
+        "minMember of group: 3"
+    )
+
+
+def test_prefilter_refuses_a_group_whose_min_resources_do_not_fit() -> None:
+    handle, plugin = _setup(2, 2, minResources={"cpu": "5"})
+    status = plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
+    assert isinstance(status, Status)
+    assert status.message == "resource gap: map[cpu:1000]"
+
+
+def test_prefilter_passes_a_complete_group_and_marks_it_scheduling() -> None:
+    handle, plugin = _setup(2, 2, minResources={"cpu": "3"})
+    assert plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos()) is None
+    (key, status), *_ = handle.status_patches
+    assert key == "ns/pg"
+    assert status["phase"] == "Scheduling"
+    assert status["scheduleStartTime"]
+
+
+def test_pods_outside_any_group_are_left_alone() -> None:
+    handle, plugin = _setup(2, 2)
+    loner = make_pod().name("x").namespace("ns").model()
+    assert plugin.pre_filter(CycleState(), loner, handle.list_node_infos()) is None
+    assert plugin.permit(CycleState(), loner, "n0") == (None, 0)
+
+
+async def test_permit_holds_members_until_min_member_then_allows_them_all() -> None:
+    handle, plugin = _setup(3, 3, scheduleTimeoutSeconds=7)
+    waiting = []
+    for name in ("w0", "w1"):
+        pod = _member(name)
+        status, timeout = plugin.permit(CycleState(), pod, "n0")
+        assert status is not None
+        assert status.code is Code.WAIT
+        assert timeout == 7
+        entry = WaitingPod(pod=pod, plugin_timeouts={"Coscheduling": timeout})
+        handle.waiting_pods.add(entry)
+        waiting.append(entry)
+    assert handle.activated == ["ns/w1", "ns/w2"]  # the first member brings its siblings
+    assert plugin.permit(CycleState(), _member("w2"), "n1") == (None, 0)
+    results = await asyncio.gather(*(entry.wait() for entry in waiting))
+    assert all(result.is_success() for result in results)
+
+
+async def test_a_member_failing_filter_rejects_the_members_waiting_with_it() -> None:
+    handle, plugin = _setup(3, 3)
+    pod = _member("w0")
+    _, timeout = plugin.permit(CycleState(), pod, "n0")
+    entry = WaitingPod(pod=pod, plugin_timeouts={"Coscheduling": timeout})
+    handle.waiting_pods.add(entry)
+    _, rejection = plugin.post_filter(CycleState(), _member("w1"), None)  # type: ignore[arg-type]
+    assert rejection is not None
+    assert rejection.message == (
+        "PodGroup ns/pg gets rejected due to Pod w1 is unschedulable even after PostFilter"
+    )
+    result = await entry.wait()
+    assert result.code is Code.UNSCHEDULABLE
+    assert result.message == "optimistic rejection in PostFilter"
+
+
+async def test_unreserve_of_one_member_rejects_the_others() -> None:
+    handle, plugin = _setup(3, 3)
+    pods = [_member("w0"), _member("w1")]
+    entries = []
+    for pod in pods:
+        _, timeout = plugin.permit(CycleState(), pod, "n0")
+        entries.append(WaitingPod(pod=pod, plugin_timeouts={"Coscheduling": timeout}))
+        handle.waiting_pods.add(entries[-1])
+    plugin.unreserve(CycleState(), pods[0], "n0")
+    assert (await entries[1].wait()).message == "rejection in Unreserve"
+    assert plugin.manager.assigned_count("ns/pg") == 1
+
+
+def test_queue_sort_keeps_a_group_together_by_its_creation_time() -> None:
+    handle, plugin = _setup(1, 0)
+    handle.listers.add(PODGROUPS, _group("late", 1, created="2025-01-01"))
+    queued_late = type("Q", (), {"pod": _member("a", "pg"), "timestamp": 99.0})()
+    of_later_group = type("Q", (), {"pod": _member("b", "late"), "timestamp": 1.0})()
+    assert plugin.less(queued_late, of_later_group)
+    assert not plugin.less(of_later_group, queued_late)
+
+
+def test_status_follows_the_members() -> None:
+    handle, _ = _setup(2, 0)
+    handle.listers.pods.on_add(_member("w0", node="n0"))
+    handle.listers.pods.on_add(_member("w1", node="n1"))
+    assert handle.status_patches[-1][1] == {
+        "phase": "Scheduled",
+        "scheduled": 2,
+        "running": 0,
+        "succeeded": 0,
+        "failed": 0,
+    }
+
+
+@pytest.mark.parametrize("args", [{"permitWaitingTimeSeconds": -1}, {"bogus": 1}])
+def test_bad_args_are_refused(args: dict[str, Any]) -> None:
+    handle = FakeHandle(listers=ClusterListers([PODGROUPS, GROUP_PODS]))
+    with pytest.raises(Exception, match=r"permitWaitingTimeSeconds|bogus"):
+        Coscheduling(args=args, handle=handle)
