@@ -24,7 +24,7 @@ def test_prints_yaml_that_parses(capsys: Capture) -> None:
     assert err == ""  # --scheduler-name is a first-class flag here: no legacy notice
     kinds = [doc["kind"] for doc in yaml.safe_load_all(out)]
     assert kinds[0] == "Namespace"
-    assert kinds[-1] == "Deployment"
+    assert kinds[-3:] == ["Deployment", "PodDisruptionBudget", "Service"]
     deployment = next(doc for doc in yaml.safe_load_all(out) if doc["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == "team-a"
 
