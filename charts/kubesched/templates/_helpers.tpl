@@ -9,6 +9,12 @@
 {{- .Values.leaderElection.resourceNamespace | default .Release.Namespace -}}
 {{- end -}}
 
+{{/* The Lease's name: leaderElection.resourceName, else the first profile's schedulerName. */}}
+{{- define "kubesched.leaseName" -}}
+{{- $first := index (include "kubesched.profiles" . | fromYamlArray) 0 -}}
+{{- .Values.leaderElection.resourceName | default $first.schedulerName -}}
+{{- end -}}
+
 {{- define "kubesched.image" -}}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
@@ -59,6 +65,7 @@ podAntiAffinity:
 {{- define "kubesched.config" -}}
 {{- $election := deepCopy .Values.leaderElection -}}
 {{- $_ := set $election "resourceNamespace" (include "kubesched.leaseNamespace" .) -}}
+{{- $_ := set $election "resourceName" (include "kubesched.leaseName" .) -}}
 {{- $config := deepCopy .Values.config -}}
 {{- $_ := set $config "leaderElection" $election -}}
 {{- $_ := set $config "profiles" (include "kubesched.profiles" . | fromYamlArray) -}}
@@ -117,7 +124,7 @@ kind: KubeSchedulerConfiguration
 {{- fail "schedulerName default-scheduler is kube-scheduler's: pods without a schedulerName would go to two schedulers; choose a name of its own (Configure Multiple Schedulers)" -}}
 {{- end -}}
 {{- end -}}
-{{- if and $election.leaderElect (eq $election.resourceName "kube-scheduler") (eq (include "kubesched.leaseNamespace" .) "kube-system") -}}
+{{- if and $election.leaderElect (eq (include "kubesched.leaseName" .) "kube-scheduler") (eq (include "kubesched.leaseNamespace" .) "kube-system") -}}
 {{- fail "leaderElection kube-system/kube-scheduler is kube-scheduler's Lease: kubesched would wait forever to acquire it; set leaderElection.resourceName to a Lease of its own" -}}
 {{- end -}}
 {{- end -}}

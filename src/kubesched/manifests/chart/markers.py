@@ -23,7 +23,7 @@ TOKENS = {
     "@NS@": ".Release.Namespace",
     "@NAME@": 'include "kubesched.name" .',
     "@LNS@": 'include "kubesched.leaseNamespace" .',
-    "@LEASE@": ".Values.leaderElection.resourceName",
+    "@LEASE@": 'include "kubesched.leaseName" .',
 }
 _MARKER = re.compile(
     r"^(?P<indent>\s*)(?P<item>- )?(?P<key>[^:'\s][^:]*: )?'?@@(?P<kind>[A-Z]+):?(?P<expr>.*?)@@'?$"

@@ -25,7 +25,7 @@ _DOCS = {
     "pluginConfig": "That profile's `pluginConfig`.",
     "profiles": "Several profiles, as in a KubeSchedulerConfiguration; empty: the one above.",
     "leaderElection": "Leader election: the Lease of its own (never kube-system/kube-scheduler);\n"
-    "resourceNamespace empty: the release namespace.",
+    "resourceName empty: the schedulerName; resourceNamespace empty: the release namespace.",
     "config": "Any other KubeSchedulerConfiguration field (parallelism, podMaxBackoffSeconds...).",
     "pluginModules": "Python modules registering out-of-tree plugins (--plugin-module).",
     "verbosity": "Log verbosity (-v).",
@@ -113,6 +113,8 @@ def _election(config: KubeSchedulerConfiguration, options: ManifestOptions) -> d
     election = dict(to_document(config)["leaderElection"])
     if election["resourceNamespace"] == options.namespace:
         election["resourceNamespace"] = ""
+    if election["resourceName"] == config.profiles[0].scheduler_name:
+        election["resourceName"] = ""
     return election
 
 
