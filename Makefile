@@ -38,6 +38,7 @@ unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
 
 e2e: binaries
+	$(BIN)/kubesched dev-cluster build --helm >/dev/null
 	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS)
 
 test: lint typecheck contracts unit e2e
@@ -57,3 +58,9 @@ lock:
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+
+# The Helm chart is written from the manifests model: run after changing kubesched.manifests
+# (tests/unit/manifests/test_chart_drift.py fails until you do).
+.PHONY: chart
+chart: $(STAMP)
+	$(BIN)/kubesched manifests --helm-chart charts/kubesched >/dev/null

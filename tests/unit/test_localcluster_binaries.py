@@ -121,3 +121,16 @@ def test_missing_go_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
         "Go toolchain not found: install Go >= 1.26 or set KUBEBUILDER_ASSETS/KUBESCHED_K8S_BIN "
         "to a folder with etcd and kube-apiserver"
     )
+
+
+def test_helm_is_built_once_on_its_own_and_honours_the_override(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, isolated_env: Path, builds: list[list[str]]
+) -> None:
+    first = binaries.ensure_helm(progress=lambda _: None)
+    again = binaries.ensure_helm(progress=lambda _: None)
+    fake_binaries(tmp_path / "own", ["helm"])
+    monkeypatch.setenv("KUBESCHED_K8S_BIN", str(tmp_path / "own"))
+
+    assert builds == [["helm"]]
+    assert first == again == isolated_env / "bin" / f"helm-{gobuild.helm_module().version}" / "helm"
+    assert binaries.ensure_helm(progress=lambda _: None) == tmp_path / "own" / "helm"

@@ -114,3 +114,14 @@ def test_other_build_failures_name_the_log(tmp_path: Path) -> None:
 
     assert str(error) == f"building etcd failed (go exit 2); build log: {tmp_path / 'b.log'}"
     assert error.details == "x.go:1: syntax error"
+
+
+def test_helm_is_its_own_pinned_module_stamped_like_upstream() -> None:
+    module = gobuild.helm_module()
+
+    assert module.version.startswith("v3.")
+    assert module.packages == {"helm": "helm.sh/helm/v3/cmd/helm"}
+    assert f"-X helm.sh/helm/v3/internal/version.version={module.version}" in module.ldflags
+    # helm's default kubeVersion: that of the client-go it is built with (1.37 for v0.37.x)
+    assert "-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1" in module.ldflags
+    assert "-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=" in module.ldflags

@@ -1,6 +1,6 @@
 """`kubesched dev-cluster`: build and run a real local control plane.
 
-    kubesched dev-cluster build     build the control-plane binaries and kwok (once)
+    kubesched dev-cluster build     build the control-plane binaries and kwok (once; --helm: helm)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
                                     (--controller-manager, --kwok: the whole local cluster)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
@@ -19,8 +19,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kubesched.localcluster import LocalCluster, LocalClusterError, devstate, ensure_binaries
+from kubesched.localcluster import (
+    LocalCluster,
+    LocalClusterError,
+    devstate,
+    ensure_binaries,
+    ensure_helm,
+)
 from kubesched.localcluster import demo as demo_steps
+from kubesched.localcluster.binaries import version_of
 from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.localcluster.probe import Endpoint, get
 
@@ -47,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description="Build and run a local control plane.")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     build = commands.add_parser("build", help="build the binaries once and print their paths")
+    build.add_argument(
+        "--helm", action="store_true", help="also build helm (the Helm chart's tests use it)"
+    )
     build.set_defaults(handler=_build)
     up = commands.add_parser("up", help="start a cluster with kube-scheduler in the background")
     up.add_argument("--no-scheduler", action="store_true", help="do not start kube-scheduler")
@@ -80,10 +90,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _build(_args: argparse.Namespace) -> int:
+def _build(args: argparse.Namespace) -> int:
     binaries = ensure_binaries()
     versions = binaries.versions()
     paths = binaries.as_dict()
+    if args.helm:
+        paths["helm"] = ensure_helm()
+        versions["helm"] = version_of("helm", paths["helm"])
     width = max(map(len, paths)) + 2
     for name, path in paths.items():
         print(f"{name:<{width}}{path}  ({versions[name]})")

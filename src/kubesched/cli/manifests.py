@@ -3,7 +3,9 @@
     kubesched manifests --scheduler-name=my-scheduler | kubectl apply -f -
 
 Its own flags choose where and how kubesched runs (--namespace, --name, --image,
---replicas); every other flag is a scheduler flag of `kubesched run` (`--config`,
+--replicas, --resources, --priority-class-name, --node-selector, --tolerations, ...: see
+`kubesched.cli.manifests_flags`); `--helm-chart DIR` writes the Helm chart made from the same
+objects instead (`make chart`). Every other flag is a scheduler flag of `kubesched run` (`--config`,
 `--scheduler-name`, `--leader-elect-*` and the aliases from the two guides, `-v`, ...) and
 ends up in the generated KubeSchedulerConfiguration or in the container's arguments. The
 Lease's namespace defaults to --namespace, as it does for a pod in that namespace.
@@ -17,19 +19,19 @@ import argparse
 import dataclasses
 import difflib
 import sys
+from pathlib import Path
 from typing import NoReturn
 
+from kubesched.cli import manifests_flags
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, complete, parse_options
 from kubesched.config.flagtable import BY_NAME, CANONICAL, SCHEDULER_NAME_NOTICE
 from kubesched.manifests import (
-    DEFAULT_IMAGE,
-    DEFAULT_NAMESPACE,
-    DEFAULT_REPLICAS,
     ManifestError,
     ManifestOptions,
     check_namespace,
     render_manifests,
 )
+from kubesched.manifests.chart import write_chart
 from kubesched.plugins import config_resources
 
 PROG = "kubesched manifests"
@@ -50,9 +52,6 @@ _REFUSED = {
 }
 
 
-_OWN_FLAGS = ("namespace", "name", "image", "replicas", "with-crds")
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise ManifestError(message.removeprefix("argument "))
@@ -67,29 +66,7 @@ def _parser() -> _Parser:
         add_help=False,
     )
     parser.add_argument("-h", "--help", action="store_true", help="show this help and exit")
-    parser.add_argument(
-        "--namespace",
-        default=DEFAULT_NAMESPACE,
-        help=f"namespace of kubesched's Deployment (default {DEFAULT_NAMESPACE})",
-    )
-    parser.add_argument(
-        "--name", default="", help="name of its objects (default: the scheduler name)"
-    )
-    parser.add_argument(
-        "--image", default=DEFAULT_IMAGE, help=f"container image (default {DEFAULT_IMAGE})"
-    )
-    parser.add_argument(
-        "--with-crds",
-        action="store_true",
-        help="also print the CustomResourceDefinitions plugins read (the PodGroup CRD of "
-        "scheduler-plugins' Coscheduling)",
-    )
-    parser.add_argument(
-        "--replicas",
-        type=int,
-        default=DEFAULT_REPLICAS,
-        help=f"replicas sharing one Lease (default {DEFAULT_REPLICAS})",
-    )
+    manifests_flags.add_flags(parser)
     return parser
 
 
@@ -104,14 +81,12 @@ def main(argv: list[str]) -> int:
             return 0
         check_namespace(own.namespace)
         config, notices = _config(rest, namespace=own.namespace)
-        options = ManifestOptions(
-            namespace=own.namespace,
-            name=own.name,
-            image=own.image,
-            replicas=own.replicas,
-            with_crds=own.with_crds,
-            resources=tuple(config_resources(config)),
+        options = dataclasses.replace(
+            manifests_flags.options_from(own),
+            plugin_resources=tuple(config_resources(config)),
         )
+        if own.helm_chart:
+            return _write_chart(Path(own.helm_chart), config, options, notices)
         text = render_manifests(config, options)
     except ConfigError as error:
         return _fail(error.notices, error.errors)
@@ -119,6 +94,19 @@ def main(argv: list[str]) -> int:
         return _fail(notices, (str(error),))
     _print_notices(notices)
     sys.stdout.write(text)
+    return 0
+
+
+def _write_chart(
+    folder: Path,
+    config: KubeSchedulerConfiguration,
+    options: ManifestOptions,
+    notices: tuple[str, ...],
+) -> int:
+    """`--helm-chart DIR`: the chart whose default values are these manifests."""
+    _print_notices(notices)
+    for path in write_chart(folder, config, options):
+        print(path)
     return 0
 
 
@@ -161,7 +149,7 @@ def _check_own_typos(argv: list[str]) -> None:
         name = item.split("=", 1)[0].removeprefix("--")
         if not item.startswith("--") or name in BY_NAME or name in CANONICAL:
             continue
-        matches = difflib.get_close_matches(name, _OWN_FLAGS, n=1, cutoff=0.75)
+        matches = difflib.get_close_matches(name, manifests_flags.OWN_FLAGS, n=1, cutoff=0.75)
         if matches:
             raise ManifestError(
                 f"unknown flag --{name} (did you mean --{matches[0]}?); "

@@ -6,6 +6,10 @@ result into an `ssl.SSLContext`, a base URL and a token source for our own aioht
 Resolution order follows kube-scheduler (`clientcmd.BuildConfigFromFlags`): an explicit
 `--kubeconfig` file; else in-cluster config when running in a pod; else the KUBECONFIG
 environment variable or ~/.kube/config. `--master` overrides the server address.
+
+kubernetes_asyncio (with its generated API models) is imported only here, when a connection
+is loaded: commands that never connect (`--version`, `--help`, `manifests`,
+`--write-config-to`) stay without it (docs/development.md has the RSS).
 """
 
 from __future__ import annotations
@@ -18,9 +22,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from kubernetes_asyncio.client import Configuration
-from kubernetes_asyncio.config import ConfigException, kube_config, load_incluster_config
 
 _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
@@ -71,7 +72,9 @@ async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
             f"kubeconfig {path} does not exist; pass --kubeconfig=PATH (or set KUBECONFIG) "
             "to an existing file"
         )
-    configuration = Configuration()
+    from kubernetes_asyncio.config import ConfigException, kube_config  # noqa: PLC0415
+
+    configuration = _configuration()
     try:
         loader = await kube_config.load_kube_config(
             config_file=path,
@@ -86,8 +89,17 @@ async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
     return configuration, loader
 
 
+def _configuration() -> Any:
+    """A new kubernetes_asyncio client Configuration (imported on first use)."""
+    from kubernetes_asyncio.client import Configuration  # noqa: PLC0415
+
+    return Configuration()
+
+
 def _from_in_cluster() -> Any:
-    configuration = Configuration()
+    from kubernetes_asyncio.config import load_incluster_config  # noqa: PLC0415
+
+    configuration = _configuration()
     load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
     return configuration
 
@@ -110,7 +122,7 @@ async def load_connection(
         default = env.get("KUBECONFIG") or str(Path("~/.kube/config").expanduser())
         if not any(Path(p).exists() for p in default.split(os.pathsep) if p):
             if master:
-                configuration = Configuration()
+                configuration = _configuration()
                 configuration.verify_ssl = not master.startswith("https://")
             else:
                 raise ConnectionConfigError(

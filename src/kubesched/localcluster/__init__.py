@@ -10,9 +10,16 @@ Binaries come from `KUBESCHED_K8S_BIN` / `KUBEBUILDER_ASSETS` folders, else are 
 the pinned wrapper Go modules in `gobuild/` into `<cache>/bin/<component>-<version>/`.
 """
 
-from kubesched.localcluster.binaries import Binaries, ensure_binaries
+from kubesched.localcluster.binaries import Binaries, ensure_binaries, ensure_helm
 from kubesched.localcluster.cluster import LocalCluster
 from kubesched.localcluster.errors import LocalClusterError
 from kubesched.localcluster.process import Process
 
-__all__ = ["Binaries", "LocalCluster", "LocalClusterError", "Process", "ensure_binaries"]
+__all__ = [
+    "Binaries",
+    "LocalCluster",
+    "LocalClusterError",
+    "Process",
+    "ensure_binaries",
+    "ensure_helm",
+]

@@ -1,5 +1,5 @@
 """Finds or builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
-and kwok.
+and kwok; and helm, on its own (`ensure_helm`: only the chart's tests and `make chart` need it).
 
 Order of lookup, per binary: a folder named by `KUBESCHED_K8S_BIN`, then one named by
 `KUBEBUILDER_ASSETS` (the envtest convention; it often lacks kube-scheduler and kubectl),
@@ -34,6 +34,7 @@ COMPONENTS = (
     "kubectl",
     "kwok",
 )
+HELM = "helm"
 STAMP = ".source-hash"
 
 
@@ -54,7 +55,7 @@ class Binaries:
 
     def versions(self) -> dict[str, str]:
         """Binary name -> the version line it reports."""
-        return {name: _version_of(name, path) for name, path in self.as_dict().items()}
+        return {name: version_of(name, path) for name, path in self.as_dict().items()}
 
 
 def ensure_binaries(*, progress: gobuild.Progress = gobuild.default_progress) -> Binaries:
@@ -67,8 +68,18 @@ def ensure_binaries(*, progress: gobuild.Progress = gobuild.default_progress) ->
     return Binaries(**{name.replace("-", "_"): found[name] for name in COMPONENTS})
 
 
-def find_overrides(environ: Mapping[str, str]) -> dict[str, Path]:
-    """Binaries found in the folders named by the override variables, first one wins."""
+def ensure_helm(*, progress: gobuild.Progress = gobuild.default_progress) -> Path:
+    """The helm command: from the override folders, else the cache, else built (once)."""
+    found = find_overrides(os.environ, names=(HELM,))
+    if HELM in found:
+        return found[HELM]
+    return _cached_or_built(gobuild.helm_module(), [HELM], progress)[HELM]
+
+
+def find_overrides(
+    environ: Mapping[str, str], *, names: tuple[str, ...] = COMPONENTS
+) -> dict[str, Path]:
+    """Binaries `names` found in the folders named by the override variables, first one wins."""
     found: dict[str, Path] = {}
     for variable in OVERRIDE_ENVS:
         value = environ.get(variable)
@@ -80,7 +91,7 @@ def find_overrides(environ: Mapping[str, str]) -> dict[str, Path]:
                 f"{variable}={value} is not a folder: point it at a folder holding etcd and "
                 "kube-apiserver, or unset it to build them"
             )
-        for name in COMPONENTS:
+        for name in names:
             if name not in found and is_executable(folder / name):
                 found[name] = folder / name
     return found
@@ -155,8 +166,12 @@ def _locked(path: Path, progress: gobuild.Progress) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _version_of(name: str, path: Path) -> str:
-    argv = [str(path), "version", "--client"] if name == "kubectl" else [str(path), "--version"]
+def version_of(name: str, path: Path) -> str:
+    """The first line the binary `name` at `path` prints about its version."""
+    argv = {
+        "kubectl": [str(path), "version", "--client"],
+        HELM: [str(path), "version", "--short"],
+    }.get(name, [str(path), "--version"])
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError) as error:

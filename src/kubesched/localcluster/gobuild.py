@@ -1,6 +1,7 @@
-"""Builds the control-plane binaries from the pinned wrapper Go modules in `gobuild/`.
+"""Builds the control-plane binaries (and helm) from the pinned wrapper Go modules in `gobuild/`.
 
-Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`) pins one release; its
+Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`, `gobuild/helm`) pins one
+release; its
 `go.mod` is the single source of the version. Binaries are built with `CGO_ENABLED=0` like
 the upstream release builds, so no C compiler is needed, and with the version ldflags so
 that `kube-apiserver --version` reports the real release.
@@ -125,6 +126,25 @@ def kwok_module() -> GoModule:
     version = required_version(directory / "go.mod", "sigs.k8s.io/kwok")
     ldflags = f"-s -w -X sigs.k8s.io/kwok/pkg/consts.Version={version}"
     return GoModule("kwok", directory, version, {"kwok": "sigs.k8s.io/kwok/cmd/kwok"}, ldflags)
+
+
+def helm_module() -> GoModule:
+    """helm (helm.sh/helm/v3) of the pinned release, stamped like upstream's Makefile does:
+    its version, and the Kubernetes version of its client-go as the default `kubeVersion`
+    that `helm template` and `helm lint` assume."""
+    directory = GOBUILD_DIR / "helm"
+    go_mod = directory / "go.mod"
+    version = required_version(go_mod, "helm.sh/helm/v3")
+    client_go = required_version(go_mod, "k8s.io/client-go").lstrip("v").split(".")
+    major, minor = str(int(client_go[0]) + 1), client_go[1]
+    stamps = [
+        f"-X helm.sh/helm/v3/internal/version.version={version}",
+        "-X helm.sh/helm/v3/internal/version.gitTreeState=clean",
+    ]
+    for package in ("helm.sh/helm/v3/pkg/lint/rules", "helm.sh/helm/v3/pkg/chartutil"):
+        stamps += [f"-X {package}.k8sVersionMajor={major}", f"-X {package}.k8sVersionMinor={minor}"]
+    ldflags = " ".join(["-s -w", *stamps])
+    return GoModule("helm", directory, version, {"helm": "helm.sh/helm/v3/cmd/helm"}, ldflags)
 
 
 def find_go() -> Path:

@@ -8,7 +8,8 @@ kubesched, and from those objects to YAML. Nothing here talks to a cluster.
 The objects, in apply order: with `with_crds`, the CRDs kubesched's plugins read
 (scheduler-plugins' PodGroup), Namespace(s), ServiceAccount, ClusterRole, ClusterRoleBindings
 (its own role and `system:auth-delegator`), the Lease Role and RoleBinding (in the Lease's
-namespace), the ConfigMap with the KubeSchedulerConfiguration, the Deployment.
+namespace), the ConfigMap with the KubeSchedulerConfiguration, the Deployment, its
+PodDisruptionBudget, the Service of its metrics port and (when asked) a ServiceMonitor.
 `kubesched.manifests.rbac` explains every permission.
 """
 
@@ -20,6 +21,7 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import dump_config
 from kubesched.config.validation import default_scheduler_conflicts
 from kubesched.manifests.crds import crd_objects
+from kubesched.manifests.exposure import disruption_budget, metrics_service, service_monitor
 from kubesched.manifests.meta import metadata
 from kubesched.manifests.options import (
     BUILT_IN_NAMESPACES,
@@ -70,11 +72,26 @@ def build_manifests(
             preemption=preemption_enabled(config)
             if options.preemption is None
             else options.preemption,
-            resources=options.resources,
+            resources=options.plugin_resources,
         ),
         config_map(names, config_text),
         deployment(config, options, names, config_text=config_text),
+        *_exposure(config, options, names),
     ]
+
+
+def _exposure(
+    config: KubeSchedulerConfiguration, options: ManifestOptions, names: Names
+) -> list[dict[str, Any]]:
+    """The PodDisruptionBudget, the metrics Service and the ServiceMonitor, as asked."""
+    objects = []
+    if options.disruption_budget:
+        objects.append(disruption_budget(names))
+    if options.service or options.service_monitor:
+        objects.append(metrics_service(names, port=config.secure_port))
+    if options.service_monitor:
+        objects.append(service_monitor(names))
+    return objects
 
 
 def render_manifests(config: KubeSchedulerConfiguration, options: ManifestOptions) -> str:

@@ -3,15 +3,28 @@ of the objects it generates."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import ResourceSpec
 from kubesched.config.validation import is_dns_label
 
 DEFAULT_NAMESPACE = "kubesched-system"
-DEFAULT_IMAGE = "kubesched:0.1.0"
+APP_VERSION = "0.1.0"
+"""kubesched's version (pyproject), the default image tag and the chart's appVersion."""
+DEFAULT_IMAGE = f"kubesched:{APP_VERSION}"
 DEFAULT_REPLICAS = 2
+DEFAULT_PULL_POLICY = "IfNotPresent"
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+
+
+def default_resources() -> dict[str, Any]:
+    """Requests sized for a small cluster; no CPU limit: throttling would stall the
+    scheduling loop and the Lease renewals."""
+    return {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
+
+
 # Namespaces every cluster has: never emitted as objects (`kubectl delete -f` would remove them).
 BUILT_IN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
@@ -37,11 +50,41 @@ class ManifestOptions:
     replicas: int = DEFAULT_REPLICAS
     """Replicas of the Deployment; they share the one Lease (one leads, the others stand by)."""
 
+    image_pull_policy: str = DEFAULT_PULL_POLICY
+    """`Always`, `IfNotPresent` or `Never`."""
+
+    image_pull_secrets: tuple[str, ...] = ()
+    """Secrets (in `namespace`) to pull the image from a private registry."""
+
+    resources: dict[str, Any] = field(default_factory=default_resources)
+    """The container's `resources` (requests and limits)."""
+
+    priority_class_name: str = ""
+    """The pods' priorityClassName, e.g. `system-cluster-critical`; empty: none."""
+
+    node_selector: dict[str, str] = field(default_factory=dict)
+    """The pods' nodeSelector."""
+
+    tolerations: tuple[dict[str, Any], ...] = ()
+    """The pods' tolerations (e.g. to run on control-plane nodes)."""
+
+    affinity: dict[str, Any] | None = None
+    """The pods' affinity; None: prefer one replica per node (podAntiAffinity)."""
+
+    disruption_budget: bool = True
+    """A PodDisruptionBudget (maxUnavailable 1): a node drain never stops every replica."""
+
+    service: bool = True
+    """A Service for the metrics port (HTTPS, delegated authn/authz as kube-scheduler)."""
+
+    service_monitor: bool = False
+    """A ServiceMonitor (monitoring.coreos.com/v1) for the Prometheus Operator."""
+
     preemption: bool | None = None
     """Grant what only preemption needs: `delete` on pods (evicting lower-priority victims)
     and reading PodDisruptionBudgets. None (the default): exactly when a profile has
     DefaultPreemption enabled, as it is by default (`kubesched.manifests.preemption`)."""
-    resources: tuple[ResourceSpec, ...] = ()
+    plugin_resources: tuple[ResourceSpec, ...] = ()
     """What the enabled plugins read (`kubesched.plugins.config_resources(config)`):
     get/list/watch each, and patch its status when a plugin writes it."""
     with_crds: bool = False
@@ -111,6 +154,11 @@ def _check(config: KubeSchedulerConfiguration, options: ManifestOptions, names: 
         )
     if not options.image or any(char.isspace() for char in options.image):
         raise ManifestError(f"--image: {options.image!r} is not an image reference")
+    if options.image_pull_policy not in PULL_POLICIES:
+        raise ManifestError(
+            f"--image-pull-policy: {options.image_pull_policy!r} is not one of "
+            + ", ".join(PULL_POLICIES)
+        )
     if options.replicas < 1:
         raise ManifestError(f"--replicas: {options.replicas} must be at least 1")
     if options.replicas > 1 and not config.leader_election.leader_elect:

@@ -58,7 +58,7 @@ def _container(config: KubeSchedulerConfiguration, options: ManifestOptions) -> 
     return {
         "name": "kubesched",
         "image": options.image,
-        "imagePullPolicy": "IfNotPresent",
+        "imagePullPolicy": options.image_pull_policy,
         "args": container_args(config),
         "env": [
             {
@@ -71,11 +71,7 @@ def _container(config: KubeSchedulerConfiguration, options: ManifestOptions) -> 
         "startupProbe": _probe("/livez", periodSeconds=10, timeoutSeconds=15, failureThreshold=24),
         "livenessProbe": _probe("/livez", periodSeconds=10, timeoutSeconds=15, failureThreshold=8),
         "readinessProbe": _probe("/readyz", periodSeconds=5, timeoutSeconds=5, failureThreshold=3),
-        "resources": {
-            "requests": {"cpu": "100m", "memory": "256Mi"},
-            # No CPU limit: throttling would stall the scheduling loop and lease renewals.
-            "limits": {"memory": "1Gi"},
-        },
+        "resources": options.resources,
         "securityContext": {
             "allowPrivilegeEscalation": False,
             "capabilities": {"drop": ["ALL"]},
@@ -91,7 +87,7 @@ def _container(config: KubeSchedulerConfiguration, options: ManifestOptions) -> 
     }
 
 
-def _spread(names: Names) -> dict[str, Any]:
+def spread(names: Names) -> dict[str, Any]:
     """Prefer one replica per node, so losing a node never loses every replica."""
     term = {
         "labelSelector": {"matchLabels": selector_labels(names)},
@@ -106,9 +102,23 @@ def _spread(names: Names) -> dict[str, Any]:
     }
 
 
+def _placement(options: ManifestOptions, names: Names) -> dict[str, Any]:
+    """priorityClassName, nodeSelector, affinity and tolerations of the pods."""
+    placement: dict[str, Any] = {}
+    if options.priority_class_name:
+        placement["priorityClassName"] = options.priority_class_name
+    if options.node_selector:
+        placement["nodeSelector"] = options.node_selector
+    placement["affinity"] = spread(names) if options.affinity is None else options.affinity
+    if options.tolerations:
+        placement["tolerations"] = list(options.tolerations)
+    return placement
+
+
 def _pod_spec(
     config: KubeSchedulerConfiguration, options: ManifestOptions, names: Names
 ) -> dict[str, Any]:
+    pull_secrets = [{"name": secret} for secret in options.image_pull_secrets]
     return {
         "serviceAccountName": names.name,
         # kubesched's own pods are placed by the default kube-scheduler, never by kubesched.
@@ -120,7 +130,8 @@ def _pod_spec(
             "fsGroup": NON_ROOT_UID,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
-        "affinity": _spread(names),
+        **_placement(options, names),
+        **({"imagePullSecrets": pull_secrets} if pull_secrets else {}),
         # Time to stop scheduling, finish in-flight bindings and release the Lease.
         "terminationGracePeriodSeconds": 30,
         "containers": [_container(config, options)],

@@ -24,7 +24,7 @@ def test_prints_yaml_that_parses(capsys: Capture) -> None:
     assert err == ""  # --scheduler-name is a first-class flag here: no legacy notice
     kinds = [doc["kind"] for doc in yaml.safe_load_all(out)]
     assert kinds[0] == "Namespace"
-    assert kinds[-1] == "Deployment"
+    assert kinds[-3:] == ["Deployment", "PodDisruptionBudget", "Service"]
     deployment = next(doc for doc in yaml.safe_load_all(out) if doc["kind"] == "Deployment")
     assert deployment["metadata"]["namespace"] == "team-a"
 
@@ -111,3 +111,33 @@ def test_help(capsys: Capture) -> None:
 def test_listed_in_the_commands(capsys: Capture) -> None:
     assert kubesched(["--help"]) == 0
     assert "manifests" in capsys.readouterr().out
+
+
+def test_deployment_flags_reach_the_pods(capsys: Capture) -> None:
+    code, out, err = run(
+        capsys,
+        "--priority-class-name=system-cluster-critical",
+        "--node-selector=node-role.kubernetes.io/control-plane=",
+        "--tolerations=[{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]",
+        "--resources={requests: {cpu: 200m}}",
+        "--image-pull-secret=regcred",
+        "--no-pod-disruption-budget",
+        "--service-monitor",
+    )
+    assert code == 0, err
+    docs = list(yaml.safe_load_all(out))
+    pod = next(doc for doc in docs if doc["kind"] == "Deployment")["spec"]["template"]["spec"]
+    assert pod["priorityClassName"] == "system-cluster-critical"
+    assert pod["nodeSelector"] == {"node-role.kubernetes.io/control-plane": ""}
+    assert pod["tolerations"][0]["effect"] == "NoSchedule"
+    assert pod["containers"][0]["resources"] == {"requests": {"cpu": "200m"}}
+    assert pod["imagePullSecrets"] == [{"name": "regcred"}]
+    kinds = [doc["kind"] for doc in docs]
+    assert "PodDisruptionBudget" not in kinds
+    assert kinds[-2:] == ["Service", "ServiceMonitor"]
+
+
+def test_a_bad_yaml_flag_is_one_line(capsys: Capture) -> None:
+    code, _, err = run(capsys, "--tolerations={not: a list}")
+    assert code == 1
+    assert err.strip().endswith("--tolerations: expected a YAML list, got '{not: a list}'")

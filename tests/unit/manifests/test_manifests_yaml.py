@@ -22,6 +22,8 @@ APPLY_ORDER = [
     "RoleBinding",
     "ConfigMap",
     "Deployment",
+    "PodDisruptionBudget",
+    "Service",
 ]
 
 

@@ -1,0 +1,68 @@
+"""The Helm chart `charts/kubesched`, written from the manifests model (`make chart`).
+
+    write_chart(Path("charts/kubesched"), config, options)
+
+Its templates are the objects `kubesched manifests` builds, with the values a chart user
+chooses put in by `markers`; its default values are `config` and `options`, so that
+`helm template` with them renders the objects `kubesched manifests` prints (the Namespace of
+the release aside: `helm install --create-namespace` makes it). A test fails when the
+committed chart differs from what this writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.manifests.chart.helpers import helpers_tpl
+from kubesched.manifests.chart.objects import HEADER, render_templates, spread_affinity
+from kubesched.manifests.chart.values import default_values, values_yaml
+from kubesched.manifests.options import APP_VERSION, ManifestOptions
+
+CHART_NAME = "kubesched"
+CHART_VERSION = APP_VERSION
+REGENERATE = "make chart"
+
+__all__ = ["CHART_NAME", "REGENERATE", "chart_files", "write_chart"]
+
+
+def chart_files(config: KubeSchedulerConfiguration, options: ManifestOptions) -> dict[str, str]:
+    """Relative path in the chart -> text, for every generated file."""
+    files = {
+        "Chart.yaml": _chart_yaml(),
+        "values.yaml": HEADER
+        + values_yaml(default_values(config, options, app_version=APP_VERSION)),
+        "templates/_helpers.tpl": HEADER.replace("#", "{{/*", 1).rstrip("\n")
+        + " */}}\n"
+        + helpers_tpl(spread_affinity()),
+        "templates/NOTES.txt": (Path(__file__).parent / "NOTES.txt").read_text(),
+        ".helmignore": "dashboards/*.png\n",
+    }
+    files.update({f"templates/{name}": text for name, text in render_templates(config).items()})
+    return files
+
+
+def write_chart(
+    folder: Path, config: KubeSchedulerConfiguration, options: ManifestOptions
+) -> list[Path]:
+    """Write the generated files into `folder` (other files there, e.g. dashboards/, stay)."""
+    written = []
+    for relative, text in chart_files(config, options).items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _chart_yaml() -> str:
+    return HEADER + (
+        "apiVersion: v2\n"
+        f"name: {CHART_NAME}\n"
+        "description: kubesched, a Kubernetes scheduler in Python running beside kube-scheduler\n"
+        "type: application\n"
+        f"version: {CHART_VERSION}\n"
+        f'appVersion: "{APP_VERSION}"\n'
+        'kubeVersion: ">=1.29.0-0"\n'
+        "keywords: [scheduler, kube-scheduler, second-scheduler]\n"
+    )

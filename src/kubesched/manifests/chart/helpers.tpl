@@ -1,0 +1,126 @@
+{{/* The name of the namespaced objects: .Values.name, else the first profile's schedulerName. */}}
+{{- define "kubesched.name" -}}
+{{- .Values.name | default (index (include "kubesched.profiles" . | fromYamlArray) 0).schedulerName -}}
+{{- end -}}
+
+{{/* The Lease's namespace: leaderElection.resourceNamespace, else the release's. */}}
+{{- define "kubesched.leaseNamespace" -}}
+{{- .Values.leaderElection.resourceNamespace | default .Release.Namespace -}}
+{{- end -}}
+
+{{/* The Lease's name: leaderElection.resourceName, else the first profile's schedulerName. */}}
+{{- define "kubesched.leaseName" -}}
+{{- $first := index (include "kubesched.profiles" . | fromYamlArray) 0 -}}
+{{- .Values.leaderElection.resourceName | default $first.schedulerName -}}
+{{- end -}}
+
+{{- define "kubesched.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{- define "kubesched.pullSecrets" -}}
+{{- $secrets := list -}}
+{{- range .Values.imagePullSecrets }}{{ $secrets = append $secrets (dict "name" .) }}{{ end -}}
+{{- toYaml $secrets -}}
+{{- end -}}
+
+{{- define "kubesched.labels" -}}
+app.kubernetes.io/name: kubesched
+app.kubernetes.io/instance: {{ include "kubesched.name" . }}
+app.kubernetes.io/component: scheduler
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "kubesched.affinity" -}}
+{{- if .Values.affinity -}}
+{{- toYaml .Values.affinity -}}
+{{- else -}}
+SPREAD_AFFINITY
+{{- end -}}
+{{- end -}}
+
+{{/* The profiles: .Values.profiles, else one of schedulerName, plugins and pluginConfig. */}}
+{{- define "kubesched.profiles" -}}
+{{- if .Values.profiles -}}
+{{- toYaml .Values.profiles -}}
+{{- else -}}
+{{- $profile := dict "schedulerName" .Values.schedulerName -}}
+{{- with .Values.plugins }}{{ $_ := set $profile "plugins" . }}{{ end -}}
+{{- with .Values.pluginConfig }}{{ $_ := set $profile "pluginConfig" . }}{{ end -}}
+{{- toYaml (list $profile) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The KubeSchedulerConfiguration of the ConfigMap; kubesched completes the defaults. */}}
+{{- define "kubesched.config" -}}
+{{- $election := deepCopy .Values.leaderElection -}}
+{{- $_ := set $election "resourceNamespace" (include "kubesched.leaseNamespace" .) -}}
+{{- $_ := set $election "resourceName" (include "kubesched.leaseName" .) -}}
+{{- $config := deepCopy .Values.config -}}
+{{- $_ := set $config "leaderElection" $election -}}
+{{- $_ := set $config "profiles" (include "kubesched.profiles" . | fromYamlArray) -}}
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+{{ toYaml $config }}
+{{- end -}}
+
+{{/* The container's arguments (kubesched.manifests.workload.container_args). */}}
+{{- define "kubesched.args" -}}
+FIXED_ARGS
+{{- range .Values.pluginModules }}
+- {{ printf "--plugin-module=%s" . | quote }}
+{{- end }}
+{{- with .Values.verbosity }}
+- {{ printf "-v=%v" . | quote }}
+{{- end }}
+{{- if ne .Values.loggingFormat "text" }}
+- {{ printf "--logging-format=%s" .Values.loggingFormat | quote }}
+{{- end }}
+{{- range .Values.extraArgs }}
+- {{ . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* "true" when some profile runs DefaultPreemption at PostFilter (rbac.preemption overrides). */}}
+{{- define "kubesched.preempts" -}}
+{{- $preempts := false -}}
+{{- if kindIs "bool" .Values.rbac.preemption -}}
+{{- $preempts = .Values.rbac.preemption -}}
+{{- else -}}
+{{- range (include "kubesched.profiles" . | fromYamlArray) -}}
+{{- $plugins := .plugins | default dict -}}
+{{- $multiOff := list -}}{{- range (dig "multiPoint" "disabled" list $plugins) }}{{ $multiOff = append $multiOff .name }}{{ end -}}
+{{- $multiOn := list -}}{{- range (dig "multiPoint" "enabled" list $plugins) }}{{ $multiOn = append $multiOn .name }}{{ end -}}
+{{- $postOn := list -}}{{- range (dig "postFilter" "enabled" list $plugins) }}{{ $postOn = append $postOn .name }}{{ end -}}
+{{- $postOff := list -}}{{- range (dig "postFilter" "disabled" list $plugins) }}{{ $postOff = append $postOff .name }}{{ end -}}
+{{- $fromDefaults := not (or (has "*" $multiOff) (has "DefaultPreemption" $multiOff)) -}}
+{{- $inMulti := or $fromDefaults (has "DefaultPreemption" $multiOn) -}}
+{{- $kept := not (or (has "*" $postOff) (has "DefaultPreemption" $postOff)) -}}
+{{- if or (has "DefaultPreemption" $postOn) (and $inMulti $kept) }}{{ $preempts = true }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- $preempts -}}
+{{- end -}}
+
+{{/* The refusals of `kubesched manifests`, as template failures. */}}
+{{- define "kubesched.validate" -}}
+{{- $election := .Values.leaderElection -}}
+{{- if and (gt (int .Values.replicas) 1) (not $election.leaderElect) -}}
+{{- fail (printf "replicas=%v with leaderElection.leaderElect=false would run %v active schedulers placing the same pods; keep leader election on or set replicas=1" .Values.replicas .Values.replicas) -}}
+{{- end -}}
+{{- range (include "kubesched.profiles" . | fromYamlArray) -}}
+{{- if eq .schedulerName "default-scheduler" -}}
+{{- fail "schedulerName default-scheduler is kube-scheduler's: pods without a schedulerName would go to two schedulers; choose a name of its own (Configure Multiple Schedulers)" -}}
+{{- end -}}
+{{- end -}}
+{{- if and $election.leaderElect (eq (include "kubesched.leaseName" .) "kube-scheduler") (eq (include "kubesched.leaseNamespace" .) "kube-system") -}}
+{{- fail "leaderElection kube-system/kube-scheduler is kube-scheduler's Lease: kubesched would wait forever to acquire it; set leaderElection.resourceName to a Lease of its own" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Lease's namespace needs creating: not the release's, not built in. */}}
+{{- define "kubesched.createLeaseNamespace" -}}
+{{- $namespace := include "kubesched.leaseNamespace" . -}}
+{{- and .Values.leaderElection.leaderElect (ne $namespace .Release.Namespace) (not (has $namespace (list BUILT_IN_NAMESPACES))) -}}
+{{- end -}}

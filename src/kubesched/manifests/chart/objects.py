@@ -1,0 +1,147 @@
+"""The chart's templates, made from the manifests model's objects.
+
+Each template is the object `kubesched manifests` builds, with tokens for the names and
+markers for what the chart's values choose (`markers`); RBAC rules come from
+`kubesched.manifests.rbac` as they are, so a rule added there reaches the chart by
+`make chart`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.manifests import exposure, rbac, workload
+from kubesched.manifests.chart import markers
+from kubesched.manifests.meta import metadata
+from kubesched.manifests.options import ManifestOptions, Names
+from kubesched.manifests.render import to_yaml
+
+TOKEN_NAMES = Names(namespace="@NS@", name="@NAME@", lease_namespace="@LNS@", lease_name="@LEASE@")
+LABELS = "kubesched.labels"
+PREEMPTS = 'eq (include "kubesched.preempts" .) "true"'
+LEADER_ELECT = ".Values.leaderElection.leaderElect"
+Template = tuple[str, Callable[[KubeSchedulerConfiguration], dict[str, Any]], str]
+
+
+def _labelled(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object with the chart's labels (those of the model plus Helm's) on it."""
+    obj = copy.deepcopy(obj)
+    obj["metadata"]["labels"] = markers.included(LABELS)
+    return obj
+
+
+def _cluster_role(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+    """The ClusterRole; the rules only preemption needs are kept when a profile preempts."""
+    obj = _labelled(rbac.cluster_role(TOKEN_NAMES, preemption=False))
+    base = rbac.cluster_rules(preemption=False)
+    extra = [rule for rule in rbac.cluster_rules(preemption=True) if rule not in base]
+    obj["rules"] = [*base, markers.when(PREEMPTS), *extra, markers.END]
+    return obj
+
+
+def _config_map(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+    obj = _labelled(workload.config_map(TOKEN_NAMES, ""))
+    obj["data"][workload.CONFIG_KEY] = markers.text('include "kubesched.config" .')
+    return obj
+
+
+def _chart_options() -> ManifestOptions:
+    return ManifestOptions(
+        image=markers.value('include "kubesched.image" . | quote'),
+        image_pull_policy=markers.value(".Values.image.pullPolicy | quote"),
+        image_pull_secrets=(),
+        resources=markers.block(".Values.resources"),  # type: ignore[arg-type]
+        priority_class_name=markers.optional(".Values.priorityClassName"),
+        node_selector=markers.optional(".Values.nodeSelector"),  # type: ignore[arg-type]
+        tolerations=(),
+        affinity=None,
+    )
+
+
+def _deployment(config: KubeSchedulerConfiguration) -> dict[str, Any]:
+    obj = _labelled(workload.deployment(config, _chart_options(), TOKEN_NAMES, config_text=""))
+    obj["spec"]["replicas"] = markers.value(".Values.replicas")
+    template = obj["spec"]["template"]
+    template["metadata"]["labels"] = markers.included(LABELS)
+    template["metadata"]["annotations"][workload.CONFIG_HASH_ANNOTATION] = markers.value(
+        'include "kubesched.config" . | sha256sum | trunc 16 | quote'
+    )
+    pod = template["spec"]
+    pod["affinity"] = markers.included("kubesched.affinity")
+    pod["tolerations"] = markers.optional(".Values.tolerations")
+    pod["imagePullSecrets"] = markers.optional('include "kubesched.pullSecrets" . | fromYamlArray')
+    pod["containers"][0]["args"] = markers.included("kubesched.args")
+    return obj
+
+
+def spread_affinity() -> str:
+    """The model's default affinity (one replica per node), as template text."""
+    return markers.to_template(to_yaml([workload.spread(TOKEN_NAMES)]).removeprefix("---\n"))
+
+
+def _of(build: Callable[[Names], dict[str, Any]]) -> Callable[[KubeSchedulerConfiguration], Any]:
+    return lambda _: _labelled(build(TOKEN_NAMES))
+
+
+def _service(config: KubeSchedulerConfiguration) -> dict[str, Any]:
+    return _labelled(exposure.metrics_service(TOKEN_NAMES, port=config.secure_port))
+
+
+def _lease_namespace(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+    namespace = {"apiVersion": "v1", "kind": "Namespace"}
+    return _labelled({**namespace, "metadata": metadata(TOKEN_NAMES.lease_namespace, TOKEN_NAMES)})
+
+
+TEMPLATES: tuple[Template, ...] = (
+    (
+        "lease-namespace.yaml",
+        _lease_namespace,
+        'eq (include "kubesched.createLeaseNamespace" .) "true"',
+    ),
+    ("serviceaccount.yaml", _of(rbac.service_account), ""),
+    ("clusterrole.yaml", _cluster_role, ""),
+    (
+        "clusterrolebinding.yaml",
+        _of(lambda n: rbac.cluster_role_binding(n, name=n.cluster_wide, role=n.cluster_wide)),
+        "",
+    ),
+    (
+        "clusterrolebinding-auth-delegator.yaml",
+        _of(
+            lambda n: rbac.cluster_role_binding(
+                n, name=n.auth_delegator_binding, role=rbac.AUTH_DELEGATOR
+            )
+        ),
+        "",
+    ),
+    ("lease-role.yaml", _of(rbac.lease_role), LEADER_ELECT),
+    ("lease-rolebinding.yaml", _of(rbac.lease_role_binding), LEADER_ELECT),
+    ("configmap.yaml", _config_map, ""),
+    ("deployment.yaml", _deployment, ""),
+    (
+        "poddisruptionbudget.yaml",
+        _of(exposure.disruption_budget),
+        ".Values.podDisruptionBudget.enabled",
+    ),
+    ("service.yaml", _service, "or .Values.service.enabled .Values.serviceMonitor.enabled"),
+    ("servicemonitor.yaml", _of(exposure.service_monitor), ".Values.serviceMonitor.enabled"),
+)
+
+
+def render_templates(config: KubeSchedulerConfiguration) -> dict[str, str]:
+    """File name under `templates/` -> its text."""
+    files: dict[str, str] = {}
+    for name, build, condition in TEMPLATES:
+        body = markers.to_template(to_yaml([build(config)]).removeprefix("---\n"))
+        if name == "deployment.yaml":
+            body = '{{- include "kubesched.validate" . }}\n' + body
+        if condition:
+            body = f"{{{{- if {condition} }}}}\n{body}{{{{- end }}}}\n"
+        files[name] = f"{HEADER}{body}"
+    return files
+
+
+HEADER = "# Generated by `make chart` from kubesched.manifests: do not edit.\n"

@@ -1,0 +1,82 @@
+"""Helpers of the Helm chart tests: run helm and `kubesched manifests`, and bring both
+outputs to the form in which they must be equal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubesched.config import load_config
+from kubesched.config.dump import to_document
+
+CHART = Path(__file__).parents[2] / "charts" / "kubesched"
+CONFIG_HASH = "kubesched.io/config-hash"
+# Labels by which a Helm release differs from `kubectl apply`: who manages it, which chart.
+HELM_ONLY_LABELS = ("app.kubernetes.io/managed-by", "helm.sh/chart")
+
+
+def run(argv: list[str], *, timeout: float = 120) -> str:
+    """stdout of `argv`; the test fails with its stderr when it fails."""
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    assert result.returncode == 0, f"{' '.join(argv)}\n{result.stderr}"
+    return result.stdout
+
+
+def manifests(*flags: str) -> list[dict[str, Any]]:
+    """The objects of the real command line `kubesched manifests FLAGS`."""
+    return _documents(run([sys.executable, "-m", "kubesched", "manifests", *flags]))
+
+
+def helm_template(helm: Path, namespace: str, *sets: str) -> list[dict[str, Any]]:
+    """The objects of `helm template` of the chart in `namespace`."""
+    argv = [str(helm), "template", "kubesched", str(CHART), f"--namespace={namespace}", *sets]
+    return _documents(run(argv))
+
+
+def comparable(
+    objects: list[dict[str, Any]], *, namespace: str, tmp_path: Path
+) -> dict[tuple[str, str], Any]:
+    """(kind, name) -> object, with the release's Namespace left out (helm makes it with
+    --create-namespace), Helm's own labels dropped, and the ConfigMap's config.yaml replaced
+    by the completed configuration kubesched reads from it (the chart writes only what the
+    values set; `kubesched manifests` writes every default)."""
+    found = {}
+    for obj in objects:
+        kind, meta = obj["kind"], obj["metadata"]
+        if kind == "Namespace" and meta["name"] == namespace:
+            continue
+        _drop_helm_labels(obj)
+        if kind == "ConfigMap":
+            obj["data"]["config.yaml"] = _completed(obj["data"]["config.yaml"], namespace, tmp_path)
+        if kind == "Deployment":
+            annotations = obj["spec"]["template"]["metadata"]["annotations"]
+            assert len(annotations.pop(CONFIG_HASH)) == 16
+        found[kind, meta["name"]] = obj
+    return found
+
+
+def _drop_helm_labels(obj: dict[str, Any]) -> None:
+    holders = [obj["metadata"]]
+    template = obj.get("spec", {}).get("template")
+    if isinstance(template, dict):
+        holders.append(template["metadata"])
+    for meta in holders:
+        for label in HELM_ONLY_LABELS:
+            meta.get("labels", {}).pop(label, None)
+
+
+def _completed(text: str, namespace: str, tmp_path: Path) -> Any:
+    path = tmp_path / f"config-{abs(hash(text))}.yaml"
+    path.write_text(text)
+    result = load_config(
+        [f"--config={path}"], environ={"POD_NAMESPACE": namespace}, namespace_file=tmp_path / "no"
+    )
+    return to_document(result.config)  # in effect: each profile merged with the defaults
+
+
+def _documents(text: str) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(text) if doc]
