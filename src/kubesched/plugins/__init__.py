@@ -8,6 +8,7 @@ object model and reach the cluster only through the Handle.
 from kubesched.framework import Registry
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
+from kubesched.plugins.dynamic_resources import DynamicResources
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
@@ -15,10 +16,14 @@ from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.node_volume_limits import NodeVolumeLimits
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.plugins.taint_toleration import TaintToleration
+from kubesched.plugins.volume_binding import VolumeBinding
+from kubesched.plugins.volume_restrictions import VolumeRestrictions
+from kubesched.plugins.volume_zone import VolumeZone
 
 IN_TREE_PLUGINS: tuple[type, ...] = (
     SchedulingGates,
@@ -29,8 +34,13 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
     DefaultPreemption,
     NodeResourcesBalancedAllocation,
     ImageLocality,
@@ -50,6 +60,7 @@ __all__ = [
     "IN_TREE_PLUGINS",
     "DefaultBinder",
     "DefaultPreemption",
+    "DynamicResources",
     "ImageLocality",
     "InterPodAffinity",
     "NodeAffinity",
@@ -58,9 +69,13 @@ __all__ = [
     "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",
+    "NodeVolumeLimits",
     "PodTopologySpread",
     "PrioritySort",
     "SchedulingGates",
     "TaintToleration",
+    "VolumeBinding",
+    "VolumeRestrictions",
+    "VolumeZone",
     "in_tree_registry",
 ]

@@ -6,12 +6,21 @@ from collections.abc import Mapping, Sequence
 
 from kubesched.cache import Snapshot
 from kubesched.framework import NodeInfo, WaitingPods
+from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.kube.api import KubeApi
-from kubesched.model import METADATA_NAME_LABEL, Namespace, Pod, PodDisruptionBudget
+from kubesched.model import (
+    METADATA_NAME_LABEL,
+    Namespace,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+)
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.preemption import Preemptions
+from kubesched.scheduler.volumes import bind_volume, select_node_for_claim
 
 
 class SchedulerHandle:
@@ -30,6 +39,7 @@ class SchedulerHandle:
         waiting_pods: WaitingPods,
         preemptions: Preemptions | None = None,
         namespaces: Mapping[str, Namespace] | None = None,
+        volumes: VolumeListers | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -40,6 +50,7 @@ class SchedulerHandle:
             api=api, recorder=recorder, waiting_pods=waiting_pods, nominator=Nominator()
         )
         self._namespaces = namespaces
+        self._volumes = volumes if volumes is not None else StaticVolumeListers()
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -75,6 +86,22 @@ class SchedulerHandle:
             return {METADATA_NAME_LABEL: name}
         namespace = self._namespaces.get(name)
         return None if namespace is None else namespace.labels
+
+    # ---- volumes --------------------------------------------------------------------------
+
+    @property
+    def volume_listers(self) -> VolumeListers:
+        return self._volumes
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        return await bind_volume(self._api, volume, claim)
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        return await select_node_for_claim(self._api, claim, node_name)
 
     # ---- PreemptionHandle ---------------------------------------------------------------
 

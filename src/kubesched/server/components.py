@@ -24,7 +24,7 @@ from pathlib import Path
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import configz
-from kubesched.framework import Framework, WaitingPods, build_framework
+from kubesched.framework import ClusterEvent, Framework, WaitingPods, build_framework
 from kubesched.framework.builder import check_common_queue_sort
 from kubesched.framework.registry import Registry, load_entry_points, load_plugin_modules
 from kubesched.kube.client import KubeClient
@@ -42,6 +42,7 @@ from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.auth import DelegatedAuth
 from kubesched.server.informers import Informers, feeding_informers, store_informers
 from kubesched.server.serving import HealthServer, ServingOptions
+from kubesched.server.volume_informers import VOLUME_PLUGINS, volume_informers
 
 log = logging.getLogger("kubesched")
 
@@ -105,6 +106,11 @@ def build(
     def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
         queue.activate_held(uid, gated_by=gated_by, force=force)
 
+    def move_pods(event: ClusterEvent) -> None:
+        queue.move_all_to_active_or_backoff(event)
+
+    volumes = volume_informers(client, move=move_pods)
+
     preemptions = Preemptions(
         api=client,
         recorder=recorder,
@@ -124,6 +130,7 @@ def build(
             waiting_pods=waiting,
             preemptions=preemptions,
             namespaces=namespaces.store,
+            volumes=volumes.listers,
         )
         for profile in config.profiles
     }
@@ -137,6 +144,7 @@ def build(
         nodes=nodes,
         namespaces=namespaces,
         pdbs=pdbs if _preempting(frameworks) else None,
+        volumes=volumes.reflectors if _uses_volumes(frameworks) else {},
     )
     scheduler = Scheduler(
         frameworks=frameworks,
@@ -230,6 +238,15 @@ def _preempting(frameworks: Mapping[str, Framework]) -> bool:
         plugin.name == PREEMPTION_PLUGIN
         for fw in frameworks.values()
         for plugin in fw.plugins.post_filter
+    )
+
+
+def _uses_volumes(frameworks: Mapping[str, Framework]) -> bool:
+    """Whether a profile enables a volume plugin (then the storage informers run)."""
+    return any(
+        plugin.name in VOLUME_PLUGINS
+        for fw in frameworks.values()
+        for plugin in (*fw.plugins.pre_filter, *fw.plugins.filter)
     )
 
 

@@ -8,8 +8,8 @@ their informer runs only when a profile preempts) are only read from their store
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Container
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from kubesched.cache import SchedulerCache
@@ -77,12 +77,14 @@ def namespace_informer(api: WatchApi) -> Reflector[Namespace]:
 
 @dataclass(frozen=True)
 class Informers:
-    """The process's informers; `pdbs` is None when no profile preempts."""
+    """The process's informers; `pdbs` is None when no profile preempts, `volumes` (resource
+    -> informer) empty when no profile enables a volume plugin."""
 
     pods: Reflector[Pod]
     nodes: Reflector[Node]
     namespaces: Reflector[Namespace]
     pdbs: Reflector[PodDisruptionBudget] | None
+    volumes: Mapping[str, Reflector[Any]] = field(default_factory=dict)
 
     def named(self) -> dict[str, Reflector[Any]]:
         """Resource name -> informer, for every informer that runs."""
@@ -93,6 +95,7 @@ class Informers:
         }
         if self.pdbs is not None:
             named["poddisruptionbudgets"] = self.pdbs
+        named.update(self.volumes)
         return named
 
     def synced(self) -> bool:

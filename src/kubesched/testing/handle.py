@@ -12,7 +12,7 @@ shows the traceback.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
@@ -29,7 +29,16 @@ from kubesched.framework import (
     build_framework,
 )
 from kubesched.framework import interfaces as api
-from kubesched.model import METADATA_NAME_LABEL, Node, Pod, PodDisruptionBudget
+from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
+from kubesched.model import (
+    ANN_SELECTED_NODE,
+    METADATA_NAME_LABEL,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +77,11 @@ class FakeHandle:
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     """Node name -> pods nominated to it."""
     namespaces: dict[str, dict[str, str]] | None = None
+    volumes: StaticVolumeListers = field(default_factory=StaticVolumeListers)
+    """The storage objects `volume_listers` answers from; `bind_volume` and
+    `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
+    volume_writes: list[tuple[str, str, str]] = field(default_factory=list)
+    """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
@@ -114,6 +128,29 @@ class FakeHandle:
         labels = self.namespaces.get(name)
         return None if labels is None else {METADATA_NAME_LABEL: name, **labels}
 
+    @property
+    def volume_listers(self) -> VolumeListers:
+        return self.volumes
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        written = replace(volume, resource_version=_bump(volume.resource_version))
+        self.volumes.volumes[volume.name] = written
+        self.volume_writes.append(("bind", volume.name, claim.key))
+        return written
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        written = replace(
+            claim.with_annotation(ANN_SELECTED_NODE, node_name),
+            resource_version=_bump(claim.resource_version),
+        )
+        self.volumes.claims[claim.key] = written
+        self.volume_writes.append(("select-node", claim.key, node_name))
+        return written
+
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""
         self.nominated.setdefault(node_name, []).append(pod)
@@ -136,6 +173,10 @@ class FakeHandle:
 
     def preemption_attempted(self) -> None:
         self.preemption_attempts += 1
+
+
+def _bump(resource_version: str) -> str:
+    return str(int(resource_version or 0) + 1)
 
 
 def run_filter_plugin(

@@ -17,6 +17,10 @@ DEFAULT_FILTERS = [
     "NodeAffinity",
     "NodePorts",
     "NodeResourcesFit",
+    "VolumeRestrictions",
+    "NodeVolumeLimits",
+    "VolumeBinding",
+    "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
 ]
@@ -69,6 +73,7 @@ def test_default_profile_has_upstream_plugins_and_weights() -> None:
         "TaintToleration:3",
         "NodeAffinity:2",
         "NodeResourcesFit:1",
+        "VolumeBinding:1",
         "PodTopologySpread:2",
         "InterPodAffinity:2",
         "NodeResourcesBalancedAllocation:1",
