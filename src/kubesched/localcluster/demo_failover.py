@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from kubesched.localcluster.demo_base import (
     CUSTOM_POD,
     CUSTOM_SCHEDULER,
+    GUIDE_PODS,
     KUBESCHED_NAMESPACE,
     NAMESPACE,
-    GUIDE_PODS,
     as_list,
     guide_pod,
     wait_for_node_name,

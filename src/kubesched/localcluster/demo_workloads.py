@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.localcluster.demo_base import (
     CUSTOM_SCHEDULER,
+    GUIDE_PODS,
     NAMESPACE,
     PAUSE_IMAGE,
-    GUIDE_PODS,
 )
 from kubesched.localcluster.errors import LocalClusterError
 
