@@ -80,7 +80,7 @@ def test_default_profile_has_upstream_plugins_and_weights() -> None:
         "ImageLocality:1",
     ]
     assert listed["bind"] == ["DefaultBinder"]
-    assert listed["postFilter"] == ["DefaultPreemption"]
+    assert listed["postFilter"] == ["DynamicResources", "DefaultPreemption"]
 
 
 def test_star_disables_every_default_at_one_point_only() -> None:
