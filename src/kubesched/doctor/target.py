@@ -62,6 +62,8 @@ class Target:
     service_account: ServiceAccount | None = None
     preemption: bool = False
     """A profile has DefaultPreemption: it deletes pods and watches PodDisruptionBudgets."""
+    volumes: bool = False
+    """A profile has a volume plugin: it watches the storage objects and patches PVs/PVCs."""
 
     @property
     def lease(self) -> str:

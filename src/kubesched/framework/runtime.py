@@ -248,9 +248,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                 return out, status.with_plugin(pl.name)
             if not status.is_rejected():
                 # Upstream `AsStatus(s.AsError())`: the plugin's message as it is.
-                return None, Status(
-                    Code.ERROR, status.message, plugin=pl.name, error=status.error
-                )
+                return None, Status(Code.ERROR, status.message, plugin=pl.name, error=status.error)
             if out is not None:
                 result = out
             reasons.extend(status.reasons)

@@ -22,6 +22,14 @@ has DefaultPreemption, as kube-scheduler's defaults do):
 * list + watch `/apis/policy/v1/poddisruptionbudgets` (informer)  -> poddisruptionbudgets:
   list/watch (preemption avoids victims whose eviction breaks a budget)
   (the victims' DisruptionTarget condition is a `pods/status` patch, granted above)
+
+Only when `volumes` is on (a profile has VolumeBinding, VolumeRestrictions, VolumeZone or
+NodeVolumeLimits, as kube-scheduler's defaults do):
+* list + watch PVCs and PVs (informers), PATCH a PV's `claimRef` and a claim's
+  `volume.kubernetes.io/selected-node` (VolumeBinding's PreBind)
+                                      -> persistentvolumeclaims, persistentvolumes: list/watch/patch
+* list + watch `storage.k8s.io` storageclasses, csinodes, csidrivers, csistoragecapacities,
+  volumeattachments (informers)       -> those: list/watch
 """
 
 from __future__ import annotations
@@ -50,9 +58,18 @@ def rule(
     return policy
 
 
-def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
+STORAGE_OBJECTS = (
+    "storageclasses",
+    "csinodes",
+    "csidrivers",
+    "csistoragecapacities",
+    "volumeattachments",
+)
+
+
+def cluster_rules(*, preemption: bool, volumes: bool = True) -> list[dict[str, Any]]:
     """What kubesched needs cluster-wide; `preemption` adds `delete` on pods and reading
-    PodDisruptionBudgets."""
+    PodDisruptionBudgets, `volumes` reading the storage objects and binding volumes."""
     rules = [
         rule("", ("pods", "nodes"), READ),
         rule("", ("namespaces",), READ),
@@ -64,6 +81,10 @@ def cluster_rules(*, preemption: bool) -> list[dict[str, Any]]:
     if preemption:
         rules.append(rule("", ("pods",), ("delete",)))
         rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
+    if volumes:
+        claims = ("persistentvolumeclaims", "persistentvolumes")
+        rules.append(rule("", claims, ("list", "watch", "patch")))
+        rules.append(rule("storage.k8s.io", STORAGE_OBJECTS, ("list", "watch")))
     return rules
 
 
@@ -83,12 +104,12 @@ def service_account(names: Names) -> dict[str, Any]:
     }
 
 
-def cluster_role(names: Names, *, preemption: bool) -> dict[str, Any]:
+def cluster_role(names: Names, *, preemption: bool, volumes: bool = True) -> dict[str, Any]:
     return {
         "apiVersion": RBAC_API,
         "kind": "ClusterRole",
         "metadata": metadata(names.cluster_wide, names),
-        "rules": cluster_rules(preemption=preemption),
+        "rules": cluster_rules(preemption=preemption, volumes=volumes),
     }
 
 
@@ -125,11 +146,13 @@ def lease_role_binding(names: Names) -> dict[str, Any]:
     }
 
 
-def rbac_objects(names: Names, *, leader_elect: bool, preemption: bool) -> list[dict[str, Any]]:
+def rbac_objects(
+    names: Names, *, leader_elect: bool, preemption: bool, volumes: bool = True
+) -> list[dict[str, Any]]:
     """ServiceAccount, ClusterRole and its bindings, and the Lease Role when electing."""
     objects = [
         service_account(names),
-        cluster_role(names, preemption=preemption),
+        cluster_role(names, preemption=preemption, volumes=volumes),
         cluster_role_binding(names, name=names.cluster_wide, role=names.cluster_wide),
         cluster_role_binding(names, name=names.auth_delegator_binding, role=AUTH_DELEGATOR),
     ]
