@@ -20,9 +20,8 @@ from typing import Any
 
 from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, PluginRef, PluginSet
 
-# Upstream's v1 default list, restricted to the plugins kubesched has: all of v1.37's but
-# NodeDeclaredFeatures (a pod needing a declared node feature is not checked). DynamicResources
-# refuses pods with resource claims (allocation is not implemented).
+# Upstream's v1 default list: all of v1.37's. DynamicResources refuses pods with resource
+# claims (their allocation is not implemented; see plugins/dynamic_resources).
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("SchedulingGates"),
     PluginRef("PrioritySort"),
@@ -43,6 +42,7 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("NodeResourcesBalancedAllocation", 1),
     PluginRef("ImageLocality", 1),
     PluginRef("DefaultBinder"),
+    PluginRef("NodeDeclaredFeatures"),
 )
 
 

@@ -48,6 +48,8 @@ class ActionType(IntFlag):
     """Tolerations were added to a pod (the API allows adding only)."""
     UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
     """The last scheduling gate of a pod was removed."""
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 11
+    """A node's `status.declaredFeatures` changed."""
     UPDATE = (
         UPDATE_NODE_ALLOCATABLE
         | UPDATE_NODE_LABEL
@@ -58,6 +60,7 @@ class ActionType(IntFlag):
         | UPDATE_POD_SCALE_DOWN
         | UPDATE_POD_TOLERATION
         | UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+        | UPDATE_NODE_DECLARED_FEATURE
     )
     """Any update, when the kind is unknown or does not matter."""
     ALL = ADD | DELETE | UPDATE
@@ -75,6 +78,7 @@ _ACTION_LABELS = {
     ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
     ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
     ActionType.UPDATE: "Update",
     ActionType.ALL: "All",
 }

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.model.pod_features import required_features
 from kubesched.model.pod_volumes import PodVolume, pod_volumes, resource_claim_names
 from kubesched.model.resources import (
     CPU,
@@ -91,6 +92,8 @@ class Pod:
     """`spec.volumes` (claims and the in-tree sources the volume plugins read)."""
     resource_claims: tuple[str, ...] = ()
     """The names in `spec.resourceClaims` (dynamic resource allocation)."""
+    required_features: frozenset[str] = frozenset()
+    """Node features the pod needs (NodeDeclaredFeatures, `model.pod_features`)."""
     preempted_by_scheduler: bool = False
     """A `DisruptionTarget=True` condition with reason `PreemptionByScheduler`: a scheduler
     chose this pod as a preemption victim (upstream `PodTerminatingByPreemption` with
@@ -144,6 +147,7 @@ class Pod:
             start_time=status.get("startTime") or "",
             volumes=pod_volumes(meta.get("name", ""), spec),
             resource_claims=resource_claim_names(spec),
+            required_features=required_features(spec),
             preempted_by_scheduler=_preempted_by_scheduler(status),
         )
 

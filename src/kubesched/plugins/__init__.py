@@ -12,6 +12,7 @@ from kubesched.plugins.dynamic_resources import DynamicResources
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
+from kubesched.plugins.node_declared_features import NodeDeclaredFeatures
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, NodeResourcesFit
@@ -45,6 +46,7 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     NodeResourcesBalancedAllocation,
     ImageLocality,
     DefaultBinder,
+    NodeDeclaredFeatures,
 )
 
 
@@ -64,6 +66,7 @@ __all__ = [
     "ImageLocality",
     "InterPodAffinity",
     "NodeAffinity",
+    "NodeDeclaredFeatures",
     "NodeName",
     "NodePorts",
     "NodeResourcesBalancedAllocation",

@@ -51,6 +51,8 @@ def node_update_action(old: Node, new: Node) -> ActionType:
         action |= ActionType.UPDATE_NODE_LABEL
     if old.taints != new.taints or old.unschedulable != new.unschedulable:
         action |= ActionType.UPDATE_NODE_TAINT
+    if old.declared_features != new.declared_features:
+        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
     return action
 
 

@@ -23,6 +23,7 @@ DEFAULT_FILTERS = [
     "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
+    "NodeDeclaredFeatures",
 ]
 
 
