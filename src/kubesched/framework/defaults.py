@@ -1,104 +1,19 @@
-"""The default plugin set and its merge with a profile's plugins, as upstream's v1 defaulting.
+"""The default plugin set and its merge with a profile's plugins: see `kubesched.apis.defaults`
+(a bottom module, so that the config loader and `kubesched manifests` read the defaults
+without importing the framework)."""
 
-Upstream enables every default plugin through `multiPoint` (with score weights). A profile's
-per-extension-point `enabled`/`disabled` lists are merged into the defaults of the same
-extension point (`mergePluginSet`):
-
-* `disabled: [{name: "*"}]` drops every default of that extension point;
-* a disabled name drops that default;
-* an enabled name that is also a default replaces it in place (new weight, same position);
-* other enabled names are appended after the defaults, in the user's order.
-
-The disabled names are kept: when multiPoint is expanded, a plugin disabled at an extension
-point (or `*`) is not inserted there (see `builder`).
-"""
-
-from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
-
-from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, PluginRef, PluginSet
-
-# Upstream's v1 default list: all of v1.37's. DynamicResources refuses pods with resource
-# claims (their allocation is not implemented; see plugins/dynamic_resources).
-DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
-    PluginRef("SchedulingGates"),
-    PluginRef("PrioritySort"),
-    PluginRef("NodeName"),
-    PluginRef("NodeUnschedulable"),
-    PluginRef("TaintToleration", 3),
-    PluginRef("NodeAffinity", 2),
-    PluginRef("NodePorts"),
-    PluginRef("NodeResourcesFit", 1),
-    PluginRef("VolumeRestrictions"),
-    PluginRef("NodeVolumeLimits"),
-    PluginRef("VolumeBinding"),
-    PluginRef("VolumeZone"),
-    PluginRef("PodTopologySpread", 2),
-    PluginRef("InterPodAffinity", 2),
-    PluginRef("DynamicResources", 2),
-    PluginRef("DefaultPreemption"),
-    PluginRef("NodeResourcesBalancedAllocation", 1),
-    PluginRef("ImageLocality", 1),
-    PluginRef("DefaultBinder"),
-    PluginRef("NodeDeclaredFeatures"),
+from kubesched.apis.defaults import (
+    DEFAULT_MULTI_POINT,
+    DEFAULT_PLUGIN_ARGS,
+    default_plugins,
+    merge_plugin_set,
+    merge_plugins,
 )
 
-
-_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
-DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
-    "DefaultPreemption": {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
-    "DynamicResources": {"bindingTimeout": "10m0s", "filterTimeout": "10s"},
-    "InterPodAffinity": {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False},
-    "NodeAffinity": {},
-    "NodeResourcesBalancedAllocation": {"resources": _RESOURCES},
-    "NodeResourcesFit": {"scoringStrategy": {"resources": _RESOURCES, "type": "LeastAllocated"}},
-    "PodTopologySpread": {"defaultingType": "System"},
-    "VolumeBinding": {
-        "bindTimeoutSeconds": 600,
-        "shape": [{"score": 10, "utilization": 0}, {"score": 0, "utilization": 100}],
-    },
-}
-"""Upstream's v1 defaults of the args of the default plugins kubesched has, as kube-scheduler
-writes them with `--write-config-to` (without their apiVersion and kind)."""
-
-
-def default_plugins(available: frozenset[str] | None = None) -> dict[str, PluginSet]:
-    """The default plugin sets; with `available`, defaults missing from it are left out."""
-    refs = DEFAULT_MULTI_POINT
-    if available is not None:
-        refs = tuple(ref for ref in refs if ref.name in available)
-    return {MULTI_POINT: PluginSet(enabled=refs)}
-
-
-def merge_plugins(
-    defaults: Mapping[str, PluginSet], custom: Mapping[str, PluginSet]
-) -> dict[str, PluginSet]:
-    """Merge a profile's plugin sets into the defaults, extension point by extension point."""
-    return {
-        point: merge_plugin_set(defaults.get(point, PluginSet()), custom.get(point, PluginSet()))
-        for point in EXTENSION_POINTS
-    }
-
-
-def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
-    """Upstream `mergePluginSet` (see the module docstring)."""
-    user = tuple(PluginRef(ref.name, ref.weight) for ref in custom.enabled)
-    disabled = tuple(PluginRef(ref.name) for ref in (*custom.disabled, *default.disabled))
-    disabled_names = {ref.name for ref in disabled}
-    custom_index = {ref.name: i for i, ref in enumerate(user)}
-    replaced: set[int] = set()
-    enabled: list[PluginRef] = []
-    if WILDCARD not in disabled_names:
-        for ref in default.enabled:
-            if ref.name in disabled_names:
-                continue
-            index = custom_index.get(ref.name)
-            if index is not None:
-                replaced.add(index)
-                enabled.append(user[index])
-            else:
-                enabled.append(ref)
-    enabled.extend(ref for i, ref in enumerate(user) if i not in replaced)
-    return PluginSet(enabled=tuple(enabled), disabled=disabled)
+__all__ = [
+    "DEFAULT_MULTI_POINT",
+    "DEFAULT_PLUGIN_ARGS",
+    "default_plugins",
+    "merge_plugin_set",
+    "merge_plugins",
+]
