@@ -42,7 +42,7 @@ from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.auth import DelegatedAuth
 from kubesched.server.informers import Informers, feeding_informers, store_informers
 from kubesched.server.serving import HealthServer, ServingOptions
-from kubesched.server.volume_informers import VOLUME_PLUGINS, volume_informers
+from kubesched.server.volume_informers import uses_volumes, volume_informers
 
 log = logging.getLogger("kubesched")
 
@@ -144,7 +144,7 @@ def build(
         nodes=nodes,
         namespaces=namespaces,
         pdbs=pdbs if _preempting(frameworks) else None,
-        volumes=volumes.reflectors if _uses_volumes(frameworks) else {},
+        volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
     )
     scheduler = Scheduler(
         frameworks=frameworks,
@@ -238,15 +238,6 @@ def _preempting(frameworks: Mapping[str, Framework]) -> bool:
         plugin.name == PREEMPTION_PLUGIN
         for fw in frameworks.values()
         for plugin in fw.plugins.post_filter
-    )
-
-
-def _uses_volumes(frameworks: Mapping[str, Framework]) -> bool:
-    """Whether a profile enables a volume plugin (then the storage informers run)."""
-    return any(
-        plugin.name in VOLUME_PLUGINS
-        for fw in frameworks.values()
-        for plugin in (*fw.plugins.pre_filter, *fw.plugins.filter)
     )
 
 

@@ -9,11 +9,11 @@ a volume plugin.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.framework import ClusterEvent, EventResource
+from kubesched.framework import ClusterEvent, EventResource, Framework
 from kubesched.informers import Reflector
 from kubesched.kube.api import WatchApi
 from kubesched.model import (
@@ -105,3 +105,12 @@ def volume_informers(api: WatchApi, *, move: Callable[[ClusterEvent], None]) -> 
         attachments=stores["volumeattachments"],
     )
     return VolumeInformers(reflectors=reflectors, listers=listers)
+
+
+def uses_volumes(frameworks: Iterable[Framework]) -> bool:
+    """Whether a profile enables a volume plugin (then the storage informers run)."""
+    return any(
+        plugin.name in VOLUME_PLUGINS
+        for fw in frameworks
+        for plugin in (*fw.plugins.pre_filter, *fw.plugins.filter)
+    )
