@@ -10,7 +10,8 @@ VolumeRestrictions compares and NodeVolumeLimits counts; other sources (configMa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 IN_TREE_SOURCES = (
@@ -23,6 +24,7 @@ IN_TREE_SOURCES = (
     "portworxVolume",
 )
 """The inline sources whose identity scheduling reads (conflicts, CSI migration)."""
+_NO_SOURCE: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,8 @@ class PodVolume:
     ephemeral: bool = False
     kind: str = ""
     """An `IN_TREE_SOURCES` name for those inline volumes, else ""."""
-    source: Mapping[str, Any] = field(default_factory=dict)
+    source: Mapping[str, Any] = _NO_SOURCE
+    """The in-tree source's fields (shared and empty for every other volume)."""
 
     @property
     def uses_claim(self) -> bool:
