@@ -10,7 +10,7 @@ VolumeRestrictions compares and NodeVolumeLimits counts; other sources (configMa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -35,7 +35,7 @@ class PodVolume:
     ephemeral: bool = False
     kind: str = ""
     """An `IN_TREE_SOURCES` name for those inline volumes, else ""."""
-    source: Mapping[str, Any] = _NO_SOURCE
+    source: Mapping[str, Any] = field(default_factory=lambda: _NO_SOURCE)
     """The in-tree source's fields (shared and empty for every other volume)."""
 
     @property
