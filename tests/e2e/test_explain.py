@@ -146,7 +146,8 @@ def test_the_failed_scheduling_message_is_the_one_kubesched_reports(
         "ex-idle": "NodeResourcesFit",
     }
 
-    # A profile without DefaultPreemption: no PostFilter part in the message.
+    # A profile without DefaultPreemption: no PostFilter part in the message (DynamicResources'
+    # PostFilter still runs and, for a pod without resource claims, adds nothing).
     config = tmp_path / "config.yaml"
     config.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\n"
@@ -158,7 +159,10 @@ def test_the_failed_scheduling_message_is_the_one_kubesched_reports(
     )
     done = explain(local_cluster, f"{namespace}/huge", f"--config={config}")
     assert done.returncode == 0, done.stderr
-    assert "\npreemption: not enabled in this profile\n" in done.stdout
+    assert (
+        "\npreemption: not enabled in this profile (PostFilter plugin(s) DynamicResources ran)\n"
+        in done.stdout
+    )
     assert done.stdout.splitlines()[-1] == (
         f"FailedScheduling: 0/4 nodes are available: 1 {TAINT}, 3 Insufficient cpu."
     )

@@ -166,9 +166,9 @@ def test_kube_scheduler_and_kubesched_share_the_nodes_without_overcommit(
 def test_the_pv_controller_binds_claims_for_volume_aware_scheduling(
     workload_namespace: str, api: ApiClient
 ) -> None:
-    """The local cluster binds claims (kube-controller-manager's PV binder), and
-    kube-scheduler, the oracle of the volume tests, takes the pod to its volume's node.
-    kubesched has no volume plugins yet, so it is not asked to place this pod."""
+    """The local cluster binds claims (kube-controller-manager's PV binder), and kubesched,
+    like kube-scheduler, takes the pod to its bound volume's node, not to the roomier one
+    (tests/e2e/test_volume_parity.py compares both schedulers case by case)."""
     ns = workload_namespace
     near, far = unique("vol-near"), unique("vol-far")
     api.create(kwok_node(far, cpu="8"))
@@ -193,7 +193,7 @@ def test_the_pv_controller_binds_claims_for_volume_aware_scheduling(
         message="kube-controller-manager's PV binder bound the claim",
     )
     assert bound["spec"]["volumeName"] == volume
-    pod = make_pod().name("uses-data").namespace(ns).scheduler(DEFAULT).obj()
+    pod = make_pod().name("uses-data").namespace(ns).scheduler(WORKLOAD_SCHEDULER).obj()
     pod["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
     api.create(pod)
     placed = wait_for(

@@ -21,9 +21,8 @@ from typing import Any
 
 from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, PluginRef, PluginSet
 
-# Upstream's v1 default list, restricted to the plugins kubesched has. The volume plugins
-# (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) and DynamicResources are
-# not implemented yet.
+# Upstream's v1 default list: all of v1.37's. DynamicResources refuses pods with resource
+# claims (their allocation is not implemented; see plugins/dynamic_resources).
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("SchedulingGates"),
     PluginRef("PrioritySort"),
@@ -33,23 +32,34 @@ DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
     PluginRef("NodeAffinity", 2),
     PluginRef("NodePorts"),
     PluginRef("NodeResourcesFit", 1),
+    PluginRef("VolumeRestrictions"),
+    PluginRef("NodeVolumeLimits"),
+    PluginRef("VolumeBinding"),
+    PluginRef("VolumeZone"),
     PluginRef("PodTopologySpread", 2),
     PluginRef("InterPodAffinity", 2),
+    PluginRef("DynamicResources", 2),
     PluginRef("DefaultPreemption"),
     PluginRef("NodeResourcesBalancedAllocation", 1),
     PluginRef("ImageLocality", 1),
     PluginRef("DefaultBinder"),
+    PluginRef("NodeDeclaredFeatures"),
 )
 
 
 _RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
     "DefaultPreemption": {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
+    "DynamicResources": {"bindingTimeout": "10m0s", "filterTimeout": "10s"},
     "InterPodAffinity": {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False},
     "NodeAffinity": {},
     "NodeResourcesBalancedAllocation": {"resources": _RESOURCES},
     "NodeResourcesFit": {"scoringStrategy": {"resources": _RESOURCES, "type": "LeastAllocated"}},
     "PodTopologySpread": {"defaultingType": "System"},
+    "VolumeBinding": {
+        "bindTimeoutSeconds": 600,
+        "shape": [{"score": 10, "utilization": 0}, {"score": 0, "utilization": 100}],
+    },
 }
 """Upstream's v1 defaults of the args of the default plugins kubesched has, as kube-scheduler
 writes them with `--write-config-to` (without their apiVersion and kind)."""

@@ -21,7 +21,7 @@ from kubesched.config import ConfigError, KubeSchedulerConfiguration, load_confi
 from kubesched.doctor import ServiceAccount, Target, as_json, exit_code, run_checks, table
 from kubesched.doctor.session import open_client
 from kubesched.kube.connection import ConnectionConfigError
-from kubesched.manifests.preemption import preemption_enabled
+from kubesched.manifests.preemption import preemption_enabled, volumes_enabled
 from kubesched.plugins import config_resources
 
 USAGE_ERROR = 2
@@ -64,6 +64,7 @@ def target_of(config: KubeSchedulerConfiguration, service_account: str | None) -
         service_account=ServiceAccount.parse(service_account) if service_account else None,
         preemption=preemption_enabled(config),
         resources=tuple(config_resources(config)),
+        volumes=volumes_enabled(config),
     )
 
 

@@ -86,6 +86,8 @@ def scheduler_needs(target: Target) -> list[Need]:
         needs += _lease_needs(target)
     if target.preemption:
         needs += _preemption_needs()
+    if target.volumes:
+        needs += _volume_needs()
     return needs + _declared_needs(target) + _serving_needs()
 
 
@@ -121,6 +123,37 @@ def _preemption_needs() -> list[Need]:
         Need(verb="watch", resource=pdbs, group="policy", why="the PodDisruptionBudget informer"),
         Need(verb="delete", resource="pods", why="preemption evicting lower-priority victims"),
     ]
+
+
+STORAGE_OBJECTS = (
+    "storageclasses",
+    "csinodes",
+    "csidrivers",
+    "csistoragecapacities",
+    "volumeattachments",
+)
+
+
+def _volume_needs() -> list[Need]:
+    """The volume plugins: informers on the storage objects (the caches must sync before
+    scheduling starts) and VolumeBinding's PreBind patches (a PV's claimRef, a claim's
+    selected node)."""
+    why = "the volume plugins' informers"
+    needs = [
+        Need(verb=verb, resource=resource, why=why)
+        for resource in ("persistentvolumeclaims", "persistentvolumes")
+        for verb in ("list", "watch")
+    ]
+    needs += [
+        Need(verb="patch", resource=resource, why="VolumeBinding binding volumes")
+        for resource in ("persistentvolumeclaims", "persistentvolumes")
+    ]
+    needs += [
+        Need(verb=verb, resource=resource, group="storage.k8s.io", why=why)
+        for resource in STORAGE_OBJECTS
+        for verb in ("list", "watch")
+    ]
+    return needs
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,8 @@ class Target:
     """A profile has DefaultPreemption: it deletes pods and watches PodDisruptionBudgets."""
     resources: tuple[ResourceSpec, ...] = ()
     """What enabled plugins read (`kubesched.framework.resources`): list/watch each."""
+    volumes: bool = False
+    """A profile has a volume plugin: it watches the storage objects and patches PVs/PVCs."""
 
     @property
     def lease(self) -> str:

@@ -15,7 +15,15 @@ from kubesched.cache import Snapshot
 from kubesched.framework import NodeInfo, RecordedPreemption, WaitingPods
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
-from kubesched.model import METADATA_NAME_LABEL, ApiObject, Pod, PodDisruptionBudget
+from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
+from kubesched.model import (
+    METADATA_NAME_LABEL,
+    ApiObject,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+)
 
 
 class ReadOnlyError(RuntimeError):
@@ -36,6 +44,7 @@ class ReadOnlyHandle:
         pdbs: Sequence[PodDisruptionBudget] = (),
         namespaces: Mapping[str, Mapping[str, str]] | None = None,
         listers: ClusterListers | None = None,
+        volumes: VolumeListers | None = None,
     ) -> None:
         self._snapshot = snapshot
         self.listers = listers or ClusterListers()
@@ -47,6 +56,7 @@ class ReadOnlyHandle:
                 self._nominated.setdefault(pod.nominated_node_name, []).append(pod)
         self.pdbs: Sequence[PodDisruptionBudget] = pdbs
         self._namespaces = namespaces
+        self._volumes = volumes if volumes is not None else StaticVolumeListers()
         self.dropped_events: list[tuple[str, str, str]] = []
         """(pod, reason, note) of each event a plugin tried to record."""
         self.preemptions: list[RecordedPreemption] = []
@@ -82,6 +92,24 @@ class ReadOnlyHandle:
         if self._namespaces is None:
             return {METADATA_NAME_LABEL: name}
         return self._namespaces.get(name)
+
+    # ---- volumes: read; the writes of VolumeBinding's PreBind raise ----------------------
+
+    @property
+    def volume_listers(self) -> VolumeListers:
+        return self._volumes
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        raise ReadOnlyError(f"kubesched explain never binds volumes ({volume.name} to {claim.key})")
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        raise ReadOnlyError(
+            f"kubesched explain never selects a node for a claim ({claim.key} to {node_name})"
+        )
 
     # ---- preemption: read, and record instead of evicting ------------------------------
 

@@ -1,8 +1,9 @@
 """Explain against the live cluster: read it once, build the scheduler's view, explain.
 
 Reads, never writes (`Reader` has only GET; `GetOnly` hides the rest of a client): the pod
-(unless it comes from a file), every node and every non-terminal pod, and the
-PodDisruptionBudgets when the profile preempts, each list paged.
+(unless it comes from a file), every node and every non-terminal pod, the
+PodDisruptionBudgets when the profile preempts, and the storage objects when the pod has
+volumes (`kubesched.explain.volumes`), each list paged.
 The cache and snapshot are built exactly as the scheduler's informers fill them
 (`SchedulerCache.add_node` / `add_pod` for bound pods), and the Framework from the very
 profile and plugin registry the scheduler would use.
@@ -21,6 +22,7 @@ from kubesched.explain.engine import PREEMPTION_PLUGIN, explain_pod
 from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
+from kubesched.explain.volumes import read_volumes
 from kubesched.framework import Registry, build_framework
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
@@ -86,14 +88,15 @@ async def explain_live(
     ours = set(config.scheduler_names)
     nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
     listers = await read_declared(api, profile, registry, pods)
-    handle = ReadOnlyHandle(snapshot, nominated=nominated, listers=listers)
+    notes = list(notes)
+    volumes = await read_volumes(lambda path: list_all(api, path), notes) if pod.volumes else None
+    handle = ReadOnlyHandle(snapshot, nominated=nominated, listers=listers, volumes=volumes)
     fw = build_framework(
         profile=profile,
         registry=registry,
         handle=handle,
         default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
     )
-    notes = list(notes)
     if any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
         handle.pdbs = await _read_pdbs(api, notes)
     explanation = explain_pod(fw, pod, snapshot.node_infos, hypothetical=source.obj is not None)

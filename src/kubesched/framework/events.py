@@ -25,6 +25,9 @@ class EventResource(StrEnum):
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
     STORAGE_CLASS = "storage.k8s.io/StorageClass"
     CSI_NODE = "storage.k8s.io/CSINode"
+    CSI_DRIVER = "storage.k8s.io/CSIDriver"
+    CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
+    VOLUME_ATTACHMENT = "storage.k8s.io/VolumeAttachment"
     WILDCARD = "*"
     """Matches every resource; an incoming wildcard event moves every pod."""
 
@@ -48,6 +51,8 @@ class ActionType(IntFlag):
     """Tolerations were added to a pod (the API allows adding only)."""
     UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
     """The last scheduling gate of a pod was removed."""
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 11
+    """A node's `status.declaredFeatures` changed."""
     UPDATE = (
         UPDATE_NODE_ALLOCATABLE
         | UPDATE_NODE_LABEL
@@ -58,6 +63,7 @@ class ActionType(IntFlag):
         | UPDATE_POD_SCALE_DOWN
         | UPDATE_POD_TOLERATION
         | UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+        | UPDATE_NODE_DECLARED_FEATURE
     )
     """Any update, when the kind is unknown or does not matter."""
     ALL = ADD | DELETE | UPDATE
@@ -75,6 +81,7 @@ _ACTION_LABELS = {
     ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
     ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
     ActionType.UPDATE: "Update",
     ActionType.ALL: "All",
 }

@@ -18,8 +18,15 @@ from typing import Any, Protocol
 from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.resources import ResourceSpec
+from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPods
-from kubesched.model import ApiObject, Pod, PodDisruptionBudget
+from kubesched.model import (
+    ApiObject,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+)
 
 
 class Handle(Protocol):
@@ -83,6 +90,28 @@ class Handle(Protocol):
         """Merge-patch `obj`'s `/status` with `status`, in the background (returns at
         once); only while this replica leads. The resource must declare
         `writes_status=True` (so RBAC grants it)."""
+        ...
+
+    # ---- volumes (VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits) -------
+
+    @property
+    def volume_listers(self) -> VolumeListers:
+        """PVCs, PVs, StorageClasses and the CSI objects, from informers."""
+        ...
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        """Write `volume.spec.claimRef` = `claim` (and `pv.kubernetes.io/bound-by-controller`
+        if it was not bound to it), as of `volume.resource_version` (a conflict raises);
+        returns the updated volume. The PV controller then completes the binding."""
+        ...
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        """Annotate `claim` with `volume.kubernetes.io/selected-node: node_name` (as of
+        `claim.resource_version`) so that its volume is provisioned for that node."""
         ...
 
     # ---- nominated pods (upstream's PodNominator) ----------------------------------------

@@ -247,7 +247,8 @@ class Framework(BindingCycle, WhatIfFiltering):
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return out, status.with_plugin(pl.name)
             if not status.is_rejected():
-                return None, as_error(pl.name, "PostFilter", status)
+                # Upstream `AsStatus(s.AsError())`: the plugin's message as it is.
+                return None, Status(Code.ERROR, status.message, plugin=pl.name, error=status.error)
             if out is not None:
                 result = out
             reasons.extend(status.reasons)

@@ -34,7 +34,7 @@ from kubesched.manifests.options import (
     check_namespace,
     names_for,
 )
-from kubesched.manifests.preemption import preemption_enabled
+from kubesched.manifests.preemption import preemption_enabled, volumes_enabled
 from kubesched.manifests.rbac import rbac_objects
 from kubesched.manifests.render import to_yaml
 from kubesched.manifests.workload import config_map, deployment
@@ -73,6 +73,7 @@ def build_manifests(
             if options.preemption is None
             else options.preemption,
             resources=options.plugin_resources,
+            volumes=volumes_enabled(config),
         ),
         config_map(names, config_text),
         deployment(config, options, names, config_text=config_text),

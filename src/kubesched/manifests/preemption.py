@@ -1,8 +1,9 @@
-"""Whether a config preempts: some profile has DefaultPreemption enabled at PostFilter.
+"""Whether a config preempts (some profile has DefaultPreemption enabled at PostFilter) and
+whether it reads volumes (some profile has a volume plugin enabled at Filter).
 
-DefaultPreemption is in kube-scheduler's default plugins (multiPoint), so it is on unless
-a profile disables it. This mirrors the framework's merge of a profile's plugin sets into
-the defaults (`kubesched.apis.defaults` and `builder`) for this one plugin, without
+These plugins are in kube-scheduler's default plugins (multiPoint), so they are on unless a
+profile disables them. This mirrors the framework's merge of a profile's plugin sets into
+the defaults (`kubesched.apis.defaults` and `builder`) for these plugins, without
 importing the framework (manifests stay pure).
 """
 
@@ -18,16 +19,34 @@ def _names(refs: tuple[PluginRef, ...]) -> set[str]:
     return {ref.name for ref in refs}
 
 
-def profile_preempts(profile: Profile) -> bool:
-    """DefaultPreemption runs at PostFilter in this profile."""
+VOLUME_PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
+
+
+def plugin_enabled(profile: Profile, plugin: str, point: str) -> bool:
+    """Default `plugin` runs at extension point `point` (e.g. `postFilter`) in this profile."""
     multi = profile.plugins.get("multiPoint", PluginSet())
-    post_filter = profile.plugins.get("postFilter", PluginSet())
-    if PLUGIN in _names(post_filter.enabled):
+    at_point = profile.plugins.get(point, PluginSet())
+    if plugin in _names(at_point.enabled):
         return True
     multi_disabled = _names(multi.disabled)
-    from_defaults = WILDCARD not in multi_disabled and PLUGIN not in multi_disabled
-    in_multi = from_defaults or PLUGIN in _names(multi.enabled)
-    return in_multi and not {WILDCARD, PLUGIN} & _names(post_filter.disabled)
+    from_defaults = WILDCARD not in multi_disabled and plugin not in multi_disabled
+    in_multi = from_defaults or plugin in _names(multi.enabled)
+    return in_multi and not {WILDCARD, plugin} & _names(at_point.disabled)
+
+
+def profile_preempts(profile: Profile) -> bool:
+    """DefaultPreemption runs at PostFilter in this profile."""
+    return plugin_enabled(profile, PLUGIN, "postFilter")
+
+
+def volumes_enabled(config: KubeSchedulerConfiguration) -> bool:
+    """Any profile runs a volume plugin (then kubesched reads PVCs, PVs, StorageClasses and
+    the CSI objects, and binds PVs to claims)."""
+    return any(
+        plugin_enabled(profile, plugin, "filter")
+        for profile in config.profiles
+        for plugin in VOLUME_PLUGINS
+    )
 
 
 def preemption_enabled(config: KubeSchedulerConfiguration) -> bool:

@@ -26,6 +26,14 @@ has DefaultPreemption, as kube-scheduler's defaults do):
 And what enabled plugins declare they read (`kubesched.framework.resources`): each resource
 gets get/list/watch (its informer), and `patch`/`update` on `<resource>/status` when the
 plugin writes its status (Coscheduling keeps PodGroup status current).
+
+Only when `volumes` is on (a profile has VolumeBinding, VolumeRestrictions, VolumeZone or
+NodeVolumeLimits, as kube-scheduler's defaults do):
+* list + watch PVCs and PVs (informers), PATCH a PV's `claimRef` and a claim's
+  `volume.kubernetes.io/selected-node` (VolumeBinding's PreBind)
+                                      -> persistentvolumeclaims, persistentvolumes: list/watch/patch
+* list + watch `storage.k8s.io` storageclasses, csinodes, csidrivers, csistoragecapacities,
+  volumeattachments (informers)       -> those: list/watch
 """
 
 from __future__ import annotations
@@ -56,6 +64,15 @@ def rule(
     return policy
 
 
+STORAGE_OBJECTS = (
+    "storageclasses",
+    "csinodes",
+    "csidrivers",
+    "csistoragecapacities",
+    "volumeattachments",
+)
+
+
 def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
     """Reading what plugins declare (pods are granted anyway), and their status writes."""
     rules = []
@@ -68,10 +85,11 @@ def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
 
 
 def cluster_rules(
-    *, preemption: bool, resources: Sequence[ResourceSpec] = ()
+    *, preemption: bool, volumes: bool = True, resources: Sequence[ResourceSpec] = ()
 ) -> list[dict[str, Any]]:
     """What kubesched needs cluster-wide; `preemption` adds `delete` on pods and reading
-    PodDisruptionBudgets, `resources` what plugins read."""
+    PodDisruptionBudgets, `volumes` reading the storage objects and binding volumes,
+    `resources` what plugins declare they read."""
     rules = [
         rule("", ("pods", "nodes"), READ),
         rule("", ("namespaces",), READ),
@@ -83,6 +101,10 @@ def cluster_rules(
     if preemption:
         rules.append(rule("", ("pods",), ("delete",)))
         rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
+    if volumes:
+        claims = ("persistentvolumeclaims", "persistentvolumes")
+        rules.append(rule("", claims, ("list", "watch", "patch")))
+        rules.append(rule("storage.k8s.io", STORAGE_OBJECTS, ("list", "watch")))
     return rules + resource_rules(resources)
 
 
@@ -103,13 +125,17 @@ def service_account(names: Names) -> dict[str, Any]:
 
 
 def cluster_role(
-    names: Names, *, preemption: bool, resources: Sequence[ResourceSpec] = ()
+    names: Names,
+    *,
+    preemption: bool,
+    volumes: bool = True,
+    resources: Sequence[ResourceSpec] = (),
 ) -> dict[str, Any]:
     return {
         "apiVersion": RBAC_API,
         "kind": "ClusterRole",
         "metadata": metadata(names.cluster_wide, names),
-        "rules": cluster_rules(preemption=preemption, resources=resources),
+        "rules": cluster_rules(preemption=preemption, volumes=volumes, resources=resources),
     }
 
 
@@ -151,12 +177,13 @@ def rbac_objects(
     *,
     leader_elect: bool,
     preemption: bool,
+    volumes: bool = True,
     resources: Sequence[ResourceSpec] = (),
 ) -> list[dict[str, Any]]:
     """ServiceAccount, ClusterRole and its bindings, and the Lease Role when electing."""
     objects = [
         service_account(names),
-        cluster_role(names, preemption=preemption, resources=resources),
+        cluster_role(names, preemption=preemption, volumes=volumes, resources=resources),
         cluster_role_binding(names, name=names.cluster_wide, role=names.cluster_wide),
         cluster_role_binding(names, name=names.auth_delegator_binding, role=AUTH_DELEGATOR),
     ]

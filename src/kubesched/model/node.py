@@ -43,6 +43,8 @@ class Node:
     taints: tuple[Taint, ...] = ()
     unschedulable: bool = False
     images: tuple[ContainerImage, ...] = ()
+    declared_features: frozenset[str] = frozenset()
+    """`status.declaredFeatures` (NodeDeclaredFeatures)."""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Node:
@@ -61,4 +63,5 @@ class Node:
                 ContainerImage(tuple(img.get("names") or ()), int(img.get("sizeBytes") or 0))
                 for img in status.get("images") or ()
             ),
+            declared_features=frozenset(status.get("declaredFeatures") or ()),
         )

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.model.pod_features import required_features
+from kubesched.model.pod_volumes import PodVolume, pod_volumes, resource_claim_names
 from kubesched.model.resources import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
@@ -90,6 +92,12 @@ class Pod:
     scheduled_condition: tuple[str, str, str] | None = None
     start_time: str = ""
     """`status.startTime` (set by the kubelet); preemption prefers victims started later."""
+    volumes: tuple[PodVolume, ...] = ()
+    """`spec.volumes` (claims and the in-tree sources the volume plugins read)."""
+    resource_claims: tuple[str, ...] = ()
+    """The names in `spec.resourceClaims` (dynamic resource allocation)."""
+    required_features: frozenset[str] = frozenset()
+    """Node features the pod needs (NodeDeclaredFeatures, `model.pod_features`)."""
     preempted_by_scheduler: bool = False
     """A `DisruptionTarget=True` condition with reason `PreemptionByScheduler`: a scheduler
     chose this pod as a preemption victim (upstream `PodTerminatingByPreemption` with
@@ -143,6 +151,9 @@ class Pod:
             non_zero_requests=non_zero,
             scheduled_condition=_scheduled_condition(status),
             start_time=status.get("startTime") or "",
+            volumes=pod_volumes(meta.get("name", ""), spec),
+            resource_claims=resource_claim_names(spec),
+            required_features=required_features(spec),
             preempted_by_scheduler=_preempted_by_scheduler(status),
         )
 

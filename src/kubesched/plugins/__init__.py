@@ -19,17 +19,23 @@ from kubesched.framework.resources import ResourceSpec, declared_resources
 from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
+from kubesched.plugins.dynamic_resources import DynamicResources
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
+from kubesched.plugins.node_declared_features import NodeDeclaredFeatures
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
 from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
+from kubesched.plugins.node_volume_limits import NodeVolumeLimits
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.plugins.taint_toleration import TaintToleration
+from kubesched.plugins.volume_binding import VolumeBinding
+from kubesched.plugins.volume_restrictions import VolumeRestrictions
+from kubesched.plugins.volume_zone import VolumeZone
 
 IN_TREE_PLUGINS: tuple[type, ...] = (
     SchedulingGates,
@@ -40,13 +46,19 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
     DefaultPreemption,
     NodeResourcesBalancedAllocation,
     ImageLocality,
     DefaultBinder,
     Coscheduling,
+    NodeDeclaredFeatures,
 )
 """Every plugin kubesched ships; `Coscheduling` is not in the default profile (enable it in
 `profiles[].plugins`, docs/gang-scheduling.md)."""
@@ -84,18 +96,24 @@ __all__ = [
     "Coscheduling",
     "DefaultBinder",
     "DefaultPreemption",
+    "DynamicResources",
     "ImageLocality",
     "InterPodAffinity",
     "NodeAffinity",
+    "NodeDeclaredFeatures",
     "NodeName",
     "NodePorts",
     "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",
+    "NodeVolumeLimits",
     "PodTopologySpread",
     "PrioritySort",
     "SchedulingGates",
     "TaintToleration",
+    "VolumeBinding",
+    "VolumeRestrictions",
+    "VolumeZone",
     "config_registry",
     "config_resources",
     "in_tree_registry",

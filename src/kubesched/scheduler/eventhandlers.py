@@ -52,6 +52,8 @@ def node_update_action(old: Node, new: Node) -> ActionType:
         action |= ActionType.UPDATE_NODE_LABEL
     if old.taints != new.taints or old.unschedulable != new.unschedulable:
         action |= ActionType.UPDATE_NODE_TAINT
+    if old.declared_features != new.declared_features:
+        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
     return action
 
 
@@ -144,3 +146,29 @@ class PodHandler:
             self._queue.assigned_pod_deleted(pod, event=POD_DELETE)
         elif pod.scheduler_name in self._ours:
             self._queue.delete(pod)
+
+
+class StorageHandler:
+    """PVC, PV, StorageClass and CSI object changes: only cluster events for the queue (the
+    volume plugins read the objects from the informers' stores)."""
+
+    def __init__(self, *, resource: EventResource, move: Callable[[ClusterEvent], None]) -> None:
+        self._resource = resource
+        self._move_all = move
+        """The queue's `move_all_to_active_or_backoff`."""
+
+    def _move(self, action: ActionType) -> None:
+        self._move_all(ClusterEvent(self._resource, action))
+
+    @_guarded("storage add")
+    def on_add(self, _obj: object) -> None:
+        self._move(ActionType.ADD)
+
+    @_guarded("storage update")
+    def on_update(self, old: object, new: object) -> None:
+        if old != new:
+            self._move(ActionType.UPDATE)
+
+    @_guarded("storage delete")
+    def on_delete(self, _obj: object) -> None:
+        self._move(ActionType.DELETE)

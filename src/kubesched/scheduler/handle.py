@@ -11,12 +11,15 @@ from kubesched.cache import Snapshot
 from kubesched.framework import NodeInfo, WaitingPods
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
+from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.kube.api import MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError
 from kubesched.model import (
     METADATA_NAME_LABEL,
     ApiObject,
     Namespace,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
 )
@@ -24,6 +27,7 @@ from kubesched.queue import Nominator
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.preemption import Preemptions
+from kubesched.scheduler.volumes import bind_volume, select_node_for_claim
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +53,7 @@ class SchedulerHandle:
         listers: ClusterListers | None = None,
         activate: Callable[[Iterable[Pod]], None] | None = None,
         leading: Callable[[], bool] = lambda: True,
+        volumes: VolumeListers | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -63,6 +68,7 @@ class SchedulerHandle:
         self._activate = activate
         self._leading = leading
         self._tasks: set[asyncio.Task[None]] = set()
+        self._volumes = volumes if volumes is not None else StaticVolumeListers()
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -98,6 +104,22 @@ class SchedulerHandle:
             return {METADATA_NAME_LABEL: name}
         namespace = self._namespaces.get(name)
         return None if namespace is None else namespace.labels
+
+    # ---- volumes --------------------------------------------------------------------------
+
+    @property
+    def volume_listers(self) -> VolumeListers:
+        return self._volumes
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        return await bind_volume(self._api, volume, claim)
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        return await select_node_for_claim(self._api, claim, node_name)
 
     # ---- PreemptionHandle ---------------------------------------------------------------
 

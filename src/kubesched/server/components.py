@@ -24,7 +24,13 @@ from pathlib import Path
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import configz
-from kubesched.framework import EventResource, Framework, WaitingPods, build_framework
+from kubesched.framework import (
+    ClusterEvent,
+    EventResource,
+    Framework,
+    WaitingPods,
+    build_framework,
+)
 from kubesched.framework.builder import check_common_queue_sort
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
@@ -49,6 +55,7 @@ from kubesched.server.informers import (
     store_informers,
 )
 from kubesched.server.serving import HealthServer, ServingOptions
+from kubesched.server.volume_informers import uses_volumes, volume_informers
 
 log = logging.getLogger("kubesched")
 
@@ -115,6 +122,11 @@ def build(
     def activate(pods: Iterable[Pod]) -> None:
         queue.activate(pods)
 
+    def move_pods(event: ClusterEvent) -> None:
+        queue.move_all_to_active_or_backoff(event)
+
+    volumes = volume_informers(client, move=move_pods)
+
     preemptions = Preemptions(
         api=client,
         recorder=recorder,
@@ -137,6 +149,7 @@ def build(
             listers=listers,
             activate=activate,
             leading=leading,
+            volumes=volumes.listers,
         )
         for profile in config.profiles
     }
@@ -156,6 +169,7 @@ def build(
         namespaces=namespaces,
         pdbs=pdbs if preempting(frameworks) else None,
         declared=declared_informers(client, listers, queue),
+        volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
     )
     scheduler = Scheduler(
         frameworks=frameworks,

@@ -82,7 +82,8 @@ def namespace_informer(api: WatchApi) -> Reflector[Namespace]:
 
 @dataclass(frozen=True)
 class Informers:
-    """The process's informers; `pdbs` is None when no profile preempts."""
+    """The process's informers; `pdbs` is None when no profile preempts, `volumes` (resource
+    -> informer) empty when no profile enables a volume plugin."""
 
     pods: Reflector[Pod]
     nodes: Reflector[Node]
@@ -90,6 +91,7 @@ class Informers:
     pdbs: Reflector[PodDisruptionBudget] | None
     declared: Mapping[str, Reflector[ApiObject]] = field(default_factory=dict)
     """One per resource plugins declared, by `ResourceSpec.event_resource`."""
+    volumes: Mapping[str, Reflector[Any]] = field(default_factory=dict)
 
     def named(self) -> dict[str, Reflector[Any]]:
         """Resource name -> informer, for every informer that runs."""
@@ -101,6 +103,7 @@ class Informers:
         if self.pdbs is not None:
             named["poddisruptionbudgets"] = self.pdbs
         named.update(self.declared)
+        named.update(self.volumes)
         return named
 
     def synced(self) -> bool:

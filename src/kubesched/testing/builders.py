@@ -184,6 +184,16 @@ class PodBuilder:
         self._meta.setdefault("ownerReferences", []).append(ref)
         return self
 
+    def volume(self, volume: dict[str, Any]) -> Self:
+        """Append a raw `spec.volumes[]` entry; `.claim("data")` for the common case."""
+        self._spec.setdefault("volumes", []).append(volume)
+        return self
+
+    def claim(self, claim_name: str) -> Self:
+        """A volume using PersistentVolumeClaim `claim_name`."""
+        n = len(self._spec.get("volumes") or ())
+        return self.volume({"name": f"v{n}", "persistentVolumeClaim": {"claimName": claim_name}})
+
     def phase(self, phase: str) -> Self:
         self._obj["status"]["phase"] = phase
         return self

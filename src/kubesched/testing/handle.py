@@ -12,7 +12,7 @@ shows the traceback.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
@@ -31,7 +31,17 @@ from kubesched.framework import (
 from kubesched.framework import interfaces as api
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
-from kubesched.model import METADATA_NAME_LABEL, ApiObject, Node, Pod, PodDisruptionBudget
+from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
+from kubesched.model import (
+    ANN_SELECTED_NODE,
+    METADATA_NAME_LABEL,
+    ApiObject,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodDisruptionBudget,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +87,11 @@ class FakeHandle:
     """`namespace/name` of every pod a plugin activated."""
     status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(object `namespace/name`, status) per `patch_status` call."""
+    volumes: StaticVolumeListers = field(default_factory=StaticVolumeListers)
+    """The storage objects `volume_listers` answers from; `bind_volume` and
+    `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
+    volume_writes: list[tuple[str, str, str]] = field(default_factory=list)
+    """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
@@ -123,6 +138,29 @@ class FakeHandle:
         labels = self.namespaces.get(name)
         return None if labels is None else {METADATA_NAME_LABEL: name, **labels}
 
+    @property
+    def volume_listers(self) -> VolumeListers:
+        return self.volumes
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        written = replace(volume, resource_version=_bump(volume.resource_version))
+        self.volumes.volumes[volume.name] = written
+        self.volume_writes.append(("bind", volume.name, claim.key))
+        return written
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        written = replace(
+            claim.with_annotation(ANN_SELECTED_NODE, node_name),
+            resource_version=_bump(claim.resource_version),
+        )
+        self.volumes.claims[claim.key] = written
+        self.volume_writes.append(("select-node", claim.key, node_name))
+        return written
+
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""
         self.nominated.setdefault(node_name, []).append(pod)
@@ -161,6 +199,10 @@ class FakeHandle:
         if not resource.writes_status:
             raise AssertionError(f"{resource.event_resource} does not declare writes_status")
         self.status_patches.append((obj.key, dict(status)))
+
+
+def _bump(resource_version: str) -> str:
+    return str(int(resource_version or 0) + 1)
 
 
 def run_filter_plugin(

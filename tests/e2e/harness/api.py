@@ -47,6 +47,7 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "PodDisruptionBudget": ("policy/v1", "poddisruptionbudgets", True),
     "StorageClass": ("storage.k8s.io/v1", "storageclasses", False),
     "CSINode": ("storage.k8s.io/v1", "csinodes", False),
+    "CSIDriver": ("storage.k8s.io/v1", "csidrivers", False),
 }
 
 

@@ -17,8 +17,13 @@ DEFAULT_FILTERS = [
     "NodeAffinity",
     "NodePorts",
     "NodeResourcesFit",
+    "VolumeRestrictions",
+    "NodeVolumeLimits",
+    "VolumeBinding",
+    "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
+    "NodeDeclaredFeatures",
 ]
 
 
@@ -69,13 +74,14 @@ def test_default_profile_has_upstream_plugins_and_weights() -> None:
         "TaintToleration:3",
         "NodeAffinity:2",
         "NodeResourcesFit:1",
+        "VolumeBinding:1",
         "PodTopologySpread:2",
         "InterPodAffinity:2",
         "NodeResourcesBalancedAllocation:1",
         "ImageLocality:1",
     ]
     assert listed["bind"] == ["DefaultBinder"]
-    assert listed["postFilter"] == ["DefaultPreemption"]
+    assert listed["postFilter"] == ["DynamicResources", "DefaultPreemption"]
 
 
 def test_star_disables_every_default_at_one_point_only() -> None:

@@ -111,6 +111,9 @@ def test_no_wildcards_no_secrets_no_writes_beyond_the_scheduler(
         ),
         (LEASES, "leases", "create"),
         (LEASES, "leases", "update"),
+        # VolumeBinding's PreBind: a PV's claimRef, a claim's selected node.
+        ("", "persistentvolumes", "patch"),
+        ("", "persistentvolumeclaims", "patch"),
     }
     if preemption:
         expected.add(("", "pods", "delete"))

@@ -235,7 +235,7 @@ def test_evaluate_is_a_dry_run_for_explain() -> None:
     state = CycleState()
     with pytest.raises(FitError) as info:
         schedule_pod(fw, state, incoming(cpu="1"), handle.list_node_infos())
-    (plugin,) = fw.plugins.post_filter
+    (plugin,) = [pl for pl in fw.plugins.post_filter if pl.name == "DefaultPreemption"]
     assert isinstance(plugin, DefaultPreemption)
     handle.preemptions.clear()
     evaluation = plugin.evaluate(state, incoming(cpu="1"), info.value.diagnosis.node_to_status)
@@ -290,7 +290,7 @@ def test_fewer_candidates_wanted_stops_the_dry_run_early() -> None:
             "DefaultPreemption": {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1}
         },
     )
-    (plugin,) = fw.plugins.post_filter
+    (plugin,) = [pl for pl in fw.plugins.post_filter if pl.name == "DefaultPreemption"]
     assert isinstance(plugin, DefaultPreemption)
     plugin._offset = lambda: 3  # the dry run starts at n3 and stops at the first candidate
     with pytest.raises(FitError):

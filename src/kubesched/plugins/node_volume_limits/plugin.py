@@ -1,0 +1,120 @@
+"""NodeVolumeLimits (PreFilter, Filter): CSI attach limits from each node's CSINode.
+
+The pod's new CSI volumes plus those the node's pods and VolumeAttachments already hold,
+per driver, must not exceed the driver's `allocatable.count`: else Unschedulable `node(s)
+exceed max volume count`. A driver whose CSIDriver sets `preventPodSchedulingIfMissing`
+must be on the node's CSINode (`<driver> CSI driver is not installed on the node`,
+VolumeLimitScaling, on in v1.37). A missing claim is UnschedulableAndUnresolvable.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    Status,
+)
+from kubesched.model import CSINode, Pod
+from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.volumes import SOURCE_PLUGIN
+from kubesched.plugins.node_volume_limits.attachable import ClaimLookupError, attachable_volumes
+
+NAME = "NodeVolumeLimits"
+ERR_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
+_SKIP: Final = Status(Code.SKIP)
+
+
+class NodeVolumeLimits:
+    name = NAME
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        no_args(args, plugin=NAME)
+        self._handle = handle
+        self._prefix = secrets.token_hex(16)
+
+    def pre_filter(self, _state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
+        if any(v.uses_claim or v.kind in SOURCE_PLUGIN for v in pod.volumes):
+            return None
+        return _SKIP
+
+    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        listers = self._handle.volume_listers
+        csi_node = listers.csi_node(node_info.name)
+        new: dict[str, str] = {}
+        try:
+            attachable_volumes(listers, pod, csi_node, new_pod=True, prefix=self._prefix, into=new)
+        except ClaimLookupError as error:
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if error.not_found else Code.ERROR
+            return Status(code, str(error))
+        if not new:
+            return None
+        missing = self._missing_driver(new.values(), csi_node)
+        if missing:
+            return Status(Code.UNSCHEDULABLE, f"{missing} CSI driver is not installed on the node")
+        limits = {d: c for d, c in (csi_node.drivers.items() if csi_node else ()) if c is not None}
+        if not limits:
+            return None
+        attached = self._attached(node_info, csi_node)
+        for key in attached:
+            new.pop(key, None)
+        used = Counter(attached.values())
+        for key, driver in self._attachments(node_info.name).items():
+            if key not in attached:
+                used[driver] += 1
+        for driver, count in Counter(new.values()).items():
+            if driver in limits and used[driver] + count > limits[driver]:
+                return Status(Code.UNSCHEDULABLE, ERR_MAX_VOLUME_COUNT)
+        return None
+
+    def _missing_driver(self, drivers: Any, csi_node: CSINode | None) -> str:
+        for driver in drivers:
+            csi_driver = self._handle.volume_listers.csi_driver(driver)
+            if csi_driver is None or not csi_driver.prevent_pod_scheduling_if_missing:
+                continue
+            if csi_node is None or driver not in csi_node.drivers:
+                return str(driver)
+        return ""
+
+    def _attached(self, node_info: NodeInfo, csi_node: CSINode | None) -> dict[str, str]:
+        """The node's pods' volumes and its VolumeAttachments: unique name -> driver."""
+        listers = self._handle.volume_listers
+        attached: dict[str, str] = {}
+        for existing in node_info.pods.values():
+            try:
+                attachable_volumes(
+                    listers, existing, csi_node, new_pod=False, prefix=self._prefix, into=attached
+                )
+            except ClaimLookupError:
+                continue
+        return attached
+
+    def _attachments(self, node_name: str) -> dict[str, str]:
+        """The node's CSI VolumeAttachments: unique name -> attacher."""
+        listers = self._handle.volume_listers
+        found: dict[str, str] = {}
+        for attachment in listers.volume_attachments_on(node_name):
+            pv = listers.volume(attachment.persistent_volume_name)
+            if not attachment.attacher or pv is None or pv.source[0] != "csi":
+                continue
+            found[f"{attachment.attacher}/{pv.source[1].get('volumeHandle') or ''}"] = (
+                attachment.attacher
+            )
+        return found
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (
+            ClusterEvent(EventResource.CSI_NODE, ActionType.ADD | ActionType.UPDATE),
+            ClusterEvent(EventResource.POD, ActionType.DELETE),
+            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+            ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
+        )

@@ -1,0 +1,70 @@
+"""The assume cache: the scheduler's own not-yet-written view of PVs and PVCs.
+
+Reserve assumes the PV bindings and the claims' selected node the pod needs, so the next
+cycles see those volumes as taken before the API server does; Unreserve (or a failed write)
+restores the informer's objects. An assumed object stands until the informer brings a newer
+`resourceVersion` of it (upstream `AssumeCache`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kubesched.framework.volumes import VolumeListers
+from kubesched.model import PersistentVolume, PersistentVolumeClaim
+
+
+def newer(left: str, right: str) -> bool:
+    """Whether resourceVersion `left` is later than `right` (both decimal, as etcd's)."""
+    try:
+        return int(left or 0) > int(right or 0)
+    except ValueError:
+        return left != right
+
+
+class AssumeCache:
+    """Assumed PVs (by name) and PVCs (by `namespace/name`) over the informers' objects."""
+
+    def __init__(self, listers: VolumeListers) -> None:
+        self.listers = listers
+        self._volumes: dict[str, PersistentVolume] = {}
+        self._claims: dict[str, PersistentVolumeClaim] = {}
+
+    def volume(self, name: str) -> PersistentVolume | None:
+        return self._overlay_volume(self.listers.volume(name))
+
+    def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        informer = self.listers.claim(namespace, name)
+        if informer is None:
+            self._claims.pop(f"{namespace}/{name}", None)
+            return None
+        assumed = self._claims.get(informer.key)
+        if assumed is None or newer(informer.resource_version, assumed.resource_version):
+            self._claims.pop(informer.key, None)
+            return informer
+        return assumed
+
+    def volumes_of_class(self, storage_class: str) -> Sequence[PersistentVolume]:
+        found = (self._overlay_volume(pv) for pv in self.listers.volumes_of_class(storage_class))
+        return [pv for pv in found if pv is not None]
+
+    def _overlay_volume(self, informer: PersistentVolume | None) -> PersistentVolume | None:
+        if informer is None:
+            return None
+        assumed = self._volumes.get(informer.name)
+        if assumed is None or newer(informer.resource_version, assumed.resource_version):
+            self._volumes.pop(informer.name, None)
+            return informer
+        return assumed
+
+    def assume_volume(self, volume: PersistentVolume) -> None:
+        self._volumes[volume.name] = volume
+
+    def assume_claim(self, claim: PersistentVolumeClaim) -> None:
+        self._claims[claim.key] = claim
+
+    def restore_volume(self, name: str) -> None:
+        self._volumes.pop(name, None)
+
+    def restore_claim(self, key: str) -> None:
+        self._claims.pop(key, None)

@@ -1,0 +1,160 @@
+"""Storage objects for the volume e2e tests, and running one scenario past both schedulers.
+
+    decide_both(api, ns, scenario, nodes=2)  # kube-scheduler's outcome, then kubesched's
+
+A scenario is `scenario(scheduler, tag) -> pod`: it creates what the pod needs (claims and
+volumes named with `tag`, so each scheduler gets its own copies) and returns the pod to
+create. The two schedulers run one after the other (the first pod is deleted before the
+second is made), so they decide on the same cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from harness.api import ApiClient
+from harness.parity import Outcome, wait_outcome
+from harness.waiting import wait_for
+from harness.workloads import unique
+from kubesched.testing import make_pod
+
+DEFAULT = "default-scheduler"
+HOSTNAME = "kubernetes.io/hostname"
+Scenario = Callable[[str, str], dict[str, Any]]
+
+
+def storage_class(name: str, *, wait: bool = True, provisioner: str = "") -> dict[str, Any]:
+    """A StorageClass; WaitForFirstConsumer with no provisioner by default (local PVs)."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": name},
+        "provisioner": provisioner or "kubernetes.io/no-provisioner",
+        "volumeBindingMode": "WaitForFirstConsumer" if wait else "Immediate",
+    }
+
+
+def volume(
+    name: str,
+    *,
+    node: str = "",
+    storage_class: str = "",
+    size: str = "1Gi",
+    modes: tuple[str, ...] = ("ReadWriteOnce",),
+    labels: dict[str, str] | None = None,
+    csi: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """A PersistentVolume: local (pinned to `node`), or CSI (`(driver, handle)`)."""
+    spec: dict[str, Any] = {
+        "capacity": {"storage": size},
+        "accessModes": list(modes),
+        "persistentVolumeReclaimPolicy": "Retain",
+        "storageClassName": storage_class,
+    }
+    if csi is not None:
+        spec["csi"] = {"driver": csi[0], "volumeHandle": csi[1]}
+    else:
+        spec["local"] = {"path": "/mnt/data"}
+        term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [node]}]}
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name, "labels": labels or {}},
+        "spec": spec,
+    }
+
+
+def zonal_volume(name: str, *, zone: str) -> dict[str, Any]:
+    """A PV labelled with a zone only (no node affinity), as cloud disks were."""
+    return volume(
+        name, csi=("zonal.example.com", name), labels={"topology.kubernetes.io/zone": zone}
+    )
+
+
+def claim(
+    namespace: str,
+    name: str,
+    *,
+    storage_class: str = "",
+    volume_name: str = "",
+    modes: tuple[str, ...] = ("ReadWriteOnce",),
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "accessModes": list(modes),
+        "storageClassName": storage_class,
+        "resources": {"requests": {"storage": "1Gi"}},
+    }
+    if volume_name:
+        spec["volumeName"] = volume_name
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
+
+
+def csi_node(node: str, *, driver: str, count: int) -> dict[str, Any]:
+    """A CSINode reporting `driver` with an attach limit of `count` on `node`."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": {"name": node},
+        "spec": {"drivers": [{"name": driver, "nodeID": node, "allocatable": {"count": count}}]},
+    }
+
+
+def csi_driver(name: str) -> dict[str, Any]:
+    """A CSIDriver that needs no attach (so no VolumeAttachment outlives a test's pod)."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSIDriver",
+        "metadata": {"name": name},
+        "spec": {"attachRequired": False},
+    }
+
+
+def pod_with_claims(namespace: str, name: str, scheduler: str, *claims: str) -> dict[str, Any]:
+    pod = make_pod().name(name).namespace(namespace).scheduler(scheduler).obj()
+    pod["spec"]["terminationGracePeriodSeconds"] = 0
+    pod["spec"]["volumes"] = [
+        {"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(claims)
+    ]
+    return pod
+
+
+def wait_claim_bound(api: ApiClient, namespace: str, name: str) -> dict[str, Any]:
+    return wait_for(
+        lambda: api.get("PersistentVolumeClaim", name, namespace=namespace),
+        until=lambda c: c.get("status", {}).get("phase") == "Bound",
+        timeout=30,
+        message=f"claim {namespace}/{name} is bound by the PV controller",
+    )
+
+
+def decide_both(
+    api: ApiClient, namespace: str, scenario: Scenario, *, ours: str, nodes: int
+) -> tuple[Outcome, Outcome]:
+    """(kube-scheduler's outcome, kubesched's) for the scenario, run one after the other."""
+    outcomes = []
+    for scheduler in (DEFAULT, ours):
+        pod = scenario(scheduler, unique("s"))
+        api.create(pod)
+        name = pod["metadata"]["name"]
+        outcomes.append(wait_outcome(api, namespace, name, nodes=nodes, timeout=30))
+        api.delete("Pod", name, namespace=namespace, grace_period=0)
+        wait_for(
+            lambda n=name: api.get_or_none("Pod", n, namespace=namespace),
+            until=lambda p: p is None,
+            timeout=30,
+            message=f"pod {name} is gone",
+        )
+    return outcomes[0], outcomes[1]
+
+
+def delete_storage(api: ApiClient) -> None:
+    """Remove every PV, StorageClass and CSINode the volume tests made."""
+    for kind in ("PersistentVolume", "StorageClass", "CSINode", "CSIDriver"):
+        api.delete_all(kind, grace_period=None)

@@ -1,0 +1,78 @@
+"""NodeVolumeLimits: CSI attach limits per driver from CSINodes."""
+
+from __future__ import annotations
+
+from volume_objects import csi_driver, csi_node, pv, pvc, storage_class
+
+from kubesched.framework import Code
+from kubesched.framework.volumes import StaticVolumeListers
+from kubesched.plugins import NodeVolumeLimits
+from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
+
+DRIVER = "ebs.csi.aws.com"
+
+
+def run(
+    *claims: str, inline: dict[str, object] | None = None, **listers: object
+) -> dict[str, tuple[Code, str]]:
+    held = make_pod().name("held").namespace("default").uid("h").node("full").claim("held").model()
+    h = FakeHandle(
+        nodes=[make_node().name(n).model() for n in ("full", "free")],
+        pods=[held],
+        volumes=StaticVolumeListers(**listers),  # type: ignore[arg-type]
+    )
+    pod = make_pod().name("p").namespace("default")
+    for claim in claims:
+        pod = pod.claim(claim)
+    if inline:
+        pod = pod.volume(inline)
+    got = run_filter_plugin(NodeVolumeLimits(args={}, handle=h), pod.model(), h.list_node_infos())
+    return {n: (s.code, s.message) for n, s in got.items()}
+
+
+OBJECTS = {
+    "claims": [
+        pvc("held", volume="pv-held", bound=True),
+        pvc("new", volume="pv-new", bound=True),
+        pvc("unbound", cls="gp3"),
+    ],
+    "volumes": [pv("pv-held", csi=(DRIVER, "h")), pv("pv-new", csi=(DRIVER, "n"))],
+    "classes": [storage_class("gp3", provisioner=DRIVER)],
+    "csi_nodes": [csi_node("full", ebs_csi_aws_com=1), csi_node("free", ebs_csi_aws_com=1)],
+}
+OK = (Code.SUCCESS, "")
+FULL = (Code.UNSCHEDULABLE, "node(s) exceed max volume count")
+
+
+def test_a_new_csi_volume_does_not_fit_a_full_node() -> None:
+    assert run("new", **OBJECTS) == {"full": FULL, "free": OK}
+
+
+def test_an_unbound_claim_counts_under_its_class_provisioner() -> None:
+    assert run("unbound", **OBJECTS) == {"full": FULL, "free": OK}
+
+
+def test_a_volume_already_attached_to_the_node_is_not_counted_twice() -> None:
+    assert run("held", **OBJECTS)["full"] == OK
+
+
+def test_inline_ebs_is_translated_to_its_csi_driver() -> None:
+    inline = {"name": "x", "awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-1"}}
+    assert run(inline=inline, **OBJECTS) == {"full": FULL, "free": OK}
+
+
+def test_missing_claim_and_missing_driver() -> None:
+    missing = run("nope", **OBJECTS)["free"]
+    assert missing == (
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        'looking up PVC default/nope: persistentvolumeclaim "nope" not found',
+    )
+    objects = {
+        **OBJECTS,
+        "csi_nodes": [],
+        "csi_drivers": [csi_driver(DRIVER, preventPodSchedulingIfMissing=True)],
+    }
+    assert run("new", **objects)["free"] == (
+        Code.UNSCHEDULABLE,
+        f"{DRIVER} CSI driver is not installed on the node",
+    )
