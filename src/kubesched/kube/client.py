@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
+from aiohttp.http_exceptions import LineTooLong
 
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
@@ -22,6 +23,10 @@ from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.ratelimit import TokenBucket
 
 USER_AGENT = "kubesched/0.1"
+# One watch event is one JSON line. etcd stores objects up to 1.5 MiB; as JSON (escaped
+# strings, base64 data) such an object can be several times larger, and aiohttp's default
+# line limit (2 x 64 KiB read buffer) would fail the watch on any object over 128 KiB.
+MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024
 
 
 class RequestObserver(Protocol):
@@ -193,9 +198,13 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation.
             async with asyncio.timeout(inactivity_timeout):
-                line = await content.readline()
+                line = await content.readline(max_line_length=MAX_WATCH_EVENT_BYTES)
         except TimeoutError as exc:
             raise ConnectionFailed(f"watch idle for {inactivity_timeout:.0f}s") from exc
+        except LineTooLong as exc:
+            raise ConnectionFailed(
+                f"watch event larger than {MAX_WATCH_EVENT_BYTES} bytes"
+            ) from exc
         if not line:
             return
         if line.strip():
