@@ -73,6 +73,7 @@ class Scheduler:
             metrics=metrics,
             on_failure=self._handle_failure,
             on_success=self._handle_bound,
+            lookup_pod=lookup_pod,
             fenced=fenced,
             concurrency=binding_concurrency,
         )
