@@ -122,8 +122,10 @@ async def load_connection(
         default = env.get("KUBECONFIG") or str(Path("~/.kube/config").expanduser())
         if not any(Path(p).exists() for p in default.split(os.pathsep) if p):
             if master:
+                # As client-go with only --master: the system's CAs, verified (no kubeconfig
+                # means nobody asked for insecure-skip-tls-verify).
                 configuration = _configuration()
-                configuration.verify_ssl = not master.startswith("https://")
+                configuration.verify_ssl = True
             else:
                 raise ConnectionConfigError(
                     "no cluster connection: pass --kubeconfig=PATH, set KUBECONFIG, "
