@@ -16,6 +16,7 @@ from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
 from kubesched.server.app import AppError, run_scheduler
 from kubesched.server.logs import setup_logging
+from kubesched.server.serving import ServingError
 
 KUBE_SCHEDULER_VERSION = "v1.37.2"
 """The kube-scheduler release whose behaviour kubesched reproduces."""
@@ -27,6 +28,7 @@ FATAL_ERRORS = (
     PluginRegistrationError,
     LeaseCollisionError,
     ElectionConfigError,
+    ServingError,
 )
 
 
