@@ -99,11 +99,36 @@ class KubeClient:
         content_type: str = "application/json",
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """One rate-limited request; returns the decoded JSON body or raises ApiError."""
-        await self._limiter.acquire()
-        session = self._ensure_session()
+        """One rate-limited request; returns the decoded JSON body or raises ApiError.
+
+        A 401 is retried once when the credential could be refreshed (an exec plugin)."""
         data = None if body is None else orjson.dumps(body)
-        headers = await self._headers(content_type if data is not None else None)
+        for attempt in (1, 2):
+            await self._limiter.acquire()
+            headers = await self._headers(content_type if data is not None else None)
+            status, raw = await self._send(
+                method, path, data=data, params=params, headers=headers, timeout=timeout
+            )
+            if status != 401 or attempt == 2:
+                break
+            if not await self._connection.unauthorized(headers.get("Authorization")):
+                break
+        decoded = _loads(raw)
+        if status >= 300:
+            raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
+        return decoded if isinstance(decoded, dict) else {}
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        data: bytes | None,
+        params: Mapping[str, str] | None,
+        headers: dict[str, str],
+        timeout: float | None,
+    ) -> tuple[int, bytes]:
+        session = self._ensure_session()
         client_timeout = aiohttp.ClientTimeout(total=timeout or self._timeout)
         started, code = time.monotonic(), "<error>"
         try:
@@ -115,17 +140,12 @@ class KubeClient:
                 headers=headers,
                 timeout=client_timeout,
             ) as response:
-                raw = await response.read()
-                status = response.status
-                code = str(status)
+                code = str(response.status)
+                return response.status, await response.read()
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
         finally:
             self._observe(method, self._host, code, time.monotonic() - started)
-        decoded = _loads(raw)
-        if status >= 300:
-            raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
-        return decoded if isinstance(decoded, dict) else {}
 
     async def get(
         self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
@@ -184,6 +204,8 @@ class KubeClient:
                 self._observe("GET", self._host, str(response.status), time.monotonic() - started)
                 if response.status >= 300:
                     raw = await response.read()
+                    if response.status == 401:  # the reflector retries with a fresh token
+                        await self._connection.unauthorized(headers.get("Authorization"))
                     raise ApiError.from_status(response.status, _loads(raw) or raw, path=path)
                 async for line in _lines(response.content, inactivity_timeout):
                     event = _loads(line)

@@ -14,14 +14,14 @@ is loaded: commands that never connect (`--version`, `--help`, `manifests`,
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kubesched.kube.credentials import ExecCredentials
 
 _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
@@ -38,22 +38,26 @@ class Connection:
     ssl_context: ssl.SSLContext | bool
     _configuration: Any
     _loader: Any = None
+    _exec: ExecCredentials | None = None
+
+    def __post_init__(self) -> None:
+        if self._loader is not None and ExecCredentials.applies_to(self._loader):
+            self._exec = ExecCredentials(self._loader)
 
     async def authorization(self) -> str | None:
-        """The `Authorization` header value, refreshed for in-cluster and exec credentials."""
+        """The `Authorization` header value: an exec plugin's token (re-run on expiry), or
+        the kubeconfig's / in-cluster token (the in-cluster file is re-read as it rotates)."""
+        if self._exec is not None:
+            return await self._exec.header()
         value = await self._configuration.get_api_key_with_prefix("BearerToken")
         return str(value) if value else None
 
-    async def refresh_forever(self, interval: float = 60.0) -> None:
-        """Re-run an exec credential plugin periodically (no-op for other auth methods)."""
-        loader = self._loader
-        if loader is None or "exec" not in getattr(loader, "_user", {}):
-            return
-        while True:
-            await asyncio.sleep(interval)
-            with contextlib.suppress(Exception):
-                await loader.load_from_exec_plugin()
-                self._configuration.api_key["BearerToken"] = loader.token
+    async def unauthorized(self, sent: str | None) -> bool:
+        """The API server answered 401 to `sent`: refresh the credential if it can be
+        (exec plugins are re-run, as client-go does). True when a retry may succeed."""
+        if self._exec is None:
+            return False
+        return await self._exec.unauthorized(sent)
 
 
 def _ssl_context(configuration: Any) -> ssl.SSLContext | bool:
