@@ -22,8 +22,8 @@ from test_doctor import (
     bind_cluster_role,
     cluster_objects,
     create_service_account,
+    leader_election_guide_rules,
     rule,
-    source_document_rules,
     token_kubeconfig,
     unique,
 )
@@ -54,7 +54,7 @@ def guide(
 ) -> Guide:
     token = create_service_account(api, namespace, "custom-scheduler-sa")
     rules = [
-        *source_document_rules(LEASE),
+        *leader_election_guide_rules(LEASE),
         rule([""], ["namespaces"], ["list", "watch"]),
         rule(["policy"], ["poddisruptionbudgets"], ["list", "watch"]),
     ]
@@ -106,3 +106,39 @@ def test_missing_events_and_pod_status_rights_are_named_once(
     event_lines = [e for e in log.splitlines() if "may not write events" in e]
     assert len(event_lines) == 1
     assert "grant create and patch on events (apiGroup events.k8s.io)" in event_lines[0]
+
+
+def test_cache_sync_wait_names_the_informer_and_why_and_stops_on_sigterm(  # noqa: PLR0917
+    kubesched: Callable[..., Any],
+    api: ApiClient,
+    local_cluster: LocalCluster,
+    cluster_objects: ClusterObjects,
+    namespace: str,
+    tmp_path: Path,
+) -> None:
+    """An identity that may not list pods: the wait names /api/v1/pods and its 403, and
+    SIGTERM ends the wait at once (exit 0) instead of after the 120 s timeout."""
+    token = create_service_account(api, namespace, "no-pods-sa")
+    bind_cluster_role(
+        cluster_objects,
+        name=unique("no-pods"),
+        rules=[
+            rule([""], ["nodes", "namespaces"], ["list", "watch"]),
+            rule(["policy"], ["poddisruptionbudgets"], ["list", "watch"]),
+        ],
+        namespace=namespace,
+        sa="no-pods-sa",
+    )
+    kubeconfig = token_kubeconfig(local_cluster, token, tmp_path / "no-pods.kubeconfig")
+    proc = kubesched(
+        f"--scheduler-name={LEASE}", "--leader-elect=false", kubeconfig=kubeconfig, ready=False
+    )
+    log = proc.wait_log('"waiting for caches to sync"', timeout=40)
+    (line,) = [e for e in log.splitlines() if "waiting for caches to sync" in e][:1]
+    assert "/api/v1/pods (not synced: 403 Forbidden" in line
+    assert "/api/v1/nodes" not in line
+    assert proc.get("/readyz")[0] == 500
+    started = time.monotonic()
+    assert proc.stop() == 0
+    assert time.monotonic() - started < 5
+    assert "Traceback" not in proc.log()

@@ -139,6 +139,8 @@ class SchedulerMetrics:
             ["reason"],
             registry=r,
         )
+        for reason in ("queue_full", "write_failed", "forbidden"):
+            self.events_dropped.labels(reason)  # exported as 0 from the start, for alerts
         self.leader = Gauge(
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
