@@ -20,7 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import yaml
+
+from kubesched.apis.yamlinput import describe_error, load_all_bounded
 from kubesched.kube.credentials import ExecCredentials
 
 _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
@@ -76,6 +80,8 @@ async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
             f"kubeconfig {path} does not exist; pass --kubeconfig=PATH (or set KUBECONFIG) "
             "to an existing file"
         )
+    for part in (p for p in path.split(os.pathsep) if p):
+        _check_kubeconfig_file(Path(part).expanduser())
     from kubernetes_asyncio.config import ConfigException, kube_config  # noqa: PLC0415
 
     configuration = _configuration()
@@ -86,7 +92,7 @@ async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
             client_configuration=configuration,
             persist_config=False,
         )
-    except (ConfigException, OSError, KeyError, TypeError, ValueError) as exc:
+    except (ConfigException, OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ConnectionConfigError(
             f"cannot load kubeconfig {path}: {exc}; check the file or pass --kubeconfig"
         ) from exc
@@ -98,6 +104,29 @@ def _configuration() -> Any:
     from kubernetes_asyncio.client import Configuration  # noqa: PLC0415
 
     return Configuration()
+
+
+def _check_kubeconfig_file(path: Path) -> None:
+    """A one-line error for a kubeconfig that is not a bounded YAML mapping (the client
+    library would raise a parser traceback, or expand an alias bomb)."""
+    if not path.is_file():
+        return
+    try:
+        documents = load_all_bounded(path.read_bytes(), source=str(path))
+    except OSError as exc:
+        raise ConnectionConfigError(
+            f"cannot read kubeconfig {path}: {exc.strerror or exc}; pass --kubeconfig=PATH"
+        ) from exc
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise ConnectionConfigError(
+            f"kubeconfig {path} is not valid YAML ({describe_error(exc)}); fix the file or pass "
+            "--kubeconfig=PATH to another one"
+        ) from exc
+    if len(documents) > 1 or (documents and not isinstance(documents[0], dict | None)):
+        raise ConnectionConfigError(
+            f"kubeconfig {path} is not one YAML mapping (kind: Config); fix the file or pass "
+            "--kubeconfig=PATH to another one"
+        )
 
 
 def _from_in_cluster() -> Any:
@@ -140,4 +169,21 @@ async def load_connection(
     if master:
         configuration.host = master
     server = str(configuration.host).rstrip("/")
+    _check_server_url(server, from_flag=bool(master))
     return Connection(server, _ssl_context(configuration), configuration, loader)
+
+
+def _check_server_url(server: str, *, from_flag: bool) -> None:
+    """A one-line error for a server address that is not an http(s) URL with a host."""
+    where = "--master" if from_flag else "the kubeconfig's cluster.server"
+    try:
+        parsed = urlsplit(server)
+        valid = parsed.scheme in {"http", "https"} and bool(parsed.hostname)
+        _ = parsed.port  # raises on a malformed port
+    except ValueError:
+        valid = False
+    if not valid or any(char.isspace() for char in server):
+        raise ConnectionConfigError(
+            f"{where} {server!r} is not a valid API server URL; write it as "
+            "https://HOST[:PORT] (for example https://10.0.0.1:6443)"
+        )

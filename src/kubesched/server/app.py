@@ -20,7 +20,7 @@ from typing import Any
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
-from kubesched.kube.errors import ApiError
+from kubesched.kube.errors import ApiError, ConnectionFailed, Unauthorized
 from kubesched.leaderelection import LeaderElector, OnStartedLeading, check_lease_collision
 from kubesched.queue import GATED, UNSCHEDULABLE
 from kubesched.scheduler.schedule_one import Scheduler
@@ -50,8 +50,19 @@ async def run_scheduler(config: KubeSchedulerConfiguration, stop: asyncio.Event)
     try:
         return await run(components, stop)
     finally:
+        await _cancel_stragglers()
         for client in components.clients():
             await client.close()
+
+
+async def _cancel_stragglers() -> None:
+    """End every task still running (abandoned bindings, status patches, preemption) before
+    the API clients close, so none of them meets a closed session on the way out."""
+    current = asyncio.current_task()
+    stragglers = [task for task in asyncio.all_tasks() if task is not current]
+    for task in stragglers:
+        task.cancel()
+    await asyncio.gather(*stragglers, return_exceptions=True)
 
 
 async def run(components: Components, stop: asyncio.Event) -> int:
@@ -75,10 +86,21 @@ async def _check_reachable(client: KubeClient) -> None:
     server = client.server
     try:
         version = await client.get("/version", timeout=10)
+    except Unauthorized as exc:
+        raise AppError(
+            f"the API server at {server} rejected kubesched's credentials ({exc.status} "
+            f"{exc.reason}); check the token, client certificate or exec plugin of the user "
+            "in --kubeconfig"
+        ) from exc
+    except ConnectionFailed as exc:
+        raise AppError(
+            f"cannot reach the API server at {server}: {exc.message}; "
+            "check --kubeconfig/--master and that the API server is up"
+        ) from exc
     except ApiError as exc:
         raise AppError(
-            f"cannot reach the API server at {server}: {exc}; "
-            "check --kubeconfig/--master and that the API server is up"
+            f"the API server at {server} answered GET /version with {exc}; check that "
+            "--kubeconfig/--master point at a Kubernetes API server"
         ) from exc
     log.info('"connected" server="%s" version="%s"', server, version.get("gitVersion"))
 
