@@ -60,12 +60,20 @@ class KubeClient:
         self._timeout = timeout
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
+        self._closed = False
 
     @property
     def server(self) -> str:
         return self._connection.server
 
+    def _check_open(self) -> None:
+        if self._closed:
+            # Shutting down: a late request (a binding's error path, a status patch) gets an
+            # ordinary API error, not aiohttp's "Session is closed" RuntimeError.
+            raise ConnectionFailed("the API client is closed (kubesched is shutting down)")
+
     def _ensure_session(self) -> aiohttp.ClientSession:
+        self._check_open()
         if self._session is None:
             connector = aiohttp.TCPConnector(
                 ssl=self._connection.ssl_context, limit=self._max_connections
@@ -76,6 +84,8 @@ class KubeClient:
         return self._session
 
     async def close(self) -> None:
+        """Close the session; later requests raise ConnectionFailed."""
+        self._closed = True
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -102,6 +112,7 @@ class KubeClient:
         """One rate-limited request; returns the decoded JSON body or raises ApiError.
 
         A 401 is retried once when the credential could be refreshed (an exec plugin)."""
+        self._check_open()
         data = None if body is None else orjson.dumps(body)
         for attempt in (1, 2):
             await self._limiter.acquire()
@@ -144,6 +155,8 @@ class KubeClient:
                 return response.status, await response.read()
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
+        except RuntimeError as exc:  # the session was closed while the request waited
+            raise ConnectionFailed(f"{method} {path}: {exc}", path=path) from exc
         finally:
             self._observe(method, self._host, code, time.monotonic() - started)
 
