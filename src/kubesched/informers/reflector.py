@@ -157,7 +157,7 @@ class Reflector(Generic[T]):
             self._failing_since = self._clock()
         self._error = _describe(exc)
         log.warning(
-            '"list/watch failed, retrying" path="%s" err="%s" fix="%s"',
+            '"list/watch failed" path="%s" err="%s" fix="%s"',
             self._path,
             self._error,
             failure_hint(exc, self._path),
