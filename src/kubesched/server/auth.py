@@ -27,7 +27,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -161,6 +161,11 @@ def bearer_token(authorization: str | None) -> str:
         return ""
     scheme, _, token = authorization.strip().partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def split_paths(items: Iterable[str]) -> tuple[str, ...]:
+    """`--authorization-always-allow-paths` values, each possibly a comma-separated list."""
+    return tuple(path.strip() for item in items for path in item.split(",") if path.strip())
 
 
 def path_matcher(paths: tuple[str, ...]) -> Callable[[str], bool]:

@@ -41,7 +41,7 @@ from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
-from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS, DelegatedAuth
+from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS, DelegatedAuth, split_paths
 from kubesched.server.frameworks import new_queue, preempting, registered
 from kubesched.server.informers import (
     Informers,
@@ -68,8 +68,8 @@ class Components:
     event_client: KubeClient
     """Events, with their own QPS budget (kube-scheduler's separate event client)."""
     auth_client: KubeClient
-    """Reviews of the secure port's callers (QPS 200, burst 400 as upstream's delegated
-    auth; through the auth kubeconfig when one is given)."""
+    """Delegated authn/authz reviews (QPS 200, burst 400 as upstream; through the auth
+    kubeconfig when one is given)."""
     recorder: EventRecorder
     informers: Informers
     frameworks: Mapping[str, Framework]
@@ -308,13 +308,7 @@ def _server(
         # /metrics and /configz: the API server authenticates and authorizes callers.
         auth=DelegatedAuth(
             auth_client,
-            always_allow_paths=_split_paths(config),
+            always_allow_paths=split_paths(config.authorization_always_allow_paths),
             ttl=config.authentication_cache_ttl,
         ),
     )
-
-
-def _split_paths(config: KubeSchedulerConfiguration) -> tuple[str, ...]:
-    """`--authorization-always-allow-paths` values, each possibly a comma-separated list."""
-    items = config.authorization_always_allow_paths
-    return tuple(path.strip() for item in items for path in item.split(",") if path.strip())
