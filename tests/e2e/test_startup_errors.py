@@ -241,3 +241,18 @@ def test_filter_raising_cancelled_error_costs_a_retry(
     )
     assert "CancelledError" in (condition(pod, "PodScheduled") or {})["message"]
     assert proc.running()
+
+
+def test_master_without_kubeconfig_verifies_the_server(
+    tmp_path: Path, local_cluster: LocalCluster
+) -> None:
+    """As client-go: `--master=https://...` alone trusts only the system's CAs, so the test
+    cluster's self-signed serving certificate is refused before any scheduling request."""
+    result = run(
+        "--scheduler-name=x",
+        "--leader-elect=false",
+        f"--master={local_cluster.server}",
+        cwd=tmp_path,
+        env={"HOME": str(tmp_path)},
+    )
+    assert_one_line(result, "presented a certificate that is not trusted", "certificate-authority")

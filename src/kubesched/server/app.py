@@ -93,6 +93,11 @@ async def _check_reachable(client: KubeClient) -> None:
             "in --kubeconfig"
         ) from exc
     except ConnectionFailed as exc:
+        if "CERTIFICATE_VERIFY_FAILED" in exc.message or "certificate verify" in exc.message:
+            raise AppError(
+                f"the API server at {server} presented a certificate that is not trusted "
+                f"({exc.message}); pass --kubeconfig with the cluster's certificate-authority"
+            ) from exc
         raise AppError(
             f"cannot reach the API server at {server}: {exc.message}; "
             "check --kubeconfig/--master and that the API server is up"
