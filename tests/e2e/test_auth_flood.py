@@ -47,6 +47,7 @@ def test_forged_token_flood_does_not_slow_scheduling_or_lock_out_scrapes(
         status, _ = proc.get("/metrics", token=local_cluster.admin_token, timeout=10)
         scrape = time.monotonic() - started
         assert status == 200
+        print(f"authorized scrape during the flood: {scrape:.2f}s")
         assert scrape < 3, f"an authorized scrape took {scrape:.1f}s during the flood"
         started = time.monotonic()
         for i in range(PODS):
@@ -58,6 +59,7 @@ def test_forged_token_flood_does_not_slow_scheduling_or_lock_out_scrapes(
             message="all pods bound during the flood",
         )
         took = time.monotonic() - started
+        print(f"{PODS} pods bound during the flood in {took:.2f}s")
         assert took < 12, f"{PODS} pods took {took:.1f}s to bind during the flood"
     finally:
         stop.set()
