@@ -348,7 +348,8 @@ def test_two_replicas_one_leader_beside_kube_scheduler(kubesched, api: ApiClient
     assert f'lease="{namespace}/{scheduler}"' in line
     assert f'holder="{leader_id}"' in line
     assert re.search(r'renewed="[0-9.]+s ago"', line), line
-    assert re.search(r'expires="(in [0-9.]+s|now)"', line), line
+    expires = r'expires="(in [0-9.]+s|now) \(leaseDuration from when this replica last saw it'
+    assert re.search(expires + r' change, [0-9.]+s ago\)"', line), line
     assert f'schedulers="{scheduler}"' in line
 
     # Only the leader schedules.

@@ -16,6 +16,7 @@ from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
 from kubesched.server.app import AppError, run_scheduler
 from kubesched.server.logs import setup_logging
+from kubesched.server.serving import ServingError
 
 KUBE_SCHEDULER_VERSION = "v1.37.2"
 """The kube-scheduler release whose behaviour kubesched reproduces."""
@@ -27,6 +28,7 @@ FATAL_ERRORS = (
     PluginRegistrationError,
     LeaseCollisionError,
     ElectionConfigError,
+    ServingError,
 )
 
 
@@ -47,26 +49,35 @@ def version_text(*, raw: bool = False) -> str:
     return f"kubesched v{mine} (kube-scheduler {KUBE_SCHEDULER_VERSION} semantics)"
 
 
+def _report(exc: ConfigError) -> int:
+    """Print a ConfigError's notices and errors (one line each); the exit code 1."""
+    for notice in exc.notices:
+        print(notice, file=sys.stderr)
+    for error in exc.errors:
+        print(f"kubesched: {error}", file=sys.stderr)
+    return 1
+
+
+def _write_config(config: KubeSchedulerConfiguration, path: str) -> int:
+    try:
+        write_config(config, path=path)
+    except ConfigError as exc:
+        return _report(exc)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     try:
         result = load_config(argv)
     except ConfigError as exc:
-        for notice in exc.notices:
-            print(notice, file=sys.stderr)
-        for error in exc.errors:
-            print(f"kubesched: {error}", file=sys.stderr)
-        return 1
+        return _report(exc)
     for notice in result.notices:
         print(notice, file=sys.stderr)
-    if result.show_help:
-        print(help_text())
-        return 0
-    if result.show_version:
-        print(version_text(raw=result.show_version == "raw"))
+    if result.show_help or result.show_version:
+        print(help_text() if result.show_help else version_text(raw=result.show_version == "raw"))
         return 0
     if result.write_config_to:
-        write_config(result.config, path=result.write_config_to)
-        return 0
+        return _write_config(result.config, result.write_config_to)
     config = result.config
     setup_logging(verbosity=config.verbosity, logging_format=config.logging_format)
     try:

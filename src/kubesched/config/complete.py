@@ -164,9 +164,25 @@ def _apply_flags(
         notices.extend(_ignored_notices(options))
     else:
         config = _apply(config, options, _COMPONENT_CONFIG_FLAGS)
+    errors.extend(_empty_lease_flags(options))
     config = _apply(config, options, _LEADER_ELECTION_FLAGS)
     config = _apply(config, options, _ALWAYS_FLAGS)
     return _apply_scheduler_name(config, options, errors=errors)
+
+
+_DEFAULT_WHEN_OMITTED = {
+    "leader-elect-resource-name": "the first profile's schedulerName",
+    "leader-elect-resource-namespace": "the pod's namespace, else kube-system",
+}
+
+
+def _empty_lease_flags(options: Options) -> list[str]:
+    """`--leader-elect-resource-name=` (or an alias) given empty: refused, not defaulted."""
+    return [
+        f"--{flag}: must not be empty; omit the flag to use {default}"
+        for flag, default in _DEFAULT_WHEN_OMITTED.items()
+        if options.given(flag) and not str(options.values[flag]).strip()
+    ]
 
 
 def _ignored_notices(options: Options) -> list[str]:

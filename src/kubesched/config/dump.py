@@ -50,7 +50,13 @@ def write_config(
         Path(path).write_text(text, encoding="utf-8")
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise ConfigError([f"--write-config-to: cannot write {path}: {reason}"]) from error
+        parent = Path(path).parent
+        fix = (
+            f"create {parent} first or pass a path in an existing directory"
+            if not parent.is_dir()
+            else "pass a writable path"
+        )
+        raise ConfigError([f"--write-config-to: cannot write {path}: {reason}; {fix}"]) from error
 
 
 def to_document(config: KubeSchedulerConfiguration) -> dict[str, Any]:

@@ -14,14 +14,16 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, ScalarNode
 
+from kubesched.apis.yamlinput import BoundedLoader, YamlBoundsError, check_size
 from kubesched.config.errors import ConfigError
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate keys and reads timestamps as plain strings."""
+class _StrictLoader(BoundedLoader):
+    """Bounded SafeLoader (see `kubesched.apis.yamlinput`) that rejects duplicate keys and
+    reads timestamps as plain strings."""
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[str] = set()
@@ -57,7 +59,10 @@ def read_document(path: str) -> object:
 def parse_document(data: bytes | str, *, source: str) -> object:
     """Parse one YAML document; `source` names it in the error message."""
     try:
+        check_size(data, source=source)
         return yaml.load(data, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except YamlBoundsError as error:
+        raise ConfigError([f"{source}: refused: {error}"]) from error
     except yaml.YAMLError as error:
         raise ConfigError([f"{source}: invalid YAML: {_one_line(error)}"]) from error
     except RecursionError as error:

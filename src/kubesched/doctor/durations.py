@@ -18,12 +18,20 @@ def short(seconds: float) -> str:
     return f"{whole // 86400}d"
 
 
+# A renewTime up to this far ahead of our clock is a renewal that happened while we read
+# (or ordinary clock drift): shown as "just now", never as a renewal "in" the future.
+SKEW_TOLERANCE_SECONDS = 2.0
+
+
 def ago(seconds: float | None) -> str:
-    """`3.2s ago`, or `never` when unknown."""
+    """`3.2s ago`, `just now`, or `never` when unknown; a renewTime clearly ahead of this
+    machine's clock is named as clock skew between the two machines."""
     if seconds is None:
         return "never"
-    if seconds < 0:
-        return f"in {short(seconds)} (clock skew)"
+    if seconds < -SKEW_TOLERANCE_SECONDS:
+        return f"{short(seconds)} ahead of this machine's clock (clock skew)"
+    if seconds < 0.05:
+        return "just now"
     return f"{short(seconds)} ago"
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from kubesched.doctor.durations import ago, expires
 from kubesched.doctor.inventory import SchedulerLease
+from kubesched.doctor.text import printable
 
 COLUMNS = ("LEASE", "HOLDER", "SCHEDULERS", "RENEWED", "EXPIRES", "TRANSITIONS", "STATE")
 
@@ -37,7 +38,7 @@ def _cells(lease: SchedulerLease, now: datetime) -> tuple[str, ...]:
         names += " (kube-scheduler)"
     return (
         lease.key,
-        record.holder_identity or "<none>",
+        printable(record.holder_identity) or "<none>",
         names,
         ago(lease.renewed_ago(now)),
         expires(lease.expires_in(now)),

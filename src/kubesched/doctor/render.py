@@ -9,6 +9,7 @@ from typing import Any
 from kubesched.doctor.durations import plural
 from kubesched.doctor.result import CheckResult, CheckStatus
 from kubesched.doctor.target import Target
+from kubesched.doctor.text import printable
 
 _MARK = {CheckStatus.OK: "ok", CheckStatus.WARN: "WARN", CheckStatus.FAIL: "FAIL"}
 
@@ -37,7 +38,7 @@ def table(results: list[CheckResult], target: Target) -> str:
         "",
         f"{counts['fail']} failed, {plural(counts['warn'], 'warning')}, {counts['ok']} ok",
     ]
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
 
 
 def as_json(results: list[CheckResult], target: Target) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from kubesched.apis.config import Profile
+from kubesched.apis.yamlinput import YamlBoundsError, load_all_bounded
 from kubesched.config import KubeSchedulerConfiguration
 
 HYPOTHETICAL_UID = "kubesched-explain-hypothetical"
@@ -106,7 +107,11 @@ def _read_single_document(path: str) -> dict[str, Any]:
     except OSError as exc:
         raise ExplainError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        docs = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        docs = [doc for doc in load_all_bounded(text, source=path) if doc is not None]
+    except YamlBoundsError as exc:
+        raise ExplainError(f"{path}: refused: {exc}") from exc
+    except RecursionError as exc:
+        raise ExplainError(f"{path} is not valid YAML or JSON: nested too deeply") from exc
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "parse error"
         raise ExplainError(f"{path} is not valid YAML or JSON: {first}") from exc

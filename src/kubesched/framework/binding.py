@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.instrument import ExtensionPointObserver, timed, timed_async
-from kubesched.framework.plugin_failures import as_error, raised
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, cancelled_by_plugin, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.model import Pod
@@ -45,7 +46,7 @@ class BindingCycle:
         for pl in self.plugins.reserve:
             try:
                 status = pl.reserve(state, pod, node_name)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "Reserve", exc)
             if status is None or status.code is Code.SUCCESS:
                 continue
@@ -60,7 +61,7 @@ class BindingCycle:
         for pl in reversed(self.plugins.reserve):
             try:
                 pl.unreserve(state, pod, node_name)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 raised(pl.name, "Unreserve", exc)
 
     @timed("Permit")
@@ -70,7 +71,7 @@ class BindingCycle:
         for pl in self.plugins.permit:
             try:
                 status, timeout = pl.permit(state, pod, node_name)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "Permit", exc)
             if status is None or status.code is Code.SUCCESS:
                 continue
@@ -107,7 +108,11 @@ class BindingCycle:
         for pl in self.plugins.pre_bind:
             try:
                 status: Status | None = await _resolve(pl.pre_bind(state, pod, node_name))
-            except Exception as exc:
+            except asyncio.CancelledError as exc:
+                if not cancelled_by_plugin():
+                    raise
+                return raised(pl.name, "PreBind", exc)
+            except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "PreBind", exc)
             if status is None or status.code is Code.SUCCESS:
                 continue
@@ -123,7 +128,11 @@ class BindingCycle:
         for pl in self.plugins.bind:
             try:
                 result: Status | None = await _resolve(pl.bind(state, pod, node_name))
-            except Exception as exc:
+            except asyncio.CancelledError as exc:
+                if not cancelled_by_plugin():
+                    raise
+                return raised(pl.name, "Bind", exc)
+            except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "Bind", exc)
             status = SUCCESS if result is None else result
             if status.code is Code.SKIP:
@@ -141,5 +150,5 @@ class BindingCycle:
         for pl in self.plugins.post_bind:
             try:
                 pl.post_bind(state, pod, node_name)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 raised(pl.name, "PostBind", exc)

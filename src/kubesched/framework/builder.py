@@ -18,6 +18,7 @@ from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
 from kubesched.framework.instrument import ExtensionPointObserver, ignore
 from kubesched.framework.interfaces import Plugin
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
 from kubesched.framework.runtime import Framework, PluginLists
 
@@ -118,7 +119,7 @@ class _Builder:
         args: Mapping[str, Any] = self.profile.plugin_config.get(name) or {}
         try:
             plugin = factory(args=args, handle=handle)
-        except Exception as exc:
+        except PLUGIN_ERRORS as exc:
             raise self.error(f"initializing plugin {name!r} (enabled at {point}): {exc}") from exc
         if getattr(plugin, "name", None) != name:
             raise self.error(

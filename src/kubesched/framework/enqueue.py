@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
-from kubesched.framework.plugin_failures import raised
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS, raised
 
 if TYPE_CHECKING:
     from kubesched.framework.runtime import PluginLists
@@ -29,6 +29,6 @@ def _plugin_events(name: str, plugin: Any) -> tuple[ClusterEvent, ...]:
         return (WILDCARD_EVENT,)
     try:
         return tuple(plugin.events_to_register())
-    except Exception as exc:
+    except PLUGIN_ERRORS as exc:
         raised(name, "EventsToRegister", exc)
         return (WILDCARD_EVENT,)

@@ -4,11 +4,25 @@ extension point."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from kubesched.framework.status import Code, Status
 
 logger = logging.getLogger("kubesched.framework")
+
+
+PLUGIN_ERRORS: tuple[type[BaseException], ...] = (Exception, asyncio.CancelledError, SystemExit)
+"""What a plugin may raise from a synchronous call and cost only its pod a retry: any error,
+and also CancelledError and SystemExit, which no synchronous call can receive from us (a
+plugin that raises them must not end the scheduling loop, or the process, silently)."""
+
+
+def cancelled_by_plugin() -> bool:
+    """Inside `except CancelledError` around an awaited plugin call: True when the plugin
+    raised it, False when our own task is being cancelled (then it must propagate)."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() == 0
 
 
 def raised(plugin: str, point: str, exc: BaseException) -> Status:

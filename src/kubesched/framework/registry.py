@@ -21,6 +21,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import cast
 
 from kubesched.framework.interfaces import PluginFactory
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 
@@ -79,7 +80,7 @@ def load_plugin_modules(registry: Registry, modules: Iterable[str]) -> None:
     for module_name in modules:
         try:
             module = importlib.import_module(module_name)
-        except Exception as exc:
+        except PLUGIN_ERRORS as exc:
             raise PluginRegistrationError(
                 f"--plugin-module {module_name}: cannot import it: {type(exc).__name__}: {exc}"
             ) from exc
@@ -105,7 +106,7 @@ def _load_entry_point(registry: Registry, entry_point: EntryPoint) -> None:
     source = f"entry point {entry_point.name} = {entry_point.value}"
     try:
         target = entry_point.load()
-    except Exception as exc:
+    except PLUGIN_ERRORS as exc:
         raise PluginRegistrationError(
             f"{source}: cannot load it: {type(exc).__name__}: {exc}"
         ) from exc
@@ -123,7 +124,7 @@ def _call_register(register: Callable[..., object], registry: Registry, *, sourc
         register(proxy)
     except PluginRegistrationError:
         raise
-    except Exception as exc:
+    except PLUGIN_ERRORS as exc:
         raise PluginRegistrationError(
             f"{source}: register() raised {type(exc).__name__}: {exc}"
         ) from exc

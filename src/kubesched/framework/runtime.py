@@ -23,7 +23,7 @@ from kubesched.framework.handle import Handle
 from kubesched.framework.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
-from kubesched.framework.plugin_failures import as_error, raised
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
 from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.whatif import WhatIfFiltering
@@ -123,7 +123,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         for pl in self.plugins.pre_enqueue:
             try:
                 status = pl.pre_enqueue(pod)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "PreEnqueue", exc)
             if status is not None and status.code is not Code.SUCCESS:
                 if not status.is_rejected():
@@ -171,7 +171,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         for pl in self.plugins.pre_filter:
             try:
                 out = pl.pre_filter(state, pod, nodes)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return PreFilterOutcome(raised(pl.name, "PreFilter", exc))
             if isinstance(out, Status):
                 if out.code is Code.SKIP:
@@ -201,7 +201,7 @@ class Framework(BindingCycle, WhatIfFiltering):
                 continue
             try:
                 status = filter_(state, pod, node_info)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return raised(name, "Filter", exc)
             if status is not None and status.code is not _SUCCESS_CODE:
                 if not status.is_rejected():
@@ -240,7 +240,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         for pl in self.plugins.post_filter:
             try:
                 out, status = pl.post_filter(state, pod, statuses)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return None, raised(pl.name, "PostFilter", exc)
             if status is None or status.code is Code.SUCCESS:
                 return out, status or SUCCESS
@@ -265,7 +265,7 @@ class Framework(BindingCycle, WhatIfFiltering):
             for pl in self.plugins.pre_score:
                 try:
                     status = pl.pre_score(state, pod, nodes)
-                except Exception as exc:
+                except PLUGIN_ERRORS as exc:
                     return raised(pl.name, "PreScore", exc)
                 if status is None or status.code is Code.SUCCESS:
                     continue

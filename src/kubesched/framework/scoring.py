@@ -18,6 +18,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from kubesched.framework.memo import store
 from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
 
@@ -135,7 +136,7 @@ def _score_plugin(
         score = pl.score
         try:
             raw = [score(state, pod, node) for node in nodes]
-        except Exception as exc:
+        except PLUGIN_ERRORS as exc:
             return None, _error(name, f"Score: {type(exc).__name__}: {exc}", exc)
     normalized = raw
     normalize = getattr(pl, "normalize_score", None)
@@ -143,7 +144,7 @@ def _score_plugin(
         normalized = list(raw)
         try:
             status = normalize(state, pod, normalized)
-        except Exception as exc:
+        except PLUGIN_ERRORS as exc:
             return None, _error(name, f"NormalizeScore: {type(exc).__name__}: {exc}", exc)
         if status is not None and status.code is not Code.SUCCESS:
             return None, _error(name, f"NormalizeScore: {status.message}", status.error)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.nodeinfo import NodeInfo
-from kubesched.framework.plugin_failures import raised
+from kubesched.framework.plugin_failures import PLUGIN_ERRORS, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
 
@@ -123,7 +123,7 @@ class WhatIfFiltering:
             call = pl.add_pod if point == "AddPod" else pl.remove_pod
             try:
                 status = call(state, pod, other, node_info)
-            except Exception as exc:
+            except PLUGIN_ERRORS as exc:
                 return raised(name, point, exc)
             if status is not None and status.code is not Code.SUCCESS:
                 # Upstream: `running AddPod on PreFilter plugin "X": <message>`, an error.

@@ -6,6 +6,11 @@
        +---- 410 Gone (version compacted) ----------+  timeout / broken -> re-watch from the
                                                        last resourceVersion, with backoff
 
+Every error (API errors, broken connections, an oversized line, a handler that raised) is
+retried with jittered exponential backoff, as client-go's reflector does: the loop ends only
+when cancelled. `health()` says whether it has synced, is failing (and why), is stalled (no
+progress for longer than its own timeouts allow) or has stopped.
+
 The relist after 410 diffs the fresh list against the store, so objects deleted while the
 watch was down are reported as deletes and the store ends equal to the API server's state.
 Objects are decoded to slim structs at once; only the decoded form is kept.
@@ -16,10 +21,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from kubesched.informers.health import InformerHealth, failure_hint
 from kubesched.kube.api import WatchApi
 from kubesched.kube.errors import ApiError, Gone
 
@@ -48,6 +55,12 @@ class ReflectorSettings:
     max_backoff: float = 30.0
     request_timeout: float = 60.0
 
+    @property
+    def stall_after(self) -> float:
+        """No progress for this long means stuck: longer than an idle watch, a list page
+        and the longest backoff sleep together can take."""
+        return self.inactivity_timeout + self.request_timeout + 2 * self.max_backoff + 30.0
+
 
 class Reflector(Generic[T]):
     """Lists and watches `path` (e.g. `/api/v1/pods`), feeding decoded objects to `handler`."""
@@ -63,6 +76,7 @@ class Reflector(Generic[T]):
         handler: EventHandler[T],
         field_selector: str = "",
         settings: ReflectorSettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._api = api
         self._path = path
@@ -76,6 +90,28 @@ class Reflector(Generic[T]):
         self.resource_version = ""
         self.synced = asyncio.Event()
         self.relists = 0
+        self._clock = clock
+        self._progress = clock()
+        self._running = False
+        self._stopped = False
+        self._error = ""
+        self._failing_since = 0.0
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    def health(self) -> InformerHealth:
+        """Synced, failing (with the last error), stalled or stopped: see `InformerHealth`."""
+        now = self._clock()
+        return InformerHealth(
+            path=self._path,
+            synced=self.synced.is_set(),
+            dead=self._stopped,
+            stalled=self._running and now - self._progress > self._settings.stall_after,
+            error=self._error,
+            failing_for=now - self._failing_since if self._error else 0.0,
+        )
 
     async def run(self) -> None:
         """List and watch until cancelled; never returns on errors, it backs off and retries.
@@ -83,25 +119,54 @@ class Reflector(Generic[T]):
         A reflector that already has a `resource_version` (it ran before and was cancelled)
         resumes watching from it, keeping its store; if that version has been compacted
         away meanwhile, the 410 makes it relist and report what it missed as a diff."""
+        self._running, self._stopped = True, False
+        try:
+            await self._loop()
+        finally:
+            self._running, self._stopped = False, True
+
+    async def _loop(self) -> None:
         backoff = self._settings.initial_backoff
         need_list = not self.resource_version
         while True:
+            self._progress = self._clock()
             try:
                 if need_list:
                     await self._list()
                     need_list = False
                 await self._watch()
                 backoff = self._settings.initial_backoff
-            except Gone:
+                self._recovered()
+            except Gone as exc:
                 log.info('"watch expired, relisting" path="%s"', self._path)
                 if need_list:  # the list itself was refused: do not hammer the server
-                    await asyncio.sleep(backoff)
+                    self._failed(exc)
+                    await self._sleep(backoff)
                     backoff = min(backoff * 2, self._settings.max_backoff)
                 need_list = True
-            except ApiError as exc:
-                log.warning('"list/watch failed" path="%s" err="%s"', self._path, exc)
-                await asyncio.sleep(backoff * (1 + random.random()))  # noqa: S311 - jitter
+            except Exception as exc:  # an informer must never die: retry everything
+                self._failed(exc)
+                await self._sleep(backoff)
                 backoff = min(backoff * 2, self._settings.max_backoff)
+
+    async def _sleep(self, backoff: float) -> None:
+        await asyncio.sleep(backoff * (1 + random.random()))  # noqa: S311 - jitter
+
+    def _failed(self, exc: Exception) -> None:
+        if not self._error:
+            self._failing_since = self._clock()
+        self._error = _describe(exc)
+        log.warning(
+            '"list/watch failed" path="%s" err="%s" fix="%s"',
+            self._path,
+            self._error,
+            failure_hint(exc, self._path),
+        )
+
+    def _recovered(self) -> None:
+        if self._error:
+            log.info('"list/watch recovered" path="%s"', self._path)
+        self._error = ""
 
     def _params(self) -> dict[str, str]:
         return {"fieldSelector": self._field_selector} if self._field_selector else {}
@@ -113,6 +178,7 @@ class Reflector(Generic[T]):
             page = await self._api.get(
                 self._path, params=params, timeout=self._settings.request_timeout
             )
+            self._progress = self._clock()
             for raw in page.get("items") or ():
                 obj = self._safe_decode(raw)
                 if obj is not None:
@@ -125,6 +191,7 @@ class Reflector(Generic[T]):
         self._replace(fresh)
         self.relists += 1
         self.synced.set()
+        self._recovered()
 
     def _safe_decode(self, raw: Any) -> T | None:
         """Decode one object; a malformed object is logged and skipped, never fatal."""
@@ -165,6 +232,7 @@ class Reflector(Generic[T]):
             self._path, params=params, inactivity_timeout=self._settings.inactivity_timeout
         )
         async for event in events:
+            self._progress = self._clock()
             self._apply(event)
 
     def _apply(self, event: dict[str, Any]) -> None:
@@ -191,6 +259,12 @@ class Reflector(Generic[T]):
             self._handler.on_add(obj)
         else:
             self._handler.on_update(old, obj)
+
+
+def _describe(exc: BaseException) -> str:
+    """The error for a log line: its message, or its type when it has none."""
+    text = str(exc)
+    return text if isinstance(exc, ApiError) and text else f"{type(exc).__name__}: {text}"
 
 
 def _as_object(raw: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
+from aiohttp.http_exceptions import LineTooLong
 
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
@@ -22,6 +23,10 @@ from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.ratelimit import TokenBucket
 
 USER_AGENT = "kubesched/0.1"
+# One watch event is one JSON line. etcd stores objects up to 1.5 MiB; as JSON (escaped
+# strings, base64 data) such an object can be several times larger, and aiohttp's default
+# line limit (2 x 64 KiB read buffer) would fail the watch on any object over 128 KiB.
+MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024
 
 
 class RequestObserver(Protocol):
@@ -55,12 +60,20 @@ class KubeClient:
         self._timeout = timeout
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
+        self._closed = False
 
     @property
     def server(self) -> str:
         return self._connection.server
 
+    def _check_open(self) -> None:
+        if self._closed:
+            # Shutting down: a late request (a binding's error path, a status patch) gets an
+            # ordinary API error, not aiohttp's "Session is closed" RuntimeError.
+            raise ConnectionFailed("the API client is closed (kubesched is shutting down)")
+
     def _ensure_session(self) -> aiohttp.ClientSession:
+        self._check_open()
         if self._session is None:
             connector = aiohttp.TCPConnector(
                 ssl=self._connection.ssl_context, limit=self._max_connections
@@ -71,6 +84,8 @@ class KubeClient:
         return self._session
 
     async def close(self) -> None:
+        """Close the session; later requests raise ConnectionFailed."""
+        self._closed = True
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -94,11 +109,37 @@ class KubeClient:
         content_type: str = "application/json",
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """One rate-limited request; returns the decoded JSON body or raises ApiError."""
-        await self._limiter.acquire()
-        session = self._ensure_session()
+        """One rate-limited request; returns the decoded JSON body or raises ApiError.
+
+        A 401 is retried once when the credential could be refreshed (an exec plugin)."""
+        self._check_open()
         data = None if body is None else orjson.dumps(body)
-        headers = await self._headers(content_type if data is not None else None)
+        for attempt in (1, 2):
+            await self._limiter.acquire()
+            headers = await self._headers(content_type if data is not None else None)
+            status, raw = await self._send(
+                method, path, data=data, params=params, headers=headers, timeout=timeout
+            )
+            if status != 401 or attempt == 2:
+                break
+            if not await self._connection.unauthorized(headers.get("Authorization")):
+                break
+        decoded = _loads(raw)
+        if status >= 300:
+            raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
+        return decoded if isinstance(decoded, dict) else {}
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        data: bytes | None,
+        params: Mapping[str, str] | None,
+        headers: dict[str, str],
+        timeout: float | None,
+    ) -> tuple[int, bytes]:
+        session = self._ensure_session()
         client_timeout = aiohttp.ClientTimeout(total=timeout or self._timeout)
         started, code = time.monotonic(), "<error>"
         try:
@@ -110,17 +151,14 @@ class KubeClient:
                 headers=headers,
                 timeout=client_timeout,
             ) as response:
-                raw = await response.read()
-                status = response.status
-                code = str(status)
+                code = str(response.status)
+                return response.status, await response.read()
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
+        except RuntimeError as exc:  # the session was closed while the request waited
+            raise ConnectionFailed(f"{method} {path}: {exc}", path=path) from exc
         finally:
             self._observe(method, self._host, code, time.monotonic() - started)
-        decoded = _loads(raw)
-        if status >= 300:
-            raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
-        return decoded if isinstance(decoded, dict) else {}
 
     async def get(
         self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
@@ -179,6 +217,8 @@ class KubeClient:
                 self._observe("GET", self._host, str(response.status), time.monotonic() - started)
                 if response.status >= 300:
                     raw = await response.read()
+                    if response.status == 401:  # the reflector retries with a fresh token
+                        await self._connection.unauthorized(headers.get("Authorization"))
                     raise ApiError.from_status(response.status, _loads(raw) or raw, path=path)
                 async for line in _lines(response.content, inactivity_timeout):
                     event = _loads(line)
@@ -193,9 +233,13 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation.
             async with asyncio.timeout(inactivity_timeout):
-                line = await content.readline()
+                line = await content.readline(max_line_length=MAX_WATCH_EVENT_BYTES)
         except TimeoutError as exc:
             raise ConnectionFailed(f"watch idle for {inactivity_timeout:.0f}s") from exc
+        except LineTooLong as exc:
+            raise ConnectionFailed(
+                f"watch event larger than {MAX_WATCH_EVENT_BYTES} bytes"
+            ) from exc
         if not line:
             return
         if line.strip():

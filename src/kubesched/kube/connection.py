@@ -14,14 +14,18 @@ is loaded: commands that never connect (`--version`, `--help`, `manifests`,
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from kubesched.apis.yamlinput import describe_error, load_all_bounded
+from kubesched.kube.credentials import ExecCredentials
 
 _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
@@ -38,22 +42,26 @@ class Connection:
     ssl_context: ssl.SSLContext | bool
     _configuration: Any
     _loader: Any = None
+    _exec: ExecCredentials | None = None
+
+    def __post_init__(self) -> None:
+        if self._loader is not None and ExecCredentials.applies_to(self._loader):
+            self._exec = ExecCredentials(self._loader)
 
     async def authorization(self) -> str | None:
-        """The `Authorization` header value, refreshed for in-cluster and exec credentials."""
+        """The `Authorization` header value: an exec plugin's token (re-run on expiry), or
+        the kubeconfig's / in-cluster token (the in-cluster file is re-read as it rotates)."""
+        if self._exec is not None:
+            return await self._exec.header()
         value = await self._configuration.get_api_key_with_prefix("BearerToken")
         return str(value) if value else None
 
-    async def refresh_forever(self, interval: float = 60.0) -> None:
-        """Re-run an exec credential plugin periodically (no-op for other auth methods)."""
-        loader = self._loader
-        if loader is None or "exec" not in getattr(loader, "_user", {}):
-            return
-        while True:
-            await asyncio.sleep(interval)
-            with contextlib.suppress(Exception):
-                await loader.load_from_exec_plugin()
-                self._configuration.api_key["BearerToken"] = loader.token
+    async def unauthorized(self, sent: str | None) -> bool:
+        """The API server answered 401 to `sent`: refresh the credential if it can be
+        (exec plugins are re-run, as client-go does). True when a retry may succeed."""
+        if self._exec is None:
+            return False
+        return await self._exec.unauthorized(sent)
 
 
 def _ssl_context(configuration: Any) -> ssl.SSLContext | bool:
@@ -72,6 +80,8 @@ async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
             f"kubeconfig {path} does not exist; pass --kubeconfig=PATH (or set KUBECONFIG) "
             "to an existing file"
         )
+    for part in (p for p in path.split(os.pathsep) if p):
+        _check_kubeconfig_file(Path(part).expanduser())
     from kubernetes_asyncio.config import ConfigException, kube_config  # noqa: PLC0415
 
     configuration = _configuration()
@@ -82,7 +92,7 @@ async def _from_kubeconfig(path: str, context: str | None) -> tuple[Any, Any]:
             client_configuration=configuration,
             persist_config=False,
         )
-    except (ConfigException, OSError, KeyError, TypeError, ValueError) as exc:
+    except (ConfigException, OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ConnectionConfigError(
             f"cannot load kubeconfig {path}: {exc}; check the file or pass --kubeconfig"
         ) from exc
@@ -94,6 +104,29 @@ def _configuration() -> Any:
     from kubernetes_asyncio.client import Configuration  # noqa: PLC0415
 
     return Configuration()
+
+
+def _check_kubeconfig_file(path: Path) -> None:
+    """A one-line error for a kubeconfig that is not a bounded YAML mapping (the client
+    library would raise a parser traceback, or expand an alias bomb)."""
+    if not path.is_file():
+        return
+    try:
+        documents = load_all_bounded(path.read_bytes(), source=str(path))
+    except OSError as exc:
+        raise ConnectionConfigError(
+            f"cannot read kubeconfig {path}: {exc.strerror or exc}; pass --kubeconfig=PATH"
+        ) from exc
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise ConnectionConfigError(
+            f"kubeconfig {path} is not valid YAML ({describe_error(exc)}); fix the file or pass "
+            "--kubeconfig=PATH to another one"
+        ) from exc
+    if len(documents) > 1 or (documents and not isinstance(documents[0], dict | None)):
+        raise ConnectionConfigError(
+            f"kubeconfig {path} is not one YAML mapping (kind: Config); fix the file or pass "
+            "--kubeconfig=PATH to another one"
+        )
 
 
 def _from_in_cluster() -> Any:
@@ -122,8 +155,10 @@ async def load_connection(
         default = env.get("KUBECONFIG") or str(Path("~/.kube/config").expanduser())
         if not any(Path(p).exists() for p in default.split(os.pathsep) if p):
             if master:
+                # As client-go with only --master: the system's CAs, verified (no kubeconfig
+                # means nobody asked for insecure-skip-tls-verify).
                 configuration = _configuration()
-                configuration.verify_ssl = not master.startswith("https://")
+                configuration.verify_ssl = True
             else:
                 raise ConnectionConfigError(
                     "no cluster connection: pass --kubeconfig=PATH, set KUBECONFIG, "
@@ -134,4 +169,21 @@ async def load_connection(
     if master:
         configuration.host = master
     server = str(configuration.host).rstrip("/")
+    _check_server_url(server, from_flag=bool(master))
     return Connection(server, _ssl_context(configuration), configuration, loader)
+
+
+def _check_server_url(server: str, *, from_flag: bool) -> None:
+    """A one-line error for a server address that is not an http(s) URL with a host."""
+    where = "--master" if from_flag else "the kubeconfig's cluster.server"
+    try:
+        parsed = urlsplit(server)
+        valid = parsed.scheme in {"http", "https"} and bool(parsed.hostname)
+        _ = parsed.port  # raises on a malformed port
+    except ValueError:
+        valid = False
+    if not valid or any(char.isspace() for char in server):
+        raise ConnectionConfigError(
+            f"{where} {server!r} is not a valid API server URL; write it as "
+            "https://HOST[:PORT] (for example https://10.0.0.1:6443)"
+        )

@@ -12,10 +12,11 @@ import enum
 import logging
 import random
 
-from kubesched.kube.errors import ApiError, Conflict, NotFound
+from kubesched.kube.errors import ApiError, Conflict, Forbidden, NotFound
 from kubesched.leaderelection.clock import Clock, jittered
 from kubesched.leaderelection.lock import LeaseLock
 from kubesched.leaderelection.outcome import ElectionMetrics
+from kubesched.leaderelection.rbac_hint import LeaseCreateHint
 from kubesched.leaderelection.record import LeaseRecord
 from kubesched.leaderelection.settings import JITTER_FACTOR, ElectionConfig
 
@@ -57,6 +58,7 @@ class Candidate:
         """Monotonic time when `observed` last changed."""
         self.last_renew_start: float | None = None
         """Monotonic time when our last successful acquire/renew request was sent."""
+        self._create_hint = LeaseCreateHint()
 
     def holds(self) -> bool:
         """Whether the last record seen names us as the holder (client-go's IsLeader)."""
@@ -150,6 +152,9 @@ class Candidate:
     async def _create(self, start: float) -> Attempt:
         try:
             self._wrote(await self.lock.create(self._new_record()), start)
+        except Forbidden as exc:
+            self._create_hint.forbidden(self.lock.describe(), exc, now=start)
+            return Attempt.FAILED
         except ApiError as exc:
             log.warning('"error creating lease" lease="%s" err="%s"', self.lock.describe(), exc)
             return Attempt.FAILED

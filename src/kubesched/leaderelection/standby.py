@@ -2,8 +2,13 @@
 when *we* will consider it expired and which schedulers the holder serves.
 
 Logged when the holder changes and otherwise at most every 30 s, instead of client-go's
-bare `attempting to acquire leader lease ns/name...`, which left the guides'
-users staring at a line that never changed.
+bare `attempting to acquire leader lease ns/name...`, which left the users of the guide on
+leader-election conflicts between a custom scheduler and kube-scheduler staring at a line
+that never changed.
+
+The expiry is ours, not the holder's: like client-go, a standby counts leaseDuration from
+the moment *it* last saw the Lease record change (renewTime is the holder's wall clock and
+is never compared with ours), and the line says so.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ def describe_renewed(record: LeaseRecord, clock: Clock) -> str:
     return _age((clock.now() - record.renew_time).total_seconds())
 
 
-def describe_expiry(seconds_left: float) -> str:
-    """When the Lease expires by our monotonic clock."""
-    return f"in {seconds_left:.1f}s" if seconds_left > 0 else "now"
+def describe_expiry(seconds_left: float, seen_ago: float) -> str:
+    """When the Lease expires by our monotonic clock, and from when that counts."""
+    when = f"in {seconds_left:.1f}s" if seconds_left > 0 else "now"
+    return f"{when} (leaseDuration from when this replica last saw it change, {seen_ago:.1f}s ago)"
 
 
 def describe_schedulers(record: LeaseRecord) -> str:
@@ -71,7 +77,7 @@ class StandbyReporter:
             candidate.lock.describe(),
             record.holder_identity,
             describe_renewed(record, self._clock),
-            describe_expiry(candidate.expires_in(now)),
+            describe_expiry(candidate.expires_in(now), now - candidate.observed_time),
             describe_schedulers(record),
             record.lease_transitions,
         )

@@ -3,9 +3,12 @@ binding goroutines), so the next pod is scheduled while earlier bindings are in 
 
     WaitOnPermit -> PreBind -> Bind -> (cache: finish binding) -> Scheduled event -> PostBind
 
-On failure: Unreserve, forget the assumed pod in the cache, then either drop the pod (the
-API says 404: it is gone, or 409: someone else bound it / it is being deleted) or requeue
-it with backoff and report FailedScheduling (reason SchedulerError).
+On failure: Unreserve, forget the assumed pod in the cache, then either drop the pod or
+requeue it with backoff and report FailedScheduling (reason SchedulerError). What the API
+server and the informer say decides, never the status code alone: a 409 is "settled" only
+when its message says the pod is already assigned, being deleted or was re-created (UID
+precondition), or the informer shows the pod bound, deleted or replaced; any other 409 (an
+etcd hiccup answers "rpc error: code = Unavailable" with 409) is retried like a 500.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from kubesched.cache import SchedulerCache
 from kubesched.framework import CycleState, Diagnosis, FitError, Status
 from kubesched.framework.runtime import Framework
 from kubesched.kube.api import KubeApi
-from kubesched.kube.errors import Conflict, NotFound
+from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -27,6 +30,22 @@ from kubesched.scheduler.metrics import SchedulerMetrics
 log = logging.getLogger(__name__)
 
 BIND_TIMEOUT_SECONDS = 30.0
+# What the API server's pods/binding answers with 409 when there is nothing left to do.
+_SETTLED_CONFLICTS = ("already assigned", "is being deleted", "precondition failed")
+
+PodLookup = Callable[[str], Pod | None]
+
+
+def binding_settled(error: ApiError, pod: Pod, current: Pod | None) -> bool:
+    """Whether a failed binding needs no retry: the pod is gone, bound or replaced.
+
+    `current` is the informer's copy of the pod (None when it has none)."""
+    if current is None or current.uid != pod.uid or current.node_name or current.deleting:
+        return True
+    if isinstance(error, NotFound):
+        return True
+    message = error.message.lower()
+    return isinstance(error, Conflict) and any(text in message for text in _SETTLED_CONFLICTS)
 
 
 class FencedError(RuntimeError):
@@ -90,6 +109,7 @@ class Binder:
         metrics: SchedulerMetrics,
         on_failure: FailureReporter,
         on_success: SuccessReporter,
+        lookup_pod: PodLookup = lambda _key: None,
         fenced: Callable[[], bool] = lambda: False,
         concurrency: int = 64,
     ) -> None:
@@ -98,6 +118,7 @@ class Binder:
         self._metrics = metrics
         self._on_failure = on_failure
         self._on_success = on_success
+        self._lookup_pod = lookup_pod
         self._fenced = fenced
         self._slots = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -162,12 +183,12 @@ class Binder:
             log.info('"not binding: leader lease not renewed in time" pod="%s"', task.assumed.key)
             self._queue.requeue_after_error(task.qpi, pod_scheduling_cycle=task.scheduling_cycle)
             return
-        if isinstance(status.error, NotFound | Conflict):
-            # Gone, being deleted, or already bound by someone else: nothing to retry.
-            log.info(
-                '"dropping pod after binding conflict" pod="%s" err="%s"',
-                task.assumed.key,
-                status.error,
-            )
+        error = status.error
+        pod = task.assumed
+        if isinstance(error, NotFound | Conflict) and binding_settled(
+            error, pod, self._lookup_pod(pod.key)
+        ):
+            # Gone, being deleted, re-created, or already bound by someone else.
+            log.info('"dropping pod after binding conflict" pod="%s" err="%s"', pod.key, error)
             return
         self._on_failure(task.framework, task.qpi, status, task.scheduling_cycle, task.started)

@@ -7,7 +7,11 @@
   type and note) becomes a series: its `series.count` is patched, at most once every 30 s
   per series, instead of a new Event per retry (an unschedulable pod does not flood).
 * Notes are truncated to the API's 1 kB limit; when the queue is full, events are dropped
-  and counted rather than growing memory.
+  rather than growing memory. Every event lost (queue full, write failed, 403) is counted
+  through `on_drop` (the `kubesched_events_dropped_total` metric) and summarised in the log
+  at most once a minute; the first 403 names the RBAC fix.
+* The recorder is meant to get its own API client (as kube-scheduler's event client), so
+  events neither wait behind bindings nor slow them down.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kubesched.kube.api import MERGE_PATCH, KubeApi
-from kubesched.kube.errors import ApiError, NotFound
+from kubesched.kube.errors import ApiError, Forbidden, NotFound
 from kubesched.model import Pod
+from kubesched.scheduler.event_drops import FORBIDDEN, QUEUE_FULL, WRITE_FAILED, DropReport
 
 log = logging.getLogger(__name__)
 
@@ -95,17 +100,23 @@ class EventRecorder:
         self,
         api: KubeApi,
         *,
-        max_queued: int = 1000,
+        max_queued: int = 5000,
         clock: Callable[[], float] = time.monotonic,
         hostname: str | None = None,
+        on_drop: Callable[[str], None] | None = None,
     ) -> None:
         self._api = api
         self._queue: asyncio.Queue[_Record] = asyncio.Queue(maxsize=max_queued)
         self._series: dict[tuple[Any, ...], _Series] = {}
         self._clock = clock
         self._hostname = hostname or socket.gethostname()
-        self.dropped = 0
+        self._drops = DropReport(on_drop=on_drop, clock=clock)
         self.written = 0
+
+    @property
+    def dropped(self) -> int:
+        """Events lost so far, for any reason."""
+        return self._drops.total
 
     def record(
         self,
@@ -123,7 +134,7 @@ class EventRecorder:
         try:
             self._queue.put_nowait(record)
         except asyncio.QueueFull:
-            self.dropped += 1
+            self._drops.dropped(QUEUE_FULL)
 
     async def run(self) -> None:
         """Write queued events until cancelled; series patches are flushed periodically."""
@@ -189,13 +200,12 @@ class EventRecorder:
             await self._api.post(
                 f"/apis/events.k8s.io/v1/namespaces/{ref.namespace or 'default'}/events", body
             )
+        except Forbidden as exc:
+            self._drops.dropped(FORBIDDEN, err=str(exc))
+            return
         except ApiError as exc:
-            log.warning(
-                '"could not write event" reason="%s" object="%s" err="%s"',
-                record.reason,
-                f"{ref.namespace}/{ref.name}",
-                exc,
-            )
+            log.debug('"could not write event" reason="%s" err="%s"', record.reason, exc)
+            self._drops.dropped(WRITE_FAILED)
             return
         self.written += 1
         self._series[key] = _Series(
@@ -218,6 +228,7 @@ class EventRecorder:
     async def _flush_series_forever(self) -> None:
         while True:
             await asyncio.sleep(SERIES_PATCH_INTERVAL_SECONDS)
+            self._drops.flush()
             now = self._clock()
             for key, series in list(self._series.items()):
                 if series.dirty and now - series.last_patched >= SERIES_PATCH_INTERVAL_SECONDS:

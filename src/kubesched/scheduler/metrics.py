@@ -132,6 +132,15 @@ class SchedulerMetrics:
             buckets=_VICTIM_BUCKETS,
             registry=r,
         )
+        self.events_dropped = Counter(
+            "kubesched_events_dropped",
+            "Events that could not be written, by reason (queue_full, write_failed, "
+            "forbidden). kube-scheduler has no such metric; kubesched counts every drop.",
+            ["reason"],
+            registry=r,
+        )
+        for reason in ("queue_full", "write_failed", "forbidden"):
+            self.events_dropped.labels(reason)  # exported as 0 from the start, for alerts
         self.leader = Gauge(
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
@@ -164,6 +173,10 @@ class SchedulerMetrics:
     def exported(self) -> Collector:
         """What /metrics serves: every family but the disabled ones."""
         return _Exported(self.registry, self._disabled)
+
+    def count_dropped_event(self, reason: str) -> None:
+        """`EventRecorder(on_drop=...)`: one event lost for `reason`."""
+        self.events_dropped.labels(reason).inc()
 
     def election(self, lease_name: str) -> ElectionMetricsAdapter:
         """The hooks the leader elector reports through, for one Lease."""

@@ -3,13 +3,42 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
+from kubesched.kube.errors import ApiError
 from kubesched.model import Pod
+
+log = logging.getLogger(__name__)
 
 UNSCHEDULABLE = "Unschedulable"
 SCHEDULER_ERROR = "SchedulerError"
+PODS_STATUS_RBAC_FIX = (
+    'grant patch on pods/status (apiGroup "") to kubesched\'s identity, so unschedulable '
+    "pods get their PodScheduled condition; `kubesched manifests` prints the RBAC and "
+    "`kubesched doctor` checks it"
+)
+
+
+class ForbiddenOnce:
+    """Logs the first 403 on pods/status in full, naming the fix; later ones at debug."""
+
+    def __init__(self) -> None:
+        self._explained = False
+
+    def report(self, pod: Pod, error: ApiError) -> None:
+        if self._explained:
+            log.debug('"could not update pod status (403)" pod="%s"', pod.key)
+            return
+        self._explained = True
+        log.error(
+            '"kubesched may not update pod status; pods get no PodScheduled condition" '
+            'pod="%s" err="%s" fix="%s"',
+            pod.key,
+            error,
+            PODS_STATUS_RBAC_FIX,
+        )
 
 
 def _now() -> str:

@@ -26,12 +26,17 @@ from kubesched.framework import (
 )
 from kubesched.framework.status import Code
 from kubesched.kube.api import KubeApi
-from kubesched.kube.errors import ApiError, NotFound
+from kubesched.kube.errors import ApiError, Forbidden, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.scheduler.podstatus import SCHEDULER_ERROR, UNSCHEDULABLE, patch_pod_scheduled
+from kubesched.scheduler.podstatus import (
+    SCHEDULER_ERROR,
+    UNSCHEDULABLE,
+    ForbiddenOnce,
+    patch_pod_scheduled,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +72,14 @@ class Scheduler:
         self._side_tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[Any] | None = None
         self._bindings_abandoned = False
+        self._status_forbidden = ForbiddenOnce()
         self.binder = Binder(
             cache=cache,
             queue=queue,
             metrics=metrics,
             on_failure=self._handle_failure,
             on_success=self._handle_bound,
+            lookup_pod=lookup_pod,
             fenced=fenced,
             concurrency=binding_concurrency,
         )
@@ -262,6 +269,8 @@ class Scheduler:
             )
         except NotFound:
             return
+        except Forbidden as exc:
+            self._status_forbidden.report(pod, exc)
         except ApiError as exc:
             log.warning('"could not update pod status" pod="%s" err="%s"', pod.key, exc)
 

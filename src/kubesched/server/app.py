@@ -20,10 +20,11 @@ from typing import Any
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
-from kubesched.kube.errors import ApiError
+from kubesched.kube.errors import ApiError, ConnectionFailed, Unauthorized
 from kubesched.leaderelection import LeaderElector, OnStartedLeading, check_lease_collision
 from kubesched.queue import GATED, UNSCHEDULABLE
 from kubesched.scheduler.schedule_one import Scheduler
+from kubesched.server.cachesync import CacheSyncError, wait_synced, watch_informers
 from kubesched.server.components import Components, build
 
 log = logging.getLogger("kubesched")
@@ -49,8 +50,19 @@ async def run_scheduler(config: KubeSchedulerConfiguration, stop: asyncio.Event)
     try:
         return await run(components, stop)
     finally:
-        for client in {components.client, components.election_client, components.auth_client}:
+        await _cancel_stragglers()
+        for client in components.clients():
             await client.close()
+
+
+async def _cancel_stragglers() -> None:
+    """End every task still running (abandoned bindings, status patches, preemption) before
+    the API clients close, so none of them meets a closed session on the way out."""
+    current = asyncio.current_task()
+    stragglers = [task for task in asyncio.all_tasks() if task is not current]
+    for task in stragglers:
+        task.cancel()
+    await asyncio.gather(*stragglers, return_exceptions=True)
 
 
 async def run(components: Components, stop: asyncio.Event) -> int:
@@ -74,10 +86,26 @@ async def _check_reachable(client: KubeClient) -> None:
     server = client.server
     try:
         version = await client.get("/version", timeout=10)
+    except Unauthorized as exc:
+        raise AppError(
+            f"the API server at {server} rejected kubesched's credentials ({exc.status} "
+            f"{exc.reason}); check the token, client certificate or exec plugin of the user "
+            "in --kubeconfig"
+        ) from exc
+    except ConnectionFailed as exc:
+        if "CERTIFICATE_VERIFY_FAILED" in exc.message or "certificate verify" in exc.message:
+            raise AppError(
+                f"the API server at {server} presented a certificate that is not trusted "
+                f"({exc.message}); pass --kubeconfig with the cluster's certificate-authority"
+            ) from exc
+        raise AppError(
+            f"cannot reach the API server at {server}: {exc.message}; "
+            "check --kubeconfig/--master and that the API server is up"
+        ) from exc
     except ApiError as exc:
         raise AppError(
-            f"cannot reach the API server at {server}: {exc}; "
-            "check --kubeconfig/--master and that the API server is up"
+            f"the API server at {server} answered GET /version with {exc}; check that "
+            "--kubeconfig/--master point at a Kubernetes API server"
         ) from exc
     log.info('"connected" server="%s" version="%s"', server, version.get("gitVersion"))
 
@@ -101,20 +129,23 @@ async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.
     _spawn(tasks, _report_pending(components), "pending pods metric")
     components.queue.start()
 
-    async def fill_caches() -> None:
+    async def fill_caches() -> bool:
         for resource, reflector in components.informers.named().items():
             _spawn(tasks, reflector.run(), f"{resource} informer")
-        await _wait_synced(components)
+        synced = await _wait_synced(components, stop)
+        _spawn(tasks, watch_informers(components.informers), "informer watchdog")
+        return synced
 
     try:
         if components.elector is None:
-            await fill_caches()
+            if not await fill_caches():
+                return 0
             return await _run_without_election(components.scheduler, stop)
         # delayCacheUntilActive: a standby fills its caches only once it leads (less memory,
         # slower fail-over), as kube-scheduler.
         delayed = config.delay_cache_until_active
-        if not delayed:
-            await fill_caches()
+        if not delayed and not await fill_caches():
+            return 0
         return await _run_with_election(
             components.elector,
             _leading(components.scheduler, before=fill_caches if delayed else None),
@@ -157,15 +188,15 @@ async def _run_with_election(
 
 
 def _leading(
-    scheduler: Scheduler, *, before: Callable[[], Awaitable[None]] | None = None
+    scheduler: Scheduler, *, before: Callable[[], Awaitable[bool]] | None = None
 ) -> OnStartedLeading:
     """The work done while leading: `before` (filling the caches, with
     delayCacheUntilActive), then the scheduling loop, which `Scheduler.drain` stops before
     the Lease is released."""
 
     async def lead() -> None:
-        if before is not None:
-            await before()
+        if before is not None and not await before():
+            return  # stopped while filling the caches: the elector is stopping too
         await scheduler.run()
 
     return lead
@@ -176,23 +207,21 @@ async def _stop_on(stop: asyncio.Event, elector: LeaderElector) -> None:
     elector.stop()
 
 
-async def _wait_synced(components: Components) -> None:
+async def _wait_synced(components: Components, stop: asyncio.Event) -> bool:
+    """Wait for the caches (False when stopped first); see `kubesched.server.cachesync`."""
     informers = components.informers
     try:
-        async with asyncio.timeout(CACHE_SYNC_TIMEOUT_SECONDS):
-            await informers.wait_synced()
-    except TimeoutError as exc:
-        raise AppError(
-            "informer caches did not sync in time; check API server health and "
-            "RBAC (list/watch pods, nodes and namespaces, and poddisruptionbudgets when "
-            "preempting)"
-        ) from exc
+        if not await wait_synced(informers, stop, timeout=CACHE_SYNC_TIMEOUT_SECONDS):
+            return False
+    except CacheSyncError as exc:
+        raise AppError(str(exc)) from exc
     # The listed cluster lives as long as the process: keep it out of the cyclic garbage
     # collector's scans, which otherwise walk every cached object again and again.
     gc.freeze()
     log.info(
         '"caches synced" nodes=%d pods=%d', len(informers.nodes.store), len(informers.pods.store)
     )
+    return True
 
 
 async def _report_pending(components: Components) -> None:

@@ -9,10 +9,13 @@ A request to a path outside `always_allow_paths` (kube-scheduler's
 2. the API server authorizes the user for the non-resource path (`SubjectAccessReview`,
    authorization.k8s.io/v1, verb `get` for GET/HEAD) -> 403 when denied.
 
-Answers, positive and negative, are cached for `ttl` seconds (kube-scheduler's defaults are
-10 s for both) in bounded LRU caches, and concurrent requests with the same question share
-one review, and at most `MAX_CONCURRENT_REVIEWS` reviews are in flight, so scrapers (or
-a caller spraying forged tokens) cannot make us flood the API server. Failures to reach the API
+Answers, positive and negative, are cached for `ttl` seconds (kube-scheduler's defaults:
+authentication 10 s, authorization allowed 10 s and denied 10 s) in bounded LRU caches,
+concurrent requests with the same question share one review, and at most
+`MAX_CONCURRENT_REVIEWS` reviews are in flight. The reviews go through their own API client
+(`AUTH_CLIENT_QPS`/`AUTH_CLIENT_BURST`, upstream's delegated-auth client limits), so
+scrapers, or a caller spraying forged tokens, neither starve scheduling of its QPS nor
+flood the API server. Failures to reach the API
 server are not cached (401 for authentication, 500 for authorization, as upstream).
 Tokens are never logged and never kept: the cache is keyed by the token's SHA-256.
 """
@@ -24,7 +27,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -39,7 +42,11 @@ SUBJECT_ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
 CACHE_TTL_SECONDS = 10.0
 CACHE_MAX_ENTRIES = 1024
 REVIEW_TIMEOUT_SECONDS = 5.0
-MAX_CONCURRENT_REVIEWS = 4  # cache misses in flight; the rest wait (they share our QPS budget)
+MAX_CONCURRENT_REVIEWS = 64  # cache misses in flight; the rest wait for a slot
+# The delegated authentication/authorization client's limits, as kube-scheduler's
+# (k8s.io/apiserver's delegating authn/authz options set QPS 200, burst 400).
+AUTH_CLIENT_QPS = 200.0
+AUTH_CLIENT_BURST = 400
 
 V = TypeVar("V")
 
@@ -154,6 +161,11 @@ def bearer_token(authorization: str | None) -> str:
         return ""
     scheme, _, token = authorization.strip().partition(" ")
     return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def split_paths(items: Iterable[str]) -> tuple[str, ...]:
+    """`--authorization-always-allow-paths` values, each possibly a comma-separated list."""
+    return tuple(path.strip() for item in items for path in item.split(",") if path.strip())
 
 
 def path_matcher(paths: tuple[str, ...]) -> Callable[[str], bool]:

@@ -3,7 +3,8 @@
 Nothing here sends a request or starts a task; `kubesched.server.app.run` does both. Parts are
 made in dependency order and handed to what needs them, so nothing is attached later:
 
-    metrics, cache, snapshot, API clients, event recorder
+    metrics, cache, snapshot, API clients (scheduling, election, events, delegated auth),
+    event recorder
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
     informers: pods, nodes, namespaces, PodDisruptionBudgets, what plugins declare
     leader elector                     (its fence is read by binding and preemption)
@@ -46,7 +47,7 @@ from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
-from kubesched.server.auth import DelegatedAuth
+from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS, DelegatedAuth, split_paths
 from kubesched.server.frameworks import new_queue, preempting, registered
 from kubesched.server.informers import (
     Informers,
@@ -68,11 +69,14 @@ class Components:
     metrics: SchedulerMetrics
     cache: SchedulerCache
     client: KubeClient
-    """Scheduling: lists, watches, bindings, status patches, events, reviews."""
+    """Scheduling: lists, watches, bindings, status patches, preemption."""
     election_client: KubeClient
     """Leader election only, so renewals never wait behind bindings."""
+    event_client: KubeClient
+    """Events, with their own QPS budget (kube-scheduler's separate event client)."""
     auth_client: KubeClient
-    """Reviews of the secure port's callers (`client` unless an auth kubeconfig is given)."""
+    """Delegated authn/authz reviews (QPS 200, burst 400 as upstream; through the auth
+    kubeconfig when one is given)."""
     recorder: EventRecorder
     informers: Informers
     frameworks: Mapping[str, Framework]
@@ -81,6 +85,10 @@ class Components:
     scheduler: Scheduler
     elector: LeaderElector | None
     server: HealthServer
+
+    def clients(self) -> tuple[KubeClient, ...]:
+        """Every API client, to close at exit."""
+        return (self.client, self.election_client, self.event_client, self.auth_client)
 
 
 def build_registry(config: KubeSchedulerConfiguration) -> Registry:
@@ -101,13 +109,16 @@ def build(
     cc = config.client_connection
     metrics = SchedulerMetrics(disabled=config.disabled_metrics)
 
-    def new_client(to: Connection) -> KubeClient:
-        return KubeClient(to, qps=cc.qps, burst=cc.burst, observe=metrics.observe_request)
+    def new_client(to: Connection, *, qps: float = cc.qps, burst: int = cc.burst) -> KubeClient:
+        return KubeClient(to, qps=qps, burst=burst, observe=metrics.observe_request)
 
     client, election_client = new_client(connection), new_client(connection)
-    auth_client = new_client(auth_connection) if auth_connection is not None else client
+    event_client = new_client(connection)
+    auth_client = new_client(
+        auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST
+    )
     cache, snapshot = SchedulerCache(), Snapshot()
-    recorder = EventRecorder(client)
+    recorder = EventRecorder(event_client, on_drop=metrics.count_dropped_event)
     nominator, waiting = Nominator(), WaitingPods()
     namespaces, pdbs = store_informers(client)
     registry = build_registry(config)
@@ -188,6 +199,8 @@ def build(
         cache=cache,
         client=client,
         election_client=election_client,
+        event_client=event_client,
+        auth_client=auth_client,
         recorder=recorder,
         informers=informers,
         frameworks=frameworks,
@@ -195,7 +208,6 @@ def build(
         preemptions=preemptions,
         scheduler=scheduler,
         elector=elector,
-        auth_client=auth_client,
         server=_server(config, metrics, auth_client, elector, informers),
     )
 
@@ -289,7 +301,7 @@ def _server(
     options = ServingOptions(
         bind_address=config.bind_address,
         secure_port=config.secure_port,
-        cert_dir=Path(config.cert_dir or "/tmp/kubesched-serving"),  # noqa: S108
+        cert_dir=Path(config.cert_dir) if config.cert_dir else None,
         tls_cert_file=config.tls_cert_file,
         tls_private_key_file=config.tls_private_key_file,
         tls_min_version=config.tls_min_version,
@@ -299,24 +311,18 @@ def _server(
     )
 
     def live() -> bool:
-        return elector is None or elector.check() is None
+        return informers.alive() and (elector is None or elector.check() is None)
 
     return HealthServer(
         options=options,
         metrics=metrics,
-        ready=informers.synced,
+        ready=informers.ready,
         live=live,
         configz=lambda: configz(config),
         # /metrics and /configz: the API server authenticates and authorizes callers.
         auth=DelegatedAuth(
             auth_client,
-            always_allow_paths=_split_paths(config),
+            always_allow_paths=split_paths(config.authorization_always_allow_paths),
             ttl=config.authentication_cache_ttl,
         ),
     )
-
-
-def _split_paths(config: KubeSchedulerConfiguration) -> tuple[str, ...]:
-    """`--authorization-always-allow-paths` values, each possibly a comma-separated list."""
-    items = config.authorization_always_allow_paths
-    return tuple(path.strip() for item in items for path in item.split(",") if path.strip())

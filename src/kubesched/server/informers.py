@@ -19,6 +19,7 @@ from kubesched.framework import ActionType, ClusterEvent
 from kubesched.framework.listers import ClusterListers, IndexedStore
 from kubesched.framework.resources import ResourceSpec
 from kubesched.informers import Reflector
+from kubesched.informers.health import InformerHealth
 from kubesched.kube.api import WatchApi
 from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget
 from kubesched.queue import SchedulingQueue
@@ -109,6 +110,22 @@ class Informers:
     def synced(self) -> bool:
         """Whether every informer has listed once."""
         return all(reflector.synced.is_set() for reflector in self.named().values())
+
+    def health(self) -> list[InformerHealth]:
+        """Each informer's state (synced, failing, stalled, stopped)."""
+        return [reflector.health() for reflector in self.named().values()]
+
+    def ready(self) -> bool:
+        """/readyz: every informer synced, none stalled or stopped."""
+        return all(health.ready for health in self.health())
+
+    def alive(self) -> bool:
+        """/livez: no informer stalled or stopped (a restart rebuilds them)."""
+        return all(health.alive for health in self.health())
+
+    def not_synced(self) -> list[str]:
+        """`path (state: last error)` for each informer that has not synced yet."""
+        return [health.describe() for health in self.health() if not health.synced]
 
     async def wait_synced(self) -> None:
         await asyncio.gather(*(r.synced.wait() for r in self.named().values()))

@@ -9,6 +9,7 @@ otherwise). Nothing about a request â€” least of all its Authorization header â€
 
 from __future__ import annotations
 
+import errno
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from kubesched.config.tls import openssl_cipher_names
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import RequestAuthorizer
-from kubesched.server.certs import ensure_self_signed
+from kubesched.server.certs import CertError, serving_context
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -29,11 +30,17 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch"}
 
 
+class ServingError(Exception):
+    """The secure port cannot be served; the message is one line naming the fix."""
+
+
 @dataclass(frozen=True, slots=True)
 class ServingOptions:
     bind_address: str = "0.0.0.0"  # noqa: S104 - kube-scheduler's default
     secure_port: int = 10259
-    cert_dir: Path = Path("/tmp/kubesched-serving")  # noqa: S108 - like kube-scheduler's default
+    # None: a fresh self-signed pair in memory at every start (kube-scheduler's empty
+    # --cert-dir); a directory: its kubesched.crt/.key, made when absent or expired.
+    cert_dir: Path | None = None
     tls_cert_file: str = ""
     tls_private_key_file: str = ""
     tls_min_version: str = "VersionTLS12"
@@ -110,30 +117,42 @@ class HealthServer:
         return web.Response(text=self._configz(), content_type="application/json")
 
     def _ssl_context(self) -> ssl.SSLContext:
-        cert, key = self._options.tls_cert_file, self._options.tls_private_key_file
-        if not cert or not key:
-            cert_path, key_path = ensure_self_signed(self._options.cert_dir)
-            cert, key = str(cert_path), str(key_path)
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.minimum_version = _TLS_VERSIONS[self._options.tls_min_version]
-        if self._options.tls_cipher_suites:
-            context.set_ciphers(":".join(openssl_cipher_names(self._options.tls_cipher_suites)))
-        context.load_cert_chain(cert, key)
+        options = self._options
+        try:
+            context = serving_context(
+                tls_cert_file=options.tls_cert_file,
+                tls_private_key_file=options.tls_private_key_file,
+                cert_dir=options.cert_dir,
+            )
+        except CertError as exc:
+            raise ServingError(str(exc)) from exc
+        context.minimum_version = _TLS_VERSIONS[options.tls_min_version]
+        if options.tls_cipher_suites:
+            context.set_ciphers(":".join(openssl_cipher_names(options.tls_cipher_suites)))
         return context
 
     async def start(self) -> None:
-        """Bind and serve; `secure_port=0` picks a free port (see `.port`)."""
+        """Bind and serve; `secure_port=0` picks a free port (see `.port`).
+
+        Raises ServingError (one line naming the fix) when the certificate cannot be loaded
+        or the address cannot be bound."""
+        context = self._ssl_context()
         self._runner = web.AppRunner(self._app(), access_log=None)
         await self._runner.setup()
+        address, port = self._options.bind_address, self._options.secure_port
         site = web.TCPSite(
             self._runner,
-            self._options.bind_address,
-            self._options.secure_port,
-            ssl_context=self._ssl_context(),
+            address,
+            port,
+            ssl_context=context,
             reuse_address=self._options.permit_address_sharing or None,
             reuse_port=self._options.permit_port_sharing or None,
         )
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.stop()
+            raise ServingError(_bind_failure(address, port, exc)) from exc
         server = site._server
         sockets = getattr(server, "sockets", None) or []
         self.port = sockets[0].getsockname()[1] if sockets else self._options.secure_port
@@ -142,3 +161,19 @@ class HealthServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+def _bind_failure(address: str, port: int, exc: OSError) -> str:
+    """The one-line reason a listen failed, naming the flag to change."""
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"--secure-port={port}: {address}:{port} is already in use (another kubesched or "
+            "kube-scheduler on this host?); pass a free --secure-port, or stop the other process"
+        )
+    if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or "assign" in reason:
+        return (
+            f"--bind-address={address}: cannot listen there ({reason}); pass an address of "
+            "this host, or 0.0.0.0 for all of them"
+        )
+    return f"cannot listen on {address}:{port} ({reason}); check --bind-address and --secure-port"

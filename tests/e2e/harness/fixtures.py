@@ -25,15 +25,20 @@ StartKubesched = Callable[..., KubeschedProcess]
 def kubesched(
     local_cluster: LocalCluster, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[StartKubesched]:
-    """Factory: `kubesched(*args, ready=True, name=..., extra_env=...)`."""
+    """Factory: `kubesched(*args, ready=True, name=..., extra_env=..., kubeconfig=...)`
+    (the admin kubeconfig unless `kubeconfig` is given)."""
     started: list[KubeschedProcess] = []
     request.node.kubesched_processes = started
 
     def start(
-        *args: str, ready: bool = True, name: str = "", extra_env: dict[str, str] | None = None
+        *args: str,
+        ready: bool = True,
+        name: str = "",
+        extra_env: dict[str, str] | None = None,
+        kubeconfig: Path | None = None,
     ) -> KubeschedProcess:
         proc = start_kubesched(
-            local_cluster.kubeconfig_path,
+            kubeconfig or local_cluster.kubeconfig_path,
             *args,
             workdir=tmp_path,
             name=name or f"kubesched-{len(started)}",

@@ -153,7 +153,8 @@ def test_write_config_to_an_unwritable_path(load, tmp_path):
     assert caught.value.errors == (
         (
             f"--write-config-to: cannot write {tmp_path / 'missing-dir' / 'c.yaml'}: "
-            "No such file or directory"
+            f"No such file or directory; create {tmp_path / 'missing-dir'} first or pass a "
+            "path in an existing directory"
         ),
     )
 

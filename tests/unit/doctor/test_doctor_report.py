@@ -11,6 +11,7 @@ from kubesched.cli import doctor as doctor_cli
 from kubesched.config import load_config
 from kubesched.doctor import CheckStatus, ServiceAccount, as_json, exit_code, run_checks, table
 from kubesched.doctor.durations import ago, expires, short
+from kubesched.doctor.result import CheckResult
 from kubesched.kube.errors import ConnectionFailed, Forbidden
 
 
@@ -145,3 +146,17 @@ def test_ago_and_expires():
     assert expires(12) == "in 12s"
     assert expires(-300) == "expired 5m0s ago"
     assert expires(None) == "-"
+
+
+def test_renewal_a_moment_ahead_is_just_now_and_real_skew_is_named() -> None:
+    assert ago(-0.1) == "just now"
+    assert ago(0.0) == "just now"
+    assert ago(1.5) == "1.5s ago"
+    assert ago(-300) == "5m0s ahead of this machine's clock (clock skew)"
+
+
+def test_control_characters_in_values_are_escaped_in_the_table() -> None:
+    result = CheckResult(name="lease-holder", status=CheckStatus.OK, detail="held by a\nb\x1b[2J")
+    text = table([result], target("s"))
+    assert "\x1b" not in text
+    assert "held by a\\nb\\x1b[2J" in text

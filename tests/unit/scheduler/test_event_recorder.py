@@ -17,6 +17,7 @@ from kubesched.scheduler.event_recorder import (
     ObjectRef,
     truncate_note,
 )
+from kubesched.scheduler.metrics import SchedulerMetrics
 
 POD = ObjectRef("Pod", "ns", "p", "uid-p")
 EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/ns/events"
@@ -186,14 +187,42 @@ async def test_long_note_is_truncated_in_the_event() -> None:
     assert note.endswith("...")
 
 
-async def test_full_queue_drops_and_counts() -> None:
+async def test_full_queue_drops_and_counts(caplog: pytest.LogCaptureFixture) -> None:
     api, clock = FakeApi(), FakeClock()
-    rec = recorder(api, clock, max_queued=2)
+    metrics = SchedulerMetrics()
+    rec = recorder(api, clock, max_queued=2, on_drop=metrics.count_dropped_event)
     for i in range(5):
         failed(rec, note=f"note {i}")
     assert rec.dropped == 3
+    dropped = metrics.registry.get_sample_value(
+        "kubesched_events_dropped_total", {"reason": "queue_full"}
+    )
+    assert dropped == 3
+    # Logged once for the interval, not once per event.
+    assert caplog.text.count('"events dropped"') == 1
     await rec.drain(timeout=1)
     assert [p.body["note"] for p in api.posts()] == ["note 0", "note 1"]
+    clock.step(61)
+    failed(rec, note="note 2")
+    failed(rec, note="note 3")
+    failed(rec, note="note 4")
+    assert caplog.text.count('"events dropped"') == 2
+    assert "count=3" in caplog.text.splitlines()[-1]  # the two earlier, then the one now
+
+
+async def test_forbidden_is_explained_once_naming_the_rbac_fix(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    api, clock = FakeApi(), FakeClock()
+    api.errors["/events"] = ApiError.from_status(403, {"reason": "Forbidden"})
+    rec = recorder(api, clock)
+    for i in range(3):
+        failed(rec, note=f"note {i}")
+        await rec.drain(timeout=1)
+    assert rec.dropped == 3
+    assert caplog.text.count("kubesched may not write events") == 1
+    assert "grant create and patch on events (apiGroup events.k8s.io)" in caplog.text
+    assert "kubesched doctor" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -213,7 +242,8 @@ async def test_create_errors_are_logged_not_raised(
     failed(rec)
     await rec.drain(timeout=1)
     assert rec.written == 0
-    assert "could not write event" in caplog.text
+    assert rec.dropped == 1
+    assert "events dropped" in caplog.text
     # Not remembered as a series: the next occurrence tries to create it again.
     failed(rec)
     await rec.drain(timeout=1)

@@ -202,10 +202,11 @@ async def test_no_nodes_is_unschedulable() -> None:
     "error",
     [
         Conflict(409, "Conflict", 'pod "p" is already assigned to node "n2"'),
-        AlreadyExists(409, "AlreadyExists", "binding exists"),
+        Conflict(409, "Conflict", "pod p is being deleted, cannot be assigned to a host"),
+        Conflict(409, "Conflict", "Precondition failed: UID in precondition: a, UID in object: b"),
         NotFound(404, "NotFound", 'pods "p" not found'),
     ],
-    ids=["409", "409-already-exists", "404"],
+    ids=["409-assigned", "409-deleting", "409-uid", "404"],
 )
 async def test_bind_conflict_or_not_found_forgets_and_drops(error: ApiError) -> None:
     h = Harness(nodes(1))
@@ -222,10 +223,25 @@ async def test_bind_conflict_or_not_found_forgets_and_drops(error: ApiError) -> 
     assert not h.status_patches()
 
 
+UNAVAILABLE_409 = ApiError.from_status(
+    409,
+    {
+        "reason": "Conflict",
+        "message": 'Operation cannot be fulfilled on pods/binding "p": '
+        "rpc error: code = Unavailable desc = etcdserver: leader changed",
+    },
+)
+
+
 @pytest.mark.parametrize(
     "error",
-    [ApiError.from_status(500, {"reason": "InternalError"}), ConnectionFailed("timed out")],
-    ids=["500", "connection"],
+    [
+        ApiError.from_status(500, {"reason": "InternalError"}),
+        ConnectionFailed("timed out"),
+        UNAVAILABLE_409,
+        AlreadyExists(409, "AlreadyExists", "binding exists"),
+    ],
+    ids=["500", "connection", "409-unavailable", "409-already-exists"],
 )
 async def test_bind_error_forgets_and_requeues_with_scheduler_error(error: ApiError) -> None:
     h = Harness(nodes(1))
@@ -242,6 +258,18 @@ async def test_bind_error_forgets_and_requeues_with_scheduler_error(error: ApiEr
     condition = h.status_patches()[0].body["status"]["conditions"][0]
     assert condition["reason"] == "SchedulerError"
     assert h.attempts("error") == 1
+
+
+async def test_any_409_is_settled_when_the_informer_shows_the_pod_bound() -> None:
+    h = Harness(nodes(2))
+    h.api.errors["/binding"] = UNAVAILABLE_409
+    p = h.add(pod())
+    h.api.on_post = lambda path, _body: h.store.update(
+        {p.key: make_pod().name("p").namespace("ns").uid(p.uid).node("n2").model()}
+    )
+    await h.cycle()
+    assert h.queue.get(p.uid) is None
+    assert h.events == []
 
 
 async def test_bind_error_then_retry_succeeds() -> None:

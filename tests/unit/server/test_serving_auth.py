@@ -153,3 +153,30 @@ async def test_authorization_errors_are_500():
     reviewer.fail_with = Forbidden(403, "Forbidden", "cannot create subjectaccessreviews")
     decision = await checker.decide(path="/metrics", verb="get", authorization=header)
     assert decision.status == 500
+
+
+async def test_many_distinct_tokens_are_reviewed_concurrently():
+    """Forged tokens miss the cache; their reviews run side by side (not 4 at a time), so
+    authorized scrapes do not queue behind them."""
+    reviewer = FakeReviewer(delay=0.05)
+    checker = auth(reviewer)
+    in_flight = peak = 0
+    original = reviewer.post
+
+    async def counting_post(path, body, **kwargs):
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        try:
+            return await original(path, body, **kwargs)
+        finally:
+            in_flight -= 1
+
+    reviewer.post = counting_post  # type: ignore[method-assign]
+    await asyncio.gather(
+        *(
+            checker.decide(path="/metrics", verb="get", authorization=f"Bearer forged-{i}")
+            for i in range(32)
+        )
+    )
+    assert peak == 32
