@@ -73,6 +73,7 @@ def test_every_family_both_export_has_kube_schedulers_shape(
     api.create(make_node().name("metrics-node").obj())
     proc = kubesched(
         "--scheduler-name=metrics-scheduler",
+        "-v=2",  # "Unable to schedule pod" is a V(2) line, as upstream's
         "--leader-elect=true",
         f"--leader-elect-resource-namespace={namespace}",
     )

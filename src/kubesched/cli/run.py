@@ -79,7 +79,11 @@ def main(argv: list[str]) -> int:
     if result.write_config_to:
         return _write_config(result.config, result.write_config_to)
     config = result.config
-    setup_logging(verbosity=config.verbosity, logging_format=config.logging_format)
+    setup_logging(
+        verbosity=config.verbosity,
+        logging_format=config.logging_format,
+        vmodule=config.vmodule,
+    )
     try:
         return asyncio.run(_serve(config))
     except FATAL_ERRORS as exc:

@@ -22,6 +22,7 @@ from kubesched.apis.config import (
 )
 from kubesched.config.durations import format_duration
 from kubesched.config.tls import unknown_suites
+from kubesched.config.vmodule import parse_vmodule
 
 JITTER_FACTOR = 1.2  # client-go tools/leaderelection
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -246,6 +247,10 @@ def _command_line(config: KubeSchedulerConfiguration) -> list[str]:
         "names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"
         for name in unknown_suites(config.tls_cipher_suites)
     )
+    try:
+        parse_vmodule(config.vmodule)
+    except ValueError as error:
+        errors.append(str(error))
     auth = {config.authentication_kubeconfig, config.authorization_kubeconfig} - {""}
     if len(auth) > 1:
         errors.append(

@@ -25,6 +25,7 @@ from kubesched.framework import (
     schedule_pod,
 )
 from kubesched.framework.status import Code
+from kubesched.framework.verbosity import V
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Forbidden, NotFound
 from kubesched.model import Pod
@@ -200,7 +201,9 @@ class Scheduler:
             action="Binding",
             note=f"Successfully assigned {pod.key} to {task.node_name}",
         )
-        log.debug('"Successfully bound pod to node" pod="%s" node="%s"', pod.key, task.node_name)
+        log.log(
+            V(2), '"Successfully bound pod to node" pod="%s" node="%s"', pod.key, task.node_name
+        )
 
     def _handle_failure(
         self,
@@ -235,7 +238,15 @@ class Scheduler:
             self._nominate(current, nominate)
         message = status.message or str(status)
         reason = UNSCHEDULABLE if rejected else SCHEDULER_ERROR
-        log.info('"Unable to schedule pod" pod="%s" reason="%s" err="%s"', pod.key, reason, message)
+        # As upstream: a pod that fits nowhere at V(2), a scheduling error always.
+        level = V(2) if rejected else logging.INFO
+        log.log(
+            level,
+            '"Unable to schedule pod" pod="%s" reason="%s" err="%s"',
+            pod.key,
+            reason,
+            message,
+        )
         self._record_event(
             controller=profile,
             pod=pod,

@@ -1,50 +1,40 @@
-"""klog-style logging to stderr (`I1129 15:04:05.123456  4242 app.py:80] "message" k="v"`),
-or JSON lines with `--logging-format=json`; `-v N` raises verbosity (4+ shows debug).
+"""klog's formats on stdlib logging, to stderr: text (`I1129 15:04:05.123456  4242 app.py:80]
+"message" k="v"`) by default, JSON with `--logging-format=json` (`logs_json`).
 
-Values are quoted as klog quotes them: every string argument is escaped Go-style (`\n`,
-`\"`, `\\`, `\x1b`, ...) before it lands between the template's quotes, so a value
-holding a newline or an ESC (a Lease holderIdentity, an error text) can neither forge a
-log line nor write terminal control sequences.
+Verbosity as klog: `-v N` shows V(N) and below (`kubesched.framework.verbosity.V`), and
+`--vmodule=pattern=N,...` sets it per file (the pattern matches the file name without `.py`,
+`*` and `?` as globs). Values are quoted as klog quotes them (`logs_quote`). Details a caller
+passes with `extra=` (a raising plugin's `plugin` and `point`) are written as key/value pairs.
 """
 
 from __future__ import annotations
 
-import json
+import fnmatch
 import logging
 import os
 import sys
 import time
+from collections.abc import Iterable
+
+from kubesched.config.vmodule import parse_vmodule
+from kubesched.framework.verbosity import V, verbosity_of
+from kubesched.server.logs_json import KlogJsonFormatter
+from kubesched.server.logs_quote import escape_value, render_message
 
 _LEVEL_LETTER = {"DEBUG": "I", "INFO": "I", "WARNING": "W", "ERROR": "E", "CRITICAL": "F"}
+EXTRA_KEYS = ("plugin", "point", "pod", "node", "profile")
+"""`extra=` attributes written after the message."""
+
+__all__ = ["KlogFormatter", "escape_value", "setup_logging"]
 
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def escape_value(text: str) -> str:
-    """`text` safe between double quotes on one line: quotes, backslashes and every control
-    character escaped (as Go's strconv.Quote, without the surrounding quotes)."""
-    if text.isprintable() and '"' not in text and "\\" not in text:
-        return text
-    return "".join(_escape_char(char) for char in text)
-
-
-def _escape_char(char: str) -> str:
-    if char in _ESCAPES:
-        return _ESCAPES[char]
-    if char.isprintable():
-        return char
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def _quoted_args(args: object) -> object:
-    if not isinstance(args, tuple):
-        return args
-    return tuple(
-        arg if isinstance(arg, int | float | bool) or arg is None else escape_value(str(arg))
-        for arg in args
-    )
+def _extras(record: logging.LogRecord) -> str:
+    pairs = [
+        f'{key}="{escape_value(str(getattr(record, key)))}"'
+        for key in EXTRA_KEYS
+        if hasattr(record, key)
+    ]
+    return (" " + " ".join(pairs)) if pairs else ""
 
 
 class KlogFormatter(logging.Formatter):
@@ -55,38 +45,44 @@ class KlogFormatter(logging.Formatter):
         letter = _LEVEL_LETTER.get(record.levelname, "I")
         line = (
             f"{letter}{stamp}.{micros:06d} {os.getpid():>7} "
-            f"{record.filename}:{record.lineno}] {self._message(record)}"
+            f"{record.filename}:{record.lineno}] {render_message(record)}{_extras(record)}"
         )
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
         return line
 
-    @staticmethod
-    def _message(record: logging.LogRecord) -> str:
-        """The message with its arguments escaped; a message without arguments (a
-        template or a caller's preformatted text) is escaped as a whole."""
-        if not record.args:
-            return escape_value(str(record.msg)) if "\n" in str(record.msg) else str(record.msg)
-        return str(record.msg) % _quoted_args(record.args)
+
+class _Verbosity(logging.Filter):
+    """Lets a record through when its V level is within the file's verbosity."""
+
+    def __init__(self, verbosity: int, vmodule: list[tuple[str, int]]) -> None:
+        super().__init__()
+        self._verbosity = verbosity
+        self._vmodule = vmodule
+        self._by_file: dict[str, int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.INFO:
+            return True
+        limit = self._by_file.get(record.filename)
+        if limit is None:
+            stem = record.filename.removesuffix(".py")
+            matches = [n for pattern, n in self._vmodule if fnmatch.fnmatchcase(stem, pattern)]
+            limit = self._by_file[record.filename] = matches[0] if matches else self._verbosity
+        return verbosity_of(record.levelno) <= limit
 
 
-class JsonFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        entry = {
-            "ts": record.created,
-            "caller": f"{record.filename}:{record.lineno}",
-            "level": record.levelname.lower(),
-            "msg": record.getMessage(),
-        }
-        if record.exc_info:
-            entry["err"] = self.formatException(record.exc_info)
-        return json.dumps(entry)
-
-
-def setup_logging(*, verbosity: int = 0, logging_format: str = "text") -> None:
+def setup_logging(
+    *, verbosity: int = 0, logging_format: str = "text", vmodule: Iterable[str] = ()
+) -> None:
+    """Log to stderr in klog's `text` or `json` format at `-v verbosity` (and `--vmodule`)."""
+    modules = parse_vmodule(vmodule)
+    text = KlogFormatter()
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if logging_format == "json" else KlogFormatter())
+    handler.setFormatter(KlogJsonFormatter(EXTRA_KEYS) if logging_format == "json" else text)
+    handler.addFilter(_Verbosity(verbosity, modules))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbosity >= 4 else logging.INFO)
+    most = max([verbosity, *(n for _, n in modules)])
+    root.setLevel(V(most) if most < 4 else min(V(most), logging.DEBUG))
     logging.getLogger("aiohttp").setLevel(logging.WARNING)

@@ -1,0 +1,108 @@
+"""klog's formats: JSON with structured keys, verbosity levels, --vmodule, `extra=` details."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+import pytest
+
+from kubesched.config.vmodule import parse_vmodule
+from kubesched.framework.verbosity import V
+from kubesched.server.logs import KlogFormatter, setup_logging
+from kubesched.server.logs_json import KlogJsonFormatter, split_message
+
+
+def record(
+    template: str, *args: object, level: int = logging.INFO, **extra: object
+) -> logging.LogRecord:
+    rec = logging.LogRecord("kubesched", level, "/x/schedule_one.py", 7, template, args, None)
+    rec.__dict__.update(extra)
+    return rec
+
+
+def test_json_lines_carry_the_message_and_its_keys() -> None:
+    line = KlogJsonFormatter(("plugin",)).format(
+        record(
+            '"Successfully bound pod to node" pod="%s" node="%s" attempts=%d',
+            "ns/p",
+            "n1",
+            2,
+            level=V(2),
+        )
+    )
+    entry = json.loads(line)
+    assert entry["msg"] == "Successfully bound pod to node"
+    assert entry["v"] == 2
+    assert (entry["pod"], entry["node"], entry["attempts"]) == ("ns/p", "n1", 2)
+    assert entry["caller"] == "schedule_one.py:7"
+    assert isinstance(entry["ts"], float)
+
+
+def test_json_errors_have_err_and_no_v() -> None:
+    entry = json.loads(
+        KlogJsonFormatter(()).format(
+            record('"bind failed" pod="%s" err="%s"', "ns/p", "boom", level=logging.ERROR)
+        )
+    )
+    assert entry["err"] == "boom"
+    assert "v" not in entry
+
+
+def test_json_values_with_quotes_and_control_characters_round_trip() -> None:
+    hostile = 'a"b\nc\x1bd'
+    entry = json.loads(KlogJsonFormatter(()).format(record('"waiting" holder="%s"', hostile)))
+    assert entry["holder"] == hostile
+
+
+def test_plugin_details_passed_with_extra_are_written() -> None:
+    rec = record("Plugin raised an exception", level=logging.ERROR, plugin="Boom", point="Filter")
+    assert (
+        KlogFormatter()
+        .format(rec)
+        .endswith('Plugin raised an exception plugin="Boom" point="Filter"')
+    )
+    entry = json.loads(KlogJsonFormatter(("plugin", "point")).format(rec))
+    assert (entry["plugin"], entry["point"]) == ("Boom", "Filter")
+
+
+def test_split_message_leaves_free_text_whole() -> None:
+    assert split_message("plain text, no template") == ("plain text, no template", {})
+
+
+def emitted(verbosity: int, vmodule: tuple[str, ...] = ()) -> str:
+    setup_logging(verbosity=verbosity, vmodule=vmodule)
+    stream = io.StringIO()
+    logging.getLogger().handlers[0].setStream(stream)  # type: ignore[attr-defined]
+    for name in ("kubesched.scheduler.schedule_one", "kubesched.scheduler.binder"):
+        logger = logging.getLogger(name)
+        logger.info('"v0"')
+        logger.log(V(2), '"v2"')
+        logger.debug('"debug"')
+    return stream.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging():
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def test_verbosity_shows_v_levels_at_and_below_it() -> None:
+    assert emitted(0).count('"v0"') == 2
+    assert '"v2"' not in emitted(0)
+    assert emitted(2).count('"v2"') == 2
+    assert '"debug"' not in emitted(3)
+    assert emitted(4).count('"debug"') == 2
+
+
+def test_vmodule_raises_one_file() -> None:
+    text = emitted(0, ("test_logs_form*=4",))
+    assert text.count('"v2"') == 2  # both loggers log from this test file
+    assert parse_vmodule(["schedule_one=4,binder=2"]) == [("schedule_one", 4), ("binder", 2)]
+    with pytest.raises(ValueError, match="is not pattern=N"):
+        parse_vmodule(["schedule_one"])
