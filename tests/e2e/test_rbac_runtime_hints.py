@@ -3,8 +3,9 @@
 scheduler and kube-scheduler (leases get/create/update restricted by resourceNames) cannot
 create the Lease; missing `create events` and `patch pods/status` are logged once each.
 
-The service account gets that guide's rules verbatim, plus list/watch on namespaces and
-poddisruptionbudgets so the caches sync and the later 403s are reached.
+The service account gets that guide's rules verbatim, plus list/watch on namespaces,
+poddisruptionbudgets and the storage objects the volume plugins read, so the caches sync and
+the later 403s are reached.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from test_doctor import (
 )
 
 from kubesched.localcluster import LocalCluster
+from kubesched.manifests.rbac import STORAGE_OBJECTS
 from kubesched.testing import make_pod
 
 __all__ = ["cluster_objects"]  # the fixture, used below
@@ -57,6 +59,8 @@ def guide(
         *leader_election_guide_rules(LEASE),
         rule([""], ["namespaces"], ["list", "watch"]),
         rule(["policy"], ["poddisruptionbudgets"], ["list", "watch"]),
+        rule([""], ["persistentvolumeclaims", "persistentvolumes"], ["list", "watch"]),
+        rule(["storage.k8s.io"], list(STORAGE_OBJECTS), ["list", "watch"]),
     ]
     bind_cluster_role(
         cluster_objects,

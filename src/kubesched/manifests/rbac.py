@@ -98,14 +98,16 @@ def cluster_rules(
         rule("", ("events",), WRITE_EVENTS),
         rule("events.k8s.io", ("events",), WRITE_EVENTS),
     ]
-    if preemption:
-        rules.append(rule("", ("pods",), ("delete",)))
-        rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
     if volumes:
         claims = ("persistentvolumeclaims", "persistentvolumes")
         rules.append(rule("", claims, ("list", "watch", "patch")))
         rules.append(rule("storage.k8s.io", STORAGE_OBJECTS, ("list", "watch")))
-    return rules + resource_rules(resources)
+    rules += resource_rules(resources)
+    # Last, so that the Helm chart can put the same rules behind its preemption switch.
+    if preemption:
+        rules.append(rule("", ("pods",), ("delete",)))
+        rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
+    return rules
 
 
 def lease_rules(lease_name: str) -> list[dict[str, Any]]:
