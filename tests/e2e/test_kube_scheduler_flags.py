@@ -113,3 +113,22 @@ def test_configz_matches_kube_schedulers_for_the_plugins_both_have(
     their_args = {c["name"]: c["args"] for c in their_profile["pluginConfig"]}
     for entry in our_profile["pluginConfig"]:
         assert entry["args"] == their_args[entry["name"]], entry["name"]
+
+
+def test_health_endpoints_answer_as_kube_schedulers(kubesched, local_cluster: LocalCluster) -> None:
+    """`?verbose` lists each check as kube-scheduler does, with its check names."""
+    proc = kubesched("--scheduler-name=health-scheduler", "--leader-elect=false")
+    port = local_cluster.scheduler_port
+    assert port is not None
+    theirs = https_get(port, "/readyz?verbose")
+    ours = https_get(proc.port, "/readyz?verbose")
+    assert theirs[0] == ours[0] == 200
+    assert ours[1].endswith("readyz check passed\n")
+    assert "[+]sched-handler-sync ok" in theirs[1]
+    assert "[+]sched-handler-sync ok" in ours[1]
+    assert https_get(proc.port, "/livez?verbose")[1].startswith("[+]ping ok\n")
+    # A single check is not an always-allowed path (as upstream): it needs an authorized token.
+    assert https_get(proc.port, "/readyz/sched-handler-sync")[0] == 401
+    token = local_cluster.admin_token
+    assert https_get(proc.port, "/readyz/sched-handler-sync", token) == (200, "ok")
+    assert https_get(proc.port, "/healthz") == (200, "ok")

@@ -20,11 +20,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.config import configz
 from kubesched.framework import (
     ClusterEvent,
     EventResource,
@@ -47,7 +45,7 @@ from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
-from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS, DelegatedAuth, split_paths
+from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
 from kubesched.server.frameworks import new_queue, preempting, registered
 from kubesched.server.informers import (
     Informers,
@@ -55,7 +53,8 @@ from kubesched.server.informers import (
     feeding_informers,
     store_informers,
 )
-from kubesched.server.serving import HealthServer, ServingOptions
+from kubesched.server.secure_port import secure_port
+from kubesched.server.serving import HealthServer
 from kubesched.server.volume_informers import uses_volumes, volume_informers
 
 log = logging.getLogger("kubesched")
@@ -208,7 +207,7 @@ def build(
         preemptions=preemptions,
         scheduler=scheduler,
         elector=elector,
-        server=_server(config, metrics, auth_client, elector, informers),
+        server=secure_port(config, metrics, auth_client, elector, informers),
     )
 
 
@@ -288,41 +287,4 @@ def _elector(
         scheduler_names=config.scheduler_names,
         event_sink=lease_event,
         metrics=metrics.election(le.resource_name),
-    )
-
-
-def _server(
-    config: KubeSchedulerConfiguration,
-    metrics: SchedulerMetrics,
-    auth_client: KubeClient,
-    elector: LeaderElector | None,
-    informers: Informers,
-) -> HealthServer:
-    options = ServingOptions(
-        bind_address=config.bind_address,
-        secure_port=config.secure_port,
-        cert_dir=Path(config.cert_dir) if config.cert_dir else None,
-        tls_cert_file=config.tls_cert_file,
-        tls_private_key_file=config.tls_private_key_file,
-        tls_min_version=config.tls_min_version,
-        tls_cipher_suites=config.tls_cipher_suites,
-        permit_address_sharing=config.permit_address_sharing,
-        permit_port_sharing=config.permit_port_sharing,
-    )
-
-    def live() -> bool:
-        return informers.alive() and (elector is None or elector.check() is None)
-
-    return HealthServer(
-        options=options,
-        metrics=metrics,
-        ready=informers.ready,
-        live=live,
-        configz=lambda: configz(config),
-        # /metrics and /configz: the API server authenticates and authorizes callers.
-        auth=DelegatedAuth(
-            auth_client,
-            always_allow_paths=split_paths(config.authorization_always_allow_paths),
-            ttl=config.authentication_cache_ttl,
-        ),
     )

@@ -22,6 +22,7 @@ from kubesched.config.tls import openssl_cipher_names
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import RequestAuthorizer
 from kubesched.server.certs import CertError, serving_context
+from kubesched.server.healthchecks import HealthChecks, answer, answer_one
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -62,15 +63,17 @@ class HealthServer:
         *,
         options: ServingOptions,
         metrics: SchedulerMetrics,
-        ready: Callable[[], bool],
-        live: Callable[[], bool],
         configz: Callable[[], str],
         auth: RequestAuthorizer,
+        ready: Callable[[], bool] = lambda: True,
+        live: Callable[[], bool] = lambda: True,
+        checks: HealthChecks | None = None,
     ) -> None:
+        """`checks` name what each health endpoint checks; without, `ready` and `live`
+        are one check each."""
         self._options = options
         self._metrics = metrics
-        self._ready = ready
-        self._live = live
+        self._checks = checks or HealthChecks.simple(ready=ready, live=live)
         self._configz = configz
         self._auth = auth
         self._runner: web.AppRunner | None = None
@@ -78,9 +81,9 @@ class HealthServer:
 
     def _app(self) -> web.Application:
         app = web.Application(middlewares=[self._authorize])
-        app.router.add_get("/healthz", self._health(self._live))
-        app.router.add_get("/livez", self._health(self._live))
-        app.router.add_get("/readyz", self._health(self._ready))
+        for endpoint in ("healthz", "livez", "readyz"):
+            app.router.add_get(f"/{endpoint}", self._health(endpoint))
+            app.router.add_get(f"/{endpoint}/{{check}}", self._health(endpoint))
         app.router.add_get("/metrics", self._metrics_handler)
         app.router.add_get("/configz", self._configz_handler)
         return app
@@ -99,13 +102,19 @@ class HealthServer:
         headers = {"WWW-Authenticate": 'Bearer realm="kubesched"'} if decision.status == 401 else {}
         return web.Response(status=decision.status, text=decision.message + "\n", headers=headers)
 
-    @staticmethod
-    def _health(
-        check: Callable[[], bool],
-    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        async def handler(_: web.Request) -> web.StreamResponse:
-            ok = check()
-            return web.Response(text="ok" if ok else "not ok", status=200 if ok else 500)
+    def _health(self, endpoint: str) -> Handler:
+        checks = self._checks.of(endpoint)
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            name = request.match_info.get("check")
+            if name is None:
+                status, text = answer(endpoint, checks, request.query)
+            else:
+                found = answer_one(checks, name)
+                if found is None:
+                    raise web.HTTPNotFound
+                status, text = found
+            return web.Response(text=text, status=status)
 
         return handler
 
