@@ -8,11 +8,13 @@ import os
 import socket
 import ssl
 import sys
+import time
 from pathlib import Path
 
 from harness.kubesched import KubeschedProcess, free_port
 
 from kubesched.localcluster import LocalCluster
+from kubesched.server.certs import self_signed_pem
 
 
 def served_certificate(port: int) -> bytes:
@@ -58,3 +60,32 @@ def test_each_start_serves_a_fresh_in_memory_certificate(
         assert list((tmp_path / f"{name}-tmp").iterdir()) == [], "left files behind"
         assert "Traceback" not in proc.log()
     assert certificates[0] != certificates[1]
+
+
+def test_a_changed_tls_cert_file_is_served_without_a_restart(kubesched, tmp_path: Path) -> None:
+    """As kube-scheduler's dynamic serving certificate: rewrite --tls-cert-file and its key,
+    and new connections get the new pair; a half-written pair keeps the old one."""
+    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
+    first = self_signed_pem(host="first")
+    cert.write_bytes(first[0])
+    key.write_bytes(first[1])
+    proc = kubesched(
+        "--scheduler-name=reload-certs",
+        "--leader-elect=false",
+        f"--tls-cert-file={cert}",
+        f"--tls-private-key-file={key}",
+    )
+    served = served_certificate(proc.port)
+    assert served == ssl.PEM_cert_to_DER_cert(first[0].decode())
+    cert.write_bytes(b"not a certificate")  # half written: the old pair stays
+    time.sleep(3)
+    assert served_certificate(proc.port) == served
+    second = self_signed_pem(host="second")
+    key.write_bytes(second[1])
+    cert.write_bytes(second[0])
+    wanted = ssl.PEM_cert_to_DER_cert(second[0].decode())
+    deadline = time.monotonic() + 15
+    while served_certificate(proc.port) != wanted:
+        assert time.monotonic() < deadline, "the new certificate was never served"
+        time.sleep(0.5)
+    proc.wait_log('"serving certificate reloaded"')

@@ -9,6 +9,7 @@ otherwise). Nothing about a request â€” least of all its Authorization header â€
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import ssl
 from collections.abc import Awaitable, Callable
@@ -21,6 +22,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from kubesched.config.tls import openssl_cipher_names
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import RequestAuthorizer
+from kubesched.server.cert_reload import reload_forever
 from kubesched.server.certs import CertError, serving_context
 from kubesched.server.healthchecks import HealthChecks, answer, answer_one
 
@@ -77,6 +79,7 @@ class HealthServer:
         self._configz = configz
         self._auth = auth
         self._runner: web.AppRunner | None = None
+        self._reloader: asyncio.Task[None] | None = None
         self.port = 0
 
     def _app(self) -> web.Application:
@@ -165,8 +168,15 @@ class HealthServer:
         server = site._server
         sockets = getattr(server, "sockets", None) or []
         self.port = sockets[0].getsockname()[1] if sockets else self._options.secure_port
+        cert, key = self._options.tls_cert_file, self._options.tls_private_key_file
+        if cert and key:
+            self._reloader = asyncio.create_task(reload_forever(context, Path(cert), Path(key)))
 
     async def stop(self) -> None:
+        if self._reloader is not None:
+            self._reloader.cancel()
+            await asyncio.gather(self._reloader, return_exceptions=True)
+            self._reloader = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
