@@ -133,6 +133,8 @@ class KubeSchedulerConfiguration:
     authentication_cache_ttl: float = 10.0
     authorization_allowed_ttl: float = 10.0
     authorization_denied_ttl: float = 10.0
+    client_ca_file: str = ""
+    """CA of the client certificates that authenticate callers of the secure port."""
     tls_min_version: str = "VersionTLS12"
     tls_cipher_suites: tuple[str, ...] = ()
     """IANA names (comma lists allowed); empty: Python's defaults."""

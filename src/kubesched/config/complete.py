@@ -88,6 +88,7 @@ _ALWAYS_FLAGS = {
     "authorization-webhook-cache-authorized-ttl": ("", "authorization_allowed_ttl"),
     "authorization-webhook-cache-unauthorized-ttl": ("", "authorization_denied_ttl"),
     "tls-min-version": ("", "tls_min_version"),
+    "client-ca-file": ("", "client_ca_file"),
     "tls-cipher-suites": ("", "tls_cipher_suites"),
     "permit-address-sharing": ("", "permit_address_sharing"),
     "permit-port-sharing": ("", "permit_port_sharing"),

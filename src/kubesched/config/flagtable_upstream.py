@@ -160,9 +160,9 @@ UPSTREAM_FLAGS = (
     ),
 )
 
-_NO_CLIENT_CERTS = (
-    "client-certificate authentication is not implemented; callers of /metrics and /configz "
-    "authenticate with bearer tokens (TokenReview)"
+_NO_FRONT_PROXY = (
+    "front-proxy (request header) authentication is not implemented; callers authenticate "
+    "with a bearer token (TokenReview) or a client certificate of --client-ca-file"
 )
 _NO_HTTP2 = "kubesched serves HTTP/1.1 only"
 _NO_PPROF = "kubesched has no Go profiler (/debug/pprof is not served)"
@@ -174,13 +174,12 @@ NOTICES = {
     "authentication-skip-lookup": "kubesched does not read the authentication ConfigMap",
     "authentication-tolerate-lookup-failure": "kubesched does not read the authentication "
     "ConfigMap",
-    "client-ca-file": _NO_CLIENT_CERTS,
-    "requestheader-client-ca-file": _NO_CLIENT_CERTS,
-    "requestheader-allowed-names": _NO_CLIENT_CERTS,
-    "requestheader-username-headers": _NO_CLIENT_CERTS,
-    "requestheader-group-headers": _NO_CLIENT_CERTS,
-    "requestheader-uid-headers": _NO_CLIENT_CERTS,
-    "requestheader-extra-headers-prefix": _NO_CLIENT_CERTS,
+    "requestheader-client-ca-file": _NO_FRONT_PROXY,
+    "requestheader-allowed-names": _NO_FRONT_PROXY,
+    "requestheader-username-headers": _NO_FRONT_PROXY,
+    "requestheader-group-headers": _NO_FRONT_PROXY,
+    "requestheader-uid-headers": _NO_FRONT_PROXY,
+    "requestheader-extra-headers-prefix": _NO_FRONT_PROXY,
     "tls-curve-preferences": "kubesched uses OpenSSL's default curves",
     "tls-sni-cert-key": "kubesched serves one certificate",
     "disable-http2-serving": _NO_HTTP2,

@@ -61,6 +61,15 @@ class User:
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
+    def from_certificate(cls, peer: dict[str, Any]) -> User | None:
+        """The user of a verified client certificate, as the API server's x509
+        authenticator names it: CommonName the user, each Organization a group."""
+        fields = [item for rdn in peer.get("subject", ()) for item in rdn]
+        name = next((value for key, value in fields if key == "commonName"), "")
+        groups = tuple(value for key, value in fields if key == "organizationName")
+        return cls(name=name, groups=groups) if name else None
+
+    @classmethod
     def from_review(cls, user: dict[str, Any]) -> User:
         extra = user.get("extra") or {}
         return cls(
@@ -91,8 +100,11 @@ class RequestAuthorizer(Protocol):
         """True when `path` is served to anyone, without a token."""
         ...
 
-    async def decide(self, *, path: str, verb: str, authorization: str | None) -> Decision:
-        """Authenticate the `Authorization` header and authorize `verb` on `path`."""
+    async def decide(
+        self, *, path: str, verb: str, authorization: str | None, client: User | None = None
+    ) -> Decision:
+        """Authenticate the caller (`client`, from a verified client certificate, else the
+        `Authorization` header) and authorize `verb` on `path`."""
         ...
 
 
@@ -198,17 +210,10 @@ class DelegatedAuth:
     def always_allowed(self, path: str) -> bool:
         return self._always(path)
 
-    async def decide(self, *, path: str, verb: str, authorization: str | None) -> Decision:
-        token = bearer_token(authorization)
-        if not token:
-            return Decision(401, "Unauthorized")
-        try:
-            user = await self.authenticate(token)
-        except ApiError as exc:
-            log.warning(
-                '"could not authenticate a request (TokenReview)" path="%s" err="%s"', path, exc
-            )
-            return Decision(401, "Unauthorized")
+    async def decide(
+        self, *, path: str, verb: str, authorization: str | None, client: User | None = None
+    ) -> Decision:
+        user = client or await self._token_user(path, authorization)
         if user is None:
             return Decision(401, "Unauthorized")
         try:
@@ -226,6 +231,18 @@ class DelegatedAuth:
             message = f'forbidden: User "{user.name}" cannot {verb} path "{path}"'
             return Decision(403, message, user.name)
         return Decision(200, "", user.name)
+
+    async def _token_user(self, path: str, authorization: str | None) -> User | None:
+        token = bearer_token(authorization)
+        if not token:
+            return None
+        try:
+            return await self.authenticate(token)
+        except ApiError as exc:
+            log.warning(
+                '"could not authenticate a request (TokenReview)" path="%s" err="%s"', path, exc
+            )
+            return None
 
     async def authenticate(self, token: str) -> User | None:
         """The token's user, or None when the API server does not accept it."""

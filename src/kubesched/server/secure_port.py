@@ -52,6 +52,7 @@ def secure_port(
         tls_cipher_suites=config.tls_cipher_suites,
         permit_address_sharing=config.permit_address_sharing,
         permit_port_sharing=config.permit_port_sharing,
+        client_ca_file=config.client_ca_file,
     )
 
     return HealthServer(

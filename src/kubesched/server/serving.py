@@ -21,7 +21,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from kubesched.config.tls import openssl_cipher_names
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.server.auth import RequestAuthorizer
+from kubesched.server.auth import RequestAuthorizer, User
 from kubesched.server.cert_reload import reload_forever
 from kubesched.server.certs import CertError, serving_context
 from kubesched.server.healthchecks import HealthChecks, answer, answer_one
@@ -51,6 +51,19 @@ class ServingOptions:
     """IANA names of TLS 1.2 suites (empty: Python's defaults)."""
     permit_address_sharing: bool = False
     permit_port_sharing: bool = False
+    client_ca_file: str = ""
+    """CA bundle of the client certificates that authenticate callers (`--client-ca-file`)."""
+
+
+def _verify_clients(context: ssl.SSLContext, ca_file: str) -> None:
+    """Ask for a client certificate (optional: bearer tokens still work) signed by `ca_file`."""
+    try:
+        context.load_verify_locations(cafile=ca_file)
+    except (ssl.SSLError, OSError) as exc:
+        raise ServingError(
+            f"--client-ca-file={ca_file}: cannot load it ({exc}); pass a PEM CA bundle"
+        ) from exc
+    context.verify_mode = ssl.CERT_OPTIONAL
 
 
 _TLS_VERSIONS = {"VersionTLS12": ssl.TLSVersion.TLSv1_2, "VersionTLS13": ssl.TLSVersion.TLSv1_3}
@@ -99,6 +112,7 @@ class HealthServer:
             path=request.path,
             verb=_VERBS.get(request.method, request.method.lower()),
             authorization=request.headers.get("Authorization"),
+            client=_client_user(request),
         )
         if decision.allowed:
             return await handler(request)
@@ -139,6 +153,8 @@ class HealthServer:
         except CertError as exc:
             raise ServingError(str(exc)) from exc
         context.minimum_version = _TLS_VERSIONS[options.tls_min_version]
+        if options.client_ca_file:
+            _verify_clients(context, options.client_ca_file)
         if options.tls_cipher_suites:
             context.set_ciphers(":".join(openssl_cipher_names(options.tls_cipher_suites)))
         return context
@@ -180,6 +196,13 @@ class HealthServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+def _client_user(request: web.Request) -> User | None:
+    """The caller of a client certificate TLS verified against `--client-ca-file`."""
+    transport = request.transport
+    peer = transport.get_extra_info("peercert") if transport is not None else None
+    return User.from_certificate(peer) if peer else None
 
 
 def _bind_failure(address: str, port: int, exc: OSError) -> str:

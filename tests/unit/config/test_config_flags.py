@@ -257,13 +257,15 @@ def test_kube_scheduler_flags_take_effect(load):
 
 
 def test_flags_for_missing_features_print_one_notice_each(load):
-    result = load(["--profiling", "--client-ca-file=/ca.crt", "--feature-gates=A=true,B=false"])
+    result = load(
+        ["--profiling", "--requestheader-client-ca-file=/ca.crt", "--feature-gates=A=true,B=false"]
+    )
     gate = "accepted; kubesched has no switch for it and behaves as kube-scheduler v1.37 with its"
     assert result.notices == (
         (
-            "flag --client-ca-file is accepted: client-certificate authentication is not "
-            "implemented; callers of /metrics and /configz authenticate with bearer tokens "
-            "(TokenReview); it has no effect"
+            "flag --requestheader-client-ca-file is accepted: front-proxy (request header) "
+            "authentication is not implemented; callers authenticate with a bearer token "
+            "(TokenReview) or a client certificate of --client-ca-file; it has no effect"
         ),
         "flag --profiling is accepted: kubesched has no Go profiler (/debug/pprof is not served)",
         f"--feature-gates: A {gate} default",
