@@ -20,7 +20,7 @@ Filter, per node, in O(terms):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -29,6 +29,7 @@ from kubesched.framework.nodeinfo import with_pods_with_required_anti_affinity
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
+from kubesched.plugins.helper.pair_totals import Contribution, PairTotals, Volatile
 from kubesched.plugins.inter_pod_affinity.terms import (
     AffinityTerm,
     PodTerms,
@@ -146,18 +147,22 @@ def filter_state(
     namespaces: NamespaceLabels,
     term_cache: TermCache,
     counts: NodeCountCache,
+    totals: PairTotals,
 ) -> FilterState | None:
-    """The counts for `pod` over `nodes` (all nodes); None when there is nothing to check."""
-    existing = _existing_anti_affinity(pod, nodes, namespaces, term_cache)
+    """The counts for `pod` over `nodes` (all nodes); None when there is nothing to check.
+    With the snapshot's node list, the counts come from indexes kept across cycles
+    (`totals`), else from a walk of the nodes; both give the same counts."""
+    existing = _existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
     affinity, anti = terms.required_affinity, terms.required_anti_affinity
     if not existing and not affinity and not anti:
         return None
+    count = _PairCounter(nodes, namespaces, counts, totals)
     return FilterState(
         pod=pod,
         affinity_terms=affinity,
         anti_affinity_terms=anti,
-        affinity_counts=_count_pairs(affinity, nodes, namespaces, counts, all_terms=True),
-        anti_affinity_counts=_count_pairs(anti, nodes, namespaces, counts, all_terms=False),
+        affinity_counts=count(affinity, all_terms=True),
+        anti_affinity_counts=count(anti, all_terms=False),
         existing_counts=existing,
         self_match=matches_all(affinity, pod, namespaces.of),
         namespaces=namespaces,
@@ -165,8 +170,18 @@ def filter_state(
 
 
 def _existing_anti_affinity(
-    pod: Pod, nodes: Sequence[NodeInfo], namespaces: NamespaceLabels, term_cache: TermCache
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    namespaces: NamespaceLabels,
+    term_cache: TermCache,
+    totals: PairTotals,
 ) -> dict[Pair, int]:
+    # What matches an existing pod's term depends only on the pod's namespace and labels.
+    key = ("existing-anti-affinity", pod.namespace, frozenset(pod.labels.items()))
+    contribution = _existing_contribution(pod, namespaces, term_cache)
+    index = totals.index(nodes, key, contribution, with_pods_with_required_anti_affinity)
+    if index is not None:
+        return dict(index.totals)
     counts: dict[Pair, int] = {}
     labels_of = namespaces.of
     # Most nodes hold no such pod: the snapshot knows the few that do (no scan).
@@ -177,6 +192,84 @@ def _existing_anti_affinity(
                 if term.matches(pod, labels_of):
                     _add(counts, node, term.topology_key, 1)
     return counts
+
+
+def _existing_contribution(
+    pod: Pod, namespaces: NamespaceLabels, term_cache: TermCache
+) -> Callable[[NodeInfo], Contribution]:
+    """A node's pairs forbidden to `pod` by its pods' required anti-affinity."""
+    labels_of = namespaces.of
+
+    def contribution(node_info: NodeInfo) -> Contribution:
+        found = []
+        labels = node_info.node.labels
+        for existing in node_info.pods_with_required_anti_affinity:
+            for term in term_cache.of(existing).required_anti_affinity:
+                if term.labels_dependent:
+                    raise Volatile
+                value = labels.get(term.topology_key)
+                if value is not None and term.matches(pod, labels_of):
+                    found.append(((term.topology_key, value), 1))
+        return tuple(found)
+
+    return contribution
+
+
+class _PairCounter:
+    """`_count_pairs` from the indexes where the terms allow it."""
+
+    def __init__(
+        self,
+        nodes: Sequence[NodeInfo],
+        namespaces: NamespaceLabels,
+        counts: NodeCountCache,
+        totals: PairTotals,
+    ) -> None:
+        self.nodes, self.namespaces, self.counts, self.totals = nodes, namespaces, counts, totals
+
+    def __call__(self, terms: tuple[AffinityTerm, ...], *, all_terms: bool) -> dict[Pair, int]:
+        if not terms:
+            return {}
+        if any(term.labels_dependent for term in terms):
+            return _count_pairs(
+                terms, self.nodes, self.namespaces, self.counts, all_terms=all_terms
+            )
+        groups = [terms] if all_terms else [(term,) for term in terms]
+        merged: dict[Pair, int] = {}
+        for group in groups:
+            index = self.totals.index(
+                self.nodes, ("pod-affinity-pairs", group), self._contribution(group), _with_pods
+            )
+            if index is None:
+                return _count_pairs(
+                    terms, self.nodes, self.namespaces, self.counts, all_terms=all_terms
+                )
+            if not merged:
+                merged = dict(index.totals)
+                continue
+            for pair, found in index.totals.items():
+                merged[pair] = merged.get(pair, 0) + found
+        return merged
+
+    def _contribution(self, group: tuple[AffinityTerm, ...]) -> Callable[[NodeInfo], Contribution]:
+        count = term_counter(group, self.namespaces, self.counts)[1]
+
+        def contribution(node_info: NodeInfo) -> Contribution:
+            found = count(node_info) if node_info.pods else 0
+            if not found:
+                return ()
+            labels = node_info.node.labels
+            return tuple(
+                ((term.topology_key, labels[term.topology_key]), found)
+                for term in group
+                if term.topology_key in labels
+            )
+
+        return contribution
+
+
+def _with_pods(nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
+    return [node_info for node_info in nodes if node_info.pods]
 
 
 def _count_pairs(
