@@ -20,7 +20,7 @@ Filter, per node, in O(terms):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -28,8 +28,13 @@ from kubesched.framework import Code, NodeInfo, Status
 from kubesched.framework.nodeinfo import with_pods_with_required_anti_affinity
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
-from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
-from kubesched.plugins.helper.pair_totals import Contribution, PairTotals, Volatile
+from kubesched.plugins.helper.node_counts import NodeCountCache
+from kubesched.plugins.helper.pair_totals import PairTotals
+from kubesched.plugins.inter_pod_affinity.counting import term_counter
+from kubesched.plugins.inter_pod_affinity.indexed_filter import (
+    indexed_existing_anti_affinity,
+    indexed_pair_counts,
+)
 from kubesched.plugins.inter_pod_affinity.terms import (
     AffinityTerm,
     PodTerms,
@@ -156,7 +161,13 @@ def filter_state(
     affinity, anti = terms.required_affinity, terms.required_anti_affinity
     if not existing and not affinity and not anti:
         return None
-    count = _PairCounter(nodes, namespaces, counts, totals)
+
+    def count(group: tuple[AffinityTerm, ...], *, all_terms: bool) -> dict[Pair, int]:
+        found = indexed_pair_counts(group, nodes, namespaces, counts, totals, all_terms=all_terms)
+        if found is None:
+            found = _count_pairs(group, nodes, namespaces, counts, all_terms=all_terms)
+        return found
+
     return FilterState(
         pod=pod,
         affinity_terms=affinity,
@@ -176,12 +187,9 @@ def _existing_anti_affinity(
     term_cache: TermCache,
     totals: PairTotals,
 ) -> dict[Pair, int]:
-    # What matches an existing pod's term depends only on the pod's namespace and labels.
-    key = ("existing-anti-affinity", pod.namespace, frozenset(pod.labels.items()))
-    contribution = _existing_contribution(pod, namespaces, term_cache)
-    index = totals.index(nodes, key, contribution, with_pods_with_required_anti_affinity)
-    if index is not None:
-        return dict(index.totals)
+    indexed = indexed_existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
+    if indexed is not None:
+        return indexed
     counts: dict[Pair, int] = {}
     labels_of = namespaces.of
     # Most nodes hold no such pod: the snapshot knows the few that do (no scan).
@@ -192,84 +200,6 @@ def _existing_anti_affinity(
                 if term.matches(pod, labels_of):
                     _add(counts, node, term.topology_key, 1)
     return counts
-
-
-def _existing_contribution(
-    pod: Pod, namespaces: NamespaceLabels, term_cache: TermCache
-) -> Callable[[NodeInfo], Contribution]:
-    """A node's pairs forbidden to `pod` by its pods' required anti-affinity."""
-    labels_of = namespaces.of
-
-    def contribution(node_info: NodeInfo) -> Contribution:
-        found = []
-        labels = node_info.node.labels
-        for existing in node_info.pods_with_required_anti_affinity:
-            for term in term_cache.of(existing).required_anti_affinity:
-                if term.labels_dependent:
-                    raise Volatile
-                value = labels.get(term.topology_key)
-                if value is not None and term.matches(pod, labels_of):
-                    found.append(((term.topology_key, value), 1))
-        return tuple(found)
-
-    return contribution
-
-
-class _PairCounter:
-    """`_count_pairs` from the indexes where the terms allow it."""
-
-    def __init__(
-        self,
-        nodes: Sequence[NodeInfo],
-        namespaces: NamespaceLabels,
-        counts: NodeCountCache,
-        totals: PairTotals,
-    ) -> None:
-        self.nodes, self.namespaces, self.counts, self.totals = nodes, namespaces, counts, totals
-
-    def __call__(self, terms: tuple[AffinityTerm, ...], *, all_terms: bool) -> dict[Pair, int]:
-        if not terms:
-            return {}
-        if any(term.labels_dependent for term in terms):
-            return _count_pairs(
-                terms, self.nodes, self.namespaces, self.counts, all_terms=all_terms
-            )
-        groups = [terms] if all_terms else [(term,) for term in terms]
-        merged: dict[Pair, int] = {}
-        for group in groups:
-            index = self.totals.index(
-                self.nodes, ("pod-affinity-pairs", group), self._contribution(group), _with_pods
-            )
-            if index is None:
-                return _count_pairs(
-                    terms, self.nodes, self.namespaces, self.counts, all_terms=all_terms
-                )
-            if not merged:
-                merged = dict(index.totals)
-                continue
-            for pair, found in index.totals.items():
-                merged[pair] = merged.get(pair, 0) + found
-        return merged
-
-    def _contribution(self, group: tuple[AffinityTerm, ...]) -> Callable[[NodeInfo], Contribution]:
-        count = term_counter(group, self.namespaces, self.counts)[1]
-
-        def contribution(node_info: NodeInfo) -> Contribution:
-            found = count(node_info) if node_info.pods else 0
-            if not found:
-                return ()
-            labels = node_info.node.labels
-            return tuple(
-                ((term.topology_key, labels[term.topology_key]), found)
-                for term in group
-                if term.topology_key in labels
-            )
-
-        return contribution
-
-
-def _with_pods(nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
-    return [node_info for node_info in nodes if node_info.pods]
 
 
 def _count_pairs(
@@ -296,22 +226,3 @@ def _count_pairs(
                 for term in group:
                     _add(counts, node, term.topology_key, found)
     return counts
-
-
-def term_counter(
-    group: tuple[AffinityTerm, ...], namespaces: NamespaceLabels, cache: NodeCountCache
-) -> tuple[int | None, CountFn]:
-    """(cache key id or None when the count must not be cached, count of a node's pods
-    matching every term of `group`)."""
-    labels_of = namespaces.of
-
-    def count(node_info: NodeInfo) -> int:
-        found = 0
-        for pod in node_info.pods.values():
-            if all(term.matches(pod, labels_of) for term in group):
-                found += 1
-        return found
-
-    # With a namespace lister, namespace labels may change between cycles.
-    volatile = any(term.labels_dependent for term in group)
-    return (None if volatile else cache.key_id(("pod-affinity", group)), count)

@@ -25,8 +25,8 @@ from kubesched.model import Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
-from kubesched.plugins.inter_pod_affinity.filtering import term_counter
-from kubesched.plugins.inter_pod_affinity.indexed import IndexedScore
+from kubesched.plugins.inter_pod_affinity.counting import term_counter
+from kubesched.plugins.inter_pod_affinity.indexed_score import IndexedScore
 from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, PodTerms, TermCache
 
 
@@ -83,7 +83,7 @@ def score_state(
 ) -> ScoreState | None:
     """The pair totals for `pod`; None when no term matched anything (Score skips). With
     the snapshot's node list and `pair_totals`, the sums come from indexes kept across
-    cycles (see `inter_pod_affinity_indexed`), else from a walk of the nodes."""
+    cycles (see `indexed_score`), else from a walk of the nodes."""
     totals = _Totals()
     preferred = [(t, 1) for t in terms.preferred_affinity]
     preferred += [(t, -1) for t in terms.preferred_anti_affinity]

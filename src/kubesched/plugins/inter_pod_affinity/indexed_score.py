@@ -20,7 +20,7 @@ from kubesched.model import Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import Contribution, PairTotals, Volatile
-from kubesched.plugins.inter_pod_affinity.filtering import term_counter
+from kubesched.plugins.inter_pod_affinity.counting import term_counter
 from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, TermCache
 
 
