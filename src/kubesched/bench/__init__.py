@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from kubesched.bench.contenders import CONTENDERS, ClientLimits
+from kubesched.bench.contenders import CONTENDERS, NULL_BINDER, ClientLimits
 from kubesched.bench.procstat import load_average
 from kubesched.bench.report import Machine, markdown, write_outputs
 from kubesched.bench.runner import BenchSettings, ContenderResult, Progress, run_contender
@@ -43,13 +43,21 @@ def run_bench(
         if repeat > 1:
             progress(f"round {round_number} of {repeat}")
         for name in contenders:
-            rounds[name].append(run_contender(name, settings, progress))
+            rounds[name].append(_run_or_skip(name, settings, progress))
     results = [_median_round(runs) for runs in rounds.values()]
     machine = Machine(cpus=os.cpu_count() or 0, load_before=before, load_after=load_average())
     return results, machine
 
 
+def _run_or_skip(name: str, settings: BenchSettings, progress: Progress) -> ContenderResult:
+    if name == NULL_BINDER and not settings.workload.ceiling:
+        return ContenderResult(name=name, skipped="the null binder cannot preempt")
+    return run_contender(name, settings, progress)
+
+
 def _median_round(runs: list[ContenderResult]) -> ContenderResult:
+    if runs[0].skipped:
+        return runs[0]
     failed = [run for run in runs if run.failure]
     chosen = (
         failed[0]

@@ -39,6 +39,8 @@ def _fmt(value: float) -> str:
 
 
 def _row(result: ContenderResult) -> str:
+    if result.skipped:
+        return f"| {result.name} | n/a: {result.skipped} |" + " |" * 8
     if result.failure:
         return f"| {result.name} | FAILED: {result.failure} |" + " |" * 8
     t = result.throughput
@@ -61,6 +63,8 @@ def _row(result: ContenderResult) -> str:
 def _ratio(a: ContenderResult | None, b: ContenderResult | None) -> tuple[float, float] | None:
     if a is None or b is None or a.failure or b.failure or not b.throughput.average:
         return None
+    if a.skipped or b.skipped:
+        return None
     rss = a.peak_rss_bytes / b.peak_rss_bytes if b.peak_rss_bytes else 0.0
     return a.throughput.average / b.throughput.average, rss
 
@@ -68,10 +72,11 @@ def _ratio(a: ContenderResult | None, b: ContenderResult | None) -> tuple[float,
 def markdown(results: Sequence[ContenderResult], settings: BenchSettings, machine: Machine) -> str:
     """The table of contenders x figures, the ratios and what the run was."""
     w = settings.workload
+    note = f" ({w.note})" if w.note else ""
     lines = [
         (
             f"Workload `{w.name}`: {w.nodes} nodes, {w.initial_pods} initial pods, "
-            f"{w.pods} measured pods; client QPS/burst {settings.limits.qps:g}/"
+            f"{w.pods} measured pods{note}; client QPS/burst {settings.limits.qps:g}/"
             f"{settings.limits.burst}, binding concurrency {settings.limits.binding_concurrency}."
         ),
         f"Machine: {machine.describe()}.",

@@ -9,26 +9,29 @@ measured pods with the throughput sampler running, then the checks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.bench.checks import run_checks
+from kubesched.bench.churn import run_churn
 from kubesched.bench.contenders import ClientLimits, start_contender
 from kubesched.bench.load import create_all
 from kubesched.bench.procstat import cpu_seconds, peak_rss_bytes
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
+from kubesched.bench.templates import pod_default
 from kubesched.bench.tracker import PodTracker, TrackerError
-from kubesched.bench.workloads import Workload
+from kubesched.bench.workloads import PodGroup, Workload
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError
 from kubesched.localcluster import LocalCluster, LocalClusterError, Process
 
-INIT_NAMESPACE = "bench-init"
-MEASURED_NAMESPACE = "bench-measured"
 SAMPLE_INTERVAL = 1.0
+WARM_UP_NAMESPACE = "bench-warm-up"
 
 Progress = Callable[[str], None]
 
@@ -53,6 +56,8 @@ class ContenderResult:
 
     name: str
     failure: str = ""
+    skipped: str = ""
+    """Why the contender did not run this workload (the null binder cannot preempt)."""
     throughput: Summary = field(default_factory=lambda: Summary.of([]))
     samples: list[float] = field(default_factory=list)
     whole_run_rate: float = 0.0
@@ -73,6 +78,7 @@ class ContenderResult:
         return {
             "name": self.name,
             "failure": self.failure,
+            "skipped": self.skipped,
             "throughput": {
                 "average": self.throughput.average,
                 "p50": self.throughput.p50,
@@ -144,9 +150,21 @@ class _Run:
             await client.close()
 
     async def _run(self, client: KubeClient) -> None:
-        for namespace in (INIT_NAMESPACE, MEASURED_NAMESPACE):
-            body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
-            await client.post("/api/v1/namespaces", body)
+        for namespace in [*self.workload.all_namespaces(), WARM_UP_NAMESPACE]:
+            namespace_body = {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": namespace},
+            }
+            await client.post("/api/v1/namespaces", namespace_body)
+        for name, value in self.workload.priority_classes:
+            body: dict[str, Any] = {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
+            await client.post("/apis/scheduling.k8s.io/v1/priorityclasses", body)
         self.progress(f"[{self.name}] creating {self.workload.nodes} nodes")
         nodes = (("/api/v1/nodes", self.workload.node(i)) for i in range(self.workload.nodes))
         await create_all(client, nodes, concurrency=self.settings.create_concurrency)
@@ -155,36 +173,42 @@ class _Run:
         await self._initial_pods(client, process)
         await self._measure(client, process)
 
-    def _pods(self, namespace: str, count: int, *, measured: bool) -> Iterator[tuple[str, Any]]:
-        path = f"/api/v1/namespaces/{namespace}/pods"
-        name = self.settings.limits.scheduler_name
-        for i in range(count):
-            make = self.workload.measured_pod if measured else self.workload.initial_pod
-            yield path, make(i, namespace=namespace, scheduler_name=name)
+    def _initial(self) -> list[PodGroup]:
+        """The initial pods; with none, one warm-up pod proves the contender is ready."""
+        groups = [group for group in self.workload.initial if group.count]
+        if groups:
+            return groups
+        return [PodGroup(pod_default, 1, WARM_UP_NAMESPACE, "warm-up-")]
 
     async def _initial_pods(self, client: KubeClient, process: Process) -> None:
-        count = max(self.workload.initial_pods, 1)
+        groups = self._initial()
+        count = sum(group.count for group in groups)
         self.progress(f"[{self.name}] {count} initial pod(s), waiting until all are bound")
-        tracker = PodTracker(client, INIT_NAMESPACE)
-        await tracker.start()
-        watch = asyncio.create_task(tracker.run())
+        trackers = [PodTracker(client, ns) for ns in dict.fromkeys(g.namespace for g in groups)]
+        for tracker in trackers:
+            await tracker.start()
+        watches = [asyncio.create_task(tracker.run()) for tracker in trackers]
+        name = self.settings.limits.scheduler_name
         try:
-            pods = self._pods(INIT_NAMESPACE, count, measured=False)
+            pods = itertools.chain.from_iterable(group.pods(name) for group in groups)
             await create_all(client, pods, concurrency=self.settings.create_concurrency)
             last, last_change = 0, time.monotonic()
-            while tracker.bound < count:
-                _check_alive(watch, process)
-                if tracker.bound != last:
-                    last, last_change = tracker.bound, time.monotonic()
+            while (bound := sum(t.bound for t in trackers)) < count:
+                for watch in watches:
+                    _check_alive(watch, process)
+                if bound != last:
+                    last, last_change = bound, time.monotonic()
                 if time.monotonic() - last_change > self.settings.stall_timeout:
-                    raise RunFailed(f"stalled: {tracker.bound}/{count} initial pods bound")
+                    raise RunFailed(f"stalled: {bound}/{count} initial pods bound")
                 await asyncio.sleep(0.1)
         finally:
-            watch.cancel()
+            for watch in watches:
+                watch.cancel()
 
     async def _measure(self, client: KubeClient, process: Process) -> None:
         total = self.workload.pods
-        tracker = PodTracker(client, MEASURED_NAMESPACE)
+        measured = self.workload.measured
+        tracker = PodTracker(client, measured.namespace)
         await tracker.start()
         watch = asyncio.create_task(tracker.run())
         pid = process.pid or 0
@@ -192,8 +216,13 @@ class _Run:
         cpu_before = cpu_seconds(pid)
         client_before = time.process_time()
         plane_before = {n: cpu_seconds(p) for n, p in plane.items()}
+        name = self.settings.limits.scheduler_name
+        churn = self.workload.churn
+        tasks = [watch]
+        if churn is not None:
+            tasks.append(asyncio.create_task(run_churn(client, churn, name)))
         started = time.monotonic()
-        pods = self._pods(MEASURED_NAMESPACE, total, measured=True)
+        pods = measured.pods(name)
         creator = asyncio.create_task(
             create_all(
                 client,
@@ -202,12 +231,15 @@ class _Run:
                 rate=self.settings.create_rate,
             )
         )
+        tasks.append(creator)
         try:
-            sampler = await self._sample(tracker, total, started, (watch, creator), process)
+            sampler = await self._sample(tracker, total, started, tasks, process)
             await creator
         finally:
-            watch.cancel()
-            creator.cancel()
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*tasks, return_exceptions=True)
         result = self.result
         result.duration = max(tracker.bound_times()[-1] - started, 1e-9)
         result.cpu_seconds = cpu_seconds(pid) - cpu_before
@@ -224,7 +256,7 @@ class _Run:
         result.latency_p99 = nearest_rank(latencies, 99)
         result.bound = tracker.bound
         result.bound_times = [t - started for t in tracker.bound_times()]
-        problems = await run_checks(client, tracker, namespace=MEASURED_NAMESPACE, expected=total)
+        problems = await run_checks(client, tracker, namespace=measured.namespace, expected=total)
         if problems:
             raise RunFailed("; ".join(problems))
 
@@ -233,7 +265,7 @@ class _Run:
         tracker: PodTracker,
         total: int,
         started: float,
-        tasks: tuple[asyncio.Task[None], asyncio.Task[None]],
+        tasks: Sequence[asyncio.Task[None]],
         process: Process,
     ) -> ThroughputSampler:
         """Read the bound count once per interval until every measured pod is bound."""

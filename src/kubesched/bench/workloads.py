@@ -12,38 +12,85 @@ taints; pod: one `pause` container requesting 100m CPU and 500Mi, limits equal).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.bench.templates import PodTemplate
 from kubesched.testing import make_node, make_pod
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 ZONE_LABEL = "topology.kubernetes.io/zone"
 INFRA_LABEL = "dedicated"
+INIT_NS = "bench-init"
+MEASURED_NS = "bench-measured"
 # Out of every 20 measured pods in `constrained`: which kind each one is.
 _CONSTRAINED_MIX = ("plain",) * 10 + ("infra",) * 3 + ("zonal",) * 4 + ("heavy",) * 3
 
 
 @dataclass(frozen=True, slots=True)
+class PodGroup:
+    """`count` pods from one template in one namespace, named `prefix` + index."""
+
+    template: PodTemplate
+    count: int
+    namespace: str
+    prefix: str
+
+    def pods(self, scheduler_name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(POST path, body) of every pod of the group."""
+        path = f"/api/v1/namespaces/{self.namespace}/pods"
+        for i in range(self.count):
+            yield path, self.template(f"{self.prefix}{i}", self.namespace, scheduler_name)
+
+
+@dataclass(frozen=True, slots=True)
+class Churn:
+    """scheduler_perf's `churn` op during the measured phase. `create`: one object of each
+    template every `interval` seconds, never deleted; `recreate`: every `interval`, the
+    objects of the previous tick are deleted and new ones created (`number: 1`)."""
+
+    mode: str
+    templates: tuple[str, ...]
+    """Of `pod:<template name>`, `node`, `service` (see `bench.churn`)."""
+    interval: float
+    namespace: str
+
+
+@dataclass(frozen=True, slots=True)
 class Workload:
-    """How many objects to create, and how the i-th node and measured pod look."""
+    """How many objects to create, and how the i-th node and every pod look."""
 
     name: str
     nodes: int
-    initial_pods: int
-    pods: int
     node_factory: Callable[[int], dict[str, Any]]
-    pod_kind: Callable[[int], str]
+    initial: tuple[PodGroup, ...]
+    measured: PodGroup
+    namespaces: tuple[str, ...] = ()
+    churn: Churn | None = None
+    ceiling: bool = True
+    """Whether the null binder can place these pods (it cannot preempt)."""
+    priority_classes: tuple[tuple[str, int], ...] = ()
+    note: str = ""
+    """How this differs from upstream's variant (shrunk pod counts, ...)."""
+
+    @property
+    def initial_pods(self) -> int:
+        return sum(group.count for group in self.initial)
+
+    @property
+    def pods(self) -> int:
+        return self.measured.count
+
+    def all_namespaces(self) -> list[str]:
+        """Every namespace the workload's pods and churn objects live in, in order."""
+        names = [*self.namespaces, *(g.namespace for g in self.initial), self.measured.namespace]
+        if self.churn is not None:
+            names.append(self.churn.namespace)
+        return list(dict.fromkeys(names))
 
     def node(self, index: int) -> dict[str, Any]:
         return self.node_factory(index)
-
-    def initial_pod(self, index: int, *, namespace: str, scheduler_name: str) -> dict[str, Any]:
-        return pod_object(f"init-{index}", namespace, scheduler_name, "plain")
-
-    def measured_pod(self, index: int, *, namespace: str, scheduler_name: str) -> dict[str, Any]:
-        return pod_object(f"pod-{index}", namespace, scheduler_name, self.pod_kind(index))
 
 
 def plain_node(index: int) -> dict[str, Any]:
@@ -76,6 +123,14 @@ def pod_object(name: str, namespace: str, scheduler_name: str, kind: str) -> dic
     return pod
 
 
+def _kind_template(kind: Callable[[int], str]) -> PodTemplate:
+    def template(name: str, namespace: str, scheduler_name: str) -> dict[str, Any]:
+        index = int(name.rsplit("-", 1)[-1])
+        return pod_object(name, namespace, scheduler_name, kind(index))
+
+    return template
+
+
 def _plain(_index: int) -> str:
     return "plain"
 
@@ -96,13 +151,17 @@ def make_workload(
     if name not in defaults:
         raise ValueError(f"unknown workload {name!r}; choose one of {', '.join(defaults)}")
     n, i, m = defaults[name]
+    kind = _mixed if name == "constrained" else _plain
+    initial = PodGroup(
+        _kind_template(_plain), i if initial_pods is None else initial_pods, INIT_NS, "init-"
+    )
+    measured = PodGroup(_kind_template(kind), m if pods is None else pods, MEASURED_NS, "pod-")
     return Workload(
         name=name,
         nodes=n if nodes is None else nodes,
-        initial_pods=i if initial_pods is None else initial_pods,
-        pods=m if pods is None else pods,
         node_factory=constrained_node if name == "constrained" else plain_node,
-        pod_kind=_mixed if name == "constrained" else _plain,
+        initial=(initial,),
+        measured=measured,
     )
 
 

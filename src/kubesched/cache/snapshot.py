@@ -4,6 +4,10 @@ A snapshot holds clones of the cache's NodeInfos. `SchedulerCache.update_snapsho
 it in place and re-clones only the nodes that changed since the snapshot's `generation`;
 every other NodeInfo object stays the very same object from cycle to cycle. Nodes that are
 deleted (even if pods on them are not gone yet) are not in the snapshot.
+
+It also keeps a journal of the node names it replaced or dropped, so that an index kept
+across cycles (`plugins.helper.pair_totals`) can catch up with only what changed since it
+last looked (`changed_since`), instead of walking every node every cycle.
 """
 
 from __future__ import annotations
@@ -27,9 +31,35 @@ class Snapshot:
     _with_anti_affinity: dict[str, NodeInfo]
     _affinity_list: list[NodeInfo] | None
     _anti_affinity_list: list[NodeInfo] | None
+    journal_epoch: int
+    """Changes with every `reset`: versions of an older epoch mean nothing."""
+    _journal: list[str]
+    _journal_base: int
 
     def __init__(self) -> None:
+        self.journal_epoch = 0
         self.reset()
+
+    @property
+    def journal_version(self) -> int:
+        """The number of node changes recorded so far in this epoch."""
+        return self._journal_base + len(self._journal)
+
+    def changed_since(self, version: int) -> list[str] | None:
+        """Names of the nodes put or dropped since `journal_version` was `version` (with
+        repeats); None when the journal no longer reaches back that far."""
+        start = version - self._journal_base
+        if start < 0 or start > len(self._journal):
+            return None
+        return self._journal[start:]
+
+    def _record(self, name: str) -> None:
+        journal = self._journal
+        journal.append(name)
+        if len(journal) > 4 * len(self._by_name) + 4096:
+            half = len(journal) // 2
+            del journal[:half]
+            self._journal_base += half
 
     @property
     def num_nodes(self) -> int:
@@ -75,11 +105,15 @@ class Snapshot:
         self._with_anti_affinity = {}
         self._affinity_list = None
         self._anti_affinity_list = None
+        self.journal_epoch += 1
+        self._journal = []
+        self._journal_base = 0
 
     def put(self, info: NodeInfo) -> None:
         """Insert or replace the NodeInfo of one node (a fresh clone)."""
         name = info.name
         self._by_name[name] = info
+        self._record(name)
         position = self._position.get(name)
         if position is not None:
             self.node_infos[position] = info
@@ -90,6 +124,7 @@ class Snapshot:
     def drop(self, name: str) -> None:
         """Remove a node; `node_infos` is fixed by the `reorder` that follows."""
         if self._by_name.pop(name, None) is not None:
+            self._record(name)
             self._track(self._with_affinity, name, None)
             self._track(self._with_anti_affinity, name, None)
 

@@ -3,6 +3,9 @@
 kubesched bench                                  # basic: 1000 nodes, 1000 + 5000 pods
 kubesched bench --workload constrained
 kubesched bench --nodes 5 --initial-pods 0 --pods 30 --contenders kubesched,null-binder
+kubesched bench --suite                          # scheduler_perf's catalogue, 500-node sizes
+kubesched bench --suite --size 5000 --cases SchedulingBasic,TopologySpreading
+kubesched bench --workload SchedulingPodAffinity --size 5000   # one test case
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from kubesched.bench import (
     WORKLOADS,
     BenchSettings,
     ClientLimits,
+    Workload,
     make_workload,
     run_bench,
     write_outputs,
 )
+from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
+from kubesched.bench.suite import run_suite, write_suite
 
 DEFAULT_SCHEDULER_NAME = "bench-scheduler"
 
@@ -31,7 +37,21 @@ def _parser() -> argparse.ArgumentParser:
         "latency, CPU and memory of kubesched, kube-scheduler and a null binder, each on "
         "a fresh local control plane.",
     )
-    parser.add_argument("--workload", choices=WORKLOADS, default="basic")
+    parser.add_argument(
+        "--workload",
+        choices=(*WORKLOADS, *CASES),
+        default="basic",
+        help="a workload, or one scheduler_perf test case of the catalogue (at --size)",
+    )
+    parser.add_argument(
+        "--suite",
+        action="store_true",
+        help="run the scheduler_perf catalogue (all test cases, or --cases) at --size",
+    )
+    parser.add_argument("--size", choices=SIZES, default="500", help="catalogue size")
+    parser.add_argument(
+        "--cases", default="", help=f"comma-separated test cases (default: all of {len(CASES)})"
+    )
     parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
     parser.add_argument("--initial-pods", type=int, help="pods bound before measuring")
     parser.add_argument("--pods", type=int, help="measured pods")
@@ -78,20 +98,8 @@ class _Progress:
             print(file=sys.stderr)
 
 
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
-    unknown = [c for c in contenders if c not in CONTENDERS]
-    if unknown or not contenders:
-        print(f"kubesched bench: unknown contender(s) {unknown}; choose from {CONTENDERS}")
-        return 2
-    workload = make_workload(
-        args.workload, nodes=args.nodes, initial_pods=args.initial_pods, pods=args.pods
-    )
-    if workload.nodes < 1 or workload.pods < 1 or workload.initial_pods < 0:
-        print("kubesched bench: --nodes and --pods must be at least 1, --initial-pods at least 0")
-        return 2
-    settings = BenchSettings(
+def _settings(args: argparse.Namespace, workload: Workload) -> BenchSettings:
+    return BenchSettings(
         workload=workload,
         limits=ClientLimits(
             scheduler_name=args.scheduler_name,
@@ -103,6 +111,58 @@ def main(argv: list[str]) -> int:
         create_rate=args.create_rate,
         stall_timeout=args.stall_timeout,
     )
+
+
+def _suite(args: argparse.Namespace, contenders: list[str], argv: list[str]) -> int:
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()] or list(CASES)
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        print(f"kubesched bench: unknown test case(s) {unknown}; choose from {list(CASES)}")
+        return 2
+    base = _settings(args, catalogue_workload(cases[0], args.size))
+    progress = _Progress()
+    rows = run_suite(
+        cases,
+        size=args.size,
+        base=base,
+        contenders=contenders,
+        progress=progress,
+        repeat=args.repeat,
+    )
+    progress.done()
+    command = " ".join(["kubesched bench", *argv])
+    paths = write_suite(rows, args.out, command=command)
+    print(paths["table"].read_text())
+    for what, path in paths.items():
+        print(f"{what}: {path}")
+    return 1 if any(r.failure for row in rows for r in row.results) else 0
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
+    unknown = [c for c in contenders if c not in CONTENDERS]
+    if unknown or not contenders:
+        print(f"kubesched bench: unknown contender(s) {unknown}; choose from {CONTENDERS}")
+        return 2
+    if args.suite:
+        return _suite(args, contenders, argv)
+    if args.workload in CASES:
+        workload = catalogue_workload(
+            args.workload,
+            args.size,
+            nodes=args.nodes,
+            initial_pods=args.initial_pods,
+            pods=args.pods,
+        )
+    else:
+        workload = make_workload(
+            args.workload, nodes=args.nodes, initial_pods=args.initial_pods, pods=args.pods
+        )
+    if workload.nodes < 1 or workload.pods < 1 or workload.initial_pods < 0:
+        print("kubesched bench: --nodes and --pods must be at least 1, --initial-pods at least 0")
+        return 2
+    settings = _settings(args, workload)
     progress = _Progress()
     results, machine = run_bench(
         settings, contenders=contenders, progress=progress, repeat=args.repeat

@@ -68,9 +68,13 @@ class CycleState:
     def clone(self) -> CycleState:
         """A copy for what-if evaluation; values with a `clone()` method are cloned."""
         copy = CycleState()
-        copy._data = {
-            k: v.clone() if isinstance(v, Cloneable) else v for k, v in self._data.items()
-        }
+        # `getattr`, not a runtime-checkable isinstance (which costs ~50 us per value and
+        # ran once per value per node in preemption's dry runs).
+        data = {}
+        for key, value in self._data.items():
+            clone = getattr(value, "clone", None)
+            data[key] = clone() if callable(clone) else value
+        copy._data = data
         copy.skip_filter_plugins = self.skip_filter_plugins
         copy.skip_score_plugins = self.skip_score_plugins
         return copy

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from kubesched.model import HostPort, Node, Pod, Resource
 
@@ -113,6 +113,28 @@ class NodeSubsets(Protocol):
 
     @property
     def have_pods_with_required_anti_affinity(self) -> Sequence[NodeInfo]: ...
+
+
+class NodeJournal(Protocol):
+    """A snapshot's record of which nodes changed (see `node_journal`)."""
+
+    journal_epoch: int
+
+    @property
+    def journal_version(self) -> int: ...
+
+    def changed_since(self, version: int) -> Sequence[str] | None: ...
+
+    def get(self, name: str) -> NodeInfo | None: ...
+
+
+def node_journal(nodes: Sequence[NodeInfo]) -> NodeJournal | None:
+    """The journal of the snapshot `nodes` is the node list of, if it keeps one: which
+    nodes were replaced or dropped since a given version, so that an index kept across
+    cycles catches up with only those. None for any other list (a what-if copy)."""
+    if isinstance(nodes, NodeInfoList) and hasattr(nodes.subsets, "changed_since"):
+        return cast("NodeJournal", nodes.subsets)
+    return None
 
 
 class NodeInfoList(list[NodeInfo]):

@@ -91,6 +91,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         self._memo_keys = memo.KeyTable()
         self._filters_not_memoizable = memo.not_memoizable(plugins.filter)
         self._scores_not_memoizable = memo.not_memoizable(plugins.score)
+        self._score_names = frozenset(pl.name for pl in plugins.score)
 
     @property
     def has_filter_plugins(self) -> bool:
@@ -219,8 +220,9 @@ class Framework(BindingCycle, WhatIfFiltering):
         return self._memo_keys.id_of(key)
 
     def score_memo_key(self, state: CycleState, pod: Pod) -> int | None:
-        """Like `filter_memo_key`, for the raw scores of this cycle's Score plugins."""
-        if not self._scores_not_memoizable <= state.skip_score_plugins:
+        """The key of this cycle's raw scores of the memoizable Score plugins on a node
+        (the others score every node; unlike Filter, Score has no order to keep)."""
+        if self._scores_not_memoizable >= self._score_names:
             return None
         key = ("score", state.skip_score_plugins, memo.cycle_pod_key(state, pod))
         return self._memo_keys.id_of(key)

@@ -16,7 +16,7 @@ from operator import add, attrgetter, mul
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
-from kubesched.framework.memo import store
+from kubesched.framework.memo import memoizable, store
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -69,14 +69,19 @@ def run_score(
 ) -> ScoreResult:
     """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh.
 
-    With a `memo_key` (every plugin is memoizable, see `kubesched.framework.memo`), raw
-    scores stored on a node for that key are reused, and new ones stored."""
+    With a `memo_key`, the raw scores of the memoizable plugins (see
+    `kubesched.framework.memo`) stored on a node for that key are reused, and new ones
+    stored; the other plugins score every node. The key stands for the pod's spec and the
+    cycle's skipped plugins, so it also fixes which memoizable plugins run."""
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
-    columns = None
+    columns: dict[int, list[int]] = {}
     if memo_key is not None:
-        columns = _memoized_raw_scores(plugins, state, pod, nodes, memo_key)
+        memoized = [i for i, pl in enumerate(plugins) if memoizable(pl)]
+        found = _memoized_raw_scores([plugins[i] for i in memoized], state, pod, nodes, memo_key)
+        if found is not None:
+            columns = dict(zip(memoized, found, strict=True))
     for index, pl in enumerate(plugins):
-        raw = None if columns is None else columns[index]
+        raw = columns.get(index)
         scores, status = _score_plugin(pl, state, pod, nodes, weights[pl.name], raw=raw)
         if not status.is_success():
             return ScoreResult(nodes=nodes, status=status)
@@ -104,8 +109,10 @@ def _memoized_raw_scores(
     key: Hashable,
 ) -> list[list[int]] | None:
     """Per plugin, the raw score of each node: a node's scores (one row per node) come from
-    its memo, or are computed and stored. None if a plugin raised (the caller then scores
-    plugin by plugin and reports the error as before)."""
+    its memo, or are computed and stored. None if there is no plugin, or one raised (the
+    caller then scores plugin by plugin and reports the error as before)."""
+    if not plugins:
+        return None
     rows: list[tuple[int, ...] | None] = list(map(dict.get, map(_MEMO, nodes), repeat(key)))
     if None in rows:
         score_fns = [pl.score for pl in plugins]

@@ -94,3 +94,41 @@ async def test_flush_loops_run_and_stop(queue, clock, monkeypatch):
     queue.close()
     await asyncio.wait_for(runner, 1)
     assert all(task.done() for task in queue._tasks)
+
+
+async def test_a_rejected_pod_is_popped_from_backoff_when_active_is_empty(queue, clock):
+    """Upstream's SchedulerPopFromBackoffQ (on by default since v1.33)."""
+    incoming: list[tuple[str, str]] = []
+    queue._pools._on_incoming = lambda q, event: incoming.append((q, event))
+    queue.add(make_pod().name("p").model())
+    qpi = await attempt(queue)
+    qpi.unschedulable_plugins.add("NodeResourcesFit")
+    queue.move_all_to_active_or_backoff(sq.ASSIGNED_POD_DELETE_EVENT)  # an event meanwhile
+    queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    assert queue.pending_counts()["backoff"] == 1
+    again = await asyncio.wait_for(attempt(queue), timeout=1)
+    assert again.uid == qpi.uid
+    assert again.attempts == 2
+    assert ("active", "PopFromBackoffQ") in incoming
+
+
+async def test_a_pod_with_an_error_waits_its_backoff_out(queue, clock):
+    queue.add(make_pod().name("p").model())
+    qpi = await attempt(queue)
+    queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(queue.pop(), timeout=0.05)
+    clock.step(1)
+    queue.flush_backoff_completed()
+    assert (await attempt(queue)).uid == qpi.uid
+
+
+async def test_active_pods_go_before_backoff_pods(queue, clock):
+    queue.add(make_pod().name("rejected").model())
+    qpi = await attempt(queue)
+    qpi.unschedulable_plugins.add("NodeResourcesFit")
+    queue.move_all_to_active_or_backoff(sq.ASSIGNED_POD_DELETE_EVENT)
+    queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    queue.add(make_pod().name("fresh").model())
+    assert (await attempt(queue)).pod.name == "fresh"
+    assert (await attempt(queue)).pod.name == "rejected"

@@ -28,7 +28,13 @@ from kubesched.framework import Code, NodeInfo, Status
 from kubesched.framework.nodeinfo import with_pods_with_required_anti_affinity
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
-from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
+from kubesched.plugins.helper.node_counts import NodeCountCache
+from kubesched.plugins.helper.pair_totals import PairTotals
+from kubesched.plugins.inter_pod_affinity.counting import term_counter
+from kubesched.plugins.inter_pod_affinity.indexed_filter import (
+    indexed_existing_anti_affinity,
+    indexed_pair_counts,
+)
 from kubesched.plugins.inter_pod_affinity.terms import (
     AffinityTerm,
     PodTerms,
@@ -146,18 +152,28 @@ def filter_state(
     namespaces: NamespaceLabels,
     term_cache: TermCache,
     counts: NodeCountCache,
+    totals: PairTotals,
 ) -> FilterState | None:
-    """The counts for `pod` over `nodes` (all nodes); None when there is nothing to check."""
-    existing = _existing_anti_affinity(pod, nodes, namespaces, term_cache)
+    """The counts for `pod` over `nodes` (all nodes); None when there is nothing to check.
+    With the snapshot's node list, the counts come from indexes kept across cycles
+    (`totals`), else from a walk of the nodes; both give the same counts."""
+    existing = _existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
     affinity, anti = terms.required_affinity, terms.required_anti_affinity
     if not existing and not affinity and not anti:
         return None
+
+    def count(group: tuple[AffinityTerm, ...], *, all_terms: bool) -> dict[Pair, int]:
+        found = indexed_pair_counts(group, nodes, namespaces, counts, totals, all_terms=all_terms)
+        if found is None:
+            found = _count_pairs(group, nodes, namespaces, counts, all_terms=all_terms)
+        return found
+
     return FilterState(
         pod=pod,
         affinity_terms=affinity,
         anti_affinity_terms=anti,
-        affinity_counts=_count_pairs(affinity, nodes, namespaces, counts, all_terms=True),
-        anti_affinity_counts=_count_pairs(anti, nodes, namespaces, counts, all_terms=False),
+        affinity_counts=count(affinity, all_terms=True),
+        anti_affinity_counts=count(anti, all_terms=False),
         existing_counts=existing,
         self_match=matches_all(affinity, pod, namespaces.of),
         namespaces=namespaces,
@@ -165,8 +181,15 @@ def filter_state(
 
 
 def _existing_anti_affinity(
-    pod: Pod, nodes: Sequence[NodeInfo], namespaces: NamespaceLabels, term_cache: TermCache
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    namespaces: NamespaceLabels,
+    term_cache: TermCache,
+    totals: PairTotals,
 ) -> dict[Pair, int]:
+    indexed = indexed_existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
+    if indexed is not None:
+        return indexed
     counts: dict[Pair, int] = {}
     labels_of = namespaces.of
     # Most nodes hold no such pod: the snapshot knows the few that do (no scan).
@@ -203,22 +226,3 @@ def _count_pairs(
                 for term in group:
                     _add(counts, node, term.topology_key, found)
     return counts
-
-
-def term_counter(
-    group: tuple[AffinityTerm, ...], namespaces: NamespaceLabels, cache: NodeCountCache
-) -> tuple[int | None, CountFn]:
-    """(cache key id or None when the count must not be cached, count of a node's pods
-    matching every term of `group`)."""
-    labels_of = namespaces.of
-
-    def count(node_info: NodeInfo) -> int:
-        found = 0
-        for pod in node_info.pods.values():
-            if all(term.matches(pod, labels_of) for term in group):
-                found += 1
-        return found
-
-    # With a namespace lister, namespace labels may change between cycles.
-    volatile = any(term.labels_dependent for term in group)
-    return (None if volatile else cache.key_id(("pod-affinity", group)), count)

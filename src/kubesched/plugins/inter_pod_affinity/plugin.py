@@ -36,6 +36,7 @@ from kubesched.model import Pod
 from kubesched.plugins.helper.args import ArgsError, check_fields
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
+from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.helper.selectors import SelectorError
 from kubesched.plugins.inter_pod_affinity.filtering import (
     ERR_REASON_AFFINITY,
@@ -85,6 +86,7 @@ class InterPodAffinity:
         self._handle = handle
         self._terms = TermCache()
         self._counts = NodeCountCache()
+        self._totals = PairTotals()
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:
@@ -99,6 +101,7 @@ class InterPodAffinity:
             namespaces=NamespaceLabels(self._handle),
             term_cache=self._terms,
             counts=self._counts,
+            totals=self._totals,
         )
         if computed is None:
             return _SKIP
@@ -140,6 +143,7 @@ class InterPodAffinity:
             namespaces=NamespaceLabels(self._handle),
             term_cache=self._terms,
             counts=self._counts,
+            pair_totals=self._totals,
         )
         if computed is None:
             return _SKIP

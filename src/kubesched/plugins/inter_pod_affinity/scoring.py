@@ -24,7 +24,9 @@ from kubesched.framework.nodeinfo import with_pods_with_affinity
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
-from kubesched.plugins.inter_pod_affinity.filtering import term_counter
+from kubesched.plugins.helper.pair_totals import PairTotals
+from kubesched.plugins.inter_pod_affinity.counting import term_counter
+from kubesched.plugins.inter_pod_affinity.indexed_score import IndexedScore
 from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, PodTerms, TermCache
 
 
@@ -77,21 +79,35 @@ def score_state(
     namespaces: NamespaceLabels,
     term_cache: TermCache,
     counts: NodeCountCache,
+    pair_totals: PairTotals | None = None,
 ) -> ScoreState | None:
-    """The pair totals for `pod`; None when no term matched anything (Score skips)."""
+    """The pair totals for `pod`; None when no term matched anything (Score skips). With
+    the snapshot's node list and `pair_totals`, the sums come from indexes kept across
+    cycles (see `indexed_score`), else from a walk of the nodes."""
     totals = _Totals()
     preferred = [(t, 1) for t in terms.preferred_affinity]
     preferred += [(t, -1) for t in terms.preferred_anti_affinity]
-    if preferred:
-        _incoming_terms(preferred, all_nodes, namespaces, counts, totals)
-    _existing_pods_terms(
+    indexed = IndexedScore(all_nodes, pair_totals) if pair_totals is not None else None
+    if indexed is None or not indexed.existing_pods_terms(
         pod,
-        all_nodes,
         totals,
         hard_weight=hard_weight,
         namespaces=namespaces,
         term_cache=term_cache,
-    )
+        shared=not preferred,
+    ):
+        _existing_pods_terms(
+            pod,
+            all_nodes,
+            totals,
+            hard_weight=hard_weight,
+            namespaces=namespaces,
+            term_cache=term_cache,
+        )
+    if preferred and (
+        indexed is None or not indexed.incoming_terms(preferred, namespaces, counts, totals)
+    ):
+        _incoming_terms(preferred, all_nodes, namespaces, counts, totals)
     return ScoreState(totals.scores) if totals.matched else None
 
 

@@ -114,7 +114,7 @@ class FilterState:
                 continue
             value = node.labels[constraint.topology_key]
             self.counts[i][value] = self.counts[i].get(value, 0) + delta
-            self.minimums[i] = _minimum(self.counts[i], constraint.min_domains)
+            self.minimums[i] = minimum(self.counts[i], constraint.min_domains)
 
     def check(self, node: Node) -> Status | None:
         labels = node.labels
@@ -129,7 +129,8 @@ class FilterState:
         return None
 
 
-def _minimum(counts: dict[str, int], min_domains: int) -> int:
+def minimum(counts: dict[str, int], min_domains: int) -> int:
+    """The global minimum of a constraint's domain counts (upstream `minMatchNum`)."""
     if len(counts) < min_domains:
         return 0  # too few eligible domains: the global minimum is taken as 0
     return min(counts.values()) if counts else _NO_DOMAINS
@@ -162,7 +163,7 @@ def filter_state(
     return FilterState(
         constraints=constraints,
         counts=counts,
-        minimums=[_minimum(counts[i], c.min_domains) for i, c in indexed],
+        minimums=[minimum(counts[i], c.min_domains) for i, c in indexed],
         self_matches=tuple(int(c.selector.matches_pod(pod)) for c in constraints),
         namespace=pod.namespace,
         policies=policies,

@@ -33,6 +33,7 @@ from kubesched.framework import (
 )
 from kubesched.model import Pod
 from kubesched.plugins.helper.node_counts import NodeCountCache
+from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.helper.selectors import SelectorError
 from kubesched.plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
@@ -46,6 +47,7 @@ from kubesched.plugins.pod_topology_spread.filtering import (
     FilterState,
     filter_state,
 )
+from kubesched.plugins.pod_topology_spread.indexed import indexed_filter_state
 from kubesched.plugins.pod_topology_spread.scoring import ScoreState, score_state
 
 NAME = "PodTopologySpread"
@@ -68,6 +70,7 @@ class PodTopologySpread:
         self._args = parse_args(args)
         self._handle = handle
         self._counts = NodeCountCache()
+        self._totals = PairTotals()
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:
@@ -81,7 +84,10 @@ class PodTopologySpread:
         if not constraints:
             return _SKIP
         self._counts.prune(nodes)
-        state.write(_PRE_FILTER_KEY, filter_state(pod, constraints, nodes, self._counts))
+        computed = indexed_filter_state(pod, constraints, nodes, self._totals)
+        if computed is None:
+            computed = filter_state(pod, constraints, nodes, self._counts)
+        state.write(_PRE_FILTER_KEY, computed)
         return None
 
     def filter(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -124,6 +130,7 @@ class PodTopologySpread:
             all_nodes=all_nodes,
             require_all_keys=require_all_keys,
             cache=self._counts,
+            totals=self._totals,
         )
         state.write(_PRE_SCORE_KEY, computed)
         return None

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched.model import Pod
 from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
+from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.pod_topology_spread.constraints import HOSTNAME_KEY, Constraint
 from kubesched.plugins.pod_topology_spread.filtering import NodePolicies, has_all_keys, pod_counter
+from kubesched.plugins.pod_topology_spread.indexed import indexed_count_domains
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,7 @@ def score_state(
     all_nodes: Sequence[NodeInfo],
     require_all_keys: bool,
     cache: NodeCountCache,
+    totals: PairTotals | None = None,
 ) -> ScoreState:
     counts: list[dict[str, int]] = [{} for _ in constraints]
     ignored: set[str] = set()
@@ -99,16 +102,26 @@ def score_state(
     )
     key_ids = tuple(cache.key_id((c.selector, pod.namespace)) for c in constraints)
     counters = tuple(pod_counter(c.selector, pod.namespace) for c in constraints)
-    _count_domains(
+    indexed = [(i, c) for i, c in enumerate(constraints) if c.topology_key != HOSTNAME_KEY]
+    if totals is None or not indexed_count_domains(
+        pod,
         constraints,
+        indexed,
         counts,
         all_nodes,
-        policies=NodePolicies(pod),
         require_all_keys=require_all_keys,
-        cache=cache,
-        key_ids=key_ids,
-        counters=counters,
-    )
+        totals=totals,
+    ):
+        _count_domains(
+            constraints,
+            counts,
+            all_nodes,
+            policies=NodePolicies(pod),
+            require_all_keys=require_all_keys,
+            cache=cache,
+            key_ids=key_ids,
+            counters=counters,
+        )
     return ScoreState(
         constraints=constraints,
         ignored=frozenset(ignored),

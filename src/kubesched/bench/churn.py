@@ -1,0 +1,65 @@
+"""scheduler_perf's `churn` op: objects created (and deleted) in the background while the
+measured pods are scheduled, so that the scheduler sees cluster events it must react to
+(pods that fit nowhere entering its queue, nodes coming and going, Services).
+
+    create    every interval, one object of each template; none is deleted
+    recreate  every interval, the objects of the previous tick are deleted and one object
+              of each template is created again (upstream's `number: 1`)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from kubesched.bench import templates as t
+from kubesched.bench.load import create_one
+from kubesched.bench.workloads import Churn
+from kubesched.kube.client import KubeClient
+from kubesched.kube.errors import ApiError, NotFound
+
+_POD_TEMPLATES: dict[str, t.PodTemplate] = {
+    "high-priority-large-cpu": t.pod_high_priority_large_cpu,
+    "default": t.pod_default,
+}
+
+
+def churn_object(
+    template: str, index: int, churn: Churn, scheduler: str
+) -> tuple[str, dict[str, Any]]:
+    """(collection path, body) of the `index`-th object of `template`."""
+    if template == "node":
+        return "/api/v1/nodes", t.churn_node(f"node-churn-{index}")
+    if template == "service":
+        path = f"/api/v1/namespaces/{churn.namespace}/services"
+        return path, t.churn_service(f"service-churn-{index}", churn.namespace)
+    kind, _, name = template.partition(":")
+    if kind != "pod" or name not in _POD_TEMPLATES:
+        raise ValueError(f"unknown churn template {template!r}")
+    path = f"/api/v1/namespaces/{churn.namespace}/pods"
+    return path, _POD_TEMPLATES[name](f"churn-{name}-{index}", churn.namespace, scheduler)
+
+
+async def run_churn(client: KubeClient, churn: Churn, scheduler: str) -> None:
+    """Churn until cancelled."""
+    previous: list[str] = []
+    for tick in itertools.count():
+        if churn.mode == "recreate":
+            await asyncio.gather(*(_delete(client, path) for path in previous))
+        created = []
+        for template in churn.templates:
+            path, body = churn_object(template, tick, churn, scheduler)
+            await create_one(client, path, body)
+            created.append(f"{path}/{body['metadata']['name']}")
+        previous = created
+        await asyncio.sleep(churn.interval)
+
+
+async def _delete(client: KubeClient, path: str) -> None:
+    try:
+        await client.delete(path, body={"gracePeriodSeconds": 0}, timeout=30)
+    except NotFound:
+        return
+    except ApiError:
+        return  # a missed deletion only leaves one more object behind

@@ -1,0 +1,118 @@
+"""PodTopologySpread's domain counts from indexes kept across cycles
+(`plugins.helper.pair_totals`): the same counts as the walks of every node in `filtering`
+and `scoring`, costing only the nodes that changed since the previous cycle.
+
+One index per constraint, keyed by everything a node's contribution reads: the
+constraint's selector and topology key, the pod's namespace, the topology keys a node must
+all have, and the pod's required node affinity when the constraint honours it. A
+constraint that honours taints (the node's taints against the pod's tolerations) is not
+indexed; nor is a list that is not the snapshot's (what-if runs): the walk is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from kubesched.framework import NodeInfo
+from kubesched.model import Pod
+from kubesched.plugins.helper.nodeselector import RequiredAffinity
+from kubesched.plugins.helper.pair_totals import Contribution, ContributionFn, PairTotals
+from kubesched.plugins.pod_topology_spread.constraints import Constraint
+from kubesched.plugins.pod_topology_spread.filtering import (
+    FilterState,
+    NodePolicies,
+    has_all_keys,
+    minimum,
+    pod_counter,
+)
+
+
+def _all(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
+    return nodes
+
+
+def _key(kind: str, pod: Pod, constraint: Constraint, required: tuple[str, ...]) -> Hashable:
+    affinity = RequiredAffinity.of(pod) if constraint.honor_node_affinity else None
+    return (kind, constraint.selector, constraint.topology_key, pod.namespace, required, affinity)
+
+
+def _contribution(
+    pod: Pod,
+    constraint: Constraint,
+    required: Sequence[Constraint],
+    *,
+    missing: str | None,
+) -> ContributionFn:
+    """A node's (topology pair, matching pods), also for 0 pods (the domain exists). With
+    `missing` None, a node without the key contributes nothing, else to that value."""
+    count = pod_counter(constraint.selector, pod.namespace)
+    policies = NodePolicies(pod)
+    key = constraint.topology_key
+
+    def contribution(node_info: NodeInfo) -> Contribution:
+        node = node_info.node
+        labels = node.labels
+        if required and not has_all_keys(labels, required):
+            return ()
+        value = labels.get(key, missing)
+        if value is None or not policies.included(constraint, node):
+            return ()
+        return (((key, value), count(node_info) if node_info.pods else 0),)
+
+    return contribution
+
+
+def indexed_filter_state(
+    pod: Pod, constraints: tuple[Constraint, ...], nodes: Sequence[NodeInfo], totals: PairTotals
+) -> FilterState | None:
+    """`filtering.filter_state` from the indexes; None when one cannot be used."""
+    if any(c.honor_taints for c in constraints):
+        return None
+    keys = tuple(c.topology_key for c in constraints)
+    counts: list[dict[str, int]] = []
+    for constraint in constraints:
+        fn = _contribution(pod, constraint, constraints, missing=None)
+        index = totals.index(nodes, _key("filter", pod, constraint, keys), fn, _all)
+        if index is None:
+            return None
+        counts.append({pair[1]: found for pair, found in index.totals.items()})
+    return FilterState(
+        constraints=constraints,
+        counts=counts,
+        minimums=[minimum(counts[i], c.min_domains) for i, c in enumerate(constraints)],
+        self_matches=tuple(int(c.selector.matches_pod(pod)) for c in constraints),
+        namespace=pod.namespace,
+        policies=NodePolicies(pod),
+    )
+
+
+def indexed_count_domains(
+    pod: Pod,
+    constraints: tuple[Constraint, ...],
+    indexed: Sequence[tuple[int, Constraint]],
+    counts: list[dict[str, int]],
+    all_nodes: Sequence[NodeInfo],
+    *,
+    require_all_keys: bool,
+    totals: PairTotals,
+) -> bool:
+    """`scoring._count_domains` from the indexes: add each domain's matching pods to
+    `counts` (only the domains already there); False, nothing added, when one cannot be
+    used."""
+    if any(c.honor_taints for _, c in indexed):
+        return False
+    required = constraints if require_all_keys else ()
+    keys = tuple(c.topology_key for c in required)
+    found = []
+    for _, constraint in indexed:
+        fn = _contribution(pod, constraint, required, missing="")
+        index = totals.index(all_nodes, _key("score", pod, constraint, keys), fn, _all)
+        if index is None:
+            return False
+        found.append(index)
+    for (i, _constraint), index in zip(indexed, found, strict=True):
+        domain = counts[i]
+        for pair, pods in index.totals.items():
+            if pair[1] in domain:
+                domain[pair[1]] += pods
+    return True

@@ -1,0 +1,56 @@
+"""A tiny run of `kubesched bench --suite` (upstream's 5-node variants of a few test cases
+of the scheduler_perf catalogue, kubesched and kube-scheduler), so that the catalogue,
+its churn and its preemption workload cannot rot. The null binder runs in
+test_bench_smoke.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kubesched.bench import BenchSettings, ClientLimits
+from kubesched.bench.catalogue import catalogue_workload
+from kubesched.bench.suite import run_suite, write_suite
+
+CASES = (
+    "SchedulingPodAffinity",
+    "PreemptionBasic",
+    "Unschedulable",
+    "SchedulingWithMixedChurn",
+)
+
+
+@pytest.fixture(autouse=True)
+def _e2e_isolation() -> None:
+    """Each contender gets its own fresh control plane: the shared one is not needed."""
+    return
+
+
+def test_tiny_suite_both_schedulers_pass_their_checks(tmp_path: Path) -> None:
+    base = BenchSettings(
+        workload=catalogue_workload(CASES[0], "5"),
+        limits=ClientLimits(scheduler_name="bench-suite", qps=5000, burst=5000),
+        stall_timeout=30.0,
+    )
+    rows = run_suite(
+        CASES,
+        size="5",
+        base=base,
+        contenders=("kubesched", "kube-scheduler"),
+        progress=lambda _message: None,
+    )
+    assert [row.settings.workload.name for row in rows] == list(CASES)
+    for row in rows:
+        for result in row.results:
+            assert not result.failure, (
+                f"{row.settings.workload.name} {result.name}: {result.failure}"
+            )
+            assert result.bound == row.settings.workload.pods
+    paths = write_suite(rows, tmp_path, command="kubesched bench --suite --size 5")
+    table = paths["table"].read_text()
+    assert table.count("| passed |") == len(CASES)
+    raw = json.loads(paths["json"].read_text())
+    assert len(raw["workloads"]) == len(CASES)
+    assert paths["plot"].stat().st_size > 0

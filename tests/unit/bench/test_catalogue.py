@@ -1,0 +1,121 @@
+"""The scheduler_perf catalogue: every test case builds valid objects with upstream's
+parameters, namespaces and node labelling; the suite's table reads its results."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from kubesched.bench import BenchSettings, ClientLimits, ContenderResult, Machine
+from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
+from kubesched.bench.churn import churn_object
+from kubesched.bench.stats import Summary
+from kubesched.bench.suite import SuiteRow
+from kubesched.bench.suite_report import suite_markdown
+from kubesched.bench.templates import HOSTNAME, ZONE
+from kubesched.model import Node, Pod
+
+ISSUE_CASES = {
+    "SchedulingBasic",
+    "SchedulingPodAntiAffinity",
+    "SchedulingPodAffinity",
+    "SchedulingPreferredPodAffinity",
+    "SchedulingPreferredPodAntiAffinity",
+    "SchedulingNodeAffinity",
+    "TopologySpreading",
+    "PreferredTopologySpreading",
+    "MixedSchedulingBasePod",
+    "PreemptionBasic",
+    "Unschedulable",
+    "SchedulingWithMixedChurn",
+}
+
+
+def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
+    assert set(CASES) == ISSUE_CASES
+    for name, size in itertools.product(CASES, SIZES):
+        workload = catalogue_workload(name, size)
+        assert workload.name == name
+        assert workload.nodes >= 5
+        assert workload.pods >= 4
+
+
+@pytest.mark.parametrize("name", sorted(ISSUE_CASES))
+def test_every_pod_and_node_parses_and_carries_the_scheduler_name(name: str) -> None:
+    workload = catalogue_workload(name, "5")
+    nodes = [Node.from_json(workload.node(i)) for i in range(workload.nodes)]
+    assert all(node.labels[HOSTNAME] == node.name for node in nodes)
+    groups = [*workload.initial, workload.measured]
+    for group in groups:
+        for path, body in group.pods("bench"):
+            pod = Pod.from_json(body)
+            assert path == f"/api/v1/namespaces/{pod.namespace}/pods"
+            assert pod.namespace in workload.all_namespaces()
+            assert body["spec"]["schedulerName"] == "bench"
+
+
+def test_upstream_parameters_at_500_nodes() -> None:
+    anti = catalogue_workload("SchedulingPodAntiAffinity", "500")
+    assert (anti.nodes, anti.initial_pods, anti.pods) == (500, 100, 400)
+    assert [g.namespace for g in anti.initial] == ["sched-0"]
+    assert anti.measured.namespace == "sched-1"
+    mixed = catalogue_workload("MixedSchedulingBasePod", "500")
+    assert [g.count for g in mixed.initial] == [200] * 5
+    assert mixed.measured.namespace == "namespace-7"
+    basic = catalogue_workload("SchedulingBasic", "5000")
+    assert (basic.nodes, basic.initial_pods, basic.pods) == (5000, 1000, 10000)
+
+
+def test_zones_are_labelled_round_robin_as_upstreams_label_strategy() -> None:
+    spread = catalogue_workload("TopologySpreading", "5")
+    zones = [spread.node(i)["metadata"]["labels"][ZONE] for i in range(5)]
+    assert zones == ["moon-1", "moon-2", "moon-3", "moon-1", "moon-2"]
+    basic = catalogue_workload("SchedulingBasic", "5")
+    assert ZONE not in basic.node(0)["metadata"]["labels"]
+
+
+def test_preemption_needs_a_priority_class_and_has_no_ceiling() -> None:
+    preemption = catalogue_workload("PreemptionBasic", "5")
+    assert not preemption.ceiling
+    ((klass, value),) = preemption.priority_classes
+    _, body = next(preemption.measured.pods("bench"))
+    assert body["spec"]["priorityClassName"] == klass
+    assert value == 10
+    assert body["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "3000m"
+
+
+def test_churn_objects() -> None:
+    churn_case = catalogue_workload("SchedulingWithMixedChurn", "5")
+    churn = churn_case.churn
+    assert churn is not None
+    assert churn.mode == "recreate"
+    paths = [churn_object(t, 3, churn, "bench")[0] for t in churn.templates]
+    assert paths == [
+        "/api/v1/nodes",
+        "/api/v1/namespaces/namespace-1/pods",
+        "/api/v1/namespaces/namespace-1/services",
+    ]
+    node = Node.from_json(churn_object("node", 1, churn, "bench")[1])
+    assert node.allocatable.allowed_pods == 0
+
+
+def test_overrides_are_noted() -> None:
+    shrunk = catalogue_workload("SchedulingBasic", "5000", pods=2000)
+    assert shrunk.pods == 2000
+    assert "shrunk from upstream's (5000, 1000, 10000)" in shrunk.note
+    with pytest.raises(ValueError, match="unknown test case"):
+        catalogue_workload("NoSuchCase", "500")
+
+
+def test_suite_table_has_a_row_per_test_case_with_the_ratio() -> None:
+    workload = catalogue_workload("PreemptionBasic", "5")
+    settings = BenchSettings(workload=workload, limits=ClientLimits("bench", 5000, 5000))
+    fast = ContenderResult(name="kubesched", throughput=Summary.of([200.0, 200.0]))
+    slow = ContenderResult(name="kube-scheduler", throughput=Summary.of([100.0]))
+    skipped = ContenderResult(name="null-binder", skipped="the null binder cannot preempt")
+    machine = Machine(cpus=2, load_before=(1.0, 1.0, 1.0), load_after=(2.0, 1.0, 1.0))
+    table = suite_markdown([SuiteRow(settings, [fast, slow, skipped], machine)], command="x")
+    row = next(line for line in table.splitlines() if line.startswith("| PreemptionBasic"))
+    assert "| 200.0 | 100.0 | n/a | **2.00x** |" in row
+    assert "passed" in row
