@@ -87,6 +87,10 @@ class Pod:
     then image volumes (`image.reference`); "" for a container without an image."""
     requests: Resource = field(default_factory=Resource)
     non_zero_requests: Resource = field(default_factory=Resource)
+    container_non_zero_requests: Resource | None = None
+    """The non-zero requests of the containers alone (pod-level `spec.resources` ignored);
+    None when the pod has no pod-level cpu/memory request (then `non_zero_requests`).
+    See `fit_score_requests`."""
     scheduled_condition: tuple[str, str, str] | None = None
     start_time: str = ""
     """`status.startTime` (set by the kubelet); preemption prefers victims started later."""
@@ -101,6 +105,16 @@ class Pod:
         return f"{self.namespace}/{self.name}"
 
     @property
+    def fit_score_requests(self) -> Resource:
+        """What NodeResourcesFit's score counts for this pod: the containers' non-zero
+        requests (+ overhead), never the pod-level ones. Upstream's `NewFit` enables pod-level
+        resources on the Fit plugin but not on the `resourceAllocationScorer` it embeds, so
+        `calculatePodResourceRequest` runs with `SkipPodLevelResources` (v1.37.2); its
+        Filter and BalancedAllocation do use the pod-level requests."""
+        own = self.container_non_zero_requests
+        return self.non_zero_requests if own is None else own
+
+    @property
     def terminal(self) -> bool:
         """Succeeded and Failed pods hold no resources on their node."""
         return self.phase in ("Succeeded", "Failed")
@@ -112,7 +126,7 @@ class Pod:
         status = obj.get("status") or {}
         containers = spec.get("containers") or []
         init_containers = spec.get("initContainers") or []
-        requests, non_zero = _pod_requests(spec, containers, init_containers)
+        requests, non_zero, container_non_zero = _pod_requests(spec, containers, init_containers)
         return cls(
             namespace=meta.get("namespace", ""),
             name=meta.get("name", ""),
@@ -141,6 +155,7 @@ class Pod:
             image_refs=_image_refs(spec, containers, init_containers),
             requests=requests,
             non_zero_requests=non_zero,
+            container_non_zero_requests=container_non_zero,
             scheduled_condition=_scheduled_condition(status),
             start_time=status.get("startTime") or "",
             preempted_by_scheduler=_preempted_by_scheduler(status),
@@ -203,18 +218,25 @@ def _sum_requests(
 
 def _pod_requests(
     spec: dict[str, Any], containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
-) -> tuple[Resource, Resource]:
+) -> tuple[Resource, Resource, Resource | None]:
+    """(requests, non-zero requests, the containers' own non-zero requests when pod-level
+    requests replace them, else None); overhead added to each."""
     requests = _sum_requests(containers, init_containers, non_zero=False)
     non_zero = _sum_requests(containers, init_containers, non_zero=True)
     pod_level = ((spec.get("resources") or {}).get("requests")) or {}
+    container_non_zero: Resource | None = None
     for name in (CPU, MEMORY):
         if name in pod_level:
+            if container_non_zero is None:
+                container_non_zero = non_zero.copy()
             requests.set(name, pod_level[name])
             non_zero.set(name, pod_level[name])
     overhead = Resource.from_list(spec.get("overhead"))
     requests.add(overhead)
     non_zero.add(overhead)
-    return requests, non_zero
+    if container_non_zero is not None:
+        container_non_zero.add(overhead)
+    return requests, non_zero, container_non_zero
 
 
 def _host_ports(
