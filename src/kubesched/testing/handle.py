@@ -29,6 +29,7 @@ from kubesched.framework import (
     build_framework,
 )
 from kubesched.framework import interfaces as api
+from kubesched.framework.imagestates import ImageStates
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.model import METADATA_NAME_LABEL, ApiObject, Node, Pod, PodDisruptionBudget
@@ -78,6 +79,7 @@ class FakeHandle:
     status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(object `namespace/name`, status) per `patch_status` call."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
+    _images: ImageStates = field(default_factory=ImageStates)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
     def __post_init__(self) -> None:
@@ -87,7 +89,13 @@ class FakeHandle:
             self.add_pod(pod)
 
     def add_node(self, node: Node | NodeInfo) -> NodeInfo:
+        """Add a node (in order: the first node listing an image sets its size, as in the
+        scheduler's cache)."""
         info = node if isinstance(node, NodeInfo) else NodeInfo(node=node)
+        old = self._infos.get(info.name)
+        if old is not None:
+            self._images.remove_node(old.node)
+        info.image_states = self._images.add_node(info.node)
         self._infos[info.name] = info
         return info
 
