@@ -1,8 +1,10 @@
 """Explain against the live cluster: read it once, build the scheduler's view, explain.
 
 Reads, never writes (`Reader` has only GET; `GetOnly` hides the rest of a client): the pod
-(unless it comes from a file), every node and every non-terminal pod, and the
-PodDisruptionBudgets when the profile preempts, each list paged.
+(unless it comes from a file), every node and every non-terminal pod, the namespaces (their
+labels, for pod-affinity `namespaceSelector`s), the Services, ReplicationControllers,
+ReplicaSets and StatefulSets (default topology spreading), and the PodDisruptionBudgets when
+the profile preempts, each list paged. A list explain may not read is noted in the answer.
 The cache and snapshot are built exactly as the scheduler's informers fill them
 (`SchedulerCache.add_node` / `add_pod` for bound pods), and the Framework from the very
 profile and plugin registry the scheduler would use.
@@ -10,7 +12,7 @@ profile and plugin registry the scheduler would use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -26,7 +28,8 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
-from kubesched.model import ApiObject, Node, Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget, WorkloadSelector
+from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
@@ -86,14 +89,20 @@ async def explain_live(
     ours = set(config.scheduler_names)
     nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
     listers = await read_declared(api, profile, registry, pods)
-    handle = ReadOnlyHandle(snapshot, nominated=nominated, listers=listers)
+    notes = list(notes)
+    handle = ReadOnlyHandle(
+        snapshot,
+        nominated=nominated,
+        listers=listers,
+        namespaces=await _read_namespaces(api, notes),
+        workloads=await _read_workloads(api, notes),
+    )
     fw = build_framework(
         profile=profile,
         registry=registry,
         handle=handle,
         default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
     )
-    notes = list(notes)
     if any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
         handle.pdbs = await _read_pdbs(api, notes)
     explanation = explain_pod(fw, pod, snapshot.node_infos, hypothetical=source.obj is not None)
@@ -149,6 +158,41 @@ async def list_all(
 ) -> list[dict[str, Any]]:
     """Every item of a collection, following `metadata.continue`."""
     return await paged_list(api, path, params=params, timeout=REQUEST_TIMEOUT_SECONDS)
+
+
+WORKLOADS = (
+    (SERVICE, "/api/v1/services"),
+    (REPLICATION_CONTROLLER, "/api/v1/replicationcontrollers"),
+    (REPLICA_SET, "/apis/apps/v1/replicasets"),
+    (STATEFUL_SET, "/apis/apps/v1/statefulsets"),
+)
+
+
+async def _read_namespaces(api: Reader, notes: list[str]) -> dict[str, Mapping[str, str]] | None:
+    """Every namespace with its labels (None, noted, when forbidden)."""
+    try:
+        items = await list_all(api, "/api/v1/namespaces")
+    except Forbidden:
+        notes.append(
+            "cannot list namespaces (forbidden): a namespaceSelector sees each namespace "
+            "with only its kubernetes.io/metadata.name label"
+        )
+        return None
+    namespaces = (Namespace.from_json(item) for item in items)
+    return {namespace.name: namespace.labels for namespace in namespaces}
+
+
+async def _read_workloads(api: Reader, notes: list[str]) -> list[WorkloadSelector]:
+    """The Services and workload controllers default topology spreading reads."""
+    found: list[WorkloadSelector] = []
+    for kind, path in WORKLOADS:
+        try:
+            items = await list_all(api, path)
+        except Forbidden:
+            notes.append(f"cannot list {path} (forbidden): default spreading ignores them")
+            continue
+        found.extend(WorkloadSelector.from_json(kind, item) for item in items)
+    return found
 
 
 async def _read_pdbs(api: Reader, notes: list[str]) -> list[PodDisruptionBudget]:

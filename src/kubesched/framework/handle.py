@@ -19,7 +19,7 @@ from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.waiting import WaitingPods
-from kubesched.model import ApiObject, Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Pod, PodDisruptionBudget, WorkloadSelector
 
 
 class Handle(Protocol):
@@ -83,6 +83,18 @@ class Handle(Protocol):
         """Merge-patch `obj`'s `/status` with `status`, in the background (returns at
         once); only while this replica leads. The resource must declare
         `writes_status=True` (so RBAC grants it)."""
+        ...
+
+    # ---- default topology spreading (upstream's Service and controller listers) ----------
+
+    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
+        """Every Service in `namespace` (from an informer), for default topology spreading
+        (upstream `helper.DefaultSelector` reads its Service lister)."""
+        ...
+
+    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
+        """The ReplicationController, ReplicaSet or StatefulSet `namespace/name` (from an
+        informer), or None: upstream's RC / ReplicaSet / StatefulSet listers."""
         ...
 
     # ---- nominated pods (upstream's PodNominator) ----------------------------------------

@@ -6,6 +6,7 @@ from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
 from kubesched.model.resources import Resource
+from kubesched.model.workloads import WorkloadSelector
 
 __all__ = [
     "METADATA_NAME_LABEL",
@@ -20,4 +21,5 @@ __all__ = [
     "Resource",
     "Taint",
     "Toleration",
+    "WorkloadSelector",
 ]

@@ -52,6 +52,7 @@ class OwnerReference:
     name: str
     uid: str
     controller: bool
+    api_version: str = ""
 
 
 @dataclass(slots=True)
@@ -176,7 +177,11 @@ def _image_refs(
 def owner_reference(ref: dict[str, Any]) -> OwnerReference:
     """One `metadata.ownerReferences` entry."""
     return OwnerReference(
-        ref.get("kind", ""), ref.get("name", ""), ref.get("uid", ""), bool(ref.get("controller"))
+        ref.get("kind", ""),
+        ref.get("name", ""),
+        ref.get("uid", ""),
+        bool(ref.get("controller")),
+        ref.get("apiVersion", ""),
     )
 
 

@@ -32,7 +32,15 @@ from kubesched.framework import interfaces as api
 from kubesched.framework.imagestates import ImageStates
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
-from kubesched.model import METADATA_NAME_LABEL, ApiObject, Node, Pod, PodDisruptionBudget
+from kubesched.model import (
+    METADATA_NAME_LABEL,
+    ApiObject,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    WorkloadSelector,
+)
+from kubesched.model.workload_store import WorkloadStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +86,11 @@ class FakeHandle:
     """`namespace/name` of every pod a plugin activated."""
     status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(object `namespace/name`, status) per `patch_status` call."""
+    workloads: Iterable[WorkloadSelector] = ()
+    """Services and controllers, for default topology spreading (`services`, `controller`)."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _images: ImageStates = field(default_factory=ImageStates)
+    _workloads: WorkloadStore = field(default_factory=WorkloadStore)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
     def __post_init__(self) -> None:
@@ -87,6 +98,8 @@ class FakeHandle:
             self.add_node(node)
         for pod in self.pods:
             self.add_pod(pod)
+        for item in self.workloads:
+            self._workloads.upsert(item)
 
     def add_node(self, node: Node | NodeInfo) -> NodeInfo:
         """Add a node (in order: the first node listing an image sets its size, as in the
@@ -130,6 +143,12 @@ class FakeHandle:
             return {METADATA_NAME_LABEL: name}
         labels = self.namespaces.get(name)
         return None if labels is None else {METADATA_NAME_LABEL: name, **labels}
+
+    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
+        return self._workloads.services(namespace)
+
+    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
+        return self._workloads.controller(kind, namespace, name)
 
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""
