@@ -184,8 +184,8 @@ async def _wait_synced(components: Components) -> None:
     except TimeoutError as exc:
         raise AppError(
             "informer caches did not sync in time; check API server health and "
-            "RBAC (list/watch pods, nodes and namespaces, and poddisruptionbudgets when "
-            "preempting)"
+            "RBAC (list/watch pods, nodes, namespaces, services, replicationcontrollers, "
+            "replicasets and statefulsets, and poddisruptionbudgets when preempting)"
         ) from exc
     # The listed cluster lives as long as the process: keep it out of the cyclic garbage
     # collector's scans, which otherwise walk every cached object again and again.

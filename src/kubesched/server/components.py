@@ -5,7 +5,8 @@ made in dependency order and handed to what needs them, so nothing is attached l
 
     metrics, cache, snapshot, API clients, event recorder
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
-    informers: pods, nodes, namespaces, PodDisruptionBudgets, what plugins declare
+    informers: pods, nodes, namespaces, PodDisruptionBudgets, Services and workload
+                                       controllers, what plugins declare
     leader elector                     (its fence is read by binding and preemption)
     preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
 
@@ -33,6 +34,7 @@ from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
+from kubesched.model.workload_store import WorkloadStore
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -47,6 +49,7 @@ from kubesched.server.informers import (
     declared_informers,
     feeding_informers,
     store_informers,
+    workload_informers,
 )
 from kubesched.server.serving import HealthServer, ServingOptions
 
@@ -105,6 +108,7 @@ def build(
     namespaces, pdbs = store_informers(client)
     registry = build_registry(config)
     listers = ClusterListers(declared_resources(config.profiles, registry))
+    workloads = WorkloadStore()
     elector = _elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
     leading = elector.is_leader if elector is not None else _always
@@ -137,6 +141,7 @@ def build(
             listers=listers,
             activate=activate,
             leading=leading,
+            workloads=workloads,
         )
         for profile in config.profiles
     }
@@ -156,6 +161,7 @@ def build(
         namespaces=namespaces,
         pdbs=pdbs if preempting(frameworks) else None,
         declared=declared_informers(client, listers, queue),
+        workloads=workload_informers(client, workloads),
     )
     scheduler = Scheduler(
         frameworks=frameworks,
