@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from harness import TEST_LABEL
 from harness.diff.compare import Tally
+from harness.diff.fixtures import record
 from harness.diff.reproducer import load_case
 from harness.diff.runner import Env, apply, decide, ensure_priority_classes
 
@@ -51,6 +52,7 @@ def test_parity_case(path: Path, parity_env: Env) -> None:
         pod["spec"]["schedulerName"] = f"parity-{profile}"
         context = {"case": path.stem, "profile": profile}
         decide(parity_env, pod, tally, context=context, namespaces=namespaces)
+    record(tally)
     print(f"PARITY case={path.stem} {tally.summary()}")
     details = "\n".join(f"  {m.comparison} {m.pod}: {m.detail}" for m in tally.mismatches)
     assert not tally.mismatches, f"{path.name}: {header.get('mismatches')}\n{details}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from harness.diff.fixtures import record
 from harness.diff.runner import Env, run_scenario
 from harness.diff.scenario import generate
 
@@ -34,6 +35,7 @@ def seeds() -> list[int]:
 def test_random_cluster_decisions_match_kube_scheduler(seed: int, parity_env: Env) -> None:
     written = len(parity_env.written)
     tally = run_scenario(generate(seed), parity_env)
+    record(tally, seed=seed)
     print(f"PARITY seed={seed} {tally.summary()}")
     details = "\n".join(f"  {m.comparison} {m.pod}: {m.detail}" for m in tally.mismatches)
     files = "\n".join(f"  {path}" for path in parity_env.written[written:])

@@ -22,6 +22,7 @@ from harness.diff.engine import Engine
 from harness.diff.kslog import Oracle
 from harness.diff.reproducer import cluster_state, write_case
 from harness.diff.scenario import Scenario
+from harness.diff.twin import run_twin, wants_twin
 from harness.diff.workloads import priority_classes
 from harness.waiting import node_name, wait_for
 from kubesched.explain import Explanation
@@ -57,6 +58,8 @@ class Env:
     oracle: Oracle
     engine: Engine
     out_dir: Path
+    twin: bool = False
+    """Whether a kubesched process (`twin`) also places every pod it can."""
     written: list[Path] = field(default_factory=list)
 
 
@@ -124,6 +127,9 @@ def decide(
     if DEBUG:
         print(f"DEBUG {key} feasible={len(ex.feasible)} best={ex.best} {ex.failed_scheduling!r}")
     seen = len(tally.mismatches)
+    sampled = context["profile"] in SAMPLING_PROFILES and ex.sampling.samples
+    if env.twin and wants_twin(pod, ex):
+        run_twin(api, pod, ex, tally, sampled=sampled)
     offset = env.oracle.offset()
     api.create(pod)
     if pod["spec"].get("schedulingGates"):
@@ -133,7 +139,6 @@ def decide(
     if first.failed:
         _unschedulable(env, Decision(key, ex, namespaces, before), tally, first.failed)
     elif last.bound_to:
-        sampled = context["profile"] in SAMPLING_PROFILES and ex.sampling.samples
         cmp.compare_bound(tally, key, ex, last, sampled=sampled)
     time.sleep(SETTLE_SECONDS)
     if len(tally.mismatches) > seen:
