@@ -8,8 +8,9 @@ does not pull pods to one node). The sum is clamped to 23 MiB .. 1000 MiB x the 
 count and mapped linearly to 0..100.
 
 The size and the node count of an image come from the node's `image_states`, kept by the
-scheduler cache exactly as upstream's (`kubesched.framework.imagestates`): one size per image
-name (the first node's the cache added that lists it), and the count as of the node's last
+scheduler cache exactly as upstream's (`kubesched.framework.imagestates`; upstream
+`sumImageScores` / `scaledImageScore` read `NodeInfo.ImageStates`): one size per image name,
+that of the first node the cache added that lists it, and the count as of the node's last
 change. PreScore skips when no node has any of the pod's images (every score would be 0).
 """
 
