@@ -9,8 +9,11 @@ Comparisons (each counted in `Tally`):
   plugin-scores     every (plugin, node) weighted score kube-scheduler logged equals
                     kubesched's (a plugin skipped at PreScore counts 0 on either side)
   chosen-in-best    kube-scheduler's node is among kubesched's top-scored nodes (ties)
-  failed-scheduling the FailedScheduling message, word for word (preemption verdict included)
-  preemption        the nominated node and the victims
+  failed-scheduling the FailedScheduling message, word for word (preemption verdict included;
+                    its node may be any of the equally ranked preemption candidates)
+  preemption        the nominated node and the victims: one of the candidates kubesched
+                    ranks highest (kube-scheduler's search runs in parallel from a random
+                    offset and takes the first of equals)
   sampling          profiles that sample (over 100 nodes): kube-scheduler found as many
                     feasible nodes as `num_feasible_nodes_to_find` allows, all of them
                     feasible for kubesched, and bound to one of them
@@ -128,13 +131,19 @@ def _compare_sampling(
     tally.check("sampling", pod, ok, detail)
 
 
-def compare_unschedulable(tally: Tally, pod: str, ex: Explanation, message: str) -> None:
+def compare_unschedulable(
+    tally: Tally, pod: str, ex: Explanation, message: str, *, preempted_on: str = ""
+) -> None:
+    """kube-scheduler found no node; `preempted_on`: the node its preemption picked."""
+    expected = ex.failed_scheduling
+    if preempted_on and any(node == preempted_on for node, _ in ex.preemption_choices):
+        expected = expected.replace(f"on node {ex.nominated_node},", f"on node {preempted_on},")
     feasible = [v.node for v in ex.feasible]
     tally.check("feasible-set", pod, not feasible, f"kube-scheduler: none; kubesched {feasible}")
     tally.check(
         "failed-scheduling",
         pod,
-        ex.failed_scheduling == message,
+        expected == message,
         f"kube-scheduler {message!r}, kubesched {ex.failed_scheduling!r}",
     )
 
@@ -143,7 +152,9 @@ def compare_preemption(
     tally: Tally, pod: str, ex: Explanation, nominated: str, victims: set[str]
 ) -> None:
     ours = {victim.pod for victim in ex.victims}
-    ok = ex.nominated_node == nominated and ours == victims
+    choices = {(node, frozenset(keys)) for node, keys in ex.preemption_choices}
+    choices.add((ex.nominated_node, frozenset(ours)))
+    ok = (nominated, frozenset(victims)) in choices
     tally.check(
         "preemption",
         pod,

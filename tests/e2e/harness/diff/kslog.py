@@ -32,6 +32,11 @@ _SCORE = re.compile(
 _FAILED = re.compile(
     r'"Unable to schedule pod; no fit; waiting" pod="([^"]+)" err="((?:[^"\\]|\\.)*)"'
 )
+_TARGET = re.compile(
+    r'"the target node for the preemption is determined" node="([^"]+)" pod="([^"]+)"'
+)
+_VICTIM = re.compile(r'"Preemptor Pod preempted victim Pod" preemptor="([^"]+)" victim="([^"]+)"')
+_PREEMPTED = re.compile(r'"Async Preemption finished completely" preemptor="([^"]+)"')
 _BOUND = re.compile(
     r'"Successfully bound pod to node" pod="([^"]+)" node="([^"]+)" '
     r"evaluatedNodes=(\d+) feasibleNodes=(\d+)"
@@ -92,6 +97,18 @@ class Oracle:
         found = self.attempts(pod_key, offset)
         return found[-1] if found else OracleAttempt()
 
+    def preemption(self, pod_key: str, offset: int, timeout: float = 15) -> OraclePreemption:
+        """The pod's preemption, once finished (no target node logged: none)."""
+        found = preemption_of(self.read(offset), pod_key)
+        if not found.node:
+            return found
+        return wait_for(
+            lambda: preemption_of(self.read(offset), pod_key),
+            until=lambda p: p.finished,
+            timeout=timeout,
+            message=f"kube-scheduler finishes preempting for {pod_key}",
+        )
+
     def wait_decided(self, pod_key: str, offset: int, timeout: float = 20) -> list[OracleAttempt]:
         """The attempts, once the last one is logged as bound or failed."""
         return wait_for(
@@ -110,6 +127,31 @@ class Oracle:
             timeout=timeout,
             message=f"kube-scheduler logs the binding of {pod_key}",
         )
+
+
+@dataclass
+class OraclePreemption:
+    """What kube-scheduler's preemption did for one pod (`preemption.go`, `executor.go`)."""
+
+    node: str = ""
+    """"the target node for the preemption is determined" (V2)."""
+    victims: set[str] = field(default_factory=set)
+    """"Preemptor Pod preempted victim Pod" (V2), one per victim."""
+    finished: bool = False
+    """"Async Preemption finished completely" (V2): every victim is handled."""
+
+
+def preemption_of(text: str, pod_key: str) -> OraclePreemption:
+    """The preemption for `pod_key` that `text` (a slice of the log) records."""
+    found = OraclePreemption()
+    for line in text.splitlines():
+        if (m := _TARGET.search(line)) and m.group(2) == pod_key:
+            found.node = m.group(1)
+        elif (m := _VICTIM.search(line)) and m.group(1) == pod_key:
+            found.victims.add(m.group(2))
+        elif (m := _PREEMPTED.search(line)) and m.group(1) == pod_key:
+            found.finished = True
+    return found
 
 
 def _unquote(text: str) -> str:

@@ -42,6 +42,8 @@ class Decision:
     ex: Explanation
     namespaces: list[str]
     before: list[dict[str, Any]]
+    offset: int = 0
+    """Where kube-scheduler's log for this decision starts."""
 
     @property
     def namespace(self) -> str:
@@ -137,7 +139,7 @@ def decide(
     attempts = env.oracle.wait_decided(key, offset)
     first, last = attempts[0], attempts[-1]
     if first.failed:
-        _unschedulable(env, Decision(key, ex, namespaces, before), tally, first.failed)
+        _unschedulable(env, Decision(key, ex, namespaces, before, offset), tally, first.failed)
     elif last.bound_to:
         cmp.compare_bound(tally, key, ex, last, sampled=sampled)
     time.sleep(SETTLE_SECONDS)
@@ -170,40 +172,20 @@ def _check_gated(env: Env, decision: Decision, tally: cmp.Tally) -> None:
 def _unschedulable(env: Env, decision: Decision, tally: cmp.Tally, message: str) -> None:
     """kube-scheduler found no node: compare the message, then what preemption did."""
     key, ex, namespace, name = decision.key, decision.ex, decision.namespace, decision.name
-    cmp.compare_unschedulable(tally, key, ex, message)
-    current = env.api.get("Pod", name, namespace=namespace)
-    nominated = node_name(current) or (current.get("status") or {}).get("nominatedNodeName", "")
-    if nominated or ex.nominated_node:
-        if nominated and not node_name(current):  # the victims go, then the pod binds there
-            current = wait_for(
-                lambda: env.api.get("Pod", name, namespace=namespace),
-                until=node_name,
-                timeout=20,
-                message=f"{key} bound after preemption",
-            )
-            nominated = node_name(current)
-        victims = _gone(env.api, decision.namespaces, decision.before, key)
-        cmp.compare_preemption(tally, key, ex, nominated, victims)
+    preemption = env.oracle.preemption(key, decision.offset)
+    cmp.compare_unschedulable(tally, key, ex, message, preempted_on=preemption.node)
+    if preemption.node or ex.nominated_node:
+        cmp.compare_preemption(tally, key, ex, preemption.node, preemption.victims)
+    if preemption.node:  # the victims are gone: the pod binds there next
+        wait_for(
+            lambda: env.api.get("Pod", name, namespace=namespace),
+            until=node_name,
+            timeout=20,
+            message=f"{key} bound after preemption",
+        )
     if not node_name(env.api.get("Pod", name, namespace=namespace)):
         with contextlib.suppress(ApiError):
             env.api.delete("Pod", name, namespace=namespace, grace_period=0)
-
-
-def _gone(
-    api: ApiClient, namespaces: list[str], before: list[dict[str, Any]], key: str
-) -> set[str]:
-    """The bound pods of `before` that no longer exist (preemption's victims)."""
-    now = {
-        f"{p['metadata']['namespace']}/{p['metadata']['name']}"
-        for ns in namespaces
-        for p in api.list("Pod", namespace=ns)
-    }
-    was = {
-        f"{o['metadata']['namespace']}/{o['metadata']['name']}"
-        for o in before
-        if o["kind"] == "Pod"
-    }
-    return was - now - {key}
 
 
 def _write_reproducer(
