@@ -32,9 +32,7 @@ _SCORE = re.compile(
 _FAILED = re.compile(
     r'"Unable to schedule pod; no fit; waiting" pod="([^"]+)" err="((?:[^"\\]|\\.)*)"'
 )
-_TARGET = re.compile(
-    r'"the target node for the preemption is determined" node="([^"]+)" pod="([^"]+)"'
-)
+_TARGET = "the target node for the preemption is determined"
 _VICTIM = re.compile(r'"Preemptor Pod preempted victim Pod" preemptor="([^"]+)" victim="([^"]+)"')
 _PREEMPTED = re.compile(r'"Async Preemption finished completely" preemptor="([^"]+)"')
 _BOUND = re.compile(
@@ -145,13 +143,19 @@ def preemption_of(text: str, pod_key: str) -> OraclePreemption:
     """The preemption for `pod_key` that `text` (a slice of the log) records."""
     found = OraclePreemption()
     for line in text.splitlines():
-        if (m := _TARGET.search(line)) and m.group(2) == pod_key:
-            found.node = m.group(1)
+        if _TARGET in line and _value(line, "pod") == pod_key:
+            found.node = _value(line, "node")
         elif (m := _VICTIM.search(line)) and m.group(1) == pod_key:
             found.victims.add(m.group(2))
         elif (m := _PREEMPTED.search(line)) and m.group(1) == pod_key:
             found.finished = True
     return found
+
+
+def _value(line: str, key: str) -> str:
+    """The string value of `key` in a klog structured line (keys in any order)."""
+    match = re.search(rf' {key}="([^"]*)"', line)
+    return match.group(1) if match else ""
 
 
 def _unquote(text: str) -> str:
