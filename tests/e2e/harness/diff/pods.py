@@ -51,8 +51,16 @@ def existing_pods(ctx: Context, *, per_node: int) -> list[dict[str, Any]]:
                 pod["spec"]["priorityClassName"] = "parity-low"
             if rng.random() < 0.3:
                 pod["spec"]["affinity"] = _pod_affinity(ctx, existing=True)
+            # Started, as a kubelet would report: preemption orders victims by start time.
+            pod["status"] = {"phase": "Running", "startTime": started_at(len(pods))}
             pods.append(pod)
     return pods
+
+
+def started_at(index: int) -> str:
+    """A distinct `status.startTime` per index (one second apart)."""
+    minutes, seconds = divmod(index, 60)
+    return f"2026-01-01T{minutes // 60:02d}:{minutes % 60:02d}:{seconds:02d}Z"
 
 
 def incoming(ctx: Context, index: int) -> dict[str, Any]:

@@ -54,6 +54,12 @@ def clean(obj: dict[str, Any]) -> dict[str, Any]:
         }
     if obj.get("kind") == "Namespace":
         result.pop("spec", None)
+    if obj.get("kind") == "Pod" and (obj.get("status") or {}).get("startTime"):
+        status = obj["status"]
+        result["status"] = {
+            "phase": status.get("phase", "Running"),
+            "startTime": status["startTime"],
+        }
     return result
 
 

@@ -20,6 +20,7 @@ from harness.api import ApiClient, ApiError
 from harness.diff import compare as cmp
 from harness.diff.engine import Engine
 from harness.diff.kslog import Oracle
+from harness.diff.pods import started_at
 from harness.diff.reproducer import cluster_state, write_case
 from harness.diff.scenario import Scenario
 from harness.diff.twin import run_twin, wants_twin
@@ -30,6 +31,9 @@ from kubesched.explain import Explanation
 SETTLE_SECONDS = 0.25
 """After a change to nodes or bound pods: time for kube-scheduler's informers to see it."""
 SAMPLING_PROFILES = frozenset({"sampled"})
+PREEMPTOR_BIND_SECONDS = 5.0
+BOUND_PODS_START = 3600
+"""Incoming pods start after every existing pod (start times are one second apart)."""
 DEBUG = bool(os.environ.get("PARITY_DEBUG"))
 """Print kubesched's view of every decision (`PARITY_DEBUG=1`, with `pytest -s`)."""
 
@@ -60,6 +64,8 @@ class Env:
     oracle: Oracle
     engine: Engine
     out_dir: Path
+    started: int = 0
+    """How many incoming pods were bound (each gets the next start time)."""
     twin: bool = False
     """Whether a kubesched process (`twin`) also places every pod it can."""
     written: list[Path] = field(default_factory=list)
@@ -78,7 +84,15 @@ def apply(api: ApiClient, objects: list[dict[str, Any]]) -> None:
             ensure_priority_classes(api)
             continue
         api.create(obj)
+        if obj["kind"] == "Pod" and (obj.get("status") or {}).get("startTime"):
+            _start(api, obj["metadata"], obj["status"]["startTime"])
     time.sleep(SETTLE_SECONDS)
+
+
+def _start(api: ApiClient, meta: dict[str, Any], start_time: str) -> None:
+    """What a kubelet reports once the pod runs: phase Running and `status.startTime`."""
+    status = {"status": {"phase": "Running", "startTime": start_time}}
+    api.patch("Pod", meta["name"], status, namespace=meta["namespace"], subresource="status")
 
 
 def run_scenario(scenario: Scenario, env: Env) -> cmp.Tally:
@@ -142,6 +156,10 @@ def decide(
         _unschedulable(env, Decision(key, ex, namespaces, before, offset), tally, first.failed)
     elif last.bound_to:
         cmp.compare_bound(tally, key, ex, last, sampled=sampled)
+    current = api.get_or_none("Pod", meta["name"], namespace=meta["namespace"])
+    if current is not None and node_name(current):
+        env.started += 1
+        _start(api, meta, started_at(BOUND_PODS_START + env.started))
     time.sleep(SETTLE_SECONDS)
     if len(tally.mismatches) > seen:
         _write_reproducer(env, context, tally.mismatches[seen:], before, pod)
@@ -176,13 +194,15 @@ def _unschedulable(env: Env, decision: Decision, tally: cmp.Tally, message: str)
     cmp.compare_unschedulable(tally, key, ex, message, preempted_on=preemption.node)
     if preemption.node or ex.nominated_node:
         cmp.compare_preemption(tally, key, ex, preemption.node, preemption.victims)
-    if preemption.node:  # the victims are gone: the pod binds there next
-        wait_for(
-            lambda: env.api.get("Pod", name, namespace=namespace),
-            until=node_name,
-            timeout=20,
-            message=f"{key} bound after preemption",
-        )
+    if preemption.node:  # the victims are gone: the pod binds there once kube-scheduler
+        # requeues it (its queueing hints decide when; a bounded wait, else it is deleted)
+        with contextlib.suppress(AssertionError):
+            wait_for(
+                lambda: env.api.get("Pod", name, namespace=namespace),
+                until=node_name,
+                timeout=PREEMPTOR_BIND_SECONDS,
+                message=f"{key} bound after preemption",
+            )
     if not node_name(env.api.get("Pod", name, namespace=namespace)):
         with contextlib.suppress(ApiError):
             env.api.delete("Pod", name, namespace=namespace, grace_period=0)
