@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 E2E_WORKERS ?= 2
 
-.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean
+.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity
 
 help:
 	@echo "make demo   - start a local control plane with kube-scheduler and kubesched beside it"
@@ -51,6 +51,13 @@ demo: binaries
 .PHONY: bench
 bench: binaries
 	$(BIN)/kubesched bench --out bench-results $(BENCH_ARGS)
+
+# Differential parity campaign: seeded random clusters decided by kube-scheduler v1.37.2 and
+# by kubesched (tests/e2e/test_parity_differential.py); prints the totals per comparison and
+# writes a reproducer per mismatch to parity-failures/. SEEDS: "1-200", "5,9,40-60".
+SEEDS ?= 1-200
+parity: binaries
+	PARITY_SEEDS=$(SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py -q -n 0
 
 lock:
 	$(PYTHON) -m venv /tmp/kubesched-lock && /tmp/kubesched-lock/bin/pip install -q -r requirements/dev.in

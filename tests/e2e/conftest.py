@@ -25,7 +25,7 @@ from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, crea
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
 
-pytest_plugins = ["harness.fixtures", "harness.workload_fixtures"]
+pytest_plugins = ["harness.fixtures", "harness.workload_fixtures", "harness.diff.fixtures"]
 
 _state: dict[str, object] = {}
 

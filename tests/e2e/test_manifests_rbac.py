@@ -239,6 +239,11 @@ def test_generated_rbac_is_least_privilege(
         ("watch", "nodes"),
         ("list", "namespaces"),
         ("watch", "namespaces"),
+        # Default topology spreading reads the selectors of Services and controllers.
+        ("list", "services", "-A"),
+        ("watch", "replicationcontrollers", "-A"),
+        ("list", "replicasets.apps", "-A"),
+        ("watch", "statefulsets.apps", "-A"),
         ("create", "pods", "--subresource=binding", "-n", namespace),
         ("patch", "pods", "--subresource=status", "-n", namespace),
         ("create", "events.events.k8s.io", "-n", namespace),
@@ -259,6 +264,8 @@ def test_generated_rbac_is_least_privilege(
         ("delete", "poddisruptionbudgets.policy", "-n", namespace),
         ("get", "secrets", "-n", ns),
         ("list", "configmaps", "-n", ns),
+        ("create", "services", "-n", namespace),
+        ("update", "replicasets.apps", "-n", namespace),
         ("patch", "nodes"),
         ("*", "*"),
     ]

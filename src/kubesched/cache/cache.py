@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from kubesched.cache.debug import CacheDiff, compare_cache, dump_cache
 from kubesched.cache.nodetree import NodeTree
 from kubesched.cache.snapshot import Snapshot
+from kubesched.framework.imagestates import ImageStates
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.model import Node, Pod
 
@@ -66,6 +67,7 @@ class SchedulerCache:
         self._tombstones: set[str] = set()
         self._pruned_upto = 0
         self._order_version = 0
+        self._images = ImageStates()
 
     # ---- nodes --------------------------------------------------------------------------
 
@@ -73,10 +75,13 @@ class SchedulerCache:
         """A node appeared (or changed); pods already seen for it start counting on it."""
         info = self._nodes.get(node.name)
         if info is None:
-            self._nodes[node.name] = NodeInfo(node=node)
+            info = NodeInfo(node=node)
+            self._nodes[node.name] = info
             self._tombstones.discard(node.name)
         else:
+            self._images.remove_node(info.node)
             info.set_node(node)
+        info.image_states = self._images.add_node(node)
         if self._tree.add(node):
             self._order_version += 1
         self._touch(node.name)
@@ -89,6 +94,10 @@ class SchedulerCache:
         """A node was deleted; its NodeInfo lives on as a ghost while pods remain on it."""
         if not self._tree.remove(node.name):
             return
+        info = self._nodes.get(node.name)
+        if info is not None:
+            self._images.remove_node(info.node)
+            info.image_states = {}
         self._order_version += 1
         self._touch(node.name)
         self._drop_if_unused(node.name)

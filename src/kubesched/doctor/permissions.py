@@ -77,6 +77,7 @@ def scheduler_needs(target: Target) -> list[Need]:
         Need(verb="watch", resource="nodes", why="the node informer"),
         Need(verb="list", resource="namespaces", why="the namespace informer"),
         Need(verb="watch", resource="namespaces", why="the namespace informer"),
+        *_workload_needs(),
         Need(verb="create", resource="pods", subresource="binding", why="binding pods"),
         Need(verb="patch", resource="pods", subresource="status", why="PodScheduled=False"),
         Need(verb="create", resource="events", group="events.k8s.io", why="scheduling events"),
@@ -112,6 +113,22 @@ def _declared_needs(target: Target) -> list[Need]:
                 )
             )
     return needs
+
+
+def _workload_needs() -> list[Need]:
+    """The informers of the Services and controllers default topology spreading reads."""
+    kinds = (
+        ("", "services"),
+        ("", "replicationcontrollers"),
+        ("apps", "replicasets"),
+        ("apps", "statefulsets"),
+    )
+    why = "default topology spreading (the {} informer)"
+    return [
+        Need(verb=verb, resource=resource, group=group, why=why.format(resource))
+        for group, resource in kinds
+        for verb in ("list", "watch")
+    ]
 
 
 def _preemption_needs() -> list[Need]:

@@ -27,6 +27,7 @@ from kubesched.explain.report import (
     Sampling,
     Victim,
 )
+from kubesched.explain.ties import preemption_choices
 from kubesched.framework import (
     Code,
     CycleState,
@@ -84,6 +85,8 @@ class _Run:
     preemptions_before: int = 0
     """How many preemptions the (read-only) Handle had recorded before this PostFilter."""
     notes: list[str] = field(default_factory=list)
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Preemption's equally ranked candidates (see `ties`)."""
 
     # --- the scheduling cycle, on every node ----------------------------------------------
 
@@ -211,6 +214,9 @@ class _Run:
         if status.plugin:
             self.diagnosis.add_plugin_status(status)
         self.post_filter_result = (result, status)
+        if result is not None and result.nominated_node_name:
+            statuses = self.diagnosis.node_to_status
+            self.choices = preemption_choices(self.fw, self.state, self.pod, statuses)
 
     # --- the answer -----------------------------------------------------------------------
 
@@ -246,6 +252,7 @@ class _Run:
             preemption=self._preemption(),
             nominated_node=self._nominated(),
             victims=self._victims(),
+            preemption_choices=self.choices,
             notes=tuple(self.notes),
         )
 

@@ -1,9 +1,10 @@
 """The Handle `kubesched explain` gives plugins: the scheduler's view, and no way to write.
 
-Plugins get the node infos, the nominated pods and the PodDisruptionBudgets the scheduler
-would give them. A bind raises `ReadOnlyError`, events are dropped, and a preemption is
-only recorded (`preemptions`), so whatever a plugin tries, explain never writes to the
-cluster, and it can still say what preemption would evict.
+Plugins get the node infos, the nominated pods, the PodDisruptionBudgets, the namespaces
+with their labels and the Services / workload controllers the scheduler would give them.
+A bind raises `ReadOnlyError`, events are dropped, and a preemption is only recorded
+(`preemptions`), so whatever a plugin tries, explain never writes to the cluster, and it
+can still say what preemption would evict.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from kubesched.model import (
     PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
+    WorkloadSelector,
 )
+from kubesched.model.workload_store import WorkloadStore
 
 
 class ReadOnlyError(RuntimeError):
@@ -45,6 +48,7 @@ class ReadOnlyHandle:
         namespaces: Mapping[str, Mapping[str, str]] | None = None,
         listers: ClusterListers | None = None,
         volumes: VolumeListers | None = None,
+        workloads: Iterable[WorkloadSelector] = (),
     ) -> None:
         self._snapshot = snapshot
         self.listers = listers or ClusterListers()
@@ -57,6 +61,7 @@ class ReadOnlyHandle:
         self.pdbs: Sequence[PodDisruptionBudget] = pdbs
         self._namespaces = namespaces
         self._volumes = volumes if volumes is not None else StaticVolumeListers()
+        self._workloads = WorkloadStore(workloads)
         self.dropped_events: list[tuple[str, str, str]] = []
         """(pod, reason, note) of each event a plugin tried to record."""
         self.preemptions: list[RecordedPreemption] = []
@@ -112,6 +117,12 @@ class ReadOnlyHandle:
         )
 
     # ---- preemption: read, and record instead of evicting ------------------------------
+
+    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
+        return self._workloads.services(namespace)
+
+    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
+        return self._workloads.controller(kind, namespace, name)
 
     def has_nominated_pods(self) -> bool:
         return bool(self._nominated)

@@ -1,9 +1,11 @@
 """Explain against the live cluster: read it once, build the scheduler's view, explain.
 
 Reads, never writes (`Reader` has only GET; `GetOnly` hides the rest of a client): the pod
-(unless it comes from a file), every node and every non-terminal pod, the
-PodDisruptionBudgets when the profile preempts, and the storage objects when the pod has
-volumes (`kubesched.explain.volumes`), each list paged.
+(unless it comes from a file), every node and every non-terminal pod, the namespaces (their
+labels, for pod-affinity `namespaceSelector`s), the Services, ReplicationControllers,
+ReplicaSets and StatefulSets (default topology spreading), the PodDisruptionBudgets when the
+profile preempts, and the storage objects when the pod has volumes (`kubesched.explain.volumes`),
+each list paged. A list explain may not read is noted in the answer.
 The cache and snapshot are built exactly as the scheduler's informers fill them
 (`SchedulerCache.add_node` / `add_pod` for bound pods), and the Framework from the very
 profile and plugin registry the scheduler would use.
@@ -11,7 +13,7 @@ profile and plugin registry the scheduler would use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -28,7 +30,8 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
-from kubesched.model import ApiObject, Node, Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget, WorkloadSelector
+from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
@@ -90,7 +93,14 @@ async def explain_live(
     listers = await read_declared(api, profile, registry, pods)
     notes = list(notes)
     volumes = await read_volumes(lambda path: list_all(api, path), notes) if pod.volumes else None
-    handle = ReadOnlyHandle(snapshot, nominated=nominated, listers=listers, volumes=volumes)
+    handle = ReadOnlyHandle(
+        snapshot,
+        nominated=nominated,
+        listers=listers,
+        volumes=volumes,
+        namespaces=await _read_namespaces(api, notes),
+        workloads=await _read_workloads(api, notes),
+    )
     fw = build_framework(
         profile=profile,
         registry=registry,
@@ -152,6 +162,41 @@ async def list_all(
 ) -> list[dict[str, Any]]:
     """Every item of a collection, following `metadata.continue`."""
     return await paged_list(api, path, params=params, timeout=REQUEST_TIMEOUT_SECONDS)
+
+
+WORKLOADS = (
+    (SERVICE, "/api/v1/services"),
+    (REPLICATION_CONTROLLER, "/api/v1/replicationcontrollers"),
+    (REPLICA_SET, "/apis/apps/v1/replicasets"),
+    (STATEFUL_SET, "/apis/apps/v1/statefulsets"),
+)
+
+
+async def _read_namespaces(api: Reader, notes: list[str]) -> dict[str, Mapping[str, str]] | None:
+    """Every namespace with its labels (None, noted, when forbidden)."""
+    try:
+        items = await list_all(api, "/api/v1/namespaces")
+    except Forbidden:
+        notes.append(
+            "cannot list namespaces (forbidden): a namespaceSelector sees each namespace "
+            "with only its kubernetes.io/metadata.name label"
+        )
+        return None
+    namespaces = (Namespace.from_json(item) for item in items)
+    return {namespace.name: namespace.labels for namespace in namespaces}
+
+
+async def _read_workloads(api: Reader, notes: list[str]) -> list[WorkloadSelector]:
+    """The Services and workload controllers default topology spreading reads."""
+    found: list[WorkloadSelector] = []
+    for kind, path in WORKLOADS:
+        try:
+            items = await list_all(api, path)
+        except Forbidden:
+            notes.append(f"cannot list {path} (forbidden): default spreading ignores them")
+            continue
+        found.extend(WorkloadSelector.from_json(kind, item) for item in items)
+    return found
 
 
 async def _read_pdbs(api: Reader, notes: list[str]) -> list[PodDisruptionBudget]:

@@ -135,6 +135,9 @@ def to_dict(ex: Explanation) -> dict[str, Any]:
             "summary": ex.preemption,
             "nominatedNode": ex.nominated_node or None,
             "victims": [{"pod": v.pod, "priority": v.priority} for v in ex.victims],
+            "equallyRankedChoices": [
+                {"node": node, "victims": list(victims)} for node, victims in ex.preemption_choices
+            ],
         },
         "notes": list(ex.notes),
         "summary": summary(ex),

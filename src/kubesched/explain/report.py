@@ -118,6 +118,9 @@ class Explanation:
     """The node preemption would nominate the pod to ("" when none)."""
     victims: tuple[Victim, ...] = ()
     """The pods preemption would evict from `nominated_node`."""
+    preemption_choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(node, victims) of every candidate preemption ranks highest, `nominated_node` among
+    them; kube-scheduler picks any one of equals (its candidate search runs in parallel)."""
     notes: tuple[str, ...] = ()
 
     @property

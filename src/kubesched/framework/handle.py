@@ -26,6 +26,7 @@ from kubesched.model import (
     PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
+    WorkloadSelector,
 )
 
 
@@ -112,6 +113,18 @@ class Handle(Protocol):
     ) -> PersistentVolumeClaim:
         """Annotate `claim` with `volume.kubernetes.io/selected-node: node_name` (as of
         `claim.resource_version`) so that its volume is provisioned for that node."""
+        ...
+
+    # ---- default topology spreading (upstream's Service and controller listers) ----------
+
+    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
+        """Every Service in `namespace` (from an informer), for default topology spreading
+        (upstream `helper.DefaultSelector` reads its Service lister)."""
+        ...
+
+    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
+        """The ReplicationController, ReplicaSet or StatefulSet `namespace/name` (from an
+        informer), or None: upstream's RC / ReplicaSet / StatefulSet listers."""
         ...
 
     # ---- nominated pods (upstream's PodNominator) ----------------------------------------

@@ -43,6 +43,8 @@ def pod_spec_key(pod: Pod) -> tuple[Hashable, ...]:
     return (
         _resource_key(pod.requests),
         _resource_key(pod.non_zero_requests),
+        None if pod.container_non_zero_requests is None else pod.fit_score_requests.milli_cpu,
+        None if pod.container_non_zero_requests is None else pod.fit_score_requests.memory,
         pod.tolerations,
         tuple(pod.node_selector.items()) if pod.node_selector else (),
         repr(pod.affinity) if pod.affinity else None,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Protocol, cast
 
+from kubesched.framework.imagestates import ImageStateSummary, snapshot_states
 from kubesched.model import HostPort, Node, Pod, Resource
 
 
@@ -38,6 +39,9 @@ class NodeInfo:
     pods_with_affinity: list[Pod] = field(default_factory=list)
     pods_with_required_anti_affinity: list[Pod] = field(default_factory=list)
     generation: int = 0
+    image_states: dict[str, ImageStateSummary] = field(default_factory=dict)
+    """Image name -> its state, for each image the node lists (see `imagestates`): live
+    summaries in the cache, counts frozen in a snapshot's clone."""
     memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
     """Filter/Score results for this very object (see `kubesched.framework.memo`); every
     change to the node empties it, and a clone starts without it."""
@@ -101,6 +105,7 @@ class NodeInfo:
             pods_with_affinity=list(self.pods_with_affinity),
             pods_with_required_anti_affinity=list(self.pods_with_required_anti_affinity),
             generation=self.generation,
+            image_states=snapshot_states(self.image_states),
         )
 
 

@@ -5,6 +5,9 @@ What kubesched calls (grep `src/kubesched` for API paths), and the rule that all
 * list + watch `/api/v1/pods` and `/api/v1/nodes` (informers)   -> pods, nodes: get/list/watch
 * list + watch `/api/v1/namespaces` (informer: namespace labels for pod-affinity
   `namespaceSelector`s)                                          -> namespaces: get/list/watch
+* list + watch services, replicationcontrollers (core) and replicasets, statefulsets (apps)
+  (informers: their selectors for default topology spreading, as kube-scheduler)
+                                                                 -> those: list/watch
 * POST `pods/{name}/binding` (binder)                            -> pods/binding: create
 * PATCH `pods/{name}/status` (PodScheduled condition)            -> pods/status: patch/update
 * POST/PATCH `events.k8s.io/v1` events (recorder)                -> events: create/patch/update
@@ -93,6 +96,8 @@ def cluster_rules(
     rules = [
         rule("", ("pods", "nodes"), READ),
         rule("", ("namespaces",), READ),
+        rule("", ("services", "replicationcontrollers"), ("list", "watch")),
+        rule("apps", ("replicasets", "statefulsets"), ("list", "watch")),
         rule("", ("pods/binding",), ("create",)),
         rule("", ("pods/status",), ("patch", "update")),
         rule("", ("events",), WRITE_EVENTS),

@@ -26,6 +26,7 @@ from kubesched.model.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
 )
+from kubesched.model.workloads import WorkloadSelector
 
 __all__ = [
     "ANN_BIND_COMPLETED",
@@ -56,4 +57,5 @@ __all__ = [
     "Taint",
     "Toleration",
     "VolumeAttachment",
+    "WorkloadSelector",
 ]

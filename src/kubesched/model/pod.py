@@ -54,6 +54,7 @@ class OwnerReference:
     name: str
     uid: str
     controller: bool
+    api_version: str = ""
 
 
 @dataclass(slots=True)
@@ -89,6 +90,10 @@ class Pod:
     then image volumes (`image.reference`); "" for a container without an image."""
     requests: Resource = field(default_factory=Resource)
     non_zero_requests: Resource = field(default_factory=Resource)
+    container_non_zero_requests: Resource | None = None
+    """The non-zero requests of the containers alone (pod-level `spec.resources` ignored);
+    None when the pod has no pod-level cpu/memory request (then `non_zero_requests`).
+    See `fit_score_requests`."""
     scheduled_condition: tuple[str, str, str] | None = None
     start_time: str = ""
     """`status.startTime` (set by the kubelet); preemption prefers victims started later."""
@@ -109,6 +114,16 @@ class Pod:
         return f"{self.namespace}/{self.name}"
 
     @property
+    def fit_score_requests(self) -> Resource:
+        """What NodeResourcesFit's score counts for this pod: the containers' non-zero
+        requests (+ overhead), never the pod-level ones. Upstream's `NewFit` enables pod-level
+        resources on the Fit plugin but not on the `resourceAllocationScorer` it embeds, so
+        `calculatePodResourceRequest` runs with `SkipPodLevelResources` (v1.37.2); its
+        Filter and BalancedAllocation do use the pod-level requests."""
+        own = self.container_non_zero_requests
+        return self.non_zero_requests if own is None else own
+
+    @property
     def terminal(self) -> bool:
         """Succeeded and Failed pods hold no resources on their node."""
         return self.phase in ("Succeeded", "Failed")
@@ -120,7 +135,7 @@ class Pod:
         status = obj.get("status") or {}
         containers = spec.get("containers") or []
         init_containers = spec.get("initContainers") or []
-        requests, non_zero = _pod_requests(spec, containers, init_containers)
+        requests, non_zero, container_non_zero = _pod_requests(spec, containers, init_containers)
         return cls(
             namespace=meta.get("namespace", ""),
             name=meta.get("name", ""),
@@ -149,6 +164,7 @@ class Pod:
             image_refs=_image_refs(spec, containers, init_containers),
             requests=requests,
             non_zero_requests=non_zero,
+            container_non_zero_requests=container_non_zero,
             scheduled_condition=_scheduled_condition(status),
             start_time=status.get("startTime") or "",
             volumes=pod_volumes(meta.get("name", ""), spec),
@@ -172,7 +188,11 @@ def _image_refs(
 def owner_reference(ref: dict[str, Any]) -> OwnerReference:
     """One `metadata.ownerReferences` entry."""
     return OwnerReference(
-        ref.get("kind", ""), ref.get("name", ""), ref.get("uid", ""), bool(ref.get("controller"))
+        ref.get("kind", ""),
+        ref.get("name", ""),
+        ref.get("uid", ""),
+        bool(ref.get("controller")),
+        ref.get("apiVersion", ""),
     )
 
 
@@ -214,18 +234,25 @@ def _sum_requests(
 
 def _pod_requests(
     spec: dict[str, Any], containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
-) -> tuple[Resource, Resource]:
+) -> tuple[Resource, Resource, Resource | None]:
+    """(requests, non-zero requests, the containers' own non-zero requests when pod-level
+    requests replace them, else None); overhead added to each."""
     requests = _sum_requests(containers, init_containers, non_zero=False)
     non_zero = _sum_requests(containers, init_containers, non_zero=True)
     pod_level = ((spec.get("resources") or {}).get("requests")) or {}
+    container_non_zero: Resource | None = None
     for name in (CPU, MEMORY):
         if name in pod_level:
+            if container_non_zero is None:
+                container_non_zero = non_zero.copy()
             requests.set(name, pod_level[name])
             non_zero.set(name, pod_level[name])
     overhead = Resource.from_list(spec.get("overhead"))
     requests.add(overhead)
     non_zero.add(overhead)
-    return requests, non_zero
+    if container_non_zero is not None:
+        container_non_zero.add(overhead)
+    return requests, non_zero, container_non_zero
 
 
 def _host_ports(

@@ -22,7 +22,9 @@ from kubesched.model import (
     PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
+    WorkloadSelector,
 )
+from kubesched.model.workload_store import WorkloadStore
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -38,7 +40,9 @@ class SchedulerHandle:
     """Implements `kubesched.framework.Handle` over the shared snapshot and API client,
     `PreemptionHandle` (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
     given the namespace informer's store, `namespace_labels` (what pod-affinity
-    `namespaceSelector`s read, see `kubesched.plugins.helper.namespaces`)."""
+    `namespaceSelector`s read, see `kubesched.plugins.helper.namespaces`), and, given the
+    store the Service / controller informers fill, `services` / `controller` (what default
+    topology spreading reads, see `kubesched.plugins.helper.spread`)."""
 
     def __init__(
         self,
@@ -54,6 +58,7 @@ class SchedulerHandle:
         activate: Callable[[Iterable[Pod]], None] | None = None,
         leading: Callable[[], bool] = lambda: True,
         volumes: VolumeListers | None = None,
+        workloads: WorkloadStore | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -69,6 +74,7 @@ class SchedulerHandle:
         self._leading = leading
         self._tasks: set[asyncio.Task[None]] = set()
         self._volumes = volumes if volumes is not None else StaticVolumeListers()
+        self._workloads = workloads if workloads is not None else WorkloadStore()
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -122,6 +128,12 @@ class SchedulerHandle:
         return await select_node_for_claim(self._api, claim, node_name)
 
     # ---- PreemptionHandle ---------------------------------------------------------------
+
+    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
+        return self._workloads.services(namespace)
+
+    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
+        return self._workloads.controller(kind, namespace, name)
 
     def has_nominated_pods(self) -> bool:
         return self._preemptions.has_nominated_pods()

@@ -6,7 +6,8 @@ made in dependency order and handed to what needs them, so nothing is attached l
     metrics, cache, snapshot, API clients (scheduling, election, events, delegated auth),
     event recorder
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
-    informers: pods, nodes, namespaces, PodDisruptionBudgets, what plugins declare
+    informers: pods, nodes, namespaces, PodDisruptionBudgets, Services and workload
+                                       controllers, what plugins declare
     leader elector                     (its fence is read by binding and preemption)
     preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
 
@@ -38,6 +39,7 @@ from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
+from kubesched.model.workload_store import WorkloadStore
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -52,6 +54,7 @@ from kubesched.server.informers import (
     declared_informers,
     feeding_informers,
     store_informers,
+    workload_informers,
 )
 from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
@@ -122,6 +125,7 @@ def build(
     namespaces, pdbs = store_informers(client)
     registry = build_registry(config)
     listers = ClusterListers(declared_resources(config.profiles, registry))
+    workloads = WorkloadStore()
     elector = _elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
     leading = elector.is_leader if elector is not None else _always
@@ -160,6 +164,7 @@ def build(
             activate=activate,
             leading=leading,
             volumes=volumes.listers,
+            workloads=workloads,
         )
         for profile in config.profiles
     }
@@ -180,6 +185,7 @@ def build(
         pdbs=pdbs if preempting(frameworks) else None,
         declared=declared_informers(client, listers, queue),
         volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
+        workloads=workload_informers(client, workloads),
     )
     scheduler = Scheduler(
         frameworks=frameworks,

@@ -1,10 +1,12 @@
 """The informers one kubesched process runs, made by one helper.
 
 Pods (non-terminal only, as kube-scheduler) and nodes feed the cache and the queue; namespaces
-(labels for pod-affinity `namespaceSelector`s) and PodDisruptionBudgets (read by preemption;
-their informer runs only when a profile preempts) are only read from their stores. Every
-resource an enabled plugin declares (`kubesched.framework.resources`) gets one informer
-feeding its lister, whose changes are cluster events for the queue.
+(labels for pod-affinity `namespaceSelector`s), PodDisruptionBudgets (read by preemption;
+their informer runs only when a profile preempts) and the Services, ReplicationControllers,
+ReplicaSets and StatefulSets (their selectors, for default topology spreading, kept in one
+`WorkloadStore`) are only read from their stores. Every resource an enabled plugin declares
+(`kubesched.framework.resources`) gets one informer feeding its lister, whose changes are
+cluster events for the queue.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from kubesched.framework.resources import ResourceSpec
 from kubesched.informers import Reflector
 from kubesched.informers.health import InformerHealth
 from kubesched.kube.api import WatchApi
-from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget, WorkloadSelector
+from kubesched.model.workload_store import WorkloadStore
+from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
 from kubesched.queue import SchedulingQueue
 from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
 
@@ -31,6 +35,12 @@ PODS_PATH = "/api/v1/pods"
 NODES_PATH = "/api/v1/nodes"
 NAMESPACES_PATH = "/api/v1/namespaces"
 PDB_PATH = "/apis/policy/v1/poddisruptionbudgets"
+WORKLOAD_PATHS = {
+    SERVICE: "/api/v1/services",
+    REPLICATION_CONTROLLER: "/api/v1/replicationcontrollers",
+    REPLICA_SET: "/apis/apps/v1/replicasets",
+    STATEFUL_SET: "/apis/apps/v1/statefulsets",
+}
 
 
 class _Versioned(Protocol):
@@ -53,6 +63,23 @@ class IgnoreEvents:
 
     def on_delete(self, obj: object) -> None:
         pass
+
+
+class WorkloadHandler:
+    """Keeps one kind's objects in the shared `WorkloadStore` the Handles read."""
+
+    def __init__(self, store: WorkloadStore) -> None:
+        self._store = store
+
+    def on_add(self, obj: WorkloadSelector) -> None:
+        self._store.upsert(obj)
+
+    def on_update(self, old: WorkloadSelector, new: WorkloadSelector) -> None:
+        del old
+        self._store.upsert(new)
+
+    def on_delete(self, obj: WorkloadSelector) -> None:
+        self._store.delete(obj)
 
 
 def informer(
@@ -81,6 +108,22 @@ def namespace_informer(api: WatchApi) -> Reflector[Namespace]:
     return informer(api, NAMESPACES_PATH, Namespace.from_json, lambda ns: ns.name)
 
 
+def workload_informers(api: WatchApi, store: WorkloadStore) -> dict[str, Reflector[Any]]:
+    """Resource name -> informer of each kind default topology spreading reads."""
+    handler = WorkloadHandler(store)
+    result: dict[str, Reflector[Any]] = {}
+    for kind, path in WORKLOAD_PATHS.items():
+
+        def decode(obj: dict[str, Any], kind: str = kind) -> WorkloadSelector:
+            return WorkloadSelector.from_json(kind, obj)
+
+        reflector = informer(
+            api, path, decode, lambda w: f"{w.namespace}/{w.name}", handler=handler
+        )
+        result[path.rsplit("/", 1)[1]] = reflector
+    return result
+
+
 @dataclass(frozen=True)
 class Informers:
     """The process's informers; `pdbs` is None when no profile preempts, `volumes` (resource
@@ -93,6 +136,8 @@ class Informers:
     declared: Mapping[str, Reflector[ApiObject]] = field(default_factory=dict)
     """One per resource plugins declared, by `ResourceSpec.event_resource`."""
     volumes: Mapping[str, Reflector[Any]] = field(default_factory=dict)
+    workloads: dict[str, Reflector[Any]] = field(default_factory=dict)
+    """Services, ReplicationControllers, ReplicaSets, StatefulSets (`workload_informers`)."""
 
     def named(self) -> dict[str, Reflector[Any]]:
         """Resource name -> informer, for every informer that runs."""
@@ -105,6 +150,7 @@ class Informers:
             named["poddisruptionbudgets"] = self.pdbs
         named.update(self.declared)
         named.update(self.volumes)
+        named.update(self.workloads)
         return named
 
     def synced(self) -> bool:

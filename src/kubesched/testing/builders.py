@@ -100,6 +100,11 @@ class PodBuilder:
         self._spec.setdefault("initContainers", []).append(container)
         return self
 
+    def pod_req(self, **resources: str) -> Self:
+        """Pod-level requests (`spec.resources.requests`)."""
+        self._spec["resources"] = {"requests": dict(resources)}
+        return self
+
     def overhead(self, **resources: str) -> Self:
         self._spec["overhead"] = dict(resources)
         return self

@@ -29,6 +29,7 @@ from kubesched.framework import (
     build_framework,
 )
 from kubesched.framework import interfaces as api
+from kubesched.framework.imagestates import ImageStates
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
@@ -41,7 +42,9 @@ from kubesched.model import (
     PersistentVolumeClaim,
     Pod,
     PodDisruptionBudget,
+    WorkloadSelector,
 )
+from kubesched.model.workload_store import WorkloadStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,11 @@ class FakeHandle:
     `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
     volume_writes: list[tuple[str, str, str]] = field(default_factory=list)
     """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
+    workloads: Iterable[WorkloadSelector] = ()
+    """Services and controllers, for default topology spreading (`services`, `controller`)."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
+    _images: ImageStates = field(default_factory=ImageStates)
+    _workloads: WorkloadStore = field(default_factory=WorkloadStore)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
     def __post_init__(self) -> None:
@@ -100,9 +107,17 @@ class FakeHandle:
             self.add_node(node)
         for pod in self.pods:
             self.add_pod(pod)
+        for item in self.workloads:
+            self._workloads.upsert(item)
 
     def add_node(self, node: Node | NodeInfo) -> NodeInfo:
+        """Add a node (in order: the first node listing an image sets its size, as in the
+        scheduler's cache)."""
         info = node if isinstance(node, NodeInfo) else NodeInfo(node=node)
+        old = self._infos.get(info.name)
+        if old is not None:
+            self._images.remove_node(old.node)
+        info.image_states = self._images.add_node(info.node)
         self._infos[info.name] = info
         return info
 
@@ -160,6 +175,12 @@ class FakeHandle:
         self.volumes.claims[claim.key] = written
         self.volume_writes.append(("select-node", claim.key, node_name))
         return written
+
+    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
+        return self._workloads.services(namespace)
+
+    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
+        return self._workloads.controller(kind, namespace, name)
 
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""

@@ -44,6 +44,7 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "ReplicaSet": ("apps/v1", "replicasets", True),
     "StatefulSet": ("apps/v1", "statefulsets", True),
     "Job": ("batch/v1", "jobs", True),
+    "ReplicationController": ("v1", "replicationcontrollers", True),
     "PodDisruptionBudget": ("policy/v1", "poddisruptionbudgets", True),
     "StorageClass": ("storage.k8s.io/v1", "storageclasses", False),
     "CSINode": ("storage.k8s.io/v1", "csinodes", False),

@@ -29,6 +29,8 @@ _NAMESPACED_KINDS = (
     "ReplicaSet",
     "StatefulSet",
     "Job",
+    "ReplicationController",
+    "Service",
 )
 
 

@@ -94,6 +94,8 @@ def correct_rules(namespace: str, lease_name: str, *, metrics_auth: bool = True)
     """What `kubesched manifests` grants: create without resourceNames, get/update by name."""
     rules = [
         Rule(("list", "watch"), ("pods", "nodes", "namespaces")),
+        Rule(("list", "watch"), ("services", "replicationcontrollers")),
+        Rule(("list", "watch"), ("replicasets", "statefulsets"), ("apps",)),
         Rule(("create",), ("pods/binding",)),
         Rule(("patch", "update"), ("pods/status",)),
         Rule(("create", "patch", "update"), ("events",), ("", "events.k8s.io")),

@@ -35,3 +35,18 @@ def test_without_preemption_they_are_not_asked_for() -> None:
 def test_the_namespace_informer_is_always_needed() -> None:
     target = Target(scheduler_names=("s",), lease_namespace="ns", lease_name="s")
     assert needs(target) >= {("list", "", "namespaces"), ("watch", "", "namespaces")}
+
+
+def test_default_spreading_informers_are_needed() -> None:
+    """Services, RCs, ReplicaSets and StatefulSets: default topology spreading's informers."""
+    wanted = {
+        (verb, group, resource)
+        for group, resource in (
+            ("", "services"),
+            ("", "replicationcontrollers"),
+            ("apps", "replicasets"),
+            ("apps", "statefulsets"),
+        )
+        for verb in ("list", "watch")
+    }
+    assert needs(Target(scheduler_names=("s",), lease_namespace="ns", lease_name="s")) >= wanted

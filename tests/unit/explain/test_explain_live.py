@@ -17,9 +17,12 @@ from kubesched.explain import (
     build_snapshot,
     explain_live,
 )
+from kubesched.explain.live import WORKLOADS
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.server.components import build_registry
 from kubesched.testing import make_node, make_pod
+
+WORKLOAD_PATHS = frozenset(path for _, path in WORKLOADS)
 
 
 class FakeApi:
@@ -30,7 +33,11 @@ class FakeApi:
         nodes: list[dict[str, Any]],
         pods: list[dict[str, Any]],
         pdbs: list[dict[str, Any]] | None = None,
+        namespaces: list[dict[str, Any]] | None = None,
+        workloads: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
+        self.namespaces = namespaces or []
+        self.workloads = workloads or {}
         self.nodes = nodes
         self.pods = pods
         self.pdbs = pdbs
@@ -43,6 +50,10 @@ class FakeApi:
         self.requests.append((path, params))
         if path == "/api/v1/nodes":
             return self._page(self.nodes, params)
+        if path == "/api/v1/namespaces":
+            return self._page(self.namespaces, params)
+        if path in WORKLOAD_PATHS:
+            return self._page(self.workloads.get(path, []), params)
         if path == "/apis/policy/v1/poddisruptionbudgets":
             if self.pdbs is None:
                 raise Forbidden(403, "Forbidden", "no", path=path)
@@ -139,9 +150,7 @@ async def test_a_hypothetical_pod_is_not_looked_up(tmp_path: Path) -> None:
     ex = await run(api, config(tmp_path), PodSource(obj=obj))
     assert ex.hypothetical
     assert ex.chosen == "idle"
-    assert all(
-        path.endswith(("/nodes", "/pods", "/poddisruptionbudgets")) for path, _ in api.requests
-    )
+    assert not any("/pods/" in path for path, _ in api.requests)  # the pod is not fetched
 
 
 async def test_the_profiles_percentage_of_nodes_to_score_is_used(tmp_path: Path) -> None:
@@ -198,3 +207,55 @@ async def test_pods_nominated_for_this_scheduler_hold_their_room(tmp_path: Path)
     assert idle.rejection is not None
     assert idle.rejection.message == "Insufficient cpu"
     assert ex.chosen == "busy"  # the nomination of another scheduler's pod does not count
+
+
+async def test_namespace_selector_sees_the_namespaces_labels(tmp_path: Path) -> None:
+    """Parity case `explain-namespace-selector-labels.yaml`: a pod-affinity namespaceSelector
+    on `env: prod` selects team-a, so the pod fits next to team-a's db pod (n1), as both
+    schedulers decide."""
+    nodes = [make_node().name(n).capacity(cpu="4", memory="8Gi").obj() for n in ("n1", "n2")]
+    db = make_pod().name("e-db").namespace("team-a").label("app", "db").node("n1")
+    incoming = make_pod().name("p-nss").namespace("default").scheduler("my-scheduler").obj()
+    incoming["spec"]["affinity"] = {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {"matchLabels": {"app": "db"}},
+                    "namespaceSelector": {"matchLabels": {"env": "prod"}},
+                    "topologyKey": "kubernetes.io/hostname",
+                }
+            ]
+        }
+    }
+    namespaces = [
+        {"metadata": {"name": "team-a", "labels": {"env": "prod"}}},
+        {"metadata": {"name": "default", "labels": {}}},
+    ]
+    api = FakeApi(nodes, [db.phase("Running").obj(), incoming], pdbs=[], namespaces=namespaces)
+    ex = await run(api, config(tmp_path), PodSource("default", "p-nss"))
+    assert [v.node for v in ex.verdicts if v.feasible] == ["n1"]
+    assert ex.chosen == "n1"
+
+
+async def test_default_spreading_reads_services(tmp_path: Path) -> None:
+    """Default topology spreading takes its selector from the Services selecting the pod."""
+    nodes = [make_node().name(n).capacity(cpu="4", memory="8Gi").obj() for n in ("a", "b")]
+    web = [
+        make_pod().name(f"w{i}").label("app", "web").node("a").phase("Running").obj()
+        for i in range(3)
+    ]
+    incoming = make_pod().name("new").label("app", "web").scheduler("my-scheduler").obj()
+    service = {
+        "metadata": {"namespace": "default", "name": "web"},
+        "spec": {"selector": {"app": "web"}},
+    }
+    api = FakeApi(nodes, [*web, incoming], pdbs=[], workloads={"/api/v1/services": [service]})
+    ex = await run(api, config(tmp_path), PodSource("default", "new"))
+    assert ex.chosen == "b"
+    spread = {
+        v.node: s.normalized
+        for v in ex.verdicts
+        for s in v.scores
+        if s.plugin == "PodTopologySpread"
+    }
+    assert spread["b"] > spread["a"]

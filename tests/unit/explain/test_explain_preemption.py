@@ -128,3 +128,17 @@ def test_nominated_pods_of_higher_priority_hold_their_room() -> None:
     # A pod more important than the nominated one may take that room.
     ex, _ = explain(nodes, pods, make_pod().name("top").priority(200).req(cpu="2").model())
     assert ex.chosen == "n1"
+
+
+def test_equally_ranked_candidates_are_all_named() -> None:
+    """Two nodes with one priority-0 victim each rank the same (upstream picks either one);
+    a node whose victim has a higher priority ranks lower."""
+    nodes = [node("n1"), node("n2"), node("n3")]
+    pods = [
+        running("a", "n1", priority=0),
+        running("b", "n2", priority=0),
+        running("c", "n3", priority=100),
+    ]
+    ex, _ = explain(nodes, pods, preemptor())
+    assert ex.preemption_choices == (("n1", ("default/a",)), ("n2", ("default/b",)))
+    assert (ex.nominated_node, tuple(v.pod for v in ex.victims)) in ex.preemption_choices

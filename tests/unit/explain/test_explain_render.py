@@ -100,6 +100,7 @@ def test_json_carries_every_verdict_score_and_the_decision() -> None:
         "summary": "not enabled in this profile",
         "nominatedNode": None,
         "victims": [],
+        "equallyRankedChoices": [],
     }
     assert data["summary"] == "kubesched would choose a (total score 100)"
 

@@ -68,6 +68,14 @@ def test_cluster_role_grants_what_the_scheduler_calls(build: Build) -> None:
     for group in ("", "events.k8s.io"):
         for verb in ("create", "patch", "update"):
             assert rules_granting(rules, group=group, resource="events", verb=verb)
+    for group, resource in (
+        ("", "services"),
+        ("", "replicationcontrollers"),
+        ("apps", "replicasets"),
+        ("apps", "statefulsets"),
+    ):  # the informers default topology spreading reads
+        for verb in ("list", "watch"):
+            assert rules_granting(rules, group=group, resource=resource, verb=verb), resource
 
 
 @pytest.mark.parametrize("preemption", [False, True])

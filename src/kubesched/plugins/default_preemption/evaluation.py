@@ -16,7 +16,9 @@ The steps (upstream `Evaluator.Preempt`, `SelectVictimsOnNode`, `pickOneNodeForP
    so those are evicted only when nothing else makes room.
 4. Pick the node: fewest PDB violations, then the lowest highest-victim priority, the
    smallest sum of victim priorities, the fewest victims, the latest start of the
-   highest-priority victims; then the first one.
+   highest-priority victims; then the first one. Upstream finds the candidates in parallel
+   from a random offset, so the first of equally ranked ones is a random pick; `ties`
+   lists the other equally ranked candidates.
 
 Only pods of strictly lower priority are ever victims, whatever scheduler placed them.
 """
@@ -70,6 +72,8 @@ class Evaluation:
     candidate: Candidate | None
     status: Status
     clear_nomination: bool = False
+    ties: tuple[Candidate, ...] = ()
+    """The other candidates ranked as high as `candidate` (upstream may pick any of them)."""
 
 
 def start_seconds(pod: Pod, now: float) -> float:
@@ -248,24 +252,25 @@ def dry_run(
     return result
 
 
+def candidate_rank(candidate: Candidate, now: float) -> tuple[int, int, int, int, float]:
+    """Upstream `pickOneNodeForPreemption`'s criteria, in order; higher is better."""
+    victims = candidate.victims
+    highest = max(pod.priority for pod in victims)
+    earliest = min(start_seconds(pod, now) for pod in victims if pod.priority == highest)
+    return (
+        -candidate.num_pdb_violations,
+        -highest,
+        -sum(pod.priority + _PRIORITY_OFFSET for pod in victims),
+        -len(victims),
+        earliest,
+    )
+
+
 def pick_one_node(candidates: Sequence[Candidate], *, now: float) -> Candidate | None:
     """The best candidate by upstream's criteria, in order (see the module docstring)."""
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
-
-    def score(candidate: Candidate) -> tuple[int, int, int, int, float]:
-        victims = candidate.victims
-        highest = max(pod.priority for pod in victims)
-        earliest = min(start_seconds(pod, now) for pod in victims if pod.priority == highest)
-        return (
-            -candidate.num_pdb_violations,
-            -highest,
-            -sum(pod.priority + _PRIORITY_OFFSET for pod in victims),
-            -len(victims),
-            earliest,
-        )
-
-    return max(candidates, key=score)  # the first of equals, like upstream
+    return max(candidates, key=lambda c: candidate_rank(c, now))  # the first of equals
 
 
 # --- the whole evaluation -----------------------------------------------------------------
@@ -325,7 +330,9 @@ def evaluate(
     best = pick_one_node(found.candidates, now=now)
     if best is None:  # pragma: no cover - candidates is not empty
         return Evaluation(None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE))
-    return Evaluation(best, SUCCESS)
+    rank = candidate_rank(best, now)
+    ties = tuple(c for c in found.candidates if c is not best and candidate_rank(c, now) == rank)
+    return Evaluation(best, SUCCESS, ties=ties)
 
 
 def placement_message(candidate: Candidate) -> str:
@@ -343,6 +350,7 @@ __all__ = [
     "DryRun",
     "Evaluation",
     "by_importance",
+    "candidate_rank",
     "dry_run",
     "evaluate",
     "ineligibility",

@@ -7,10 +7,11 @@ all nodes that have it (`size * nodes_with_image / all_nodes`: an image present 
 does not pull pods to one node). The sum is clamped to 23 MiB .. 1000 MiB x the pod's image
 count and mapped linearly to 0..100.
 
-PreScore counts, once per cycle, how many nodes have each of the pod's images (upstream's
-cache keeps these counts) and skips when no node has any of them (every score would be 0).
-Approximation: an image's size is the one the scored node reports; upstream takes the size
-from the first node that reported that image name (they differ only if nodes disagree).
+The size and the node count of an image come from the node's `image_states`, kept by the
+scheduler cache exactly as upstream's (`kubesched.framework.imagestates`; upstream
+`sumImageScores` / `scaledImageScore` read `NodeInfo.ImageStates`): one size per image name,
+that of the first node the cache added that lists it, and the count as of the node's last
+change. PreScore skips when no node has any of the pod's images (every score would be 0).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from operator import attrgetter
 from typing import Any, Final
 
 from kubesched.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
-from kubesched.model import Node, Pod
+from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
 NAME = "ImageLocality"
@@ -29,7 +30,7 @@ MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
 _SKIP: Final = Status(Code.SKIP)
-_HAS_IMAGES = attrgetter("node.images")
+_HAS_STATES = attrgetter("image_states")
 
 
 def normalized_image_name(name: str) -> str:
@@ -43,36 +44,11 @@ def normalized_image_name(name: str) -> str:
 class _PodImages:
     names: tuple[str, ...]
     """The pod's images, normalized, in order (repeats kept: each counts)."""
-    spread: dict[str, float]
-    """Image name -> share of all nodes that have it (only images some node has)."""
+    total_nodes: int
+    """How many nodes the snapshot has."""
 
 
 _PRE_SCORE_KEY: StateKey[_PodImages] = StateKey("PreScore" + NAME)
-
-
-class _NodeImages:
-    """Each node's image name -> size, rebuilt only when the node object changes."""
-
-    __slots__ = ("_nodes",)
-
-    def __init__(self) -> None:
-        self._nodes: dict[str, tuple[Node, dict[str, int]]] = {}
-
-    def of(self, node: Node) -> dict[str, int]:
-        hit = self._nodes.get(node.name)
-        if hit is not None and hit[0] is node:
-            return hit[1]
-        sizes: dict[str, int] = {}
-        for image in node.images:
-            for name in image.names:
-                sizes.setdefault(name, image.size_bytes)
-        self._nodes[node.name] = (node, sizes)
-        return sizes
-
-    def prune(self, nodes: Sequence[NodeInfo]) -> None:
-        if len(self._nodes) > 2 * len(nodes) + 16:
-            alive = {info.node.name for info in nodes}
-            self._nodes = {name: hit for name, hit in self._nodes.items() if name in alive}
 
 
 class ImageLocality:
@@ -81,39 +57,35 @@ class ImageLocality:
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         no_args(args, plugin=NAME)
         self._handle = handle
-        self._images = _NodeImages()
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         names = tuple(normalized_image_name(ref) for ref in pod.image_refs)
         all_nodes = self._handle.list_node_infos()
-        if not names or not all_nodes:
+        if not names or not all_nodes or not _anywhere(names, all_nodes):
             return _SKIP
-        self._images.prune(all_nodes)
-        wanted = set(names)
-        having = dict.fromkeys(wanted, 0)
-        # Nodes that list no image contribute nothing: skip them with a C-level scan.
-        for node_info in filter(_HAS_IMAGES, all_nodes):
-            sizes = self._images.of(node_info.node)
-            if sizes:
-                for name in wanted:
-                    if name in sizes:
-                        having[name] += 1
-        total = len(all_nodes)
-        spread = {name: count / total for name, count in having.items() if count}
-        if not spread:
-            return _SKIP
-        state.write(_PRE_SCORE_KEY, _PodImages(names, spread))
+        state.write(_PRE_SCORE_KEY, _PodImages(names, len(all_nodes)))
         return None
 
     def score(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> int:
+        """Upstream `sumImageScores` + `calculatePriority`."""
         images = state.read(_PRE_SCORE_KEY)
-        sizes = self._images.of(node_info.node)
+        states = node_info.image_states
         total = 0
-        for name in images.names:
-            size = sizes.get(name)
-            if size is not None:
-                total += int(size * images.spread.get(name, 0.0))
+        if states:
+            for name in images.names:
+                image = states.get(name)
+                if image is not None:  # upstream `scaledImageScore`
+                    total += int(image.size * (image.node_count / images.total_nodes))
         return calculate_priority(total, len(images.names))
+
+
+def _anywhere(names: tuple[str, ...], nodes: Sequence[NodeInfo]) -> bool:
+    """Whether any node lists any of `names` (nodes without images are skipped fast)."""
+    for node_info in filter(_HAS_STATES, nodes):
+        states = node_info.image_states
+        if any(name in states for name in names):
+            return True
+    return False
 
 
 def calculate_priority(sum_scores: int, image_count: int) -> int:

@@ -1,7 +1,9 @@
-"""NodeResourcesBalancedAllocation (PreScore, Score): favor nodes whose resources would be
-used evenly: score = (1 - standard deviation of requested/allocatable fractions) * 100, on
-the real requests (upstream). Pods requesting nothing of the configured resources are not
-scored by it (PreScore returns Skip, as upstream since 1.32).
+"""NodeResourcesBalancedAllocation (PreScore, Score): favor nodes whose resources the pod
+makes more evenly used. As upstream v1.37 (`balancedResourceScorer`), the score is the change
+in balance the pod causes: 50 + (50 + balance_with_pod - balance_without_pod) / 2, where a
+balance is (1 - standard deviation of requested/allocatable fractions) * 100, on the real
+requests (pod-level `spec.resources` included). Pods requesting nothing of the configured
+resources are not scored by it (PreScore returns Skip, as upstream since 1.32).
 
 Args (`NodeResourcesBalancedAllocationArgs`): `resources` (default cpu and memory).
 """
@@ -49,4 +51,5 @@ class NodeResourcesBalancedAllocation:
         alloc, req = rs.allocatable_and_requested(
             node_info, self._kinds, requests, use_requested=True
         )
-        return rs.balanced(req, alloc)
+        allocated = [r - p if a else 0 for r, p, a in zip(req, requests, alloc, strict=True)]
+        return rs.balanced(req, allocated, alloc)

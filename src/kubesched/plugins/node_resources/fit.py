@@ -8,7 +8,9 @@ UnschedulableAndUnresolvable when the pod asks for more than the node's whole al
 Score: `scoringStrategy.type` LeastAllocated (default; spread), MostAllocated (bin pack) or
 RequestedToCapacityRatio (`requestedToCapacityRatio.shape`), over `scoringStrategy.resources`
 (default cpu and memory, weight 1), using the non-zero requests (100m/200Mi for containers
-without requests) like upstream.
+without requests) like upstream, and, like upstream v1.37.2, the containers' requests even
+when the pod has pod-level `spec.resources` (the Filter uses the pod-level ones; see
+`Pod.fit_score_requests`).
 
 Args (`NodeResourcesFitArgs`): `ignoredResources` (extended resource names the filter
 ignores), `ignoredResourceGroups` (their prefixes before `/`), `scoringStrategy`.

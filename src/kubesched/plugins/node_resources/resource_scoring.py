@@ -23,8 +23,10 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 
 
 def pod_requests(pod: Pod, names: Sequence[str], *, use_requested: bool) -> list[int]:
-    """The pod's request of each resource (cpu in millicores)."""
-    requests = pod.requests if use_requested else pod.non_zero_requests
+    """The pod's request of each resource (cpu in millicores): BalancedAllocation's real
+    requests (pod-level ones included), or NodeResourcesFit's non-zero container requests
+    (`Pod.fit_score_requests`: upstream's Fit scorer skips pod-level resources)."""
+    requests = pod.requests if use_requested else pod.fit_score_requests
     return [requests.get(name) for name in names]
 
 
@@ -146,8 +148,9 @@ def round_half_away(numerator: int, denominator: int) -> int:
     return math.floor(numerator / denominator + 0.5)
 
 
-def balanced(requested: list[int], allocatable: list[int]) -> int:
-    """(1 - standard deviation of the utilization fractions) * 100 (BalancedAllocation)."""
+def balanced_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    """(1 - standard deviation of the utilization fractions) * 100 (upstream
+    `balancedResourceScore`); resources with allocatable 0 are left out."""
     fractions = [
         min(req / alloc, 1.0) for req, alloc in zip(requested, allocatable, strict=True) if alloc
     ]
@@ -158,3 +161,14 @@ def balanced(requested: list[int], allocatable: list[int]) -> int:
         mean = sum(fractions) / len(fractions)
         std = math.sqrt(sum((f - mean) * (f - mean) for f in fractions) / len(fractions))
     return int((1 - std) * MAX_NODE_SCORE)
+
+
+def balanced(requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
+    """BalancedAllocation's score: how much the pod improves the node's balance (upstream
+    `balancedResourceScorer`, v1.37): 50 + (50 + with_pod - without_pod) / 2, where each side
+    is `balanced_score` (in 50..100) of the node's requests with / without the pod. A node
+    without pods (all fractions 0) is perfectly balanced without the pod: 100."""
+    with_pod = balanced_score(requested, allocatable)
+    without_pod = balanced_score(allocated, allocatable)
+    half = MAX_NODE_SCORE // 2
+    return half + go_div(half + with_pod - without_pod, 2)

@@ -3,15 +3,10 @@
 A pod's own `topologySpreadConstraints` win; a pod without any gets the default constraints
 (`PodTopologySpreadArgs`): with `defaultingType: System` (the default) upstream's system
 defaults, hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway; with `List` the
-`defaultConstraints` of the args. Defaults spread a pod among "its" pods, which upstream
-finds with the selectors of the Services, ReplicaSets, StatefulSets and
-ReplicationControllers that select it.
-
-Approximation: kubesched watches no Services or controllers, so a defaulted pod is spread
-among the pods with the same controller (the `ownerReference` with `controller: true`) of
-kind ReplicaSet, StatefulSet or ReplicationController; those are the pods the controller's
-selector matches, orphans with matching labels aside. A pod selected only by a Service (no
-such controller) gets no default constraints; upstream would use the Service's selector.
+`defaultConstraints` of the args. Defaults spread a pod among the pods selected by the
+Services, ReplicationControllers, ReplicaSets and StatefulSets that select it, exactly as
+upstream (`helper.DefaultSelector`, see `kubesched.plugins.helper.spread`), read through the
+Handle (`services`, `controller`); a pod nothing selects gets no default constraints.
 
 Field defaults as upstream: `minDomains` 1, `nodeAffinityPolicy: Honor`, `nodeTaintsPolicy:
 Ignore`; `matchLabelKeys` adds `key = <the pod's value>` to the selector (kube-scheduler
@@ -24,9 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kubesched.framework import Handle
 from kubesched.model import Pod
 from kubesched.plugins.helper import selectors as sel
 from kubesched.plugins.helper.args import ArgsError, check_fields, mapping, sequence
+from kubesched.plugins.helper.spread import default_selector
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -47,7 +44,6 @@ _CONSTRAINT_FIELDS = (
     "nodeTaintsPolicy",
     "matchLabelKeys",
 )
-_DEFAULTED_OWNER_KINDS = frozenset({"ReplicaSet", "StatefulSet", "ReplicationController"})
 
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
     {"topologyKey": HOSTNAME_KEY, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 3},
@@ -62,20 +58,6 @@ class PodSelector(Protocol):
     def empty(self) -> bool: ...
     def matches_pod(self, pod: Pod, /) -> bool: ...
     def __hash__(self) -> int: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ControllerSelector:
-    """The pods whose controller has this UID (stands in for the controller's selector)."""
-
-    uid: str
-
-    @property
-    def empty(self) -> bool:
-        return False
-
-    def matches_pod(self, pod: Pod) -> bool:
-        return any(ref.controller and ref.uid == self.uid for ref in pod.owners)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +133,15 @@ def _check_default_constraint(constraint: Mapping[str, Any], *, path: str) -> No
         )
 
 
-def pod_constraints(pod: Pod, action: str, args: SpreadArgs) -> tuple[Constraint, ...]:
-    """The pod's constraints with `whenUnsatisfiable == action` (its own, else the
-    defaults); raises SelectorError on an invalid label selector."""
+def pod_constraints(
+    pod: Pod, action: str, args: SpreadArgs, *, lister: Handle
+) -> tuple[Constraint, ...]:
+    """The pod's constraints with `whenUnsatisfiable == action` (its own, else the defaults,
+    whose selector comes from `lister`, the Handle); raises SelectorError on an invalid label
+    selector."""
     if pod.topology_spread_constraints:
         return _parse(pod.topology_spread_constraints, pod.labels, action)
-    return _defaults(pod, action, args)
+    return _defaults(pod, action, args, lister)
 
 
 def _parse(
@@ -184,14 +169,15 @@ def _parse(
     return tuple(result)
 
 
-def _defaults(pod: Pod, action: str, args: SpreadArgs) -> tuple[Constraint, ...]:
+def _defaults(pod: Pod, action: str, args: SpreadArgs, lister: Handle) -> tuple[Constraint, ...]:
+    """Upstream `buildDefaultConstraints`: the default constraints with the pod's default
+    selector; none when that selector is empty."""
     constraints = _parse(args.default_constraints, pod.labels, action)
     if not constraints:
         return ()
-    controller = next((ref for ref in pod.owners if ref.controller), None)
-    if controller is None or controller.kind not in _DEFAULTED_OWNER_KINDS or not controller.uid:
+    selector = default_selector(pod, lister)
+    if selector.empty:
         return ()
-    selector = ControllerSelector(controller.uid)
     return tuple(
         Constraint(
             c.max_skew,

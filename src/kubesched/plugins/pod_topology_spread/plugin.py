@@ -8,8 +8,8 @@ domains (zones, hosts, ...) by their `topologySpreadConstraints`, as kube-schedu
 * `ScheduleAnyway` constraints score: fewer matching pods in a node's domains, higher score.
   See `pod_topology_spread_scoring`.
 * Pods without constraints get the default constraints (`PodTopologySpreadArgs`:
-  `defaultingType: System|List`, `defaultConstraints`); see
-  `pod_topology_spread_constraints` for how kubesched finds the pods they spread among.
+  `defaultingType: System|List`, `defaultConstraints`), spreading the pod among the pods
+  of the Services and controllers that select it (`helper.spread.default_selector`).
 
 PreFilter and PreScore do the counting (per-node counts are reused across cycles while a
 node is unchanged, see `_node_counts`); Filter and Score are O(constraints) per node.
@@ -74,7 +74,7 @@ class PodTopologySpread:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:
-            constraints = pod_constraints(pod, DO_NOT_SCHEDULE, self._args)
+            constraints = pod_constraints(pod, DO_NOT_SCHEDULE, self._args, lister=self._handle)
         except SelectorError as exc:
             return Status(
                 Code.ERROR,
@@ -112,7 +112,7 @@ class PodTopologySpread:
         if not all_nodes:
             return _SKIP
         try:
-            constraints = pod_constraints(pod, SCHEDULE_ANYWAY, self._args)
+            constraints = pod_constraints(pod, SCHEDULE_ANYWAY, self._args, lister=self._handle)
         except SelectorError as exc:
             return Status(
                 Code.ERROR,

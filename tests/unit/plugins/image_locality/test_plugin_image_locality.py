@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from kubesched.cache import SchedulerCache
 from kubesched.model import Node, Pod
 from kubesched.plugins import ImageLocality
 from kubesched.plugins.helper.args import ArgsError
@@ -136,3 +137,44 @@ def test_calculate_priority(total: int, count: int, expected: int) -> None:
 def test_takes_no_args(args: dict[str, Any]) -> None:
     with pytest.raises(ArgsError):
         ImageLocality(args=args, handle=FakeHandle())
+
+
+APP = "registry.example.com/app:v1"
+
+
+def test_parity_case_one_size_per_image_the_first_nodes() -> None:
+    """Parity case `imagelocality-size-of-first-node.yaml`: n-a reports 30Mi, n-b 900Mi,
+    n-c nothing; the cache keeps the size of the first node added (upstream
+    `addNodeImageStates`), for both nodes."""
+    n_a, n_b, n_c = node("n-a", ([APP], 30)), node("n-b", ([APP], 900)), node("n-c")
+    # 30Mi * 2/3 = 20Mi < 23Mi: 0 on both nodes
+    assert scores(pod(APP), n_a, n_b, n_c) == {"n-a": 0, "n-b": 0, "n-c": 0}
+    # 900Mi * 2/3 = 600Mi: 100 * (600 - 23) / (1000 - 23) = 59 on both nodes
+    assert scores(pod(APP), n_b, n_a, n_c) == {"n-a": 59, "n-b": 59, "n-c": 0}
+
+
+def test_snapshot_keeps_each_nodes_count_as_of_its_last_change() -> None:
+    """Upstream's incremental snapshot clones only changed nodes, so a node keeps the image
+    count it saw when it last changed."""
+    cache = SchedulerCache()
+    cache.add_node(node("n1", ([APP], 900)))
+    snapshot = cache.snapshot()
+    cache.add_node(node("n2", ([APP], 900)))
+    cache.update_snapshot(snapshot)
+    counts = {info.name: info.image_states[APP].num_nodes for info in snapshot.node_infos}
+    assert counts == {"n1": 1, "n2": 2}
+    cache.add_pod(make_pod().name("p").uid("p").node("n1").model())
+    cache.update_snapshot(snapshot)
+    assert snapshot.get("n1").image_states[APP].num_nodes == 2  # type: ignore[union-attr]
+
+
+def test_size_survives_until_every_node_listing_the_name_left() -> None:
+    cache = SchedulerCache()
+    cache.add_node(node("n1", ([APP], 30)))
+    cache.add_node(node("n2", ([APP], 900)))
+    cache.update_node(node("n1", ([APP], 500)))  # n2 still lists it: the size stays 30Mi
+    assert cache.snapshot().get("n1").image_states[APP].size == 30 * MB  # type: ignore[union-attr]
+    cache.remove_node(node("n1"))
+    cache.remove_node(node("n2"))
+    cache.add_node(node("n3", ([APP], 500)))
+    assert cache.snapshot().get("n3").image_states[APP].size == 500 * MB  # type: ignore[union-attr]

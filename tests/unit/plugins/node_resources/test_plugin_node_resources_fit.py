@@ -134,6 +134,22 @@ def test_score_uses_non_zero_requests_for_empty_pods() -> None:
     assert run_score_plugin(plugin(), make_pod().model(), [info]) == {"n1": 85}
 
 
+def test_parity_case_fit_score_ignores_pod_level_resources() -> None:
+    """Parity case `fit-score-pod-level-resources.yaml`: the score counts the containers'
+    500m cpu and the 200Mi non-zero memory default, not the pod-level 3 cpu / 1Gi, while the
+    Filter uses the pod-level 3 cpu (the 2-cpu node is rejected)."""
+    pod = make_pod().pod_req(cpu="3", memory="1Gi").req(cpu="500m").model()
+    n1, n2 = node("n1", cpu="4", memory="8Gi"), node("n2", cpu="8", memory="8Gi")
+    # n1: cpu (4000-500)*100/4000 = 87, memory (8192-200)*100/8192 = 97 -> 92
+    # n2: cpu (8000-500)*100/8000 = 93, memory 97 -> 95
+    assert run_score_plugin(plugin(), pod, [n1, n2]) == {"n1": 92, "n2": 95}
+    n3 = node("n3", cpu="2", memory="8Gi")
+    status = run_filter_plugin(plugin(), pod, [n1, n3])["n3"]
+    assert run_filter_plugin(plugin(), pod, [n1])["n1"].code == Code.SUCCESS
+    assert status.code == UNRESOLVABLE
+    assert status.reasons == ("Insufficient cpu",)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -22,7 +22,7 @@ from kubesched.plugins.pod_topology_spread.constraints import (
 from kubesched.plugins.pod_topology_spread.filtering import filter_state
 from kubesched.plugins.pod_topology_spread.indexed import indexed_filter_state
 from kubesched.plugins.pod_topology_spread.scoring import score_state
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import FakeHandle, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 RACK = "rack"
@@ -90,13 +90,13 @@ def test_indexed_counts_equal_a_walk_of_every_node(seed: int) -> None:
         cache.update_snapshot(snapshot)
         indexed_nodes, walked = snapshot.node_infos, list(snapshot.node_infos)
         for pod in incoming:
-            hard = pod_constraints(pod, DO_NOT_SCHEDULE, _ARGS)
+            hard = pod_constraints(pod, DO_NOT_SCHEDULE, _ARGS, lister=FakeHandle())
             indexed = indexed_filter_state(pod, hard, indexed_nodes, totals)
             assert indexed is not None
             used += 1
             expected = filter_state(pod, hard, walked, NodeCountCache())
             assert (indexed.counts, indexed.minimums) == (expected.counts, expected.minimums)
-            soft = pod_constraints(pod, SCHEDULE_ANYWAY, _ARGS)
+            soft = pod_constraints(pod, SCHEDULE_ANYWAY, _ARGS, lister=FakeHandle())
             feasible = walked[: len(walked) // 2 + 1]
             for require_all_keys in (True, False):
                 kwargs = {"feasible": feasible, "require_all_keys": require_all_keys}

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kubesched.framework import Code, CycleState, NodeInfo
-from kubesched.model import Pod
+from kubesched.model import Pod, WorkloadSelector
 from kubesched.plugins import PodTopologySpread
 from kubesched.plugins.helper.args import ArgsError
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin, run_score_plugin
@@ -46,9 +46,12 @@ def placed(on: str, count: int, *labels: str, namespace: str = "default") -> lis
 class Cluster:
     nodes: list[NodeBuilder]
     pods: list[Pod] = field(default_factory=list)
+    workloads: list[WorkloadSelector] = field(default_factory=list)
 
     def handle(self) -> FakeHandle:
-        return FakeHandle(nodes=[n.model() for n in self.nodes], pods=self.pods)
+        return FakeHandle(
+            nodes=[n.model() for n in self.nodes], pods=self.pods, workloads=self.workloads
+        )
 
 
 def fits(incoming: Pod, cluster: Cluster, args: dict[str, Any] | None = None) -> dict[str, str]:
@@ -405,18 +408,57 @@ def test_two_constraints_with_different_selectors() -> None:
     assert scores(incoming, cluster) == {"a": 60, "b": 20, "x": 100, "y": 60}
 
 
-def test_system_default_constraints_spread_a_controllers_pods() -> None:
-    def owned(name: str, on: str | None = None) -> Pod:
-        builder = pod(name=name).owner("ReplicaSet", "web")
-        return (builder.node(on) if on else builder).model()
+def _workload(kind: str, name: str, selector: dict[str, Any]) -> WorkloadSelector:
+    return WorkloadSelector.from_json(
+        kind, {"metadata": {"namespace": "default", "name": name}, "spec": {"selector": selector}}
+    )
 
-    existing = [owned(f"a{i}", "a") for i in range(4)] + [owned(f"b{i}", "b") for i in range(3)]
-    existing += [owned(f"c{i}", "c") for i in range(2)] + [owned("d0", "d")]
-    existing += placed("d", 5, "foo")  # not the controller's pods
-    cluster = Cluster(hosts("a", "b", "c", "d"), existing)
+
+WEB_RS = _workload("ReplicaSet", "web", {"matchLabels": {"app": "web"}})
+
+
+def _web(name: str, on: str | None = None, *, owned: bool = True) -> Pod:
+    builder = make_pod().name(name).uid(name).label("app", "web")
+    builder = builder.owner("ReplicaSet", "web") if owned else builder
+    return (builder.node(on) if on else builder).model()
+
+
+def _spread_cluster(*workloads: WorkloadSelector) -> Cluster:
+    existing = [_web(f"a{i}", "a") for i in range(4)] + [_web(f"b{i}", "b") for i in range(3)]
+    existing += [_web(f"c{i}", "c") for i in range(2)] + [_web("d0", "d", owned=False)]
+    existing += placed("d", 5, "foo")  # not selected by anything
+    return Cluster(hosts("a", "b", "c", "d"), existing, list(workloads))
+
+
+def test_system_default_constraints_use_the_controllers_selector() -> None:
+    """upstream `helper.DefaultSelector`: the ReplicaSet's selector, which also selects the
+    orphan d0 carrying its labels."""
+    cluster = _spread_cluster(WEB_RS)
     # no zones: hostname spreading alone (system defaults do not need every key)
-    assert scores(owned("new"), cluster) == {"a": 44, "b": 66, "c": 77, "d": 100}
-    assert scores(pod(name="orphan").model(), cluster) == {}  # no controller: no defaults
+    assert scores(_web("new"), cluster) == {"a": 44, "b": 66, "c": 77, "d": 100}
+    assert scores(pod(name="orphan").model(), cluster) == {}  # nothing selects it
+    assert scores(_web("new"), _spread_cluster()) == {}  # its ReplicaSet is not known
+
+
+def test_system_default_constraints_use_services_selecting_the_pod() -> None:
+    service = _workload("Service", "web", {"app": "web"})
+    other = _workload("Service", "other", {"app": "db"})
+    cluster = _spread_cluster(service, other)
+    assert scores(_web("new", owned=False), cluster) == {"a": 44, "b": 66, "c": 77, "d": 100}
+
+
+def test_default_selector_of_an_owner_with_another_api_version_is_the_services_only() -> None:
+    obj = make_pod().name("new").label("app", "web").obj()
+    obj["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "extensions/v1beta1",
+            "kind": "ReplicaSet",
+            "name": "web",
+            "uid": "u",
+            "controller": True,
+        }
+    ]
+    assert scores(Pod.from_json(obj), _spread_cluster(WEB_RS)) == {}
 
 
 def test_list_defaulting_uses_the_configured_constraints() -> None:
@@ -426,9 +468,13 @@ def test_list_defaulting_uses_the_configured_constraints() -> None:
             {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}
         ],
     }
-    existing = [pod(name=f"a{i}").owner("StatefulSet", "db").node("a1").model() for i in range(2)]
-    cluster = Cluster(THREE_ZONES, existing)
-    incoming = pod(name="db-2").owner("StatefulSet", "db").model()
+    existing = [
+        pod(name=f"a{i}").label("app", "db").owner("StatefulSet", "db").node("a1").model()
+        for i in range(2)
+    ]
+    db = _workload("StatefulSet", "db", {"matchLabels": {"app": "db"}})
+    cluster = Cluster(THREE_ZONES, existing, [db])
+    incoming = pod(name="db-2").label("app", "db").owner("StatefulSet", "db").model()
     assert {n for n, m in fits(incoming, cluster, args).items() if not m} == {"b1", "c1"}
     assert {n for n, m in fits(incoming, cluster).items() if not m} == {"a1", "a2", "b1", "c1"}
 

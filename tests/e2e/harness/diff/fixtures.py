@@ -1,0 +1,61 @@
+"""Fixtures of the differential parity tests (registered in tests/e2e/conftest.py).
+
+parity_env    session: the oracle kube-scheduler (`parity-*` profiles, --v=10) and
+              kubesched's in-process engine, sharing the worker's control plane
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.api import ApiClient
+from harness.diff.compare import Tally
+from harness.diff.engine import Engine
+from harness.diff.kslog import start_oracle
+from harness.diff.runner import Env
+from harness.diff.twin import start_twin
+from kubesched.localcluster import LocalCluster
+
+TOTALS = Tally()
+"""Every comparison of the session (printed at the end: the campaign's totals)."""
+_SEEDS: list[int] = []
+
+
+def record(tally: Tally, *, seed: int | None = None) -> None:
+    """Add one test's tally to the session's totals."""
+    TOTALS.merge(tally)
+    if seed is not None:
+        _SEEDS.append(seed)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not TOTALS.checks:
+        return
+    seeds = f"seeds {min(_SEEDS)}..{max(_SEEDS)} ({len(_SEEDS)})" if _SEEDS else "cases"
+    terminalreporter.write_sep("=", "differential parity against kube-scheduler v1.37.2")
+    terminalreporter.write_line(f"{seeds}: {len(TOTALS.mismatches)} mismatches")
+    terminalreporter.write_line(f"checks (matched/total): {TOTALS.summary()}")
+
+
+@pytest.fixture(scope="session")
+def parity_env(
+    local_cluster: LocalCluster,
+    api: ApiClient,
+    tmp_path_factory: pytest.TempPathFactory,
+    pytestconfig: pytest.Config,
+) -> Iterator[Env]:
+    workdir = tmp_path_factory.mktemp("parity")
+    oracle = start_oracle(local_cluster, workdir)
+    twin = start_twin(local_cluster, workdir)
+    engine = Engine(kubeconfig=local_cluster.kubeconfig_path, workdir=workdir)
+    out_dir = Path(os.environ.get("PARITY_OUT") or pytestconfig.rootpath / "parity-failures")
+    try:
+        yield Env(api=api, oracle=oracle, engine=engine, out_dir=out_dir, twin=True)
+    finally:
+        engine.close()
+        twin.stop()
+        oracle.process.stop(grace=5.0)

@@ -1,0 +1,74 @@
+"""The kubesched process's side: the same pod, renamed and for the `twin-*` profile, placed
+by a running kubesched on the very state kubesched's engine explained; then deleted again, so
+that kube-scheduler decides the original pod on that same state.
+
+A twin is not made for gated pods (it would wait for its gate) nor where kubesched's engine
+expects a preemption (the twin would evict pods from the state both sides share).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.api import ApiClient
+from harness.diff.compare import Tally
+from harness.diff.profiles import ORACLE_PREFIX, TWIN_PREFIX, write_config
+from harness.kubesched import KubeschedProcess, start_kubesched
+from harness.parity import wait_outcome
+from kubesched.explain import Explanation
+from kubesched.localcluster import LocalCluster
+
+SETTLE_SECONDS = 0.25
+
+
+def start_twin(cluster: LocalCluster, workdir: Path) -> KubeschedProcess:
+    """kubesched serving every `twin-*` profile (leader election off), once ready."""
+    config = write_config(
+        workdir / "twin-kubesched.yaml", kubeconfig=cluster.kubeconfig_path, prefix=TWIN_PREFIX
+    )
+    proc = start_kubesched(
+        cluster.kubeconfig_path,
+        f"--config={config}",
+        workdir=workdir,
+        name="kubesched-twin",
+        token=cluster.admin_token,
+    )
+    proc.wait_ready()
+    return proc
+
+
+def wants_twin(pod: dict[str, Any], ex: Explanation) -> bool:
+    return not pod["spec"].get("schedulingGates") and not ex.nominated_node
+
+
+def run_twin(
+    api: ApiClient, pod: dict[str, Any], ex: Explanation, tally: Tally, *, sampled: bool
+) -> None:
+    """Place the twin of `pod` with kubesched, compare it with `ex`, delete it."""
+    twin = copy.deepcopy(pod)
+    meta, spec = twin["metadata"], twin["spec"]
+    meta["name"] = meta["name"] + "-twin"
+    spec["schedulerName"] = TWIN_PREFIX + spec["schedulerName"].removeprefix(ORACLE_PREFIX)
+    key = f"{meta['namespace']}/{meta['name']}"
+    api.create(twin)
+    outcome = wait_outcome(api, meta["namespace"], meta["name"], timeout=30)
+    if outcome.bound:
+        allowed = {v.node for v in ex.feasible} if sampled else set(ex.best)
+        tally.check(
+            "kubesched-bound",
+            key,
+            outcome.node in allowed,
+            f"kubesched bound to {outcome.node}, kubesched's engine allows {sorted(allowed)}",
+        )
+    else:
+        tally.check(
+            "kubesched-bound",
+            key,
+            outcome.full_message == ex.failed_scheduling,
+            f"kubesched {outcome.full_message!r}, its engine {ex.failed_scheduling!r}",
+        )
+    api.delete("Pod", meta["name"], namespace=meta["namespace"], grace_period=0)
+    time.sleep(SETTLE_SECONDS)
