@@ -3,9 +3,9 @@
 scheduler and kube-scheduler (leases get/create/update restricted by resourceNames) cannot
 create the Lease; missing `create events` and `patch pods/status` are logged once each.
 
-The service account gets that guide's rules verbatim, plus list/watch on namespaces,
-poddisruptionbudgets and the storage objects the volume plugins read, so the caches sync and
-the later 403s are reached.
+The service account gets that guide's rules verbatim, plus the read-only rules of
+`kubesched manifests` (list/watch on everything kubesched's informers read), so the caches sync
+and the later 403s are reached.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from test_doctor import (
 )
 
 from kubesched.localcluster import LocalCluster
-from kubesched.manifests.rbac import STORAGE_OBJECTS
+from kubesched.manifests.rbac import cluster_rules
 from kubesched.testing import make_pod
 
 __all__ = ["cluster_objects"]  # the fixture, used below
@@ -46,6 +46,16 @@ class Guide:
     kubeconfig: Path
 
 
+def read_rules() -> list[dict[str, Any]]:
+    """What `kubesched manifests` grants to read (its informers), none of its writes."""
+    reads = {"get", "list", "watch"}
+    return [
+        {**r, "verbs": [v for v in r["verbs"] if v in reads]}
+        for r in cluster_rules(preemption=True)
+        if reads & set(r["verbs"])
+    ]
+
+
 @pytest.fixture
 def guide(
     api: ApiClient,
@@ -55,13 +65,7 @@ def guide(
     tmp_path: Path,
 ) -> Guide:
     token = create_service_account(api, namespace, "custom-scheduler-sa")
-    rules = [
-        *leader_election_guide_rules(LEASE),
-        rule([""], ["namespaces"], ["list", "watch"]),
-        rule(["policy"], ["poddisruptionbudgets"], ["list", "watch"]),
-        rule([""], ["persistentvolumeclaims", "persistentvolumes"], ["list", "watch"]),
-        rule(["storage.k8s.io"], list(STORAGE_OBJECTS), ["list", "watch"]),
-    ]
+    rules = [*leader_election_guide_rules(LEASE), *read_rules()]
     bind_cluster_role(
         cluster_objects,
         name=unique("guide-rbac"),

@@ -25,6 +25,7 @@ from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.queue.types import ASSIGNED_POD_DELETE_EVENT
 from kubesched.scheduler.metrics import SchedulerMetrics
 
 log = logging.getLogger(__name__)
@@ -177,6 +178,18 @@ class Binder:
     def _failed(self, task: BindingTask, status: Status) -> None:
         task.framework.run_unreserve(task.state, task.assumed, task.node_name)
         self._cache.forget_pod(task.assumed)
+        try:
+            self._report_failure(task, status)
+        finally:
+            # The room the assumed pod held is free again: as upstream's
+            # handleBindingCycleError, requeue the pods waiting for room (AssignedPodDelete),
+            # after the pod itself went back to the queue and without it.
+            uid = task.assumed.uid
+            self._queue.move_all_to_active_or_backoff(
+                ASSIGNED_POD_DELETE_EVENT, pre_check=lambda pod: pod.uid != uid
+            )
+
+    def _report_failure(self, task: BindingTask, status: Status) -> None:
         if isinstance(status.error, FencedError):
             # We may no longer lead: another replica may already have bound this pod, so
             # write nothing about it. Requeue quietly; if the lease is lost the process exits.

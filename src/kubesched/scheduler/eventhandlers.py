@@ -15,7 +15,7 @@ from collections.abc import Callable, Container
 from typing import TypeVar
 
 from kubesched.cache import SchedulerCache
-from kubesched.framework import ActionType, ClusterEvent, EventResource
+from kubesched.framework import ActionType, ClusterEvent, EventResource, WaitingPods
 from kubesched.model import Node, Pod
 from kubesched.queue import SchedulingQueue
 
@@ -99,10 +99,14 @@ class PodHandler:
         queue: SchedulingQueue,
         scheduler_names: Container[str],
         unscheduled_pod_events: bool = False,
+        waiting_pods: WaitingPods | None = None,
     ) -> None:
         self._cache = cache
         self._queue = queue
         self._ours = scheduler_names
+        self._waiting = waiting_pods
+        """Pods held at Permit: a deleted one is rejected at once, as upstream's
+        `RejectWaitingPod` on delete, so its reservation is freed."""
         self._unscheduled_pod_events = unscheduled_pod_events
         """Some plugin registered UNSCHEDULED_POD_ADD (else it is not worth a queue scan)."""
 
@@ -145,6 +149,8 @@ class PodHandler:
             self._cache.remove_pod(pod)
             self._queue.assigned_pod_deleted(pod, event=POD_DELETE)
         elif pod.scheduler_name in self._ours:
+            if self._waiting is not None:
+                self._waiting.reject(pod.uid, "removed")
             self._queue.delete(pod)
 
 

@@ -177,6 +177,7 @@ def build(
         scheduler_names=set(frameworks),
         pod_store=listers.pods,
         unscheduled_pod_events=registered(frameworks, EventResource.UNSCHEDULED_POD),
+        waiting_pods=waiting,
     )
     informers = Informers(
         pods=pods,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from kubesched.cache import SchedulerCache
-from kubesched.framework import ActionType, ClusterEvent
+from kubesched.framework import ActionType, ClusterEvent, WaitingPods
 from kubesched.framework.listers import ClusterListers, IndexedStore
 from kubesched.framework.resources import ResourceSpec
 from kubesched.informers import Reflector
@@ -253,6 +253,7 @@ def feeding_informers(
     scheduler_names: Container[str],
     pod_store: IndexedStore[Pod] | None = None,
     unscheduled_pod_events: bool = False,
+    waiting_pods: WaitingPods | None = None,
 ) -> tuple[Reflector[Pod], Reflector[Node]]:
     """The informers that feed the cache and the queue (made once the queue exists); pods
     also feed `pod_store`, the pod lister plugins read."""
@@ -261,6 +262,7 @@ def feeding_informers(
         queue=queue,
         scheduler_names=scheduler_names,
         unscheduled_pod_events=unscheduled_pod_events,
+        waiting_pods=waiting_pods,
     )
     if pod_store is not None:
         handler = Both(pod_store, handler)
