@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 from kubesched.queue.heap import KeyedHeap
 from kubesched.queue.types import LessFunc, QueuedPodInfo
@@ -24,8 +23,6 @@ class ActiveQueue:
         self.scheduling_cycle = 0
         """Incremented by every pop; the number of the latest scheduling cycle."""
         self.closed = False
-        self.idle_popper: Callable[[], QueuedPodInfo | None] | None = None
-        """Asked for a pod when the heap is empty (upstream `SchedulerPopFromBackoffQ`)."""
 
     def __len__(self) -> int:
         return len(self._heap)
@@ -47,25 +44,16 @@ class ActiveQueue:
     def delete(self, uid: str) -> QueuedPodInfo | None:
         return self._heap.delete(uid)
 
-    def wake(self) -> None:
-        """Wake a waiting `pop()` (something for `idle_popper` arrived)."""
-        self._wakeup.set()
-
     async def pop(self) -> QueuedPodInfo | None:
-        """The head of the queue, else what `idle_popper` gives, waiting while neither has
-        a pod; None once closed."""
-        while True:
+        """The head of the queue, waiting while it is empty; None once closed."""
+        while not self._heap:
             if self.closed:
                 return None
-            if self._heap:
-                qpi = self._heap.pop()
-                break
-            found = self.idle_popper() if self.idle_popper is not None else None
-            if found is not None:
-                qpi = found
-                break
             self._wakeup.clear()
             await self._wakeup.wait()
+        if self.closed:
+            return None
+        qpi = self._heap.pop()
         qpi.attempts += 1
         self.scheduling_cycle += 1
         self.in_flight[qpi.uid] = qpi

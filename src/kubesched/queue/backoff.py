@@ -3,11 +3,6 @@
 The backoff of a pod is `initial * 2**(attempts - 1)` capped at `maximum` (1, 2, 4, 8, 10,
 10 s with the defaults), counted from `QueuedPodInfo.timestamp`, which the queue refreshes
 whenever a failed attempt comes back. A pod never attempted has no backoff.
-
-As upstream's with `SchedulerPopFromBackoffQ` (on by default since v1.33), pods that a
-plugin rejected and pods whose attempt failed with an error (no rejecting plugin) wait in
-two heaps: when activeQ is empty, the scheduler pops the first rejected pod early
-(`pop_early`); pods with errors always wait their backoff out.
 """
 
 from __future__ import annotations
@@ -22,10 +17,6 @@ def _uid(qpi: QueuedPodInfo) -> str:
     return qpi.uid
 
 
-def _expiration(qpi: QueuedPodInfo) -> float:
-    return qpi.backoff_expiration
-
-
 def _expires_first(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
     return a.backoff_expiration < b.backoff_expiration
 
@@ -38,19 +29,18 @@ class BackoffQueue:
         self._initial = initial
         self._maximum = maximum
         self._heap: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=_expires_first)
-        self._errors: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=_expires_first)
 
     def __len__(self) -> int:
-        return len(self._heap) + len(self._errors)
+        return len(self._heap)
 
     def __contains__(self, uid: object) -> bool:
-        return uid in self._heap or uid in self._errors
+        return uid in self._heap
 
     def get(self, uid: str) -> QueuedPodInfo | None:
-        return self._heap.get(uid) or self._errors.get(uid)
+        return self._heap.get(uid)
 
     def items(self) -> list[QueuedPodInfo]:
-        return [*self._heap, *self._errors]
+        return list(self._heap)
 
     def duration(self, qpi: QueuedPodInfo) -> float:
         """Backoff length for the pod's number of attempts."""
@@ -71,23 +61,15 @@ class BackoffQueue:
 
     def add(self, qpi: QueuedPodInfo) -> None:
         qpi.backoff_expiration = self.expiration(qpi)
-        rejected = bool(qpi.unschedulable_plugins or qpi.pending_plugins)
-        (self._heap if rejected else self._errors).add_or_update(qpi)
-        (self._errors if rejected else self._heap).delete(qpi.uid)
+        self._heap.add_or_update(qpi)
 
     def delete(self, uid: str) -> QueuedPodInfo | None:
-        return self._heap.delete(uid) or self._errors.delete(uid)
-
-    def pop_early(self) -> QueuedPodInfo | None:
-        """The rejected pod whose backoff ends first, before it ends (activeQ is empty)."""
-        return self._heap.pop() if self._heap.peek() is not None else None
+        return self._heap.delete(uid)
 
     def pop_completed(self) -> list[QueuedPodInfo]:
         """Remove and return every pod whose backoff has ended, earliest first."""
         now = self._clock()
         done: list[QueuedPodInfo] = []
-        for heap in (self._heap, self._errors):
-            while (head := heap.peek()) is not None and head.backoff_expiration <= now:
-                done.append(heap.pop())
-        done.sort(key=_expiration)
+        while (head := self._heap.peek()) is not None and head.backoff_expiration <= now:
+            done.append(self._heap.pop())
         return done

@@ -15,7 +15,6 @@ from kubesched.queue.types import (
     ACTIVE,
     BACKOFF,
     GATED,
-    POP_FROM_BACKOFF_Q,
     UNSCHEDULABLE,
     IncomingHook,
     LessFunc,
@@ -44,15 +43,6 @@ class QueuePools:
         self.gated: dict[str, QueuedPodInfo] = {}
         self._pre_enqueue = pre_enqueue
         self._on_incoming = on_incoming
-        self.active.idle_popper = self._pop_backoff_early
-
-    def _pop_backoff_early(self) -> QueuedPodInfo | None:
-        """activeQ is empty: the first rejected pod of backoffQ, as upstream's
-        `SchedulerPopFromBackoffQ` (on by default since v1.33)."""
-        qpi = self.backoff.pop_early()
-        if qpi is not None:
-            self._incoming(ACTIVE, POP_FROM_BACKOFF_Q)
-        return qpi
 
     def get(self, uid: str) -> QueuedPodInfo | None:
         """The waiting or in-flight entry of a pod."""
@@ -105,7 +95,6 @@ class QueuePools:
         self.gated.pop(qpi.uid, None)
         self.backoff.add(qpi)
         self._incoming(BACKOFF, event)
-        self.active.wake()
 
     def to_unschedulable(self, qpi: QueuedPodInfo, *, event: str) -> None:
         self.unschedulable[qpi.uid] = qpi

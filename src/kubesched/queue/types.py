@@ -23,7 +23,6 @@ ASSIGNED_POD_UPDATE = "AssignedPodUpdate"
 ASSIGNED_POD_DELETE = "AssignedPodDelete"
 SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
-POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 FORCE_ACTIVATE = "ForceActivate"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 
