@@ -1,9 +1,9 @@
-"""The volume capability of the Handle: listers over the storage informers' stores and the two
-writes of VolumeBinding's PreBind (a PV's claimRef, a claim's selected node)."""
+"""The two writes of VolumeBinding's PreBind behind the Handle (a PV's claimRef, a claim's
+selected node); the listers over the storage informers' stores are
+`kubesched.framework.volumes.MappedVolumeListers`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -11,62 +11,9 @@ from kubesched.kube.api import MERGE_PATCH, KubeApi
 from kubesched.model import (
     ANN_BOUND_BY_CONTROLLER,
     ANN_SELECTED_NODE,
-    CSIDriver,
-    CSINode,
-    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
-    StorageClass,
-    VolumeAttachment,
 )
-
-
-class StoreVolumeListers:
-    """`kubesched.framework.volumes.VolumeListers` over informer stores (keyed as the
-    informers key them: claims and capacities by `namespace/name`, the rest by name)."""
-
-    def __init__(
-        self,
-        *,
-        claims: Mapping[str, PersistentVolumeClaim],
-        volumes: Mapping[str, PersistentVolume],
-        classes: Mapping[str, StorageClass],
-        csi_nodes: Mapping[str, CSINode],
-        csi_drivers: Mapping[str, CSIDriver],
-        capacities: Mapping[str, CSIStorageCapacity],
-        attachments: Mapping[str, VolumeAttachment],
-    ) -> None:
-        self._claims = claims
-        self._volumes = volumes
-        self._classes = classes
-        self._csi_nodes = csi_nodes
-        self._csi_drivers = csi_drivers
-        self._capacities = capacities
-        self._attachments = attachments
-
-    def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
-        return self._claims.get(f"{namespace}/{name}")
-
-    def volume(self, name: str) -> PersistentVolume | None:
-        return self._volumes.get(name)
-
-    def volumes_of_class(self, storage_class: str) -> Sequence[PersistentVolume]:
-        return [pv for pv in self._volumes.values() if pv.storage_class == storage_class]
-
-    def storage_class(self, name: str) -> StorageClass | None:
-        return self._classes.get(name)
-
-    def csi_node(self, name: str) -> CSINode | None:
-        return self._csi_nodes.get(name)
-
-    def csi_driver(self, name: str) -> CSIDriver | None:
-        return self._csi_drivers.get(name)
-
-    def storage_capacities(self) -> Sequence[CSIStorageCapacity]:
-        return list(self._capacities.values())
-
-    def volume_attachments_on(self, node_name: str) -> Sequence[VolumeAttachment]:
-        return [va for va in self._attachments.values() if va.node_name == node_name]
 
 
 async def bind_volume(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.framework import ClusterEvent, EventResource, Framework
+from kubesched.framework.volumes import MappedVolumeListers
 from kubesched.informers import Reflector
 from kubesched.kube.api import WatchApi
 from kubesched.model import (
@@ -26,7 +27,6 @@ from kubesched.model import (
     VolumeAttachment,
 )
 from kubesched.scheduler.eventhandlers import StorageHandler
-from kubesched.scheduler.volumes import StoreVolumeListers
 from kubesched.server.informers import informer
 
 VOLUME_PLUGINS = frozenset(
@@ -85,7 +85,7 @@ class VolumeInformers:
     """The storage informers and the listers over their stores."""
 
     reflectors: dict[str, Reflector[Any]]
-    listers: StoreVolumeListers
+    listers: MappedVolumeListers
 
 
 def volume_informers(api: WatchApi, *, move: Callable[[ClusterEvent], None]) -> VolumeInformers:
@@ -95,7 +95,7 @@ def volume_informers(api: WatchApi, *, move: Callable[[ClusterEvent], None]) -> 
         handler = StorageHandler(resource=event_resource, move=move)
         reflectors[resource] = informer(api, path, decode, _key, handler=handler)
     stores = {name: reflector.store for name, reflector in reflectors.items()}
-    listers = StoreVolumeListers(
+    listers = MappedVolumeListers(
         claims=stores["persistentvolumeclaims"],
         volumes=stores["persistentvolumes"],
         classes=stores["storageclasses"],
