@@ -10,6 +10,7 @@ second is made), so they decide on the same cluster.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,11 @@ from kubesched.testing import make_pod
 DEFAULT = "default-scheduler"
 HOSTNAME = "kubernetes.io/hostname"
 Scenario = Callable[[str, str], dict[str, Any]]
+# Each scheduler watches PVs, PVCs and pods on separate streams: a pod created in the same
+# millisecond as its PV can be tried before the PV is seen, and kube-scheduler then reports it
+# unschedulable until the PV event requeues it. The pause lets both informers see the
+# scenario's objects first, so an outcome is about the cluster, not about watch latency.
+SETTLE_SECONDS = 0.5
 
 
 def storage_class(name: str, *, wait: bool = True, provisioner: str = "") -> dict[str, Any]:
@@ -141,6 +147,7 @@ def decide_both(
     outcomes = []
     for scheduler in (DEFAULT, ours):
         pod = scenario(scheduler, unique("s"))
+        time.sleep(SETTLE_SECONDS)
         api.create(pod)
         name = pod["metadata"]["name"]
         outcomes.append(wait_outcome(api, namespace, name, nodes=nodes, timeout=30))
