@@ -214,7 +214,9 @@ def build(
         preemptions=preemptions,
         scheduler=scheduler,
         elector=elector,
-        server=secure_port(config, metrics, auth_client, elector, informers),
+        server=secure_port(
+            config, metrics, auth_client, elector, informers, waiting=waiting, leading=leading
+        ),
     )
 
 

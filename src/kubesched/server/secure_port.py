@@ -3,10 +3,12 @@ HTTPS server built from the serving flags."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import configz
+from kubesched.framework import WaitingPods
 from kubesched.kube.client import KubeClient
 from kubesched.leaderelection import LeaderElector
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -14,6 +16,7 @@ from kubesched.server.auth import DelegatedAuth, split_paths
 from kubesched.server.healthchecks import HealthChecks, from_bool, passing
 from kubesched.server.informers import Informers
 from kubesched.server.serving import HealthServer, ServingOptions
+from kubesched.server.waiting_endpoint import waiting_pods_document
 
 
 def health_checks(informers: Informers, elector: LeaderElector | None) -> HealthChecks:
@@ -39,9 +42,12 @@ def secure_port(
     auth_client: KubeClient,
     elector: LeaderElector | None,
     informers: Informers,
+    *,
+    waiting: WaitingPods,
+    leading: Callable[[], bool],
 ) -> HealthServer:
-    """The HTTPS server of health, metrics and configz, from the command line's serving
-    flags."""
+    """The HTTPS server of health, metrics, configz and the pods held at Permit (`waiting`,
+    on the leader), from the command line's serving flags."""
     options = ServingOptions(
         bind_address=config.bind_address,
         secure_port=config.secure_port,
@@ -60,7 +66,9 @@ def secure_port(
         metrics=metrics,
         checks=health_checks(informers, elector),
         configz=lambda: configz(config),
-        # /metrics and /configz: the API server authenticates and authorizes callers.
+        waiting_pods=lambda: waiting_pods_document(waiting, leading=leading),
+        # /metrics, /configz, /debug/waitingpods: the API server authenticates and
+        # authorizes callers.
         auth=DelegatedAuth(
             auth_client,
             always_allow_paths=split_paths(config.authorization_always_allow_paths),

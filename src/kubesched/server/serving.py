@@ -1,8 +1,10 @@
-"""HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics /configz.
+"""HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics /configz,
+and kubesched's /debug/waitingpods (the pods held at Permit, `waiting_endpoint`).
 
 Every request goes through the `RequestAuthorizer` first (see `kubesched.server.auth`):
 the health endpoints are open to all (kube-scheduler's `--authorization-always-allow-paths`
-default); any other path, `/metrics` and `/configz` included, needs a bearer token that the
+default); any other path, `/metrics`, `/configz` and `/debug/waitingpods` included, needs a
+bearer token that the
 API server authenticates (401 otherwise) and authorizes for `get` on the path (403
 otherwise). Nothing about a request — least of all its Authorization header — is logged.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from kubesched.apis.waitingpods import WAITING_PODS_PATH
 from kubesched.config.tls import openssl_cipher_names
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import RequestAuthorizer, User
@@ -83,13 +86,15 @@ class HealthServer:
         ready: Callable[[], bool] = lambda: True,
         live: Callable[[], bool] = lambda: True,
         checks: HealthChecks | None = None,
+        waiting_pods: Callable[[], str] | None = None,
     ) -> None:
         """`checks` name what each health endpoint checks; without, `ready` and `live`
-        are one check each."""
+        are one check each. `waiting_pods` answers /debug/waitingpods (not served without)."""
         self._options = options
         self._metrics = metrics
         self._checks = checks or HealthChecks.simple(ready=ready, live=live)
         self._configz = configz
+        self._waiting_pods = waiting_pods
         self._auth = auth
         self._runner: web.AppRunner | None = None
         self._reloader: asyncio.Task[None] | None = None
@@ -102,6 +107,8 @@ class HealthServer:
             app.router.add_get(f"/{endpoint}/{{check}}", self._health(endpoint))
         app.router.add_get("/metrics", self._metrics_handler)
         app.router.add_get("/configz", self._configz_handler)
+        if self._waiting_pods is not None:
+            app.router.add_get(WAITING_PODS_PATH, self._waiting_pods_handler)
         return app
 
     @web.middleware
@@ -141,6 +148,10 @@ class HealthServer:
 
     async def _configz_handler(self, _: web.Request) -> web.Response:
         return web.Response(text=self._configz(), content_type="application/json")
+
+    async def _waiting_pods_handler(self, _: web.Request) -> web.Response:
+        assert self._waiting_pods is not None
+        return web.Response(text=self._waiting_pods(), content_type="application/json")
 
     def _ssl_context(self) -> ssl.SSLContext:
         options = self._options
