@@ -2,6 +2,7 @@
 
     kubesched explain NAMESPACE/POD [flags of `kubesched run`] [--kubeconfig=...] [-o json]
     kubesched explain -f pod.yaml [NAMESPACE/NAME] --scheduler-name=my-scheduler
+    kubesched explain NAMESPACE/POD --scheduler-url=https://127.0.0.1:10259   # a gang member
 
 Takes the flags and config file of `kubesched run`, so the profile and plugins are the ones
 the scheduler would use. Reads the cluster once and never writes to it.
@@ -16,13 +17,15 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kubesched.apis.waitingpods import WAITING_PODS_PATH
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, load_config
 from kubesched.config.flagtable import BY_NAME, CANONICAL, FLAGS, Kind
-from kubesched.doctor.session import open_client
+from kubesched.doctor.session import REQUEST_TIMEOUT_SECONDS
 from kubesched.explain import (
     ExplainError,
     Explanation,
     GetOnly,
+    PermitSource,
     PodSource,
     as_json,
     explain_live,
@@ -32,8 +35,10 @@ from kubesched.explain import (
 )
 from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
-from kubesched.kube.connection import ConnectionConfigError
+from kubesched.kube.client import KubeClient
+from kubesched.kube.connection import Connection, ConnectionConfigError, load_connection
 from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.kube.scheduler_port import CA_FLAG, INSECURE_FLAG, SchedulerPort, get_json
 from kubesched.server.components import build_registry
 
 PROG = "kubesched explain"
@@ -55,6 +60,14 @@ arguments:
   -o, --output FORMAT   table (default) or json
   --kubeconfig PATH     the kubeconfig file (default: as kubectl finds it)
   --context NAME        the kubeconfig context to use
+  --scheduler-url URL   for a pod of a group (PodGroup): the https:// address of the running
+                        kubesched leader's secure port (e.g. https://127.0.0.1:10259), to show
+                        which members it holds at Permit (GET /debug/waitingpods with the
+                        kubeconfig's credentials; RBAC: get on that non-resource URL)
+  --scheduler-certificate-authority FILE
+                        the CA of the scheduler's serving certificate (default: system CAs)
+  --scheduler-insecure-skip-tls-verify
+                        do not verify the scheduler's certificate (its self-signed one)
   -h, --help            show this help
 
 All flags of `kubesched run` are accepted; the ones that matter here choose the profile:
@@ -67,7 +80,10 @@ _OWN = {
     "--output": "output",
     "--kubeconfig": "kubeconfig",
     "--context": "context",
+    "--scheduler-url": "scheduler_url",
+    CA_FLAG: "scheduler_ca",
 }
+_OWN_BOOL = {INSECURE_FLAG: "scheduler_insecure"}
 _OUTPUTS = ("table", "json")
 _BOOL_VALUES = {"1", "t", "T", "true", "TRUE", "True", "0", "f", "F", "false", "FALSE", "False"}
 _SHORT = {f"-{flag.short}": flag.name for flag in FLAGS if flag.short}
@@ -84,6 +100,9 @@ class Args:
     output: str = "table"
     kubeconfig: str = ""
     context: str | None = None
+    scheduler_url: str = ""
+    scheduler_ca: str = ""
+    scheduler_insecure: bool = False
     help: bool = False
     run_flags: list[str] = field(default_factory=list)
     """Everything else, for `load_config` (the flags of `kubesched run`)."""
@@ -116,6 +135,10 @@ def _consume(args: Args, items: list[str], i: int, positionals: list[str]) -> in
         args.help = True
     elif arg.startswith("-o") and not arg.startswith("--") and len(arg) > 2 and not eq:
         args.output = arg[2:]  # -ojson, as kubectl
+    elif name in _OWN_BOOL:
+        if eq and value not in _BOOL_VALUES:
+            raise UsageError(f"{name}={value}: use true or false")
+        setattr(args, _OWN_BOOL[name], not eq or value.lower() in ("1", "t", "true"))
     elif name in _OWN:
         if not eq:
             if i + 1 >= len(items):
@@ -154,14 +177,37 @@ async def _explain(args: Args, config: KubeSchedulerConfiguration) -> Explanatio
         )
         source = PodSource(obj=obj)
     registry = build_registry(config)
-    async with open_client(
+    connection = await load_connection(
         kubeconfig=args.kubeconfig or config.client_connection.kubeconfig,
         master=config.client_connection.master,
         context=args.context,
-    ) as client:
+    )
+    client = KubeClient(connection, timeout=REQUEST_TIMEOUT_SECONDS)
+    try:
         return await explain_live(
-            GetOnly(client), config=config, registry=registry, source=source, notes=notes
+            GetOnly(client),
+            config=config,
+            registry=registry,
+            source=source,
+            notes=notes,
+            permit=_permit_source(args, connection),
         )
+    finally:
+        await client.close()
+
+
+def _permit_source(args: Args, connection: Connection) -> PermitSource | None:
+    """How to read what the scheduler holds at Permit (None without --scheduler-url)."""
+    if not args.scheduler_url:
+        return None
+    port = SchedulerPort(
+        url=args.scheduler_url, ca_file=args.scheduler_ca, insecure=args.scheduler_insecure
+    )
+
+    async def read() -> object:
+        return await get_json(port, connection, WAITING_PODS_PATH)
+
+    return PermitSource(url=args.scheduler_url, read=read)
 
 
 def _fail(message: str, code: int = 1) -> int:

@@ -8,10 +8,13 @@
 
 `engine` runs the profile's plugins over every node; `live` reads the cluster (GET only) and
 builds the scheduler's cache and snapshot; `target` resolves which pod and which profile;
+`group_live` adds the pod's group (PodGroup, members, what the scheduler holds at Permit);
 `render` prints. The scheduling loop, queue, binder and event recorder are never involved.
 """
 
 from kubesched.explain.engine import NOT_ENABLED, explain_pod
+from kubesched.explain.group_live import PermitSource
+from kubesched.explain.group_report import GroupReport, Member, PermitView
 from kubesched.explain.handle import ReadOnlyError, ReadOnlyHandle
 from kubesched.explain.live import GetOnly, PodSource, Reader, build_snapshot, explain_live
 from kubesched.explain.render import as_json, summary, table, to_dict
@@ -29,7 +32,11 @@ __all__ = [
     "ExplainError",
     "Explanation",
     "GetOnly",
+    "GroupReport",
+    "Member",
     "NodeVerdict",
+    "PermitSource",
+    "PermitView",
     "PluginScore",
     "PodSource",
     "ReadOnlyError",

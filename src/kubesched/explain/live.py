@@ -21,6 +21,9 @@ from kubesched.apis.config import Profile
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import KubeSchedulerConfiguration
 from kubesched.explain.engine import PREEMPTION_PLUGIN, explain_pod
+from kubesched.explain.group_live import PermitSource, read_group
+from kubesched.explain.group_report import WAITING
+from kubesched.explain.group_summary import lacks
 from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
@@ -76,8 +79,10 @@ async def explain_live(
     registry: Registry,
     source: PodSource,
     notes: Iterable[str] = (),
+    permit: PermitSource | None = None,
 ) -> Explanation:
-    """Read the cluster and explain the pod with the profile serving its schedulerName."""
+    """Read the cluster and explain the pod with the profile serving its schedulerName;
+    `permit` reads what the running scheduler holds at Permit (for a pod of a group)."""
     obj = source.obj
     if obj is None:
         obj = await fetch_pod(api, source.namespace, source.name)
@@ -112,7 +117,13 @@ async def explain_live(
     explanation = explain_pod(fw, pod, snapshot.node_infos, hypothetical=source.obj is not None)
     if notes:
         explanation = replace(explanation, notes=(*notes, *explanation.notes))
-    return explanation
+    enabled = {name.partition(":")[0] for names in fw.list_plugins().values() for name in names}
+    group = await read_group(api, pod, pods, profile=profile, enabled=enabled, permit=permit)
+    if group is None:
+        return explanation
+    own = next((m for m in group.members if m.name == pod.name), None)
+    fits = None if own is not None and own.state == WAITING else bool(explanation.feasible)
+    return replace(explanation, group=replace(group, lacks=lacks(group, pod_fits=fits)))
 
 
 async def read_declared(

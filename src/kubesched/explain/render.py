@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kubesched.explain.group_render import group_dict, group_lines
 from kubesched.explain.report import PREFILTER, Explanation, NodeVerdict, Rejection, Sampling
 
 SCORE_LEGEND = "score cells: raw/normalized/weighted; the column header gives the weight"
@@ -50,6 +51,8 @@ def table(ex: Explanation) -> str:
     lines.append(f"sampling: {sampling_text(ex.sampling)}")
     lines += [f"note: {note}" for note in ex.notes]
     lines.append(f"preemption: {ex.preemption}")
+    if ex.group is not None:
+        lines += group_lines(ex.group)
     lines.append(summary(ex))
     return "\n".join(lines)
 
@@ -140,6 +143,7 @@ def to_dict(ex: Explanation) -> dict[str, Any]:
             ],
         },
         "notes": list(ex.notes),
+        "group": None if ex.group is None else group_dict(ex.group),
         "summary": summary(ex),
     }
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kubesched.explain.group_report import GroupReport
+
 PREFILTER = "PreFilter"
 FILTER = "Filter"
 
@@ -122,6 +124,8 @@ class Explanation:
     """(node, victims) of every candidate preemption ranks highest, `nominated_node` among
     them; kube-scheduler picks any one of equals (its candidate search runs in parallel)."""
     notes: tuple[str, ...] = ()
+    group: GroupReport | None = None
+    """The group the pod belongs to (a PodGroup of either API), None for none."""
 
     @property
     def feasible(self) -> tuple[NodeVerdict, ...]:

@@ -56,6 +56,13 @@ class Connection:
         value = await self._configuration.get_api_key_with_prefix("BearerToken")
         return str(value) if value else None
 
+    def client_certificate(self) -> tuple[str, str] | None:
+        """The kubeconfig user's client certificate and key files, if it has them (for
+        another server than the API server, e.g. a scheduler's secure port)."""
+        cert = getattr(self._configuration, "cert_file", None)
+        key = getattr(self._configuration, "key_file", None)
+        return (str(cert), str(key)) if cert and key else None
+
     async def unauthorized(self, sent: str | None) -> bool:
         """The API server answered 401 to `sent`: refresh the credential if it can be
         (exec plugins are re-run, as client-go does). True when a retry may succeed."""

@@ -1,0 +1,50 @@
+"""kube-scheduler's native PodGroup (`scheduling.k8s.io/v1beta1`, GenericWorkload) of a pod
+with `spec.schedulingGroup.podGroupName`, read as a plain object (no model of it here):
+`spec.schedulingPolicy.gang.minCount` and `status.conditions`."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kubesched.apis.config import Profile
+from kubesched.explain.group_read import GroupUnreadable, as_int, conditions, get_group
+from kubesched.explain.group_report import GroupReport
+
+if TYPE_CHECKING:
+    from kubesched.explain.live import Reader
+
+API_VERSION = "scheduling.k8s.io/v1beta1"
+PLUGIN = "GangScheduling"
+ENABLE = (
+    "kube-apiserver needs --runtime-config=scheduling.k8s.io/v1beta1=true and "
+    "--feature-gates=GenericWorkload=true"
+)
+TIMEOUT = "no field in the PodGroup (kube-scheduler's GangScheduling waits up to 5m at Permit)"
+
+
+async def read_native(
+    api: Reader, namespace: str, name: str, *, profile: Profile, enabled: Collection[str]
+) -> GroupReport:
+    """The PodGroup `namespace/name` (the caller adds its members)."""
+    report = GroupReport(API_VERSION, namespace, name, "minCount", timeout=TIMEOUT)
+    if PLUGIN not in enabled:
+        note = (
+            f"profile {profile.scheduler_name} enables no {PLUGIN} plugin: kubesched places "
+            "these members one by one and does not enforce minCount"
+        )
+        report = replace(report, notes=(note,))
+    try:
+        obj = await get_group(api, API_VERSION, namespace, name, enable=ENABLE)
+    except GroupUnreadable as exc:
+        return replace(report, problem=str(exc))
+    if obj is None:
+        return replace(report, found=False)
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    gang = (spec.get("schedulingPolicy") or {}).get("gang") or {}
+    return replace(
+        report,
+        min_count=as_int(gang.get("minCount")),
+        conditions=conditions(status),
+    )

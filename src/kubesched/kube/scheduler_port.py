@@ -1,0 +1,139 @@
+"""Read a JSON document from a scheduler's secure port (kubesched's `/debug/waitingpods`)
+with the kubeconfig's credentials: its bearer token (an exec plugin's too) and its client
+certificate, if any. The API server is not involved; the scheduler reviews the token itself
+(TokenReview, SubjectAccessReview), as it does for /metrics.
+
+Every failure is a `PermitViewError` whose text is one line naming the problem and the fix.
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+import orjson
+
+from kubesched.apis.waitingpods import WAITING_PODS_PATH, PermitViewError
+from kubesched.kube.connection import Connection
+
+TIMEOUT_SECONDS = 10.0
+CA_FLAG = "--scheduler-certificate-authority"
+INSECURE_FLAG = "--scheduler-insecure-skip-tls-verify"
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerPort:
+    """Where the scheduler serves, and how to trust its serving certificate."""
+
+    url: str
+    """`https://HOST:PORT` of its secure port (`--secure-port`, default 10259)."""
+    ca_file: str = ""
+    """The CA of its serving certificate; "" for the system's CAs."""
+    insecure: bool = False
+    """Do not verify its certificate (a self-signed one, as kubesched makes by default)."""
+
+    def check(self) -> None:
+        """Raise PermitViewError unless `url` is an https URL with a host."""
+        try:
+            parsed = urlsplit(self.url)
+            valid = (
+                parsed.scheme == "https" and bool(parsed.hostname) and not parsed.path.strip("/")
+            )
+            _ = parsed.port
+        except ValueError:
+            valid = False
+        if not valid:
+            raise PermitViewError(
+                f"--scheduler-url={self.url}: give the https:// address of kubesched's secure "
+                "port, e.g. https://127.0.0.1:10259"
+            )
+
+    def context(self, connection: Connection) -> ssl.SSLContext:
+        if self.insecure:
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        else:
+            try:
+                context = ssl.create_default_context(cafile=self.ca_file or None)
+            except (OSError, ssl.SSLError) as exc:
+                raise PermitViewError(
+                    f"{CA_FLAG}={self.ca_file}: cannot load it ({exc}); pass a PEM CA bundle"
+                ) from exc
+        certificate = connection.client_certificate()
+        if certificate is not None:
+            context.load_cert_chain(*certificate)
+        return context
+
+
+async def get_json(port: SchedulerPort, connection: Connection, path: str) -> Any:
+    """GET `path` on the scheduler's secure port and decode its JSON."""
+    port.check()
+    url = port.url.rstrip("/") + path
+    headers = {"Accept": "application/json"}
+    authorization = await connection.authorization()
+    if authorization:
+        headers["Authorization"] = authorization
+    connector = aiohttp.TCPConnector(ssl=port.context(connection))
+    timeout = aiohttp.ClientTimeout(total=TIMEOUT_SECONDS)
+    try:
+        async with (
+            aiohttp.ClientSession(connector=connector, timeout=timeout) as session,
+            session.get(url, headers=headers) as response,
+        ):
+            status, body = response.status, await response.read()
+    except aiohttp.ClientConnectorCertificateError as exc:
+        raise PermitViewError(_untrusted(port, exc.certificate_error)) from exc
+    except aiohttp.ClientSSLError as exc:
+        raise PermitViewError(_untrusted(port, exc)) from exc
+    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        reason = str(exc) or type(exc).__name__
+        raise PermitViewError(
+            f"cannot reach the scheduler at {port.url} ({reason}); check --scheduler-url "
+            "(the leader's address and --secure-port, default 10259)"
+        ) from exc
+    return _decoded(port, path, status, body)
+
+
+def _untrusted(port: SchedulerPort, exc: BaseException) -> str:
+    return (
+        f"the scheduler at {port.url} presented a certificate that is not trusted ({exc}); "
+        f"pass {CA_FLAG}=FILE with the CA of its serving certificate, or {INSECURE_FLAG} "
+        "for the self-signed one it makes without --tls-cert-file"
+    )
+
+
+def _decoded(port: SchedulerPort, path: str, status: int, body: bytes) -> Any:
+    text = body.decode(errors="replace").strip().splitlines()
+    said = text[0][:200] if text else ""
+    if status == 401:
+        raise PermitViewError(
+            f"the scheduler at {port.url} did not accept the kubeconfig's credentials (401 "
+            "Unauthorized); it takes a bearer token the API server accepts, or a client "
+            "certificate when it runs with --client-ca-file: use a kubeconfig user with a token"
+        )
+    if status == 403:
+        raise PermitViewError(
+            f"the scheduler at {port.url} refused {path} (403 {said}); grant the user get on "
+            f"the non-resource URL {path} (a ClusterRole rule nonResourceURLs: [{path}], "
+            "verbs: [get])"
+        )
+    if status == 404 and path == WAITING_PODS_PATH:
+        raise PermitViewError(
+            f"the scheduler at {port.url} does not serve {path} (kube-scheduler, or an older "
+            "kubesched?); point --scheduler-url at this kubesched's secure port"
+        )
+    if status != 200:
+        raise PermitViewError(
+            f"the scheduler at {port.url} answered GET {path} with {status} {said}"
+        )
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise PermitViewError(
+            f"the scheduler at {port.url} answered GET {path} with something that is not JSON "
+            f"({exc}); is --scheduler-url kubesched's secure port?"
+        ) from exc
