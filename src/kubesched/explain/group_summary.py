@@ -32,8 +32,6 @@ def lacks(group: GroupReport, *, pod_fits: bool | None = None) -> str:
             f"{ungated} of {exist} members are not gated (spec.schedulingGates); the group "
             f"waits until {need} are"
         )
-    if not group.permit.known:
-        return f"{bound} of {need} members are bound; {NEEDS_URL}"
     return _placed(group, need=need, bound=bound, pod_fits=pod_fits)
 
 
@@ -49,6 +47,13 @@ def _unusable(group: GroupReport) -> str:
 
 
 def _placed(group: GroupReport, *, need: int, bound: int, pod_fits: bool | None) -> str:
+    if not group.permit.url:
+        return f"{bound} of {need} members are bound; {NEEDS_URL}"
+    if not group.permit.known:
+        return (
+            f"{bound} of {need} members are bound; what the scheduler holds at Permit is "
+            "unknown (see `held at Permit`)"
+        )
     waiting = group.count(WAITING)
     held = waiting + bound
     detail = f"{held} of {need} fit ({waiting} waiting at Permit, {bound} bound)"
