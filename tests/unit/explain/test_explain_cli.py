@@ -114,3 +114,26 @@ def test_errors_are_one_line_with_exit_1(
     ]
     assert len(err) == 1
     assert err[0].startswith(message)
+
+
+def test_the_scheduler_url_options() -> None:
+    args = parse_args(
+        [
+            "ml/r-0",
+            "--scheduler-url",
+            "https://127.0.0.1:10259",
+            "--scheduler-certificate-authority=/ca.crt",
+            "--scheduler-insecure-skip-tls-verify",
+            "--leader-elect=false",
+        ]
+    )
+    assert (args.scheduler_url, args.scheduler_ca, args.scheduler_insecure) == (
+        "https://127.0.0.1:10259",
+        "/ca.crt",
+        True,
+    )
+    assert args.run_flags == ["--leader-elect=false"]
+    verify = parse_args(["ml/r-0", "--scheduler-insecure-skip-tls-verify=false"])
+    assert verify.scheduler_insecure is False
+    with pytest.raises(UsageError, match="use true or false"):
+        parse_args(["ml/r-0", "--scheduler-insecure-skip-tls-verify=maybe"])

@@ -1,0 +1,56 @@
+"""explain_live adds the group section (and its sentence) for a gang member, none otherwise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from test_explain_live import FakeApi, config, run
+
+from kubesched.explain import PodSource, table, to_dict
+from kubesched.kube.errors import NotFound
+from kubesched.testing import make_node, make_pod
+
+LABEL = "scheduling.x-k8s.io/pod-group"
+GROUP_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ml/podgroups/resnet"
+
+
+class GangApi(FakeApi):
+    async def get(
+        self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        if path == GROUP_PATH:
+            return {"metadata": {"name": "resnet"}, "spec": {"minMember": 3}, "status": {}}
+        try:
+            return await super().get(path, params=params, timeout=timeout)
+        except NotFound:
+            if path.startswith("/apis/scheduling.x-k8s.io/"):
+                return {"items": [], "metadata": {}}  # the profile's PodGroup list
+            raise
+
+
+def gang_api() -> GangApi:
+    nodes = [make_node().name("n1").capacity(cpu="4", memory="8Gi").obj()]
+    pods = [
+        make_pod().name(f"r-{i}").namespace("ml").scheduler("my-scheduler").label(LABEL, "resnet")
+        for i in range(2)
+    ]
+    return GangApi(nodes, [pod.req(cpu="1").obj() for pod in pods], pdbs=[])
+
+
+async def test_a_gang_member_gets_a_group_section(tmp_path):
+    ex = await run(gang_api(), config(tmp_path), PodSource("ml", "r-0"))
+    assert ex.group is not None
+    assert ex.group.lacks == "2 of 3 members exist; the group waits until 3 do"
+    text = table(ex).splitlines()
+    assert "group: PodGroup ml/resnet (scheduling.x-k8s.io/v1alpha1), minMember 3" in text
+    assert text[-1].startswith("kubesched would choose n1")  # the decision stays last
+    assert "needs --scheduler-url" not in text[-1]
+    assert to_dict(ex)["group"]["lacks"] == ex.group.lacks
+
+
+async def test_a_pod_of_no_group_has_none(tmp_path):
+    api = gang_api()
+    api.pods.append(make_pod().name("solo").namespace("ml").scheduler("my-scheduler").obj())
+    ex = await run(api, config(tmp_path), PodSource("ml", "solo"))
+    assert ex.group is None
+    assert to_dict(ex)["group"] is None
