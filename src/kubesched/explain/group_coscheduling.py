@@ -27,7 +27,9 @@ async def read_coscheduling(
 ) -> GroupReport:
     """The PodGroup `namespace/name` (the caller adds its members)."""
     report = GroupReport(API_VERSION, namespace, name, "minMember")
-    if PLUGIN not in enabled:
+    if PLUGIN in enabled:
+        report = replace(report, enforced_by=PLUGIN)
+    else:
         note = (
             f"profile {profile.scheduler_name} does not enable {PLUGIN}: kubesched places "
             "these members one by one and does not enforce minMember"
@@ -43,7 +45,7 @@ async def read_coscheduling(
     return replace(
         report,
         min_count=as_int(spec.get("minMember")),
-        timeout=_timeout(spec, profile),
+        timeout=_timeout(spec, profile) if report.enforced_by else "",
         status=tuple((key, str(status[key])) for key in STATUS_FIELDS if key in status),
         conditions=conditions(status),
     )

@@ -28,8 +28,10 @@ async def read_native(
     api: Reader, namespace: str, name: str, *, profile: Profile, enabled: Collection[str]
 ) -> GroupReport:
     """The PodGroup `namespace/name` (the caller adds its members)."""
-    report = GroupReport(API_VERSION, namespace, name, "minCount", timeout=TIMEOUT)
-    if PLUGIN not in enabled:
+    report = GroupReport(API_VERSION, namespace, name, "minCount")
+    if PLUGIN in enabled:
+        report = replace(report, enforced_by=PLUGIN, timeout=TIMEOUT)
+    else:
         note = (
             f"profile {profile.scheduler_name} enables no {PLUGIN} plugin: kubesched places "
             "these members one by one and does not enforce minCount"

@@ -81,6 +81,9 @@ class GroupReport:
     members: tuple[Member, ...] = ()
     permit: PermitView = PermitView()
     notes: tuple[str, ...] = ()
+    enforced_by: str = ""
+    """The enabled plugin that holds the members together; "" when the profile enables none
+    (kubesched then places them one by one)."""
     lacks: str = ""
     """One sentence: what the group still lacks (`group_summary.lacks`)."""
 

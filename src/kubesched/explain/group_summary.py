@@ -19,6 +19,11 @@ def lacks(group: GroupReport, *, pod_fits: bool | None = None) -> str:
     if unusable:
         return unusable
     need, exist = group.min_count, len(group.members)
+    if not group.enforced_by:
+        return (
+            f"nothing kubesched waits for: its profile enables no gang plugin for this group, "
+            f"so it places the members one by one ({exist} of {group.min_field} {need} exist)"
+        )
     bound = group.count(BOUND)
     if bound >= need:
         rest = exist - bound

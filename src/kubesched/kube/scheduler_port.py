@@ -65,26 +65,44 @@ class SchedulerPort:
                 ) from exc
         certificate = connection.client_certificate()
         if certificate is not None:
-            context.load_cert_chain(*certificate)
+            try:
+                context.load_cert_chain(*certificate)
+            except (OSError, ssl.SSLError) as exc:
+                raise PermitViewError(
+                    f"cannot load the kubeconfig's client certificate {certificate[0]} ({exc}); "
+                    "fix the kubeconfig or pass --kubeconfig"
+                ) from exc
         return context
 
 
 async def get_json(port: SchedulerPort, connection: Connection, path: str) -> Any:
-    """GET `path` on the scheduler's secure port and decode its JSON."""
+    """GET `path` on the scheduler's secure port and decode its JSON. A 401 is retried once
+    when the credential can be refreshed (an exec plugin), as the API client does."""
     port.check()
-    url = port.url.rstrip("/") + path
+    context = port.context(connection)
+    for attempt in (1, 2):
+        authorization = await connection.authorization()
+        status, body = await _send(port, context, path, authorization)
+        if status != 401 or attempt == 2 or not await connection.unauthorized(authorization):
+            break
+    return _decoded(port, path, status, body)
+
+
+async def _send(
+    port: SchedulerPort, context: ssl.SSLContext, path: str, authorization: str | None
+) -> tuple[int, bytes]:
     headers = {"Accept": "application/json"}
-    authorization = await connection.authorization()
     if authorization:
         headers["Authorization"] = authorization
-    connector = aiohttp.TCPConnector(ssl=port.context(connection))
     timeout = aiohttp.ClientTimeout(total=TIMEOUT_SECONDS)
     try:
         async with (
-            aiohttp.ClientSession(connector=connector, timeout=timeout) as session,
-            session.get(url, headers=headers) as response,
+            aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(ssl=context), timeout=timeout
+            ) as session,
+            session.get(port.url.rstrip("/") + path, headers=headers) as response,
         ):
-            status, body = response.status, await response.read()
+            return response.status, await response.read()
     except aiohttp.ClientConnectorCertificateError as exc:
         raise PermitViewError(_untrusted(port, exc.certificate_error)) from exc
     except aiohttp.ClientSSLError as exc:
@@ -95,7 +113,6 @@ async def get_json(port: SchedulerPort, connection: Connection, path: str) -> An
             f"cannot reach the scheduler at {port.url} ({reason}); check --scheduler-url "
             "(the leader's address and --secure-port, default 10259)"
         ) from exc
-    return _decoded(port, path, status, body)
 
 
 def _untrusted(port: SchedulerPort, exc: BaseException) -> str:

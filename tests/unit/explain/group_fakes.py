@@ -40,6 +40,7 @@ def members(
 
 def group(min_count: int = 8, *, permit: PermitView | None = None, **states: int) -> GroupReport:
     report = GroupReport("scheduling.x-k8s.io/v1alpha1", "ml", "resnet", "minMember", min_count)
+    report = replace(report, enforced_by="Coscheduling")
     return replace(report, members=members(**states), permit=permit or PermitView())
 
 

@@ -73,6 +73,13 @@ def test_a_member_that_fits_now_waits_for_its_cycle():
     )
 
 
+def test_a_profile_without_the_gang_plugin_waits_for_nothing():
+    assert lacks(replace(group(pending=5), enforced_by="")) == (
+        "nothing kubesched waits for: its profile enables no gang plugin for this group, so "
+        "it places the members one by one (5 of minMember 8 exist)"
+    )
+
+
 def test_a_missing_or_unreadable_group_says_so():
     assert lacks(replace(group(), found=False)) == (
         "PodGroup ml/resnet does not exist; its members wait until it is created"

@@ -37,15 +37,38 @@ def gang_api() -> GangApi:
     return GangApi(nodes, [pod.req(cpu="1").obj() for pod in pods], pdbs=[])
 
 
+GANG_PROFILE = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: my-scheduler
+  plugins:
+    multiPoint: {enabled: [{name: Coscheduling}]}
+    queueSort: {disabled: [{name: PrioritySort}]}
+"""
+
+
 async def test_a_gang_member_gets_a_group_section(tmp_path):
-    ex = await run(gang_api(), config(tmp_path), PodSource("ml", "r-0"))
+    path = tmp_path / "gang.yaml"
+    path.write_text(GANG_PROFILE)
+    ex = await run(gang_api(), config(tmp_path, f"--config={path}"), PodSource("ml", "r-0"))
     assert ex.group is not None
     assert ex.group.lacks == "2 of 3 members exist; the group waits until 3 do"
+    assert ex.group.timeout.startswith("60s (Coscheduling's permitWaitingTimeSeconds")
     text = table(ex).splitlines()
     assert "group: PodGroup ml/resnet (scheduling.x-k8s.io/v1alpha1), minMember 3" in text
     assert text[-1].startswith("kubesched would choose n1")  # the decision stays last
     assert "needs --scheduler-url" not in text[-1]
     assert to_dict(ex)["group"]["lacks"] == ex.group.lacks
+
+
+async def test_without_coscheduling_the_group_waits_for_nothing(tmp_path):
+    ex = await run(gang_api(), config(tmp_path), PodSource("ml", "r-0"))
+    assert ex.group is not None
+    assert ex.group.lacks.startswith("nothing kubesched waits for")
+    assert ex.group.notes[0].startswith("profile my-scheduler does not enable Coscheduling")
+    assert ex.group.timeout == ""
 
 
 async def test_a_pod_of_no_group_has_none(tmp_path):
