@@ -87,6 +87,8 @@ def test_explain_lists_the_members_held_at_permit(
     )
     group = data["group"]
     assert sorted(h["name"] for h in group["permit"]["held"]) == HELD
+    # Its two waiting siblings use room on their nodes, as in the leader's cache.
+    assert any("holds 2 other pod(s) at Permit" in note for note in data["notes"])
     states = {m["name"]: m["state"] for m in group["members"]}
     assert states == {
         "hold-0": "waiting at Permit",

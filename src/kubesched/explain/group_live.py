@@ -35,9 +35,10 @@ async def read_group(
     *,
     profile: Profile,
     enabled: Collection[str],
-    permit: PermitSource | None,
+    view: PermitView,
 ) -> GroupReport | None:
-    """The pod's group (None when it belongs to none), without the `lacks` sentence."""
+    """The pod's group (None when it belongs to none), without the `lacks` sentence; `view`
+    is what the scheduler holds at Permit (`read_permit`), narrowed here to the members."""
     label = pod.labels.get(POD_GROUP_LABEL, "")
     if label:
         report = await read_coscheduling(
@@ -50,7 +51,8 @@ async def read_group(
         members = [p for p in pods if p.namespace == pod.namespace and p.pod_group_name == name]
     else:
         return None
-    view = await read_permit(permit, {member.uid for member in members})
+    uids = {member.uid for member in members}
+    view = replace(view, held=tuple(record for record in view.held if record.uid in uids))
     held = {record.uid: record for record in view.held}
     notes = report.notes
     if all(member.uid != pod.uid for member in members):
@@ -63,17 +65,21 @@ async def read_group(
     )
 
 
-async def read_permit(permit: PermitSource | None, uids: Collection[str]) -> PermitView:
-    """What the scheduler holds at Permit among `uids`."""
+def in_group(pod: Pod) -> bool:
+    """Whether the pod joins a PodGroup of either API."""
+    return bool(_label(pod) or pod.pod_group_name)
+
+
+async def read_permit(permit: PermitSource | None) -> PermitView:
+    """Every pod the scheduler holds at Permit (an empty view without `permit`)."""
     if permit is None:
         return PermitView()
     try:
         listed = decode(await permit.read())
     except PermitViewError as exc:
         return PermitView(url=permit.url, error=str(exc))
-    held = tuple(record for record in listed.items if record.uid in uids)
     return PermitView(
-        url=permit.url, leading=listed.leading, observed_at=listed.observed_at, held=held
+        url=permit.url, leading=listed.leading, observed_at=listed.observed_at, held=listed.items
     )
 
 

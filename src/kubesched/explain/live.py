@@ -20,9 +20,10 @@ from typing import Any, Protocol
 from kubesched.apis.config import Profile
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import KubeSchedulerConfiguration
+from kubesched.explain.assumed import assumed_note, with_assumed
 from kubesched.explain.engine import PREEMPTION_PLUGIN, explain_pod
-from kubesched.explain.group_live import PermitSource, read_group
-from kubesched.explain.group_report import WAITING
+from kubesched.explain.group_live import PermitSource, in_group, read_group, read_permit
+from kubesched.explain.group_report import WAITING, PermitView
 from kubesched.explain.group_summary import lacks
 from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import Explanation
@@ -90,13 +91,14 @@ async def explain_live(
     pod = Pod.from_json(obj)
     profile = select_profile(config, pod.key, pod.scheduler_name)
     nodes, pods = await read_cluster(api)
-    snapshot = build_snapshot(nodes, pods)
+    view = await read_permit(permit) if in_group(pod) else PermitView()
+    snapshot = build_snapshot(nodes, with_assumed(pods, view, own_uid=pod.uid))
     # The scheduler's queue holds its own pending pods; those nominated by preemption keep
     # their room on the node (Filter counts them).
     ours = set(config.scheduler_names)
     nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
     listers = await read_declared(api, profile, registry, pods)
-    notes = list(notes)
+    notes = [*notes, *filter(None, [assumed_note(view, own_uid=pod.uid)])]
     volumes = await read_volumes(lambda path: list_all(api, path), notes) if pod.volumes else None
     handle = ReadOnlyHandle(
         snapshot,
@@ -118,7 +120,7 @@ async def explain_live(
     if notes:
         explanation = replace(explanation, notes=(*notes, *explanation.notes))
     enabled = {name.partition(":")[0] for names in fw.list_plugins().values() for name in names}
-    group = await read_group(api, pod, pods, profile=profile, enabled=enabled, permit=permit)
+    group = await read_group(api, pod, pods, profile=profile, enabled=enabled, view=view)
     if group is None:
         return explanation
     own = next((m for m in group.members if m.name == pod.name), None)

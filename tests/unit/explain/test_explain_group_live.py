@@ -10,7 +10,8 @@ from group_fakes import NOW, URL
 
 from kubesched.apis.waitingpods import PermitViewError, WaitingPodList, WaitingPodRecord, encode
 from kubesched.config import load_config
-from kubesched.explain.group_live import PermitSource, read_group
+from kubesched.explain.group_live import PermitSource, read_group, read_permit
+from kubesched.explain.group_report import PermitView
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.model import Pod
 from kubesched.testing import make_pod
@@ -96,7 +97,7 @@ async def test_a_coscheduling_group_with_its_members_and_the_permit_view(tmp_pat
         pods,
         profile=profile(tmp_path),
         enabled={"Coscheduling"},
-        permit=held("r-1"),
+        view=await read_permit(held("r-1")),
     )
     assert report is not None
     assert (report.key, report.min_field, report.min_count) == ("ml/resnet", "minMember", 4)
@@ -117,7 +118,9 @@ async def test_a_coscheduling_group_with_its_members_and_the_permit_view(tmp_pat
 async def test_coscheduling_not_enabled_and_the_group_missing(tmp_path):
     pod = member("r-0")
     api = Objects({COSCHED: SERVED})
-    report = await read_group(api, pod, [pod], profile=profile(tmp_path), enabled=(), permit=None)
+    report = await read_group(
+        api, pod, [pod], profile=profile(tmp_path), enabled=(), view=PermitView()
+    )
     assert report is not None
     assert not report.found
     assert report.notes[0].startswith("profile gang does not enable Coscheduling")
@@ -127,7 +130,7 @@ async def test_coscheduling_not_enabled_and_the_group_missing(tmp_path):
 async def test_the_crd_not_installed_or_forbidden_is_one_line(tmp_path):
     pod = member("r-0")
     report = await read_group(
-        Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), permit=None
+        Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), view=PermitView()
     )
     assert report is not None
     assert report.problem == (
@@ -141,7 +144,7 @@ async def test_the_crd_not_installed_or_forbidden_is_one_line(tmp_path):
         [pod],
         profile=profile(tmp_path),
         enabled=(),
-        permit=None,
+        view=PermitView(),
     )
     assert report is not None
     assert report.problem.startswith("cannot read PodGroup ml/resnet (forbidden): grant get on")
@@ -166,7 +169,7 @@ async def test_a_native_podgroup_is_read_as_a_plain_object(tmp_path):
     api = Objects({f"{NATIVE}/namespaces/ml/podgroups/train": obj})
     pods = [native_member("t-0"), native_member("t-1", node="n1")]
     report = await read_group(
-        api, pods[0], pods, profile=profile(tmp_path), enabled={"NodeName"}, permit=None
+        api, pods[0], pods, profile=profile(tmp_path), enabled={"NodeName"}, view=PermitView()
     )
     assert report is not None
     assert (report.api_version, report.min_field, report.min_count) == (
@@ -184,7 +187,7 @@ async def test_a_native_podgroup_is_read_as_a_plain_object(tmp_path):
 async def test_the_native_api_not_served(tmp_path):
     pod = native_member("t-0")
     report = await read_group(
-        Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), permit=None
+        Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), view=PermitView()
     )
     assert report is not None
     assert report.problem.startswith(
@@ -197,7 +200,7 @@ async def test_a_pod_of_no_group_has_no_section(tmp_path):
     pod = make_pod().name("solo").model()
     assert (
         await read_group(
-            Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), permit=None
+            Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), view=PermitView()
         )
         is None
     )
@@ -215,7 +218,7 @@ async def test_the_permit_view_failing_or_on_a_standby(tmp_path):
         (held("r-0", leading=False), "", False),
     ):
         report = await read_group(
-            api, pod, [pod], profile=profile(tmp_path), enabled=(), permit=source
+            api, pod, [pod], profile=profile(tmp_path), enabled=(), view=await read_permit(source)
         )
         assert report is not None
         assert report.permit.error.startswith(error)

@@ -6,8 +6,10 @@ from typing import Any
 
 from test_explain_live import FakeApi, config, run
 
-from kubesched.explain import PodSource, table, to_dict
+from kubesched.apis.waitingpods import WaitingPodList, WaitingPodRecord, encode
+from kubesched.explain import GetOnly, PermitSource, PodSource, explain_live, table, to_dict
 from kubesched.kube.errors import NotFound
+from kubesched.server.components import build_registry
 from kubesched.testing import make_node, make_pod
 
 LABEL = "scheduling.x-k8s.io/pod-group"
@@ -77,3 +79,39 @@ async def test_a_pod_of_no_group_has_none(tmp_path):
     ex = await run(api, config(tmp_path), PodSource("ml", "solo"))
     assert ex.group is None
     assert to_dict(ex)["group"] is None
+
+
+async def test_members_held_at_permit_use_their_nodes_room(tmp_path):
+    """n1 has 4 CPUs; r-1 (3 CPUs) waits at Permit there, so r-0 (2 CPUs) does not fit."""
+    path = tmp_path / "gang.yaml"
+    path.write_text(GANG_PROFILE)
+    nodes = [make_node().name("n1").capacity(cpu="4", memory="8Gi").obj()]
+    pods = [
+        make_pod().name(f"r-{i}").uid(f"uid-r-{i}").namespace("ml").scheduler("my-scheduler")
+        for i in range(3)
+    ]
+    objs = [p.label(LABEL, "resnet").req(cpu=cpu).obj() for p, cpu in zip(pods, "231", strict=True)]
+    api = GangApi(nodes, objs, pdbs=[])
+    held = WaitingPodRecord("ml", "r-1", "uid-r-1", "my-scheduler", "n1", ("Coscheduling",), 1, 9)
+
+    async def read() -> object:
+        return encode(WaitingPodList(leading=True, observed_at=5, items=(held,)))
+
+    cfg = config(tmp_path, f"--config={path}")
+    source = PermitSource(url="https://127.0.0.1:10259", read=read)
+    ex = await explain_live(
+        GetOnly(api),
+        config=cfg,
+        registry=build_registry(cfg),
+        source=PodSource("ml", "r-0"),
+        permit=source,
+    )
+    assert ex.feasible == ()
+    assert ex.verdicts[0].rejection is not None
+    assert ex.verdicts[0].rejection.reasons == ("Insufficient cpu",)
+    assert any("holds 1 other pod(s) at Permit" in note for note in ex.notes)
+    assert ex.group is not None
+    assert ex.group.lacks == "1 of 3 fit (1 waiting at Permit, 0 bound); 2 more need room"
+    # Without the view, the room looks free.
+    plain = await run(api, cfg, PodSource("ml", "r-0"))
+    assert plain.chosen == "n1"
