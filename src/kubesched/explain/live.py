@@ -99,6 +99,8 @@ async def explain_live(
     nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
     listers = await read_declared(api, profile, registry, pods)
     notes = [*notes, *filter(None, [assumed_note(view, own_uid=pod.uid)])]
+    if permit is not None and not in_group(pod):
+        notes.append("--scheduler-url is not used: the pod belongs to no PodGroup")
     volumes = await read_volumes(lambda path: list_all(api, path), notes) if pod.volumes else None
     handle = ReadOnlyHandle(
         snapshot,

@@ -115,3 +115,21 @@ async def test_members_held_at_permit_use_their_nodes_room(tmp_path):
     # Without the view, the room looks free.
     plain = await run(api, cfg, PodSource("ml", "r-0"))
     assert plain.chosen == "n1"
+
+
+async def test_the_scheduler_url_is_not_used_for_a_pod_of_no_group(tmp_path):
+    api = gang_api()
+    api.pods.append(make_pod().name("solo").namespace("ml").scheduler("my-scheduler").obj())
+
+    async def read() -> object:
+        raise AssertionError("not read for a pod of no group")
+
+    cfg = config(tmp_path)
+    ex = await explain_live(
+        GetOnly(api),
+        config=cfg,
+        registry=build_registry(cfg),
+        source=PodSource("ml", "solo"),
+        permit=PermitSource(url="https://127.0.0.1:10259", read=read),
+    )
+    assert "--scheduler-url is not used: the pod belongs to no PodGroup" in ex.notes
