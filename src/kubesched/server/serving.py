@@ -5,7 +5,8 @@ Every request goes through the `RequestAuthorizer` first (see `kubesched.server.
 the health endpoints are open to all (kube-scheduler's `--authorization-always-allow-paths`
 default); any other path, `/metrics`, `/configz` and `/debug/waitingpods` included, needs a
 bearer token that the API server authenticates (401 otherwise) and authorizes for `get` on
-the path (403 otherwise). Nothing about a request — least of all its Authorization header — is logged.
+the path (403 otherwise). Nothing about a request — least of all its Authorization header —
+is logged.
 """
 
 from __future__ import annotations
