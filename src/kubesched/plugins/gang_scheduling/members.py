@@ -10,9 +10,16 @@ from kubesched.framework.listers import Lister
 from kubesched.model import Pod, pod_group_key
 
 
-def members(pods: Lister[Pod], namespace: str, group: str) -> list[Pod]:
-    """The non-terminal pods of `namespace` whose `schedulingGroup.podGroupName` is `group`."""
-    return [pod for pod in pods.list(namespace) if pod.pod_group_name == group]
+def members(pods: Lister[Pod], of: Pod) -> list[Pod]:
+    """The non-terminal members of `of`'s PodGroup the scheduler knows, as upstream's
+    PodGroupState: those bound (by any scheduler) and the pending ones for `of`'s scheduler
+    (kube-scheduler counts only pending pods a profile of its own is responsible for)."""
+    return [
+        pod
+        for pod in pods.list(of.namespace)
+        if pod.pod_group_name == of.pod_group_name
+        and (pod.node_name or pod.scheduler_name == of.scheduler_name)
+    ]
 
 
 @dataclass(slots=True)

@@ -75,7 +75,7 @@ class GangScheduling:
             )
         if group.min_count is None:
             return None
-        if len(members(self._pods, pod.namespace, group.name)) < group.min_count:
+        if len(members(self._pods, pod)) < group.min_count:
             return Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 "waiting for minCount pods from a gang to appear in scheduling queue",
@@ -106,7 +106,7 @@ class GangScheduling:
             return Status(Code.ERROR, message), 0
         if group.min_count is None:
             return None, 0
-        group_pods = members(self._pods, pod.namespace, group.name)
+        group_pods = members(self._pods, pod)
         scheduled = self._reservations.scheduled(pod_group_key(pod), group_pods)
         if len(scheduled) < group.min_count:
             self._handle.activate(

@@ -127,3 +127,12 @@ def test_unreserve_forgets_a_member_and_bound_members_count() -> None:
     plugin.reserve(CycleState(), pod, "n1")
     plugin.reserve(CycleState(), _member("w1"), "n1")
     assert plugin.permit(CycleState(), _member("w1"), "n1") == (None, 0)
+
+
+def test_pending_pods_of_another_scheduler_do_not_count_bound_ones_do() -> None:
+    handle, plugin = _setup(2)
+    other = make_pod().name("x").namespace("ns").uid("x").pod_group("pg").scheduler("other")
+    handle.listers.pods.on_add(other.model())
+    assert plugin.pre_enqueue(_member("w0")) is not None  # 2 of ours + 1 pending elsewhere
+    handle.listers.pods.on_add(other.name("y").uid("y").node("n1").model())
+    assert plugin.pre_enqueue(_member("w0")) is None  # a bound member counts
