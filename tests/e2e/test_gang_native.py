@@ -6,7 +6,8 @@ The worker's API server serves PodGroups; this module starts a second, gated kub
 gate (profile `gang-kubesched`). The same scenario runs for both at once, each on its own
 nodes (nodeSelector), so both see the same cluster: a gang of 8 that fits only 6 binds
 none, with the same FailedScheduling texts and the same PodGroup condition; once a node
-is added all 8 bind; a group with fewer pods than minCount waits (PreEnqueue).
+is added all 8 bind; a group with fewer pods than minCount waits (PreEnqueue), and so do
+members whose PodGroup does not exist yet.
 """
 
 from __future__ import annotations
@@ -193,3 +194,29 @@ def test_a_group_with_fewer_pods_than_min_count_waits(api: ApiClient, both: dict
     }
     assert conditions[OURS] == conditions[ORACLE]
     assert {s: _condition(api, ns, "small") for s, ns in both.items()} == {ORACLE: None, OURS: None}
+
+
+def test_members_created_before_their_pod_group_bind_once_it_exists(
+    api: ApiClient, both: dict[str, str]
+) -> None:
+    for scheduler, ns in both.items():
+        _nodes(api, scheduler, 2)
+        _members(api, scheduler, ns, "early", 3)
+    time.sleep(3)  # no PodGroup yet: nobody tries them
+    for ns in both.values():
+        assert _bound(api, ns) == 0
+        assert not api.events(ns, reason="FailedScheduling")
+    for ns in both.values():
+        _group(api, ns, "early", 3)
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _bound(api, ns),
+            until=lambda n: n == 3,
+            timeout=30,
+            message=f"all 3 of {scheduler} bound",
+        )
+    after = {
+        s: wait_for(lambda ns=ns: _condition(api, ns, "early"), message=f"{s}'s condition")
+        for s, ns in both.items()
+    }
+    assert after[OURS] == after[ORACLE] == ("True", "Scheduled", "")
