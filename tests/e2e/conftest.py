@@ -2,7 +2,8 @@
 pytest-xdist worker, a fresh namespace per test, and clean-up plus invariants after each.
 
 Fixtures:
-    local_cluster   session: the running `kubesched.localcluster.LocalCluster`
+    local_cluster   session: the running `kubesched.localcluster.LocalCluster` (its API
+                    server with the GenericWorkload gate: native PodGroups are served)
     api             session: `harness.ApiClient` with the admin identity
     namespace       function: a fresh namespace (name), removed after the test
     new_namespace   function: factory `new_namespace(hint="x") -> str` for more namespaces
@@ -24,6 +25,7 @@ import pytest
 from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, create_namespace
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
+from kubesched.localcluster.flags import GENERIC_WORKLOAD_APISERVER_ARGS
 
 pytest_plugins = ["harness.fixtures", "harness.workload_fixtures", "harness.diff.fixtures"]
 
@@ -50,7 +52,9 @@ def local_cluster() -> Iterator[LocalCluster]:
     """A started control plane with the real kube-scheduler holding its Lease."""
     if "binaries_error" in _state:
         pytest.fail(f"no control-plane binaries: {_state['binaries_error']}", pytrace=False)
-    cluster = LocalCluster()
+    # kube-apiserver serves scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload gate);
+    # kube-scheduler keeps its defaults (test_gang_native starts a gated one beside it).
+    cluster = LocalCluster(apiserver_args=GENERIC_WORKLOAD_APISERVER_ARGS)
     try:
         cluster.start()
         cluster.start_default_scheduler()

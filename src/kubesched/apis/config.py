@@ -69,6 +69,9 @@ class Profile:
     plugins: dict[str, PluginSet] = field(default_factory=dict)
     plugin_config: dict[str, dict[str, Any]] = field(default_factory=dict)
     percentage_of_nodes_to_score: int | None = None
+    generic_workload: bool = False
+    """The `GenericWorkload` feature gate is on: GangScheduling is a default plugin (the last
+    of multiPoint, as upstream) and scheduling.k8s.io PodGroups are scheduled as groups."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,11 @@ class KubeSchedulerConfiguration:
     disabled_metrics: tuple[str, ...] = ()
     """Metric families not exported (comma lists allowed)."""
     pod_max_in_unschedulable_pods_seconds: float = 300.0
+
+    @property
+    def generic_workload(self) -> bool:
+        """The `GenericWorkload` feature gate is on (native PodGroups, GangScheduling)."""
+        return any(profile.generic_workload for profile in self.profiles)
 
     @property
     def scheduler_names(self) -> tuple[str, ...]:

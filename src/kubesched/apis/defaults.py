@@ -65,9 +65,19 @@ DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
 writes them with `--write-config-to` (without their apiVersion and kind)."""
 
 
-def default_plugins(available: frozenset[str] | None = None) -> dict[str, PluginSet]:
-    """The default plugin sets; with `available`, defaults missing from it are left out."""
+GENERIC_WORKLOAD_MULTI_POINT: tuple[PluginRef, ...] = (PluginRef("GangScheduling"),)
+"""What the `GenericWorkload` feature gate appends to the default multiPoint (upstream
+`applyGangScheduling`)."""
+
+
+def default_plugins(
+    available: frozenset[str] | None = None, *, generic_workload: bool = False
+) -> dict[str, PluginSet]:
+    """The default plugin sets; with `available`, defaults missing from it are left out;
+    `generic_workload` (the feature gate) appends GangScheduling."""
     refs = DEFAULT_MULTI_POINT
+    if generic_workload:
+        refs = (*refs, *GENERIC_WORKLOAD_MULTI_POINT)
     if available is not None:
         refs = tuple(ref for ref in refs if ref.name in available)
     return {MULTI_POINT: PluginSet(enabled=refs)}

@@ -53,3 +53,8 @@ class ResourceSpec:
 
 PODS = ResourceSpec("", "v1", "pods")
 """Core pods (served from the scheduler's own pod informer)."""
+
+SCHEDULING_PODGROUPS = ResourceSpec("scheduling.k8s.io", "v1beta1", "podgroups", writes_status=True)
+"""kube-scheduler's native PodGroups (the `GenericWorkload` feature gate): read by
+GangScheduling and the pod-group cycle, whose `PodGroupInitiallyScheduled` condition is
+written to their status."""

@@ -2,7 +2,8 @@
 
     kubesched dev-cluster build     build the control-plane binaries and kwok (once; --helm: helm)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
-                                    (--controller-manager, --kwok: the whole local cluster)
+                                    (--controller-manager, --kwok: the whole local cluster;
+                                    --feature-gates=GenericWorkload=true: native gang scheduling)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
     kubesched dev-cluster status    show the background cluster's processes and health
     kubesched dev-cluster down      stop it and delete its files
@@ -78,6 +79,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="--NAME=VALUE",
         help="extra kube-apiserver flag (repeatable)",
     )
+    up.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="GenericWorkload=true",
+        help="GenericWorkload=true: kube-scheduler v1.37's native gang scheduling on in "
+        "kube-apiserver (scheduling.k8s.io/v1beta1 PodGroups served) and kube-scheduler",
+    )
     up.set_defaults(handler=_up)
     commands.add_parser("env", help="print the export line for KUBECONFIG").set_defaults(
         handler=_env
@@ -117,6 +125,7 @@ def _up(args: argparse.Namespace) -> int:
         apiserver_args=args.apiserver_arg,
         controller_manager=args.controller_manager,
         kwok=args.kwok,
+        generic_workload=_generic_workload(args.feature_gates),
     )
     try:
         cluster.start()
@@ -129,6 +138,18 @@ def _up(args: argparse.Namespace) -> int:
     print(f"dev cluster up at {cluster.server}; logs in {cluster.logs_dir}", file=sys.stderr)
     print(f"export KUBECONFIG={cluster.kubeconfig_path}")
     return 0
+
+
+def _generic_workload(gates: str) -> bool:
+    """`--feature-gates`: only GenericWorkload=true|false is known here."""
+    if not gates:
+        return False
+    name, _, value = gates.partition("=")
+    if name != "GenericWorkload" or value not in ("true", "false"):
+        raise LocalClusterError(
+            f"--feature-gates={gates}: dev-cluster knows only GenericWorkload=true|false"
+        )
+    return value == "true"
 
 
 def _require_state() -> dict[str, object]:

@@ -35,7 +35,7 @@ from typing import Any
 
 from kubesched.apis.config import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
 from kubesched.config.errors import ConfigError, one_line
-from kubesched.config.flags import Options
+from kubesched.config.flags import GENERIC_WORKLOAD, Options, feature_gates
 from kubesched.config.fromfile import decode_file
 from kubesched.config.validation import validate
 from kubesched.config.yamlfile import read_document
@@ -127,6 +127,7 @@ def complete(
     config = _base_config(options, errors=errors, notices=notices)
     config = _apply_flags(config, options, errors=errors, notices=notices)
     config = _complete_lease(config, environ=environ, namespace_file=namespace_file)
+    config = _apply_feature_gates(config)
     config = _json_content_type(config, notices=notices)
     notices.extend(_parallelism_notice(config))
     errors.extend(validate(config))
@@ -140,6 +141,16 @@ def complete(
 
 
 DEFAULT_PARALLELISM = 16
+
+
+def _apply_feature_gates(config: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
+    """`--feature-gates=GenericWorkload=true` turns native gang scheduling on in every profile."""
+    if not feature_gates(config.feature_gates).get(GENERIC_WORKLOAD, False):
+        return config
+    profiles = tuple(
+        dataclasses.replace(profile, generic_workload=True) for profile in config.profiles
+    )
+    return dataclasses.replace(config, profiles=profiles)
 
 
 def _base_config(

@@ -97,7 +97,9 @@ def _profile(profile: Profile) -> dict[str, Any]:
     document: dict[str, Any] = {"schedulerName": profile.scheduler_name}
     if profile.percentage_of_nodes_to_score is not None:
         document["percentageOfNodesToScore"] = profile.percentage_of_nodes_to_score
-    plugins = merge_plugins(default_plugins(), profile.plugins)
+    plugins = merge_plugins(
+        default_plugins(generic_workload=profile.generic_workload), profile.plugins
+    )
     document["plugins"] = {point: _plugin_set(plugin_set) for point, plugin_set in plugins.items()}
     document["pluginConfig"] = [
         {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}

@@ -154,8 +154,14 @@ def _no_effect_notices(values: dict[str, Any]) -> list[str]:
         f"--feature-gates: {gate} accepted; kubesched has no switch for it and behaves as "
         "kube-scheduler v1.37 with its default"
         for gate in feature_gates(values.get("feature-gates", ()))
+        if gate not in SWITCHED_GATES
     )
     return notices
+
+
+GENERIC_WORKLOAD = "GenericWorkload"
+SWITCHED_GATES = frozenset({GENERIC_WORKLOAD})
+"""The feature gates kubesched acts on (the others are accepted with a notice)."""
 
 
 def feature_gates(items: Sequence[str]) -> dict[str, bool]:

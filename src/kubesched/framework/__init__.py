@@ -43,6 +43,11 @@ from kubesched.framework.interfaces import (
     ScorePlugin,
 )
 from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.placement import (
+    PlacementFeasiblePlugin,
+    PlacementProgress,
+    run_placement_feasible,
+)
 from kubesched.framework.registry import (
     PluginRegistrationError,
     Registry,
@@ -79,6 +84,8 @@ __all__ = [
     "NodeToStatus",
     "NodeToStatusReader",
     "PermitPlugin",
+    "PlacementFeasiblePlugin",
+    "PlacementProgress",
     "Plugin",
     "PluginFactory",
     "PluginRegistrationError",
@@ -112,6 +119,7 @@ __all__ = [
     "load_entry_points",
     "load_plugin_modules",
     "num_feasible_nodes_to_find",
+    "run_placement_feasible",
     "schedule_pod",
     "select_host",
 ]

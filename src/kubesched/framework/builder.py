@@ -18,6 +18,7 @@ from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
 from kubesched.framework.instrument import ExtensionPointObserver, ignore
 from kubesched.framework.interfaces import Plugin
+from kubesched.framework.placement import PlacementFeasiblePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
 from kubesched.framework.runtime import Framework, PluginLists
@@ -52,11 +53,15 @@ def build_framework(
     observe: ExtensionPointObserver = ignore,
 ) -> Framework:
     """The Framework of one profile (raises FrameworkError with a one-line fix-it message)."""
-    plugins = merge_plugins(default_plugins(frozenset(registry.names())), profile.plugins)
+    defaults = default_plugins(
+        frozenset(registry.names()), generic_workload=profile.generic_workload
+    )
+    plugins = merge_plugins(defaults, profile.plugins)
     builder = _Builder(profile=profile, registry=registry, plugins=plugins)
     instances = builder.instantiate(handle)
     lists = PluginLists(
-        **{_attr(point): builder.point_plugins(point, instances) for point in POINT_PROTOCOLS}
+        **{_attr(point): builder.point_plugins(point, instances) for point in POINT_PROTOCOLS},
+        placement_feasible=builder.placement_plugins(instances),
     )
     builder.check_invariants(lists)
     percentage = profile.percentage_of_nodes_to_score
@@ -139,6 +144,12 @@ class _Builder:
             enabled.append(ref.name)
         names = self._expand(point, enabled, plugin_set, instances)
         return [instances[name] for name in names]
+
+    def placement_plugins(self, instances: dict[str, Plugin]) -> list[PlacementFeasiblePlugin]:
+        """multiPoint plugins that judge pod-group placements (no extension point of their
+        own in a profile, as upstream)."""
+        found = [instances[ref.name] for ref in self.plugins[MULTI_POINT].enabled]
+        return [pl for pl in found if isinstance(pl, PlacementFeasiblePlugin)]
 
     def _expand(
         self, point: str, enabled: list[str], plugin_set: PluginSet, instances: dict[str, Plugin]

@@ -41,7 +41,10 @@ def plugin_resources(plugin: object) -> tuple[ResourceSpec, ...]:
 
 def enabled_plugin_names(profile: Profile, registry: Registry) -> set[str]:
     """Every plugin a profile instantiates (defaults merged in, as the builder does)."""
-    merged = merge_plugins(default_plugins(frozenset(registry.names())), profile.plugins)
+    defaults = default_plugins(
+        frozenset(registry.names()), generic_workload=profile.generic_workload
+    )
+    merged = merge_plugins(defaults, profile.plugins)
     return {ref.name for plugin_set in merged.values() for ref in plugin_set.enabled}
 
 

@@ -23,6 +23,7 @@ from kubesched.framework.handle import Handle
 from kubesched.framework.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.placement import PlacementFeasiblePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
 from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -46,6 +47,8 @@ class PluginLists:
     pre_bind: list[api.PreBindPlugin] = field(default_factory=list)
     bind: list[api.BindPlugin] = field(default_factory=list)
     post_bind: list[api.PostBindPlugin] = field(default_factory=list)
+    placement_feasible: list[PlacementFeasiblePlugin] = field(default_factory=list)
+    """multiPoint plugins with a `placement_feasible` method (the pod-group cycle)."""
 
 
 @dataclass(frozen=True, slots=True)

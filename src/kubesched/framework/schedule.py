@@ -64,19 +64,26 @@ class ScheduleResult:
 
 
 def schedule_pod(
-    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    *,
+    post_filter: bool = True,
 ) -> ScheduleResult:
     """Pick a node: PreFilter, Filter (sampled), PreScore, Score, select the best host.
 
     Raises NoNodesAvailableError (empty snapshot), FitError (no node fits; PostFilter has run
     and its message is in the error) or SchedulingError (a plugin failed with ERROR).
+    `post_filter=False` (a member in a pod-group cycle, as upstream) skips PostFilter.
     """
     if not nodes:
         raise NoNodesAvailableError
     feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes)
     if not feasible:
         error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
-        _run_post_filter(fw, state, pod, error)
+        if post_filter:
+            _run_post_filter(fw, state, pod, error)
         raise error
     if len(feasible) == 1:
         return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, None)

@@ -29,6 +29,7 @@ from kubesched.localcluster import flags, kwok
 from kubesched.localcluster.binaries import Binaries, ensure_binaries
 from kubesched.localcluster.cluster_base import NOT_STARTED, ClusterBase
 from kubesched.localcluster.components import (
+    Addresses,
     ApiserverFiles,
     SchedulerFiles,
     apiserver_launch,
@@ -59,6 +60,7 @@ class LocalCluster(ClusterBase):
         controller_manager: bool = False,
         kwok: bool = False,
         node_health: kcm.NodeHealthTimings | None = None,
+        generic_workload: bool = False,
         keep_logs: bool = False,
         detached: bool = False,
         start_timeout: float = 90.0,
@@ -67,6 +69,9 @@ class LocalCluster(ClusterBase):
         """`apiserver_args` (`--name=value`) add to or override kube-apiserver's flags;
         `controller_manager` and `kwok` start those with the control plane (see
         `start_controller_manager`, `start_kwok`), with `node_health` timings;
+        `generic_workload` turns kube-scheduler v1.37's native gang scheduling on (the
+        `GenericWorkload` feature gate, `scheduling.k8s.io/v1beta1` PodGroups) in
+        kube-apiserver and in every kube-scheduler started;
         `detached` processes outlive this Python process (for `dev-cluster up`)."""
         super().__init__(
             binaries=binaries,
@@ -79,7 +84,9 @@ class LocalCluster(ClusterBase):
         self.scheduler_port: int | None = None
         self.node_health = node_health or kcm.NodeHealthTimings()
         self._with = {CONTROLLER_MANAGER: controller_manager, KWOK: kwok}
-        self._extra_apiserver_args = tuple(apiserver_args)
+        self.generic_workload = generic_workload
+        gates = flags.GENERIC_WORKLOAD_APISERVER_ARGS if generic_workload else ()
+        self._extra_apiserver_args = (*gates, *apiserver_args)
         self._files: ApiserverFiles | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -141,21 +148,66 @@ class LocalCluster(ClusterBase):
         """Start the real kube-scheduler (leader election on, Lease kube-system/kube-scheduler,
         its own identity `system:kube-scheduler`); return once it holds the Lease."""
         self._require_stopped(SCHEDULER)
+        self._start_scheduler(SCHEDULER, addresses=self._addresses, extra_args=extra_args)
+        self.scheduler_port = self._addresses.scheduler_port
+
+    def start_extra_scheduler(
+        self,
+        name: str,
+        *,
+        scheduler_name: str,
+        generic_workload: bool = False,
+        extra_args: Sequence[str] = (),
+    ) -> int:
+        """Start another real kube-scheduler beside the default one, for pods of
+        `scheduler_name` only (Lease kube-system/`scheduler_name`), logged as `name`,
+        `generic_workload` with that feature gate; returns its secure port. `stop()` or
+        `stop_extra_scheduler(name)` stops it."""
+        self._require_stopped(name)
+        addresses = Addresses(etcd_url=self._addresses.etcd_url)
+        addresses.apiserver_port = self._addresses.apiserver_port
+        gate = (flags.GENERIC_WORKLOAD_GATE,) if generic_workload else ()
+        self._start_scheduler(
+            name,
+            addresses=addresses,
+            scheduler_name=scheduler_name,
+            extra_args=(*gate, *extra_args),
+        )
+        assert addresses.scheduler_port is not None
+        return addresses.scheduler_port
+
+    def stop_extra_scheduler(self, name: str) -> None:
+        """Stop a kube-scheduler `start_extra_scheduler` started."""
+        self._stop_process(name, grace=10.0)
+
+    def _start_scheduler(
+        self,
+        name: str,
+        *,
+        addresses: Addresses,
+        scheduler_name: str = "default-scheduler",
+        extra_args: Sequence[str] = (),
+    ) -> None:
         files = SchedulerFiles(
-            config=self.workdir / "kube-scheduler.yaml",
-            kubeconfig=self.workdir / "kube-scheduler.kubeconfig",
-            cert_dir=self.workdir / "kube-scheduler-certs",
-            log=self.logs_dir / f"{SCHEDULER}.log",
+            config=self.workdir / f"{name}.yaml",
+            kubeconfig=self.workdir / f"{name}.kubeconfig",
+            cert_dir=self.workdir / f"{name}-certs",
+            log=self.logs_dir / f"{name}.log",
         )
         self._write_kubeconfig(
             files.kubeconfig, token=self.tokens.scheduler, user=flags.SCHEDULER_USER
         )
-        files.config.write_text(flags.scheduler_config(kubeconfig_path=files.kubeconfig))
-        launch = scheduler_launch(
-            self._require_binaries(), files=files, addresses=self._addresses, extra=extra_args
+        lease = "kube-scheduler" if scheduler_name == "default-scheduler" else scheduler_name
+        files.config.write_text(
+            flags.scheduler_config(
+                kubeconfig_path=files.kubeconfig, scheduler_name=scheduler_name, lease_name=lease
+            )
         )
-        self._launch(SCHEDULER, launch)
-        self.scheduler_port = self._addresses.scheduler_port
+        gate = (flags.GENERIC_WORKLOAD_GATE,) if self.generic_workload else ()
+        launch = scheduler_launch(
+            self._require_binaries(), files=files, addresses=addresses, extra=(*gate, *extra_args)
+        )
+        self._launch(name, launch)
 
     def stop_default_scheduler(self) -> None:
         """Stop kube-scheduler gracefully (it releases its Lease on the way out)."""

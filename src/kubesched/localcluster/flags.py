@@ -71,6 +71,18 @@ def apiserver_args(
     return merge_flags(flags, extra)
 
 
+GENERIC_WORKLOAD_GATE = "--feature-gates=GenericWorkload=true"
+GENERIC_WORKLOAD_APISERVER_ARGS = (
+    GENERIC_WORKLOAD_GATE,
+    "--runtime-config=scheduling.k8s.io/v1beta1=true",
+    # PodGroupProtection puts a finalizer on every PodGroup that only kube-controller-manager
+    # removes: without it, namespaces holding PodGroups would never finish deleting.
+    "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,PodGroupProtection",
+)
+"""kube-apiserver serving `scheduling.k8s.io/v1beta1` PodGroups (kube-scheduler v1.37's
+native gang scheduling, the `GenericWorkload` feature gate, beta and off by default)."""
+
+
 def merge_flags(defaults: dict[str, str], extra: Sequence[str]) -> list[str]:
     """`defaults` as `--name=value`, with each `--name[=value]` of `extra` replacing its
     default or appended in order."""
@@ -143,9 +155,15 @@ def kubeconfig(spec: KubeconfigSpec) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def scheduler_config(*, kubeconfig_path: Path) -> str:
+def scheduler_config(
+    *,
+    kubeconfig_path: Path,
+    scheduler_name: str = "default-scheduler",
+    lease_name: str = "kube-scheduler",
+) -> str:
     """KubeSchedulerConfiguration of the default scheduler: leader election on, with the
-    default Lease `kube-system/kube-scheduler`, one profile `default-scheduler`."""
+    default Lease `kube-system/kube-scheduler`, one profile `default-scheduler` (another
+    kube-scheduler beside it: another profile name and Lease)."""
     config = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
@@ -153,9 +171,9 @@ def scheduler_config(*, kubeconfig_path: Path) -> str:
         "leaderElection": {
             "leaderElect": True,
             "resourceNamespace": "kube-system",
-            "resourceName": "kube-scheduler",
+            "resourceName": lease_name,
         },
-        "profiles": [{"schedulerName": "default-scheduler"}],
+        "profiles": [{"schedulerName": scheduler_name}],
     }
     return yaml.safe_dump(config, sort_keys=False)
 

@@ -43,6 +43,7 @@ def container_args(config: KubeSchedulerConfiguration) -> list[str]:
     if config.bind_address != _DEFAULTS.bind_address:
         args.append(f"--bind-address={config.bind_address}")
     args += [f"--plugin-module={module}" for module in config.plugin_modules]
+    args += [f"--feature-gates={gates}" for gates in config.feature_gates]
     if config.verbosity:
         args.append(f"-v={config.verbosity}")
     if config.logging_format != _DEFAULTS.logging_format:

@@ -13,6 +13,7 @@ from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
 from kubesched.model.pod_volumes import PodVolume
+from kubesched.model.podgroup import SchedulingPodGroup, pod_group_key
 from kubesched.model.resources import Resource
 from kubesched.model.storage import (
     ANN_BIND_COMPLETED,
@@ -53,9 +54,11 @@ __all__ = [
     "PodDisruptionBudget",
     "PodVolume",
     "Resource",
+    "SchedulingPodGroup",
     "StorageClass",
     "Taint",
     "Toleration",
     "VolumeAttachment",
     "WorkloadSelector",
+    "pod_group_key",
 ]

@@ -20,6 +20,7 @@ from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
 from kubesched.plugins.dynamic_resources import DynamicResources
+from kubesched.plugins.gang_scheduling import GangScheduling
 from kubesched.plugins.image_locality import ImageLocality
 from kubesched.plugins.inter_pod_affinity import InterPodAffinity
 from kubesched.plugins.node_affinity import NodeAffinity
@@ -59,9 +60,11 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     DefaultBinder,
     Coscheduling,
     NodeDeclaredFeatures,
+    GangScheduling,
 )
 """Every plugin kubesched ships; `Coscheduling` is not in the default profile (enable it in
-`profiles[].plugins`, docs/gang-scheduling.md)."""
+`profiles[].plugins`, docs/gang-scheduling.md); `GangScheduling` is, with the
+`GenericWorkload` feature gate on."""
 
 
 def in_tree_registry() -> Registry:
@@ -97,6 +100,7 @@ __all__ = [
     "DefaultBinder",
     "DefaultPreemption",
     "DynamicResources",
+    "GangScheduling",
     "ImageLocality",
     "InterPodAffinity",
     "NodeAffinity",

@@ -59,6 +59,12 @@ class ActiveQueue:
         self.in_flight[qpi.uid] = qpi
         return qpi
 
+    def take(self, qpi: QueuedPodInfo) -> None:
+        """Put a pod taken out of another sub-queue in flight, as if popped with the last
+        pop (same scheduling cycle)."""
+        qpi.attempts += 1
+        self.in_flight[qpi.uid] = qpi
+
     def done(self, uid: str) -> QueuedPodInfo | None:
         return self.in_flight.pop(uid, None)
 

@@ -180,6 +180,19 @@ class SchedulingQueue:
         """The next pod to try (waits for one); None once the queue is closed."""
         return await self._active.pop()
 
+    def take_members(self, member: PodCheck) -> list[QueuedPodInfo]:
+        """Take the waiting pods `member` selects out of activeQ, backoffQ and the
+        unschedulable pool (not the gated ones) into flight, as one pop: a pod group's
+        siblings, tried in the same cycle as the member just popped."""
+        pools, taken = self._pools, []
+        waiting = [*pools.active.items(), *pools.backoff.items(), *pools.unschedulable.values()]
+        for qpi in waiting:
+            if member(qpi.pod) and qpi.uid not in self._active.in_flight:
+                pools.remove(qpi.uid)
+                self._active.take(qpi)
+                taken.append(qpi)
+        return taken
+
     @property
     def scheduling_cycle(self) -> int:
         """Number of the latest pop; pass it back to `add_unschedulable_if_not_present`."""

@@ -32,6 +32,7 @@ from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
 from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.scheduler.podgroup_cycle import PodGroupCycles
 from kubesched.scheduler.podstatus import (
     SCHEDULER_ERROR,
     UNSCHEDULABLE,
@@ -61,7 +62,10 @@ class Scheduler:
         lookup_pod: PodLookup,
         fenced: Callable[[], bool] = lambda: False,
         binding_concurrency: int = 64,
+        pod_groups: bool = False,
     ) -> None:
+        """`pod_groups` (the `GenericWorkload` feature gate): members of a
+        `scheduling.k8s.io` PodGroup are scheduled together (`podgroup_cycle`)."""
         self._frameworks = frameworks
         self._cache = cache
         self._snapshot = snapshot
@@ -84,6 +88,17 @@ class Scheduler:
             fenced=fenced,
             concurrency=binding_concurrency,
         )
+        self._groups = (
+            PodGroupCycles(
+                cache=cache,
+                snapshot=snapshot,
+                queue=queue,
+                assume_and_reserve=self._assume_and_reserve,
+                handle_failure=self._handle_failure,
+            )
+            if pod_groups
+            else None
+        )
 
     async def run(self) -> None:
         """Schedule pods until the queue is closed or the task is cancelled."""
@@ -91,14 +106,23 @@ class Scheduler:
         while (qpi := await self._queue.pop()) is not None:
             cycle = self._queue.scheduling_cycle
             try:
-                task = self.schedule_one(qpi, cycle)
+                tasks = self._schedule(qpi, cycle)
             except Exception as exc:  # the loop never dies because of one pod
                 log.exception('"scheduling cycle crashed" pod="%s"', qpi.pod.key)
                 self._handle_failure(None, qpi, Status.from_error(exc), cycle, time.monotonic())
-                task = None
-            if task is not None:
+                tasks = []
+            for task in tasks:
                 await self.binder.submit(task)
             await asyncio.sleep(0)
+
+    def _schedule(self, qpi: QueuedPodInfo, cycle: int) -> list[BindingTask]:
+        """One cycle: the pod's, or its pod group's (all its queued members at once)."""
+        fw = self._frameworks.get(qpi.pod.scheduler_name)
+        groups, pod = self._groups, qpi.pod
+        if groups is not None and fw is not None and pod.pod_group_name and not self._skip(pod):
+            return groups.schedule(fw, qpi, cycle)
+        task = self.schedule_one(qpi, cycle)
+        return [task] if task is not None else []
 
     async def drain(self, grace: float) -> None:
         """Stop taking pods and let in-flight bindings finish, within `grace` seconds.

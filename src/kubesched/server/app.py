@@ -26,6 +26,7 @@ from kubesched.queue import GATED, UNSCHEDULABLE
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.cachesync import CacheSyncError, wait_synced, watch_informers
 from kubesched.server.components import Components, build
+from kubesched.server.served import unserved_problem
 
 log = logging.getLogger("kubesched")
 
@@ -70,6 +71,9 @@ async def run(components: Components, stop: asyncio.Event) -> int:
     tasks: list[asyncio.Task[Any]] = []
     try:
         await _check_reachable(components.client)
+        problem = await unserved_problem(components.client, components.config)
+        if problem:
+            raise AppError(problem)
         return await _run(components, stop, tasks)
     finally:
         for task in tasks:

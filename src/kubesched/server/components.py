@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import (
     ClusterEvent,
@@ -34,7 +35,7 @@ from kubesched.framework import (
 from kubesched.framework.builder import check_common_queue_sort
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
-from kubesched.framework.resources import declared_resources
+from kubesched.framework.resources import ResourceSpec, declared_resources
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
@@ -124,7 +125,7 @@ def build(
     nominator, waiting = Nominator(), WaitingPods()
     namespaces, pdbs = store_informers(client)
     registry = build_registry(config)
-    listers = ClusterListers(declared_resources(config.profiles, registry))
+    listers = ClusterListers(cluster_resources(config, registry))
     workloads = WorkloadStore()
     elector = _elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
@@ -198,6 +199,7 @@ def build(
         metrics=metrics,
         lookup_pod=pods.store.get,
         fenced=fenced,
+        pod_groups=config.generic_workload,
     )
     return Components(
         config=config,
@@ -218,6 +220,15 @@ def build(
             config, metrics, auth_client, elector, informers, waiting=waiting, leading=leading
         ),
     )
+
+
+def cluster_resources(config: KubeSchedulerConfiguration, registry: Registry) -> list[ResourceSpec]:
+    """What the enabled plugins declare, plus native PodGroups under `GenericWorkload`
+    (the pod-group cycle reads them even if GangScheduling is disabled)."""
+    specs = declared_resources(config.profiles, registry)
+    if config.generic_workload and not any(s.same_resource(SCHEDULING_PODGROUPS) for s in specs):
+        specs.append(SCHEDULING_PODGROUPS)
+    return specs
 
 
 def _never_fenced() -> bool:

@@ -178,6 +178,11 @@ class PodBuilder:
         self._spec.setdefault("schedulingGates", []).append({"name": name})
         return self
 
+    def pod_group(self, name: str) -> Self:
+        """Join the native `scheduling.k8s.io` PodGroup `name` (`spec.schedulingGroup`)."""
+        self._spec["schedulingGroup"] = {"podGroupName": name}
+        return self
+
     def owner(self, kind: str, name: str) -> Self:
         ref = {
             "apiVersion": "apps/v1",

@@ -1,0 +1,68 @@
+"""kube-scheduler's native PodGroup (`scheduling.k8s.io/v1beta1`, the `GenericWorkload`
+feature gate): the fields the GangScheduling plugin and the pod-group cycle read.
+
+Pods join a PodGroup of their namespace by `spec.schedulingGroup.podGroupName`
+(`Pod.pod_group_name`). A PodGroup's `spec.schedulingPolicy` is either `gang: {minCount}`
+(all or nothing: at least minCount members placed at once) or `basic: {}` (members are
+placed as a group, without a minimum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.model.apiobject import ApiObject
+from kubesched.model.pod import Pod
+
+INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"
+"""The PodGroup condition kube-scheduler keeps; once True it never goes back to False."""
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_SCHEDULER_ERROR = "SchedulerError"
+REASON_SCHEDULED = "Scheduled"
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulingPodGroup:
+    """One `scheduling.k8s.io/v1beta1` PodGroup."""
+
+    namespace: str
+    name: str
+    min_count: int | None
+    """`spec.schedulingPolicy.gang.minCount`; None for a basic (non-gang) policy."""
+    generation: int
+    conditions: tuple[Mapping[str, Any], ...]
+    obj: ApiObject
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def is_gang(self) -> bool:
+        return self.min_count is not None
+
+    @classmethod
+    def of(cls, obj: ApiObject) -> SchedulingPodGroup:
+        policy = obj.spec.get("schedulingPolicy") or {}
+        gang = policy.get("gang")
+        min_count = int(gang.get("minCount") or 0) if isinstance(gang, Mapping) else None
+        conditions = obj.status.get("conditions") or ()
+        return cls(
+            namespace=obj.namespace,
+            name=obj.name,
+            min_count=min_count,
+            generation=obj.generation,
+            conditions=tuple(c for c in conditions if isinstance(c, Mapping)),
+            obj=obj,
+        )
+
+    def condition(self, kind: str) -> Mapping[str, Any] | None:
+        """The status condition of type `kind`, if any."""
+        return next((c for c in self.conditions if c.get("type") == kind), None)
+
+
+def pod_group_key(pod: Pod) -> str:
+    """`namespace/podGroupName` of the pod's native PodGroup, "" for none."""
+    return f"{pod.namespace}/{pod.pod_group_name}" if pod.pod_group_name else ""

@@ -1,0 +1,140 @@
+"""GangScheduling (kube-scheduler v1.37, `GenericWorkload` feature gate): members of a
+`scheduling.k8s.io/v1beta1` PodGroup with a gang policy are scheduled all or nothing.
+
+* PreEnqueue holds a member until its PodGroup exists and minCount members exist;
+* PlacementFeasible stops the pod-group cycle once minCount cannot be reached, and lets
+  the group bind only once minCount members are placed;
+* Permit holds placed members until minCount are placed, then allows them all;
+* Reserve/Unreserve keep count of the members assumed on a node.
+
+The messages are kube-scheduler's. The pod-group cycle itself is the scheduler's
+(`kubesched.scheduler.podgroup_cycle`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kubesched.apis.resources import SCHEDULING_PODGROUPS
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    PlacementProgress,
+    Status,
+)
+from kubesched.framework.resources import resource_event
+from kubesched.model import Pod, SchedulingPodGroup, pod_group_key
+from kubesched.plugins.gang_scheduling.members import Reservations, members
+from kubesched.plugins.helper.args import no_args
+
+NAME = "GangScheduling"
+PERMIT_TIMEOUT_SECONDS = 300.0
+"""How long placed members wait at Permit for the rest of the gang (upstream: 5 minutes)."""
+
+
+class GangScheduling:
+    """PreEnqueue, Reserve, Permit and PlacementFeasible for native PodGroups."""
+
+    name = NAME
+    resources = (SCHEDULING_PODGROUPS,)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        no_args(args, plugin=NAME)
+        self._handle = handle
+        self._groups = handle.lister(SCHEDULING_PODGROUPS)
+        self._pods = handle.pod_lister()
+        self._reservations = Reservations()
+
+    def events_to_register(self) -> Sequence[ClusterEvent]:
+        return (
+            ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
+            ClusterEvent(EventResource.POD, ActionType.ADD),
+            resource_event(SCHEDULING_PODGROUPS, ActionType.ADD | ActionType.UPDATE),
+        )
+
+    def _group(self, pod: Pod) -> SchedulingPodGroup | None:
+        obj = self._groups.get(pod.pod_group_name, pod.namespace)
+        return SchedulingPodGroup.of(obj) if obj is not None else None
+
+    # ---- PreEnqueue ---------------------------------------------------------------------
+
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        if not pod.pod_group_name:
+            return None
+        group = self._group(pod)
+        if group is None:
+            return Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                f'waiting for pods\'s pod group "{pod.pod_group_name}" to appear in '
+                "scheduling queue",
+            )
+        if group.min_count is None:
+            return None
+        if len(members(self._pods, pod)) < group.min_count:
+            return Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                "waiting for minCount pods from a gang to appear in scheduling queue",
+            )
+        return None
+
+    # ---- Reserve / Permit ---------------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        del state, node_name
+        self._reservations.reserve(pod)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        del state, node_name
+        self._reservations.unreserve(pod)
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        del state, node_name
+        if not pod.pod_group_name:
+            return None, 0
+        group = self._group(pod)
+        if group is None:
+            message = (
+                f"failed to get podGroup {pod.namespace}/{pod.pod_group_name}: "
+                f'podgroup.scheduling.k8s.io "{pod.pod_group_name}" not found'
+            )
+            return Status(Code.ERROR, message), 0
+        if group.min_count is None:
+            return None, 0
+        group_pods = members(self._pods, pod)
+        scheduled = self._reservations.scheduled(pod_group_key(pod), group_pods)
+        if len(scheduled) < group.min_count:
+            self._handle.activate(
+                m for m in group_pods if not m.node_name and m.uid not in scheduled
+            )
+            return Status(Code.WAIT, "waiting for minCount pods from a gang to be scheduled"), (
+                PERMIT_TIMEOUT_SECONDS
+            )
+        self._handle.waiting_pods.allow_group(lambda other: other.uid in scheduled, NAME)
+        return None, 0
+
+    # ---- PlacementFeasible --------------------------------------------------------------
+
+    def placement_feasible(
+        self, group: SchedulingPodGroup, progress: PlacementProgress
+    ) -> Status | None:
+        min_count = group.min_count if group.min_count is not None else 1
+        scheduled, remaining = progress.scheduled, progress.remaining
+        if scheduled + remaining < min_count:
+            return Status(
+                Code.UNSCHEDULABLE,
+                f"minCount ({min_count}) cannot be satisfied: "
+                f"{scheduled} scheduled, {remaining} remaining",
+            )
+        if scheduled < min_count:
+            return Status(
+                Code.WAIT,
+                f"minCount ({min_count}) is not yet satisfied: "
+                f"{scheduled} scheduled, {remaining} remaining",
+            )
+        return None

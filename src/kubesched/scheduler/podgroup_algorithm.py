@@ -1,0 +1,170 @@
+"""The default pod-group scheduling algorithm (upstream `podGroupSchedulingDefaultAlgorithm`,
+`GenericWorkload` feature gate): every member is placed in turn on one snapshot, each placed
+member assumed and reserved as a trial so the next one sees its room taken;
+PlacementFeasible runs before the first member and after each one, and stops the cycle as
+soon as the group cannot meet its constraints. Every trial is undone at the end, whatever
+the outcome: the caller commits the placements (assume, Reserve, Permit, bind) only if the
+group as a whole succeeded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.framework import (
+    SUCCESS,
+    Code,
+    CycleState,
+    FitError,
+    Framework,
+    NoNodesAvailableError,
+    PlacementProgress,
+    SchedulingError,
+    Status,
+    run_placement_feasible,
+    schedule_pod,
+)
+from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.queue import QueuedPodInfo
+from kubesched.scheduler.binder import rejected_on_node
+
+POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+"""Upstream's `errPodGroupUnschedulable`, the first reason of a group's rejection."""
+
+
+@dataclass(slots=True)
+class MemberResult:
+    """One member's outcome in the cycle: the node it was placed on, or why not."""
+
+    qpi: QueuedPodInfo
+    state: CycleState = field(default_factory=CycleState)
+    host: str = ""
+    status: Status = SUCCESS
+    rejectors: set[str] = field(default_factory=set)
+    """The plugins that rejected the member (for requeueing)."""
+
+
+@dataclass(slots=True)
+class GroupResult:
+    """The group's status and one result per member tried (in order)."""
+
+    status: Status
+    members: list[MemberResult]
+
+
+@dataclass(slots=True)
+class _Trial:
+    fw: Framework
+    cache: SchedulerCache
+    snapshot: Snapshot
+    undo: list[tuple[CycleState, Pod, str]] = field(default_factory=list)
+
+    def place(self, qpi: QueuedPodInfo) -> MemberResult:
+        result = MemberResult(qpi)
+        try:
+            found = schedule_pod(
+                self.fw, result.state, qpi.pod, self.snapshot.node_infos, post_filter=False
+            )
+        except FitError as err:
+            result.rejectors = {
+                *err.diagnosis.unschedulable_plugins,
+                *err.diagnosis.pending_plugins,
+            }
+            result.status = Status(Code.UNSCHEDULABLE, str(err))
+            return result
+        except NoNodesAvailableError as err:
+            result.status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
+            return result
+        except SchedulingError as err:
+            result.status = err.status
+            return result
+        result.host = found.suggested_host
+        self._assume(result)
+        return result
+
+    def _assume(self, result: MemberResult) -> None:
+        assumed = self.cache.assume_pod(result.qpi.pod, result.host)
+        status = self.fw.run_reserve(result.state, assumed, result.host)
+        if not status.is_success():
+            self.fw.run_unreserve(result.state, assumed, result.host)
+            self.cache.forget_pod(assumed)
+            if status.is_rejected():
+                status = rejected_on_node(result.qpi, result.host, status)
+                result.rejectors = set(result.qpi.unschedulable_plugins)
+            result.status, result.host = status, ""
+        else:
+            self.undo.append((result.state, assumed, result.host))
+        self.cache.update_snapshot(self.snapshot)
+
+    def revert(self) -> None:
+        """Undo every trial, newest first (Unreserve, forget the assumed pod)."""
+        while self.undo:
+            state, assumed, host = self.undo.pop()
+            self.fw.run_unreserve(state, assumed, host)
+            self.cache.forget_pod(assumed)
+        self.cache.update_snapshot(self.snapshot)
+
+
+def schedule_group(
+    fw: Framework,
+    *,
+    cache: SchedulerCache,
+    snapshot: Snapshot,
+    group: SchedulingPodGroup,
+    queued: list[QueuedPodInfo],
+    scheduled: int,
+) -> GroupResult:
+    """Try every member of `queued` (`scheduled` members are already bound or assumed)."""
+    trial = _Trial(fw, cache, snapshot)
+    try:
+        return _run(fw, trial, group, queued, PlacementProgress(scheduled, len(queued)))
+    finally:
+        trial.revert()
+
+
+def _run(
+    fw: Framework,
+    trial: _Trial,
+    group: SchedulingPodGroup,
+    queued: list[QueuedPodInfo],
+    progress: PlacementProgress,
+) -> GroupResult:
+    plugins = fw.plugins.placement_feasible
+    status = run_placement_feasible(plugins, group, progress)
+    if status.is_error():
+        return GroupResult(_error("failed to evaluate placement feasibility", status), [])
+    if status.code is Code.UNSCHEDULABLE:
+        return GroupResult(_unschedulable(status), [])
+    members: list[MemberResult] = []
+    any_scheduled = False
+    for qpi in queued:
+        member = trial.place(qpi)
+        members.append(member)
+        placed = member.status.is_success()
+        if not placed and not member.status.is_rejected():
+            status = _error("failed to schedule other pod from a pod group", member.status)
+            break
+        progress = PlacementProgress(
+            progress.scheduled + (1 if placed else 0), progress.remaining - 1
+        )
+        feasible = run_placement_feasible(plugins, group, progress)
+        if feasible.is_error():
+            status = _error("failed to evaluate placement feasibility", feasible)
+            break
+        status = feasible
+        if status.code is Code.UNSCHEDULABLE:
+            break
+        any_scheduled = any_scheduled or placed
+    if status.is_wait() or (status.is_success() and not any_scheduled):
+        status = _unschedulable(status)
+    return GroupResult(status, members)
+
+
+def _unschedulable(status: Status) -> Status:
+    reasons = status.reasons if not status.is_success() else ()
+    return Status(Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE, *reasons, plugin=status.plugin)
+
+
+def _error(prefix: str, status: Status) -> Status:
+    return Status(Code.ERROR, f"{prefix}: {status.message}", plugin=status.plugin)

@@ -1,0 +1,219 @@
+"""The pod-group scheduling cycle (upstream `scheduleOnePodGroup`, `GenericWorkload` feature
+gate): a popped member of a `scheduling.k8s.io` PodGroup brings its queued siblings along,
+the group is placed at once (`podgroup_algorithm`), and then either every placed member is
+committed (assume, Reserve, Permit, binding) or none is: each member reports why
+(FailedScheduling, PodScheduled=False) with kube-scheduler's texts, and the PodGroup gets
+its `PodGroupInitiallyScheduled` condition.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubesched.apis.resources import SCHEDULING_PODGROUPS
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.framework import Code, Framework, Status
+from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.binder import BindingTask
+from kubesched.scheduler.podgroup_algorithm import (
+    POD_GROUP_UNSCHEDULABLE,
+    GroupResult,
+    MemberResult,
+    schedule_group,
+)
+from kubesched.scheduler.podgroup_status import (
+    patch_condition,
+    post_filter_reason,
+    with_post_filter,
+)
+
+GANG_PLUGIN = "GangScheduling"
+AssumeAndReserve = Callable[..., BindingTask | None]
+HandleFailure = Callable[..., None]
+
+
+@dataclass(frozen=True, slots=True)
+class PodGroupCycles:
+    """Runs pod-group cycles with the scheduler's cache, snapshot, queue and handlers."""
+
+    cache: SchedulerCache
+    snapshot: Snapshot
+    queue: SchedulingQueue
+    assume_and_reserve: AssumeAndReserve
+    """`Scheduler._assume_and_reserve(fw, state, qpi, host=, cycle=, started=)`."""
+    handle_failure: HandleFailure
+    """`Scheduler._handle_failure(fw, qpi, status, cycle, started)`."""
+
+    def schedule(self, fw: Framework, first: QueuedPodInfo, cycle: int) -> list[BindingTask]:
+        """One cycle for the group of `first`; the bindings to start (all members or none)."""
+        started = time.monotonic()
+        pod = first.pod
+        obj = fw.handle.lister(SCHEDULING_PODGROUPS).get(pod.pod_group_name, pod.namespace)
+        siblings = self.queue.take_members(
+            lambda other: (
+                other.namespace == pod.namespace and other.pod_group_name == pod.pod_group_name
+            )
+        )
+        queued = self._queued(fw, [first, *siblings])
+        for qpi in queued:
+            qpi.unschedulable_plugins, qpi.pending_plugins = set(), set()
+        if not queued:
+            return []
+        if obj is None:
+            self._missing_group(fw, queued, cycle, started)
+            return []
+        group = SchedulingPodGroup.of(obj)
+        problem = _validate(queued)
+        if problem:
+            error = Status(Code.ERROR, problem)
+            self._fail_all(fw, group, queued, error, cycle=cycle, started=started)
+            return []
+        self.cache.update_snapshot(self.snapshot)
+        result = schedule_group(
+            fw,
+            cache=self.cache,
+            snapshot=self.snapshot,
+            group=group,
+            queued=queued,
+            scheduled=self._scheduled(fw, group),
+        )
+        return self._submit(fw, group, result, queued, cycle=cycle, started=started)
+
+    def _queued(self, fw: Framework, members: list[QueuedPodInfo]) -> list[QueuedPodInfo]:
+        """The members to try, in QueueSort order; deleted or assumed ones are dropped."""
+        kept = []
+        for qpi in members:
+            if qpi.pod.deleting or self.cache.is_assumed(qpi.uid):
+                self.queue.done(qpi.uid)
+            else:
+                kept.append(qpi)
+
+        def order(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
+            return -1 if fw.queue_sort_less(a, b) else (1 if fw.queue_sort_less(b, a) else 0)
+
+        return sorted(kept, key=functools.cmp_to_key(order))
+
+    def _scheduled(self, fw: Framework, group: SchedulingPodGroup) -> int:
+        """Members bound or assumed before this cycle."""
+        pods = fw.handle.pod_lister().list(group.namespace)
+        return sum(
+            1
+            for pod in pods
+            if pod.pod_group_name == group.name
+            and (pod.node_name or self.cache.is_assumed(pod.uid))
+        )
+
+    def _submit(
+        self,
+        fw: Framework,
+        group: SchedulingPodGroup,
+        result: GroupResult,
+        queued: list[QueuedPodInfo],
+        *,
+        cycle: int,
+        started: float,
+    ) -> list[BindingTask]:
+        status = result.status
+        members = [
+            *result.members,
+            *(MemberResult(qpi, status=status) for qpi in queued[len(result.members) :]),
+        ]
+        if status.code is Code.UNSCHEDULABLE:
+            reason = post_filter_reason(fw, [qpi.pod for qpi in queued], self._bound_pods())
+            status = with_post_filter(status, reason)
+        rejectors = {name for m in members for name in m.rejectors}
+        rejectors.update({status.plugin} if status.plugin else ())
+        context: dict[str, Any] = {"rejectors": rejectors, "cycle": cycle, "started": started}
+        tasks: list[BindingTask] = []
+        for member in members:
+            own = member.status
+            if status.is_error():
+                chosen = own if own.is_error() else status
+                self._fail(fw, member, chosen, **context)
+            elif own.is_success() and status.is_success():
+                task = self.assume_and_reserve(
+                    fw, member.state, member.qpi, host=member.host, cycle=cycle, started=started
+                )
+                if task is not None:
+                    tasks.append(task)
+            elif own.is_success():
+                rejected = Status(Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE, status.message)
+                self._fail(fw, member, rejected, **context)
+            else:
+                self._fail(fw, member, own, **context)
+        patch_condition(fw, group, status)
+        return tasks
+
+    def _fail(
+        self,
+        fw: Framework,
+        member: MemberResult,
+        status: Status,
+        *,
+        rejectors: set[str],
+        cycle: int,
+        started: float,
+    ) -> None:
+        if status.is_rejected():
+            member.qpi.unschedulable_plugins = set(rejectors)
+        self.handle_failure(fw, member.qpi, status, cycle, started)
+
+    def _fail_all(
+        self,
+        fw: Framework,
+        group: SchedulingPodGroup,
+        queued: list[QueuedPodInfo],
+        status: Status,
+        *,
+        cycle: int,
+        started: float,
+    ) -> None:
+        for qpi in queued:
+            self.handle_failure(fw, qpi, status, cycle, started)
+        patch_condition(fw, group, status)
+
+    def _missing_group(
+        self, fw: Framework, queued: list[QueuedPodInfo], cycle: int, started: float
+    ) -> None:
+        """The PodGroup went away after the members were queued: they wait for it again."""
+        name = queued[0].pod.pod_group_name
+        message = f'waiting for pods\'s pod group "{name}" to appear in scheduling queue'
+        status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message, plugin=GANG_PLUGIN)
+        for qpi in queued:
+            qpi.unschedulable_plugins = {GANG_PLUGIN}
+            self.handle_failure(fw, qpi, status, cycle, started)
+
+    def _bound_pods(self) -> list[Pod]:
+        return [pod for info in self.snapshot.node_infos for pod in info.pods.values()]
+
+
+def _validate(queued: list[QueuedPodInfo]) -> str:
+    """Upstream `validatePodGroup` for the queued members: one scheduler name, one priority,
+    one preemption policy."""
+    first = queued[0].pod
+    for qpi in queued[1:]:
+        pod = qpi.pod
+        if pod.scheduler_name != first.scheduler_name:
+            return (
+                "all pods in a single pod group should have the same .spec.schedulerName set, "
+                f'got: "{pod.scheduler_name}" and "{first.scheduler_name}"'
+            )
+        if pod.priority != first.priority:
+            return (
+                "all pods in a single pod group should have the same priority as the pod "
+                f"group's priority, got {pod.priority} and {first.priority}"
+            )
+        if pod.preemption_policy != first.preemption_policy:
+            return (
+                "all pods in a single pod group should have the same preemption policy, "
+                f"got {pod.preemption_policy} and {first.preemption_policy}"
+            )
+    return ""
+
+
+__all__ = ["PodGroupCycles"]
