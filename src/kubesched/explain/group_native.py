@@ -1,6 +1,7 @@
 """kube-scheduler's native PodGroup (`scheduling.k8s.io/v1beta1`, GenericWorkload) of a pod
-with `spec.schedulingGroup.podGroupName`, read as a plain object (no model of it here):
-`spec.schedulingPolicy.gang.minCount` and `status.conditions`."""
+with `spec.schedulingGroup.podGroupName`, parsed by the model the GangScheduling plugin
+reads (`model.SchedulingPodGroup`): `spec.schedulingPolicy.gang.minCount` and
+`status.conditions`."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kubesched.apis.config import Profile
-from kubesched.explain.group_read import GroupUnreadable, as_int, conditions, get_group
+from kubesched.explain.group_read import GroupUnreadable, conditions, get_group
 from kubesched.explain.group_report import GroupReport
+from kubesched.model.apiobject import ApiObject
+from kubesched.model.podgroup import SchedulingPodGroup
 
 if TYPE_CHECKING:
     from kubesched.explain.live import Reader
@@ -43,10 +46,9 @@ async def read_native(
         return replace(report, problem=str(exc))
     if obj is None:
         return replace(report, found=False)
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    gang = (spec.get("schedulingPolicy") or {}).get("gang") or {}
+    group = SchedulingPodGroup.of(ApiObject.from_json(obj))
     return replace(
         report,
-        min_count=as_int(gang.get("minCount")),
-        conditions=conditions(status),
+        min_count=group.min_count or 0,
+        conditions=conditions(group.obj.status),
     )
