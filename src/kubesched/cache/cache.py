@@ -157,6 +157,20 @@ class SchedulerCache:
         self._uncount(state.pod)
         return True
 
+    def set_aside(self, pod: Pod) -> PodState | None:
+        """Stop counting `pod` for a what-if (pod-group preemption removes its victims);
+        `put_back` undoes it exactly (an assumed pod stays assumed). Only within one
+        synchronous scheduling cycle: no informer event may come in between."""
+        state = self._pods.pop(pod.uid, None)
+        if state is not None:
+            self._uncount(state.pod)
+        return state
+
+    def put_back(self, state: PodState) -> None:
+        """Count a pod `set_aside` took out again, as it was."""
+        self._count(state.pod)
+        self._pods[state.pod.uid] = state
+
     # ---- queries ------------------------------------------------------------------------
 
     def is_assumed(self, uid: str) -> bool:

@@ -34,6 +34,11 @@ class SchedulingPodGroup:
     generation: int
     conditions: tuple[Mapping[str, Any], ...]
     obj: ApiObject
+    priority: int = 0
+    """`spec.priority` (set by the API server from `priorityClassName`); 0 when unset, as
+    upstream's `PodGroupPriority`."""
+    disrupt_all: bool = False
+    """`spec.disruptionMode.all` is set: preemption evicts the group's pods together."""
 
     @property
     def key(self) -> str:
@@ -56,11 +61,21 @@ class SchedulingPodGroup:
             generation=obj.generation,
             conditions=tuple(c for c in conditions if isinstance(c, Mapping)),
             obj=obj,
+            priority=_int(obj.spec.get("priority")),
+            disrupt_all=isinstance((obj.spec.get("disruptionMode") or {}).get("all"), Mapping),
         )
+
+    @property
+    def uid(self) -> str:
+        return self.obj.uid
 
     def condition(self, kind: str) -> Mapping[str, Any] | None:
         """The status condition of type `kind`, if any."""
         return next((c for c in self.conditions if c.get("type") == kind), None)
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def pod_group_key(pod: Pod) -> str:

@@ -26,7 +26,7 @@ from kubesched.framework import (
     schedule_pod,
 )
 from kubesched.model import Pod, SchedulingPodGroup
-from kubesched.queue import QueuedPodInfo
+from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.scheduler.binder import rejected_on_node
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -58,7 +58,10 @@ class _Trial:
     fw: Framework
     cache: SchedulerCache
     snapshot: Snapshot
+    nominator: Nominator | None = None
+    """As upstream's assume, a placed member's nomination is dropped; the revert restores it."""
     undo: list[tuple[CycleState, Pod, str]] = field(default_factory=list)
+    nominated: list[tuple[Pod, str]] = field(default_factory=list)
 
     def place(self, qpi: QueuedPodInfo) -> MemberResult:
         result = MemberResult(qpi)
@@ -95,7 +98,14 @@ class _Trial:
             result.status, result.host = status, ""
         else:
             self.undo.append((result.state, assumed, result.host))
+            self._drop_nomination(result.qpi.pod)
         self.cache.update_snapshot(self.snapshot)
+
+    def _drop_nomination(self, pod: Pod) -> None:
+        node = self.nominator.node_of(pod.uid) if self.nominator is not None else ""
+        if self.nominator is not None and node:
+            self.nominator.delete(pod.uid)
+            self.nominated.append((pod, node))
 
     def revert(self) -> None:
         """Undo every trial, newest first (Unreserve, forget the assumed pod)."""
@@ -103,6 +113,9 @@ class _Trial:
             state, assumed, host = self.undo.pop()
             self.fw.run_unreserve(state, assumed, host)
             self.cache.forget_pod(assumed)
+        while self.nominator is not None and self.nominated:
+            pod, node = self.nominated.pop()
+            self.nominator.add(pod, node_name=node)
         self.cache.update_snapshot(self.snapshot)
 
 
@@ -114,9 +127,10 @@ def schedule_group(
     group: SchedulingPodGroup,
     queued: list[QueuedPodInfo],
     scheduled: int,
+    nominator: Nominator | None = None,
 ) -> GroupResult:
     """Try every member of `queued` (`scheduled` members are already bound or assumed)."""
-    trial = _Trial(fw, cache, snapshot)
+    trial = _Trial(fw, cache, snapshot, nominator)
     try:
         return _run(fw, trial, group, queued, PlacementProgress(scheduled, len(queued)))
     finally:

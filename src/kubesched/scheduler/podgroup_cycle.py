@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,15 +26,18 @@ from kubesched.scheduler.podgroup_algorithm import (
     MemberResult,
     schedule_group,
 )
+from kubesched.scheduler.podgroup_preemption import evaluate_group
 from kubesched.scheduler.podgroup_status import (
+    PREEMPTION_PLUGIN,
+    as_post_filter_status,
     patch_condition,
-    post_filter_reason,
     with_post_filter,
 )
 
 GANG_PLUGIN = "GangScheduling"
 AssumeAndReserve = Callable[..., BindingTask | None]
 HandleFailure = Callable[..., None]
+PreemptGroup = Callable[..., None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +50,9 @@ class PodGroupCycles:
     assume_and_reserve: AssumeAndReserve
     """`Scheduler._assume_and_reserve(fw, state, qpi, host=, cycle=, started=)`."""
     handle_failure: HandleFailure
-    """`Scheduler._handle_failure(fw, qpi, status, cycle, started)`."""
+    """`Scheduler._handle_failure(fw, qpi, status, cycle, started, nominate=)`."""
+    preempt_group: PreemptGroup | None = None
+    """`Preemptions.start_group(profile=, group=, members=, victims=)`."""
 
     def schedule(self, fw: Framework, first: QueuedPodInfo, cycle: int) -> list[BindingTask]:
         """One cycle for the group of `first`; the bindings to start (all members or none)."""
@@ -123,15 +128,21 @@ class PodGroupCycles:
             *result.members,
             *(MemberResult(qpi, status=status) for qpi in queued[len(result.members) :]),
         ]
+        nominations: Mapping[str, str] = {}
+        waiting = False
         if status.code is Code.UNSCHEDULABLE:
-            reason = post_filter_reason(fw, [qpi.pod for qpi in queued], self._bound_pods())
-            status = with_post_filter(status, reason)
+            outcome = self._post_filter(fw, group, queued)
+            if outcome is not None:
+                post_filter, nominations = outcome
+                waiting = post_filter.is_success()
+                status = with_post_filter(status, post_filter)
         rejectors = {name for m in members for name in m.rejectors}
         rejectors.update({status.plugin} if status.plugin else ())
         context: dict[str, Any] = {"rejectors": rejectors, "cycle": cycle, "started": started}
         tasks: list[BindingTask] = []
         for member in members:
             own = member.status
+            nominate = nominations.get(member.qpi.uid, "")
             if status.is_error():
                 chosen = own if own.is_error() else status
                 self._fail(fw, member, chosen, **context)
@@ -141,13 +152,52 @@ class PodGroupCycles:
                 )
                 if task is not None:
                     tasks.append(task)
+            elif own.is_success() and waiting:
+                nominated = nominations.get(member.qpi.uid)
+                self._fail(fw, member, status, nominate=nominated, **context)
             elif own.is_success():
                 rejected = Status(Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE, status.message)
                 self._fail(fw, member, rejected, **context)
             else:
-                self._fail(fw, member, own, **context)
+                self._fail(fw, member, own, nominate=nominate, **context)
         patch_condition(fw, group, status)
         return tasks
+
+    def _post_filter(
+        self, fw: Framework, group: SchedulingPodGroup, queued: list[QueuedPodInfo]
+    ) -> tuple[Status, Mapping[str, str]] | None:
+        """Upstream's PodGroupPostFilter (DefaultPreemption's, when the profile enables it):
+        its status (message prefixed) and the members' nominations; evicts the victims."""
+        if not any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
+            return None
+        store = fw.handle.lister(SCHEDULING_PODGROUPS)
+        groups: dict[tuple[str, str], SchedulingPodGroup | None] = {}
+
+        def group_of(pod: Pod) -> SchedulingPodGroup | None:
+            key = (pod.namespace, pod.pod_group_name)
+            if key not in groups:
+                obj = store.get(pod.pod_group_name, pod.namespace)
+                groups[key] = SchedulingPodGroup.of(obj) if obj is not None else None
+            return groups[key]
+
+        outcome = evaluate_group(
+            fw,
+            cache=self.cache,
+            snapshot=self.snapshot,
+            group=group,
+            queued=queued,
+            scheduled=self._scheduled(fw, group),
+            group_of=group_of,
+            pdbs=fw.handle.pod_disruption_budgets(),
+            nominator=self.queue.nominator,
+            now=time.time(),
+        )
+        if outcome.victims and self.preempt_group is not None:
+            members = [qpi.pod for qpi in queued]
+            self.preempt_group(
+                profile=fw.profile_name, group=group, members=members, victims=outcome.victims
+            )
+        return as_post_filter_status(outcome.status), outcome.nominations
 
     def _fail(
         self,
@@ -158,10 +208,11 @@ class PodGroupCycles:
         rejectors: set[str],
         cycle: int,
         started: float,
+        nominate: str | None = "",
     ) -> None:
         if status.is_rejected():
             member.qpi.unschedulable_plugins = set(rejectors)
-        self.handle_failure(fw, member.qpi, status, cycle, started)
+        self.handle_failure(fw, member.qpi, status, cycle, started, nominate=nominate)
 
     def _fail_all(
         self,
@@ -187,9 +238,6 @@ class PodGroupCycles:
         for qpi in queued:
             qpi.unschedulable_plugins = {GANG_PLUGIN}
             self.handle_failure(fw, qpi, status, cycle, started)
-
-    def _bound_pods(self) -> list[Pod]:
-        return [pod for info in self.snapshot.node_infos for pod in info.pods.values()]
 
 
 def _validate(queued: list[QueuedPodInfo]) -> str:

@@ -1,6 +1,7 @@
 """What a pod-group cycle reports besides each member's FailedScheduling: the
 `PodGroupInitiallyScheduled` condition of the PodGroup (upstream `updatePodGroupCondition`),
-and the reason PodGroupPostFilter (group preemption) adds to a rejected group's message.
+and what PodGroupPostFilter (group preemption, `podgroup_preemption`) adds to a rejected
+group's status.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import Code, Framework, Status
-from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.model import SchedulingPodGroup
 from kubesched.model.podgroup import (
     INITIALLY_SCHEDULED,
     REASON_SCHEDULED,
@@ -20,6 +21,7 @@ from kubesched.model.podgroup import (
 )
 
 PREEMPTION_PLUGIN = "DefaultPreemption"
+PREFIX = "pod group preemption: "
 
 
 def _now() -> str:
@@ -74,22 +76,22 @@ def patch_condition(fw: Framework, group: SchedulingPodGroup, status: Status) ->
         fw.handle.patch_status(SCHEDULING_PODGROUPS, group.obj, {"conditions": conditions})
 
 
-def post_filter_reason(fw: Framework, members: Sequence[Pod], bound: Sequence[Pod]) -> str:
-    """The reason upstream's PodGroupPostFilter adds to an unschedulable group: kubesched
-    does not preempt for a group, so it tells what DefaultPreemption would find when there
-    is nothing to preempt, and says group preemption is missing otherwise."""
-    if not any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
-        return ""
-    if members and members[0].preemption_policy == "Never":
-        return "pod group preemption: not eligible due to preemptionPolicy=Never."
-    priority = members[0].priority if members else 0
-    if any(pod.priority < priority for pod in bound):
-        return "pod group preemption: not implemented by kubesched"
-    return "pod group preemption: No preemption victims found for incoming preemptor"
+def as_post_filter_status(status: Status) -> Status:
+    """What upstream's framework makes of DefaultPreemption's PodGroupPostFilter status:
+    the message prefixed `pod group preemption: `, an error wrapped."""
+    message = f"{PREFIX}{status.message}" if status.message else ""
+    if status.is_error():
+        wrapped = f'error in "{PREEMPTION_PLUGIN}" PodGroupPostFilter plugins: {message}'
+        return Status(Code.ERROR, wrapped, plugin=PREEMPTION_PLUGIN)
+    if status.is_success():
+        return Status(Code.SUCCESS, message)
+    return Status(status.code, message, plugin=PREEMPTION_PLUGIN)
 
 
-def with_post_filter(status: Status, reason: str) -> Status:
-    """Upstream `applyPodGroupPostFilterResult` for an unsuccessful PodGroupPostFilter."""
-    if status.code is not Code.UNSCHEDULABLE:
-        return status
-    return Status(status.code, *status.reasons, reason, plugin=status.plugin)
+def with_post_filter(status: Status, post_filter: Status) -> Status:
+    """Upstream `applyPodGroupPostFilterResult`: an error replaces the group's status, any
+    other outcome adds its message as one more reason."""
+    if post_filter.is_error():
+        return post_filter
+    reasons = (*status.reasons, post_filter.message) if post_filter.message else status.reasons
+    return Status(status.code, *reasons, plugin=status.plugin)

@@ -24,6 +24,12 @@ DefaultPreemption's PostFilter (found a candidate or not; the plugin reports it 
 Handle, `attempted`), `scheduler_preemption_victims` observes the number of victims of each
 preemption started (`start`, as upstream's executor, before any eviction).
 
+A pod group's preemption (`start_group`, the `GenericWorkload` gate) runs the same way for
+the group: its UID is held (DefaultPreemption's PreEnqueue holds its members), the "node" is
+`cluster`, the texts name the `podgroup` (`Preempted by podgroup <uid> on node cluster`,
+`<scheduler>: preempting to accommodate a higher priority podgroup`, the event's related
+object is the PodGroup), and the members held are activated at the end.
+
 Also here: the pods nominated to nodes (from the queue's nominator) and the
 PodDisruptionBudgets (from an informer the application runs when DefaultPreemption is on).
 """
@@ -39,12 +45,13 @@ from typing import Any, Protocol
 from kubesched.framework import WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
 from kubesched.model.pod import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import FencedError
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.scheduler.preemptor import GROUP_NODE, Preemptor
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +140,24 @@ class Preemptions:
         self, *, profile: str, preemptor: Pod, node_name: str, victims: Sequence[Pod]
     ) -> None:
         """Evict `victims` for `preemptor` in the background (see the module docstring)."""
+        self._start(profile, Preemptor.of_pod(preemptor), node_name, victims)
+
+    def start_group(
+        self,
+        *,
+        profile: str,
+        group: SchedulingPodGroup,
+        members: Sequence[Pod],
+        victims: Sequence[Pod],
+    ) -> None:
+        """Evict `victims` for a pod group (upstream `actuatePodGroupPreemption`): as for a
+        pod, the group's UID is held while it runs, the event says `Preempted by podgroup
+        <uid> on node cluster`, and the members held at PreEnqueue are activated at the end."""
+        self._start(profile, Preemptor.of_group(group, members), GROUP_NODE, victims)
+
+    def _start(
+        self, profile: str, preemptor: Preemptor, node_name: str, victims: Sequence[Pod]
+    ) -> None:
         if self._metrics is not None:
             self._metrics.preemption_victims.observe(len(victims))
         evict = [victim for victim in victims if not victim.deleting]
@@ -156,7 +181,12 @@ class Preemptions:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def _run(
-        self, profile: str, preemptor: Pod, node_name: str, victims: list[Pod], lower: list[Pod]
+        self,
+        profile: str,
+        preemptor: Preemptor,
+        node_name: str,
+        victims: list[Pod],
+        lower: list[Pod],
     ) -> None:
         log.info(
             '"preempting" preemptor="%s" node="%s" victims=%d',
@@ -186,9 +216,10 @@ class Preemptions:
             self._running.discard(preemptor.uid)
             self._release(preemptor, force=activate)
 
-    def _release(self, preemptor: Pod, *, force: bool) -> None:
-        """Activate the preemptor if it was held while evicting (or `force`)."""
-        self._activate_held(preemptor.uid, gated_by=PLUGIN, force=force)
+    def _release(self, preemptor: Preemptor, *, force: bool) -> None:
+        """Activate the preemptor's pods held while evicting (or all, with `force`)."""
+        for pod in preemptor.pods:
+            self._activate_held(pod.uid, gated_by=PLUGIN, force=force)
 
     async def _clear_nominations(self, pods: list[Pod]) -> None:
         for pod in pods:
@@ -206,9 +237,9 @@ class Preemptions:
             except ApiError as exc:  # not critical, as upstream
                 log.warning('"cannot clear nominatedNodeName" pod="%s" err="%s"', pod.key, exc)
 
-    async def _evict(self, profile: str, preemptor: Pod, node_name: str, victim: Pod) -> bool:
+    async def _evict(self, profile: str, preemptor: Preemptor, node_name: str, victim: Pod) -> bool:
         """Evict one victim; True when it was rejected in memory (it waited at Permit)."""
-        note = f"Preempted by pod {preemptor.uid} on node {node_name}"
+        note = f"Preempted by {preemptor.kind} {preemptor.uid} on node {node_name}"
         if self._fenced():
             raise FencedError("not preempting: leader lease not renewed in time")
         waiting = self._waiting.get(victim.uid)
@@ -216,7 +247,7 @@ class Preemptions:
             self._event(profile, victim, preemptor, f"{note} (in kube-scheduler memory).")
             return True
         try:
-            await self._mark_disruption_target(victim, scheduler_name=preemptor.scheduler_name)
+            await self._mark_disruption_target(victim, preemptor)
             await self._api.delete(
                 _pod_path(victim),
                 body={
@@ -231,14 +262,15 @@ class Preemptions:
         self._event(profile, victim, preemptor, note)
         return False
 
-    async def _mark_disruption_target(self, victim: Pod, *, scheduler_name: str) -> None:
+    async def _mark_disruption_target(self, victim: Pod, preemptor: Preemptor) -> None:
         if victim.preempted_by_scheduler:
             return
+        scheduler_name, kind = preemptor.scheduler_name, preemptor.kind
         condition: dict[str, Any] = {
             "type": DISRUPTION_TARGET,
             "status": "True",
             "reason": PREEMPTION_BY_SCHEDULER,
-            "message": f"{scheduler_name}: preempting to accommodate a higher priority pod",
+            "message": f"{scheduler_name}: preempting to accommodate a higher priority {kind}",
             "lastTransitionTime": _now(),
         }
         if victim.generation:
@@ -248,11 +280,11 @@ class Preemptions:
             f"{_pod_path(victim)}/status", body, content_type=STRATEGIC_MERGE_PATCH
         )
 
-    def _event(self, profile: str, victim: Pod, preemptor: Pod, note: str) -> None:
+    def _event(self, profile: str, victim: Pod, preemptor: Preemptor, note: str) -> None:
         self._recorder.record(
             controller=profile,
             regarding=ObjectRef.of_pod(victim),
-            related=ObjectRef.of_pod(preemptor),
+            related=preemptor.ref,
             type="Normal",
             reason="Preempted",
             action="Preempting",

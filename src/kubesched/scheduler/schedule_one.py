@@ -32,7 +32,7 @@ from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.scheduler.podgroup_cycle import PodGroupCycles
+from kubesched.scheduler.podgroup_cycle import PodGroupCycles, PreemptGroup
 from kubesched.scheduler.podstatus import (
     SCHEDULER_ERROR,
     UNSCHEDULABLE,
@@ -63,9 +63,12 @@ class Scheduler:
         fenced: Callable[[], bool] = lambda: False,
         binding_concurrency: int = 64,
         pod_groups: bool = False,
+        preempt_group: PreemptGroup | None = None,
     ) -> None:
         """`pod_groups` (the `GenericWorkload` feature gate): members of a
-        `scheduling.k8s.io` PodGroup are scheduled together (`podgroup_cycle`)."""
+        `scheduling.k8s.io` PodGroup are scheduled together (`podgroup_cycle`);
+        `preempt_group` (`Preemptions.start_group`) evicts the victims a group's
+        preemption chose."""
         self._frameworks = frameworks
         self._cache = cache
         self._snapshot = snapshot
@@ -95,6 +98,7 @@ class Scheduler:
                 queue=queue,
                 assume_and_reserve=self._assume_and_reserve,
                 handle_failure=self._handle_failure,
+                preempt_group=preempt_group,
             )
             if pod_groups
             else None

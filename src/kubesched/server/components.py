@@ -200,6 +200,7 @@ def build(
         lookup_pod=pods.store.get,
         fenced=fenced,
         pod_groups=config.generic_workload,
+        preempt_group=preemptions.start_group,
     )
     return Components(
         config=config,

@@ -48,6 +48,18 @@ def split_by_pdb_violation(
     """(violating, non-violating), each in the given order. Evicting a pod uses one of the
     `disruptionsAllowed` of every PDB selecting it (in victim order); it violates when one
     goes below zero. Pods already in a PDB's `disruptedPods` use none of its budget."""
+    counts = violation_counts([(pod,) for pod in victims], pdbs)
+    violating = [pod for pod, count in zip(victims, counts, strict=True) if count]
+    non_violating = [pod for pod, count in zip(victims, counts, strict=True) if not count]
+    return violating, non_violating
+
+
+def violation_counts(
+    victims: Sequence[Sequence[Pod]], pdbs: Sequence[PodDisruptionBudget]
+) -> list[int]:
+    """For each victim (one pod, or the pods of a group evicted together), in order, how
+    many of its pods would break a PDB (upstream `FilterVictimsWithPDBViolation`: the
+    budgets are shared by every victim, used in the given order)."""
     allowed = [pdb.disruptions_allowed for pdb in pdbs]
 
     def violates(pod: Pod) -> bool:
@@ -63,8 +75,4 @@ def split_by_pdb_violation(
                 return True
         return False
 
-    violating: list[Pod] = []
-    non_violating: list[Pod] = []
-    for pod in victims:
-        (violating if violates(pod) else non_violating).append(pod)
-    return violating, non_violating
+    return [sum(1 for pod in pods if violates(pod)) for pods in victims]

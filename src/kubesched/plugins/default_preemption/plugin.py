@@ -9,7 +9,10 @@ the cycle's inputs, asks the Handle to evict the victims in the background
 3 No preemption victims found for incoming pod.`
 
 PreEnqueue keeps a preemptor out of activeQ while its victims are being evicted (it must
-not preempt twice); `waiting for the preemption for this pod to be finished`.
+not preempt twice); `waiting for the preemption for this pod to be finished`. With the
+`GenericWorkload` gate a member of a native PodGroup is held while its group's preemption
+runs (`waiting for the preemption for this pod group to be finished`; the group's own
+preemption is the pod-group cycle's, `kubesched.scheduler.podgroup_preemption`).
 
 Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
 `minCandidateNodesAbsolute` (default 100): the dry run stops once it has found
@@ -30,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import (
     FILTER_RUNNER_KEY,
     ActionType,
@@ -42,7 +46,7 @@ from kubesched.framework import (
     PostFilterResult,
     Status,
 )
-from kubesched.model import Pod
+from kubesched.model import ApiObject, Pod
 from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
 from kubesched.plugins.helper.args import ArgsError, check_fields, integer
 
@@ -51,6 +55,7 @@ _KIND = "DefaultPreemptionArgs"
 _MAX_INT32 = 2**31 - 1
 PREFIX = "preemption: "
 WAITING = "waiting for the preemption for this pod to be finished"
+WAITING_GROUP = "waiting for the preemption for this pod group to be finished"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +107,24 @@ class DefaultPreemption:
     # ---- PreEnqueue ---------------------------------------------------------------------
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
+        if pod.pod_group_name:
+            group = self._pod_group(pod)
+            if group is not None:  # GenericWorkload: the group preempts, not the pod
+                if group.uid and self._handle.is_preempting(group.uid):
+                    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_GROUP)
+                return None
         if self._handle.is_preempting(pod.uid):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING)
         return None
+
+    def _pod_group(self, pod: Pod) -> ApiObject | None:
+        """The pod's native PodGroup; None without it, or without the PodGroup informer
+        (the `GenericWorkload` gate off)."""
+        try:
+            store = self._handle.lister(SCHEDULING_PODGROUPS)
+        except KeyError:
+            return None
+        return store.get(pod.pod_group_name, pod.namespace)
 
     def events_to_register(self) -> Sequence[ClusterEvent]:
         # A held preemptor is activated by the eviction's end; a victim's deletion may too.

@@ -1,0 +1,235 @@
+"""Preemption for a pod group that does not fit (kube-scheduler v1.37's PodGroupPostFilter of
+DefaultPreemption, `GenericWorkload`; upstream `PodGroupEvaluator.Preempt`), the decision
+only: `Preemptions.start_group` evicts.
+
+1. Members with `preemptionPolicy: Never` make the group ineligible.
+2. A preemption of this group still running (a pod of lower priority, preempted by a
+   scheduler, terminating on a node a member is nominated to) is waited for: the members
+   keep their nominations.
+3. The domain is the whole cluster (`podgroup_victims.collect`); victims are those of
+   strictly lower priority than the group's (`spec.priority`). Without any: `No preemption
+   victims found for incoming preemptor`.
+4. Every such victim is taken off the cluster and the group is placed again
+   (`schedule_group`); if it still does not fit, that cycle's status is the answer.
+5. Then, most important first (PDB-violating victims first), each victim is put back if
+   every placed member still passes Filter on its node, the members taken as placed one
+   after the other (Reserve), with the cycle states of step 4 kept current through the
+   PreFilter extensions. The victims not put back are evicted; every placed member is
+   nominated to its node.
+
+The cache is changed (victims set aside, members assumed) only within this synchronous call,
+and restored before it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kubesched.cache import PodState, SchedulerCache, Snapshot
+from kubesched.framework import Code, Framework, Status
+from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
+from kubesched.plugins.default_preemption.pdb import violation_counts
+from kubesched.queue import Nominator, QueuedPodInfo
+from kubesched.scheduler.podgroup_algorithm import MemberResult, schedule_group
+from kubesched.scheduler.podgroup_victims import (
+    GroupOf,
+    Victim,
+    by_importance,
+    collect,
+    pod_priority,
+)
+
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NO_VICTIMS = "No preemption victims found for incoming preemptor"
+ONGOING = "ongoing preemption on nominated nodes"
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPreemption:
+    """The outcome: SUCCESS with the members' nominations (pod UID -> node, "" clears one)
+    and the victims to evict (most important first), or why preemption cannot help."""
+
+    status: Status
+    nominations: Mapping[str, str] = field(default_factory=dict)
+    victims: tuple[Pod, ...] = ()
+    num_pdb_violations: int = 0
+
+
+class _ExtensionError(Exception):
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+@dataclass(slots=True)
+class _Aside:
+    """Victims' pods taken out of the cache, and put back."""
+
+    cache: SchedulerCache
+    snapshot: Snapshot
+    states: dict[str, PodState] = field(default_factory=dict)
+
+    def remove(self, pods: Sequence[Pod]) -> None:
+        for pod in pods:
+            state = self.cache.set_aside(pod)
+            if state is not None:
+                self.states[pod.uid] = state
+        self.cache.update_snapshot(self.snapshot)
+
+    def put_back(self, pods: Sequence[Pod]) -> None:
+        for pod in pods:
+            state = self.states.pop(pod.uid, None)
+            if state is not None:
+                self.cache.put_back(state)
+        self.cache.update_snapshot(self.snapshot)
+
+    def restore(self) -> None:
+        for state in self.states.values():
+            self.cache.put_back(state)
+        self.states.clear()
+        self.cache.update_snapshot(self.snapshot)
+
+
+def evaluate_group(
+    fw: Framework,
+    *,
+    cache: SchedulerCache,
+    snapshot: Snapshot,
+    group: SchedulingPodGroup,
+    queued: Sequence[QueuedPodInfo],
+    scheduled: int,
+    group_of: GroupOf,
+    pdbs: Sequence[PodDisruptionBudget],
+    nominator: Nominator | None = None,
+    now: float,
+) -> GroupPreemption:
+    """What preempting for the group would do (see the module docstring); the status's
+    message is upstream's, without the `pod group preemption: ` prefix."""
+    members = [qpi.pod for qpi in queued]
+    if any(pod.preemption_policy == "Never" for pod in members):
+        return GroupPreemption(Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER))
+    nominated = {pod.uid: _nominated(pod, nominator) for pod in members}
+    if _ongoing(snapshot, set(nominated.values()) - {""}, group_of, group.priority):
+        return GroupPreemption(Status(Code.SUCCESS, ONGOING), nominated)
+    potential = [
+        victim
+        for victim in collect(snapshot.node_infos, group_of, now=now)
+        if victim.priority < group.priority
+    ]
+    if not potential:
+        return GroupPreemption(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS))
+    aside = _Aside(cache, snapshot)
+    try:
+        for victim in potential:
+            aside.remove(victim.pods)
+        result = schedule_group(
+            fw,
+            cache=cache,
+            snapshot=snapshot,
+            group=group,
+            queued=list(queued),
+            scheduled=scheduled,
+            nominator=nominator,
+        )
+        if not result.status.is_success():
+            return GroupPreemption(result.status)
+        placed = [m for m in result.members if m.host and m.status.is_success()]
+        chosen, violations = _select(fw, aside, placed, by_importance(potential), pdbs)
+    except _ExtensionError as err:
+        return GroupPreemption(err.status)
+    finally:
+        aside.restore()
+    victims = tuple(pod for victim in by_importance(chosen) for pod in victim.pods)
+    message = f"found a placement for podgroup, preempting {len(victims)} victims"
+    nominations = {m.qpi.pod.uid: m.host for m in placed}
+    return GroupPreemption(Status(Code.SUCCESS, message), nominations, victims, violations)
+
+
+def _nominated(pod: Pod, nominator: Nominator | None) -> str:
+    if pod.nominated_node_name:
+        return pod.nominated_node_name
+    return nominator.node_of(pod.uid) if nominator is not None else ""
+
+
+def _ongoing(snapshot: Snapshot, nodes: set[str], group_of: GroupOf, priority: int) -> bool:
+    """Upstream `isOngoingPreemption`."""
+    for name in nodes:
+        info = snapshot.get(name)
+        if info is None:
+            continue
+        for pod in info.pods.values():
+            terminating = pod.deleting and pod.preempted_by_scheduler
+            if terminating and pod_priority(pod, group_of) < priority:
+                return True
+    return False
+
+
+def _select(
+    fw: Framework,
+    aside: _Aside,
+    placed: list[MemberResult],
+    ordered: list[Victim],
+    pdbs: Sequence[PodDisruptionBudget],
+) -> tuple[list[Victim], int]:
+    """The victims that cannot be put back, and their PDB violations."""
+    counts = violation_counts([victim.pods for victim in ordered], pdbs)
+    violating = [(v, n) for v, n in zip(ordered, counts, strict=True) if n]
+    others = [v for v, n in zip(ordered, counts, strict=True) if not n]
+    chosen: list[Victim] = []
+    violations = 0
+    for victim, count in violating:
+        if not _reprieve(fw, aside, placed, victim):
+            chosen.append(victim)
+            violations += count
+    chosen.extend(victim for victim in others if not _reprieve(fw, aside, placed, victim))
+    return chosen, violations
+
+
+def _reprieve(fw: Framework, aside: _Aside, placed: list[MemberResult], victim: Victim) -> bool:
+    """Put `victim` back; True if every placed member still fits, else it is removed again."""
+    aside.put_back(victim.pods)
+    _extensions(fw, aside, placed, victim, add=True)
+    cache, snapshot = aside.cache, aside.snapshot
+    taken: list[tuple[MemberResult, Pod]] = []
+    try:
+        for member in placed:
+            info = snapshot.get(member.host)
+            status = (
+                fw.run_filter_with_nominated_pods(member.state, member.qpi.pod, info)
+                if info is not None
+                else Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node not found")
+            )
+            if not status.is_success():
+                aside.remove(victim.pods)
+                _extensions(fw, aside, placed, victim, add=False)
+                return False
+            assumed = cache.assume_pod(member.qpi.pod, member.host)
+            cache.update_snapshot(snapshot)
+            fw.run_reserve(member.state, assumed, member.host)
+            taken.append((member, assumed))
+        return True
+    finally:
+        for member, assumed in reversed(taken):
+            fw.run_unreserve(member.state, assumed, member.host)
+            cache.forget_pod(assumed)
+        cache.update_snapshot(snapshot)
+
+
+def _extensions(
+    fw: Framework, aside: _Aside, placed: list[MemberResult], victim: Victim, *, add: bool
+) -> None:
+    """Tell the members' cycle states that the victim's pods came back (or left)."""
+    for pod in victim.pods:
+        info = aside.snapshot.get(pod.node_name)
+        if info is None:
+            continue
+        for member in placed:
+            run = (
+                fw.run_pre_filter_extension_add_pod
+                if add
+                else fw.run_pre_filter_extension_remove_pod
+            )
+            status = run(member.state, member.qpi.pod, pod, info)
+            if not status.is_success():
+                raise _ExtensionError(Status(Code.ERROR, status.message))

@@ -1,0 +1,84 @@
+"""The victims a pod group may preempt, as kube-scheduler v1.37 collects and orders them for
+a group preemptor (`GenericWorkload`; upstream `newDomainForWorkloadPreemption`,
+`NewPodVictim`, `MoreImportantVictim`).
+
+The domain is the whole cluster. Every pod counted on a node is one victim, except the pods
+of a PodGroup with `spec.disruptionMode.all`, which are one victim together (all its
+scheduled pods, wherever they run). A pod of a PodGroup has the group's priority
+(`spec.priority`), whether or not the group is evicted as a whole; other pods their own.
+Most important first: higher priority, then groups before single pods (a pod of a PodGroup
+counts as a group), then more pods, then the earlier start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kubesched.framework import NodeInfo
+from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.plugins.default_preemption.evaluation import start_seconds
+
+POD, PODGROUP = "pod", "podgroup"
+"""Upstream's victim (and preemptor) types, as they appear in event messages."""
+_RANK = {POD: 1, PODGROUP: 2}
+
+GroupOf = Callable[[Pod], SchedulingPodGroup | None]
+"""The PodGroup a pod belongs to (None: none, or it does not exist)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Victim:
+    """Pods evicted together, with the priority and type they are ranked by."""
+
+    pods: tuple[Pod, ...]
+    priority: int
+    kind: str = POD
+    earliest_start: float = 0.0
+
+    @property
+    def is_group(self) -> bool:
+        return self.kind == PODGROUP
+
+
+def pod_priority(pod: Pod, group_of: GroupOf) -> int:
+    """Upstream `GetPodPriority`: the PodGroup's priority for its members."""
+    group = group_of(pod) if pod.pod_group_name else None
+    return group.priority if group is not None else pod.priority
+
+
+def collect(nodes: Sequence[NodeInfo], group_of: GroupOf, *, now: float) -> list[Victim]:
+    """Every victim in the cluster, in node order (upstream `getCrossNodesVictims`)."""
+    pods = [pod for info in nodes for pod in info.pods.values()]
+    members: dict[tuple[str, str], list[Pod]] = {}
+    for pod in pods:
+        if pod.pod_group_name:
+            members.setdefault((pod.namespace, pod.pod_group_name), []).append(pod)
+    seen: set[tuple[str, str]] = set()
+    victims: list[Victim] = []
+    for pod in pods:
+        group = group_of(pod) if pod.pod_group_name else None
+        if group is not None and group.disrupt_all:
+            key = (pod.namespace, pod.pod_group_name)
+            if key not in seen:
+                seen.add(key)
+                together = members[key]
+                victims.append(_victim(together, group.priority, PODGROUP, now))
+            continue
+        kind = PODGROUP if pod.pod_group_name else POD
+        victims.append(_victim([pod], pod_priority(pod, group_of), kind, now))
+    return victims
+
+
+def _victim(pods: Sequence[Pod], priority: int, kind: str, now: float) -> Victim:
+    started = [start_seconds(pod, now) for pod in pods if pod.start_time]
+    earliest = min(started) if started else now
+    return Victim(tuple(pods), priority, kind, earliest)
+
+
+def by_importance(victims: Sequence[Victim]) -> list[Victim]:
+    """Most important first (upstream `MoreImportantVictim`)."""
+    return sorted(
+        victims,
+        key=lambda v: (-v.priority, -_RANK[v.kind], -len(v.pods), v.earliest_start),
+    )

@@ -1,0 +1,94 @@
+"""Evicting for a pod group (`Preemptions.start_group`, upstream `actuatePodGroupPreemption`)
+against an in-memory API: the DisruptionTarget condition and `Preempted` event name the
+group, its UID is held while evicting (DefaultPreemption's PreEnqueue holds its members),
+and the held members are activated at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.apis.resources import SCHEDULING_PODGROUPS
+from kubesched.framework import Code, WaitingPods
+from kubesched.framework.listers import ClusterListers
+from kubesched.model import ApiObject, SchedulingPodGroup
+from kubesched.plugins.default_preemption.plugin import WAITING_GROUP, DefaultPreemption
+from kubesched.queue import Nominator
+from kubesched.scheduler.event_recorder import EventRecorder
+from kubesched.scheduler.preemption import Preemptions
+from kubesched.testing import FakeHandle, make_pod
+
+
+class Api:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, Any]] = []
+
+    async def patch(self, path: str, body: Any, **_: Any) -> dict[str, Any]:
+        self.calls.append(("PATCH", path, body))
+        return {}
+
+    async def delete(self, path: str, *, body: Any = None, **_: Any) -> dict[str, Any]:
+        self.calls.append(("DELETE", path, body))
+        return {}
+
+    async def post(self, path: str, body: Any, **_: Any) -> dict[str, Any]:
+        self.calls.append(("POST", path, body))
+        return body if isinstance(body, dict) else {}
+
+
+def _group() -> SchedulingPodGroup:
+    body = {
+        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priority": 100},
+    }
+    return SchedulingPodGroup.of(ApiObject.from_json(body))
+
+
+async def test_a_groups_victims_get_the_groups_texts_and_its_members_are_activated() -> None:
+    api = Api()
+    recorder = EventRecorder(api)  # type: ignore[arg-type]
+    activated: list[str] = []
+
+    def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
+        del gated_by, force
+        activated.append(uid)
+
+    preemptions = Preemptions(
+        api=api,  # type: ignore[arg-type]
+        recorder=recorder,
+        waiting_pods=WaitingPods(),
+        nominator=Nominator(),
+        activate_held=activate_held,
+    )
+    members = [
+        make_pod().name(f"w{i}").namespace("ns").uid(f"w{i}").scheduler("gang").model()
+        for i in range(2)
+    ]
+    victim = make_pod().name("v").namespace("ns").uid("v").node("n0").model()
+    preemptions.start_group(profile="gang", group=_group(), members=members, victims=[victim])
+    assert preemptions.is_preempting("pg-uid")
+    await preemptions.wait_idle()
+    assert not preemptions.is_preempting("pg-uid")
+    assert activated == ["w0", "w1"]
+    patch = next(body for method, _, body in api.calls if method == "PATCH")
+    condition = patch["status"]["conditions"][0]
+    assert condition["message"] == "gang: preempting to accommodate a higher priority podgroup"
+    assert [method for method, _, _ in api.calls] == ["PATCH", "DELETE"]
+    await recorder.drain(timeout=1)
+    events = [body for method, path, body in api.calls if path.endswith("/events")]
+    assert [e["note"] for e in events] == ["Preempted by podgroup pg-uid on node cluster"]
+    assert events[0]["related"]["kind"] == "PodGroup"
+
+
+def test_pre_enqueue_holds_a_member_while_its_group_preempts() -> None:
+    handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
+    handle.listers.add(SCHEDULING_PODGROUPS, _group().obj)
+    plugin = DefaultPreemption(args={}, handle=handle)
+    member = make_pod().name("w0").namespace("ns").uid("w0").pod_group("pg").model()
+    assert plugin.pre_enqueue(member) is None
+    handle.preempting.add("pg-uid")
+    status = plugin.pre_enqueue(member)
+    assert status is not None
+    assert (status.code, status.message) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_GROUP)
+    handle.preempting.add("w0")  # a member never preempts on its own with the gate on
+    handle.preempting.discard("pg-uid")
+    assert plugin.pre_enqueue(member) is None
