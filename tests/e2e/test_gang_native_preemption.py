@@ -1,0 +1,183 @@
+"""Pod-group preemption (kube-scheduler v1.37, `GenericWorkload`), kubesched against the gated
+kube-scheduler of `test_gang_native` on the same cluster, each on its own nodes.
+
+A gang of 2 (priority 1000) fits only if 2 of the 4 pods of priority 10 filling its 2 nodes
+go: both schedulers preempt 2 victims (DisruptionTarget condition, deletion, a `Preempted`
+event naming the PodGroup), nominate both members, say the same in the members'
+FailedScheduling and the PodGroup's condition, and once the test (playing the kubelet)
+finishes the victims' termination both bind the whole gang.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from harness import ApiClient, wait_for
+from test_gang_native import (
+    NODE_LABEL,
+    ORACLE,
+    OURS,
+    PG_PATH,
+    _bound,
+    _condition,
+    _nodes,
+    _reasons,
+    _seen_nodes,
+    both,
+    oracle,
+)
+
+from kubesched.testing import make_pod
+
+__all__ = ["both", "oracle"]  # the fixtures, shared with test_gang_native
+
+LOW, HIGH = 10, 1000
+
+
+@pytest.fixture
+def classes(api: ApiClient) -> Iterator[tuple[str, str]]:
+    suffix = secrets.token_hex(3)
+    names = (f"gang-low-{suffix}", f"gang-high-{suffix}")
+    for name, value in zip(names, (LOW, HIGH), strict=True):
+        body = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+        }
+        api.create(body)
+    try:
+        yield names
+    finally:
+        for name in names:
+            api.delete("PriorityClass", name)
+
+
+def _pod(name: str, *, klass: str, **spec: Any) -> dict[str, Any]:
+    body = make_pod().name(name).req(cpu="1").obj()
+    del body["metadata"]["uid"]
+    body["spec"].update(priorityClassName=klass, **spec)
+    return body
+
+
+def _gang(api: ApiClient, scheduler: str, ns: str, klass: str) -> list[str]:
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priorityClassName": klass},
+    }
+    api.request("POST", PG_PATH.format(ns=ns), body=group)
+    names = ["train-0", "train-1"]
+    for name in names:
+        body = _pod(
+            name,
+            klass=klass,
+            schedulerName=scheduler,
+            schedulingGroup={"podGroupName": "train"},
+            nodeSelector={NODE_LABEL: scheduler},
+        )
+        api.create(body, namespace=ns)
+    return names
+
+
+def _terminating(api: ApiClient, ns: str) -> list[dict[str, Any]]:
+    return [p for p in api.list("Pod", namespace=ns) if p["metadata"].get("deletionTimestamp")]
+
+
+def _nominations(api: ApiClient, ns: str, names: list[str]) -> list[str]:
+    pods = [api.get("Pod", name, namespace=ns) for name in names]
+    return [str(pod["status"].get("nominatedNodeName") or "") for pod in pods]
+
+
+def _disruption(pod: dict[str, Any], scheduler: str) -> str:
+    for cond in pod["status"].get("conditions") or ():
+        if cond["type"] == "DisruptionTarget":
+            return f"{cond['reason']}: {cond['message'].replace(scheduler, '<scheduler>')}"
+    return ""
+
+
+def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
+    api: ApiClient, both: dict[str, str], classes: tuple[str, str]
+) -> None:
+    low, high = classes
+    for scheduler, ns in both.items():
+        _nodes(api, scheduler, 2)  # 2 x 2 cpu
+        for i in range(4):
+            victim = _pod(f"low-{i}", klass=low, nodeName=f"{scheduler}-{i % 2}")
+            api.create(victim, namespace=ns)
+    _seen_nodes(api, both, 4)
+    members = {s: _gang(api, s, ns, high) for s, ns in both.items()}
+    victims = {
+        s: wait_for(
+            lambda ns=ns: _terminating(api, ns),
+            until=lambda pods: len(pods) >= 2,
+            message=f"{s} preempts",
+        )
+        for s, ns in both.items()
+    }
+    events = {
+        s: wait_for(
+            lambda ns=ns: api.events(ns, reason="Preempted"),
+            until=lambda found: len(found) >= 2,
+            message=f"{s}'s Preempted events",
+        )
+        for s, ns in both.items()
+    }
+    notes = {
+        s: sorted(re.sub(r"podgroup \S+", "podgroup <uid>", e.note) for e in found)
+        for s, found in events.items()
+    }
+    assert notes[OURS] == notes[ORACLE] == ["Preempted by podgroup <uid> on node cluster"] * 2
+    disruptions = {s: sorted(_disruption(p, s) for p in pods) for s, pods in victims.items()}
+    preempting = "<scheduler>: preempting to accommodate a higher priority podgroup"
+    assert disruptions[OURS] == disruptions[ORACLE]
+    assert disruptions[OURS] == [f"PreemptionByScheduler: {preempting}"] * 2
+    reasons = {s: _reasons(api, ns, members[s]) for s, ns in both.items()}
+    assert reasons[OURS] == reasons[ORACLE]
+    nominated = {
+        s: wait_for(
+            lambda ns=ns, names=members[s]: _nominations(api, ns, names),
+            until=all,
+            message=f"{s} nominates both members",
+        )
+        for s, ns in both.items()
+    }
+    assert all(node.startswith(f"{s}-") for s, nodes in nominated.items() for node in nodes)
+    says = "pod group preemption: found a placement for podgroup, preempting 2 victims"
+    conditions = {
+        s: wait_for(
+            lambda ns=ns: _condition(api, ns, "train"),
+            until=lambda c: c is not None and says in c[2],
+            message=f"{s}'s condition",
+        )
+        for s, ns in both.items()
+    }
+    assert conditions[OURS] == conditions[ORACLE]
+    assert conditions[OURS][:2] == ("False", "Unschedulable")
+    for scheduler, ns in both.items():
+        assert len(_terminating(api, ns)) == 2, f"{scheduler} preempted exactly 2"
+        for pod in _terminating(api, ns):  # the kubelet's part: the victims stop
+            api.delete("Pod", pod["metadata"]["name"], namespace=ns, grace_period=0)
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _bound(api, ns),
+            until=lambda n: n == 2,
+            timeout=60,
+            message=f"the gang of {scheduler} bound",
+        )
+    after = {
+        s: wait_for(
+            lambda ns=ns: _condition(api, ns, "train"),
+            until=lambda c: c is not None and c[0] == "True",
+            message=f"{s}'s condition True",
+        )
+        for s, ns in both.items()
+    }
+    assert after[OURS] == after[ORACLE] == ("True", "Scheduled", "")
+    remaining = {s: len(api.list("Pod", namespace=ns)) for s, ns in both.items()}
+    assert remaining == {ORACLE: 4, OURS: 4}  # 2 members + the 2 victims put back
