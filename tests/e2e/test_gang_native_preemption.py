@@ -1,11 +1,11 @@
 """Pod-group preemption (kube-scheduler v1.37, `GenericWorkload`), kubesched against the gated
 kube-scheduler of `test_gang_native` on the same cluster, each on its own nodes.
 
-A gang of 2 (priority 1000) fits only if 2 of the 4 pods of priority 10 filling its 2 nodes
-go: both schedulers preempt 2 victims (DisruptionTarget condition, deletion, a `Preempted`
-event naming the PodGroup), nominate both members, say the same in the members'
-FailedScheduling and the PodGroup's condition, and once the test (playing the kubelet)
-finishes the victims' termination both bind the whole gang.
+A gang of 2 (priority 1000) fits only if pods of priority 10 filling its 2 nodes go (2 of
+4, or 1 of 3): both schedulers preempt as many victims (DisruptionTarget condition,
+deletion, a `Preempted` event naming the PodGroup), nominate both members, say the same in
+the members' FailedScheduling and the PodGroup's condition, and once the test (playing the
+kubelet) finishes the victims' termination both bind the whole gang.
 """
 
 from __future__ import annotations
@@ -101,13 +101,16 @@ def _disruption(pod: dict[str, Any], scheduler: str) -> str:
     return ""
 
 
+@pytest.mark.parametrize(("fillers", "evicted"), [(4, 2), (3, 1)])
 def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
-    api: ApiClient, both: dict[str, str], classes: tuple[str, str]
+    api: ApiClient, both: dict[str, str], classes: tuple[str, str], fillers: int, evicted: int
 ) -> None:
+    """4 fillers: no member fits, 2 go; 3: one member fits on trial (its message is the
+    group's), one filler goes."""
     low, high = classes
     for scheduler, ns in both.items():
         _nodes(api, scheduler, 2)  # 2 x 2 cpu
-        for i in range(4):
+        for i in range(fillers):
             victim = _pod(f"low-{i}", klass=low, nodeName=f"{scheduler}-{i % 2}")
             api.create(victim, namespace=ns)
     _seen_nodes(api, both, 4)
@@ -115,7 +118,7 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     victims = {
         s: wait_for(
             lambda ns=ns: _terminating(api, ns),
-            until=lambda pods: len(pods) >= 2,
+            until=lambda pods: len(pods) >= evicted,
             message=f"{s} preempts",
         )
         for s, ns in both.items()
@@ -123,7 +126,7 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     events = {
         s: wait_for(
             lambda ns=ns: api.events(ns, reason="Preempted"),
-            until=lambda found: len(found) >= 2,
+            until=lambda found: len(found) >= evicted,
             message=f"{s}'s Preempted events",
         )
         for s, ns in both.items()
@@ -132,11 +135,11 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
         s: sorted(re.sub(r"podgroup \S+", "podgroup <uid>", e.note) for e in found)
         for s, found in events.items()
     }
-    assert notes[OURS] == notes[ORACLE] == ["Preempted by podgroup <uid> on node cluster"] * 2
+    assert notes[OURS] == notes[ORACLE] == ["Preempted by podgroup <uid> on node cluster"] * evicted
     disruptions = {s: sorted(_disruption(p, s) for p in pods) for s, pods in victims.items()}
     preempting = "<scheduler>: preempting to accommodate a higher priority podgroup"
     assert disruptions[OURS] == disruptions[ORACLE]
-    assert disruptions[OURS] == [f"PreemptionByScheduler: {preempting}"] * 2
+    assert disruptions[OURS] == [f"PreemptionByScheduler: {preempting}"] * evicted
     reasons = {s: _reasons(api, ns, members[s]) for s, ns in both.items()}
     assert reasons[OURS] == reasons[ORACLE]
     nominated = {
@@ -148,7 +151,7 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
         for s, ns in both.items()
     }
     assert all(node.startswith(f"{s}-") for s, nodes in nominated.items() for node in nodes)
-    says = "pod group preemption: found a placement for podgroup, preempting 2 victims"
+    says = f"pod group preemption: found a placement for podgroup, preempting {evicted} victims"
     conditions = {
         s: wait_for(
             lambda ns=ns: _condition(api, ns, "train"),
@@ -160,7 +163,7 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     assert conditions[OURS] == conditions[ORACLE]
     assert conditions[OURS][:2] == ("False", "Unschedulable")
     for scheduler, ns in both.items():
-        assert len(_terminating(api, ns)) == 2, f"{scheduler} preempted exactly 2"
+        assert len(_terminating(api, ns)) == evicted, f"{scheduler} preempted {evicted}"
         for pod in _terminating(api, ns):  # the kubelet's part: the victims stop
             api.delete("Pod", pod["metadata"]["name"], namespace=ns, grace_period=0)
     for scheduler, ns in both.items():
@@ -180,4 +183,5 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     }
     assert after[OURS] == after[ORACLE] == ("True", "Scheduled", "")
     remaining = {s: len(api.list("Pod", namespace=ns)) for s, ns in both.items()}
-    assert remaining == {ORACLE: 4, OURS: 4}  # 2 members + the 2 victims put back
+    # the 2 members and the fillers put back
+    assert remaining == {ORACLE: 2 + fillers - evicted, OURS: 2 + fillers - evicted}
