@@ -140,6 +140,8 @@ class Preemptions:
         self, *, profile: str, preemptor: Pod, node_name: str, victims: Sequence[Pod]
     ) -> None:
         """Evict `victims` for `preemptor` in the background (see the module docstring)."""
+        if self._metrics is not None:
+            self._metrics.preemption_victims.observe(len(victims))
         self._start(profile, Preemptor.of_pod(preemptor), node_name, victims)
 
     def start_group(
@@ -152,14 +154,14 @@ class Preemptions:
     ) -> None:
         """Evict `victims` for a pod group (upstream `actuatePodGroupPreemption`): as for a
         pod, the group's UID is held while it runs, the event says `Preempted by podgroup
-        <uid> on node cluster`, and the members held at PreEnqueue are activated at the end."""
+        <uid> on node cluster`, and the members held at PreEnqueue are activated at the end.
+        `scheduler_preemption_victims` is not observed: upstream counts a group's victims in
+        a metric of its own (`scheduler_workload_preemption_victims`, not exported)."""
         self._start(profile, Preemptor.of_group(group, members), GROUP_NODE, victims)
 
     def _start(
         self, profile: str, preemptor: Preemptor, node_name: str, victims: Sequence[Pod]
     ) -> None:
-        if self._metrics is not None:
-            self._metrics.preemption_victims.observe(len(victims))
         evict = [victim for victim in victims if not victim.deleting]
         if not evict:  # their graceful deletion already started
             return

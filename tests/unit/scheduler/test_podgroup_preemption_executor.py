@@ -14,6 +14,7 @@ from kubesched.model import ApiObject, SchedulingPodGroup
 from kubesched.plugins.default_preemption.plugin import WAITING_GROUP, DefaultPreemption
 from kubesched.queue import Nominator
 from kubesched.scheduler.event_recorder import EventRecorder
+from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.testing import FakeHandle, make_pod
 
@@ -52,12 +53,14 @@ async def test_a_groups_victims_get_the_groups_texts_and_its_members_are_activat
         del gated_by, force
         activated.append(uid)
 
+    metrics = SchedulerMetrics()
     preemptions = Preemptions(
         api=api,  # type: ignore[arg-type]
         recorder=recorder,
         waiting_pods=WaitingPods(),
         nominator=Nominator(),
         activate_held=activate_held,
+        metrics=metrics,
     )
     members = [
         make_pod().name(f"w{i}").namespace("ns").uid(f"w{i}").scheduler("gang").model()
@@ -77,6 +80,8 @@ async def test_a_groups_victims_get_the_groups_texts_and_its_members_are_activat
     events = [body for method, path, body in api.calls if path.endswith("/events")]
     assert [e["note"] for e in events] == ["Preempted by podgroup pg-uid on node cluster"]
     assert events[0]["related"]["kind"] == "PodGroup"
+    # a group's victims are not a pod's: upstream observes another histogram
+    assert metrics.registry.get_sample_value("scheduler_preemption_victims_count") == 0
 
 
 def test_pre_enqueue_holds_a_member_while_its_group_preempts() -> None:
