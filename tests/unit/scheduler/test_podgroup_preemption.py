@@ -5,6 +5,8 @@ and the cache left as it was; the victims' collection and order; the texts."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Status
@@ -14,6 +16,7 @@ from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.scheduler.podgroup_preemption import (
     NO_VICTIMS,
     NOT_ELIGIBLE_NEVER,
+    ONGOING,
     GroupPreemption,
     evaluate_group,
 )
@@ -208,3 +211,14 @@ def test_the_post_filter_texts_are_upstreams() -> None:
         'error in "DefaultPreemption" PodGroupPostFilter plugins: pod group preemption: boom',
         plugin="DefaultPreemption",
     )
+
+
+def test_a_groups_preemption_still_terminating_is_waited_for() -> None:
+    world = World(nodes=1)
+    going = dataclasses.replace(_low("a", "n0"), deleting=True, preempted_by_scheduler=True)
+    world.bound(going, _low("b", "n0"))
+    members = [dataclasses.replace(_member(0), nominated_node_name="n0"), _member(1)]
+    outcome = world.evaluate(members)
+    assert outcome.status == Status(Code.SUCCESS, ONGOING)
+    assert outcome.nominations == {"w0": "n0", "w1": ""}  # as they are
+    assert outcome.victims == ()

@@ -1,0 +1,91 @@
+"""The pod-group cycle with DefaultPreemption: a gang that fits only without lower-priority
+pods asks for their eviction, every member goes back to the queue nominated to its node with
+upstream's texts, and the PodGroup's condition says so; nothing is bound in this cycle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.apis.resources import SCHEDULING_PODGROUPS
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.framework import Status
+from kubesched.framework.listers import ClusterListers
+from kubesched.model import ApiObject, Pod
+from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.podgroup_cycle import PodGroupCycles
+from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
+
+HIGH = 100
+
+
+def _member(i: int) -> Pod:
+    pod = make_pod().name(f"w{i}").namespace("ns").uid(f"w{i}").pod_group("pg").req(cpu="1")
+    return pod.priority(HIGH).model()
+
+
+def _low(name: str, node: str) -> Pod:
+    pod = make_pod().name(name).namespace("ns").uid(name).node(node).req(cpu="1")
+    return pod.model()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.failures: dict[str, tuple[Status, str | None]] = {}
+        self.evictions: list[dict[str, Any]] = []
+
+    def handle_failure(
+        self, fw: object, qpi: QueuedPodInfo, status: Status, *_: Any, **kw: Any
+    ) -> None:
+        del fw
+        self.failures[qpi.pod.name] = (status, kw.get("nominate", ""))
+
+    def preempt_group(self, **kw: Any) -> None:
+        self.evictions.append(kw)
+
+
+def test_a_gang_that_needs_room_evicts_and_waits_nominated() -> None:
+    handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
+    group = {
+        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priority": HIGH},
+    }
+    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+    fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
+    cache, snapshot = SchedulerCache(), Snapshot()
+    cache.add_node(make_node().name("n0").capacity(cpu="2", pods="10").model())
+    for pod in (_low("a", "n0"), _low("b", "n0")):
+        cache.add_pod(pod)
+        handle.listers.pods.on_add(pod)
+    queue = SchedulingQueue(less=lambda a, b: a.timestamp < b.timestamp)
+    members = [_member(0), _member(1)]
+    for pod in members:
+        handle.listers.pods.on_add(pod)
+        queue.add(pod)
+    recorder = Recorder()
+    cycles = PodGroupCycles(
+        cache=cache,
+        snapshot=snapshot,
+        queue=queue,
+        assume_and_reserve=lambda *a, **kw: None,
+        handle_failure=recorder.handle_failure,
+        preempt_group=recorder.preempt_group,
+    )
+    first = queue.take_members(lambda pod: pod.name == "w0")[0]
+    assert cycles.schedule(fw, first, cycle=1) == []
+    (eviction,) = recorder.evictions
+    assert sorted(pod.name for pod in eviction["victims"]) == ["a", "b"]
+    assert eviction["group"].uid == "pg-uid"
+    w0, nominated0 = recorder.failures["w0"]
+    w1, nominated1 = recorder.failures["w1"]
+    assert (nominated0, nominated1) == ("n0", "n0")
+    assert w0.message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert w1.message == "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining"
+    (patch,) = handle.status_patches  # the PodGroup's condition
+    condition = patch[1]["conditions"][0]
+    assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
+    assert condition["message"] == (
+        "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, "
+        "pod group preemption: found a placement for podgroup, preempting 2 victims"
+    )
+    assert cache.pod_count() == 2  # the victims are still counted until they are gone
+    assert cache.assumed_count() == 0
