@@ -6,7 +6,7 @@ only: `Preemptions.start_group` evicts.
 2. A preemption of this group still running (a pod of lower priority, preempted by a
    scheduler, terminating on a node a member is nominated to) is waited for: the members
    keep their nominations.
-3. The domain is the whole cluster (`podgroup_victims.collect`); victims are those of
+3. The domain is the whole cluster (`default_preemption.victims.collect`); victims are those of
    strictly lower priority than the group's (`spec.priority`). Without any: `No preemption
    victims found for incoming preemptor`.
 4. Every such victim is taken off the cluster and the group is placed again
@@ -30,15 +30,15 @@ from kubesched.cache import PodState, SchedulerCache, Snapshot
 from kubesched.framework import Code, Framework, Status
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import violation_counts
-from kubesched.queue import Nominator, QueuedPodInfo
-from kubesched.scheduler.podgroup_algorithm import MemberResult, schedule_group
-from kubesched.scheduler.podgroup_victims import (
+from kubesched.plugins.default_preemption.victims import (
     GroupOf,
     Victim,
-    by_importance,
     collect,
+    most_important_first,
     pod_priority,
 )
+from kubesched.queue import Nominator, QueuedPodInfo
+from kubesched.scheduler.podgroup_algorithm import MemberResult, schedule_group
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
@@ -135,12 +135,12 @@ def evaluate_group(
         if not result.status.is_success():
             return GroupPreemption(result.status)
         placed = [m for m in result.members if m.host and m.status.is_success()]
-        chosen, violations = _select(fw, aside, placed, by_importance(potential), pdbs)
+        chosen, violations = _select(fw, aside, placed, most_important_first(potential), pdbs)
     except _ExtensionError as err:
         return GroupPreemption(err.status)
     finally:
         aside.restore()
-    victims = tuple(pod for victim in by_importance(chosen) for pod in victim.pods)
+    victims = tuple(pod for victim in most_important_first(chosen) for pod in victim.pods)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
     nominations = {m.qpi.pod.uid: m.host for m in placed}
     return GroupPreemption(Status(Code.SUCCESS, message), nominations, victims, violations)

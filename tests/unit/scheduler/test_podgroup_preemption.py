@@ -12,6 +12,12 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Status
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject, Pod, PodDisruptionBudget, SchedulingPodGroup
+from kubesched.plugins.default_preemption.victims import (
+    POD,
+    PODGROUP,
+    collect,
+    most_important_first,
+)
 from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.scheduler.podgroup_preemption import (
     NO_VICTIMS,
@@ -21,7 +27,6 @@ from kubesched.scheduler.podgroup_preemption import (
     evaluate_group,
 )
 from kubesched.scheduler.podgroup_status import as_post_filter_status, with_post_filter
-from kubesched.scheduler.podgroup_victims import POD, PODGROUP, by_importance, collect
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
 
 HIGH = 100
@@ -185,7 +190,7 @@ def test_a_group_with_disruption_mode_all_is_one_victim_with_the_groups_priority
     plain = make_pod().name("p").namespace("ns").uid("p").node("n0").priority(9).model()
     world.bound(*(m.model() for m in members), lone, plain)
     world.cache.update_snapshot(world.snapshot)
-    victims = by_importance(collect(world.snapshot.node_infos, world.group_of, now=0))
+    victims = most_important_first(collect(world.snapshot.node_infos, world.group_of, now=0))
     assert [(v.kind, v.priority, sorted(p.name for p in v.pods)) for v in victims] == [
         (POD, 9, ["p"]),
         (PODGROUP, 7, ["s"]),

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, NodeToStatus, Status
 from kubesched.framework.diagnosis import Diagnosis, fit_error_message
 from kubesched.framework.interfaces import FilterRunner, NodeToStatusReader
 from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.plugins.default_preemption.node_victims import select_on_node
 from kubesched.plugins.default_preemption.pdb import split_by_pdb_violation
+from kubesched.plugins.default_preemption.victims import GroupOf, pod_priority, start_seconds
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -76,16 +77,6 @@ class Evaluation:
     """The other candidates ranked as high as `candidate` (upstream may pick any of them)."""
 
 
-def start_seconds(pod: Pod, now: float) -> float:
-    """`status.startTime` as epoch seconds; `now` for pods not started (upstream)."""
-    if not pod.start_time:
-        return now
-    try:
-        return datetime.fromisoformat(pod.start_time).timestamp()
-    except ValueError:
-        return now
-
-
 def by_importance(pods: Sequence[Pod], now: float) -> list[Pod]:
     """Most important first: higher priority, then the one that started earlier."""
     return sorted(pods, key=lambda pod: (-pod.priority, start_seconds(pod, now)))
@@ -97,7 +88,11 @@ def num_candidates(num_nodes: int, *, percentage: int, absolute: int) -> int:
 
 
 def ineligibility(
-    preemptor: Pod, *, nominated_status: Status, nominated_node: NodeInfo | None
+    preemptor: Pod,
+    *,
+    nominated_status: Status,
+    nominated_node: NodeInfo | None,
+    group_of: GroupOf | None = None,
 ) -> str:
     """Why the preemptor may not preempt now, or "" (upstream `PodEligibleToPreemptOthers`).
 
@@ -110,7 +105,8 @@ def ineligibility(
     if nominated_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE or nominated_node is None:
         return ""
     for pod in nominated_node.pods.values():
-        if pod.priority < preemptor.priority and pod.deleting and pod.preempted_by_scheduler:
+        priority = pod_priority(pod, group_of) if group_of is not None else pod.priority
+        if priority < preemptor.priority and pod.deleting and pod.preempted_by_scheduler:
             return NOT_ELIGIBLE_TERMINATING
     return ""
 
@@ -169,12 +165,27 @@ def select_victims_on_node(
     pdbs: Sequence[PodDisruptionBudget],
     *,
     now: float,
+    group_of: GroupOf | None = None,
+    everywhere: Sequence[NodeInfo] = (),
 ) -> tuple[list[Pod], int, Status]:
     """The fewest, least important pods to evict from `node` (left untouched; `state` is
     changed, pass a clone) so that `preemptor` fits: (victims, PDB violations, status).
 
     UnschedulableAndUnresolvable when the node has no lower-priority pod; the Filter
-    status when the preemptor does not fit even without all of them."""
+    status when the preemptor does not fit even without all of them. With `group_of` (the
+    `GenericWorkload` gate) PodGroup members are victims as `node_victims` says, their
+    groups' pods found on `everywhere`."""
+    if group_of is not None:
+        return select_on_node(
+            runner,
+            state,
+            preemptor,
+            node,
+            pdbs,
+            group_of=group_of,
+            everywhere=everywhere or (node,),
+            now=now,
+        )
     potential = [pod for pod in node.pods.values() if pod.priority < preemptor.priority]
     if not potential:
         return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
@@ -225,6 +236,8 @@ def dry_run(
     offset: int,
     wanted: int,
     now: float,
+    group_of: GroupOf | None = None,
+    everywhere: Sequence[NodeInfo] = (),
 ) -> DryRun:
     """Select victims on `nodes` from `offset` (wrapping) until `wanted` candidates are
     found, at least one of them violating no PDB (upstream `DryRunPreemption`)."""
@@ -234,7 +247,14 @@ def dry_run(
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
         victims, violations, status = select_victims_on_node(
-            runner, state.clone(), preemptor, node, pdbs, now=now
+            runner,
+            state.clone(),
+            preemptor,
+            node,
+            pdbs,
+            now=now,
+            group_of=group_of,
+            everywhere=everywhere,
         )
         if status.is_success() and victims:
             found = clean if violations == 0 else violating
@@ -288,15 +308,21 @@ def evaluate(
     min_candidate_nodes_absolute: int,
     offset: int,
     now: float,
+    group_of: GroupOf | None = None,
 ) -> Evaluation:
     """Decide what preempting for `preemptor` would do, without doing anything.
 
     `nodes` is the whole snapshot; `statuses` says why each node rejected the preemptor;
-    `offset` (taken modulo the number of potential nodes) is where the dry run starts."""
+    `offset` (taken modulo the number of potential nodes) is where the dry run starts;
+    `group_of` (the `GenericWorkload` gate: a pod's native PodGroup) makes PodGroup members
+    victims as kube-scheduler does with that gate (`node_victims`)."""
     nominated = preemptor.nominated_node_name
     nominated_node = next((node for node in nodes if node.name == nominated), None)
     reason = ineligibility(
-        preemptor, nominated_status=statuses.get(nominated), nominated_node=nominated_node
+        preemptor,
+        nominated_status=statuses.get(nominated),
+        nominated_node=nominated_node,
+        group_of=group_of,
     )
     if reason:
         return Evaluation(None, Status(Code.UNSCHEDULABLE, reason))
@@ -317,6 +343,8 @@ def evaluate(
             offset=offset % len(potential),
             wanted=wanted,
             now=now,
+            group_of=group_of,
+            everywhere=nodes,
         )
     if not found.candidates:
         if found.errors:

@@ -12,7 +12,9 @@ PreEnqueue keeps a preemptor out of activeQ while its victims are being evicted 
 not preempt twice); `waiting for the preemption for this pod to be finished`. With the
 `GenericWorkload` gate a member of a native PodGroup is held while its group's preemption
 runs (`waiting for the preemption for this pod group to be finished`; the group's own
-preemption is the pod-group cycle's, `kubesched.scheduler.podgroup_preemption`).
+preemption is the pod-group cycle's, `kubesched.scheduler.podgroup_preemption`), and
+PostFilter picks victims as kube-scheduler does with that gate: a PodGroup member at its
+group's priority, a `disruptionMode.all` group's pods together (`node_victims`).
 
 Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
 `minCandidateNodesAbsolute` (default 100): the dry run stops once it has found
@@ -46,8 +48,10 @@ from kubesched.framework import (
     PostFilterResult,
     Status,
 )
-from kubesched.model import ApiObject, Pod
+from kubesched.framework.listers import Lister
+from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
+from kubesched.plugins.default_preemption.victims import GroupOf
 from kubesched.plugins.helper.args import ArgsError, check_fields, integer
 
 NAME = "DefaultPreemption"
@@ -120,11 +124,32 @@ class DefaultPreemption:
     def _pod_group(self, pod: Pod) -> ApiObject | None:
         """The pod's native PodGroup; None without it, or without the PodGroup informer
         (the `GenericWorkload` gate off)."""
+        store = self._pod_groups()
+        return store.get(pod.pod_group_name, pod.namespace) if store is not None else None
+
+    def _pod_groups(self) -> Lister[ApiObject] | None:
+        """The native PodGroups: the scheduler lists them exactly when the `GenericWorkload`
+        gate is on."""
         try:
-            store = self._handle.lister(SCHEDULING_PODGROUPS)
+            return self._handle.lister(SCHEDULING_PODGROUPS)
         except KeyError:
             return None
-        return store.get(pod.pod_group_name, pod.namespace)
+
+    def _group_of(self) -> GroupOf | None:
+        """A pod's native PodGroup, read once per PostFilter run; None with the gate off."""
+        store = self._pod_groups()
+        if store is None:
+            return None
+        seen: dict[tuple[str, str], SchedulingPodGroup | None] = {}
+
+        def group_of(pod: Pod) -> SchedulingPodGroup | None:
+            key = (pod.namespace, pod.pod_group_name)
+            if key not in seen:
+                obj = store.get(pod.pod_group_name, pod.namespace)
+                seen[key] = SchedulingPodGroup.of(obj) if obj is not None else None
+            return seen[key]
+
+        return group_of
 
     def events_to_register(self) -> Sequence[ClusterEvent]:
         # A held preemptor is activated by the eviction's end; a victim's deletion may too.
@@ -164,6 +189,7 @@ class DefaultPreemption:
             min_candidate_nodes_absolute=self.args.min_candidate_nodes_absolute,
             offset=self._offset(),
             now=self._clock(),
+            group_of=self._group_of(),
         )
 
 

@@ -1,10 +1,11 @@
-"""The victims a pod group may preempt, as kube-scheduler v1.37 collects and orders them for
-a group preemptor (`GenericWorkload`; upstream `newDomainForWorkloadPreemption`,
-`NewPodVictim`, `MoreImportantVictim`).
+"""Preemption victims as kube-scheduler v1.37 collects and orders them with the
+`GenericWorkload` gate (upstream `getCrossNodesVictims`, `NewPodVictim`,
+`MoreImportantVictim`), for a pod group preemptor (the domain is the whole cluster) and for a
+single pod (the domain is one node).
 
-The domain is the whole cluster. Every pod counted on a node is one victim, except the pods
-of a PodGroup with `spec.disruptionMode.all`, which are one victim together (all its
-scheduled pods, wherever they run). A pod of a PodGroup has the group's priority
+Every pod counted on the domain's nodes is one victim, except the pods of a PodGroup with
+`spec.disruptionMode.all`, which are one victim together (all its scheduled pods, wherever
+they run, even outside the domain). A pod of a PodGroup has the group's priority
 (`spec.priority`), whether or not the group is evicted as a whole; other pods their own.
 Most important first: higher priority, then groups before single pods (a pod of a PodGroup
 counts as a group), then more pods, then the earlier start.
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from kubesched.framework import NodeInfo
 from kubesched.model import Pod, SchedulingPodGroup
-from kubesched.plugins.default_preemption.evaluation import start_seconds
 
 POD, PODGROUP = "pod", "podgroup"
 """Upstream's victim (and preemptor) types, as they appear in event messages."""
@@ -41,17 +42,34 @@ class Victim:
         return self.kind == PODGROUP
 
 
+def start_seconds(pod: Pod, now: float) -> float:
+    """`status.startTime` as epoch seconds; `now` for pods not started (upstream)."""
+    if not pod.start_time:
+        return now
+    try:
+        return datetime.fromisoformat(pod.start_time).timestamp()
+    except ValueError:
+        return now
+
+
 def pod_priority(pod: Pod, group_of: GroupOf) -> int:
     """Upstream `GetPodPriority`: the PodGroup's priority for its members."""
     group = group_of(pod) if pod.pod_group_name else None
     return group.priority if group is not None else pod.priority
 
 
-def collect(nodes: Sequence[NodeInfo], group_of: GroupOf, *, now: float) -> list[Victim]:
-    """Every victim in the cluster, in node order (upstream `getCrossNodesVictims`)."""
+def collect(
+    nodes: Sequence[NodeInfo],
+    group_of: GroupOf,
+    *,
+    now: float,
+    everywhere: Sequence[NodeInfo] | None = None,
+) -> list[Victim]:
+    """Every victim on `nodes`, in node order (upstream `getCrossNodesVictims`); a group
+    evicted as a whole has its scheduled pods on `everywhere` (default: `nodes`)."""
     pods = [pod for info in nodes for pod in info.pods.values()]
     members: dict[tuple[str, str], list[Pod]] = {}
-    for pod in pods:
+    for pod in (p for info in (everywhere or nodes) for p in info.pods.values()):
         if pod.pod_group_name:
             members.setdefault((pod.namespace, pod.pod_group_name), []).append(pod)
     seen: set[tuple[str, str]] = set()
@@ -76,7 +94,7 @@ def _victim(pods: Sequence[Pod], priority: int, kind: str, now: float) -> Victim
     return Victim(tuple(pods), priority, kind, earliest)
 
 
-def by_importance(victims: Sequence[Victim]) -> list[Victim]:
+def most_important_first(victims: Sequence[Victim]) -> list[Victim]:
     """Most important first (upstream `MoreImportantVictim`)."""
     return sorted(
         victims,
