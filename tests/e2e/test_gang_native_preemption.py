@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, wait_for
+from harness import ApiClient, is_bound, wait_for
 from test_gang_native import (
     NODE_LABEL,
     ORACLE,
@@ -64,12 +64,16 @@ def _pod(name: str, *, klass: str, **spec: Any) -> dict[str, Any]:
     return body
 
 
-def _gang(api: ApiClient, scheduler: str, ns: str, klass: str) -> list[str]:
+def _gang(api: ApiClient, scheduler: str, ns: str, klass: str, **spec: Any) -> list[str]:
     group = {
         "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",
         "metadata": {"name": "train"},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priorityClassName": klass},
+        "spec": {
+            "schedulingPolicy": {"gang": {"minCount": 2}},
+            "priorityClassName": klass,
+            **spec,
+        },
     }
     api.request("POST", PG_PATH.format(ns=ns), body=group)
     names = ["train-0", "train-1"]
@@ -185,3 +189,62 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     remaining = {s: len(api.list("Pod", namespace=ns)) for s, ns in both.items()}
     # the 2 members and the fillers put back
     assert remaining == {ORACLE: 2 + fillers - evicted, OURS: 2 + fillers - evicted}
+
+
+def test_a_pod_preempts_a_whole_disruption_mode_all_gang(
+    api: ApiClient, both: dict[str, str], classes: tuple[str, str]
+) -> None:
+    """With the gate, a single pod that needs one member's room evicts the whole gang (its
+    pods on both nodes), as kube-scheduler does."""
+    low, high = classes
+    for scheduler, ns in both.items():
+        _nodes(api, scheduler, 2)
+        for i in range(2):  # 1 cpu left per node
+            api.create(_pod(f"fill-{i}", klass=low, nodeName=f"{scheduler}-{i}"), namespace=ns)
+    _seen_nodes(api, both, 4)
+    for scheduler, ns in both.items():
+        _gang(api, scheduler, ns, low, disruptionMode={"all": {}})
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _bound(api, ns),
+            until=lambda n: n == 2,
+            message=f"the low gang of {scheduler} bound",
+        )
+    for scheduler, ns in both.items():  # fillers go first: they are less important
+        for i in range(2):
+            api.delete("Pod", f"fill-{i}", namespace=ns, grace_period=0)
+        big = _pod("vip", klass=high, schedulerName=scheduler)
+        big["spec"]["nodeSelector"] = {NODE_LABEL: scheduler}
+        big["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "2"
+        api.create(big, namespace=ns)
+    victims = {
+        s: wait_for(
+            lambda ns=ns: sorted(p["metadata"]["name"] for p in _terminating(api, ns)),
+            until=lambda names: len(names) >= 2,
+            message=f"{s} preempts the gang",
+        )
+        for s, ns in both.items()
+    }
+    assert victims[OURS] == victims[ORACLE] == ["train-0", "train-1"]
+    notes = {
+        s: sorted(
+            re.sub(r"pod \S+ on node \S+", "pod <uid> on node <node>", e.note)
+            for e in wait_for(
+                lambda ns=ns: api.events(ns, reason="Preempted"),
+                until=lambda found: len(found) >= 2,
+                message=f"{s}'s Preempted events",
+            )
+        )
+        for s, ns in both.items()
+    }
+    assert notes[OURS] == notes[ORACLE] == ["Preempted by pod <uid> on node <node>"] * 2
+    for ns in both.values():
+        for name in ("train-0", "train-1"):
+            api.delete("Pod", name, namespace=ns, grace_period=0)
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: is_bound(api.get("Pod", "vip", namespace=ns)),
+            until=bool,
+            timeout=60,
+            message=f"the preemptor of {scheduler} bound",
+        )
