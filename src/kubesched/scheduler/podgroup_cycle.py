@@ -73,7 +73,7 @@ class PodGroupCycles:
             self._missing_group(fw, queued, cycle, started)
             return []
         group = SchedulingPodGroup.of(obj)
-        problem = _validate(queued)
+        problem = _validate(queued, group.priority)
         if problem:
             error = Status(Code.ERROR, problem)
             self._fail_all(fw, group, queued, error, cycle=cycle, started=started)
@@ -240,21 +240,21 @@ class PodGroupCycles:
             self.handle_failure(fw, qpi, status, cycle, started)
 
 
-def _validate(queued: list[QueuedPodInfo]) -> str:
-    """Upstream `validatePodGroup` for the queued members: one scheduler name, one priority,
-    one preemption policy."""
+def _validate(queued: list[QueuedPodInfo], priority: int) -> str:
+    """Upstream `validatePodGroup` for the queued members: one scheduler name, the PodGroup's
+    priority (`spec.priority`), one preemption policy."""
     first = queued[0].pod
-    for qpi in queued[1:]:
+    for qpi in queued:
         pod = qpi.pod
         if pod.scheduler_name != first.scheduler_name:
             return (
                 "all pods in a single pod group should have the same .spec.schedulerName set, "
                 f'got: "{pod.scheduler_name}" and "{first.scheduler_name}"'
             )
-        if pod.priority != first.priority:
+        if pod.priority != priority:
             return (
                 "all pods in a single pod group should have the same priority as the pod "
-                f"group's priority, got {pod.priority} and {first.priority}"
+                f"group's priority, got {pod.priority} and {priority}"
             )
         if pod.preemption_policy != first.preemption_policy:
             return (

@@ -89,3 +89,33 @@ def test_a_gang_that_needs_room_evicts_and_waits_nominated() -> None:
     )
     assert cache.pod_count() == 2  # the victims are still counted until they are gone
     assert cache.assumed_count() == 0
+
+
+def test_members_of_another_priority_than_their_group_are_an_error() -> None:
+    handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
+    group = {
+        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},  # priority 0
+    }
+    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+    fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
+    queue = SchedulingQueue(less=lambda a, b: a.timestamp < b.timestamp)
+    pod = _member(0)  # priority 100
+    handle.listers.pods.on_add(pod)
+    queue.add(pod)
+    recorder = Recorder()
+    cycles = PodGroupCycles(
+        cache=SchedulerCache(),
+        snapshot=Snapshot(),
+        queue=queue,
+        assume_and_reserve=lambda *a, **kw: None,
+        handle_failure=recorder.handle_failure,
+    )
+    first = queue.take_members(lambda p: p.name == "w0")[0]
+    assert cycles.schedule(fw, first, cycle=1) == []
+    status, _ = recorder.failures["w0"]
+    assert status.is_error()
+    assert status.message == (
+        "all pods in a single pod group should have the same priority as the pod group's "
+        "priority, got 100 and 0"
+    )
