@@ -86,6 +86,7 @@ class PodGroupCycles:
             group=group,
             queued=queued,
             scheduled=self._scheduled(fw, group),
+            nominator=self.queue.nominator,
         )
         return self._submit(fw, group, result, queued, cycle=cycle, started=started)
 

@@ -4,6 +4,7 @@ upstream's texts, and the PodGroup's condition says so; nothing is bound in this
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
@@ -11,7 +12,7 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Status
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject, Pod
-from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
 
@@ -119,3 +120,54 @@ def test_members_of_another_priority_than_their_group_are_an_error() -> None:
         "all pods in a single pod group should have the same priority as the pod group's "
         "priority, got 100 and 0"
     )
+
+
+class NominatorHandle(FakeHandle):
+    """Reads nominations from the queue's nominator, as the application's Handle does."""
+
+    nominator: Nominator | None = None
+
+    def has_nominated_pods(self) -> bool:
+        return self.nominator is not None and len(self.nominator) > 0
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self.nominator.pods_for_node(node_name) if self.nominator is not None else []
+
+
+def test_members_nominated_by_a_preemption_fit_where_they_are_nominated() -> None:
+    # After a preemption both members are nominated to n0; on trial each placed member's
+    # nomination is dropped (as upstream's assume) and the trial's end restores it.
+    handle = NominatorHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
+    group = {
+        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priority": HIGH},
+    }
+    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+    fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
+    cache = SchedulerCache()
+    cache.add_node(make_node().name("n0").capacity(cpu="2", pods="10").model())
+    queue = SchedulingQueue(less=lambda a, b: a.timestamp < b.timestamp)
+    handle.nominator = queue.nominator
+    for pod in (_member(0), _member(1)):
+        handle.listers.pods.on_add(pod)
+        queue.add(pod)
+        queue.nominator.add(pod, node_name="n0")
+    placed: list[str] = []
+
+    def assume_and_reserve(fw: object, state: object, qpi: QueuedPodInfo, **kw: Any) -> None:
+        del fw, state
+        placed.append(f"{qpi.pod.name}@{kw['host']}")
+
+    recorder = Recorder()
+    cycles = PodGroupCycles(
+        cache=cache,
+        snapshot=Snapshot(),
+        queue=queue,
+        assume_and_reserve=assume_and_reserve,
+        handle_failure=recorder.handle_failure,
+    )
+    first = queue.take_members(lambda p: p.name == "w0")[0]
+    cycles.schedule(fw, first, cycle=1)
+    assert recorder.failures == {}
+    assert placed == ["w0@n0", "w1@n0"]
+    assert queue.nominator.node_of("w0") == "n0"  # the trial's drops are undone
