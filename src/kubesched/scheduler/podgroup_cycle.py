@@ -132,11 +132,9 @@ class PodGroupCycles:
         nominations: Mapping[str, str] = {}
         waiting = False
         if status.code is Code.UNSCHEDULABLE:
-            outcome = self._post_filter(fw, group, queued)
-            if outcome is not None:
-                post_filter, nominations = outcome
-                waiting = post_filter.is_success()
-                status = with_post_filter(status, post_filter)
+            post_filter, nominations = self._post_filter(fw, group, queued)
+            waiting = post_filter.is_success()
+            status = with_post_filter(status, post_filter)
         rejectors = {name for m in members for name in m.rejectors}
         rejectors.update({status.plugin} if status.plugin else ())
         context: dict[str, Any] = {"rejectors": rejectors, "cycle": cycle, "started": started}
@@ -166,11 +164,12 @@ class PodGroupCycles:
 
     def _post_filter(
         self, fw: Framework, group: SchedulingPodGroup, queued: list[QueuedPodInfo]
-    ) -> tuple[Status, Mapping[str, str]] | None:
+    ) -> tuple[Status, Mapping[str, str]]:
         """Upstream's PodGroupPostFilter (DefaultPreemption's, when the profile enables it):
-        its status (message prefixed) and the members' nominations; evicts the victims."""
+        its status (message prefixed) and the members' nominations; evicts the victims.
+        Without DefaultPreemption nothing says anything (an empty Unschedulable status)."""
         if not any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
-            return None
+            return Status(Code.UNSCHEDULABLE), {}
         store = fw.handle.lister(SCHEDULING_PODGROUPS)
         groups: dict[tuple[str, str], SchedulingPodGroup | None] = {}
 

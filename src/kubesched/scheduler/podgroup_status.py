@@ -90,8 +90,8 @@ def as_post_filter_status(status: Status) -> Status:
 
 def with_post_filter(status: Status, post_filter: Status) -> Status:
     """Upstream `applyPodGroupPostFilterResult`: an error replaces the group's status, any
-    other outcome adds its message as one more reason."""
+    other outcome adds its message as one more reason (an empty one too, as upstream: a
+    profile without DefaultPreemption ends the group's message with ", ")."""
     if post_filter.is_error():
         return post_filter
-    reasons = (*status.reasons, post_filter.message) if post_filter.message else status.reasons
-    return Status(status.code, *reasons, plugin=status.plugin)
+    return Status(status.code, *status.reasons, post_filter.message, plugin=status.plugin)

@@ -207,6 +207,8 @@ def test_the_post_filter_texts_are_upstreams() -> None:
         "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, "
         "pod group preemption: found a placement for podgroup, preempting 2 victims"
     )
+    silent = with_post_filter(group, Status(Code.UNSCHEDULABLE))  # no DefaultPreemption
+    assert silent.message.endswith("0 remaining, ")  # upstream appends the empty reason
     none = as_post_filter_status(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS))
     assert none.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     assert none.message == f"pod group preemption: {NO_VICTIMS}"
