@@ -17,7 +17,8 @@ from typing import Any
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Framework, Status
-from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.model import SchedulingPodGroup
+from kubesched.plugins.default_preemption.victims import group_lookup
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.binder import BindingTask
 from kubesched.scheduler.podgroup_algorithm import (
@@ -170,16 +171,7 @@ class PodGroupCycles:
         Without DefaultPreemption nothing says anything (an empty Unschedulable status)."""
         if not any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
             return Status(Code.UNSCHEDULABLE), {}
-        store = fw.handle.lister(SCHEDULING_PODGROUPS)
-        groups: dict[tuple[str, str], SchedulingPodGroup | None] = {}
-
-        def group_of(pod: Pod) -> SchedulingPodGroup | None:
-            key = (pod.namespace, pod.pod_group_name)
-            if key not in groups:
-                obj = store.get(pod.pod_group_name, pod.namespace)
-                groups[key] = SchedulingPodGroup.of(obj) if obj is not None else None
-            return groups[key]
-
+        group_of = group_lookup(fw.handle.lister(SCHEDULING_PODGROUPS))
         outcome = evaluate_group(
             fw,
             cache=self.cache,

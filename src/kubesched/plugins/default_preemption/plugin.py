@@ -49,9 +49,9 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.framework.listers import Lister
-from kubesched.model import ApiObject, Pod, SchedulingPodGroup
+from kubesched.model import ApiObject, Pod
 from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
-from kubesched.plugins.default_preemption.victims import GroupOf
+from kubesched.plugins.default_preemption.victims import GroupOf, group_lookup
 from kubesched.plugins.helper.args import ArgsError, check_fields, integer
 
 NAME = "DefaultPreemption"
@@ -138,18 +138,7 @@ class DefaultPreemption:
     def _group_of(self) -> GroupOf | None:
         """A pod's native PodGroup, read once per PostFilter run; None with the gate off."""
         store = self._pod_groups()
-        if store is None:
-            return None
-        seen: dict[tuple[str, str], SchedulingPodGroup | None] = {}
-
-        def group_of(pod: Pod) -> SchedulingPodGroup | None:
-            key = (pod.namespace, pod.pod_group_name)
-            if key not in seen:
-                obj = store.get(pod.pod_group_name, pod.namespace)
-                seen[key] = SchedulingPodGroup.of(obj) if obj is not None else None
-            return seen[key]
-
-        return group_of
+        return group_lookup(store) if store is not None else None
 
     def events_to_register(self) -> Sequence[ClusterEvent]:
         # A held preemptor is activated by the eviction's end; a victim's deletion may too.

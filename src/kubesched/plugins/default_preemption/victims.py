@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kubesched.framework import NodeInfo
-from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.framework.listers import Lister
+from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 
 POD, PODGROUP = "pod", "podgroup"
 """Upstream's victim (and preemptor) types, as they appear in event messages."""
@@ -40,6 +41,20 @@ class Victim:
     @property
     def is_group(self) -> bool:
         return self.kind == PODGROUP
+
+
+def group_lookup(store: Lister[ApiObject]) -> GroupOf:
+    """`GroupOf` over the native PodGroups' store, each group parsed once."""
+    seen: dict[tuple[str, str], SchedulingPodGroup | None] = {}
+
+    def group_of(pod: Pod) -> SchedulingPodGroup | None:
+        key = (pod.namespace, pod.pod_group_name)
+        if key not in seen:
+            obj = store.get(pod.pod_group_name, pod.namespace)
+            seen[key] = SchedulingPodGroup.of(obj) if obj is not None else None
+        return seen[key]
+
+    return group_of
 
 
 def start_seconds(pod: Pod, now: float) -> float:
