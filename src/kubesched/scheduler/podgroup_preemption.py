@@ -70,12 +70,13 @@ class _Aside:
     snapshot: Snapshot
     states: dict[str, PodState] = field(default_factory=dict)
 
-    def remove(self, pods: Sequence[Pod]) -> None:
+    def remove(self, pods: Sequence[Pod], *, refresh: bool = True) -> None:
         for pod in pods:
             state = self.cache.set_aside(pod)
             if state is not None:
                 self.states[pod.uid] = state
-        self.cache.update_snapshot(self.snapshot)
+        if refresh:
+            self.cache.update_snapshot(self.snapshot)
 
     def put_back(self, pods: Sequence[Pod]) -> None:
         for pod in pods:
@@ -122,7 +123,8 @@ def evaluate_group(
     aside = _Aside(cache, snapshot)
     try:
         for victim in potential:
-            aside.remove(victim.pods)
+            aside.remove(victim.pods, refresh=False)
+        cache.update_snapshot(snapshot)  # each node re-cloned once
         result = schedule_group(
             fw,
             cache=cache,

@@ -81,26 +81,45 @@ def collect(
     everywhere: Sequence[NodeInfo] | None = None,
 ) -> list[Victim]:
     """Every victim on `nodes`, in node order (upstream `getCrossNodesVictims`); a group
-    evicted as a whole has its scheduled pods on `everywhere` (default: `nodes`)."""
+    evicted as a whole has its scheduled pods on `everywhere` (default: `nodes`), which is
+    read only when `nodes` hold such a group."""
     pods = [pod for info in nodes for pod in info.pods.values()]
-    members: dict[tuple[str, str], list[Pod]] = {}
-    for pod in (p for info in (everywhere or nodes) for p in info.pods.values()):
-        if pod.pod_group_name:
-            members.setdefault((pod.namespace, pod.pod_group_name), []).append(pod)
+    whole = {
+        (pod.namespace, pod.pod_group_name)
+        for pod in pods
+        if pod.pod_group_name and _disrupt_all(group_of(pod))
+    }
+    members = _members(everywhere or nodes, whole) if whole else {}
     seen: set[tuple[str, str]] = set()
     victims: list[Victim] = []
     for pod in pods:
-        group = group_of(pod) if pod.pod_group_name else None
-        if group is not None and group.disrupt_all:
-            key = (pod.namespace, pod.pod_group_name)
-            if key not in seen:
+        key = (pod.namespace, pod.pod_group_name)
+        if pod.pod_group_name and key in whole:
+            group = group_of(pod)
+            if key not in seen and group is not None:
                 seen.add(key)
-                together = members[key]
-                victims.append(_victim(together, group.priority, PODGROUP, now))
+                victims.append(_victim(members[key], group.priority, PODGROUP, now))
             continue
         kind = PODGROUP if pod.pod_group_name else POD
         victims.append(_victim([pod], pod_priority(pod, group_of), kind, now))
     return victims
+
+
+def _disrupt_all(group: SchedulingPodGroup | None) -> bool:
+    return group is not None and group.disrupt_all
+
+
+def _members(
+    nodes: Sequence[NodeInfo], keys: set[tuple[str, str]]
+) -> dict[tuple[str, str], list[Pod]]:
+    """The pods of the groups `keys` on `nodes`, in node order."""
+    members: dict[tuple[str, str], list[Pod]] = {}
+    for info in nodes:
+        for pod in info.pods.values():
+            key = (pod.namespace, pod.pod_group_name)
+            if pod.pod_group_name and key in keys:
+                members.setdefault(key, []).append(pod)
+    return members
 
 
 def _victim(pods: Sequence[Pod], priority: int, kind: str, now: float) -> Victim:
