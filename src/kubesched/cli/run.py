@@ -14,6 +14,7 @@ from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
+from kubesched.server import eventloop
 from kubesched.server.app import AppError, run_scheduler
 from kubesched.server.logs import setup_logging
 from kubesched.server.serving import ServingError
@@ -85,7 +86,7 @@ def main(argv: list[str]) -> int:
         vmodule=config.vmodule,
     )
     try:
-        return asyncio.run(_serve(config))
+        return eventloop.run(_serve(config))
     except FATAL_ERRORS as exc:
         print(f"kubesched: {exc}", file=sys.stderr)
         return 1
