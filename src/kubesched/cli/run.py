@@ -16,6 +16,7 @@ from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
 from kubesched.server import eventloop
 from kubesched.server.app import AppError, run_scheduler
+from kubesched.server.gc_tuning import tune_collector
 from kubesched.server.logs import setup_logging
 from kubesched.server.serving import ServingError
 
@@ -85,6 +86,7 @@ def main(argv: list[str]) -> int:
         logging_format=config.logging_format,
         vmodule=config.vmodule,
     )
+    tune_collector()
     try:
         return eventloop.run(_serve(config))
     except FATAL_ERRORS as exc:
