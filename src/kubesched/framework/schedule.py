@@ -20,7 +20,7 @@ from kubesched.framework.diagnosis import (
     NoNodesAvailableError,
     SchedulingError,
 )
-from kubesched.framework.memo_filter import pass_filters_memoized
+from kubesched.framework.memo import store
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.runtime import Framework
 from kubesched.framework.scoring import ScoreResult, select_host
@@ -169,14 +169,14 @@ def find_nodes_that_pass_filters(
         # Pods nominated by preemption hold their room (framework.whatif); their nodes'
         # results depend on more than the node and the pod, so nothing is memoized.
         memo_key, run_filter = None, fw.with_nominated_pods(run_filter)
-    if memo_key is not None:
-        return pass_filters_memoized(
-            run_filter, state, pod, diagnosis, ordered, wanted=wanted, key=memo_key
-        )
     statuses = diagnosis.node_to_status
     success, error = _SUCCESS_CODE, _ERROR_CODE  # locals: enum attribute reads are slow
     for node in ordered:
-        status = run_filter(state, pod, node)
+        if memo_key is None:
+            status = run_filter(state, pod, node)
+        else:
+            memoized = node.memo.get(memo_key)
+            status = memoized or _filter_and_store(run_filter, state, pod, node, memo_key)
         code = status.code
         if code is success:
             feasible.append(node)
@@ -188,6 +188,20 @@ def find_nodes_that_pass_filters(
             statuses.set(node.name, status)
             diagnosis.add_plugin_status(status)
     return feasible
+
+
+def _filter_and_store(
+    run_filter: Callable[[CycleState, Pod, NodeInfo], Status],
+    state: CycleState,
+    pod: Pod,
+    node: NodeInfo,
+    key: int,
+) -> Status:
+    """Run the Filter plugins on `node` and keep the result for `key` (errors are not kept)."""
+    status = run_filter(state, pod, node)
+    if status.code is not _ERROR_CODE:
+        store(node.memo, key, status)
+    return status
 
 
 def prioritize_nodes(
