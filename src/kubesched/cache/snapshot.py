@@ -12,6 +12,9 @@ last looked (`changed_since`), instead of walking every node every cycle.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from kubesched.cache.image_counts import ImageNodeCounts
 from kubesched.framework.nodeinfo import NodeInfo, NodeInfoList
 
 
@@ -31,6 +34,7 @@ class Snapshot:
     _with_anti_affinity: dict[str, NodeInfo]
     _affinity_list: list[NodeInfo] | None
     _anti_affinity_list: list[NodeInfo] | None
+    _images: ImageNodeCounts
     journal_epoch: int
     """Changes with every `reset`: versions of an older epoch mean nothing."""
     _journal: list[str]
@@ -86,6 +90,10 @@ class Snapshot:
             self._anti_affinity_list = self._in_order(self._with_anti_affinity)
         return self._anti_affinity_list
 
+    def lists_any_image(self, names: Iterable[str]) -> bool:
+        """Whether some node of the snapshot lists one of the image `names`."""
+        return self._images.listed(names)
+
     def _in_order(self, subset: dict[str, NodeInfo]) -> list[NodeInfo]:
         position = self._position
         laid_out = [info for name, info in subset.items() if name in position]
@@ -105,6 +113,7 @@ class Snapshot:
         self._with_anti_affinity = {}
         self._affinity_list = None
         self._anti_affinity_list = None
+        self._images = ImageNodeCounts()
         self.journal_epoch += 1
         self._journal = []
         self._journal_base = 0
@@ -112,6 +121,7 @@ class Snapshot:
     def put(self, info: NodeInfo) -> None:
         """Insert or replace the NodeInfo of one node (a fresh clone)."""
         name = info.name
+        self._images.replace(self._by_name.get(name), info)
         self._by_name[name] = info
         self._record(name)
         position = self._position.get(name)
@@ -123,7 +133,8 @@ class Snapshot:
 
     def drop(self, name: str) -> None:
         """Remove a node; `node_infos` is fixed by the `reorder` that follows."""
-        if self._by_name.pop(name, None) is not None:
+        if (old := self._by_name.pop(name, None)) is not None:
+            self._images.replace(old, None)
             self._record(name)
             self._track(self._with_affinity, name, None)
             self._track(self._with_anti_affinity, name, None)

@@ -14,7 +14,9 @@ from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
+from kubesched.server import eventloop
 from kubesched.server.app import AppError, run_scheduler
+from kubesched.server.gc_tuning import tune_collector
 from kubesched.server.logs import setup_logging
 from kubesched.server.serving import ServingError
 
@@ -84,8 +86,9 @@ def main(argv: list[str]) -> int:
         logging_format=config.logging_format,
         vmodule=config.vmodule,
     )
+    tune_collector()
     try:
-        return asyncio.run(_serve(config))
+        return eventloop.run(_serve(config))
     except FATAL_ERRORS as exc:
         print(f"kubesched: {exc}", file=sys.stderr)
         return 1

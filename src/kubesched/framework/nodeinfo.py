@@ -155,6 +155,7 @@ class NodeInfoList(list[NodeInfo]):
 
 _WITH_AFFINITY = attrgetter("pods_with_affinity")
 _WITH_REQUIRED_ANTI_AFFINITY = attrgetter("pods_with_required_anti_affinity")
+_WITH_IMAGES = attrgetter("image_states")
 
 
 def with_pods_with_affinity(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
@@ -163,6 +164,22 @@ def with_pods_with_affinity(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
     if isinstance(nodes, NodeInfoList):
         return nodes.subsets.have_pods_with_affinity
     return list(filter(_WITH_AFFINITY, nodes))
+
+
+def lists_any_image(nodes: Sequence[NodeInfo], names: Iterable[str]) -> bool:
+    """Whether some node of `nodes` lists one of the image `names` in its `image_states`:
+    from the snapshot's counts when `nodes` is a snapshot's list that keeps them, else by
+    a walk (what-if lists, fixed lists)."""
+    if isinstance(nodes, NodeInfoList):
+        lists = getattr(nodes.subsets, "lists_any_image", None)
+        if lists is not None:
+            return bool(lists(names))
+    wanted = tuple(names)
+    for node_info in filter(_WITH_IMAGES, nodes):
+        states = node_info.image_states
+        if any(name in states for name in wanted):
+            return True
+    return False
 
 
 def with_pods_with_required_anti_affinity(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:

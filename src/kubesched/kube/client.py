@@ -8,6 +8,7 @@ objects by the caller. Every request has a total timeout; a watch has an inactiv
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol
@@ -16,6 +17,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 from aiohttp.http_exceptions import LineTooLong
+from yarl import URL
 
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
@@ -27,6 +29,9 @@ USER_AGENT = "kubesched/0.1"
 # strings, base64 data) such an object can be several times larger, and aiohttp's default
 # line limit (2 x 64 KiB read buffer) would fail the watch on any object over 128 KiB.
 MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024
+# A path of only these characters needs no percent-encoding: object names and namespaces
+# are DNS names, so every path kubesched builds is one. Others go through yarl's encoder.
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9._~/-]*")
 
 
 class RequestObserver(Protocol):
@@ -56,6 +61,12 @@ class KubeClient:
         self._connection = connection
         self._observe = observe
         self._host = urlsplit(connection.server).netloc
+        base = URL(connection.server)
+        # Joined without a re-parse of the whole URL per request (the binding POST, events,
+        # status patches: one new path per pod); a server URL with a path prefix keeps the
+        # plain concatenation.
+        plain = base.absolute and base.raw_path in {"", "/"} and not base.query_string
+        self._base_url = base if plain else None
         self._limiter = TokenBucket(qps=qps, burst=burst)
         self._timeout = timeout
         self._max_connections = max_connections
@@ -65,6 +76,12 @@ class KubeClient:
     @property
     def server(self) -> str:
         return self._connection.server
+
+    def _url(self, path: str) -> URL | str:
+        """The request URL of `path` (which starts with `/`)."""
+        if self._base_url is not None and _PLAIN_PATH.fullmatch(path):
+            return self._base_url.with_path(path, encoded=True)
+        return self.server + path
 
     def _check_open(self) -> None:
         if self._closed:
@@ -145,7 +162,7 @@ class KubeClient:
         try:
             async with session.request(
                 method,
-                self.server + path,
+                self._url(path),
                 data=data,
                 params=params,
                 headers=headers,
@@ -212,7 +229,7 @@ class KubeClient:
         try:
             started = time.monotonic()
             async with session.get(
-                self.server + path, params=query, headers=headers, timeout=timeout
+                self._url(path), params=query, headers=headers, timeout=timeout
             ) as response:
                 self._observe("GET", self._host, str(response.status), time.monotonic() - started)
                 if response.status >= 300:

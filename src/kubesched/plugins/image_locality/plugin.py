@@ -11,17 +11,18 @@ The size and the node count of an image come from the node's `image_states`, kep
 scheduler cache exactly as upstream's (`kubesched.framework.imagestates`; upstream
 `sumImageScores` / `scaledImageScore` read `NodeInfo.ImageStates`): one size per image name,
 that of the first node the cache added that lists it, and the count as of the node's last
-change. PreScore skips when no node has any of the pod's images (every score would be 0).
+change. PreScore skips when no node has any of the pod's images (every score would be 0),
+which the snapshot answers from its per-image node counts without a walk of every node.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, Final
 
 from kubesched.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
+from kubesched.framework.nodeinfo import lists_any_image
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
@@ -30,7 +31,6 @@ MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
 _SKIP: Final = Status(Code.SKIP)
-_HAS_STATES = attrgetter("image_states")
 
 
 def normalized_image_name(name: str) -> str:
@@ -61,7 +61,7 @@ class ImageLocality:
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         names = tuple(normalized_image_name(ref) for ref in pod.image_refs)
         all_nodes = self._handle.list_node_infos()
-        if not names or not all_nodes or not _anywhere(names, all_nodes):
+        if not names or not all_nodes or not lists_any_image(all_nodes, names):
             return _SKIP
         state.write(_PRE_SCORE_KEY, _PodImages(names, len(all_nodes)))
         return None
@@ -77,15 +77,6 @@ class ImageLocality:
                 if image is not None:  # upstream `scaledImageScore`
                     total += int(image.size * (image.node_count / images.total_nodes))
         return calculate_priority(total, len(images.names))
-
-
-def _anywhere(names: tuple[str, ...], nodes: Sequence[NodeInfo]) -> bool:
-    """Whether any node lists any of `names` (nodes without images are skipped fast)."""
-    for node_info in filter(_HAS_STATES, nodes):
-        states = node_info.image_states
-        if any(name in states for name in names):
-            return True
-    return False
 
 
 def calculate_priority(sum_scores: int, image_count: int) -> int:
