@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from kubesched.apis.config import Profile
-from kubesched.explain.group_read import GroupUnreadable, as_int, conditions, get_group
+from kubesched.explain.group_read import GroupApi, as_int, conditions, start_report
 from kubesched.explain.group_report import GroupReport
 
 if TYPE_CHECKING:
@@ -20,27 +20,18 @@ PLUGIN = "Coscheduling"
 DEFAULT_PERMIT_WAITING_SECONDS = 60  # Coscheduling's permitWaitingTimeSeconds default
 STATUS_FIELDS = ("phase", "scheduled", "running", "succeeded", "failed", "scheduleStartTime")
 ENABLE = "install the PodGroup CRD (kubesched manifests --with-crds)"
+COSCHEDULING = GroupApi(API_VERSION, PLUGIN, "minMember", ENABLE)
 
 
 async def read_coscheduling(
     api: Reader, namespace: str, name: str, *, profile: Profile, enabled: Collection[str]
 ) -> GroupReport:
     """The PodGroup `namespace/name` (the caller adds its members)."""
-    report = GroupReport(API_VERSION, namespace, name, "minMember")
-    if PLUGIN in enabled:
-        report = replace(report, enforced_by=PLUGIN)
-    else:
-        note = (
-            f"profile {profile.scheduler_name} does not enable {PLUGIN}: kubesched places "
-            "these members one by one and does not enforce minMember"
-        )
-        report = replace(report, notes=(note,))
-    try:
-        obj = await get_group(api, API_VERSION, namespace, name, enable=ENABLE)
-    except GroupUnreadable as exc:
-        return replace(report, problem=str(exc))
+    report, obj = await start_report(
+        api, COSCHEDULING, namespace, name, profile=profile, enabled=enabled
+    )
     if obj is None:
-        return replace(report, found=False)
+        return report
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
     return replace(
         report,

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kubesched.apis.config import Profile
-from kubesched.explain.group_read import GroupUnreadable, conditions, get_group
+from kubesched.explain.group_read import GroupApi, conditions, start_report
 from kubesched.explain.group_report import GroupReport
 from kubesched.model.apiobject import ApiObject
 from kubesched.model.podgroup import SchedulingPodGroup
@@ -24,6 +24,7 @@ ENABLE = (
     "kube-apiserver needs --runtime-config=scheduling.k8s.io/v1beta1=true and "
     "--feature-gates=GenericWorkload=true"
 )
+NATIVE = GroupApi(API_VERSION, PLUGIN, "minCount", ENABLE)
 TIMEOUT = "no field in the PodGroup (kube-scheduler's GangScheduling waits up to 5m at Permit)"
 
 
@@ -31,21 +32,11 @@ async def read_native(
     api: Reader, namespace: str, name: str, *, profile: Profile, enabled: Collection[str]
 ) -> GroupReport:
     """The PodGroup `namespace/name` (the caller adds its members)."""
-    report = GroupReport(API_VERSION, namespace, name, "minCount")
-    if PLUGIN in enabled:
-        report = replace(report, enforced_by=PLUGIN, timeout=TIMEOUT)
-    else:
-        note = (
-            f"profile {profile.scheduler_name} enables no {PLUGIN} plugin: kubesched places "
-            "these members one by one and does not enforce minCount"
-        )
-        report = replace(report, notes=(note,))
-    try:
-        obj = await get_group(api, API_VERSION, namespace, name, enable=ENABLE)
-    except GroupUnreadable as exc:
-        return replace(report, problem=str(exc))
+    report, obj = await start_report(api, NATIVE, namespace, name, profile=profile, enabled=enabled)
     if obj is None:
-        return replace(report, found=False)
+        return report
+    if report.enforced_by:
+        report = replace(report, timeout=TIMEOUT)
     group = SchedulingPodGroup.of(ApiObject.from_json(obj))
     return replace(
         report,

@@ -3,9 +3,12 @@ API server does not serve this API" (both are 404s)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kubesched.apis.config import Profile
+from kubesched.explain.group_report import GroupReport
 from kubesched.kube.errors import ApiError, Forbidden, NotFound
 
 if TYPE_CHECKING:
@@ -16,6 +19,46 @@ TIMEOUT_SECONDS = 30.0
 
 class GroupUnreadable(Exception):
     """The group could not be read; `str()` is one line naming the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupApi:
+    """One PodGroup API as explain reads it."""
+
+    api_version: str
+    plugin: str
+    """The gang plugin that enforces this API's groups."""
+    count_field: str
+    """The field of the group's minimum: `minMember`, `minCount`."""
+    enable: str
+    """How to get the API served, for the error when it is not."""
+
+
+async def start_report(
+    api: Reader,
+    which: GroupApi,
+    namespace: str,
+    name: str,
+    *,
+    profile: Profile,
+    enabled: Collection[str],
+) -> tuple[GroupReport, dict[str, Any] | None]:
+    """The report's part common to both APIs (who enforces the group, or why nobody does;
+    the read's problem; whether it exists) and the group object, None when there is none."""
+    report = GroupReport(which.api_version, namespace, name, which.count_field)
+    if which.plugin in enabled:
+        report = replace(report, enforced_by=which.plugin)
+    else:
+        note = (
+            f"profile {profile.scheduler_name} does not enable {which.plugin}: kubesched "
+            f"places these members one by one and does not enforce {which.count_field}"
+        )
+        report = replace(report, notes=(note,))
+    try:
+        obj = await get_group(api, which.api_version, namespace, name, enable=which.enable)
+    except GroupUnreadable as exc:
+        return replace(report, problem=str(exc)), None
+    return (report if obj is not None else replace(report, found=False)), obj
 
 
 async def get_group(

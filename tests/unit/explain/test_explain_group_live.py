@@ -181,7 +181,7 @@ async def test_a_native_podgroup_is_read_as_a_plain_object(tmp_path):
         "PodGroupInitiallyScheduled=False (Unschedulable): minCount (3) cannot be satisfied",
     )
     assert [(m.name, m.state) for m in report.members] == [("t-0", "pending"), ("t-1", "bound")]
-    assert "enables no GangScheduling plugin" in report.notes[0]
+    assert report.notes[0].startswith("profile gang does not enable GangScheduling")
 
 
 async def test_the_native_api_not_served(tmp_path):
