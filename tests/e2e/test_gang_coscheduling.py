@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import ApiClient, ApiError, is_bound, wait_for
+from harness import ApiClient, ApiError, is_bound, unschedulable_message, wait_for
 
 from kubesched.manifests.crds import pod_group_crd
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
@@ -115,11 +115,7 @@ def _never_partial(api: ApiClient, ns: str, group: str, size: int, seconds: floa
 
 def _why(api: ApiClient, ns: str, pod: str) -> str:
     """The pod's PodScheduled=False message, "" while it has none."""
-    obj = api.get("Pod", pod, namespace=ns)
-    for cond in obj["status"].get("conditions") or ():
-        if cond["type"] == "PodScheduled" and cond["status"] == "False":
-            return str(cond.get("message", ""))
-    return ""
+    return unschedulable_message(api.get("Pod", pod, namespace=ns))
 
 
 @pytest.mark.usefixtures("podgroup_crd")

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, wait_for
+from harness import ApiClient, is_bound, unschedulable_message, wait_for
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
@@ -75,11 +75,7 @@ def _members(api: ApiClient, scheduler: str, ns: str, group: str, count: int) ->
 
 def _why(api: ApiClient, ns: str, pod: str) -> str:
     """The pod's PodScheduled=False message, "" while it has none."""
-    obj = api.get("Pod", pod, namespace=ns)
-    for cond in obj["status"].get("conditions") or ():
-        if cond["type"] == "PodScheduled" and cond["status"] == "False":
-            return str(cond.get("message", ""))
-    return ""
+    return unschedulable_message(api.get("Pod", pod, namespace=ns))
 
 
 def _bound(api: ApiClient, ns: str) -> int:
@@ -125,6 +121,28 @@ def _reasons(api: ApiClient, ns: str, pods: list[str]) -> list[tuple[str, str]]:
     return sorted((reason, f"{message} | event: {note}") for reason, message, note in found)
 
 
+def _wait_gangs_scheduled(
+    api: ApiClient, both: dict[str, str], group: str, *, size: int, timeout: float
+) -> None:
+    """Both schedulers bind all `size` members of `group` and set its condition True."""
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _bound(api, ns),
+            until=lambda n: n == size,
+            timeout=timeout,
+            message=f"all {size} of {scheduler} bound",
+        )
+    after = {
+        s: wait_for(
+            lambda ns=ns: _condition(api, ns, group),
+            until=lambda c: c is not None and c[0] == "True",
+            message=f"{s}'s condition True",
+        )
+        for s, ns in both.items()
+    }
+    assert after[OURS] == after[ORACLE] == ("True", "Scheduled", "")
+
+
 def _condition_reason(api: ApiClient, ns: str, pod: str) -> str:
     obj = api.get("Pod", pod, namespace=ns)
     cond = next(c for c in obj["status"]["conditions"] if c["type"] == "PodScheduled")
@@ -161,22 +179,7 @@ def test_a_gang_that_fits_only_six_binds_none_until_a_node_is_added(
     assert is_bound(api.get("Pod", "plain", namespace=both[OURS]))  # default scheduler unaffected
     for scheduler in SCHEDULERS:
         _nodes(api, scheduler, 1, first=3)
-    for scheduler, ns in both.items():
-        wait_for(
-            lambda ns=ns: _bound(api, ns),
-            until=lambda n: n == 8,
-            timeout=40,
-            message=f"all 8 of {scheduler} bound",
-        )
-    after = {
-        s: wait_for(
-            lambda ns=ns: _condition(api, ns, "train"),
-            until=lambda c: c is not None and c[0] == "True",
-            message=f"{s}'s condition True",
-        )
-        for s, ns in both.items()
-    }
-    assert after[OURS] == after[ORACLE] == ("True", "Scheduled", "")
+    _wait_gangs_scheduled(api, both, "train", size=8, timeout=40)
 
 
 def test_a_group_with_fewer_pods_than_min_count_waits(api: ApiClient, both: dict[str, str]) -> None:

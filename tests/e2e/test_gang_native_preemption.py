@@ -27,6 +27,7 @@ from test_gang_native import (
     _nodes,
     _reasons,
     _seen_nodes,
+    _wait_gangs_scheduled,
     both,
     oracle,
 )
@@ -170,22 +171,7 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
         assert len(_terminating(api, ns)) == evicted, f"{scheduler} preempted {evicted}"
         for pod in _terminating(api, ns):  # the kubelet's part: the victims stop
             api.delete("Pod", pod["metadata"]["name"], namespace=ns, grace_period=0)
-    for scheduler, ns in both.items():
-        wait_for(
-            lambda ns=ns: _bound(api, ns),
-            until=lambda n: n == 2,
-            timeout=60,
-            message=f"the gang of {scheduler} bound",
-        )
-    after = {
-        s: wait_for(
-            lambda ns=ns: _condition(api, ns, "train"),
-            until=lambda c: c is not None and c[0] == "True",
-            message=f"{s}'s condition True",
-        )
-        for s, ns in both.items()
-    }
-    assert after[OURS] == after[ORACLE] == ("True", "Scheduled", "")
+    _wait_gangs_scheduled(api, both, "train", size=2, timeout=60)
     remaining = {s: len(api.list("Pod", namespace=ns)) for s, ns in both.items()}
     # the 2 members and the fillers put back
     assert remaining == {ORACLE: 2 + fillers - evicted, OURS: 2 + fillers - evicted}

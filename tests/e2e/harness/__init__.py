@@ -13,6 +13,7 @@ from harness.waiting import (
     is_pending_unbound,
     is_unschedulable,
     node_name,
+    unschedulable_message,
     wait_for,
 )
 
@@ -34,5 +35,6 @@ __all__ = [
     "overcommitted_nodes",
     "pod_requests",
     "quantity",
+    "unschedulable_message",
     "wait_for",
 ]

@@ -92,6 +92,12 @@ def condition(pod: dict[str, Any], kind: str) -> dict[str, Any] | None:
     return None
 
 
+def unschedulable_message(pod: dict[str, Any]) -> str:
+    """The message of PodScheduled=False (why the pod is not placed), "" while it has none."""
+    scheduled = condition(pod, "PodScheduled") or {}
+    return str(scheduled.get("message", "")) if scheduled.get("status") == "False" else ""
+
+
 def is_unschedulable(pod: dict[str, Any]) -> bool:
     """True when PodScheduled is False with reason Unschedulable."""
     scheduled = condition(pod, "PodScheduled")
