@@ -14,19 +14,15 @@ per-node lookups hash a small int, not a nested tuple.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Hashable, Sequence
 
 from kubesched.framework import NodeInfo
+from kubesched.framework.memo import KeyTable
 
 MAX_KEYS_PER_NODE = 64
 """A node's counts are forgotten when it holds this many keys (bounds the memory)."""
-MAX_INTERNED_KEYS = 4096
 
 CountFn = Callable[[NodeInfo], int]
-
-# Ids are never reused, so forgetting the intern table only costs recounting.
-_ids = itertools.count(1)
 
 
 class _Entry:
@@ -41,20 +37,16 @@ class _Entry:
 class NodeCountCache:
     """`count(node_info, key_id, fn)` = `fn(node_info)`, remembered per node."""
 
-    __slots__ = ("_ids", "_nodes")
+    __slots__ = ("_keys", "_nodes")
 
     def __init__(self) -> None:
-        self._ids: dict[Hashable, int] = {}
+        self._keys = KeyTable()
         self._nodes: dict[str, _Entry] = {}
 
     def key_id(self, key: Hashable) -> int:
-        """A small int standing for `key` (equal keys, equal ids)."""
-        found = self._ids.get(key)
-        if found is None:
-            if len(self._ids) >= MAX_INTERNED_KEYS:
-                self._ids.clear()
-            found = self._ids[key] = next(_ids)
-        return found
+        """A small int standing for `key` (equal keys, equal ids; ids are never reused, so
+        the table forgetting its keys only costs recounting)."""
+        return self._keys.id_of(key)
 
     def count(self, node_info: NodeInfo, key_id: int, fn: CountFn) -> int:
         if not node_info.pods:
