@@ -73,11 +73,15 @@ class FakeApi:
             if path.endswith(suffix):
                 raise exc
 
+    def of(self, method: str, suffix: str = "") -> list[Call]:
+        """The `method` requests whose path ends with `suffix`, in order."""
+        return [c for c in self.calls if c.method == method and c.path.endswith(suffix)]
+
     def posts(self, suffix: str = "") -> list[Call]:
-        return [c for c in self.calls if c.method == "POST" and c.path.endswith(suffix)]
+        return self.of("POST", suffix)
 
     def patches(self, suffix: str = "") -> list[Call]:
-        return [c for c in self.calls if c.method == "PATCH" and c.path.endswith(suffix)]
+        return self.of("PATCH", suffix)
 
     def gets(self) -> list[Call]:
         return [c for c in self.calls if c.method == "GET"]

@@ -6,8 +6,9 @@ the preemptor is held while evicting, then bound to the nominated node once room
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any
+
+from api_fakes import FakeApi
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import WaitingPod, WaitingPods
@@ -23,46 +24,6 @@ from kubesched.testing import build_test_framework, make_node, make_pod
 
 PROFILE = "preempting-scheduler"
 HIGH = 1000
-
-
-@dataclass
-class Call:
-    method: str
-    path: str
-    body: Any = None
-
-
-@dataclass
-class FakeApi:
-    """Records requests; `fail[(method, path)]` raises instead of answering."""
-
-    calls: list[Call] = field(default_factory=list)
-    fail: dict[tuple[str, str], ApiError] = field(default_factory=dict)
-
-    def _record(self, method: str, path: str, body: Any) -> dict[str, Any]:
-        self.calls.append(Call(method, path, body))
-        error = self.fail.get((method, path))
-        if error is not None:
-            raise error
-        return body if isinstance(body, dict) else {}
-
-    async def get(self, path: str, **_: Any) -> dict[str, Any]:
-        return self._record("GET", path, None)
-
-    async def post(self, path: str, body: dict[str, Any], **_: Any) -> dict[str, Any]:
-        return self._record("POST", path, body)
-
-    async def put(self, path: str, body: dict[str, Any], **_: Any) -> dict[str, Any]:
-        return self._record("PUT", path, body)
-
-    async def patch(self, path: str, body: Any, **_: Any) -> dict[str, Any]:
-        return self._record("PATCH", path, body)
-
-    async def delete(self, path: str, *, body: Any = None, **_: Any) -> dict[str, Any]:
-        return self._record("DELETE", path, body)
-
-    def of(self, method: str, suffix: str = "") -> list[Call]:
-        return [c for c in self.calls if c.method == method and c.path.endswith(suffix)]
 
 
 class Clock:
@@ -291,7 +252,7 @@ async def test_a_victim_already_gone_is_no_error() -> None:
     loop = Loop([one_cpu_node()])
     loop.bound(low("victim"))
     vip = loop.pending(preemptor())
-    loop.api.fail[("DELETE", "/api/v1/namespaces/ns/pods/victim")] = NotFound(404, "NotFound", "")
+    loop.api.errors["/api/v1/namespaces/ns/pods/victim"] = NotFound(404, "NotFound", "")
     await loop.cycle()
     await loop.preemptions.wait_idle()
     assert [e for e in await loop.written_events() if e["reason"] == "Preempted"] == []
@@ -303,7 +264,7 @@ async def test_a_failed_eviction_activates_the_preemptor() -> None:
     loop.bound(low("victim"))
     vip = loop.pending(preemptor())
     failure = ApiError(500, "InternalError", "etcd is sad")
-    loop.api.fail[("DELETE", "/api/v1/namespaces/ns/pods/victim")] = failure
+    loop.api.errors["/api/v1/namespaces/ns/pods/victim"] = failure
     await loop.cycle()
     await loop.preemptions.wait_idle()
     assert loop.where(vip) == ACTIVE
