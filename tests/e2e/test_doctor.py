@@ -176,8 +176,16 @@ def leader_election_guide_rules(lease_name: str) -> list[dict[str, Any]]:
 
 
 def kubesched_lease(
-    namespace: str, name: str, *, names: str, holder: str, renewed: datetime
+    namespace: str,
+    name: str,
+    *,
+    names: str,
+    holder: str,
+    renewed: datetime,
+    duration_seconds: int = 15,
+    transitions: int = 2,
 ) -> dict[str, Any]:
+    """A Lease as a kubesched replica writes it (label and scheduler-names annotation)."""
     stamp = renewed.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return {
         "apiVersion": "coordination.k8s.io/v1",
@@ -190,10 +198,10 @@ def kubesched_lease(
         },
         "spec": {
             "holderIdentity": holder,
-            "leaseDurationSeconds": 15,
+            "leaseDurationSeconds": duration_seconds,
             "acquireTime": stamp,
             "renewTime": stamp,
-            "leaseTransitions": 2,
+            "leaseTransitions": transitions,
         },
     }
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from harness import ApiClient
+from test_doctor import kubesched_lease
 
 from kubesched.localcluster import LocalCluster
 
@@ -25,24 +26,16 @@ HOLDER = f"evil\n{FORGED}\x1b[2J\x1b]0;pwned\x07"
 
 
 def lease(namespace: str, name: str, *, renewed: datetime) -> dict[str, Any]:
-    stamp = renewed.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return {
-        "apiVersion": "coordination.k8s.io/v1",
-        "kind": "Lease",
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "labels": {"kubesched.io/lease": "scheduler"},
-            "annotations": {"kubesched.io/scheduler-names": SCHEDULER},
-        },
-        "spec": {
-            "holderIdentity": HOLDER,
-            "leaseDurationSeconds": 3600,
-            "acquireTime": stamp,
-            "renewTime": stamp,
-            "leaseTransitions": 1,
-        },
-    }
+    """A kubesched Lease whose holder forges a log line and terminal escapes."""
+    return kubesched_lease(
+        namespace,
+        name,
+        names=SCHEDULER,
+        holder=HOLDER,
+        renewed=renewed,
+        duration_seconds=3600,
+        transitions=1,
+    )
 
 
 def cli(cluster: LocalCluster, *args: str) -> subprocess.CompletedProcess[str]:
