@@ -33,7 +33,6 @@ from kubesched.framework.diagnosis import Diagnosis, fit_error_message
 from kubesched.framework.interfaces import FilterRunner, NodeToStatusReader
 from kubesched.model import Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.node_victims import select_on_node
-from kubesched.plugins.default_preemption.pdb import split_by_pdb_violation
 from kubesched.plugins.default_preemption.victims import GroupOf, pod_priority, start_seconds
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -105,7 +104,7 @@ def ineligibility(
     if nominated_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE or nominated_node is None:
         return ""
     for pod in nominated_node.pods.values():
-        priority = pod_priority(pod, group_of) if group_of is not None else pod.priority
+        priority = pod_priority(pod, group_of)
         if priority < preemptor.priority and pod.deleting and pod.preempted_by_scheduler:
             return NOT_ELIGIBLE_TERMINATING
     return ""
@@ -117,44 +116,6 @@ def potential_nodes(nodes: Sequence[NodeInfo], statuses: NodeToStatusReader) -> 
 
 
 # --- one node ---------------------------------------------------------------------------
-
-
-class _NodeTrial:
-    """A copy of one node on which victims are removed and added back."""
-
-    def __init__(
-        self, runner: FilterRunner, state: CycleState, preemptor: Pod, node: NodeInfo
-    ) -> None:
-        self.runner, self.state, self.preemptor = runner, state, preemptor
-        self.node = node.clone()
-
-    def remove(self, pod: Pod) -> None:
-        self.node.remove_pod(pod.uid)
-        self._check(
-            self.runner.run_pre_filter_extension_remove_pod(
-                self.state, self.preemptor, pod, self.node
-            )
-        )
-
-    def add(self, pod: Pod) -> None:
-        self.node.add_pod(pod)
-        self._check(
-            self.runner.run_pre_filter_extension_add_pod(self.state, self.preemptor, pod, self.node)
-        )
-
-    def fits(self) -> Status:
-        return self.runner.run_filter_with_nominated_pods(self.state, self.preemptor, self.node)
-
-    @staticmethod
-    def _check(status: Status) -> None:
-        if not status.is_success():
-            raise _ExtensionFailedError(status)
-
-
-class _ExtensionFailedError(Exception):
-    def __init__(self, status: Status) -> None:
-        super().__init__(status.message)
-        self.status = status
 
 
 def select_victims_on_node(
@@ -174,53 +135,17 @@ def select_victims_on_node(
     UnschedulableAndUnresolvable when the node has no lower-priority pod; the Filter
     status when the preemptor does not fit even without all of them. With `group_of` (the
     `GenericWorkload` gate) PodGroup members are victims as `node_victims` says, their
-    groups' pods found on `everywhere`."""
-    if group_of is not None:
-        return select_on_node(
-            runner,
-            state,
-            preemptor,
-            node,
-            pdbs,
-            group_of=group_of,
-            everywhere=everywhere or (node,),
-            now=now,
-        )
-    potential = [pod for pod in node.pods.values() if pod.priority < preemptor.priority]
-    if not potential:
-        return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
-    trial = _NodeTrial(runner, state, preemptor, node)
-    try:
-        return _reprieve(trial, potential, pdbs, now=now)
-    except _ExtensionFailedError as failed:
-        return [], 0, failed.status
-
-
-def _reprieve(
-    trial: _NodeTrial, potential: list[Pod], pdbs: Sequence[PodDisruptionBudget], *, now: float
-) -> tuple[list[Pod], int, Status]:
-    for pod in potential:
-        trial.remove(pod)
-    status = trial.fits()
-    if not status.is_success():
-        return [], 0, status
-    violating, non_violating = split_by_pdb_violation(by_importance(potential, now), pdbs)
-    victims: list[Pod] = []
-
-    def reprieved(pod: Pod) -> bool:
-        trial.add(pod)
-        if trial.fits().is_success():
-            return True
-        trial.remove(pod)
-        victims.append(pod)
-        return False
-
-    violations = sum(1 for pod in violating if not reprieved(pod))
-    for pod in non_violating:
-        reprieved(pod)
-    if violating and non_violating:
-        victims = by_importance(victims, now)
-    return victims, violations, SUCCESS
+    groups' pods found on `everywhere`; without it every pod is a victim of its own."""
+    return select_on_node(
+        runner,
+        state,
+        preemptor,
+        node,
+        pdbs,
+        group_of=group_of,
+        everywhere=everywhere or (node,),
+        now=now,
+    )
 
 
 # --- all nodes ----------------------------------------------------------------------------

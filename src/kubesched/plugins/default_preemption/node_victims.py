@@ -1,11 +1,12 @@
-"""Victims on one node for a single preemptor with the `GenericWorkload` gate (upstream
-`SelectVictimsOnNode` over `GetVictimsOnNode`'s victims).
+"""Victims on one node for a single preemptor (upstream `SelectVictimsOnNode` over
+`GetVictimsOnNode`'s victims).
 
-As without the gate, but over `victims.Victim`s instead of pods: a PodGroup member counts at
-its group's priority, the pods of a `disruptionMode.all` PodGroup are one victim (also those
-on other nodes), and the victims are ordered by `victims.most_important_first`. Only the
-main node is changed on the trial copy; a group's pods elsewhere are only told to the
-PreFilter extensions (with their own node's info), as upstream does.
+The victims are `victims.Victim`s, ordered by `victims.most_important_first`. Without the
+`GenericWorkload` gate every pod is one victim at its own priority; with it a PodGroup
+member counts at its group's priority, and the pods of a `disruptionMode.all` PodGroup are
+one victim (also those on other nodes). Only the main node is changed on the trial copy; a
+group's pods elsewhere are only told to the PreFilter extensions (with their own node's
+info), as upstream does.
 """
 
 from __future__ import annotations
@@ -45,26 +46,28 @@ class _Trial:
         self.node = node.clone()
         self.others = others
 
-    def _info(self, pod: Pod) -> NodeInfo | None:
-        return self.node if pod.node_name == self.node.name else self.others.get(pod.node_name)
+    def _info(self, pod: Pod) -> NodeInfo:
+        """The node a victim's pod is counted on: another node only for a group's pods
+        there; a pod of the main node's list is on the main node."""
+        if pod.node_name == self.node.name:
+            return self.node
+        return self.others.get(pod.node_name, self.node)
 
     def remove(self, victim: Victim) -> None:
         for pod in victim.pods:
             info = self._info(pod)
             if info is self.node:
                 self.node.remove_pod(pod.uid)
-            if info is not None:
-                run = self.runner.run_pre_filter_extension_remove_pod
-                self._check(run(self.state, self.preemptor, pod, info))
+            run = self.runner.run_pre_filter_extension_remove_pod
+            self._check(run(self.state, self.preemptor, pod, info))
 
     def add(self, victim: Victim) -> None:
         for pod in victim.pods:
             info = self._info(pod)
             if info is self.node:
                 self.node.add_pod(pod)
-            if info is not None:
-                run = self.runner.run_pre_filter_extension_add_pod
-                self._check(run(self.state, self.preemptor, pod, info))
+            run = self.runner.run_pre_filter_extension_add_pod
+            self._check(run(self.state, self.preemptor, pod, info))
 
     def fits(self) -> Status:
         return self.runner.run_filter_with_nominated_pods(self.state, self.preemptor, self.node)
@@ -82,11 +85,12 @@ def select_on_node(
     node: NodeInfo,
     pdbs: Sequence[PodDisruptionBudget],
     *,
-    group_of: GroupOf,
+    group_of: GroupOf | None,
     everywhere: Sequence[NodeInfo],
     now: float,
 ) -> tuple[list[Pod], int, Status]:
-    """(victims' pods, PDB violations, status), as `evaluation.select_victims_on_node`."""
+    """(victims' pods, PDB violations, status), as `evaluation.select_victims_on_node`
+    says."""
     potential = [
         victim
         for victim in collect([node], group_of, now=now, everywhere=everywhere)

@@ -1,7 +1,7 @@
-"""Preemption victims as kube-scheduler v1.37 collects and orders them with the
-`GenericWorkload` gate (upstream `getCrossNodesVictims`, `NewPodVictim`,
-`MoreImportantVictim`), for a pod group preemptor (the domain is the whole cluster) and for a
-single pod (the domain is one node).
+"""Preemption victims as kube-scheduler v1.37 collects and orders them (upstream
+`getCrossNodesVictims`, `NewPodVictim`, `MoreImportantVictim`), with the `GenericWorkload`
+gate or without it (then every pod is a victim of its own), for a pod group preemptor (the
+domain is the whole cluster) and for a single pod (the domain is one node).
 
 Every pod counted on the domain's nodes is one victim, except the pods of a PodGroup with
 `spec.disruptionMode.all`, which are one victim together (all its scheduled pods, wherever
@@ -67,23 +67,27 @@ def start_seconds(pod: Pod, now: float) -> float:
         return now
 
 
-def pod_priority(pod: Pod, group_of: GroupOf) -> int:
-    """Upstream `GetPodPriority`: the PodGroup's priority for its members."""
-    group = group_of(pod) if pod.pod_group_name else None
+def pod_priority(pod: Pod, group_of: GroupOf | None) -> int:
+    """Upstream `GetPodPriority`: the PodGroup's priority for its members (None: the gate
+    is off, every pod has its own)."""
+    group = group_of(pod) if group_of is not None and pod.pod_group_name else None
     return group.priority if group is not None else pod.priority
 
 
 def collect(
     nodes: Sequence[NodeInfo],
-    group_of: GroupOf,
+    group_of: GroupOf | None,
     *,
     now: float,
     everywhere: Sequence[NodeInfo] | None = None,
 ) -> list[Victim]:
     """Every victim on `nodes`, in node order (upstream `getCrossNodesVictims`); a group
     evicted as a whole has its scheduled pods on `everywhere` (default: `nodes`), which is
-    read only when `nodes` hold such a group."""
+    read only when `nodes` hold such a group. `group_of` None (the gate off, upstream's nil
+    PodGroup lister): every pod is a victim of its own, of type pod, at its own priority."""
     pods = [pod for info in nodes for pod in info.pods.values()]
+    if group_of is None:
+        return [_victim([pod], pod.priority, POD, now) for pod in pods]
     whole = {
         (pod.namespace, pod.pod_group_name)
         for pod in pods
