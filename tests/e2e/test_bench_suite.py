@@ -28,11 +28,19 @@ def _e2e_isolation() -> None:
     return
 
 
+# kube-scheduler v1.37.2 can leave a preemptor in its unschedulable pool until the leftover
+# flush (kubernetes/kubernetes#141694: a second, redundant async preemption finds its victim
+# gone and no event wakes the pod); by default that is 5 minutes. Both schedulers get a
+# 5 s limit, so such a pod is retried at the next 30 s flush, well inside the stall timeout.
+UNSCHEDULABLE_LIMIT = "--pod-max-in-unschedulable-pods-duration=5s"
+
+
 def test_tiny_suite_both_schedulers_pass_their_checks(tmp_path: Path) -> None:
     base = BenchSettings(
         workload=catalogue_workload(CASES[0], "5"),
         limits=ClientLimits(scheduler_name="bench-suite", qps=5000, burst=5000),
-        stall_timeout=30.0,
+        stall_timeout=60.0,
+        scheduler_flags=(UNSCHEDULABLE_LIMIT,),
     )
     rows = run_suite(
         CASES,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,15 +50,19 @@ def scheduler_config(*, kubeconfig: Path, limits: ClientLimits) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def contender_argv(name: str, cluster: LocalCluster, limits: ClientLimits) -> list[str]:
-    """The command line that starts contender `name` against `cluster`."""
+def contender_argv(
+    name: str, cluster: LocalCluster, limits: ClientLimits, flags: Sequence[str] = ()
+) -> list[str]:
+    """The command line that starts contender `name` against `cluster`; `flags` are added
+    to either scheduler's (kube-scheduler's flags, which kubesched takes too)."""
     config = cluster.workdir / f"{name}.yaml"
     config.write_text(scheduler_config(kubeconfig=cluster.kubeconfig_path, limits=limits))
     if name == KUBESCHED:
-        return [sys.executable, "-m", "kubesched", f"--config={config}", "--secure-port=0"]
+        return [sys.executable, "-m", "kubesched", f"--config={config}", "--secure-port=0", *flags]
     if name == KUBE_SCHEDULER:
         assert cluster.binaries is not None
-        return [str(cluster.binaries.kube_scheduler), f"--config={config}", "--secure-port=0"]
+        kube_scheduler = str(cluster.binaries.kube_scheduler)
+        return [kube_scheduler, f"--config={config}", "--secure-port=0", *flags]
     if name == NULL_BINDER:
         return [
             sys.executable,
@@ -72,6 +77,9 @@ def contender_argv(name: str, cluster: LocalCluster, limits: ClientLimits) -> li
     raise ValueError(f"unknown contender {name!r}; choose from {', '.join(CONTENDERS)}")
 
 
-def start_contender(name: str, cluster: LocalCluster, limits: ClientLimits) -> Process:
+def start_contender(
+    name: str, cluster: LocalCluster, limits: ClientLimits, *, flags: Sequence[str] = ()
+) -> Process:
     """Start the contender's process (logged to the cluster's logs/<name>.log)."""
-    return cluster.spawn(name, contender_argv(name, cluster, limits), env=dict(os.environ))
+    argv = contender_argv(name, cluster, limits, flags)
+    return cluster.spawn(name, argv, env=dict(os.environ))

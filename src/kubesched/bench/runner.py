@@ -48,6 +48,8 @@ class BenchSettings:
     """Measured pods created per second; 0: as fast as the API server accepts them."""
     stall_timeout: float = 120.0
     """A run with no pod bound for this long fails."""
+    scheduler_flags: tuple[str, ...] = ()
+    """Flags both schedulers get after their own (the null binder takes none)."""
 
 
 @dataclass(slots=True)
@@ -168,7 +170,9 @@ class _Run:
         self.progress(f"[{self.name}] creating {self.workload.nodes} nodes")
         nodes = (("/api/v1/nodes", self.workload.node(i)) for i in range(self.workload.nodes))
         await create_all(client, nodes, concurrency=self.settings.create_concurrency)
-        process = start_contender(self.name, self.cluster, self.settings.limits)
+        process = start_contender(
+            self.name, self.cluster, self.settings.limits, flags=self.settings.scheduler_flags
+        )
         assert process.pid is not None
         await self._initial_pods(client, process)
         await self._measure(client, process)
@@ -199,7 +203,10 @@ class _Run:
                 if bound != last:
                     last, last_change = bound, time.monotonic()
                 if time.monotonic() - last_change > self.settings.stall_timeout:
-                    raise RunFailed(f"stalled: {bound}/{count} initial pods bound")
+                    waiting = ", ".join(t.pending() for t in trackers if t.bound < len(t.pods))
+                    raise RunFailed(
+                        f"stalled: {bound}/{count} initial pods bound; waiting: {waiting}"
+                    )
                 await asyncio.sleep(0.1)
         finally:
             for watch in watches:
@@ -283,7 +290,9 @@ class _Run:
             if bound != last:
                 last, last_change = bound, now
             elif now - last_change > self.settings.stall_timeout:
-                raise RunFailed(f"stalled: {bound}/{total} measured pods bound")
+                raise RunFailed(
+                    f"stalled: {bound}/{total} measured pods bound; waiting: {tracker.pending()}"
+                )
             rate = sampler.samples[-1] if sampler.samples else 0.0
             self.progress(
                 f"[{self.name}] {bound}/{total} bound, {len(tracker.pods)} created, "

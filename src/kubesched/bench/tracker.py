@@ -28,6 +28,8 @@ class PodRecord:
     seen_at: float
     node: str = ""
     bound_at: float = 0.0
+    waiting: str = ""
+    """While unbound: its nominated node and PodScheduled condition, as last seen."""
 
 
 class PodTracker:
@@ -84,6 +86,7 @@ class PodTracker:
             return
         node = (obj.get("spec") or {}).get("nodeName") or ""
         if not node:
+            record.waiting = _waiting(obj.get("status") or {})
             if record.node:
                 self.violations.append(f"pod {name} lost its node {record.node}")
             return
@@ -93,6 +96,13 @@ class PodTracker:
         elif record.node != node:
             self.violations.append(f"pod {name} moved from {record.node} to {node}")
 
+    def pending(self, limit: int = 3) -> str:
+        """The first `limit` unbound pods and why they wait, for a stall's message."""
+        waiting = [(n, r.waiting) for n, r in sorted(self.pods.items()) if not r.node]
+        shown = [f"{name} ({why or 'never tried'})" for name, why in waiting[:limit]]
+        more = f" and {len(waiting) - limit} more" if len(waiting) > limit else ""
+        return ", ".join(shown) + more
+
     def latencies(self) -> list[float]:
         """Seconds from first seen to bound, for every bound pod."""
         return [r.bound_at - r.seen_at for r in self.pods.values() if r.node]
@@ -100,3 +110,15 @@ class PodTracker:
     def bound_times(self) -> list[float]:
         """Monotonic times at which pods became bound, ascending."""
         return sorted(r.bound_at for r in self.pods.values() if r.node)
+
+
+def _waiting(status: dict[str, Any]) -> str:
+    """`nominated to n2; Unschedulable: 0/5 nodes are available: ...` from a pod's status."""
+    nominated = status.get("nominatedNodeName")
+    parts = [f"nominated to {nominated}"] if nominated else []
+    parts.extend(
+        f"{condition.get('reason', '')}: {condition.get('message', '')}"
+        for condition in status.get("conditions") or ()
+        if condition.get("type") == "PodScheduled" and condition.get("status") != "True"
+    )
+    return "; ".join(parts)

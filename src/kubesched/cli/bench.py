@@ -75,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
         help="rounds of all contenders, interleaved; each row is its median round",
     )
     parser.add_argument("--stall-timeout", type=float, default=120.0)
+    parser.add_argument(
+        "--scheduler-flag",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="a kube-scheduler flag both schedulers get, e.g. "
+        "--scheduler-flag=--pod-max-in-unschedulable-pods-duration=10s (repeatable)",
+    )
     parser.add_argument("--scheduler-name", default=DEFAULT_SCHEDULER_NAME)
     return parser
 
@@ -110,6 +118,7 @@ def _settings(args: argparse.Namespace, workload: Workload) -> BenchSettings:
         create_concurrency=args.create_concurrency,
         create_rate=args.create_rate,
         stall_timeout=args.stall_timeout,
+        scheduler_flags=tuple(args.scheduler_flag),
     )
 
 

@@ -13,7 +13,9 @@ background:
    evicted victim gets a `Preempted` event ("Preempted by pod <uid> on node <node>");
 3. while it runs, the preemptor is held out of activeQ (DefaultPreemption's PreEnqueue asks
    `is_preempting`), so it cannot preempt a second time; when it ends, a preemptor still
-   held is activated, as is one whose eviction failed or whose victims went in memory.
+   held is activated, as is one whose eviction failed or whose victims went in memory or
+   were gone already (no deletion event of ours will wake it; kube-scheduler v1.37.2 can
+   leave such a pod for its 5-minute flush, kubernetes/kubernetes#141694).
 
 The preemptor is scheduled again when its victims are gone (their deletion is a cluster
 event); until then the nominator holds the freed room for it. A victim with a grace period
@@ -213,7 +215,7 @@ class Preemptions:
                         result,
                     )
                 elif result:
-                    activate = True  # evicted in memory: no deletion event will come
+                    activate = True  # in memory or gone already: no deletion event will come
         finally:
             self._running.discard(preemptor.uid)
             self._release(preemptor, force=activate)
@@ -240,7 +242,12 @@ class Preemptions:
                 log.warning('"cannot clear nominatedNodeName" pod="%s" err="%s"', pod.key, exc)
 
     async def _evict(self, profile: str, preemptor: Preemptor, node_name: str, victim: Pod) -> bool:
-        """Evict one victim; True when it was rejected in memory (it waited at Permit)."""
+        """Evict one victim; True when no deletion event of ours will wake the preemptor: it
+        was rejected in memory (it waited at Permit) or was gone already. kube-scheduler
+        v1.37.2 activates the preemptor in the first case only, and a preemptor whose last
+        victim was gone can wait in its unschedulable pool until the 5-minute flush
+        (kubernetes/kubernetes#141694); kubesched activates it in both, as the fix proposed
+        there does."""
         note = f"Preempted by {preemptor.kind} {preemptor.uid} on node {node_name}"
         if self._fenced():
             raise FencedError("not preempting: leader lease not renewed in time")
@@ -260,7 +267,7 @@ class Preemptions:
             )
         except (NotFound, Conflict):
             log.info('"victim already deleted" victim="%s"', victim.key)
-            return False
+            return True
         self._event(profile, victim, preemptor, note)
         return False
 

@@ -1,0 +1,29 @@
+"""How the bench starts each contender: extra scheduler flags reach both schedulers only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from kubesched.bench.contenders import ClientLimits, contender_argv
+
+LIMITS = ClientLimits(scheduler_name="bench", qps=100, burst=100)
+FLAG = "--pod-max-in-unschedulable-pods-duration=5s"
+
+
+def cluster(tmp_path: Path) -> SimpleNamespace:
+    binaries = SimpleNamespace(kube_scheduler=tmp_path / "kube-scheduler")
+    return SimpleNamespace(
+        workdir=tmp_path, kubeconfig_path=tmp_path / "admin.kubeconfig", binaries=binaries
+    )
+
+
+def test_both_schedulers_get_the_extra_flags_after_their_own(tmp_path: Path) -> None:
+    for name in ("kubesched", "kube-scheduler"):
+        argv = contender_argv(name, cluster(tmp_path), LIMITS, (FLAG,))  # type: ignore[arg-type]
+        assert argv[-3:] == [f"--config={tmp_path / f'{name}.yaml'}", "--secure-port=0", FLAG]
+
+
+def test_the_null_binder_takes_no_scheduler_flags(tmp_path: Path) -> None:
+    argv = contender_argv("null-binder", cluster(tmp_path), LIMITS, (FLAG,))  # type: ignore[arg-type]
+    assert FLAG not in argv
