@@ -76,11 +76,6 @@ class Evaluation:
     """The other candidates ranked as high as `candidate` (upstream may pick any of them)."""
 
 
-def by_importance(pods: Sequence[Pod], now: float) -> list[Pod]:
-    """Most important first: higher priority, then the one that started earlier."""
-    return sorted(pods, key=lambda pod: (-pod.priority, start_seconds(pod, now)))
-
-
 def num_candidates(num_nodes: int, *, percentage: int, absolute: int) -> int:
     """How many candidates the dry run looks for (`minCandidateNodes*` args, capped)."""
     return min(max(num_nodes * percentage // 100, absolute), num_nodes)
@@ -302,7 +297,6 @@ __all__ = [
     "Candidate",
     "DryRun",
     "Evaluation",
-    "by_importance",
     "candidate_rank",
     "dry_run",
     "evaluate",

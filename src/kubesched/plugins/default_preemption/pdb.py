@@ -42,18 +42,6 @@ def pdb_selects(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -
     return all(_expression_matches(expression, labels) for expression in expressions)
 
 
-def split_by_pdb_violation(
-    victims: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget]
-) -> tuple[list[Pod], list[Pod]]:
-    """(violating, non-violating), each in the given order. Evicting a pod uses one of the
-    `disruptionsAllowed` of every PDB selecting it (in victim order); it violates when one
-    goes below zero. Pods already in a PDB's `disruptedPods` use none of its budget."""
-    counts = violation_counts([(pod,) for pod in victims], pdbs)
-    violating = [pod for pod, count in zip(victims, counts, strict=True) if count]
-    non_violating = [pod for pod, count in zip(victims, counts, strict=True) if not count]
-    return violating, non_violating
-
-
 def violation_counts(
     victims: Sequence[Sequence[Pod]], pdbs: Sequence[PodDisruptionBudget]
 ) -> list[int]:

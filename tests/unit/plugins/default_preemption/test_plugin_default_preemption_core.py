@@ -13,14 +13,14 @@ from kubesched.model import Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.evaluation import (
     NO_VICTIMS,
     Candidate,
-    by_importance,
     evaluate,
     ineligibility,
     num_candidates,
     pick_one_node,
     select_victims_on_node,
 )
-from kubesched.plugins.default_preemption.pdb import pdb_selects, split_by_pdb_violation
+from kubesched.plugins.default_preemption.pdb import pdb_selects, violation_counts
+from kubesched.plugins.default_preemption.victims import start_seconds
 from kubesched.testing import make_node, make_pod
 
 NOW = 1_800_000_000.0
@@ -221,7 +221,9 @@ def cand(name: str, *victims: tuple[int, str], violations: int = 0) -> Candidate
         make_pod().name(f"{name}-{i}").priority(prio).start_time(start).model()
         for i, (prio, start) in enumerate(victims)
     )
-    return Candidate(name, tuple(by_importance(pods, NOW)), violations)
+    # Victims most important first: higher priority, then the one that started earlier.
+    ordered = sorted(pods, key=lambda pod: (-pod.priority, start_seconds(pod, NOW)))
+    return Candidate(name, tuple(ordered), violations)
 
 
 T1, T2 = "2025-01-01T00:00:00Z", "2025-02-01T00:00:00Z"
@@ -319,18 +321,22 @@ def test_pdb_selects(
 def test_pdb_budget_is_shared_by_the_victims_in_order() -> None:
     pods = [victim(f"db{i}", "1", 1, app="db") for i in range(3)]
     budget = pdb({"matchLabels": {"app": "db"}}, allowed=1, disrupted=("db1",))
-    violating, fine = split_by_pdb_violation(pods, [budget])
+    counts = violation_counts([(pod,) for pod in pods], [budget])
     # db0 uses the one disruption allowed, db1 is already being disrupted, db2 violates.
-    assert names(fine) == ["db0", "db1"]
-    assert names(violating) == ["db2"]
+    assert counts == [0, 0, 1]
+
+
+def test_pdb_violations_of_a_group_count_each_of_its_pods() -> None:
+    pods = [victim(f"db{i}", "1", 1, app="db") for i in range(3)]
+    budget = pdb({"matchLabels": {"app": "db"}}, allowed=1)
+    assert violation_counts([pods[:2], pods[2:]], [budget]) == [1, 1]
 
 
 def test_pdb_of_another_namespace_and_unlabelled_pods_never_violate() -> None:
     other = PodDisruptionBudget(namespace="other", name="x", selector={"matchLabels": {"a": "b"}})
     unlabelled = make_pod().name("u").namespace("ns").model()
     labelled = victim("l", "1", 1, a="b")
-    violating, _ = split_by_pdb_violation([unlabelled, labelled], [other])
-    assert violating == []
+    assert violation_counts([(unlabelled,), (labelled,)], [other]) == [0, 0]
 
 
 # --- the whole evaluation ------------------------------------------------------------------
