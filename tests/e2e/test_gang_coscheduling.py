@@ -154,6 +154,36 @@ def test_a_gang_that_does_not_fit_binds_none_until_nodes_are_added(
 
 
 @pytest.mark.usefixtures("podgroup_crd")
+def test_a_gang_one_member_short_keeps_the_others_waiting_at_permit(
+    kubesched: Any, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: Any
+) -> None:
+    """podGroupRejectPercentage (default 10): with 1 of 10 members unassigned, PostFilter
+    does not reject the nine waiting at Permit; a node added lets the tenth in and all bind."""
+    _nodes(api, "g10-a", "g10-b", "g10-c", cpu="3")  # room for 9 of 10
+    kubesched(_config(tmp_path, namespace, local_cluster.kubeconfig_path), *ELECTION)
+    _group(api, namespace, "big", 10)
+    members = _members(api, namespace, "big", 10)
+    # Members tried before all ten exist fail PreFilter and are rejected as usual; the one
+    # that fits nowhere once nine wait at Permit reports only the nodes' reasons.
+    (why,) = wait_for(
+        lambda: [m for p in members if "Insufficient cpu" in (m := _why(api, namespace, p))],
+        timeout=20,
+        message="the member that fits nowhere says why",
+    )
+    assert "gets rejected" not in why, why
+    _never_partial(api, namespace, "big", 10, seconds=2)
+    notes = [e.note for e in api.events(namespace, reason="FailedScheduling")]
+    assert not [n for n in notes if "optimistic rejection in PostFilter" in n], notes
+    _nodes(api, "g10-d", cpu="1")
+    wait_for(
+        lambda: _bound(api, namespace, "big"),
+        until=lambda bound: bound == 10,
+        timeout=20,
+        message="all 10 bound without a new round at Permit",
+    )
+
+
+@pytest.mark.usefixtures("podgroup_crd")
 def test_a_timeout_rejects_the_whole_group_and_frees_its_room(
     kubesched: Any, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: Any
 ) -> None:

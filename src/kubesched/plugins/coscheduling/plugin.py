@@ -4,7 +4,10 @@ QueueSort keeps a group's members together (priority, then the group's creation 
 last failure, then name); PreFilter refuses a member while its group has fewer than
 minMember pods or the cluster lacks minResources; Permit holds members until minMember
 have reached it, then lets them all bind; a member that fails Filter (PostFilter) or times
-out at Permit (Unreserve) rejects the members waiting with it, freeing their room.
+out at Permit (Unreserve) rejects the members waiting with it, freeing their room — from
+PostFilter only when more than `podGroupRejectPercentage` (default 10) of minMember is
+still unassigned, as scheduler-plugins (so a group of 10 or more that lacks one member
+keeps the others waiting for it).
 """
 
 from __future__ import annotations
@@ -43,6 +46,16 @@ from kubesched.plugins.helper.args import check_fields, integer
 
 NAME = "Coscheduling"
 DEFAULT_PERMIT_WAITING_SECONDS = 60
+REJECT_PERCENTAGE = "podGroupRejectPercentage"
+DEFAULT_REJECT_PERCENTAGE = 10
+
+
+def reject_threshold(value: Any) -> float:
+    """`podGroupRejectPercentage` (default 10) as a fraction: PostFilter leaves the waiting
+    members alone while the group's unassigned share of minMember is at or below it."""
+    if value is None:
+        value = DEFAULT_REJECT_PERCENTAGE
+    return integer(value, path=REJECT_PERCENTAGE, low=0, high=100) / 100.0
 
 
 class Coscheduling:
@@ -55,7 +68,7 @@ class Coscheduling:
         check_fields(
             args,
             kind="CoschedulingArgs",
-            allowed=("permitWaitingTimeSeconds", "podGroupBackoffSeconds"),
+            allowed=("permitWaitingTimeSeconds", "podGroupBackoffSeconds", REJECT_PERCENTAGE),
         )
         self._timeout = integer(
             args.get("permitWaitingTimeSeconds", DEFAULT_PERMIT_WAITING_SECONDS),
@@ -66,6 +79,7 @@ class Coscheduling:
         self._backoff = integer(
             args.get("podGroupBackoffSeconds", 0), path="podGroupBackoffSeconds", low=0, high=3600
         )
+        self._reject_threshold = reject_threshold(args.get(REJECT_PERCENTAGE))
         self._handle = handle
         self.manager = GroupManager(groups=handle.lister(PODGROUPS), pods=handle.pod_lister())
         self._status = StatusKeeper(handle, self.manager)
@@ -129,7 +143,11 @@ class Coscheduling:
         group = self.manager.group_of(pod)
         if group is None:
             return PostFilterResult(), Status(Code.UNSCHEDULABLE, "can not find pod group")
-        if self.manager.assigned_count(group.full_name) >= group.min_member:
+        assigned = self.manager.assigned_count(group.full_name)
+        if assigned >= group.min_member:
+            return PostFilterResult(), Status(Code.UNSCHEDULABLE)
+        if (group.min_member - assigned) / group.min_member <= self._reject_threshold:
+            # A small gap to the quorum: later members may still close it.
             return PostFilterResult(), Status(Code.UNSCHEDULABLE)
         self._reject_waiting(pod, "optimistic rejection in PostFilter")
         backoff = self._backoff if len(self.manager.members(pod)) >= group.min_member else 0

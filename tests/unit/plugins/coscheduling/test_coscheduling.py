@@ -13,6 +13,7 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.waiting import WaitingPod
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL, PODGROUPS, Coscheduling
+from kubesched.plugins.coscheduling.plugin import NAME
 from kubesched.plugins.coscheduling.podgroup import GROUP_PODS
 from kubesched.testing import FakeHandle, make_node, make_pod
 
@@ -155,3 +156,52 @@ def test_bad_args_are_refused(args: dict[str, Any]) -> None:
     handle = FakeHandle(listers=ClusterListers([PODGROUPS, GROUP_PODS]))
     with pytest.raises(Exception, match=r"permitWaitingTimeSeconds|bogus"):
         Coscheduling(args=args, handle=handle)
+
+
+def _waiting_members(handle: FakeHandle, plugin: Coscheduling, count: int) -> list[WaitingPod]:
+    entries = []
+    for i in range(count):
+        pod = _member(f"w{i}")
+        _, timeout = plugin.permit(CycleState(), pod, "n0")
+        entries.append(WaitingPod(pod=pod, plugin_timeouts={"Coscheduling": timeout}))
+        handle.waiting_pods.add(entries[-1])
+    return entries
+
+
+async def test_a_small_gap_to_the_quorum_keeps_the_members_waiting() -> None:
+    handle, plugin = _setup(10, 10)
+    entries = _waiting_members(handle, plugin, 9)
+    # 1 of 10 unassigned = 10 %, at the default podGroupRejectPercentage: nobody is rejected.
+    _, status = plugin.post_filter(CycleState(), _member("w9"), None)  # type: ignore[arg-type]
+    assert status is not None
+    assert status.code is Code.UNSCHEDULABLE
+    assert status.message == ""
+    assert all(entry.pending_plugins == [NAME] for entry in entries)
+    assert "ns/pg" not in plugin.manager.last_failure
+
+
+@pytest.mark.parametrize(
+    ("percentage", "rejected"), [(0, True), (10, True), (20, False), (100, False)]
+)
+async def test_reject_percentage_decides_when_postfilter_rejects(
+    percentage: int, rejected: bool
+) -> None:
+    handle = FakeHandle(
+        nodes=[make_node().name("n0").capacity(cpu="8").model()],
+        listers=ClusterListers([PODGROUPS, GROUP_PODS]),
+    )
+    handle.listers.add(PODGROUPS, _group("pg", 8))
+    for i in range(8):
+        handle.listers.pods.on_add(_member(f"w{i}"))
+    plugin = Coscheduling(args={"podGroupRejectPercentage": percentage}, handle=handle)
+    entries = _waiting_members(handle, plugin, 7)
+    # 1 of 8 unassigned = 12.5 %: rejected at 0 % and 10 %, left waiting at 20 % and 100 %.
+    plugin.post_filter(CycleState(), _member("w7"), None)  # type: ignore[arg-type]
+    assert [entry.pending_plugins for entry in entries] == [[] if rejected else [NAME]] * 7
+
+
+@pytest.mark.parametrize("value", [-1, 101, "10", True])
+def test_reject_percentage_must_be_an_integer_from_0_to_100(value: Any) -> None:
+    handle = FakeHandle(listers=ClusterListers([PODGROUPS, GROUP_PODS]))
+    with pytest.raises(Exception, match=r"^podGroupRejectPercentage: "):
+        Coscheduling(args={"podGroupRejectPercentage": value}, handle=handle)
