@@ -30,19 +30,20 @@ NODE_LABEL = "gang-e2e"
 
 
 @pytest.fixture(scope="module")
-def oracle(local_cluster: LocalCluster) -> Iterator[None]:
-    """A kube-scheduler with GenericWorkload on, for pods of `gang-oracle` only."""
-    local_cluster.start_extra_scheduler(
+def oracle(local_cluster: LocalCluster) -> Iterator[int]:
+    """A kube-scheduler with GenericWorkload on, for pods of `gang-oracle` only; its secure
+    port."""
+    port = local_cluster.start_extra_scheduler(
         ORACLE_PROCESS, scheduler_name=ORACLE, generic_workload=True
     )
     try:
-        yield
+        yield port
     finally:
         local_cluster.stop_extra_scheduler(ORACLE_PROCESS)
 
 
 @pytest.fixture
-def both(oracle: None, kubesched: Any, new_namespace: Any) -> dict[str, str]:
+def both(oracle: int, kubesched: Any, new_namespace: Any) -> dict[str, str]:
     """kubesched started (gated) beside the oracle; a namespace per scheduler."""
     del oracle
     kubesched(f"--scheduler-name={OURS}", "--feature-gates=GenericWorkload=true")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -31,7 +31,10 @@ from test_gang_native import (
     both,
     oracle,
 )
+from test_metrics_parity import families
+from test_serving import https_get
 
+from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_pod
 
 __all__ = ["both", "oracle"]  # the fixtures, shared with test_gang_native
@@ -108,7 +111,13 @@ def _disruption(pod: dict[str, Any], scheduler: str) -> str:
 
 @pytest.mark.parametrize(("fillers", "evicted"), [(4, 2), (3, 1)])
 def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
-    api: ApiClient, both: dict[str, str], classes: tuple[str, str], fillers: int, evicted: int
+    api: ApiClient,
+    both: dict[str, str],
+    classes: tuple[str, str],
+    fillers: int,
+    evicted: int,
+    *,
+    same_workload_metrics: Callable[[], None],
 ) -> None:
     """4 fillers: no member fits, 2 go; 3: one member fits on trial (its message is the
     group's), one filler goes."""
@@ -175,6 +184,43 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     remaining = {s: len(api.list("Pod", namespace=ns)) for s, ns in both.items()}
     # the 2 members and the fillers put back
     assert remaining == {ORACLE: 2 + fillers - evicted, OURS: 2 + fillers - evicted}
+    same_workload_metrics()
+
+
+# What a gang's preemption makes both schedulers export (GenericWorkload's families, and
+# the async preemption runs).
+WORKLOAD_FAMILIES = (
+    "scheduler_podgroup_schedule_attempts",
+    "scheduler_podgroup_scheduling_attempt_duration_seconds",
+    "scheduler_podgroup_scheduling_algorithm_duration_seconds",
+    "scheduler_workload_preemption_attempts",
+    "scheduler_workload_preemption_victims",
+    "scheduler_preemption_evaluation_duration_seconds",
+    "scheduler_preemption_execution_duration_seconds",
+    "scheduler_preemption_goroutines_execution",
+    "scheduler_permit_wait_duration_seconds",
+)
+
+
+@pytest.fixture
+def same_workload_metrics(
+    request: pytest.FixtureRequest, local_cluster: LocalCluster, oracle: int
+) -> Callable[[], None]:
+    """A check: kubesched's /metrics has every family above with kube-scheduler's type,
+    label names and buckets, and no scheduler_ family the gated kube-scheduler lacks."""
+
+    def check() -> None:
+        token = local_cluster.admin_token
+        (ours_proc,) = request.node.kubesched_processes
+        ours = families(https_get(ours_proc.port, "/metrics", token)[1])
+        theirs = families(https_get(oracle, "/metrics", token)[1])
+        for name in WORKLOAD_FAMILIES:
+            assert name in theirs, f"kube-scheduler has no {name}"
+            assert ours.get(name) == theirs[name], name
+        extra = [n for n in ours if n.startswith("scheduler_") and n not in theirs]
+        assert not extra, f"families the gated kube-scheduler does not export: {extra}"
+
+    return check
 
 
 def test_a_pod_preempts_a_whole_disruption_mode_all_gang(

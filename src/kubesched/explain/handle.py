@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import NodeInfo, RecordedPreemption, WaitingPods
+from kubesched.framework import Code, NodeInfo, RecordedPreemption, WaitingPods
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
@@ -133,13 +133,17 @@ class ReadOnlyHandle:
     def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
         return self.pdbs
 
-    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+    def preempt(
+        self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
+    ) -> None:
+        del pdb_violations  # a metric only
         self.preemptions.append(RecordedPreemption(preemptor, node_name, tuple(victims)))
 
     def is_preempting(self, uid: str) -> bool:  # noqa: ARG002 - nothing is ever evicted
         return False
 
-    def preemption_attempted(self) -> None:
+    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
+        del result, seconds
         """Nothing to count: explain exports no metrics."""
 
     # ---- cluster-aware plugins: read what explain listed, write nothing -----------------

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.resources import ResourceSpec
+from kubesched.framework.status import Code
 from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPods
 from kubesched.model import (
@@ -143,20 +144,24 @@ class Handle(Protocol):
 
     # ---- preemption -------------------------------------------------------------------------
 
-    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+    def preempt(
+        self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
+    ) -> None:
         """Evict `victims` from `node_name` for `preemptor` in the background (returns at
         once): a victim waiting at Permit is rejected in memory, every other one gets the
         `DisruptionTarget` condition and is deleted, each with a `Preempted` event; pods of
-        lower priority than the preemptor lose their nomination to that node. A read-only
-        Handle records the request instead (`RecordedPreemption`)."""
+        lower priority than the preemptor lose their nomination to that node.
+        `pdb_violations`: how many victims break a PodDisruptionBudget (a metric). A
+        read-only Handle records the request instead (`RecordedPreemption`)."""
         ...
 
     def is_preempting(self, uid: str) -> bool:
         """Whether the victims of the preemptor with `uid` are still being evicted."""
         ...
 
-    def preemption_attempted(self) -> None:
-        """Count one run of a preemption PostFilter (`scheduler_preemption_attempts_total`)."""
+    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
+        """Count one run of a preemption PostFilter (`scheduler_preemption_attempts_total`)
+        whose evaluation ended with `result` after `seconds`."""
         ...
 
 

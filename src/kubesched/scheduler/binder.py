@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -156,9 +157,20 @@ class Binder:
             self._queue.done(task.assumed.uid)
             self._slots.release()
 
+    async def _wait_on_permit(self, fw: Framework, pod: Pod) -> Status:
+        """WaitOnPermit; a pod that waited is timed (`scheduler_permit_wait_duration_seconds`
+        by the decision's code, as upstream's framework)."""
+        if fw.handle.waiting_pods.get(pod.uid) is None:
+            return await fw.wait_on_permit(pod)
+        started = time.monotonic()
+        status = await fw.wait_on_permit(pod)
+        waited = self._metrics.permit_wait_duration.labels(str(status.code))
+        waited.observe(time.monotonic() - started)
+        return status
+
     async def _bind(self, task: BindingTask) -> Status:
         fw, state, pod, node = task.framework, task.state, task.assumed, task.node_name
-        status = await fw.wait_on_permit(pod)
+        status = await self._wait_on_permit(fw, pod)
         if status.is_rejected():
             return rejected_on_node(task.qpi, node, status)
         if not status.is_success():

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import NodeInfo, WaitingPods
+from kubesched.framework import Code, NodeInfo, WaitingPods
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
@@ -144,16 +144,22 @@ class SchedulerHandle:
     def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
         return self._preemptions.pod_disruption_budgets()
 
-    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+    def preempt(
+        self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
+    ) -> None:
         self._preemptions.start(
-            profile=self._profile, preemptor=preemptor, node_name=node_name, victims=victims
+            profile=self._profile,
+            preemptor=preemptor,
+            node_name=node_name,
+            victims=victims,
+            pdb_violations=pdb_violations,
         )
 
     def is_preempting(self, uid: str) -> bool:
         return self._preemptions.is_preempting(uid)
 
-    def preemption_attempted(self) -> None:
-        self._preemptions.attempted()
+    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
+        self._preemptions.attempted(result=result, seconds=seconds)
 
     # ---- cluster-aware plugins ----------------------------------------------------------
 

@@ -18,6 +18,8 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from kubesched.scheduler.workload_metrics import WorkloadMetrics
+
 # kube-scheduler exports no `*_created` series; nor does kubesched.
 disable_created_metrics()  # type: ignore[no-untyped-call]
 
@@ -33,10 +35,15 @@ class SchedulerMetrics:
     """The `scheduler_*` series kube-scheduler exports that kubesched can fill in."""
 
     def __init__(
-        self, registry: CollectorRegistry | None = None, *, disabled: Iterable[str] = ()
+        self,
+        registry: CollectorRegistry | None = None,
+        *,
+        disabled: Iterable[str] = (),
+        generic_workload: bool = False,
     ) -> None:
         """`disabled`: `--disabled-metrics` (full names, comma lists allowed; a counter may be
-        named with or without `_total`)."""
+        named with or without `_total`). `generic_workload`: the feature gate, which adds
+        the families of `workload_metrics` (as kube-scheduler registers them with it)."""
         self.registry = registry or CollectorRegistry()
         self._disabled = frozenset(
             name.strip() for item in disabled for name in item.split(",") if name.strip()
@@ -132,6 +139,23 @@ class SchedulerMetrics:
             buckets=_VICTIM_BUCKETS,
             registry=r,
         )
+        # Async preemption (on by default upstream): one "goroutine" per preemption with
+        # victims to evict; kubesched's is an asyncio task. (Its duration histogram is
+        # deprecated and hidden in kube-scheduler v1.37: not exported.)
+        self.preemption_runs = Counter(
+            "scheduler_preemption_goroutines_execution",
+            "Number of preemption goroutines executed.",
+            ["result"],
+            registry=r,
+        )
+        self.permit_wait_duration = Histogram(
+            "scheduler_permit_wait_duration_seconds",
+            "Duration of waiting on permit.",
+            ["result"],
+            buckets=_ATTEMPT_BUCKETS,
+            registry=r,
+        )
+        self.workload = WorkloadMetrics(r) if generic_workload else None
         self.events_dropped = Counter(
             "kubesched_events_dropped",
             "Events that could not be written, by reason (queue_full, write_failed, "
@@ -199,7 +223,8 @@ class ElectionMetricsAdapter:
 
 
 class _Exported(Collector):
-    """The registry without the disabled families."""
+    """The registry without the disabled families, nor the labelled ones with no series
+    yet (kube-scheduler prints a metric vector only once it has a child)."""
 
     def __init__(self, registry: CollectorRegistry, disabled: frozenset[str]) -> None:
         self._registry = registry
@@ -207,5 +232,6 @@ class _Exported(Collector):
 
     def collect(self) -> Iterator[Metric]:
         for family in self._registry.collect():
-            if family.name not in self._disabled and f"{family.name}_total" not in self._disabled:
+            disabled = family.name in self._disabled or f"{family.name}_total" in self._disabled
+            if not disabled and family.samples:
                 yield family

@@ -34,6 +34,15 @@ from kubesched.scheduler.podgroup_status import (
     patch_condition,
     with_post_filter,
 )
+from kubesched.scheduler.workload_metrics import (
+    ERROR,
+    PODGROUP,
+    SCHEDULED,
+    UNSCHEDULABLE,
+    WAITING_ON_PREEMPTION,
+    WorkloadMetrics,
+    code_name,
+)
 
 GANG_PLUGIN = "GangScheduling"
 AssumeAndReserve = Callable[..., BindingTask | None]
@@ -53,7 +62,9 @@ class PodGroupCycles:
     handle_failure: HandleFailure
     """`Scheduler._handle_failure(fw, qpi, status, cycle, started, nominate=)`."""
     preempt_group: PreemptGroup | None = None
-    """`Preemptions.start_group(profile=, group=, members=, victims=)`."""
+    """`Preemptions.start_group(profile=, group=, members=, victims=, ...)`."""
+    metrics: WorkloadMetrics | None = None
+    """The `GenericWorkload` families (`scheduler_podgroup_*`, workload preemption)."""
 
     def schedule(self, fw: Framework, first: QueuedPodInfo, cycle: int) -> list[BindingTask]:
         """One cycle for the group of `first`; the bindings to start (all members or none)."""
@@ -89,6 +100,8 @@ class PodGroupCycles:
             scheduled=self._scheduled(fw, group),
             nominator=self.queue.nominator,
         )
+        if self.metrics is not None:
+            self.metrics.group_algorithm_duration.observe(time.monotonic() - started)
         return self._submit(fw, group, result, queued, cycle=cycle, started=started)
 
     def _queued(self, fw: Framework, members: list[QueuedPodInfo]) -> list[QueuedPodInfo]:
@@ -161,7 +174,21 @@ class PodGroupCycles:
             else:
                 self._fail(fw, member, own, nominate=nominate, **context)
         patch_condition(fw, group, status)
+        self._observe(fw, status, waiting=waiting, started=started)
         return tasks
+
+    def _observe(self, fw: Framework, status: Status, *, waiting: bool, started: float) -> None:
+        """`scheduler_podgroup_schedule_attempts_total` and its duration, by result."""
+        if self.metrics is None:
+            return
+        if status.is_success():
+            result = SCHEDULED
+        elif status.is_rejected():
+            result = WAITING_ON_PREEMPTION if waiting else UNSCHEDULABLE
+        else:
+            result = ERROR
+        seconds = time.monotonic() - started
+        self.metrics.group_attempt(result, profile=fw.profile_name, seconds=seconds)
 
     def _post_filter(
         self, fw: Framework, group: SchedulingPodGroup, queued: list[QueuedPodInfo]
@@ -185,10 +212,20 @@ class PodGroupCycles:
             now=time.time(),
         )
         if outcome.victims and self.preempt_group is not None:
-            members = [qpi.pod for qpi in queued]
             self.preempt_group(
-                profile=fw.profile_name, group=group, members=members, victims=outcome.victims
+                profile=fw.profile_name,
+                group=group,
+                members=[qpi.pod for qpi in queued],
+                victims=outcome.victims,
+                group_disruptions=outcome.group_disruptions,
+                pdb_violations=outcome.num_pdb_violations,
             )
+        if self.metrics is not None:
+            result = code_name(outcome.status)
+            self.metrics.preemption_attempts.labels(result).inc()
+            if outcome.evaluation_seconds is not None:
+                evaluation = self.metrics.evaluation_duration.labels(PODGROUP, result)
+                evaluation.observe(outcome.evaluation_seconds)
         return as_post_filter_status(outcome.status), outcome.nominations
 
     def _fail(
@@ -219,6 +256,7 @@ class PodGroupCycles:
         for qpi in queued:
             self.handle_failure(fw, qpi, status, cycle, started)
         patch_condition(fw, group, status)
+        self._observe(fw, status, waiting=False, started=started)
 
     def _missing_group(
         self, fw: Framework, queued: list[QueuedPodInfo], cycle: int, started: float

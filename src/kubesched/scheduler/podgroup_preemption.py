@@ -23,8 +23,9 @@ and restored before it returns.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kubesched.cache import PodState, SchedulerCache, Snapshot
 from kubesched.framework import Code, Framework, Status
@@ -54,6 +55,11 @@ class GroupPreemption:
     nominations: Mapping[str, str] = field(default_factory=dict)
     victims: tuple[Pod, ...] = ()
     num_pdb_violations: int = 0
+    group_disruptions: int = 0
+    """How many of the victims are whole pod groups (`disruptionMode: All`)."""
+    evaluation_seconds: float | None = None
+    """How long the search for victims took; None when the group was not eligible or a
+    preemption of it was still running (upstream times its `evaluate` alone)."""
 
 
 class _ExtensionError(Exception):
@@ -113,6 +119,36 @@ def evaluate_group(
     nominated = {pod.uid: _nominated(pod, nominator) for pod in members}
     if _ongoing(snapshot, set(nominated.values()) - {""}, group_of, group.priority):
         return GroupPreemption(Status(Code.SUCCESS, ONGOING), nominated)
+    started = time.monotonic()
+    outcome = _find_victims(
+        fw,
+        cache=cache,
+        snapshot=snapshot,
+        group=group,
+        queued=queued,
+        scheduled=scheduled,
+        group_of=group_of,
+        pdbs=pdbs,
+        nominator=nominator,
+        now=now,
+    )
+    return replace(outcome, evaluation_seconds=time.monotonic() - started)
+
+
+def _find_victims(
+    fw: Framework,
+    *,
+    cache: SchedulerCache,
+    snapshot: Snapshot,
+    group: SchedulingPodGroup,
+    queued: Sequence[QueuedPodInfo],
+    scheduled: int,
+    group_of: GroupOf,
+    pdbs: Sequence[PodDisruptionBudget],
+    nominator: Nominator | None,
+    now: float,
+) -> GroupPreemption:
+    """Upstream `PodGroupEvaluator.evaluate`: the victims, or why there are none."""
     potential = [
         victim
         for victim in collect(snapshot.node_infos, group_of, now=now)
@@ -145,7 +181,9 @@ def evaluate_group(
     victims = tuple(pod for victim in most_important_first(chosen) for pod in victim.pods)
     message = f"found a placement for podgroup, preempting {len(victims)} victims"
     nominations = {m.qpi.pod.uid: m.host for m in placed}
-    return GroupPreemption(Status(Code.SUCCESS, message), nominations, victims, violations)
+    disruptions = sum(1 for victim in chosen if victim.is_group)
+    status = Status(Code.SUCCESS, message)
+    return GroupPreemption(status, nominations, victims, violations, disruptions)
 
 
 def _nominated(pod: Pod, nominator: Nominator | None) -> str:

@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from kubesched.framework import WaitingPods
+from kubesched.framework import Code, WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
@@ -53,6 +54,7 @@ from kubesched.queue import Nominator
 from kubesched.scheduler.binder import FencedError
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.scheduler.preemption_metrics import POD, PODGROUP, PreemptionMetrics
 from kubesched.scheduler.preemptor import GROUP_NODE, Preemptor
 
 log = logging.getLogger(__name__)
@@ -103,7 +105,7 @@ class Preemptions:
         metrics: SchedulerMetrics | None = None,
     ) -> None:
         self._api = api
-        self._metrics = metrics
+        self._observe = PreemptionMetrics(metrics)
         self._recorder = recorder
         self._waiting = waiting_pods
         self._nominator = nominator
@@ -133,17 +135,22 @@ class Preemptions:
 
     # ---- acting -------------------------------------------------------------------------
 
-    def attempted(self) -> None:
-        """DefaultPreemption's PostFilter ran once (`scheduler_preemption_attempts_total`)."""
-        if self._metrics is not None:
-            self._metrics.preemption_attempts.inc()
+    def attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
+        """DefaultPreemption's PostFilter ran once; its evaluation ended with `result` after
+        `seconds` (`preemption_metrics`)."""
+        self._observe.attempted(result, seconds)
 
     def start(
-        self, *, profile: str, preemptor: Pod, node_name: str, victims: Sequence[Pod]
+        self,
+        *,
+        profile: str,
+        preemptor: Pod,
+        node_name: str,
+        victims: Sequence[Pod],
+        pdb_violations: int = 0,
     ) -> None:
         """Evict `victims` for `preemptor` in the background (see the module docstring)."""
-        if self._metrics is not None:
-            self._metrics.preemption_victims.observe(len(victims))
+        self._observe.victims_chosen(POD, len(victims), pdb_violations=pdb_violations)
         self._start(profile, Preemptor.of_pod(preemptor), node_name, victims)
 
     def start_group(
@@ -153,12 +160,21 @@ class Preemptions:
         group: SchedulingPodGroup,
         members: Sequence[Pod],
         victims: Sequence[Pod],
+        group_disruptions: int = 0,
+        pdb_violations: int = 0,
     ) -> None:
         """Evict `victims` for a pod group (upstream `actuatePodGroupPreemption`): as for a
         pod, the group's UID is held while it runs, the event says `Preempted by podgroup
         <uid> on node cluster`, and the members held at PreEnqueue are activated at the end.
-        `scheduler_preemption_victims` is not observed: upstream counts a group's victims in
-        a metric of its own (`scheduler_workload_preemption_victims`, not exported)."""
+        Its victims count in `scheduler_workload_preemption_victims`, not in
+        `scheduler_preemption_victims`, as upstream's; `group_disruptions` is how many of
+        them are whole pod groups (`disruptionMode: All`)."""
+        self._observe.victims_chosen(
+            PODGROUP,
+            len(victims),
+            group_disruptions=group_disruptions,
+            pdb_violations=pdb_violations,
+        )
         self._start(profile, Preemptor.of_group(group, members), GROUP_NODE, victims)
 
     def _start(
@@ -199,15 +215,17 @@ class Preemptions:
             len(victims),
         )
         activate = False
+        failed = False
+        started = time.monotonic()
         try:
-            await self._clear_nominations(lower)
+            failed = not await self._clear_nominations(lower)
             results = await asyncio.gather(
                 *(self._evict(profile, preemptor, node_name, victim) for victim in victims),
                 return_exceptions=True,
             )
             for victim, result in zip(victims, results, strict=True):
                 if isinstance(result, BaseException):
-                    activate = True
+                    activate = failed = True
                     log.error(
                         '"could not preempt victim" preemptor="%s" victim="%s" err="%s"',
                         preemptor.key,
@@ -219,13 +237,18 @@ class Preemptions:
         finally:
             self._running.discard(preemptor.uid)
             self._release(preemptor, force=activate)
+            self._observe.run_ended(
+                preemptor.kind, failed=failed, seconds=time.monotonic() - started
+            )
 
     def _release(self, preemptor: Preemptor, *, force: bool) -> None:
         """Activate the preemptor's pods held while evicting (or all, with `force`)."""
         for pod in preemptor.pods:
             self._activate_held(pod.uid, gated_by=PLUGIN, force=force)
 
-    async def _clear_nominations(self, pods: list[Pod]) -> None:
+    async def _clear_nominations(self, pods: list[Pod]) -> bool:
+        """Clear the nominations of `pods`; False if an API call failed (not critical)."""
+        cleared = True
         for pod in pods:
             self._nominator.delete(pod.uid)
             if not pod.nominated_node_name:
@@ -240,6 +263,8 @@ class Preemptions:
                 )
             except ApiError as exc:  # not critical, as upstream
                 log.warning('"cannot clear nominatedNodeName" pod="%s" err="%s"', pod.key, exc)
+                cleared = False
+        return cleared
 
     async def _evict(self, profile: str, preemptor: Preemptor, node_name: str, victim: Pod) -> bool:
         """Evict one victim; True when no deletion event of ours will wake the preemptor: it

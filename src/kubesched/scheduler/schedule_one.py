@@ -99,6 +99,7 @@ class Scheduler:
                 assume_and_reserve=self._assume_and_reserve,
                 handle_failure=self._handle_failure,
                 preempt_group=preempt_group,
+                metrics=metrics.workload,
             )
             if pod_groups
             else None

@@ -110,7 +110,9 @@ def build(
     `auth_connection` (from `--authentication-kubeconfig`/`--authorization-kubeconfig`)
     reviews the callers of the secure port; without it, `connection` does."""
     cc = config.client_connection
-    metrics = SchedulerMetrics(disabled=config.disabled_metrics)
+    metrics = SchedulerMetrics(
+        disabled=config.disabled_metrics, generic_workload=config.generic_workload
+    )
 
     def new_client(to: Connection, *, qps: float = cc.qps, burst: int = cc.burst) -> KubeClient:
         return KubeClient(to, qps=qps, burst=burst, observe=metrics.observe_request)

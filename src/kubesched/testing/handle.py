@@ -195,14 +195,18 @@ class FakeHandle:
     def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
         return list(self.pdbs)
 
-    def preempt(self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod]) -> None:
+    def preempt(
+        self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
+    ) -> None:
+        del pdb_violations  # a metric only
         self.preemptions.append(RecordedPreemption(preemptor, node_name, tuple(victims)))
         self.preempting.add(preemptor.uid)
 
     def is_preempting(self, uid: str) -> bool:
         return uid in self.preempting
 
-    def preemption_attempted(self) -> None:
+    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
+        del result, seconds
         self.preemption_attempts += 1
 
     def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:

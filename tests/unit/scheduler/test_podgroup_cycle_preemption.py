@@ -5,15 +5,18 @@ upstream's texts, and the PodGroup's condition says so; nothing is bound in this
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import Status
+from kubesched.framework import Framework, Status
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject, Pod
 from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles
+from kubesched.scheduler.workload_metrics import WorkloadMetrics
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
 
 HIGH = 100
@@ -44,7 +47,22 @@ class Recorder:
         self.evictions.append(kw)
 
 
-def test_a_gang_that_needs_room_evicts_and_waits_nominated() -> None:
+@dataclass
+class Scene:
+    handle: FakeHandle
+    fw: Framework
+    cache: SchedulerCache
+    recorder: Recorder
+    cycles: PodGroupCycles
+    queue: SchedulingQueue
+
+    def schedule_w0(self) -> list[Any]:
+        first = self.queue.take_members(lambda pod: pod.name == "w0")[0]
+        return self.cycles.schedule(self.fw, first, cycle=1)
+
+
+def _gang_needing_room(metrics: WorkloadMetrics | None = None) -> Scene:
+    """A gang of 2 (priority HIGH) for a node of 2 cpu taken by two low-priority pods."""
     handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
     group = {
         "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
@@ -52,27 +70,32 @@ def test_a_gang_that_needs_room_evicts_and_waits_nominated() -> None:
     }
     handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
     fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
-    cache, snapshot = SchedulerCache(), Snapshot()
+    cache = SchedulerCache()
     cache.add_node(make_node().name("n0").capacity(cpu="2", pods="10").model())
     for pod in (_low("a", "n0"), _low("b", "n0")):
         cache.add_pod(pod)
         handle.listers.pods.on_add(pod)
     queue = SchedulingQueue(less=lambda a, b: a.timestamp < b.timestamp)
-    members = [_member(0), _member(1)]
-    for pod in members:
+    for pod in (_member(0), _member(1)):
         handle.listers.pods.on_add(pod)
         queue.add(pod)
     recorder = Recorder()
     cycles = PodGroupCycles(
         cache=cache,
-        snapshot=snapshot,
+        snapshot=Snapshot(),
         queue=queue,
         assume_and_reserve=lambda *a, **kw: None,
         handle_failure=recorder.handle_failure,
         preempt_group=recorder.preempt_group,
+        metrics=metrics,
     )
-    first = queue.take_members(lambda pod: pod.name == "w0")[0]
-    assert cycles.schedule(fw, first, cycle=1) == []
+    return Scene(handle, fw, cache, recorder, cycles, queue)
+
+
+def test_a_gang_that_needs_room_evicts_and_waits_nominated() -> None:
+    scene = _gang_needing_room()
+    handle, cache, recorder = scene.handle, scene.cache, scene.recorder
+    assert scene.schedule_w0() == []
     (eviction,) = recorder.evictions
     assert sorted(pod.name for pod in eviction["victims"]) == ["a", "b"]
     assert eviction["group"].uid == "pg-uid"
@@ -171,3 +194,27 @@ def test_members_nominated_by_a_preemption_fit_where_they_are_nominated() -> Non
     assert recorder.failures == {}
     assert placed == ["w0@n0", "w1@n0"]
     assert queue.nominator.node_of("w0") == "n0"  # the trial's drops are undone
+
+
+def test_the_pod_group_cycle_reports_upstreams_workload_metrics() -> None:
+    metrics = SchedulerMetrics(generic_workload=True)
+    scene = _gang_needing_room(metrics.workload)
+    scene.schedule_w0()
+    fw, recorder = scene.fw, scene.recorder
+
+    def value(name: str, **labels: str) -> float | None:
+        return metrics.registry.get_sample_value(name, labels)
+
+    profile = fw.profile_name
+    attempts = "scheduler_podgroup_schedule_attempts_total"
+    assert value(attempts, result="waiting_on_preemption", profile=profile) == 1
+    assert value(attempts, result="unschedulable", profile=profile) is None
+    duration = "scheduler_podgroup_scheduling_attempt_duration_seconds_count"
+    assert value(duration, result="waiting_on_preemption", profile=profile) == 1
+    assert value("scheduler_podgroup_scheduling_algorithm_duration_seconds_count") == 1
+    assert value("scheduler_workload_preemption_attempts_total", result="Success") == 1
+    evaluated = "scheduler_preemption_evaluation_duration_seconds_count"
+    assert value(evaluated, preemptor="podgroup", result="Success") == 1
+    (eviction,) = recorder.evictions
+    assert eviction["group_disruptions"] == 0  # the victims are single pods
+    assert eviction["pdb_violations"] == 0

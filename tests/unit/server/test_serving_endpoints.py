@@ -67,7 +67,7 @@ async def test_user_without_permission_is_403(server):
 async def test_authorized_user_gets_metrics(server):
     status, body, headers = await fetch(server, "/metrics", VIEWER_TOKEN)
     assert status == 200
-    assert "scheduler_schedule_attempts_total" in body
+    assert "scheduler_preemption_attempts_total 0.0" in body  # unlabelled: served from the start
     assert headers["Content-Type"].startswith("text/plain")
 
 

@@ -22,9 +22,10 @@ max(percentage of the potential nodes, absolute) candidates (at least one of the
 violating no PodDisruptionBudget); both cannot be 0.
 
 The Handle is told of every PostFilter run (`preemption_attempted`, for
-`scheduler_preemption_attempts_total`), as upstream counts them: whether or not a candidate
-was found. `kubesched explain`'s read-only Handle records the eviction instead of doing it,
-and `DefaultPreemption.evaluate` is the dry run alone.
+`scheduler_preemption_attempts_total` and the evaluation's duration and outcome), as
+upstream counts them: whether or not a candidate was found. `kubesched explain`'s
+read-only Handle records the eviction instead of doing it, and `DefaultPreemption.evaluate`
+is the dry run alone.
 """
 
 from __future__ import annotations
@@ -149,13 +150,21 @@ class DefaultPreemption:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:
-        self._handle.preemption_attempted()
+        started = time.monotonic()
         evaluation = self.evaluate(state, pod, statuses)
+        self._handle.preemption_attempted(
+            result=evaluation.status.code, seconds=time.monotonic() - started
+        )
         candidate = evaluation.candidate
         if candidate is None:
             result = PostFilterResult("") if evaluation.clear_nomination else None
             return result, _prefixed(evaluation.status)
-        self._handle.preempt(pod, node_name=candidate.node_name, victims=candidate.victims)
+        self._handle.preempt(
+            pod,
+            node_name=candidate.node_name,
+            victims=candidate.victims,
+            pdb_violations=candidate.num_pdb_violations,
+        )
         message = PREFIX + placement_message(candidate)
         return PostFilterResult(candidate.node_name), Status(Code.SUCCESS, message)
 

@@ -37,14 +37,16 @@ class Clock:
 class Loop:
     """The scheduler as `kubesched.server.app` wires it, one profile, Preemptions included."""
 
-    def __init__(self, nodes: list[Node], *, fenced: bool = False) -> None:
+    def __init__(
+        self, nodes: list[Node], *, fenced: bool = False, generic_workload: bool = False
+    ) -> None:
         self.api = FakeApi()
         self.recorder = EventRecorder(self.api)  # type: ignore[arg-type]
         self.cache = SchedulerCache()
         self.snapshot = Snapshot()
         waiting = WaitingPods()
         self.waiting = waiting
-        self.metrics = SchedulerMetrics()
+        self.metrics = SchedulerMetrics(generic_workload=generic_workload)
         nominator = Nominator()
 
         def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
@@ -341,3 +343,62 @@ async def test_an_attempt_without_candidates_counts_no_victims() -> None:
     await loop.cycle()
     assert sample(loop, "scheduler_preemption_attempts_total") == 1
     assert sample(loop, "scheduler_preemption_victims_count") == 0
+
+
+async def test_every_eviction_run_is_counted_by_its_result() -> None:
+    loop = Loop([one_cpu_node()])
+    loop.bound(low("victim"))
+    loop.pending(preemptor())
+    await loop.cycle()
+    await loop.preemptions.wait_idle()
+    runs = "scheduler_preemption_goroutines_execution_total"
+    assert sample(loop, runs, result="success") == 1
+    # Its duration histogram is hidden in kube-scheduler v1.37 (deprecated): not exported.
+    hidden = "scheduler_preemption_goroutines_duration_seconds_count"
+    assert sample(loop, hidden, result="success") is None
+    assert sample(loop, runs, result="error") is None
+    # Without the GenericWorkload gate, kube-scheduler has no evaluation/execution durations.
+    assert (
+        sample(
+            loop,
+            "scheduler_preemption_evaluation_duration_seconds_count",
+            preemptor="pod",
+            result="Success",
+        )
+        is None
+    )
+
+
+async def test_a_failed_eviction_run_counts_as_an_error() -> None:
+    loop = Loop([one_cpu_node()])
+    loop.bound(low("victim"))
+    loop.pending(preemptor())
+    loop.api.errors["/api/v1/namespaces/ns/pods/victim"] = ApiError(500, "InternalError", "")
+    await loop.cycle()
+    await loop.preemptions.wait_idle()
+    assert sample(loop, "scheduler_preemption_goroutines_execution_total", result="error") == 1
+
+
+async def test_with_generic_workload_a_pods_preemption_is_timed_as_upstreams() -> None:
+    loop = Loop([one_cpu_node()], generic_workload=True)
+    loop.bound(low("victim"))
+    loop.pending(preemptor())
+    await loop.cycle()
+    await loop.preemptions.wait_idle()
+    evaluated = "scheduler_preemption_evaluation_duration_seconds_count"
+    executed = "scheduler_preemption_execution_duration_seconds_count"
+    assert sample(loop, evaluated, preemptor="pod", result="Success") == 1
+    assert sample(loop, executed, preemptor="pod", result="success") == 1
+    # A pod's victims stay in scheduler_preemption_victims; no PDB was violated.
+    assert sample(loop, "scheduler_preemption_victims_count") == 1
+    assert sample(loop, "scheduler_workload_preemption_victims_count") == 0
+    assert sample(loop, "scheduler_preemption_pdb_violations_total", preemptor="pod") is None
+
+
+async def test_with_generic_workload_a_fruitless_evaluation_is_timed_too() -> None:
+    loop = Loop([one_cpu_node()], generic_workload=True)
+    loop.bound(low("peer", priority=HIGH))
+    loop.pending(preemptor())
+    await loop.cycle()
+    evaluated = "scheduler_preemption_evaluation_duration_seconds_count"
+    assert sample(loop, evaluated, preemptor="pod", result="Unschedulable") == 1
