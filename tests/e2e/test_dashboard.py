@@ -35,16 +35,21 @@ def test_every_charted_metric_is_exported(
     api.create(make_node().name("dashboard-node").obj())
     proc = kubesched("--scheduler-name=dashboard-scheduler", "--leader-elect=true")
     proc.wait_log('"successfully acquired lease"')
-    api.create(make_pod().name("p").namespace(namespace).scheduler("dashboard-scheduler").obj())
+    pods = make_pod().namespace(namespace).scheduler("dashboard-scheduler")
+    api.create(pods.name("p").obj())
+    api.create(pods.name("huge").req(cpu="1000").obj())  # for the unschedulable-pods panel
     wait_for(lambda: api.get("Pod", "p", namespace=namespace), until=is_bound, message="bound")
+    # As kube-scheduler's, a labelled family is served once it has a series.
     text = wait_for(
         lambda: https_get(proc.port, "/metrics", local_cluster.admin_token)[1],
-        until=lambda body: "scheduler_pod_scheduling_sli_duration_seconds_bucket" in body,
-        message="the bound pod is measured",
+        until=lambda body: (
+            "scheduler_pod_scheduling_sli_duration_seconds_bucket" in body
+            and "scheduler_unschedulable_pods{" in body
+        ),
+        message="the bound pod is measured and the unschedulable one counted",
     )
     families = list(text_string_to_metric_families(text))
     exported = {sample.name for family in families for sample in family.samples}
-    # A family with labels but no series yet (no preemption, no dropped event) still counts.
     exported |= {f"{family.name}{suffix}" for family in families for suffix in _SUFFIXES}
     wanted = queried_metrics()
     assert len(wanted) >= 12
