@@ -42,20 +42,25 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from kubesched.framework import Code, WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
-from kubesched.model.pod import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import FencedError
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption_metrics import POD, PODGROUP, PreemptionMetrics
-from kubesched.scheduler.preemptor import GROUP_NODE, Preemptor
+from kubesched.scheduler.preemptor import (
+    GROUP_NODE,
+    Preemptor,
+    clear_nomination_patch,
+    delete_with_uid,
+    disruption_target_patch,
+    pod_path,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +77,6 @@ class ActivateHeld(Protocol):
 
 def _no_queue(uid: str, *, gated_by: str, force: bool = False) -> None:
     """No queue to activate pods in (a Handle built on its own, in tests)."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _pod_path(pod: Pod) -> str:
-    return f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
 
 
 class Preemptions:
@@ -253,13 +250,11 @@ class Preemptions:
             self._nominator.delete(pod.uid)
             if not pod.nominated_node_name:
                 continue
-            body: dict[str, Any] = {
-                "metadata": {"uid": pod.uid},
-                "status": {"nominatedNodeName": None},
-            }
             try:
                 await self._api.patch(
-                    f"{_pod_path(pod)}/status", body, content_type=STRATEGIC_MERGE_PATCH
+                    f"{pod_path(pod)}/status",
+                    clear_nomination_patch(pod),
+                    content_type=STRATEGIC_MERGE_PATCH,
                 )
             except ApiError as exc:  # not critical, as upstream
                 log.warning('"cannot clear nominatedNodeName" pod="%s" err="%s"', pod.key, exc)
@@ -281,38 +276,18 @@ class Preemptions:
             self._event(profile, victim, preemptor, f"{note} (in kube-scheduler memory).")
             return True
         try:
-            await self._mark_disruption_target(victim, preemptor)
-            await self._api.delete(
-                _pod_path(victim),
-                body={
-                    "apiVersion": "v1",
-                    "kind": "DeleteOptions",
-                    "preconditions": {"uid": victim.uid},
-                },
-            )
+            if not victim.preempted_by_scheduler:
+                await self._api.patch(
+                    f"{pod_path(victim)}/status",
+                    disruption_target_patch(victim, preemptor),
+                    content_type=STRATEGIC_MERGE_PATCH,
+                )
+            await self._api.delete(pod_path(victim), body=delete_with_uid(victim))
         except (NotFound, Conflict):
             log.info('"victim already deleted" victim="%s"', victim.key)
             return True
         self._event(profile, victim, preemptor, note)
         return False
-
-    async def _mark_disruption_target(self, victim: Pod, preemptor: Preemptor) -> None:
-        if victim.preempted_by_scheduler:
-            return
-        scheduler_name, kind = preemptor.scheduler_name, preemptor.kind
-        condition: dict[str, Any] = {
-            "type": DISRUPTION_TARGET,
-            "status": "True",
-            "reason": PREEMPTION_BY_SCHEDULER,
-            "message": f"{scheduler_name}: preempting to accommodate a higher priority {kind}",
-            "lastTransitionTime": _now(),
-        }
-        if victim.generation:
-            condition["observedGeneration"] = victim.generation
-        body = {"metadata": {"uid": victim.uid}, "status": {"conditions": [condition]}}
-        await self._api.patch(
-            f"{_pod_path(victim)}/status", body, content_type=STRATEGIC_MERGE_PATCH
-        )
 
     def _event(self, profile: str, victim: Pod, preemptor: Preemptor, note: str) -> None:
         self._recorder.record(
