@@ -189,7 +189,7 @@ NOTICES = {
     "contention-profiling": _NO_PPROF,
     "allow-metric-labels": _NO_METRIC_FILTERS,
     "allow-metric-labels-manifest": _NO_METRIC_FILTERS,
-    "show-hidden-metrics-for-version": "kubesched hides no metrics",
+    "show-hidden-metrics-for-version": "kubesched exports none of the metrics kube-scheduler hides",
     "log-flush-frequency": _UNBUFFERED,
     "log-json-info-buffer-size": _UNBUFFERED,
     "log-text-info-buffer-size": _UNBUFFERED,
