@@ -13,12 +13,14 @@ from harness import ApiClient, node_name, wait_for
 from harness.parity import Outcome, wait_outcome
 from harness.volumes import (
     DEFAULT,
+    FakeProvisioner,
     claim,
     csi_driver,
     csi_node,
     decide_both,
     delete_storage,
     pod_with_claims,
+    storage_capacity,
     storage_class,
     volume,
     wait_claim_bound,
@@ -190,6 +192,38 @@ def test_statefulset_replicas_get_a_local_volume_each(ns: str, api: ApiClient) -
     for pod in pods:
         bound = wait_claim_bound(api, ns, f"data-{pod['metadata']['name']}")
         assert bound["spec"]["volumeName"] == f"pv-{node_name(pod)}"
+
+
+def test_dynamic_provisioning_goes_where_the_driver_reports_capacity(
+    ns: str, api: ApiClient
+) -> None:
+    """A WaitForFirstConsumer class of a CSI driver that reports its capacity: both schedulers
+    choose the only node with room for the claim, annotate the claim with it, and bind the pod
+    once the (fake) provisioner's volume is bound; with room nowhere both refuse alike."""
+    small, roomy, cls = unique("far-small"), unique("far-roomy"), unique("dynamic")
+    driver = f"{cls}.example.com"
+    nodes(api, small, roomy)
+    api.create(storage_class(cls, provisioner=driver))
+    api.create(csi_driver(driver, storage_capacity=True))
+    for node, size in ((small, "500Mi"), (roomy, "10Gi")):
+        api.create(storage_capacity(ns, f"cap-{node}", storage_class=cls, node=node, capacity=size))
+
+    def scenario(scheduler: str, tag: str) -> dict[str, Any]:
+        api.create(claim(ns, f"c-{tag}", storage_class=cls))
+        return pod_with_claims(ns, f"p-{tag}", scheduler, f"c-{tag}")
+
+    with FakeProvisioner(api, ns, driver=driver) as provisioner:
+        kube, ours = decide_both(api, ns, scenario, ours=OURS, nodes=2)
+    same(kube, ours)
+    assert ours.node == roomy, "only the roomy node has capacity for the claim"
+    assert sorted(provisioner.provisioned.values()) == [roomy, roomy]  # one claim each
+    for name in provisioner.provisioned:
+        assert wait_claim_bound(api, ns, name)["spec"]["volumeName"].startswith("pv-")
+
+    api.delete("CSIStorageCapacity", f"cap-{roomy}", namespace=ns)
+    kube, ours = decide_both(api, ns, scenario, ours=OURS, nodes=2)
+    same(kube, ours)
+    assert "did not have enough free storage" in ours.message
 
 
 def test_pods_with_resource_claims_are_refused_never_bound(ns: str, api: ApiClient) -> None:

@@ -49,6 +49,7 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "StorageClass": ("storage.k8s.io/v1", "storageclasses", False),
     "CSINode": ("storage.k8s.io/v1", "csinodes", False),
     "CSIDriver": ("storage.k8s.io/v1", "csidrivers", False),
+    "CSIStorageCapacity": ("storage.k8s.io/v1", "csistoragecapacities", True),
 }
 
 

@@ -10,9 +10,10 @@ second is made), so they decide on the same cluster.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from harness.api import ApiClient
 from harness.parity import Outcome, wait_outcome
@@ -22,6 +23,7 @@ from kubesched.testing import make_pod
 
 DEFAULT = "default-scheduler"
 HOSTNAME = "kubernetes.io/hostname"
+SELECTED_NODE = "volume.kubernetes.io/selected-node"
 Scenario = Callable[[str, str], dict[str, Any]]
 # Each scheduler watches PVs, PVCs and pods on separate streams: a pod created in the same
 # millisecond as its PV can be tried before the PV is seen, and kube-scheduler then reports it
@@ -112,14 +114,80 @@ def csi_node(node: str, *, driver: str, count: int) -> dict[str, Any]:
     }
 
 
-def csi_driver(name: str) -> dict[str, Any]:
-    """A CSIDriver that needs no attach (so no VolumeAttachment outlives a test's pod)."""
+def csi_driver(name: str, *, storage_capacity: bool = False) -> dict[str, Any]:
+    """A CSIDriver that needs no attach (so no VolumeAttachment outlives a test's pod);
+    `storage_capacity`: the scheduler must check its CSIStorageCapacity objects."""
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "CSIDriver",
         "metadata": {"name": name},
-        "spec": {"attachRequired": False},
+        "spec": {"attachRequired": False, "storageCapacity": storage_capacity},
     }
+
+
+def storage_capacity(
+    namespace: str, name: str, *, storage_class: str, node: str, capacity: str
+) -> dict[str, Any]:
+    """What a CSI driver publishes: `capacity` of `storage_class` on `node` (its topology)."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSIStorageCapacity",
+        "metadata": {"name": name, "namespace": namespace},
+        "storageClassName": storage_class,
+        "capacity": capacity,
+        "nodeTopology": {"matchLabels": {HOSTNAME: node}},
+    }
+
+
+class FakeProvisioner:
+    """The external provisioner's part (there is no CSI driver here): for every claim of
+    `namespace` that a scheduler annotated with `volume.kubernetes.io/selected-node`, a PV
+    pre-bound to it on that node, which the PV controller then binds.
+
+        with FakeProvisioner(api, ns, driver="capacity.example.com"):
+            ...
+    """
+
+    def __init__(self, api: ApiClient, namespace: str, *, driver: str) -> None:
+        self._api, self._namespace, self._driver = api, namespace, driver
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.provisioned: dict[str, str] = {}
+        """claim name -> node it was provisioned on."""
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            for item in self._api.list("PersistentVolumeClaim", namespace=self._namespace):
+                self._provision(item)
+
+    def _provision(self, item: dict[str, Any]) -> None:
+        meta, spec = item["metadata"], item["spec"]
+        node = (meta.get("annotations") or {}).get(SELECTED_NODE, "")
+        if not node or spec.get("volumeName") or meta["name"] in self.provisioned:
+            return
+        pv = volume(
+            f"pv-{meta['uid']}",
+            storage_class=spec.get("storageClassName", ""),
+            csi=(self._driver, meta["uid"]),
+        )
+        term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [node]}]}
+        pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
+        pv["spec"]["claimRef"] = {
+            "namespace": self._namespace,
+            "name": meta["name"],
+            "uid": meta["uid"],
+        }
+        pv["metadata"]["annotations"] = {"pv.kubernetes.io/provisioned-by": self._driver}
+        self._api.create(pv)
+        self.provisioned[meta["name"]] = node
 
 
 def pod_with_claims(namespace: str, name: str, scheduler: str, *claims: str) -> dict[str, Any]:
