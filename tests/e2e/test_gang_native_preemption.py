@@ -187,6 +187,48 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
     same_workload_metrics()
 
 
+def test_a_gang_spares_the_pods_a_disruption_budget_protects(
+    api: ApiClient, both: dict[str, str], classes: tuple[str, str]
+) -> None:
+    """Four fillers, two under a PodDisruptionBudget that allows no disruption: both
+    schedulers evict the same two, reprieving the protected ones (tried first, as
+    upstream's PDB-violating victims are), and the gang binds whole."""
+    low, high = classes
+    for scheduler, ns in both.items():
+        _nodes(api, scheduler, 2)  # 2 x 2 cpu
+        budget = {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "guard"},
+            "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "guarded"}}},
+        }
+        api.create(budget, namespace=ns)
+        for i in range(4):
+            victim = _pod(f"low-{i}", klass=low, nodeName=f"{scheduler}-{i % 2}")
+            # The protected ones come last by name, so the budget decides, not the order.
+            victim["metadata"]["labels"] = {"app": "guarded" if i >= 2 else "free"}
+            api.create(victim, namespace=ns)
+    _seen_nodes(api, both, 4)
+    for scheduler, ns in both.items():
+        _gang(api, scheduler, ns, high)
+    victims = {
+        s: sorted(
+            p["metadata"]["name"]
+            for p in wait_for(
+                lambda ns=ns: _terminating(api, ns),
+                until=lambda pods: len(pods) >= 2,
+                message=f"{s} preempts",
+            )
+        )
+        for s, ns in both.items()
+    }
+    assert victims[OURS] == victims[ORACLE] == ["low-0", "low-1"], victims
+    for ns in both.values():
+        for name in victims[OURS]:  # the kubelet's part: the victims stop
+            api.delete("Pod", name, namespace=ns, grace_period=0)
+    _wait_gangs_scheduled(api, both, "train", size=2, timeout=60)
+
+
 # What a gang's preemption makes both schedulers export (GenericWorkload's families, and
 # the async preemption runs).
 WORKLOAD_FAMILIES = (
