@@ -18,7 +18,7 @@ from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Framework, Status
 from kubesched.model import SchedulingPodGroup
-from kubesched.plugins.default_preemption.victims import group_lookup
+from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.scheduler.binder import BindingTask
 from kubesched.scheduler.podgroup_algorithm import (
@@ -36,12 +36,10 @@ from kubesched.scheduler.podgroup_status import (
 )
 from kubesched.scheduler.workload_metrics import (
     ERROR,
-    PODGROUP,
     SCHEDULED,
     UNSCHEDULABLE,
     WAITING_ON_PREEMPTION,
     WorkloadMetrics,
-    code_name,
 )
 
 GANG_PLUGIN = "GangScheduling"
@@ -221,7 +219,7 @@ class PodGroupCycles:
                 pdb_violations=outcome.num_pdb_violations,
             )
         if self.metrics is not None:
-            result = code_name(outcome.status)
+            result = str(outcome.status.code)
             self.metrics.preemption_attempts.labels(result).inc()
             if outcome.evaluation_seconds is not None:
                 evaluation = self.metrics.evaluation_duration.labels(PODGROUP, result)

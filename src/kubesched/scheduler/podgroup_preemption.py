@@ -119,43 +119,18 @@ def evaluate_group(
     nominated = {pod.uid: _nominated(pod, nominator) for pod in members}
     if _ongoing(snapshot, set(nominated.values()) - {""}, group_of, group.priority):
         return GroupPreemption(Status(Code.SUCCESS, ONGOING), nominated)
-    started = time.monotonic()
-    outcome = _find_victims(
-        fw,
-        cache=cache,
-        snapshot=snapshot,
-        group=group,
-        queued=queued,
-        scheduled=scheduled,
-        group_of=group_of,
-        pdbs=pdbs,
-        nominator=nominator,
-        now=now,
-    )
-    return replace(outcome, evaluation_seconds=time.monotonic() - started)
+    started = time.monotonic()  # upstream times its `evaluate` from here on
 
+    def evaluated(outcome: GroupPreemption) -> GroupPreemption:
+        return replace(outcome, evaluation_seconds=time.monotonic() - started)
 
-def _find_victims(
-    fw: Framework,
-    *,
-    cache: SchedulerCache,
-    snapshot: Snapshot,
-    group: SchedulingPodGroup,
-    queued: Sequence[QueuedPodInfo],
-    scheduled: int,
-    group_of: GroupOf,
-    pdbs: Sequence[PodDisruptionBudget],
-    nominator: Nominator | None,
-    now: float,
-) -> GroupPreemption:
-    """Upstream `PodGroupEvaluator.evaluate`: the victims, or why there are none."""
     potential = [
         victim
         for victim in collect(snapshot.node_infos, group_of, now=now)
         if victim.priority < group.priority
     ]
     if not potential:
-        return GroupPreemption(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS))
+        return evaluated(GroupPreemption(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)))
     aside = _Aside(cache, snapshot)
     try:
         for victim in potential:
@@ -171,11 +146,11 @@ def _find_victims(
             nominator=nominator,
         )
         if not result.status.is_success():
-            return GroupPreemption(result.status)
+            return evaluated(GroupPreemption(result.status))
         placed = [m for m in result.members if m.host and m.status.is_success()]
         chosen, violations = _select(fw, aside, placed, most_important_first(potential), pdbs)
     except _ExtensionError as err:
-        return GroupPreemption(err.status)
+        return evaluated(GroupPreemption(err.status))
     finally:
         aside.restore()
     victims = tuple(pod for victim in most_important_first(chosen) for pod in victim.pods)
@@ -183,7 +158,7 @@ def _find_victims(
     nominations = {m.qpi.pod.uid: m.host for m in placed}
     disruptions = sum(1 for victim in chosen if victim.is_group)
     status = Status(Code.SUCCESS, message)
-    return GroupPreemption(status, nominations, victims, violations, disruptions)
+    return evaluated(GroupPreemption(status, nominations, victims, violations, disruptions))
 
 
 def _nominated(pod: Pod, nominator: Nominator | None) -> str:

@@ -48,11 +48,12 @@ from kubesched.framework import Code, WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
+from kubesched.plugins.default_preemption.victims import POD, PODGROUP
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import FencedError
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.scheduler.preemption_metrics import POD, PODGROUP, PreemptionMetrics
+from kubesched.scheduler.preemption_metrics import PreemptionMetrics
 from kubesched.scheduler.preemptor import (
     GROUP_NODE,
     Preemptor,

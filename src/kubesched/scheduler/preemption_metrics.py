@@ -7,8 +7,8 @@ workload victims and disruptions, PDB violations)."""
 from __future__ import annotations
 
 from kubesched.framework import Code
+from kubesched.plugins.default_preemption.victims import POD
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.scheduler.workload_metrics import POD, PODGROUP
 
 
 class PreemptionMetrics:
@@ -50,4 +50,4 @@ class PreemptionMetrics:
             self._workload.execution_duration.labels(preemptor, result).observe(seconds)
 
 
-__all__ = ["POD", "PODGROUP", "PreemptionMetrics"]
+__all__ = ["PreemptionMetrics"]

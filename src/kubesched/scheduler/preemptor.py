@@ -11,6 +11,7 @@ from typing import Any
 
 from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.model.pod import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
+from kubesched.plugins.default_preemption.victims import POD, PODGROUP
 from kubesched.scheduler.event_recorder import ObjectRef
 
 
@@ -20,7 +21,7 @@ class Preemptor:
 
     uid: str
     kind: str
-    """"pod" or "podgroup", as in the event and condition texts."""
+    """`victims.POD` or `victims.PODGROUP`, as in the event and condition texts."""
     scheduler_name: str
     priority: int
     ref: ObjectRef
@@ -30,7 +31,7 @@ class Preemptor:
     @classmethod
     def of_pod(cls, pod: Pod) -> Preemptor:
         ref = ObjectRef.of_pod(pod)
-        return cls(pod.uid, "pod", pod.scheduler_name, pod.priority, ref, (pod,), pod.key)
+        return cls(pod.uid, POD, pod.scheduler_name, pod.priority, ref, (pod,), pod.key)
 
     @classmethod
     def of_group(cls, group: SchedulingPodGroup, members: Sequence[Pod]) -> Preemptor:
@@ -39,7 +40,7 @@ class Preemptor:
         )
         scheduler = members[0].scheduler_name if members else ""
         pods = tuple(members)
-        return cls(group.uid, "podgroup", scheduler, group.priority, ref, pods, group.key)
+        return cls(group.uid, PODGROUP, scheduler, group.priority, ref, pods, group.key)
 
 
 GROUP_NODE = "cluster"

@@ -4,29 +4,24 @@ preemption's evaluation and execution. Same names, labels and buckets as upstrea
 
     metrics = SchedulerMetrics(generic_workload=True)
     metrics.workload.group_attempt(SCHEDULED, profile="p", seconds=0.02)
+
+The `preemptor` labels are `victims.POD` and `victims.PODGROUP` (upstream's entity types).
 """
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from kubesched.framework import Code, Status
+from kubesched.plugins.default_preemption.victims import PODGROUP
 
 SCHEDULED = "scheduled"
 UNSCHEDULABLE = "unschedulable"
 WAITING_ON_PREEMPTION = "waiting_on_preemption"
 ERROR = "error"
-POD, PODGROUP = "pod", "podgroup"
-"""The `preemptor` label: who preempts (upstream's entity key types)."""
 
 _SECONDS_15 = tuple(0.001 * 2**i for i in range(15))  # 1 ms .. ~16 s
 _SECONDS_16 = tuple(0.001 * 2**i for i in range(16))  # 1 ms .. ~32.8 s
 _UNITS = tuple(float(2**i) for i in range(11))  # 1 .. 1024
-
-
-def code_name(status: Status | None) -> str:
-    """A status's code as upstream's `Code.String()` (`Success` for no status)."""
-    return str(status.code if status is not None else Code.SUCCESS)
 
 
 class WorkloadMetrics:
@@ -120,11 +115,8 @@ class WorkloadMetrics:
 
 __all__ = [
     "ERROR",
-    "POD",
-    "PODGROUP",
     "SCHEDULED",
     "UNSCHEDULABLE",
     "WAITING_ON_PREEMPTION",
     "WorkloadMetrics",
-    "code_name",
 ]

@@ -32,6 +32,18 @@ def _low(name: str, node: str) -> Pod:
     return pod.model()
 
 
+def _add_group(handle: FakeHandle, *, min_count: int, priority: int) -> None:
+    """The PodGroup ns/pg (uid pg-uid) in the handle's lister."""
+    spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": min_count}}}
+    if priority:
+        spec["priority"] = priority
+    group = {
+        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
+        "spec": spec,
+    }
+    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+
+
 class Recorder:
     def __init__(self) -> None:
         self.failures: dict[str, tuple[Status, str | None]] = {}
@@ -64,11 +76,7 @@ class Scene:
 def _gang_needing_room(metrics: WorkloadMetrics | None = None) -> Scene:
     """A gang of 2 (priority HIGH) for a node of 2 cpu taken by two low-priority pods."""
     handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
-    group = {
-        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priority": HIGH},
-    }
-    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+    _add_group(handle, min_count=2, priority=HIGH)
     fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
     cache = SchedulerCache()
     cache.add_node(make_node().name("n0").capacity(cpu="2", pods="10").model())
@@ -117,11 +125,7 @@ def test_a_gang_that_needs_room_evicts_and_waits_nominated() -> None:
 
 def test_members_of_another_priority_than_their_group_are_an_error() -> None:
     handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
-    group = {
-        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": 1}}},  # priority 0
-    }
-    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+    _add_group(handle, min_count=1, priority=0)
     fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
     queue = SchedulingQueue(less=lambda a, b: a.timestamp < b.timestamp)
     pod = _member(0)  # priority 100
@@ -161,11 +165,7 @@ def test_members_nominated_by_a_preemption_fit_where_they_are_nominated() -> Non
     # After a preemption both members are nominated to n0; on trial each placed member's
     # nomination is dropped (as upstream's assume) and the trial's end restores it.
     handle = NominatorHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
-    group = {
-        "metadata": {"namespace": "ns", "name": "pg", "uid": "pg-uid", "generation": 1},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, "priority": HIGH},
-    }
-    handle.listers.add(SCHEDULING_PODGROUPS, ApiObject.from_json(group))
+    _add_group(handle, min_count=2, priority=HIGH)
     fw = build_test_framework(handle=handle, enabled={"multiPoint": ["GangScheduling"]})
     cache = SchedulerCache()
     cache.add_node(make_node().name("n0").capacity(cpu="2", pods="10").model())
