@@ -53,7 +53,7 @@ def volume(
     labels: dict[str, str] | None = None,
     csi: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """A PersistentVolume: local (pinned to `node`), or CSI (`(driver, handle)`)."""
+    """A PersistentVolume: local, or CSI (`(driver, handle)`); pinned to `node` if given."""
     spec: dict[str, Any] = {
         "capacity": {"storage": size},
         "accessModes": list(modes),
@@ -64,6 +64,7 @@ def volume(
         spec["csi"] = {"driver": csi[0], "volumeHandle": csi[1]}
     else:
         spec["local"] = {"path": "/mnt/data"}
+    if node:
         term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [node]}]}
         spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
     return {
@@ -175,11 +176,10 @@ class FakeProvisioner:
             return
         pv = volume(
             f"pv-{meta['uid']}",
+            node=node,
             storage_class=spec.get("storageClassName", ""),
             csi=(self._driver, meta["uid"]),
         )
-        term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": [node]}]}
-        pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [term]}}
         pv["spec"]["claimRef"] = {
             "namespace": self._namespace,
             "name": meta["name"],
