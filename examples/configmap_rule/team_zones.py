@@ -1,7 +1,6 @@
 """TeamZones: a team's pods may run only in the zones its ConfigMap lists."""
 
-from kubesched.framework import ActionType, Code, Status
-from kubesched.framework.resources import ResourceSpec, resource_event
+from kubesched.framework import ActionType, Code, ResourceSpec, Status, resource_event
 
 CONFIGMAPS = ResourceSpec("", "v1", "configmaps", label_indexes=("kubesched.io/rule",))
 ZONE = "topology.kubernetes.io/zone"

@@ -19,44 +19,50 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.apis.config import EXTENSION_POINTS, MULTI_POINT, WILDCARD, PluginRef, PluginSet
 
 # Upstream's v1 default list: all of v1.37's. DynamicResources refuses pods with resource
 # claims (their allocation is not implemented; see plugins/dynamic_resources).
 DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
-    PluginRef("SchedulingGates"),
-    PluginRef("PrioritySort"),
-    PluginRef("NodeName"),
-    PluginRef("NodeUnschedulable"),
-    PluginRef("TaintToleration", 3),
-    PluginRef("NodeAffinity", 2),
-    PluginRef("NodePorts"),
-    PluginRef("NodeResourcesFit", 1),
-    PluginRef("VolumeRestrictions"),
-    PluginRef("NodeVolumeLimits"),
-    PluginRef("VolumeBinding"),
-    PluginRef("VolumeZone"),
-    PluginRef("PodTopologySpread", 2),
-    PluginRef("InterPodAffinity", 2),
-    PluginRef("DynamicResources", 2),
-    PluginRef("DefaultPreemption"),
-    PluginRef("NodeResourcesBalancedAllocation", 1),
-    PluginRef("ImageLocality", 1),
-    PluginRef("DefaultBinder"),
-    PluginRef("NodeDeclaredFeatures"),
+    PluginRef(names.SCHEDULING_GATES),
+    PluginRef(names.PRIORITY_SORT),
+    PluginRef(names.NODE_NAME),
+    PluginRef(names.NODE_UNSCHEDULABLE),
+    PluginRef(names.TAINT_TOLERATION, 3),
+    PluginRef(names.NODE_AFFINITY, 2),
+    PluginRef(names.NODE_PORTS),
+    PluginRef(names.NODE_RESOURCES_FIT, 1),
+    PluginRef(names.VOLUME_RESTRICTIONS),
+    PluginRef(names.NODE_VOLUME_LIMITS),
+    PluginRef(names.VOLUME_BINDING),
+    PluginRef(names.VOLUME_ZONE),
+    PluginRef(names.POD_TOPOLOGY_SPREAD, 2),
+    PluginRef(names.INTER_POD_AFFINITY, 2),
+    PluginRef(names.DYNAMIC_RESOURCES, 2),
+    PluginRef(names.DEFAULT_PREEMPTION),
+    PluginRef(names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
+    PluginRef(names.IMAGE_LOCALITY, 1),
+    PluginRef(names.DEFAULT_BINDER),
+    PluginRef(names.NODE_DECLARED_FEATURES),
 )
 
 
 _RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
 DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
-    "DefaultPreemption": {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
-    "DynamicResources": {"bindingTimeout": "10m0s", "filterTimeout": "10s"},
-    "InterPodAffinity": {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False},
-    "NodeAffinity": {},
-    "NodeResourcesBalancedAllocation": {"resources": _RESOURCES},
-    "NodeResourcesFit": {"scoringStrategy": {"resources": _RESOURCES, "type": "LeastAllocated"}},
-    "PodTopologySpread": {"defaultingType": "System"},
-    "VolumeBinding": {
+    names.DEFAULT_PREEMPTION: {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
+    names.DYNAMIC_RESOURCES: {"bindingTimeout": "10m0s", "filterTimeout": "10s"},
+    names.INTER_POD_AFFINITY: {
+        "hardPodAffinityWeight": 1,
+        "ignorePreferredTermsOfExistingPods": False,
+    },
+    names.NODE_AFFINITY: {},
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: {"resources": _RESOURCES},
+    names.NODE_RESOURCES_FIT: {
+        "scoringStrategy": {"resources": _RESOURCES, "type": "LeastAllocated"}
+    },
+    names.POD_TOPOLOGY_SPREAD: {"defaultingType": "System"},
+    names.VOLUME_BINDING: {
         "bindTimeoutSeconds": 600,
         "shape": [{"score": 10, "utilization": 0}, {"score": 0, "utilization": 100}],
     },
@@ -65,7 +71,7 @@ DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
 writes them with `--write-config-to` (without their apiVersion and kind)."""
 
 
-GENERIC_WORKLOAD_MULTI_POINT: tuple[PluginRef, ...] = (PluginRef("GangScheduling"),)
+GENERIC_WORKLOAD_MULTI_POINT: tuple[PluginRef, ...] = (PluginRef(names.GANG_SCHEDULING),)
 """What the `GenericWorkload` feature gate appends to the default multiPoint (upstream
 `applyGangScheduling`)."""
 

@@ -33,12 +33,12 @@ from kubesched.explain import (
     parse_target,
     table,
 )
-from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection, ConnectionConfigError, load_connection
 from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.scheduler_port import CA_FLAG, INSECURE_FLAG, SchedulerPort, get_json
+from kubesched.runtime import FrameworkError
 from kubesched.server.components import build_registry
 
 PROG = "kubesched explain"

@@ -10,10 +10,10 @@ from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import ConfigError, help_text, load_config, write_config
-from kubesched.framework import FrameworkError
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.kube.connection import ConnectionConfigError
 from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
+from kubesched.runtime import FrameworkError
 from kubesched.server import eventloop
 from kubesched.server.app import AppError, run_scheduler
 from kubesched.server.gc_tuning import tune_collector

@@ -1,6 +1,6 @@
 """Run a profile's Framework over every node for one pod and keep every verdict.
 
-The steps are the scheduler's (`kubesched.framework.schedule`): PreEnqueue, PreFilter,
+The steps are the scheduler's (`kubesched.runtime.schedule`): PreEnqueue, PreFilter,
 Filter (counting nominated pods as the scheduler does), PreScore, Score, select the highest
 total, and PostFilter (preemption) when nothing fits; with two differences that make the
 answer complete rather than fast: Filter runs on ALL nodes (the scheduler stops after
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from kubesched.apis import names
 from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import (
     FILTER,
@@ -28,21 +29,11 @@ from kubesched.explain.report import (
     Victim,
 )
 from kubesched.explain.ties import preemption_choices
-from kubesched.framework import (
-    Code,
-    CycleState,
-    Diagnosis,
-    FitError,
-    Framework,
-    NodeInfo,
-    NoNodesAvailableError,
-    PostFilterResult,
-    Status,
-    num_feasible_nodes_to_find,
-)
+from kubesched.framework import Code, CycleState, Diagnosis, NodeInfo, PostFilterResult, Status
 from kubesched.model import Pod
+from kubesched.runtime import FitError, Framework, NoNodesAvailableError, num_feasible_nodes_to_find
 
-PREEMPTION_PLUGIN = "DefaultPreemption"
+PREEMPTION_PLUGIN = names.DEFAULT_PREEMPTION
 NOT_ENABLED = "not enabled in this profile"
 PREEMPTION_PREFIX = "preemption: "  # DefaultPreemption's, in the FailedScheduling message
 

@@ -7,6 +7,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from kubesched.apis import names
 from kubesched.apis.config import Profile
 from kubesched.explain.group_read import GroupApi, as_int, conditions, start_report
 from kubesched.explain.group_report import GroupReport
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 API_VERSION = "scheduling.x-k8s.io/v1alpha1"
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
-PLUGIN = "Coscheduling"
+PLUGIN = names.COSCHEDULING
 DEFAULT_PERMIT_WAITING_SECONDS = 60  # Coscheduling's permitWaitingTimeSeconds default
 STATUS_FIELDS = ("phase", "scheduled", "running", "succeeded", "failed", "scheduleStartTime")
 ENABLE = "install the PodGroup CRD (kubesched manifests --with-crds)"

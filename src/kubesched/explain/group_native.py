@@ -9,6 +9,7 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from kubesched.apis import names
 from kubesched.apis.config import Profile
 from kubesched.explain.group_read import GroupApi, conditions, start_report
 from kubesched.explain.group_report import GroupReport
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from kubesched.explain.live import Reader
 
 API_VERSION = "scheduling.k8s.io/v1beta1"
-PLUGIN = "GangScheduling"
+PLUGIN = names.GANG_SCHEDULING
 ENABLE = (
     "kube-apiserver needs --runtime-config=scheduling.k8s.io/v1beta1=true and "
     "--feature-gates=GenericWorkload=true"

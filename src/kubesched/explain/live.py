@@ -29,13 +29,14 @@ from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
 from kubesched.explain.volumes import read_volumes
-from kubesched.framework import Registry, build_framework
+from kubesched.framework import Registry
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
 from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget, WorkloadSelector
 from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
+from kubesched.runtime import build_framework
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"

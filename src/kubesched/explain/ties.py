@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubesched.framework import CycleState, Framework
+from kubesched.apis import names
+from kubesched.framework import CycleState
 from kubesched.framework.interfaces import NodeToStatusReader
 from kubesched.model import Pod
+from kubesched.runtime import Framework
 
-PREEMPTION_PLUGIN = "DefaultPreemption"
+PREEMPTION_PLUGIN = names.DEFAULT_PREEMPTION
 
 
 def preemption_choices(

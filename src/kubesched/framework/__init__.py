@@ -1,20 +1,23 @@
-"""The scheduling framework: extension-point protocols, Status, CycleState, the plugin
-registry and the per-profile runtime. See docs/writing-plugins.md.
+"""The plugin contract: what a plugin (in-tree or your own) may import.
 
-This package never imports plugins, the scheduler, the queue, the cache or the API client.
+As upstream's `k8s.io/kube-scheduler/framework` stands apart from the engine in
+`pkg/scheduler/framework/runtime`, this package holds only the contract: the extension-point
+protocols, the Handle, Status and its codes, CycleState, cluster events, NodeInfo, the
+resource and lister views, waiting pods and the plugin registry. The engine that runs
+plugins (the per-profile Framework, its builder, the scheduling algorithm, scoring, the memo,
+the binding cycle) is `kubesched.runtime`, which plugins may not import (an import-linter
+contract). See docs/writing-plugins.md.
+
+This package never imports plugins, the engine, the scheduler, the queue, the cache or the
+API client.
 """
 
-from kubesched.framework.builder import FrameworkError, build_framework, check_common_queue_sort
+from kubesched.apis.resources import PODS, ResourceSpec
 from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.diagnosis import (
-    Diagnosis,
-    FitError,
-    NodeToStatus,
-    NoNodesAvailableError,
-    SchedulingError,
-)
-from kubesched.framework.events import ActionType, ClusterEvent, EventResource
+from kubesched.framework.diagnosis import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework.events import WILDCARD_EVENT, ActionType, ClusterEvent, EventResource
 from kubesched.framework.handle import Handle, RecordedPreemption
+from kubesched.framework.imagestates import ImageStateSummary
 from kubesched.framework.interfaces import (
     FILTER_RUNNER_KEY,
     MAX_NODE_SCORE,
@@ -42,29 +45,28 @@ from kubesched.framework.interfaces import (
     ScoreExtensions,
     ScorePlugin,
 )
+from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
-from kubesched.framework.placement import (
-    PlacementFeasiblePlugin,
-    PlacementProgress,
-    run_placement_feasible,
-)
+from kubesched.framework.placement import PlacementFeasiblePlugin, PlacementProgress
 from kubesched.framework.registry import (
     PluginRegistrationError,
     Registry,
     load_entry_points,
     load_plugin_modules,
 )
-from kubesched.framework.runtime import Framework, PreFilterOutcome
-from kubesched.framework.schedule import ScheduleResult, num_feasible_nodes_to_find, schedule_pod
-from kubesched.framework.scoring import ScoreResult, default_normalize_score, select_host
+from kubesched.framework.resources import resource_event
 from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.framework.verbosity import V
+from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPod, WaitingPods
 
 __all__ = [
     "FILTER_RUNNER_KEY",
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "PODS",
     "SUCCESS",
+    "WILDCARD_EVENT",
     "ActionType",
     "BindPlugin",
     "ClusterEvent",
@@ -75,11 +77,9 @@ __all__ = [
     "EventResource",
     "FilterPlugin",
     "FilterRunner",
-    "FitError",
-    "Framework",
-    "FrameworkError",
     "Handle",
-    "NoNodesAvailableError",
+    "ImageStateSummary",
+    "Lister",
     "NodeInfo",
     "NodeToStatus",
     "NodeToStatusReader",
@@ -95,7 +95,6 @@ __all__ = [
     "PreBindPlugin",
     "PreEnqueuePlugin",
     "PreFilterExtensions",
-    "PreFilterOutcome",
     "PreFilterPlugin",
     "PreFilterResult",
     "PreScorePlugin",
@@ -104,22 +103,17 @@ __all__ = [
     "RecordedPreemption",
     "Registry",
     "ReservePlugin",
-    "ScheduleResult",
-    "SchedulingError",
+    "ResourceSpec",
     "ScoreExtensions",
     "ScorePlugin",
-    "ScoreResult",
     "StateKey",
     "Status",
+    "V",
+    "VolumeListers",
     "WaitingPod",
     "WaitingPods",
-    "build_framework",
-    "check_common_queue_sort",
-    "default_normalize_score",
+    "fit_error_message",
     "load_entry_points",
     "load_plugin_modules",
-    "num_feasible_nodes_to_find",
-    "run_placement_feasible",
-    "schedule_pod",
-    "select_host",
+    "resource_event",
 ]

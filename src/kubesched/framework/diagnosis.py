@@ -1,4 +1,5 @@
-"""Why a pod fits nowhere: per-node statuses, the rejecting plugins, and the FitError message.
+"""Why a pod fits nowhere: per-node statuses, the rejecting plugins, and the FitError message
+(the errors the scheduling cycle raises with them are `kubesched.runtime.errors`).
 
 The FitError text is exactly kube-scheduler's, e.g.
 `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {k: v}.`
@@ -12,16 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubesched.framework.status import Code, Status
-from kubesched.model import Pod
 
 NO_NODES_AVAILABLE_MESSAGE = "no nodes available to schedule pods"
-
-
-class NoNodesAvailableError(Exception):
-    """The snapshot has no nodes at all (upstream `ErrNoNodesAvailable`)."""
-
-    def __init__(self) -> None:
-        super().__init__(NO_NODES_AVAILABLE_MESSAGE)
 
 
 class NodeToStatus:
@@ -74,36 +67,6 @@ class Diagnosis:
             self.unschedulable_plugins.add(status.plugin)
         if status.code is Code.PENDING:
             self.pending_plugins.add(status.plugin)
-
-
-class SchedulingError(Exception):
-    """A plugin failed with ERROR (or raised) during the cycle; `status` says which and why."""
-
-    def __init__(self, status: Status) -> None:
-        super().__init__(status.message)
-        self.status = status
-
-
-class FitError(Exception):
-    """No node fits the pod; `str()` is kube-scheduler's FailedScheduling message.
-
-    The message is built when read, so a PostFilter message added later shows up in it.
-    """
-
-    def __init__(self, *, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
-        super().__init__()
-        self.pod = pod
-        self.num_all_nodes = num_all_nodes
-        self.diagnosis = diagnosis
-        self.nominated_node_name = ""
-        """Set when a PostFilter plugin (preemption) nominated a node for the pod."""
-        self.keep_nomination = False
-        """True when PostFilter returned no result (upstream ModeNoop): the pod keeps the
-        node it is nominated to. Otherwise its nomination becomes `nominated_node_name`
-        ("" clears it, as when no PostFilter plugin ran)."""
-
-    def __str__(self) -> str:
-        return fit_error_message(num_all_nodes=self.num_all_nodes, diagnosis=self.diagnosis)
 
 
 def fit_error_message(*, num_all_nodes: int, diagnosis: Diagnosis) -> str:

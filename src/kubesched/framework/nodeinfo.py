@@ -43,7 +43,7 @@ class NodeInfo:
     """Image name -> its state, for each image the node lists (see `imagestates`): live
     summaries in the cache, counts frozen in a snapshot's clone."""
     memo: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
-    """Filter/Score results for this very object (see `kubesched.framework.memo`); every
+    """Filter/Score results for this very object (see `kubesched.runtime.memo`); every
     change to the node empties it, and a clone starts without it."""
 
     @property

@@ -9,9 +9,10 @@ importing the framework (manifests stay pure).
 
 from __future__ import annotations
 
+from kubesched.apis import names
 from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 
-PLUGIN = "DefaultPreemption"
+PLUGIN = names.DEFAULT_PREEMPTION
 WILDCARD = "*"
 
 
@@ -19,7 +20,12 @@ def _names(refs: tuple[PluginRef, ...]) -> set[str]:
     return {ref.name for ref in refs}
 
 
-VOLUME_PLUGINS = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
+VOLUME_PLUGINS = (
+    names.VOLUME_RESTRICTIONS,
+    names.NODE_VOLUME_LIMITS,
+    names.VOLUME_BINDING,
+    names.VOLUME_ZONE,
+)
 
 
 def plugin_enabled(profile: Profile, plugin: str, point: str) -> bool:

@@ -20,13 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kubesched.cache import SchedulerCache
-from kubesched.framework import CycleState, Diagnosis, FitError, Status
-from kubesched.framework.runtime import Framework
+from kubesched.framework import CycleState, Diagnosis, Status
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.queue.types import ASSIGNED_POD_DELETE_EVENT
+from kubesched.runtime import FitError
+from kubesched.runtime.framework import Framework
 from kubesched.scheduler.metrics import SchedulerMetrics
 
 log = logging.getLogger(__name__)

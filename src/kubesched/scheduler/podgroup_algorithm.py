@@ -12,21 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import (
-    SUCCESS,
-    Code,
-    CycleState,
+from kubesched.framework import SUCCESS, Code, CycleState, PlacementProgress, Status
+from kubesched.model import Pod, SchedulingPodGroup
+from kubesched.queue import Nominator, QueuedPodInfo
+from kubesched.runtime import (
     FitError,
     Framework,
     NoNodesAvailableError,
-    PlacementProgress,
     SchedulingError,
-    Status,
     run_placement_feasible,
     schedule_pod,
 )
-from kubesched.model import Pod, SchedulingPodGroup
-from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.scheduler.binder import rejected_on_node
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"

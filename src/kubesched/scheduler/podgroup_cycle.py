@@ -14,12 +14,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import Code, Framework, Status
+from kubesched.framework import Code, Status
 from kubesched.model import SchedulingPodGroup
 from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.runtime import Framework
 from kubesched.scheduler.binder import BindingTask
 from kubesched.scheduler.podgroup_algorithm import (
     POD_GROUP_UNSCHEDULABLE,
@@ -42,7 +44,7 @@ from kubesched.scheduler.workload_metrics import (
     WorkloadMetrics,
 )
 
-GANG_PLUGIN = "GangScheduling"
+GANG_PLUGIN = names.GANG_SCHEDULING
 AssumeAndReserve = Callable[..., BindingTask | None]
 HandleFailure = Callable[..., None]
 PreemptGroup = Callable[..., None]

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kubesched.cache import PodState, SchedulerCache, Snapshot
-from kubesched.framework import Code, Framework, Status
+from kubesched.framework import Code, Status
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import violation_counts
 from kubesched.plugins.default_preemption.victims import (
@@ -39,6 +39,7 @@ from kubesched.plugins.default_preemption.victims import (
     pod_priority,
 )
 from kubesched.queue import Nominator, QueuedPodInfo
+from kubesched.runtime import Framework
 from kubesched.scheduler.podgroup_algorithm import MemberResult, schedule_group
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."

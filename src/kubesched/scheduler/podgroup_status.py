@@ -10,8 +10,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
-from kubesched.framework import Code, Framework, Status
+from kubesched.framework import Code, Status
 from kubesched.model import SchedulingPodGroup
 from kubesched.model.podgroup import (
     INITIALLY_SCHEDULED,
@@ -19,8 +20,9 @@ from kubesched.model.podgroup import (
     REASON_SCHEDULER_ERROR,
     REASON_UNSCHEDULABLE,
 )
+from kubesched.runtime import Framework
 
-PREEMPTION_PLUGIN = "DefaultPreemption"
+PREEMPTION_PLUGIN = names.DEFAULT_PREEMPTION
 PREFIX = "pod group preemption: "
 
 

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from kubesched.apis import names
 from kubesched.framework import Code, WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
@@ -65,7 +66,7 @@ from kubesched.scheduler.preemptor import (
 
 log = logging.getLogger(__name__)
 
-PLUGIN = "DefaultPreemption"
+PLUGIN = names.DEFAULT_PREEMPTION
 """The PreEnqueue plugin that holds a preemptor while its victims are evicted."""
 _NO_PODS: tuple[Pod, ...] = ()
 

@@ -15,21 +15,20 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import (
-    CycleState,
-    FitError,
-    Framework,
-    NoNodesAvailableError,
-    SchedulingError,
-    Status,
-    schedule_pod,
-)
+from kubesched.framework import CycleState, Status
 from kubesched.framework.status import Code
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Forbidden, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.runtime import (
+    FitError,
+    Framework,
+    NoNodesAvailableError,
+    SchedulingError,
+    schedule_pod,
+)
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles, PreemptGroup

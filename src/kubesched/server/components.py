@@ -25,14 +25,7 @@ from dataclasses import dataclass
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import (
-    ClusterEvent,
-    EventResource,
-    Framework,
-    WaitingPods,
-    build_framework,
-)
-from kubesched.framework.builder import check_common_queue_sort
+from kubesched.framework import ClusterEvent, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
 from kubesched.framework.resources import ResourceSpec, declared_resources
@@ -43,6 +36,8 @@ from kubesched.model import Pod
 from kubesched.model.workload_store import WorkloadStore
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
+from kubesched.runtime import Framework, build_framework
+from kubesched.runtime.builder import check_common_queue_sort
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics

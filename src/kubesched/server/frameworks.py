@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.framework import EventResource, Framework
+from kubesched.framework import EventResource
 from kubesched.model import Pod
 from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.runtime import Framework
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
 

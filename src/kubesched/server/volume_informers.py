@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.framework import ClusterEvent, EventResource, Framework
+from kubesched.apis import names
+from kubesched.framework import ClusterEvent, EventResource
 from kubesched.framework.volumes import MappedVolumeListers
 from kubesched.informers import Reflector
 from kubesched.kube.api import WatchApi
@@ -26,11 +27,12 @@ from kubesched.model import (
     StorageClass,
     VolumeAttachment,
 )
+from kubesched.runtime import Framework
 from kubesched.scheduler.eventhandlers import StorageHandler
 from kubesched.server.informers import informer
 
 VOLUME_PLUGINS = frozenset(
-    {"VolumeBinding", "VolumeRestrictions", "VolumeZone", "NodeVolumeLimits"}
+    {names.VOLUME_BINDING, names.VOLUME_RESTRICTIONS, names.VOLUME_ZONE, names.NODE_VOLUME_LIMITS}
 )
 
 _RESOURCES: tuple[tuple[str, str, Callable[[dict[str, Any]], Any], EventResource], ...] = (

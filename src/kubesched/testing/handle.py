@@ -20,13 +20,11 @@ from kubesched.framework import (
     SUCCESS,
     Code,
     CycleState,
-    Framework,
     NodeInfo,
     RecordedPreemption,
     Registry,
     Status,
     WaitingPods,
-    build_framework,
 )
 from kubesched.framework import interfaces as api
 from kubesched.framework.imagestates import ImageStates
@@ -45,6 +43,7 @@ from kubesched.model import (
     WorkloadSelector,
 )
 from kubesched.model.workload_store import WorkloadStore
+from kubesched.runtime import Framework, build_framework
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubesched.framework import CycleState, Framework, NodeInfo, Status
-from kubesched.framework.runtime import PluginLists
+from kubesched.framework import CycleState, NodeInfo, Status
 from kubesched.model import Node, Pod
+from kubesched.runtime import Framework
+from kubesched.runtime.framework import PluginLists
 from kubesched.testing import FakeHandle, make_node
 
 

@@ -15,16 +15,9 @@ from explain_fakes import FixedPreFilter, SkippingScore, TableFilter, TableScore
 
 from kubesched.explain import NOT_ENABLED, explain_pod, summary
 from kubesched.explain.report import FILTER, PREFILTER
-from kubesched.framework import (
-    Code,
-    CycleState,
-    FitError,
-    Framework,
-    NodeInfo,
-    Status,
-    schedule_pod,
-)
+from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.model import Node, Pod
+from kubesched.runtime import FitError, Framework, schedule_pod
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
 
 TAINT = "node(s) had untolerated taint(s)"

@@ -10,8 +10,9 @@ import pytest
 
 from kubesched.explain import ReadOnlyHandle, build_snapshot, explain_pod
 from kubesched.explain.report import Explanation
-from kubesched.framework import CycleState, FitError, schedule_pod
+from kubesched.framework import CycleState
 from kubesched.model import Node, Pod, PodDisruptionBudget
+from kubesched.runtime import FitError, schedule_pod
 from kubesched.testing import build_test_framework, make_node, make_pod
 
 

@@ -6,10 +6,11 @@ from typing import Any
 import pytest
 from fw_fakes import FakeReserve
 
-from kubesched.framework import SUCCESS, Code, CycleState, Framework, Status
-from kubesched.framework.runtime import PluginLists
+from kubesched.framework import SUCCESS, Code, CycleState, Status
 from kubesched.framework.waiting import go_duration
 from kubesched.plugins import DefaultBinder
+from kubesched.runtime import Framework
+from kubesched.runtime.framework import PluginLists
 from kubesched.testing import FakeHandle, make_pod
 
 POD = make_pod().name("p").uid("uid-p").model()

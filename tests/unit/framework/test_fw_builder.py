@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
-from kubesched.framework import Framework, FrameworkError, build_framework, check_common_queue_sort
 from kubesched.plugins import in_tree_registry
+from kubesched.runtime import Framework, FrameworkError, build_framework, check_common_queue_sort
 from kubesched.testing import FakeHandle
 
 # kube-scheduler v1.37.2's own order (`kube-scheduler --write-config-to`): NodeName first.

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from kubesched.framework import Code, Diagnosis, FitError, Status
+from kubesched.framework import Code, Diagnosis, Status
+from kubesched.runtime import FitError
 from kubesched.testing import make_pod
 
 POD = make_pod().name("p").model()

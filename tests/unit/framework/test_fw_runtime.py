@@ -13,12 +13,11 @@ from kubesched.framework import (
     Code,
     CycleState,
     EventResource,
-    Framework,
     NodeInfo,
     Status,
-    select_host,
 )
-from kubesched.framework.runtime import PluginLists
+from kubesched.runtime import Framework, select_host
+from kubesched.runtime.framework import PluginLists
 from kubesched.testing import FakeHandle, make_node, make_pod
 
 POD = make_pod().name("p").model()

@@ -5,19 +5,16 @@ from typing import Any
 import pytest
 from fw_fakes import FakeFilter, FakePreFilter, FakeScore
 
-from kubesched.framework import (
-    Code,
-    CycleState,
+from kubesched.framework import Code, CycleState, NodeInfo, Status
+from kubesched.runtime import (
     FitError,
     Framework,
-    NodeInfo,
     NoNodesAvailableError,
     SchedulingError,
-    Status,
     num_feasible_nodes_to_find,
     schedule_pod,
 )
-from kubesched.framework.runtime import PluginLists
+from kubesched.runtime.framework import PluginLists
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
 
 

@@ -4,8 +4,8 @@ that is not memoizable runs in the same cycle (it scores every node every time).
 from __future__ import annotations
 
 from kubesched.framework import CycleState, NodeInfo
-from kubesched.framework.scoring import run_score
 from kubesched.model import Pod
+from kubesched.runtime.scoring import run_score
 from kubesched.testing import make_node, make_pod
 
 

@@ -10,15 +10,9 @@ from typing import Any
 import pytest
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
-from kubesched.framework import (
-    CycleState,
-    FrameworkError,
-    NodeInfo,
-    build_framework,
-    load_plugin_modules,
-    schedule_pod,
-)
+from kubesched.framework import CycleState, NodeInfo, load_plugin_modules
 from kubesched.plugins import in_tree_registry
+from kubesched.runtime import FrameworkError, build_framework, schedule_pod
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin, run_score_plugin
 
 EXAMPLE_DIR = Path(__file__).resolve().parents[3] / "examples" / "prefer_label"

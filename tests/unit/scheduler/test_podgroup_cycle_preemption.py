@@ -10,10 +10,11 @@ from typing import Any
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import Framework, Status
+from kubesched.framework import Status
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject, Pod
 from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.runtime import Framework
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles
 from kubesched.scheduler.workload_metrics import WorkloadMetrics

@@ -16,6 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -44,7 +45,7 @@ from kubesched.plugins.coscheduling.podgroup import (
 from kubesched.plugins.coscheduling.status import StatusKeeper
 from kubesched.plugins.helper.args import check_fields, integer
 
-NAME = "Coscheduling"
+NAME = names.COSCHEDULING
 DEFAULT_PERMIT_WAITING_SECONDS = 60
 REJECT_PERCENTAGE = "podGroupRejectPercentage"
 DEFAULT_REJECT_PERCENTAGE = 10

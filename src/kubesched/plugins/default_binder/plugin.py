@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.framework import Code, CycleState, Handle, Status
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
-NAME = "DefaultBinder"
+NAME = names.DEFAULT_BINDER
 
 
 class DefaultBinder:

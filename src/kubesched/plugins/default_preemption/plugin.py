@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import (
     FILTER_RUNNER_KEY,
@@ -55,7 +56,7 @@ from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate
 from kubesched.plugins.default_preemption.victims import GroupOf, group_lookup
 from kubesched.plugins.helper.args import ArgsError, check_fields, integer
 
-NAME = "DefaultPreemption"
+NAME = names.DEFAULT_PREEMPTION
 _KIND = "DefaultPreemptionArgs"
 _MAX_INT32 = 2**31 - 1
 PREFIX = "preemption: "

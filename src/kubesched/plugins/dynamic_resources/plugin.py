@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ClusterEvent,
     Code,
@@ -34,7 +35,7 @@ from kubesched.framework import (
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import check_fields
 
-NAME = "DynamicResources"
+NAME = names.DYNAMIC_RESOURCES
 MESSAGE = (
     "pod has spec.resourceClaims, and kubesched does not support dynamic resource allocation "
     "(allocating ResourceClaims from ResourceSlices with DeviceClasses and CEL selectors is not "

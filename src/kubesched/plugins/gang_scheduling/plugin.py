@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import (
     ActionType,
@@ -32,7 +33,7 @@ from kubesched.model import Pod, SchedulingPodGroup, pod_group_key
 from kubesched.plugins.gang_scheduling.members import Reservations, members
 from kubesched.plugins.helper.args import no_args
 
-NAME = "GangScheduling"
+NAME = names.GANG_SCHEDULING
 PERMIT_TIMEOUT_SECONDS = 300.0
 """How long placed members wait at Permit for the rest of the gang (upstream: 5 minutes)."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 
 from kubesched.framework import NodeInfo
-from kubesched.framework.memo import KeyTable
+from kubesched.model.interning import KeyTable
 
 MAX_KEYS_PER_NODE = 64
 """A node's counts are forgotten when it holds this many keys (bounds the memory)."""

@@ -21,12 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
 from kubesched.framework.nodeinfo import lists_any_image
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
-NAME = "ImageLocality"
+NAME = names.IMAGE_LOCALITY
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -48,7 +49,7 @@ from kubesched.plugins.inter_pod_affinity.filtering import (
 from kubesched.plugins.inter_pod_affinity.scoring import ScoreState, score_state
 from kubesched.plugins.inter_pod_affinity.terms import TermCache, pod_terms
 
-NAME = "InterPodAffinity"
+NAME = names.INTER_POD_AFFINITY
 _KIND = "InterPodAffinityArgs"
 _SKIP: Final = Status(Code.SKIP)
 _PRE_FILTER_KEY: StateKey[FilterState] = StateKey("PreFilter" + NAME)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -25,14 +26,14 @@ from kubesched.framework import (
     NodeInfo,
     StateKey,
     Status,
-    default_normalize_score,
 )
 from kubesched.model import Pod
 from kubesched.plugins.helper import nodeselector as ns
 from kubesched.plugins.helper.args import ArgsError, check_fields, mapping, sequence
 from kubesched.plugins.helper.nodeselector import RequiredAffinity
+from kubesched.plugins.helper.normalize import default_normalize_score
 
-NAME = "NodeAffinity"
+NAME = names.NODE_AFFINITY
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -27,7 +28,7 @@ from kubesched.framework import (
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
-NAME = "NodeDeclaredFeatures"
+NAME = names.NODE_DECLARED_FEATURES
 ERR_REASON = "node(s) didn't match Pod's required features"
 _SKIP: Final = Status(Code.SKIP)
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)

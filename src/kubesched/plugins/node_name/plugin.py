@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -18,7 +19,7 @@ from kubesched.framework import (
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
-NAME = "NodeName"
+NAME = names.NODE_NAME
 ERR_REASON = "node(s) didn't match the requested node name"
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 

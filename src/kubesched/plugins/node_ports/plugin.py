@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -25,7 +26,7 @@ from kubesched.framework import (
 from kubesched.model import HostPort, Pod
 from kubesched.plugins.helper.args import no_args
 
-NAME = "NodePorts"
+NAME = names.NODE_PORTS
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 ANY_IP = "0.0.0.0"  # noqa: S104 - the API's "all addresses", not a bind
 _REJECTED: Final = Status(Code.UNSCHEDULABLE, ERR_REASON)

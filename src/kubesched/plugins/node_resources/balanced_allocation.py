@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import check_fields, resource_specs
 from kubesched.plugins.node_resources import resource_scoring as rs
 
-NAME = "NodeResourcesBalancedAllocation"
+NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _KIND = "NodeResourcesBalancedAllocationArgs"
 _SKIP: Final = Status(Code.SKIP)
 _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -37,7 +38,7 @@ from kubesched.model import Pod
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.fit_args import FitArgs, parse_fit_args
 
-NAME = "NodeResourcesFit"
+NAME = names.NODE_RESOURCES_FIT
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,9 @@ import math
 from collections.abc import Callable, Sequence
 
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
-from kubesched.framework.scoring import go_div
 from kubesched.model import Pod
 from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
+from kubesched.plugins.helper.normalize import go_div
 
 Scorer = Callable[[list[int], list[int]], int]
 MAX_UTILIZATION = 100

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -20,7 +21,7 @@ from kubesched.model import Pod, Taint
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.tolerations import tolerated
 
-NAME = "NodeUnschedulable"
+NAME = names.NODE_UNSCHEDULABLE
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -29,7 +30,7 @@ from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.volumes import SOURCE_PLUGIN
 from kubesched.plugins.node_volume_limits.attachable import ClaimLookupError, attachable_volumes
 
-NAME = "NodeVolumeLimits"
+NAME = names.NODE_VOLUME_LIMITS
 ERR_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 _SKIP: Final = Status(Code.SKIP)
 

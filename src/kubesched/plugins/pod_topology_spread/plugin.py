@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -50,7 +51,7 @@ from kubesched.plugins.pod_topology_spread.filtering import (
 from kubesched.plugins.pod_topology_spread.indexed import indexed_filter_state
 from kubesched.plugins.pod_topology_spread.scoring import ScoreState, score_state
 
-NAME = "PodTopologySpread"
+NAME = names.POD_TOPOLOGY_SPREAD
 _SKIP: Final = Status(Code.SKIP)
 _PRE_FILTER_KEY: StateKey[FilterState] = StateKey("PreFilter" + NAME)
 _PRE_SCORE_KEY: StateKey[ScoreState] = StateKey("PreScore" + NAME)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.framework import Handle, QueuedPodInfo
 from kubesched.plugins.helper.args import no_args
 
-NAME = "PrioritySort"
+NAME = names.PRIORITY_SORT
 
 
 class PrioritySort:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubesched.apis import names
 from kubesched.framework import ActionType, ClusterEvent, Code, EventResource, Handle, Status
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
-NAME = "SchedulingGates"
+NAME = names.SCHEDULING_GATES
 
 
 class SchedulingGates:

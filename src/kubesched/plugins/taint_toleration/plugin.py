@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -21,13 +22,13 @@ from kubesched.framework import (
     NodeInfo,
     StateKey,
     Status,
-    default_normalize_score,
 )
 from kubesched.model import Pod, Toleration
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.normalize import default_normalize_score
 from kubesched.plugins.helper.tolerations import first_untolerated, tolerated
 
-NAME = "TaintToleration"
+NAME = names.TAINT_TOLERATION
 _DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
 _PREFER_NO_SCHEDULE = "PreferNoSchedule"
 _UNTOLERATED: Final = Status(

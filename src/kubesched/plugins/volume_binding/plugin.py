@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -43,7 +44,7 @@ from kubesched.plugins.volume_binding.claims import (
 from kubesched.plugins.volume_binding.matching import MatchError, PodVolumes, find_pod_volumes
 from kubesched.plugins.volume_binding.scoring import node_score
 
-NAME = "VolumeBinding"
+NAME = names.VOLUME_BINDING
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 _SKIP: Final = Status(Code.SKIP)
 

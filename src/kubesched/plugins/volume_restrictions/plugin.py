@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -29,7 +30,7 @@ from kubesched.model import READ_WRITE_ONCE_POD, Pod, PodVolume
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.volumes import claim_not_found
 
-NAME = "VolumeRestrictions"
+NAME = names.VOLUME_RESTRICTIONS
 ERR_DISK_CONFLICT = "node(s) had no available disk"
 ERR_RWOP_CONFLICT = (
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -29,7 +30,7 @@ from kubesched.model import PersistentVolume, Pod
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.volumes import claim_not_found
 
-NAME = "VolumeZone"
+NAME = names.VOLUME_ZONE
 ERR_CONFLICT = "node(s) had no available volume zone"
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"

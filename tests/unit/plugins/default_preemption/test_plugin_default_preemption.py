@@ -10,18 +10,11 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework import (
-    Code,
-    CycleState,
-    FitError,
-    FrameworkError,
-    NodeInfo,
-    Status,
-    schedule_pod,
-)
+from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.model import Node, Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.evaluation import Evaluation
 from kubesched.plugins.default_preemption.plugin import DefaultPreemption, parse_args
+from kubesched.runtime import FitError, FrameworkError, schedule_pod
 from kubesched.testing import (
     FakeHandle,
     build_test_framework,

@@ -17,7 +17,6 @@ when every Filter (resp. Score) plugin that runs in the cycle opted in.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -26,11 +25,6 @@ from kubesched.model import Pod, Resource
 
 MAX_ENTRIES_PER_NODE = 32
 """A node's memo is emptied when it reaches this many pod specs (bounds its memory)."""
-MAX_INTERNED_KEYS = 4096
-
-# Memo keys are small ints: a nested tuple would be hashed again on every node's lookup.
-# Ids are never reused, so forgetting the table only costs recomputation, never a mix-up.
-_ids = itertools.count(1)
 
 
 def _resource_key(resource: Resource) -> tuple[Hashable, ...]:
@@ -63,21 +57,6 @@ def cycle_pod_key(state: CycleState, pod: Pod) -> tuple[Hashable, ...]:
         key = pod_spec_key(pod)
         state.write(_POD_KEY, key)
     return key
-
-
-class KeyTable:
-    """Interns full memo keys into unique ints (one table per framework)."""
-
-    def __init__(self) -> None:
-        self._ids: dict[Hashable, int] = {}
-
-    def id_of(self, key: Hashable) -> int:
-        found = self._ids.get(key)
-        if found is None:
-            if len(self._ids) >= MAX_INTERNED_KEYS:
-                self._ids.clear()
-            found = self._ids[key] = next(_ids)
-        return found
 
 
 def memoizable(plugin: object) -> bool:

@@ -16,12 +16,12 @@ from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, P
 from kubesched.apis.defaults import default_plugins, merge_plugins
 from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
-from kubesched.framework.instrument import ExtensionPointObserver, ignore
 from kubesched.framework.interfaces import Plugin
 from kubesched.framework.placement import PlacementFeasiblePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
-from kubesched.framework.runtime import Framework, PluginLists
+from kubesched.runtime.framework import Framework, PluginLists
+from kubesched.runtime.instrument import ExtensionPointObserver, ignore
 
 # Extension point (YAML name) -> the protocol its plugins implement, in upstream's order.
 POINT_PROTOCOLS: dict[str, type] = {

@@ -14,21 +14,22 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kubesched.framework import interfaces as api
-from kubesched.framework import memo
-from kubesched.framework.binding import BindingCycle
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.enqueue import collect_enqueue_events
 from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
 from kubesched.framework.handle import Handle
-from kubesched.framework.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.placement import PlacementFeasiblePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
-from kubesched.framework.scoring import ScoreResult, run_score
 from kubesched.framework.status import SUCCESS, Code, Status
-from kubesched.framework.whatif import WhatIfFiltering
 from kubesched.model import Pod
+from kubesched.model.interning import KeyTable
+from kubesched.runtime import memo
+from kubesched.runtime.binding import BindingCycle
+from kubesched.runtime.enqueue import collect_enqueue_events
+from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
+from kubesched.runtime.scoring import ScoreResult, run_score
+from kubesched.runtime.whatif import WhatIfFiltering
 
 
 @dataclass(slots=True)
@@ -90,8 +91,8 @@ class Framework(BindingCycle, WhatIfFiltering):
         """Where the next cycle starts filtering (rotates so all nodes get examined)."""
         self._filters = [(pl.name, pl.filter) for pl in plugins.filter]
         self._enqueue_events = collect_enqueue_events(plugins)
-        # Results of memoizable plugins are reused per node (see `kubesched.framework.memo`).
-        self._memo_keys = memo.KeyTable()
+        # Results of memoizable plugins are reused per node (see `kubesched.runtime.memo`).
+        self._memo_keys = KeyTable()
         self._filters_not_memoizable = memo.not_memoizable(plugins.filter)
         self._scores_not_memoizable = memo.not_memoizable(plugins.score)
         self._score_names = frozenset(pl.name for pl in plugins.score)

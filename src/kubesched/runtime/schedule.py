@@ -14,18 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.diagnosis import (
-    Diagnosis,
-    FitError,
-    NoNodesAvailableError,
-    SchedulingError,
-)
-from kubesched.framework.memo import store
+from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo
-from kubesched.framework.runtime import Framework
-from kubesched.framework.scoring import ScoreResult, select_host
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
+from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
+from kubesched.runtime.framework import Framework
+from kubesched.runtime.memo import store
+from kubesched.runtime.scoring import ScoreResult, select_host
 
 _SUCCESS_CODE = Code.SUCCESS
 _ERROR_CODE = Code.ERROR

@@ -15,15 +15,15 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.instrument import ExtensionPointObserver, timed, timed_async
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, cancelled_by_plugin, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.model import Pod
+from kubesched.runtime.instrument import ExtensionPointObserver, timed, timed_async
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
-    from kubesched.framework.runtime import PluginLists
+    from kubesched.runtime.framework import PluginLists
 
 
 async def _resolve(value: Any) -> Any:

@@ -24,7 +24,7 @@ from kubesched.model import Pod
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
-    from kubesched.framework.runtime import PluginLists
+    from kubesched.runtime.framework import PluginLists
 
 FilterFunc = Callable[[CycleState, Pod, NodeInfo], Status]
 """`Framework.run_filter`'s shape: one pod on one node."""

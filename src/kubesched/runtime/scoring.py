@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Hashable, MutableSequence, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add, attrgetter, mul
@@ -16,11 +16,11 @@ from operator import add, attrgetter, mul
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
-from kubesched.framework.memo import memoizable, store
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
+from kubesched.runtime.memo import memoizable, store
 
 logger = logging.getLogger("kubesched.framework")
 
@@ -70,7 +70,7 @@ def run_score(
     """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh.
 
     With a `memo_key`, the raw scores of the memoizable plugins (see
-    `kubesched.framework.memo`) stored on a node for that key are reused, and new ones
+    `kubesched.runtime.memo`) stored on a node for that key are reused, and new ones
     stored; the other plugins score every node. The key stands for the pod's spec and the
     cycle's skipped plugins, so it also fixes which memoizable plugins run."""
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
@@ -187,27 +187,3 @@ def select_host(result: ScoreResult, *, rng: random.Random | None = None) -> str
 
 
 _RNG = random.Random()  # noqa: S311 - spreading ties between nodes, not cryptography
-
-
-def default_normalize_score(
-    scores: MutableSequence[int], *, max_priority: int = MAX_NODE_SCORE, reverse: bool = False
-) -> None:
-    """Scale scores to 0..max_priority by the highest one (upstream `DefaultNormalizeScore`).
-
-    With `reverse`, a high raw score becomes a low final score (e.g. counts of bad taints).
-    """
-    highest = max(scores, default=0)
-    if highest == 0:
-        if reverse:
-            for i in range(len(scores)):
-                scores[i] = max_priority
-        return
-    for i, score in enumerate(scores):
-        scaled = go_div(max_priority * score, highest)
-        scores[i] = max_priority - scaled if reverse else scaled
-
-
-def go_div(numerator: int, denominator: int) -> int:
-    """Integer division truncating toward zero, as Go's `/` on ints (Python's `//` floors)."""
-    quotient = abs(numerator) // abs(denominator)
-    return quotient if (numerator >= 0) == (denominator > 0) else -quotient

@@ -9,7 +9,7 @@ from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, raised
 
 if TYPE_CHECKING:
-    from kubesched.framework.runtime import PluginLists
+    from kubesched.runtime.framework import PluginLists
 
 _REQUEUE_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 

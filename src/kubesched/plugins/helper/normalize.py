@@ -1,0 +1,32 @@
+"""Score helpers shared by the plugins: upstream's `helper.DefaultNormalizeScore` and Go's
+integer division."""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence
+
+from kubesched.framework import MAX_NODE_SCORE
+
+
+def default_normalize_score(
+    scores: MutableSequence[int], *, max_priority: int = MAX_NODE_SCORE, reverse: bool = False
+) -> None:
+    """Scale scores to 0..max_priority by the highest one (upstream `DefaultNormalizeScore`).
+
+    With `reverse`, a high raw score becomes a low final score (e.g. counts of bad taints).
+    """
+    highest = max(scores, default=0)
+    if highest == 0:
+        if reverse:
+            for i in range(len(scores)):
+                scores[i] = max_priority
+        return
+    for i, score in enumerate(scores):
+        scaled = go_div(max_priority * score, highest)
+        scores[i] = max_priority - scaled if reverse else scaled
+
+
+def go_div(numerator: int, denominator: int) -> int:
+    """Integer division truncating toward zero, as Go's `/` on ints (Python's `//` floors)."""
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator >= 0) == (denominator > 0) else -quotient
