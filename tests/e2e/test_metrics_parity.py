@@ -23,6 +23,7 @@ EXPECTED = (
     "scheduler_pod_scheduling_attempts",
     "scheduler_pod_scheduling_sli_duration_seconds",
     "scheduler_framework_extension_point_duration_seconds",
+    "scheduler_plugin_evaluation",
     "scheduler_queue_incoming_pods",
     "scheduler_cache_size",
     "scheduler_preemption_attempts",

@@ -39,10 +39,13 @@ class Cloneable(Protocol):
 class CycleState:
     """Data written by plugins during one scheduling cycle, plus the framework's skip sets."""
 
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
+    __slots__ = ("_data", "record_plugin_metrics", "skip_filter_plugins", "skip_score_plugins")
 
     def __init__(self) -> None:
         self._data: dict[StateKey[Any], Any] = {}
+        self.record_plugin_metrics = False
+        """This cycle's plugin calls are timed (upstream `ShouldRecordPluginMetrics`; the
+        scheduler samples 10 % of its cycles)."""
         self.skip_filter_plugins: frozenset[str] = frozenset()
         """PreFilter plugins that returned Skip: their Filter is not called this cycle."""
         self.skip_score_plugins: frozenset[str] = frozenset()
@@ -77,4 +80,5 @@ class CycleState:
         copy._data = data
         copy.skip_filter_plugins = self.skip_filter_plugins
         copy.skip_score_plugins = self.skip_score_plugins
+        copy.record_plugin_metrics = self.record_plugin_metrics
         return copy

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, cancelled_by_plugin, raised
@@ -20,6 +21,9 @@ from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.framework.waiting import MAX_PERMIT_TIMEOUT, WaitingPod
 from kubesched.model import Pod
 from kubesched.runtime.instrument import ExtensionPointObserver, timed, timed_async
+from kubesched.runtime.plugin_metrics import PluginMetrics, timed_await, timed_call
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -39,13 +43,27 @@ class BindingCycle:
     plugins: PluginLists
     handle: Handle
     observe: ExtensionPointObserver
+    plugin_metrics: PluginMetrics | None
+
+    def metered(self, state: CycleState, plugin: str, point: str, call: F) -> F:
+        """`call`, timed into the plugin metrics when this cycle is sampled (every runner of
+        the Framework calls plugins through it)."""
+        if self.plugin_metrics is None or not state.record_plugin_metrics:
+            return call
+        return timed_call(self.plugin_metrics, plugin, point, call)
+
+    async def _awaited(self, state: CycleState, plugin: str, point: str, value: Any) -> Any:
+        """A PreBind/Bind result, awaited if the method was a coroutine function, and timed
+        on sampled cycles."""
+        metrics = self.plugin_metrics if state.record_plugin_metrics else None
+        return await timed_await(metrics, plugin, point, _resolve(value))
 
     @timed("Reserve")
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Reserve on the chosen node; a failure means the caller must run `run_unreserve`."""
         for pl in self.plugins.reserve:
             try:
-                status = pl.reserve(state, pod, node_name)
+                status = self.metered(state, pl.name, "Reserve", pl.reserve)(state, pod, node_name)
             except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "Reserve", exc)
             if status is None or status.code is Code.SUCCESS:
@@ -60,7 +78,7 @@ class BindingCycle:
         """Unreserve in reverse order; plugin errors are logged and skipped."""
         for pl in reversed(self.plugins.reserve):
             try:
-                pl.unreserve(state, pod, node_name)
+                self.metered(state, pl.name, "Unreserve", pl.unreserve)(state, pod, node_name)
             except PLUGIN_ERRORS as exc:
                 raised(pl.name, "Unreserve", exc)
 
@@ -70,7 +88,8 @@ class BindingCycle:
         waits: dict[str, float] = {}
         for pl in self.plugins.permit:
             try:
-                status, timeout = pl.permit(state, pod, node_name)
+                permit = self.metered(state, pl.name, "Permit", pl.permit)
+                status, timeout = permit(state, pod, node_name)
             except PLUGIN_ERRORS as exc:
                 return raised(pl.name, "Permit", exc)
             if status is None or status.code is Code.SUCCESS:
@@ -107,7 +126,9 @@ class BindingCycle:
     async def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.plugins.pre_bind:
             try:
-                status: Status | None = await _resolve(pl.pre_bind(state, pod, node_name))
+                status: Status | None = await self._awaited(
+                    state, pl.name, "PreBind", pl.pre_bind(state, pod, node_name)
+                )
             except asyncio.CancelledError as exc:
                 if not cancelled_by_plugin():
                     raise
@@ -127,7 +148,9 @@ class BindingCycle:
         status: Status = Status(Code.SKIP)
         for pl in self.plugins.bind:
             try:
-                result: Status | None = await _resolve(pl.bind(state, pod, node_name))
+                result: Status | None = await self._awaited(
+                    state, pl.name, "Bind", pl.bind(state, pod, node_name)
+                )
             except asyncio.CancelledError as exc:
                 if not cancelled_by_plugin():
                     raise
@@ -149,6 +172,6 @@ class BindingCycle:
         """Informational; errors are logged."""
         for pl in self.plugins.post_bind:
             try:
-                pl.post_bind(state, pod, node_name)
+                self.metered(state, pl.name, "PostBind", pl.post_bind)(state, pod, node_name)
             except PLUGIN_ERRORS as exc:
                 raised(pl.name, "PostBind", exc)

@@ -22,6 +22,7 @@ from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
 from kubesched.runtime.framework import Framework, PluginLists
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore
+from kubesched.runtime.plugin_metrics import PluginMetrics
 
 # Extension point (YAML name) -> the protocol its plugins implement, in upstream's order.
 POINT_PROTOCOLS: dict[str, type] = {
@@ -51,8 +52,12 @@ def build_framework(
     handle: Handle,
     default_percentage_of_nodes_to_score: int | None = None,
     observe: ExtensionPointObserver = ignore,
+    plugin_metrics: PluginMetrics | None = None,
 ) -> Framework:
-    """The Framework of one profile (raises FrameworkError with a one-line fix-it message)."""
+    """The Framework of one profile (raises FrameworkError with a one-line fix-it message).
+
+    `observe` is told each extension point's duration, `plugin_metrics` stores each plugin's
+    (`runtime.plugin_metrics`); neither is needed outside the scheduler."""
     defaults = default_plugins(
         frozenset(registry.names()), generic_workload=profile.generic_workload
     )
@@ -74,6 +79,7 @@ def build_framework(
         percentage_of_nodes_to_score=percentage,
         handle=handle,
         observe=observe,
+        plugin_metrics=plugin_metrics,
     )
 
 

@@ -28,6 +28,7 @@ from kubesched.runtime import memo
 from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.enqueue import collect_enqueue_events
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
+from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.scoring import ScoreResult, run_score
 from kubesched.runtime.whatif import WhatIfFiltering
 
@@ -78,10 +79,13 @@ class Framework(BindingCycle, WhatIfFiltering):
         percentage_of_nodes_to_score: int | None,
         handle: Handle,
         observe: ExtensionPointObserver = ignore,
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
         self.profile_name = profile_name
         self.observe = observe
-        """Told the duration of each extension point run (see `framework.instrument`)."""
+        """Told the duration of each extension point run (see `runtime.instrument`)."""
+        self.plugin_metrics = plugin_metrics
+        """Where plugin calls are timed and counted (`runtime.plugin_metrics`); None: nowhere."""
         self.plugins = plugins
         self.score_weights = score_weights
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -90,6 +94,19 @@ class Framework(BindingCycle, WhatIfFiltering):
         self.next_start_node_index = 0
         """Where the next cycle starts filtering (rotates so all nodes get examined)."""
         self._filters = [(pl.name, pl.filter) for pl in plugins.filter]
+        self._timed_filters = self._filters
+        # Filter evaluations of cycles not yet added to the metrics: nodes that passed every
+        # Filter, and per plugin the nodes it rejected (one increment per node that really
+        # ran the plugins; see `runtime.plugin_metrics`).
+        self._filter_passes = 0
+        self._filter_stops: dict[str, int] = {}
+        self._counted_skip: frozenset[str] = frozenset()
+        if plugin_metrics is not None:
+            self._timed_filters = [
+                (name, timed_call(plugin_metrics, name, "Filter", call))
+                for name, call in self._filters
+            ]
+            plugin_metrics.add_flusher(self.flush_filter_evaluations)
         self._enqueue_events = collect_enqueue_events(plugins)
         # Results of memoizable plugins are reused per node (see `kubesched.runtime.memo`).
         self._memo_keys = KeyTable()
@@ -162,10 +179,26 @@ class Framework(BindingCycle, WhatIfFiltering):
     ) -> PreFilterOutcome:
         """Run PreFilter plugins (upstream `RunPreFilterPlugins`); records Skip in `state`."""
         skipped: set[str] = set()
+        self.flush_filter_evaluations()
         try:
             return self._pre_filter(state, pod, nodes, skipped)
         finally:
-            state.skip_filter_plugins = frozenset(skipped)
+            state.skip_filter_plugins = self._counted_skip = frozenset(skipped)
+
+    def flush_filter_evaluations(self) -> None:
+        """Add the pending Filter evaluations to `scheduler_plugin_evaluation_total`."""
+        passes, stops = self._filter_passes, self._filter_stops
+        if not passes and not stops:
+            return
+        self._filter_passes, self._filter_stops = 0, {}
+        if self.plugin_metrics is None:
+            return
+        reached = passes + sum(stops.values())
+        for name, _ in self._filters:
+            if name in self._counted_skip:
+                continue
+            self.plugin_metrics.evaluated(name, "Filter", self.profile_name, reached)
+            reached -= stops.get(name, 0)
 
     def _pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], skipped: set[str]
@@ -175,7 +208,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         rejected: Status | None = None
         for pl in self.plugins.pre_filter:
             try:
-                out = pl.pre_filter(state, pod, nodes)
+                out = self._pre_filter_plugin(pl, state, pod, nodes)
             except PLUGIN_ERRORS as exc:
                 return PreFilterOutcome(raised(pl.name, "PreFilter", exc))
             if isinstance(out, Status):
@@ -198,22 +231,38 @@ class Framework(BindingCycle, WhatIfFiltering):
                     )
         return PreFilterOutcome(rejected or SUCCESS, result, frozenset(with_nodes))
 
+    def _pre_filter_plugin(
+        self, pl: api.PreFilterPlugin, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | api.PreFilterResult | None:
+        out = self.metered(state, pl.name, "PreFilter", pl.pre_filter)(state, pod, nodes)
+        if not (isinstance(out, Status) and out.code is Code.SKIP):
+            self._evaluated(pl.name, "PreFilter")
+        return out
+
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """Run Filter plugins on one node, stopping at the first rejection (`plugin` set)."""
         skip = state.skip_filter_plugins
-        for name, filter_ in self._filters:
+        filters = self._timed_filters if state.record_plugin_metrics else self._filters
+        for name, filter_ in filters:
             if skip and name in skip:
                 continue
             try:
                 status = filter_(state, pod, node_info)
             except PLUGIN_ERRORS as exc:
+                self._filter_stops[name] = self._filter_stops.get(name, 0) + 1
                 return raised(name, "Filter", exc)
             if status is not None and status.code is not _SUCCESS_CODE:
+                self._filter_stops[name] = self._filter_stops.get(name, 0) + 1
                 if not status.is_rejected():
                     return as_error(name, "Filter", status)
                 status.plugin = name
                 return status
+        self._filter_passes += 1
         return SUCCESS
+
+    def _evaluated(self, plugin: str, point: str, count: int = 1) -> None:
+        if self.plugin_metrics is not None:
+            self.plugin_metrics.evaluated(plugin, point, self.profile_name, count)
 
     def filter_memo_key(self, state: CycleState, pod: Pod) -> int | None:
         """The key of this cycle's Filter results on a node, or None when a Filter plugin
@@ -245,7 +294,8 @@ class Framework(BindingCycle, WhatIfFiltering):
         state.write(api.FILTER_RUNNER_KEY, self)
         for pl in self.plugins.post_filter:
             try:
-                out, status = pl.post_filter(state, pod, statuses)
+                post_filter = self.metered(state, pl.name, "PostFilter", pl.post_filter)
+                out, status = post_filter(state, pod, statuses)
             except PLUGIN_ERRORS as exc:
                 return None, raised(pl.name, "PostFilter", exc)
             if status is None or status.code is Code.SUCCESS:
@@ -270,9 +320,13 @@ class Framework(BindingCycle, WhatIfFiltering):
         try:
             for pl in self.plugins.pre_score:
                 try:
-                    status = pl.pre_score(state, pod, nodes)
+                    status = self.metered(state, pl.name, "PreScore", pl.pre_score)(
+                        state, pod, nodes
+                    )
                 except PLUGIN_ERRORS as exc:
                     return raised(pl.name, "PreScore", exc)
+                if status is None or status.code is not Code.SKIP:
+                    self._evaluated(pl.name, "PreScore")
                 if status is None or status.code is Code.SUCCESS:
                     continue
                 if status.code is Code.SKIP:
@@ -294,6 +348,8 @@ class Framework(BindingCycle, WhatIfFiltering):
             plugins=plugins,
             weights=self.score_weights,
             memo_key=self.score_memo_key(state, pod),
+            metered=self.metered,
+            evaluated=self._evaluated,
         )
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add, attrgetter, mul
+from typing import Any, TypeAlias, TypeVar, cast
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
@@ -23,6 +24,37 @@ from kubesched.model import Pod
 from kubesched.runtime.memo import memoizable, store
 
 logger = logging.getLogger("kubesched.framework")
+
+F = TypeVar("F", bound=Callable[..., Any])
+Metered: TypeAlias = Callable[[CycleState, str, str, Callable[..., Any]], Callable[..., Any]]
+"""`(state, plugin, point, call) -> call`, timed on sampled cycles (`Framework.metered`)."""
+Evaluated: TypeAlias = Callable[[str, str, int], None]
+"""`(plugin, point, count)`: the nodes a plugin really evaluated."""
+
+
+def _unmetered(
+    _state: CycleState, _plugin: str, _point: str, call: Callable[..., Any]
+) -> Callable[..., Any]:
+    return call
+
+
+def _uncounted(_plugin: str, _point: str, _count: int) -> None:
+    return
+
+
+@dataclass(frozen=True, slots=True)
+class _Meter:
+    """This cycle's `Metered` and `Evaluated`, bound to its state."""
+
+    state: CycleState
+    metered: Metered
+    count: Evaluated
+
+    def timed(self, plugin: str, point: str, call: F) -> F:
+        return cast("F", self.metered(self.state, plugin, point, call))
+
+    def evaluated(self, plugin: str, point: str, count: int) -> None:
+        self.count(plugin, point, count)
 
 
 @dataclass(slots=True)
@@ -66,23 +98,32 @@ def run_score(
     plugins: Sequence[api.ScorePlugin],
     weights: dict[str, int],
     memo_key: Hashable | None = None,
+    metered: Metered = _unmetered,
+    evaluated: Evaluated = _uncounted,
 ) -> ScoreResult:
     """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh.
 
     With a `memo_key`, the raw scores of the memoizable plugins (see
     `kubesched.runtime.memo`) stored on a node for that key are reused, and new ones
     stored; the other plugins score every node. The key stands for the pod's spec and the
-    cycle's skipped plugins, so it also fixes which memoizable plugins run."""
+    cycle's skipped plugins, so it also fixes which memoizable plugins run. `metered` times
+    a plugin call on sampled cycles, `evaluated` counts the nodes a plugin really scored
+    (`runtime.plugin_metrics`)."""
+    meter = _Meter(state, metered, evaluated)
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
     columns: dict[int, list[int]] = {}
     if memo_key is not None:
         memoized = [i for i, pl in enumerate(plugins) if memoizable(pl)]
-        found = _memoized_raw_scores([plugins[i] for i in memoized], state, pod, nodes, memo_key)
+        found = _memoized_raw_scores(
+            [plugins[i] for i in memoized], state, pod, nodes, memo_key, meter=meter
+        )
         if found is not None:
             columns = dict(zip(memoized, found, strict=True))
     for index, pl in enumerate(plugins):
         raw = columns.get(index)
-        scores, status = _score_plugin(pl, state, pod, nodes, weights[pl.name], raw=raw)
+        scores, status = _score_plugin(
+            pl, state, pod, nodes, weights[pl.name], meter=meter, raw=raw
+        )
         if not status.is_success():
             return ScoreResult(nodes=nodes, status=status)
         assert scores is not None
@@ -107,6 +148,8 @@ def _memoized_raw_scores(
     pod: Pod,
     nodes: Sequence[NodeInfo],
     key: Hashable,
+    *,
+    meter: _Meter,
 ) -> list[list[int]] | None:
     """Per plugin, the raw score of each node: a node's scores (one row per node) come from
     its memo, or are computed and stored. None if there is no plugin, or one raised (the
@@ -115,15 +158,19 @@ def _memoized_raw_scores(
         return None
     rows: list[tuple[int, ...] | None] = list(map(dict.get, map(_MEMO, nodes), repeat(key)))
     if None in rows:
-        score_fns = [pl.score for pl in plugins]
+        score_fns = [meter.timed(pl.name, "Score", pl.score) for pl in plugins]
+        fresh = 0
         try:
             for index, node in enumerate(nodes):
                 if rows[index] is None:
                     row = tuple([score(state, pod, node) for score in score_fns])
                     store(node.memo, key, row)
                     rows[index] = row
+                    fresh += 1
         except Exception:
             return None
+        for pl in plugins:
+            meter.evaluated(pl.name, "Score", fresh)
     if not rows:
         return [[] for _ in plugins]
     return [list(column) for column in zip(*rows, strict=True)]
@@ -136,21 +183,23 @@ def _score_plugin(
     nodes: Sequence[NodeInfo],
     weight: int,
     *,
+    meter: _Meter,
     raw: list[int] | None = None,
 ) -> tuple[PluginScores | None, Status]:
     name = pl.name
     if raw is None:
-        score = pl.score
+        score = meter.timed(name, "Score", pl.score)
         try:
             raw = [score(state, pod, node) for node in nodes]
         except PLUGIN_ERRORS as exc:
             return None, _error(name, f"Score: {type(exc).__name__}: {exc}", exc)
+        meter.evaluated(name, "Score", len(nodes))
     normalized = raw
     normalize = getattr(pl, "normalize_score", None)
     if normalize is not None:
         normalized = list(raw)
         try:
-            status = normalize(state, pod, normalized)
+            status = meter.timed(name, "ScoreExtensionNormalize", normalize)(state, pod, normalized)
         except PLUGIN_ERRORS as exc:
             return None, _error(name, f"NormalizeScore: {type(exc).__name__}: {exc}", exc)
         if status is not None and status.code is not Code.SUCCESS:

@@ -18,6 +18,8 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from kubesched.runtime.plugin_metrics import PluginMetrics
+from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
 from kubesched.scheduler.workload_metrics import WorkloadMetrics
 
 # kube-scheduler exports no `*_created` series; nor does kubesched.
@@ -49,6 +51,10 @@ class SchedulerMetrics:
             name.strip() for item in disabled for name in item.split(",") if name.strip()
         )
         r = self.registry
+        self.plugin_metrics = PluginMetrics()
+        """For `build_framework(plugin_metrics=...)`: the store behind
+        `scheduler_plugin_execution_duration_seconds` and `scheduler_plugin_evaluation_total`."""
+        r.register(PluginMetricsCollector(self.plugin_metrics))
         self.schedule_attempts = Counter(
             "scheduler_schedule_attempts",
             "Number of attempts to schedule pods, by the result.",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
@@ -29,6 +30,7 @@ from kubesched.runtime import (
     SchedulingError,
     schedule_pod,
 )
+from kubesched.runtime.plugin_metrics import PLUGIN_METRICS_SAMPLE_PERCENT
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles, PreemptGroup
@@ -43,6 +45,9 @@ log = logging.getLogger(__name__)
 
 PodLookup = Callable[[str], Pod | None]
 EventSink = Callable[..., None]
+
+
+_RNG = random.Random()  # noqa: S311 - sampling cycles for metrics, not cryptography
 
 
 class Scheduler:
@@ -162,6 +167,7 @@ class Scheduler:
         qpi.pending_plugins = set()
         self._cache.update_snapshot(self._snapshot)
         state = CycleState()
+        state.record_plugin_metrics = _RNG.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
         try:
             result = schedule_pod(fw, state, pod, self._snapshot.node_infos)
         except FitError as err:

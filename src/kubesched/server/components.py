@@ -251,6 +251,7 @@ def _frameworks(
             handle=handles[profile.scheduler_name],
             default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
             observe=metrics.extension_point_observer(profile.scheduler_name),
+            plugin_metrics=metrics.plugin_metrics,
         )
         frameworks[profile.scheduler_name] = fw
         log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())
