@@ -55,7 +55,7 @@ from kubesched.framework.registry import (
     load_plugin_modules,
 )
 from kubesched.framework.resources import resource_event
-from kubesched.framework.status import SUCCESS, Code, Status
+from kubesched.framework.status import SUCCESS, Code, Status, StatusError
 from kubesched.framework.verbosity import V
 from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPod, WaitingPods
@@ -108,6 +108,7 @@ __all__ = [
     "ScorePlugin",
     "StateKey",
     "Status",
+    "StatusError",
     "V",
     "VolumeListers",
     "WaitingPod",

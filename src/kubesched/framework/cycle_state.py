@@ -12,7 +12,7 @@ A state is used by one cycle on one event loop; it is not thread-safe.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -27,13 +27,6 @@ class StateKey(Generic[T]):
 
     def __repr__(self) -> str:
         return f"StateKey({self.name!r})"
-
-
-@runtime_checkable
-class Cloneable(Protocol):
-    """State data that must be copied when the state is cloned (mutable per-cycle data)."""
-
-    def clone(self) -> Any: ...
 
 
 class CycleState:

@@ -138,3 +138,12 @@ def as_status(result: Status | None) -> Status:
 def is_success(result: Status | None) -> bool:
     """True for `None` and for SUCCESS-coded statuses (plugins may return either)."""
     return result is None or result.code is Code.SUCCESS
+
+
+class StatusError(Exception):
+    """Carries a non-success Status out of a nested call, for the runner that turns it back
+    into the Status it returns (upstream returns `*Status` through every level)."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status

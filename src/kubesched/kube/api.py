@@ -14,7 +14,6 @@ from typing import Any, Protocol
 
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
-JSON_PATCH = "application/json-patch+json"
 
 
 class KubeApi(Protocol):

@@ -27,7 +27,6 @@ from kubesched.leaderelection.candidate import Attempt, Candidate
 from kubesched.leaderelection.clock import Clock, LoopClock
 from kubesched.leaderelection.lock import LeaseLock
 from kubesched.leaderelection.outcome import ElectionMetrics, StoppedLeading, StopReason
-from kubesched.leaderelection.record import LeaseRecord
 from kubesched.leaderelection.settings import ElectionConfig, validate_identity
 from kubesched.leaderelection.standby import STANDBY_LOG_INTERVAL, StandbyReporter
 
@@ -91,10 +90,6 @@ class LeaderElector:
         """The holder in the last record seen ("" when none seen or released)."""
         observed = self._candidate.observed
         return observed.holder_identity if observed else ""
-
-    def observed_record(self) -> LeaseRecord | None:
-        """The last Lease record read or written."""
-        return self._candidate.observed
 
     def last_renew_monotonic(self) -> float | None:
         """Monotonic send time of our last successful acquire or renew, None before."""

@@ -209,10 +209,6 @@ class LocalCluster(ClusterBase):
         )
         self._launch(name, launch)
 
-    def stop_default_scheduler(self) -> None:
-        """Stop kube-scheduler gracefully (it releases its Lease on the way out)."""
-        self._stop_process(SCHEDULER, grace=10.0)
-
     def start_controller_manager(self, *, extra_args: Sequence[str] = ()) -> None:
         """Start kube-controller-manager (identity `system:kube-controller-manager`, leader
         election on, the controllers of `controller_manager.CONTROLLERS`, node health by

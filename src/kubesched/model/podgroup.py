@@ -44,10 +44,6 @@ class SchedulingPodGroup:
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-    @property
-    def is_gang(self) -> bool:
-        return self.min_count is not None
-
     @classmethod
     def of(cls, obj: ApiObject) -> SchedulingPodGroup:
         policy = obj.spec.get("schedulingPolicy") or {}

@@ -22,7 +22,6 @@ from kubesched.queue import SchedulingQueue
 log = logging.getLogger(__name__)
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
-NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE)
 POD_ADD = ClusterEvent(EventResource.POD, ActionType.ADD)
 POD_DELETE = ClusterEvent(EventResource.POD, ActionType.DELETE)
 UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from kubesched.cache import PodState, SchedulerCache, Snapshot
 from kubesched.framework import Code, Status
+from kubesched.framework.status import StatusError
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import violation_counts
 from kubesched.plugins.default_preemption.victims import (
@@ -61,12 +62,6 @@ class GroupPreemption:
     evaluation_seconds: float | None = None
     """How long the search for victims took; None when the group was not eligible or a
     preemption of it was still running (upstream times its `evaluate` alone)."""
-
-
-class _ExtensionError(Exception):
-    def __init__(self, status: Status) -> None:
-        super().__init__(status.message)
-        self.status = status
 
 
 @dataclass(slots=True)
@@ -150,7 +145,7 @@ def evaluate_group(
             return evaluated(GroupPreemption(result.status))
         placed = [m for m in result.members if m.host and m.status.is_success()]
         chosen, violations = _select(fw, aside, placed, most_important_first(potential), pdbs)
-    except _ExtensionError as err:
+    except StatusError as err:
         return evaluated(GroupPreemption(err.status))
     finally:
         aside.restore()
@@ -248,4 +243,4 @@ def _extensions(
             )
             status = run(member.state, member.qpi.pod, pod, info)
             if not status.is_success():
-                raise _ExtensionError(Status(Code.ERROR, status.message))
+                raise StatusError(Status(Code.ERROR, status.message))

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, Status
 from kubesched.framework.interfaces import FilterRunner
+from kubesched.framework.status import StatusError
 from kubesched.model import Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.pdb import violation_counts
 from kubesched.plugins.default_preemption.victims import (
@@ -25,12 +26,6 @@ from kubesched.plugins.default_preemption.victims import (
 )
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
-
-
-class _ExtensionError(Exception):
-    def __init__(self, status: Status) -> None:
-        super().__init__(status.message)
-        self.status = status
 
 
 class _Trial:
@@ -75,7 +70,7 @@ class _Trial:
     @staticmethod
     def _check(status: Status) -> None:
         if not status.is_success():
-            raise _ExtensionError(status)
+            raise StatusError(status)
 
 
 def select_on_node(
@@ -102,7 +97,7 @@ def select_on_node(
     trial = _Trial(runner, state, preemptor, node, others)
     try:
         return _reprieve(trial, potential, pdbs)
-    except _ExtensionError as failed:
+    except StatusError as failed:
         return [], 0, failed.status
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kubesched.framework.volumes import VolumeListers
-from kubesched.model import Node, PersistentVolume, PersistentVolumeClaim, Pod, PodVolume
+from kubesched.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.plugins.helper.nodeselector import compile_selector, selector_matches
 
 IN_TREE_TO_CSI: Mapping[str, str] = {
@@ -77,17 +76,6 @@ def volume_is_for_pod(pod: Pod, claim: PersistentVolumeClaim) -> str:
     return (
         f"PVC {claim.namespace}/{claim.name} was not created for pod {pod.key} (pod is not owner)"
     )
-
-
-def pod_claims(
-    listers: VolumeListers, pod: Pod
-) -> list[tuple[PodVolume, PersistentVolumeClaim | None]]:
-    """Each claim-using volume of the pod with its claim (None if it does not exist)."""
-    return [
-        (volume, listers.claim(pod.namespace, volume.claim_name))
-        for volume in pod.volumes
-        if volume.uses_claim
-    ]
 
 
 def node_affinity_matches(volume: PersistentVolume, node: Node) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched.model import Pod
 from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
-from kubesched.plugins.helper.normalize import go_div
+from kubesched.plugins.helper.normalize import broken_linear, go_div
 
 Scorer = Callable[[list[int], list[int]], int]
 MAX_UTILIZATION = 100
@@ -128,19 +128,6 @@ def requested_to_capacity_ratio(weights: Sequence[int], shape: Sequence[tuple[in
         return round_half_away(total, weight_sum) if weight_sum else 0
 
     return score
-
-
-def broken_linear(points: Sequence[tuple[int, int]], p: int) -> int:
-    """Upstream `BuildBrokenLinearFunction`, evaluated at `p`."""
-    for i, (utilization, score) in enumerate(points):
-        if p <= utilization:
-            if i == 0:
-                return score
-            prev_utilization, prev_score = points[i - 1]
-            return prev_score + go_div(
-                (score - prev_score) * (p - prev_utilization), utilization - prev_utilization
-            )
-    return points[-1][1]
 
 
 def round_half_away(numerator: int, denominator: int) -> int:

@@ -18,12 +18,13 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import Pod, Taint
+from kubesched.model.node import NO_SCHEDULE
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.tolerations import tolerated
 
 NAME = names.NODE_UNSCHEDULABLE
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
-_UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+_UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
 

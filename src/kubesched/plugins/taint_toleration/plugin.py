@@ -24,13 +24,14 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import Pod, Toleration
+from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.normalize import default_normalize_score
 from kubesched.plugins.helper.tolerations import first_untolerated, tolerated
 
 NAME = names.TAINT_TOLERATION
-_DO_NOT_SCHEDULE: Final = frozenset({"NoSchedule", "NoExecute"})
-_PREFER_NO_SCHEDULE = "PreferNoSchedule"
+_DO_NOT_SCHEDULE: Final = frozenset({NO_SCHEDULE, NO_EXECUTE})
+_PREFER_NO_SCHEDULE = PREFER_NO_SCHEDULE
 _UNTOLERATED: Final = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"
 )

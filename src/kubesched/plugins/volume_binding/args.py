@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kubesched.plugins.helper.args import ArgsError, check_fields, integer, mapping, sequence
+from kubesched.plugins.helper.normalize import broken_linear as shape_score
 
 KIND = "VolumeBindingArgs"
 DEFAULT_BIND_TIMEOUT_SECONDS = 600
@@ -57,23 +59,7 @@ def _shape(points: Sequence[Any]) -> tuple[tuple[int, int], ...]:
     return tuple(parsed)
 
 
-def broken_linear(shape: Sequence[tuple[int, int]]) -> Any:
+def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[int], int]:
     """Upstream `helper.BuildBrokenLinearFunction` over (utilization, score*10) points."""
     points = [(u, s * (100 // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in shape]
-
-    def f(utilization: int) -> int:
-        for i, (u, s) in enumerate(points):
-            if utilization <= u:
-                if i == 0:
-                    return s
-                u0, s0 = points[i - 1]
-                return s0 + _div_trunc((s - s0) * (utilization - u0), u - u0)
-        return points[-1][1]
-
-    return f
-
-
-def _div_trunc(numerator: int, denominator: int) -> int:
-    """Go's integer division (rounds toward zero)."""
-    quotient = abs(numerator) // abs(denominator)
-    return quotient if (numerator >= 0) == (denominator > 0) else -quotient
+    return functools.partial(shape_score, points)
