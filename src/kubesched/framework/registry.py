@@ -1,6 +1,6 @@
 """The plugin registry: plugin name -> factory, filled from three places.
 
-1. The in-tree plugins (`kubesched.plugins.new_in_tree_registry()`).
+1. The in-tree plugins (`kubesched.plugins.in_tree_registry()`).
 2. `--plugin-module my.module` (repeatable): the module must define
    `register(registry: Registry) -> None`, which calls `registry.register(...)`.
 3. Installed distributions advertising the entry-point group `kubesched.plugins`; each entry

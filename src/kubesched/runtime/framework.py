@@ -1,6 +1,6 @@
 """A profile's Framework: its plugins per extension point and the scheduling-cycle runners.
 
-Build one with `kubesched.framework.build_framework(profile=..., registry=..., handle=...)`.
+Build one with `kubesched.runtime.build_framework(profile=..., registry=..., handle=...)`.
 Every plugin call is wrapped: an exception becomes an ERROR status naming the plugin (and is
 logged with its traceback) and never escapes a runner. Runners return `Status` objects, the
 shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runners are in

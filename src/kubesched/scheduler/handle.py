@@ -38,7 +38,7 @@ STATUS_PATCH_TIMEOUT_SECONDS = 10.0
 
 class SchedulerHandle:
     """Implements `kubesched.framework.Handle` over the shared snapshot and API client,
-    `PreemptionHandle` (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
+    its preemption members (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
     given the namespace informer's store, `namespace_labels` (what pod-affinity
     `namespaceSelector`s read, see `kubesched.plugins.helper.namespaces`), and, given the
     store the Service / controller informers fill, `services` / `controller` (what default
@@ -127,7 +127,7 @@ class SchedulerHandle:
     ) -> PersistentVolumeClaim:
         return await select_node_for_claim(self._api, claim, node_name)
 
-    # ---- PreemptionHandle ---------------------------------------------------------------
+    # ---- preemption ---------------------------------------------------------------------
 
     def services(self, namespace: str) -> Sequence[WorkloadSelector]:
         return self._workloads.services(namespace)

@@ -5,6 +5,7 @@ the names table, and the static protocol claims list every class that serves a p
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
@@ -94,3 +95,19 @@ def test_the_claims_cover_every_extension_point_protocol() -> None:
         PlacementFeasiblePlugin,
     }
     assert set(CLAIMS) == protocols | optional
+
+
+def _normalized(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.parametrize("plugin", IN_TREE_PLUGINS, ids=lambda p: p.name)
+def test_each_plugin_readme_carries_its_module_docstring(plugin: type) -> None:
+    module = Path(inspect.getfile(plugin))
+    docstring = ast.get_docstring(ast.parse(module.read_text()))
+    assert docstring, f"{module} has no docstring"
+    readme = module.parent / "README.md"
+    assert f"## `{module.name}`" in readme.read_text(), f"{readme} has no {module.name} section"
+    assert _normalized(docstring) in _normalized(readme.read_text()), (
+        f"{readme}'s `{module.name}` section differs from the module's docstring: copy it over"
+    )

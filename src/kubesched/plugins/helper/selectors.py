@@ -11,7 +11,7 @@ Semantics of upstream `metav1.LabelSelectorAsSelector` and `labels.Selector`:
   checked again (the API server validated it).
 
 A compiled `LabelSelector` is hashable and canonical (requirements sorted), so equal
-selectors are equal keys (see `_node_counts`).
+selectors are equal keys (see `node_counts`).
 """
 
 from __future__ import annotations

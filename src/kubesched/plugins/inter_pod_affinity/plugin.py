@@ -3,11 +3,11 @@ from (anti-affinity) other pods, per topology domain, as kube-scheduler does.
 
 * Filter: the pod's required affinity and anti-affinity terms, and the required
   anti-affinity of pods already running (placed by any scheduler) against it; see
-  `inter_pod_affinity_filtering`. A pod whose affinity selects itself may start a group: if
+  `filtering`. A pod whose affinity selects itself may start a group: if
   no pod anywhere matches its terms, it may go to any node that has the topology keys.
 * Score: preferred terms of the pod, and the terms of existing pods that select it; see
-  `inter_pod_affinity_scoring`.
-* Terms: see `inter_pod_affinity_terms`; `namespaceSelector`: see `_namespaces` (the
+  `scoring`.
+* Terms: see `terms`; `namespaceSelector`: see `plugins.helper.namespaces` (the
   application's Handle lists namespaces from an informer, as upstream; only a Handle without
   `namespace_labels` falls back to each namespace's name label).
 

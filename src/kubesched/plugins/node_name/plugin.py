@@ -26,7 +26,7 @@ _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 class NodeName:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle

@@ -36,7 +36,7 @@ _PRE_FILTER_KEY: StateKey[tuple[HostPort, ...]] = StateKey("PreFilter" + NAME)
 
 class NodePorts:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle

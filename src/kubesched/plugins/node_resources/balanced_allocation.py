@@ -27,7 +27,7 @@ _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
 class NodeResourcesBalancedAllocation:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle

@@ -12,7 +12,7 @@ domains (zones, hosts, ...) by their `topologySpreadConstraints`, as kube-schedu
   of the Services and controllers that select it (`helper.spread.default_selector`).
 
 PreFilter and PreScore do the counting (per-node counts are reused across cycles while a
-node is unchanged, see `_node_counts`); Filter and Score are O(constraints) per node.
+node is unchanged, see `plugins.helper.node_counts`); Filter and Score are O(constraints) per node.
 """
 
 from __future__ import annotations

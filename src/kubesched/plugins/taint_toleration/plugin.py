@@ -41,7 +41,7 @@ _PRE_SCORE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
 
 class TaintToleration:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (framework.memo)
+    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
