@@ -32,7 +32,8 @@ from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 
 DEFAULT = "default-scheduler"
-SIBLINGS = 3  # more pods for the second scheduler, besides the documents' pod3
+# More pods for the second scheduler, besides pod3 of "Configure Multiple Schedulers".
+SIBLINGS = 3
 
 
 @dataclass(frozen=True)

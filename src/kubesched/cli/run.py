@@ -9,29 +9,18 @@ import sys
 from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.errors import KubeschedError
 from kubesched.config import ConfigError, help_text, load_config, write_config
-from kubesched.framework.registry import PluginRegistrationError
-from kubesched.kube.connection import ConnectionConfigError
-from kubesched.leaderelection import ElectionConfigError, LeaseCollisionError
-from kubesched.runtime import FrameworkError
 from kubesched.server import eventloop
-from kubesched.server.app import AppError, run_scheduler
+from kubesched.server.app import run_scheduler
 from kubesched.server.gc_tuning import tune_collector
 from kubesched.server.logs import setup_logging
-from kubesched.server.serving import ServingError
 
 KUBE_SCHEDULER_VERSION = "v1.37.2"
 """The kube-scheduler release whose behaviour kubesched reproduces."""
 
-FATAL_ERRORS = (
-    AppError,
-    ConnectionConfigError,
-    FrameworkError,
-    PluginRegistrationError,
-    LeaseCollisionError,
-    ElectionConfigError,
-    ServingError,
-)
+FATAL_ERRORS = (KubeschedError,)
+"""Every fatal error a user may meet derives from it (`kubesched.apis.errors`)."""
 
 
 async def _serve(config: KubeSchedulerConfiguration) -> int:

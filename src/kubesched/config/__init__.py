@@ -1,5 +1,7 @@
-"""Configuration: kube-scheduler's flags (with the source guides' aliases) and the
-`KubeSchedulerConfiguration` v1 file -> one validated, frozen `KubeSchedulerConfiguration`.
+"""Configuration: kube-scheduler's flags (with the spellings of "Configure Multiple
+Schedulers" and of the guide on leader-election conflicts between a custom scheduler and
+kube-scheduler as aliases) and the `KubeSchedulerConfiguration` v1 file -> one validated,
+frozen `KubeSchedulerConfiguration`.
 
     result = load_config(argv)            # raises ConfigError with every problem at once
     for notice in result.notices: print(notice, file=sys.stderr)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kubesched.apis.errors import KubeschedError
+
 # Everything str.splitlines() breaks at: a message must stay on one line whatever it quotes.
 _LINE_BREAKS = {
     ord(c): c.encode("unicode_escape").decode() for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
@@ -15,7 +17,7 @@ def one_line(text: str) -> str:
     return text.translate(_LINE_BREAKS)
 
 
-class ConfigError(Exception):
+class ConfigError(KubeschedError):
     """The command line or the config file is invalid.
 
     `errors` holds every problem found (not just the first), each one line that names the

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from kubesched.apis.config import Profile
+from kubesched.apis.errors import KubeschedError
 from kubesched.apis.yamlinput import YamlBoundsError, load_all_bounded
 from kubesched.config import KubeSchedulerConfiguration
 
@@ -30,7 +31,7 @@ TEMPLATE_OWNERS = {
 }
 
 
-class ExplainError(Exception):
+class ExplainError(KubeschedError):
     """A problem with what to explain; `str()` is one line."""
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from kubesched.apis.errors import KubeschedError
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, NotFound
 from kubesched.leaderelection.clock import utc_now
@@ -43,7 +44,7 @@ _BACKGROUND = (
 )
 
 
-class LeaseCollisionError(Exception):
+class LeaseCollisionError(KubeschedError):
     """This Lease must not be used; the message explains the conflict and the fix."""
 
 

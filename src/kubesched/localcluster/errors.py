@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kubesched.apis.errors import KubeschedError
 
-class LocalClusterError(Exception):
+
+class LocalClusterError(KubeschedError):
     """Building or running the local control plane failed.
 
     `str(error)` is one line naming what failed and what to do; `details` holds the

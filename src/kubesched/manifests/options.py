@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.errors import KubeschedError
 from kubesched.apis.resources import ResourceSpec
 from kubesched.config.validation import is_dns_label
 
@@ -29,7 +30,7 @@ def default_resources() -> dict[str, Any]:
 BUILT_IN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
 
-class ManifestError(ValueError):
+class ManifestError(KubeschedError, ValueError):
     """The options cannot give working manifests; the message says the fix in one line."""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
+from kubesched.apis.errors import KubeschedError
 from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import Plugin
@@ -41,7 +42,7 @@ POINT_PROTOCOLS: dict[str, type] = {
 }
 
 
-class FrameworkError(Exception):
+class FrameworkError(KubeschedError):
     """A profile's plugin configuration is invalid; the message names the profile."""
 
 

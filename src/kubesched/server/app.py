@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.errors import KubeschedError
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError, ConnectionFailed, Unauthorized
@@ -34,7 +35,7 @@ SHUTDOWN_BINDING_GRACE_SECONDS = 10.0
 CACHE_SYNC_TIMEOUT_SECONDS = 120.0
 
 
-class AppError(Exception):
+class AppError(KubeschedError):
     """A fatal start-up problem; the message is one line that names the fix."""
 
 

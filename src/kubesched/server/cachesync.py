@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from kubesched.apis.errors import KubeschedError
 from kubesched.server.informers import Informers
 
 log = logging.getLogger("kubesched")
@@ -23,7 +24,7 @@ WATCH_INTERVAL_SECONDS = 10.0
 INFORMER_RBAC = "list/watch pods, nodes and namespaces, and poddisruptionbudgets when preempting"
 
 
-class CacheSyncError(Exception):
+class CacheSyncError(KubeschedError):
     """The caches did not sync in time; the message names the informers and the fix."""
 
 

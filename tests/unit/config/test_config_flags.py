@@ -1,4 +1,5 @@
-"""The command line: kube-scheduler's flag syntax and the source guides' spellings."""
+"""The command line: kube-scheduler's flag syntax and the spellings of "Configure Multiple
+Schedulers" and of the guide on leader-election conflicts."""
 
 import pytest
 
