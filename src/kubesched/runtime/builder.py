@@ -9,6 +9,7 @@ Expansion follows upstream `expandMultiPointPlugins`, per extension point:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,6 +41,22 @@ POINT_PROTOCOLS: dict[str, type] = {
     "bind": api.BindPlugin,
     "postBind": api.PostBindPlugin,
 }
+
+# The order in which kube-scheduler's framework checks the points (`getExtensionPoints`).
+_UPSTREAM_ORDER = (
+    "preFilter",
+    "filter",
+    "postFilter",
+    "reserve",
+    "preScore",
+    "score",
+    "preBind",
+    "bind",
+    "postBind",
+    "permit",
+    "preEnqueue",
+    "queueSort",
+)
 
 
 class FrameworkError(KubeschedError):
@@ -115,8 +132,8 @@ class _Builder:
             for ref in plugin_set.enabled:
                 if ref.name not in self.registry:
                     raise self.error(
-                        f"plugin {ref.name!r} enabled at {point} does not exist;"
-                        f" available plugins: {available}"
+                        f"{self._upstream_type(point)} {json.dumps(ref.name, ensure_ascii=False)}"
+                        f" does not exist (enabled at {point}); available plugins: {available}"
                     )
         for name in self.profile.plugin_config:
             if name not in self.registry:
@@ -124,6 +141,17 @@ class _Builder:
                     f"pluginConfig names plugin {name!r}, which does not exist;"
                     f" available plugins: {available}"
                 )
+
+    def _upstream_type(self, point: str) -> str:
+        """kube-scheduler's name for `point` in its "does not exist" error (`PreFilterPlugin`);
+        a multiPoint plugin is reported at the first point upstream expands it to."""
+        if point == MULTI_POINT:
+            expanded = (p for p in _UPSTREAM_ORDER if not self._all_disabled(p))
+            point = next(expanded, MULTI_POINT)
+        return f"{point[0].upper()}{point[1:]}Plugin"
+
+    def _all_disabled(self, point: str) -> bool:
+        return any(ref.name == WILDCARD for ref in self.plugins[point].disabled)
 
     def _create(self, name: str, point: str, handle: Handle) -> Plugin:
         factory = self.registry.get(name)

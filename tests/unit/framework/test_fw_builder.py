@@ -130,10 +130,45 @@ def test_unknown_plugin_error_names_profile_point_and_choices() -> None:
         build({"filter": enabled("NodeResoucesFit")}, name="batch")
     message = str(info.value)
     assert message.startswith(
-        "profile 'batch': plugin 'NodeResoucesFit' enabled at filter does not exist"
+        """profile 'batch': FilterPlugin "NodeResoucesFit" does not exist (enabled at filter)"""
     )
     choices = ", ".join(sorted([*in_tree_registry().names(), "Custom"]))
     assert f"available plugins: {choices}" in message
+
+
+@pytest.mark.parametrize(
+    ("point", "upstream_type"),
+    [
+        ("queueSort", "QueueSortPlugin"),
+        ("preEnqueue", "PreEnqueuePlugin"),
+        ("preFilter", "PreFilterPlugin"),
+        ("filter", "FilterPlugin"),
+        ("postFilter", "PostFilterPlugin"),
+        ("preScore", "PreScorePlugin"),
+        ("score", "ScorePlugin"),
+        ("reserve", "ReservePlugin"),
+        ("permit", "PermitPlugin"),
+        ("preBind", "PreBindPlugin"),
+        ("bind", "BindPlugin"),
+        ("postBind", "PostBindPlugin"),
+    ],
+)
+def test_unknown_plugin_is_reported_with_kube_schedulers_text(
+    point: str, upstream_type: str
+) -> None:
+    """framework.go's `%s %q does not exist`, named by the Go interface of the point."""
+    with pytest.raises(FrameworkError, match=f': {upstream_type} "Nope" does not exist') as info:
+        build({point: enabled("Nope")})
+    assert f"(enabled at {point})" in str(info.value)
+
+
+def test_unknown_multipoint_plugin_is_named_at_the_first_point_upstream_expands() -> None:
+    with pytest.raises(FrameworkError, match='PreFilterPlugin "Nope" does not exist') as info:
+        build({"multiPoint": enabled("Nope")})
+    assert "(enabled at multiPoint)" in str(info.value)
+    no_pre_filter = {"multiPoint": enabled("Nope"), "preFilter": disabled("*")}
+    with pytest.raises(FrameworkError, match=': FilterPlugin "Nope" does not exist'):
+        build(no_pre_filter)
 
 
 def test_unknown_plugin_config_name_is_an_error() -> None:
