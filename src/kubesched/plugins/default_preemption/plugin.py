@@ -88,7 +88,8 @@ def parse_args(args: Mapping[str, Any]) -> DefaultPreemptionArgs:
     )
     if not parsed.min_candidate_nodes_percentage and not parsed.min_candidate_nodes_absolute:
         raise ArgsError(
-            f"{_KIND}.{percentage_field}: cannot be zero at the same time as {absolute_field}"
+            f"{_KIND}.{percentage_field}: Invalid value: 0: cannot be zero at the same time"
+            f" as {absolute_field}"
         )
     return parsed
 

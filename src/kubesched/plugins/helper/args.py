@@ -1,7 +1,10 @@
 """Checking a plugin's `pluginConfig` args (a dict from the YAML), with upstream's field names.
 
-Errors are `ArgsError`s (ValueErrors) whose message names the args type and the field, e.g.
-`NodeResourcesFitArgs.scoringStrategy.type: "Bogus" is not one of LeastAllocated, ...`.
+Errors are `ArgsError`s (ValueErrors) whose message names the args type and the field, then
+the problem in kube-scheduler's words where it has them (its `field.Error` texts), e.g.
+`NodeResourcesFitArgs.scoringStrategy.type: Unsupported value: "Bogus": supported values:
+"LeastAllocated", ...`. `kubesched.config.plugin_check` relies on that `<Plugin>Args.` prefix
+to name the field by its place in the file, as kube-scheduler does.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def integer(value: Any, *, path: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ArgsError(f"{path}: expected an integer, got {value!r}")
     if not low <= value <= high:
-        raise ArgsError(f"{path}: {value} is not in the range {low}-{high}")
+        raise ArgsError(f"{path}: Invalid value: {value}: not in valid range [{low}, {high}]")
     return value
 
 

@@ -73,8 +73,10 @@ def parse_fit_args(args: Mapping[str, Any]) -> FitArgs:
     )
     kind = strategy.get("type") or LEAST_ALLOCATED
     if kind not in STRATEGIES:
+        supported = ", ".join(f'"{name}"' for name in STRATEGIES)
         raise ArgsError(
-            f"{_KIND}.scoringStrategy.type: {kind!r} is not one of {', '.join(STRATEGIES)}"
+            f'{_KIND}.scoringStrategy.type: Unsupported value: "{kind}": '
+            f"supported values: {supported}"
         )
     shape: tuple[tuple[int, int], ...] = ()
     if kind == REQUESTED_TO_CAPACITY_RATIO:

@@ -259,11 +259,17 @@ def test_args(args: dict[str, Any], percentage: int, absolute: int) -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        ({"minCandidateNodesPercentage": 101}, "minCandidateNodesPercentage: 101 is not in"),
-        ({"minCandidateNodesAbsolute": -1}, "minCandidateNodesAbsolute: -1 is not in"),
+        (
+            {"minCandidateNodesPercentage": 101},
+            r"minCandidateNodesPercentage: Invalid value: 101: not in valid range \[0, 100\]",
+        ),
+        ({"minCandidateNodesAbsolute": -1}, "minCandidateNodesAbsolute: Invalid value: -1: not in"),
         (
             {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
-            "cannot be zero at the same time as minCandidateNodesAbsolute",
+            (
+                "minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
+                "minCandidateNodesAbsolute"
+            ),
         ),
         ({"minCandidateNodes": 3}, 'unknown field "minCandidateNodes"'),
     ],

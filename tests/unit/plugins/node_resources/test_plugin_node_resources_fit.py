@@ -154,7 +154,13 @@ def test_parity_case_fit_score_ignores_pod_level_resources() -> None:
     ("args", "message"),
     [
         ({"bogus": 1}, 'unknown field "bogus"'),
-        ({"scoringStrategy": {"type": "Bogus"}}, "'Bogus' is not one of LeastAllocated"),
+        (
+            {"scoringStrategy": {"type": "Bogus"}},
+            (
+                'Unsupported value: "Bogus": supported values: "LeastAllocated", "MostAllocated", '
+                '"RequestedToCapacityRatio"'
+            ),
+        ),
         ({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, "at least one point"),
         (
             {
@@ -169,7 +175,7 @@ def test_parity_case_fit_score_ignores_pod_level_resources() -> None:
         ),
         (
             {"scoringStrategy": {"resources": [{"name": "cpu", "weight": 101}]}},
-            "101 is not in the range 1-100",
+            r"weight: Invalid value: 101: not in valid range \[1, 100\]",
         ),
         ({"ignoredResourceGroups": ["a/b"]}, "can't contain '/'"),
         ({"ignoredResources": "gpu"}, "expected a list"),
