@@ -12,6 +12,7 @@ the config fills them (first profile's name; the pod's namespace or kube-system)
 
 from __future__ import annotations
 
+import json
 from typing import Any, TypeVar
 
 from kubesched.apis.config import (
@@ -208,10 +209,11 @@ def _plugin_config(decoder: Decoder, value: object, *, path: str) -> dict[str, d
         args = decoder.json_object(fields.get("args"), path=child(item_path, "args"))
         if not name:
             continue
-        if name in first_seen:
+        if name in first_seen:  # kube-scheduler's field.Duplicate, at the same path
             decoder.error(
-                child(item_path, "name"),
-                f"duplicate {name!r} (also {first_seen[name]}); keep one entry per plugin",
+                item_path,
+                f"Duplicate value: {json.dumps(name, ensure_ascii=False)} (also "
+                f"{first_seen[name]}); keep one entry per plugin",
             )
         else:
             first_seen[name] = item_path

@@ -225,7 +225,7 @@ def test_plugin_args_keep_dates_as_strings(load, write_config):
         ),
         (
             "profiles: [{pluginConfig: [{name: A}, {name: A}]}]",
-            "profiles[0].pluginConfig[1].name: duplicate 'A' (also profiles[0].pluginConfig[0]); keep one entry per plugin",
+            'profiles[0].pluginConfig[1]: Duplicate value: "A" (also profiles[0].pluginConfig[0]); keep one entry per plugin',
         ),
         ("profiles: [{pluginConfig: [{args: {}}]}]", "profiles[0].pluginConfig[0].name: required"),
         (
