@@ -25,6 +25,7 @@ from typing import NoReturn
 from kubesched.cli import manifests_flags
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, complete, parse_options
 from kubesched.config.flagtable import BY_NAME, CANONICAL, SCHEDULER_NAME_NOTICE
+from kubesched.config.plugin_check import check_plugins
 from kubesched.manifests import (
     ManifestError,
     ManifestOptions,
@@ -139,6 +140,10 @@ def _config(
         if options.given(flag):
             raise ManifestError(f"--{flag}: {PROG} {why}")
     result = complete(options, environ={"POD_NAMESPACE": namespace})
+    try:
+        check_plugins(result.config)  # as `kubesched --write-config-to` refuses them
+    except ConfigError as error:
+        raise ConfigError(error.errors, notices=result.notices) from error
     return _in_cluster(result.config, notices=list(result.notices), master=options.given("master"))
 
 

@@ -11,6 +11,7 @@ from importlib.metadata import version as package_version
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.errors import KubeschedError
 from kubesched.config import ConfigError, help_text, load_config, write_config
+from kubesched.config.plugin_check import check_plugins
 from kubesched.server import eventloop
 from kubesched.server.app import run_scheduler
 from kubesched.server.gc_tuning import tune_collector
@@ -67,9 +68,13 @@ def main(argv: list[str]) -> int:
     if result.show_help or result.show_version:
         print(help_text() if result.show_help else version_text(raw=result.show_version == "raw"))
         return 0
-    if result.write_config_to:
-        return _write_config(result.config, result.write_config_to)
     config = result.config
+    try:
+        check_plugins(config)  # before writing or serving anything, as kube-scheduler
+    except ConfigError as exc:
+        return _report(exc)
+    if result.write_config_to:
+        return _write_config(config, result.write_config_to)
     setup_logging(
         verbosity=config.verbosity,
         logging_format=config.logging_format,
