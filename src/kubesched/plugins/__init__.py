@@ -85,7 +85,8 @@ def config_registry(plugin_modules: Iterable[str] = ()) -> Registry:
 
 def config_resources(config: KubeSchedulerConfiguration) -> list[ResourceSpec]:
     """The resources the enabled plugins of `config`'s profiles read (for RBAC); plugin
-    modules that cannot be imported here (they live in the scheduler's image) are skipped."""
+    modules that cannot be imported here (they live in the scheduler's image) are skipped,
+    for `doctor`; `manifests` refuses them before (`kubesched.config.plugin_check`)."""
     registry = in_tree_registry()
     load_entry_points(registry)
     for module in config.plugin_modules:
