@@ -188,7 +188,7 @@ def test_plugin_config_given_twice_is_refused_while_loading(
                 "whenUnsatisfiable: DoNotSchedule}]}"
             ),
             (
-                "profiles[0].pluginConfig[1].args.defaultingType: Invalid value: System: "
+                'profiles[0].pluginConfig[1].args.defaultingType: Invalid value: "System": '
                 "when .defaultConstraints are not empty"
             ),
         ),

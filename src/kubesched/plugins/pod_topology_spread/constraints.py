@@ -92,7 +92,8 @@ def parse_args(args: Mapping[str, Any]) -> SpreadArgs:
         )
     if defaulting == SYSTEM_DEFAULTING and raw:
         raise ArgsError(
-            f"{_KIND}.defaultingType: Invalid value: System: when .defaultConstraints are not empty"
+            f'{_KIND}.defaultingType: Invalid value: "System": when .defaultConstraints are'
+            " not empty"
         )
     seen: set[tuple[str, str]] = set()
     constraints = []
@@ -103,7 +104,7 @@ def parse_args(args: Mapping[str, Any]) -> SpreadArgs:
         _check_default_constraint(constraint, path=path)
         pair = (constraint["topologyKey"], constraint["whenUnsatisfiable"])
         if pair in seen:
-            raise ArgsError(f"{path}: Duplicate value: {{{pair[0]}, {pair[1]}}}")
+            raise ArgsError(f'{path}: Duplicate value: "{{{pair[0]}, {pair[1]}}}"')
         seen.add(pair)
         constraints.append(constraint)
     if defaulting == SYSTEM_DEFAULTING:
