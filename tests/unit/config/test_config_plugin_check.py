@@ -4,15 +4,18 @@ every extension point, pluginConfig for no plugin, bad in-tree args and unloadab
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Load, WriteFile
 
 from kubesched.cli import main as kubesched
-from kubesched.config import ConfigError
+from kubesched.config import ConfigError, LoadResult
 from kubesched.config.plugin_check import plugin_errors
 
+# The `load` and `write_config` fixtures of conftest.py.
+Load = Callable[..., LoadResult]
+WriteFile = Callable[[str], str]
 PROG = "kubesched manifests"
 POINTS = {
     "queueSort": "QueueSortPlugin",
