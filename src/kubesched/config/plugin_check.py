@@ -26,18 +26,12 @@ from collections.abc import Iterable
 
 from kubesched.apis.config import KubeSchedulerConfiguration, Profile
 from kubesched.config.errors import ConfigError
-from kubesched.framework import (
-    Framework,
-    FrameworkError,
-    PluginRegistrationError,
-    Registry,
-    build_framework,
-    check_common_queue_sort,
-)
+from kubesched.framework import PluginRegistrationError, Registry
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.plugins import config_registry
 from kubesched.plugins.helper.args import ArgsError
+from kubesched.runtime import Framework, FrameworkError, build_framework, check_common_queue_sort
 from kubesched.testing import FakeHandle
 
 # kube-scheduler v1.37.2's `validatePluginConfig` table (pkg/scheduler/apis/config/validation).
