@@ -132,7 +132,7 @@ class _Builder:
             for ref in plugin_set.enabled:
                 if ref.name not in self.registry:
                     raise self.error(
-                        f"{self._upstream_type(point)} {json.dumps(ref.name, ensure_ascii=False)}"
+                        f"{self._upstream_type(point)} {_go_quote(ref.name)}"
                         f" does not exist (enabled at {point}); available plugins: {available}"
                     )
         for name in self.profile.plugin_config:
@@ -141,6 +141,11 @@ class _Builder:
                     f"pluginConfig names plugin {name!r}, which does not exist;"
                     f" available plugins: {available}"
                 )
+
+    def _registered_twice(self, name: str, point: str) -> str:
+        """kube-scheduler's text for a plugin enabled twice at one extension point."""
+        kind = _go_quote(self._upstream_type(point))
+        return f"plugin {_go_quote(name)} already registered as {kind}"
 
     def _upstream_type(self, point: str) -> str:
         """kube-scheduler's name for `point` in its "does not exist" error (`PreFilterPlugin`);
@@ -173,9 +178,12 @@ class _Builder:
         enabled: list[str] = []
         for ref in plugin_set.enabled:
             if not isinstance(instances[ref.name], protocol):
-                raise self.error(f"plugin {ref.name!r} does not extend {point} plugin")
+                raise self.error(
+                    f"plugin {_go_quote(ref.name)} does not extend"
+                    f" {self._upstream_type(point)} plugin"
+                )
             if ref.name in enabled:
-                raise self.error(f"plugin {ref.name!r} already registered as {point} plugin")
+                raise self.error(self._registered_twice(ref.name, point))
             enabled.append(ref.name)
         names = self._expand(point, enabled, plugin_set, instances)
         return [instances[name] for name in names]
@@ -201,7 +209,7 @@ class _Builder:
             if ref.name in enabled:
                 overrides.append(ref.name)
             elif ref.name in from_multi:
-                raise self.error(f"plugin {ref.name!r} already registered as {point} plugin")
+                raise self.error(self._registered_twice(ref.name, point))
             else:
                 from_multi.append(ref.name)
         first = [name for name in enabled if name in overrides]
@@ -242,3 +250,8 @@ def check_common_queue_sort(frameworks: Sequence[Framework]) -> None:
                 f"queueSort must be the same for all profiles: profile {first.profile_name!r}"
                 f" uses {theirs}, profile {fw.profile_name!r} uses {mine}"
             )
+
+
+def _go_quote(text: str) -> str:
+    """Go's `%q` of a plugin name (a double-quoted string)."""
+    return json.dumps(text, ensure_ascii=False)

@@ -189,14 +189,16 @@ def test_plugin_config_reaches_the_factory_and_bad_args_are_reported() -> None:
     ("plugins", "message"),
     [
         pytest.param(
-            {"bind": enabled("PrioritySort")}, "does not extend bind plugin", id="wrong-point"
+            {"bind": enabled("PrioritySort")}, "does not extend BindPlugin plugin", id="wrong-point"
         ),
         pytest.param(
             {"queueSort": disabled("*")}, "exactly one queueSort plugin", id="no-queue-sort"
         ),
         pytest.param({"bind": disabled("*")}, "at least one bind plugin", id="no-binder"),
         pytest.param(
-            {"filter": enabled("Custom", "Custom")}, "already registered as filter", id="duplicate"
+            {"filter": enabled("Custom", "Custom")},
+            'already registered as "FilterPlugin"',
+            id="duplicate",
         ),
     ],
 )
