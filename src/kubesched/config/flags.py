@@ -160,7 +160,10 @@ def _no_effect_notices(values: dict[str, Any]) -> list[str]:
 
 
 GENERIC_WORKLOAD = "GenericWorkload"
-SWITCHED_GATES = frozenset({GENERIC_WORKLOAD})
+NOMINATED_NODE_NAME_FOR_EXPECTATION = "NominatedNodeNameForExpectation"
+"""Beta, on by default in v1.37: `nominatedNodeName` is set while a pod waits at Permit or
+PreBind has work (so that autoscalers see where it is going)."""
+SWITCHED_GATES = frozenset({GENERIC_WORKLOAD, NOMINATED_NODE_NAME_FOR_EXPECTATION})
 """The feature gates kubesched acts on (the others are accepted with a notice)."""
 
 

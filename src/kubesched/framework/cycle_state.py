@@ -32,7 +32,13 @@ class StateKey(Generic[T]):
 class CycleState:
     """Data written by plugins during one scheduling cycle, plus the framework's skip sets."""
 
-    __slots__ = ("_data", "record_plugin_metrics", "skip_filter_plugins", "skip_score_plugins")
+    __slots__ = (
+        "_data",
+        "record_plugin_metrics",
+        "skip_filter_plugins",
+        "skip_pre_bind_plugins",
+        "skip_score_plugins",
+    )
 
     def __init__(self) -> None:
         self._data: dict[StateKey[Any], Any] = {}
@@ -43,6 +49,8 @@ class CycleState:
         """PreFilter plugins that returned Skip: their Filter is not called this cycle."""
         self.skip_score_plugins: frozenset[str] = frozenset()
         """PreScore plugins that returned Skip: their Score is not called this cycle."""
+        self.skip_pre_bind_plugins: frozenset[str] = frozenset()
+        """PreBind plugins whose PreBindPreFlight returned Skip: their PreBind is not called."""
 
     def write(self, key: StateKey[T], value: T) -> None:
         self._data[key] = value
@@ -73,5 +81,6 @@ class CycleState:
         copy._data = data
         copy.skip_filter_plugins = self.skip_filter_plugins
         copy.skip_score_plugins = self.skip_score_plugins
+        copy.skip_pre_bind_plugins = self.skip_pre_bind_plugins
         copy.record_plugin_metrics = self.record_plugin_metrics
         return copy

@@ -227,6 +227,21 @@ class PreBindPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
+class PreBindPreFlightExtensions(Protocol):
+    """Optional on PreBind plugins (upstream `PreBindPreFlight`): whether `pre_bind` will do
+    any work for this pod on `node_name`, asked before the binding cycle starts. Return None
+    (it will: kube-scheduler then sets the pod's `nominatedNodeName` to that node, so that
+    autoscalers see where it is going while PreBind runs), `Status(Code.SKIP)` (nothing to do:
+    its `pre_bind` is not called) or raise / return ERROR. A PreBind plugin without this
+    method is taken to have work.
+    """
+
+    def pre_bind_pre_flight(
+        self, state: CycleState, pod: Pod, node_name: str, /
+    ) -> Status | None: ...
+
+
+@runtime_checkable
 class BindPlugin(Plugin, Protocol):
     """Binds the pod; return SKIP to let the next bind plugin do it. May be `async def`."""
 

@@ -17,6 +17,7 @@ from kubesched.framework import (
     PostBindPlugin,
     PostFilterPlugin,
     PreBindPlugin,
+    PreBindPreFlightExtensions,
     PreEnqueuePlugin,
     PreFilterExtensions,
     PreFilterPlugin,
@@ -122,6 +123,9 @@ SCORE_EXTENSIONS: Final[tuple[type[ScoreExtensions], ...]] = (
 RESERVE: Final[tuple[type[ReservePlugin], ...]] = (VolumeBinding, Coscheduling, GangScheduling)
 PERMIT: Final[tuple[type[PermitPlugin], ...]] = (Coscheduling, GangScheduling)
 PRE_BIND: Final[tuple[type[PreBindPlugin], ...]] = (VolumeBinding,)
+PRE_BIND_PRE_FLIGHT_EXTENSIONS: Final[tuple[type[PreBindPreFlightExtensions], ...]] = (
+    VolumeBinding,
+)
 BIND: Final[tuple[type[BindPlugin], ...]] = (DefaultBinder,)
 POST_BIND: Final[tuple[type[PostBindPlugin], ...]] = ()
 ENQUEUE_EXTENSIONS: Final[tuple[type[EnqueueExtensions], ...]] = (
@@ -159,6 +163,7 @@ CLAIMS: Final = {
     ReservePlugin: RESERVE,
     PermitPlugin: PERMIT,
     PreBindPlugin: PRE_BIND,
+    PreBindPreFlightExtensions: PRE_BIND_PRE_FLIGHT_EXTENSIONS,
     BindPlugin: BIND,
     PostBindPlugin: POST_BIND,
     EnqueueExtensions: ENQUEUE_EXTENSIONS,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -122,9 +123,52 @@ class BindingCycle:
             Code.ERROR, f"waiting on permit for pod: {status.message}", plugin=status.plugin
         )
 
+    @timed("PreBindPreFlight")
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Upstream `RunPreBindPreFlights`: SUCCESS when any PreBind plugin will do work
+        (a plugin without `pre_bind_pre_flight` will), SKIP when none will, else ERROR (a
+        rejection is unsupported there, as upstream). Records the skipping plugins in
+        `state`, so `run_pre_bind` does not call them."""
+        result: Status = Status(Code.SKIP)
+        skipped: set[str] = set()
+        for pl in self.plugins.pre_bind:
+            pre_flight = getattr(pl, "pre_bind_pre_flight", None)
+            if pre_flight is None:
+                result = SUCCESS
+                continue
+            try:
+                status = self.metered(state, pl.name, "PreBindPreFlight", pre_flight)(
+                    state, pod, node_name
+                )
+            except PLUGIN_ERRORS as exc:
+                return raised(pl.name, "PreBindPreFlight", exc)
+            if status is None or status.code is Code.SUCCESS:
+                result = SUCCESS
+            elif status.code is Code.SKIP:
+                skipped.add(pl.name)
+            elif status.code is Code.ERROR:
+                message = f"running PreBindPreFlight {_go_quote(pl.name)}: {status.message}"
+                return Status(Code.ERROR, message, plugin=pl.name, error=status.error)
+            else:
+                return Status(
+                    Code.ERROR,
+                    f"PreBindPreFlight {pl.name} returned {_go_quote(str(status.code))}, which"
+                    " is unsupported. It is supposed to return Success, Skip, or Error status",
+                    plugin=pl.name,
+                )
+        state.skip_pre_bind_plugins = frozenset(skipped)
+        return result
+
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        """Whether a Permit plugin holds the pod (upstream `WillWaitOnPermit`)."""
+        return self.handle.waiting_pods.get(pod.uid) is not None
+
     @timed_async("PreBind")
     async def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        skipped = state.skip_pre_bind_plugins
         for pl in self.plugins.pre_bind:
+            if skipped and pl.name in skipped:
+                continue
             try:
                 status: Status | None = await self._awaited(
                     state, pl.name, "PreBind", pl.pre_bind(state, pod, node_name)
@@ -175,3 +219,8 @@ class BindingCycle:
                 self.metered(state, pl.name, "PostBind", pl.post_bind)(state, pod, node_name)
             except PLUGIN_ERRORS as exc:
                 raised(pl.name, "PostBind", exc)
+
+
+def _go_quote(text: str) -> str:
+    """Go's `%q` of a short text."""
+    return json.dumps(text, ensure_ascii=False)

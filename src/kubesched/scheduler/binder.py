@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from kubesched.cache import SchedulerCache
-from kubesched.framework import CycleState, Diagnosis, Status
+from kubesched.framework import Code, CycleState, Diagnosis, Status
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod
@@ -98,6 +98,8 @@ class BindingTask:
 
 
 FailureReporter = Callable[[Framework, QueuedPodInfo, Status, int, float], None]
+Nominator = Callable[[Pod, str], Awaitable[None]]
+"""Sets a pod's `nominatedNodeName` (never raises: a failure is logged, binding goes on)."""
 SuccessReporter = Callable[[BindingTask], None]
 
 
@@ -115,7 +117,11 @@ class Binder:
         lookup_pod: PodLookup = lambda _key: None,
         fenced: Callable[[], bool] = lambda: False,
         concurrency: int = 64,
+        nominate: Nominator | None = None,
     ) -> None:
+        """`nominate` (the NominatedNodeNameForExpectation gate, on by default as in v1.37)
+        sets a pod's `nominatedNodeName` when it will wait at Permit or PreBind has work."""
+        self._nominate = nominate
         self._cache = cache
         self._queue = queue
         self._metrics = metrics
@@ -171,6 +177,14 @@ class Binder:
 
     async def _bind(self, task: BindingTask) -> Status:
         fw, state, pod, node = task.framework, task.state, task.assumed, task.node_name
+        if self._nominate is not None:
+            # Upstream's bindingCycle: PreBindPreFlight, and a nomination to the node when
+            # Permit or PreBind will make the pod wait (otherwise it is bound soon anyway).
+            pre_flight = fw.run_pre_bind_pre_flights(state, pod, node)
+            if pre_flight.code is Code.ERROR or pre_flight.is_rejected():
+                return pre_flight
+            if pre_flight.is_success() or fw.will_wait_on_permit(pod):
+                await self._nominate(pod, node)
         status = await self._wait_on_permit(fw, pod)
         if status.is_rejected():
             return rejected_on_node(task.qpi, node, status)

@@ -87,3 +87,16 @@ async def patch_pod_scheduled(
     await api.patch(path, body, content_type=STRATEGIC_MERGE_PATCH, timeout=timeout)
     pod.scheduled_condition = (status, reason, message)
     return True
+
+
+async def patch_nominated_node_name(
+    api: KubeApi, pod: Pod, node_name: str, *, timeout: float | None = None
+) -> bool:
+    """Set `status.nominatedNodeName` alone (upstream `updatePod` with a ModeOverride
+    nomination and no condition); returns False when it already had that value."""
+    if pod.nominated_node_name == node_name:
+        return False
+    body = {"metadata": {"uid": pod.uid}, "status": {"nominatedNodeName": node_name}}
+    path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
+    await api.patch(path, body, content_type=STRATEGIC_MERGE_PATCH, timeout=timeout)
+    return True

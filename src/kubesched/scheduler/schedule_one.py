@@ -38,6 +38,7 @@ from kubesched.scheduler.podstatus import (
     SCHEDULER_ERROR,
     UNSCHEDULABLE,
     ForbiddenOnce,
+    patch_nominated_node_name,
     patch_pod_scheduled,
 )
 
@@ -68,11 +69,13 @@ class Scheduler:
         binding_concurrency: int = 64,
         pod_groups: bool = False,
         preempt_group: PreemptGroup | None = None,
+        nominate_for_expectation: bool = True,
     ) -> None:
         """`pod_groups` (the `GenericWorkload` feature gate): members of a
         `scheduling.k8s.io` PodGroup are scheduled together (`podgroup_cycle`);
         `preempt_group` (`Preemptions.start_group`) evicts the victims a group's
-        preemption chose."""
+        preemption chose. `nominate_for_expectation` (the NominatedNodeNameForExpectation
+        gate, on by default) sets `nominatedNodeName` while Permit or PreBind holds a pod."""
         self._frameworks = frameworks
         self._cache = cache
         self._snapshot = snapshot
@@ -94,6 +97,7 @@ class Scheduler:
             lookup_pod=lookup_pod,
             fenced=fenced,
             concurrency=binding_concurrency,
+            nominate=self._nominate_for_binding if nominate_for_expectation else None,
         )
         self._groups = (
             PodGroupCycles(
@@ -299,6 +303,24 @@ class Scheduler:
             self._queue.nominator.add(pod, node_name=node_name)
         else:
             self._queue.nominator.delete(pod.uid)
+
+    async def _nominate_for_binding(self, pod: Pod, node_name: str) -> None:
+        """Tell autoscalers where a pod that waits at Permit or PreBind is going (upstream
+        logs a failure and binds on: it is not critical)."""
+        try:
+            await patch_nominated_node_name(self._api, pod, node_name)
+        except NotFound:
+            return
+        except Forbidden as exc:
+            self._status_forbidden.report(pod, exc)
+        except ApiError as exc:
+            log.error(  # noqa: TRY400 - one line: an API error is no bug to trace back
+                '"Failed to update the nominated node name in the binding cycle" pod="%s"'
+                ' nominatedNodeName="%s" err="%s"',
+                pod.key,
+                node_name,
+                exc,
+            )
 
     async def _set_condition(
         self, pod: Pod, *, reason: str, message: str, nominated: str | None = None

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.config.flags import NOMINATED_NODE_NAME_FOR_EXPECTATION, feature_gates
 from kubesched.framework import ClusterEvent, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
@@ -198,6 +199,9 @@ def build(
         fenced=fenced,
         pod_groups=config.generic_workload,
         preempt_group=preemptions.start_group,
+        nominate_for_expectation=feature_gates(config.feature_gates).get(
+            NOMINATED_NODE_NAME_FOR_EXPECTATION, True
+        ),
     )
     return Components(
         config=config,

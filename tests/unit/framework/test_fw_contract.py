@@ -92,6 +92,7 @@ def test_the_claims_cover_every_extension_point_protocol() -> None:
         interfaces.PreFilterExtensions,
         interfaces.ScoreExtensions,
         interfaces.EnqueueExtensions,
+        interfaces.PreBindPreFlightExtensions,
         PlacementFeasiblePlugin,
     }
     assert set(CLAIMS) == protocols | optional

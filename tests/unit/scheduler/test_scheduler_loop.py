@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from api_fakes import Call, FakeApi, settle, wait_for
@@ -50,6 +50,7 @@ class Harness:
         plugins: Iterable[type] = (),
         enabled: dict[str, Any] | None = None,
         fenced: Callable[[], bool] = lambda: False,
+        nominate_for_expectation: bool = True,
     ) -> None:
         self.api = FakeApi()
         self.cache = SchedulerCache()
@@ -80,6 +81,7 @@ class Harness:
             metrics=self.metrics,
             lookup_pod=self.store.get,
             fenced=fenced,
+            nominate_for_expectation=nominate_for_expectation,
         )
         for node in nodes:
             self.cache.add_node(node)
@@ -482,5 +484,88 @@ async def test_permit_timeout_is_a_rejection_on_the_chosen_node() -> None:
     )
     assert h.queue.get(p.uid).unschedulable_plugins == {"Gate"}  # type: ignore[union-attr]
     assert h.where(p) == UNSCHEDULABLE
-    condition = h.status_patches()[0].body["status"]["conditions"][0]
+    nomination, failure = h.status_patches()
+    assert nomination.body["status"] == {"nominatedNodeName": "n1"}  # while it waited
+    condition = failure.body["status"]["conditions"][0]
     assert condition["reason"] == "Unschedulable"
+
+
+class WorkingPreBind:
+    """PreBind with work to do (no `pre_bind_pre_flight`: taken to have work)."""
+
+    name = "WorkingPreBind"
+    calls: ClassVar[list[str]] = []
+
+    def __init__(self, *, args: Any, handle: Any) -> None:
+        pass
+
+    def pre_bind(self, _state: CycleState, pod: Pod, _node: str) -> Status | None:
+        self.calls.append(pod.name)
+        return None
+
+
+class IdlePreBind(WorkingPreBind):
+    """PreBindPreFlight says Skip: its PreBind is not called."""
+
+    name = "IdlePreBind"
+
+    def pre_bind_pre_flight(self, _state: CycleState, _pod: Pod, _node: str) -> Status | None:
+        return Status(Code.SKIP)
+
+
+class BrokenPreFlight(WorkingPreBind):
+    name = "BrokenPreFlight"
+
+    def pre_bind_pre_flight(self, _state: CycleState, _pod: Pod, _node: str) -> Status | None:
+        return Status(Code.UNSCHEDULABLE, "no")
+
+
+def nominations(h: Harness) -> list[Any]:
+    return [c.body["status"] for c in h.status_patches() if "nominatedNodeName" in c.body["status"]]
+
+
+async def test_a_pod_whose_pre_bind_has_work_is_nominated_to_its_node_first() -> None:
+    WorkingPreBind.calls = []
+    h = Harness(nodes(1), plugins=[WorkingPreBind], enabled={"preBind": ["WorkingPreBind"]})
+    h.add(pod())
+    await h.cycle()
+    assert nominations(h) == [{"nominatedNodeName": "n1"}]
+    assert WorkingPreBind.calls == ["p"]
+    assert len(h.bindings()) == 1
+
+
+async def test_nothing_to_wait_for_means_no_nomination_and_a_skipped_pre_bind() -> None:
+    IdlePreBind.calls = []
+    h = Harness(nodes(1), plugins=[IdlePreBind], enabled={"preBind": ["IdlePreBind"]})
+    h.add(pod())
+    await h.cycle()
+    assert not nominations(h)
+    assert IdlePreBind.calls == []
+    assert len(h.bindings()) == 1
+
+
+async def test_without_the_gate_no_pod_is_nominated_for_expectation() -> None:
+    h = Harness(
+        nodes(1),
+        plugins=[WorkingPreBind],
+        enabled={"preBind": ["WorkingPreBind"]},
+        nominate_for_expectation=False,
+    )
+    h.add(pod())
+    await h.cycle()
+    assert not nominations(h)
+    assert len(h.bindings()) == 1
+
+
+async def test_an_unsupported_pre_flight_status_fails_the_binding_cycle() -> None:
+    h = Harness(nodes(1), plugins=[BrokenPreFlight], enabled={"preBind": ["BrokenPreFlight"]})
+    p = h.add(pod())
+    await h.cycle()
+    assert not h.bindings()
+    assert not nominations(h)
+    assert h.where(p) == BACKOFF
+    (event,) = h.events
+    assert event["note"] == (
+        'PreBindPreFlight BrokenPreFlight returned "Unschedulable", which is unsupported.'
+        " It is supposed to return Success, Skip, or Error status"
+    )

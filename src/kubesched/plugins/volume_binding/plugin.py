@@ -119,6 +119,16 @@ class VolumeBinding:
         data.all_bound = volumes is None or binder.assume(self._cache, pod, node_name, volumes)
         return None
 
+    def pre_bind_pre_flight(self, state: CycleState, _pod: Pod, node_name: str) -> Status | None:
+        """Upstream `PreBindPreFlight`: Skip when every claim is bound (nothing to write),
+        an error when Filter kept no volumes for the node, else PreBind has work."""
+        data = state.get(_KEY)
+        if data is None or data.all_bound:
+            return _SKIP
+        if node_name not in data.by_node:
+            return Status(Code.ERROR, f'no pod volume found for node "{node_name}"')
+        return None
+
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         data = state.get(_KEY)
         if data is None or data.all_bound:
