@@ -26,6 +26,7 @@ from harness.volumes import (
     wait_claim_bound,
     zonal_volume,
 )
+from harness.watching import PodWatch
 from harness.workload_fixtures import WORKLOAD_SCHEDULER
 from harness.workloads import kwok_node, unique
 
@@ -259,3 +260,40 @@ def _statefulset(namespace: str, name: str, cls: str) -> dict[str, Any]:
             "volumeClaimTemplates": [template],
         },
     }
+
+
+def test_a_pod_waiting_for_its_volumes_to_bind_is_nominated_to_its_node_alike(
+    ns: str, api: ApiClient
+) -> None:
+    """NominatedNodeNameForExpectation (beta, on in v1.37): while VolumeBinding's PreBind
+    waits for the PV controller, the pod carries `nominatedNodeName` (autoscalers read it);
+    the API server clears it at binding. A pod whose claim is already bound has nothing to
+    wait for and is never nominated. Both schedulers, the same states."""
+    node, cls = unique("vol-node"), unique("local")
+    nodes(api, node)
+    api.create(storage_class(cls))
+    seen = {}
+    for scheduler in (DEFAULT, OURS):
+        for bound_first in (False, True):
+            tag = unique("s")
+            api.create(volume(f"pv-{tag}", node=node, storage_class=cls))
+            api.create(claim(ns, f"c-{tag}", storage_class=cls))
+            if bound_first:
+                first = pod_with_claims(ns, f"first-{tag}", scheduler, f"c-{tag}")
+                api.create(first)
+                wait_claim_bound(api, ns, f"c-{tag}")
+            pod = pod_with_claims(ns, f"p-{tag}", scheduler, f"c-{tag}")
+            with PodWatch(api, ns, pod["metadata"]["name"]) as watch:
+                api.create(pod)
+                outcome = wait_outcome(api, ns, pod["metadata"]["name"], nodes=1, timeout=30)
+                wait_for(
+                    lambda w=watch: w.states and w.states[-1]["spec"].get("nodeName"),
+                    until=bool,
+                    message="the watch saw the binding",
+                )
+            assert outcome.node == node, outcome.describe()
+            seen[scheduler, bound_first] = sorted(set(watch.nominations()))
+    assert seen[DEFAULT, False] == [(node, "")], seen
+    assert seen[DEFAULT, True] == [], seen
+    assert seen[OURS, False] == seen[DEFAULT, False]
+    assert seen[OURS, True] == seen[DEFAULT, True]
