@@ -1,17 +1,21 @@
 """KubeClient: raw JSON over one aiohttp session, with timeouts, a QPS/burst limiter and watches.
 
 No generated model classes: bodies are decoded with orjson into dicts and turned into slim
-objects by the caller. Every request has a total timeout; a watch has an inactivity timeout
-(no event, not even a bookmark, for that long means the connection is dead).
+objects by the caller. Every request has a total timeout, its retries included; a watch has
+an inactivity timeout (no event, not even a bookmark, for that long means the connection is
+dead). A 429 or 5xx answer with `Retry-After` is waited out and sent again, as client-go
+does (`kubesched.kube.retry`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -19,10 +23,14 @@ import orjson
 from aiohttp.http_exceptions import LineTooLong
 from yarl import URL
 
+from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
 from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.ratelimit import TokenBucket
+from kubesched.kube.retry import RetryPolicy
+
+log = logging.getLogger(__name__)
 
 USER_AGENT = "kubesched/0.1"
 # One watch event is one JSON line. etcd stores objects up to 1.5 MiB; as JSON (escaped
@@ -32,6 +40,9 @@ MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024
 # A path of only these characters needs no percent-encoding: object names and namespaces
 # are DNS names, so every path kubesched builds is one. Others go through yarl's encoder.
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9._~/-]*")
+# An attempt started at the very end of its call's timeout still gets this long (aiohttp
+# reads a total of 0 as "no timeout").
+_MIN_ATTEMPT_SECONDS = 0.001
 
 
 class RequestObserver(Protocol):
@@ -41,8 +52,25 @@ class RequestObserver(Protocol):
     def __call__(self, method: str, host: str, code: str, seconds: float) -> None: ...
 
 
+class RetryObserver(Protocol):
+    """Told of every attempt after the first (`rest_client_request_retries_total`): HTTP
+    method, `host:port`, status code of that attempt (`<error>` when no answer came)."""
+
+    def __call__(self, method: str, host: str, code: str) -> None: ...
+
+
+class _Answer(NamedTuple):
+    status: int
+    body: bytes
+    retry_after: str | None
+
+
 def _ignore(method: str, host: str, code: str, seconds: float) -> None:
     """The default observer."""
+
+
+def _ignore_retry(method: str, host: str, code: str) -> None:
+    """The default retry observer."""
 
 
 class KubeClient:
@@ -57,9 +85,15 @@ class KubeClient:
         timeout: float = 30.0,
         max_connections: int = 64,
         observe: RequestObserver = _ignore,
+        observe_retry: RetryObserver = _ignore_retry,
+        retry: RetryPolicy = RetryPolicy(),  # noqa: B008 - frozen, shared safely
     ) -> None:
+        """`timeout`: seconds for a whole request, its retries and their waits included
+        (a call's own `timeout` replaces it); `retry`: how Retry-After answers are retried."""
         self._connection = connection
         self._observe = observe
+        self._observe_retry = observe_retry
+        self._retry = retry
         self._host = urlsplit(connection.server).netloc
         base = URL(connection.server)
         # Joined without a re-parse of the whole URL per request (the binding POST, events,
@@ -72,6 +106,7 @@ class KubeClient:
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._closed = False
+        self._closing: asyncio.Event | None = None  # wakes the retry waits on close()
 
     @property
     def server(self) -> str:
@@ -101,8 +136,11 @@ class KubeClient:
         return self._session
 
     async def close(self) -> None:
-        """Close the session; later requests raise ConnectionFailed."""
+        """Close the session; later requests, and those waiting to retry, raise
+        ConnectionFailed."""
         self._closed = True
+        if self._closing is not None:
+            self._closing.set()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -128,23 +166,92 @@ class KubeClient:
     ) -> dict[str, Any]:
         """One rate-limited request; returns the decoded JSON body or raises ApiError.
 
-        A 401 is retried once when the credential could be refreshed (an exec plugin)."""
+        A 401 is sent again once when the credential could be refreshed (an exec plugin); a
+        Retry-After answer is retried as `kubesched.kube.retry` says. `timeout` bounds the
+        whole call, retries included."""
         self._check_open()
         data = None if body is None else orjson.dumps(body)
-        for attempt in (1, 2):
-            await self._limiter.acquire()
-            headers = await self._headers(content_type if data is not None else None)
-            status, raw = await self._send(
-                method, path, data=data, params=params, headers=headers, timeout=timeout
+        answer = await self._exchange(
+            method,
+            path,
+            data=data,
+            params=params,
+            content_type=content_type if data is not None else None,
+            budget=timeout or self._timeout,
+        )
+        decoded = _loads(answer.body)
+        if answer.status >= 300:
+            raise ApiError.from_status(
+                answer.status, decoded if decoded is not None else answer.body, path=path
             )
-            if status != 401 or attempt == 2:
-                break
-            if not await self._connection.unauthorized(headers.get("Authorization")):
-                break
-        decoded = _loads(raw)
-        if status >= 300:
-            raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
         return decoded if isinstance(decoded, dict) else {}
+
+    async def _exchange(
+        self,
+        method: str,
+        path: str,
+        *,
+        data: bytes | None,
+        params: Mapping[str, str] | None,
+        content_type: str | None,
+        budget: float,
+    ) -> _Answer:
+        """Send until the answer is final: the last answer, whatever its status."""
+        deadline: float | None = None
+        refreshed, retries = False, 0
+        while True:
+            await self._limiter.acquire()
+            headers = await self._headers(content_type)
+            if deadline is None:  # the first token's wait is not part of the timeout
+                deadline = time.monotonic() + budget
+            answer = await self._send(
+                method,
+                path,
+                data=data,
+                params=params,
+                headers=headers,
+                timeout=max(deadline - time.monotonic(), _MIN_ATTEMPT_SECONDS),
+                retry=retries > 0,
+            )
+            if answer.status == 401 and not refreshed:
+                refreshed = True
+                if await self._connection.unauthorized(headers.get("Authorization")):
+                    continue
+            delay = self._retry_delay(answer, retries=retries, until=deadline)
+            if delay is None:
+                return answer
+            retries += 1
+            await self._wait_to_retry(method, path, answer, delay=delay, attempt=retries)
+
+    def _retry_delay(self, answer: _Answer, *, retries: int, until: float | None) -> float | None:
+        """The wait before sending again, or None: final (or the wait would end after `until`)."""
+        delay = self._retry.delay(
+            status=answer.status, retry_after=answer.retry_after, retries=retries
+        )
+        if delay is None or (until is not None and time.monotonic() + delay >= until):
+            return None
+        return delay
+
+    async def _wait_to_retry(
+        self, method: str, path: str, answer: _Answer, *, delay: float, attempt: int
+    ) -> None:
+        """Log the retry (client-go's V(4) line) and wait `delay` seconds; a task cancel ends
+        the wait (CancelledError), so does close() (ConnectionFailed)."""
+        log.log(
+            V(4),
+            '"Got a Retry-After response" delay="%gs" attempt=%d code=%d verb="%s" path="%s"',
+            delay,
+            attempt,
+            answer.status,
+            method,
+            path,
+        )
+        if self._closing is None:
+            self._closing = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await self._closing.wait()
+        self._check_open()
 
     async def _send(
         self,
@@ -154,10 +261,12 @@ class KubeClient:
         data: bytes | None,
         params: Mapping[str, str] | None,
         headers: dict[str, str],
-        timeout: float | None,
-    ) -> tuple[int, bytes]:
+        timeout: float,
+        retry: bool,
+    ) -> _Answer:
+        """One attempt; `retry` when it is not the first (counted as a retry too)."""
         session = self._ensure_session()
-        client_timeout = aiohttp.ClientTimeout(total=timeout or self._timeout)
+        client_timeout = aiohttp.ClientTimeout(total=timeout)
         started, code = time.monotonic(), "<error>"
         try:
             async with session.request(
@@ -169,13 +278,16 @@ class KubeClient:
                 timeout=client_timeout,
             ) as response:
                 code = str(response.status)
-                return response.status, await response.read()
+                body = await response.read()
+                return _Answer(response.status, body, response.headers.get("Retry-After"))
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
         except RuntimeError as exc:  # the session was closed while the request waited
             raise ConnectionFailed(f"{method} {path}: {exc}", path=path) from exc
         finally:
             self._observe(method, self._host, code, time.monotonic() - started)
+            if retry:
+                self._observe_retry(method, self._host, code)
 
     async def get(
         self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
@@ -218,31 +330,59 @@ class KubeClient:
     ) -> AsyncIterator[dict[str, Any]]:
         """Stream watch events (`{"type": ..., "object": {...}}`) until the server ends it.
 
-        Raises ConnectionFailed when nothing arrives for `inactivity_timeout` seconds or the
+        A Retry-After answer to the watch request is retried as any request's. Raises
+        ConnectionFailed when nothing arrives for `inactivity_timeout` seconds or the
         connection breaks, and ApiError when the server refuses the watch.
         """
-        await self._limiter.acquire()
-        session = self._ensure_session()
-        headers = await self._headers(None)
-        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout)
         query = {**params, "watch": "true"}
         try:
-            started = time.monotonic()
-            async with session.get(
-                self._url(path), params=query, headers=headers, timeout=timeout
-            ) as response:
-                self._observe("GET", self._host, str(response.status), time.monotonic() - started)
-                if response.status >= 300:
-                    raw = await response.read()
-                    if response.status == 401:  # the reflector retries with a fresh token
-                        await self._connection.unauthorized(headers.get("Authorization"))
-                    raise ApiError.from_status(response.status, _loads(raw) or raw, path=path)
+            response = await self._open_watch(path, query)
+            async with response:
                 async for line in _lines(response.content, inactivity_timeout):
                     event = _loads(line)
                     if isinstance(event, dict):
                         yield event
         except (aiohttp.ClientError, OSError) as exc:
             raise ConnectionFailed(f"watch {path}: {_describe(exc)}", path=path) from exc
+
+    async def _open_watch(self, path: str, query: dict[str, str]) -> aiohttp.ClientResponse:
+        """The watch's response once the server accepts it (status < 300)."""
+        retries = 0
+        while True:
+            await self._limiter.acquire()
+            headers = await self._headers(None)
+            response, answer = await self._watch_attempt(path, query, headers, retry=retries > 0)
+            if response is not None:
+                return response
+            if answer.status == 401:  # the reflector retries with a fresh token
+                await self._connection.unauthorized(headers.get("Authorization"))
+            delay = self._retry_delay(answer, retries=retries, until=None)
+            if delay is None:
+                raise ApiError.from_status(
+                    answer.status, _loads(answer.body) or answer.body, path=path
+                )
+            retries += 1
+            await self._wait_to_retry("GET", path, answer, delay=delay, attempt=retries)
+
+    async def _watch_attempt(
+        self, path: str, query: dict[str, str], headers: dict[str, str], *, retry: bool
+    ) -> tuple[aiohttp.ClientResponse | None, _Answer]:
+        """Send the watch request: the open response, or None and the refusal."""
+        session = self._ensure_session()
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout)
+        started = time.monotonic()
+        response = await session.get(
+            self._url(path), params=query, headers=headers, timeout=timeout
+        )
+        code = str(response.status)
+        self._observe("GET", self._host, code, time.monotonic() - started)
+        if retry:
+            self._observe_retry("GET", self._host, code)
+        if response.status < 300:
+            return response, _Answer(response.status, b"", None)
+        async with response:
+            body = await response.read()
+        return None, _Answer(response.status, body, response.headers.get("Retry-After"))
 
 
 async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
