@@ -132,6 +132,14 @@ class SchedulerMetrics:
             buckets=_REST_CLIENT_BUCKETS,
             registry=r,
         )
+        # client-go counts every attempt after the first here (rest/with_retry.go `After`);
+        # each attempt is also one of rest_client_requests_total.
+        self.rest_client_retries = Counter(
+            "rest_client_request_retries",
+            "Number of request retries, partitioned by status code, verb, and host.",
+            ["code", "verb", "host"],
+            registry=r,
+        )
         ProcessCollector(registry=r)
         self.preemption_attempts = Counter(
             "scheduler_preemption_attempts",
@@ -199,6 +207,10 @@ class SchedulerMetrics:
         """A finished API request (a `kubesched.kube.client.RequestObserver`)."""
         self.rest_client_requests.labels(code, method, host).inc()
         self.rest_client_duration.labels(method, host).observe(seconds)
+
+    def observe_retry(self, method: str, host: str, code: str) -> None:
+        """A retried API request's attempt (a `kubesched.kube.client.RetryObserver`)."""
+        self.rest_client_retries.labels(code, method, host).inc()
 
     def exported(self) -> Collector:
         """What /metrics serves: every family but the disabled ones."""

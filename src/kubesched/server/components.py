@@ -111,7 +111,13 @@ def build(
     )
 
     def new_client(to: Connection, *, qps: float = cc.qps, burst: int = cc.burst) -> KubeClient:
-        return KubeClient(to, qps=qps, burst=burst, observe=metrics.observe_request)
+        return KubeClient(
+            to,
+            qps=qps,
+            burst=burst,
+            observe=metrics.observe_request,
+            observe_retry=metrics.observe_retry,
+        )
 
     client, election_client = new_client(connection), new_client(connection)
     event_client = new_client(connection)
