@@ -45,6 +45,7 @@ from kubesched.framework.interfaces import (
     ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
+    SignPlugin,
 )
 from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
@@ -56,6 +57,13 @@ from kubesched.framework.registry import (
     load_plugin_modules,
 )
 from kubesched.framework.resources import resource_event
+from kubesched.framework.signs import (
+    host_ports_sign,
+    node_affinity_sign,
+    node_name_sign,
+    resources_sign,
+    tolerations_sign,
+)
 from kubesched.framework.status import SUCCESS, Code, Status, StatusError
 from kubesched.framework.verbosity import V
 from kubesched.framework.volumes import VolumeListers
@@ -108,6 +116,7 @@ __all__ = [
     "ResourceSpec",
     "ScoreExtensions",
     "ScorePlugin",
+    "SignPlugin",
     "StateKey",
     "Status",
     "StatusError",
@@ -116,7 +125,12 @@ __all__ = [
     "WaitingPod",
     "WaitingPods",
     "fit_error_message",
+    "host_ports_sign",
     "load_entry_points",
     "load_plugin_modules",
+    "node_affinity_sign",
+    "node_name_sign",
     "resource_event",
+    "resources_sign",
+    "tolerations_sign",
 ]

@@ -16,7 +16,7 @@ Scheduling-cycle methods are synchronous (the cycle must see one consistent snap
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableSequence, Sequence
+from collections.abc import Awaitable, Callable, Hashable, MutableSequence, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
@@ -186,6 +186,17 @@ class ScorePlugin(Plugin, Protocol):
     """
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo, /) -> int: ...
+
+
+@runtime_checkable
+class SignPlugin(Plugin, Protocol):
+    """Optional on Filter and Score plugins (upstream `SignPlugin`): what of `pod` this
+    plugin's Filter and Score read, as hashable fragments (`()` when nothing of the pod
+    matters), or None when it cannot sign this pod. Pods with equal signatures get the same
+    results on the same node, so kubesched reuses them (`kubesched.framework.signs`).
+    """
+
+    def sign_pod(self, pod: Pod, /) -> tuple[Hashable, ...] | None: ...
 
 
 @runtime_checkable

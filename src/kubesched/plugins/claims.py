@@ -26,6 +26,7 @@ from kubesched.framework import (
     ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
+    SignPlugin,
 )
 from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
@@ -150,6 +151,16 @@ ENQUEUE_EXTENSIONS: Final[tuple[type[EnqueueExtensions], ...]] = (
 )
 PLACEMENT_FEASIBLE: Final[tuple[type[PlacementFeasiblePlugin], ...]] = (GangScheduling,)
 
+SIGN: Final[tuple[type[SignPlugin], ...]] = (
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    NodeResourcesFit,
+    NodeResourcesBalancedAllocation,
+)
+
 CLAIMS: Final = {
     PreEnqueuePlugin: PRE_ENQUEUE,
     QueueSortPlugin: QUEUE_SORT,
@@ -159,6 +170,7 @@ CLAIMS: Final = {
     PostFilterPlugin: POST_FILTER,
     PreScorePlugin: PRE_SCORE,
     ScorePlugin: SCORE,
+    SignPlugin: SIGN,
     ScoreExtensions: SCORE_EXTENSIONS,
     ReservePlugin: RESERVE,
     PermitPlugin: PERMIT,

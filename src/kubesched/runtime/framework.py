@@ -108,11 +108,13 @@ class Framework(BindingCycle, WhatIfFiltering):
             ]
             plugin_metrics.add_flusher(self.flush_filter_evaluations)
         self._enqueue_events = collect_enqueue_events(plugins)
-        # Results of memoizable plugins are reused per node (see `kubesched.runtime.memo`).
+        # Results are reused per node by the plugins' signatures (`kubesched.runtime.memo`).
         self._memo_keys = KeyTable()
-        self._filters_not_memoizable = memo.not_memoizable(plugins.filter)
-        self._scores_not_memoizable = memo.not_memoizable(plugins.score)
-        self._score_names = frozenset(pl.name for pl in plugins.score)
+        self._filter_plugins_by_name = {pl.name: pl for pl in plugins.filter}
+        self._filters_unsigned = frozenset(self._filter_plugins_by_name) - memo.can_sign(
+            plugins.filter
+        )
+        self._signing_scores = [pl for pl in plugins.score if pl.name in memo.can_sign([pl])]
 
     @property
     def has_filter_plugins(self) -> bool:
@@ -265,20 +267,32 @@ class Framework(BindingCycle, WhatIfFiltering):
             self.plugin_metrics.evaluated(plugin, point, self.profile_name, count)
 
     def filter_memo_key(self, state: CycleState, pod: Pod) -> int | None:
-        """The key of this cycle's Filter results on a node, or None when a Filter plugin
-        that runs this cycle did not opt in to memoization."""
-        if not self._filters_not_memoizable <= state.skip_filter_plugins:
+        """The key of this cycle's Filter results on a node (the signatures of the Filter
+        plugins that run, together), or None when one of them cannot sign the pod."""
+        skip = state.skip_filter_plugins
+        if not self._filters_unsigned <= skip:
             return None
-        key = ("filter", state.skip_filter_plugins, memo.cycle_pod_key(state, pod))
-        return self._memo_keys.id_of(key)
+        running = [pl for name, pl in self._filter_plugins_by_name.items() if name not in skip]
+        signatures = memo.cycle_signatures(state, pod, running)
+        combined = tuple(signatures[pl.name] for pl in running)
+        if None in combined:
+            return None
+        return self._memo_keys.id_of(("filter", skip, combined))
 
-    def score_memo_key(self, state: CycleState, pod: Pod) -> int | None:
-        """The key of this cycle's raw scores of the memoizable Score plugins on a node
-        (the others score every node; unlike Filter, Score has no order to keep)."""
-        if self._scores_not_memoizable >= self._score_names:
+    def score_memo_key(self, state: CycleState, pod: Pod) -> tuple[int, frozenset[str]] | None:
+        """The key of this cycle's raw scores on a node, and the Score plugins it covers
+        (those that run and signed the pod; the others score every node: unlike Filter, Score
+        has no order to keep). None when no running Score plugin signed the pod."""
+        skip = state.skip_score_plugins
+        running = [pl for pl in self._signing_scores if pl.name not in skip]
+        signatures = memo.cycle_signatures(state, pod, running)
+        signed = tuple(
+            (pl.name, signatures[pl.name]) for pl in running if signatures[pl.name] is not None
+        )
+        if not signed:
             return None
-        key = ("score", state.skip_score_plugins, memo.cycle_pod_key(state, pod))
-        return self._memo_keys.id_of(key)
+        key = self._memo_keys.id_of(("score", skip, signed))
+        return key, frozenset(name for name, _ in signed)
 
     @timed("PostFilter")
     def run_post_filter(
@@ -347,7 +361,7 @@ class Framework(BindingCycle, WhatIfFiltering):
             nodes=nodes,
             plugins=plugins,
             weights=self.score_weights,
-            memo_key=self.score_memo_key(state, pod),
+            memo=self.score_memo_key(state, pod),
             metered=self.metered,
             evaluated=self._evaluated,
         )

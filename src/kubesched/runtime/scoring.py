@@ -21,7 +21,7 @@ from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
-from kubesched.runtime.memo import memoizable, store
+from kubesched.runtime.memo import store
 
 logger = logging.getLogger("kubesched.framework")
 
@@ -97,23 +97,24 @@ def run_score(
     nodes: Sequence[NodeInfo],
     plugins: Sequence[api.ScorePlugin],
     weights: dict[str, int],
-    memo_key: Hashable | None = None,
+    memo: tuple[Hashable, frozenset[str]] | None = None,
     metered: Metered = _unmetered,
     evaluated: Evaluated = _uncounted,
 ) -> ScoreResult:
     """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh.
 
-    With a `memo_key`, the raw scores of the memoizable plugins (see
-    `kubesched.runtime.memo`) stored on a node for that key are reused, and new ones
-    stored; the other plugins score every node. The key stands for the pod's spec and the
-    cycle's skipped plugins, so it also fixes which memoizable plugins run. `metered` times
+    With `memo` (a key and the plugins it covers: those that signed the pod, see
+    `kubesched.runtime.memo`), their raw scores stored on a node for that key are reused, and
+    new ones stored; the other plugins score every node. The key stands for those plugins'
+    signatures and the cycle's skipped plugins. `metered` times
     a plugin call on sampled cycles, `evaluated` counts the nodes a plugin really scored
     (`runtime.plugin_metrics`)."""
     meter = _Meter(state, metered, evaluated)
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
     columns: dict[int, list[int]] = {}
-    if memo_key is not None:
-        memoized = [i for i, pl in enumerate(plugins) if memoizable(pl)]
+    if memo is not None:
+        memo_key, signed = memo
+        memoized = [i for i, pl in enumerate(plugins) if pl.name in signed]
         found = _memoized_raw_scores(
             [plugins[i] for i in memoized], state, pod, nodes, memo_key, meter=meter
         )

@@ -1,12 +1,20 @@
-"""The memo of raw scores: memoizable Score plugins are reused per node even when a plugin
-that is not memoizable runs in the same cycle (it scores every node every time)."""
+"""The memo of raw scores and Filter results: plugins that sign the pod have their results
+reused per node, beside a plugin that does not sign (it runs on every node every time); the
+key is the running plugins' signatures together."""
 
 from __future__ import annotations
 
-from kubesched.framework import CycleState, NodeInfo
+from collections.abc import Hashable
+
+import pytest
+
+from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.model import Pod
+from kubesched.runtime import FitError, Framework, schedule_pod
+from kubesched.runtime.framework import PluginLists
+from kubesched.runtime.memo import sign
 from kubesched.runtime.scoring import run_score
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import FakeHandle, make_node, make_pod
 
 
 class Counting:
@@ -21,7 +29,7 @@ class Counting:
         return self.offset + len(node_info.name)
 
 
-def test_memoizable_plugins_are_reused_beside_one_that_is_not() -> None:
+def test_signed_plugins_are_reused_beside_one_that_is_not() -> None:
     nodes = [NodeInfo(make_node().name(name).model()) for name in ("a", "bb", "ccc")]
     cheap = Counting("Cheap", memoizable=True, offset=1)
     fresh = Counting("Fresh", memoizable=False, offset=10)
@@ -34,7 +42,7 @@ def test_memoizable_plugins_are_reused_beside_one_that_is_not() -> None:
             nodes=nodes,
             plugins=[cheap, fresh],
             weights=weights,
-            memo_key=7,
+            memo=(7, frozenset({"Cheap"})),
         )
         for _ in range(3)
     ]
@@ -43,3 +51,65 @@ def test_memoizable_plugins_are_reused_beside_one_that_is_not() -> None:
     for result in results:
         assert result.totals == [2 * 2 + 11, 2 * 3 + 12, 2 * 4 + 13]
         assert [ps.plugin for ps in result.plugins] == ["Cheap", "Fresh"]
+
+
+class SignedFilter:
+    """Filters by a label of the pod, and signs with that label (an out-of-tree plugin that
+    reads pod labels can join the memo)."""
+
+    name = "LabelFilter"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:
+        team = pod.labels.get("team")
+        return None if team == "unsignable" else (team,)
+
+    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        self.calls += 1
+        if pod.labels.get("team") == node_info.node.labels.get("team"):
+            return None
+        return Status(Code.UNSCHEDULABLE, "other team")
+
+
+def framework(plugin: SignedFilter) -> tuple[Framework, list[NodeInfo]]:
+    names = [("a", "red"), ("b", "blue")]
+    handle = FakeHandle(nodes=[make_node().name(n).label("team", t).model() for n, t in names])
+    fw = Framework(
+        profile_name="p",
+        plugins=PluginLists(filter=[plugin]),
+        score_weights={},
+        percentage_of_nodes_to_score=None,
+        handle=handle,
+    )
+    return fw, list(handle.list_node_infos())
+
+
+def place(fw: Framework, nodes: list[NodeInfo], team: str) -> str:
+    pod = make_pod().label("team", team).model()
+    return schedule_pod(fw, CycleState(), pod, nodes).suggested_host
+
+
+def test_filter_results_are_reused_per_signature_and_not_without_one() -> None:
+    plugin = SignedFilter()
+    fw, nodes = framework(plugin)
+    assert [place(fw, nodes, "red") for _ in range(3)] == ["a", "a", "a"]
+    assert plugin.calls == 2  # both nodes once, then from the memo
+    assert place(fw, nodes, "blue") == "b"  # another signature: computed again
+    assert plugin.calls in {3, 4}
+    before = plugin.calls
+    for _ in range(2):
+        with pytest.raises(FitError):
+            place(fw, nodes, "unsignable")
+    assert plugin.calls == before + 4  # no signature, no memo: both nodes every cycle
+
+
+def test_a_plugin_that_raises_while_signing_does_not_sign() -> None:
+    class Broken(SignedFilter):
+        def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:
+            raise RuntimeError("no")
+
+    assert sign(Broken(), make_pod().model()) is None
+    legacy = type("Legacy", (), {"memoizable": True, "name": "Legacy"})()
+    assert sign(legacy, make_pod().model()) is not None

@@ -12,7 +12,7 @@ affinity`) and `preferredDuringSchedulingIgnoredDuringExecution` (added to every
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Hashable, Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -27,6 +27,7 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.signs import node_affinity_sign
 from kubesched.model import Pod
 from kubesched.plugins.helper import nodeselector as ns
 from kubesched.plugins.helper.args import ArgsError, check_fields, mapping, sequence
@@ -48,7 +49,6 @@ _PRE_SCORE_KEY: StateKey[tuple[tuple[int, ns.Term], ...]] = StateKey("PreScore" 
 
 class NodeAffinity:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
@@ -64,6 +64,11 @@ class NodeAffinity:
             )
         except ns.TermError as exc:
             raise ArgsError(f"parsing addedAffinity.{ns.PREFERRED}: {exc}") from exc
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the pod's node selector and affinity.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (node_affinity_sign(pod),)
 
     def pre_filter(
         self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]

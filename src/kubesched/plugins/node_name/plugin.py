@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -16,6 +16,7 @@ from kubesched.framework import (
     NodeInfo,
     Status,
 )
+from kubesched.framework.signs import node_name_sign
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
@@ -26,11 +27,15 @@ _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 class NodeName:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
         no_args(args, plugin=NAME)
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the pod's `spec.nodeName`.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (node_name_sign(pod),)
 
     def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.node_name or pod.node_name == node_info.node.name:

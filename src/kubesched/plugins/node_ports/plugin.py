@@ -8,7 +8,7 @@ with it. Message as upstream: `node(s) didn't have free ports for the requested 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -23,6 +23,7 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.signs import host_ports_sign
 from kubesched.model import HostPort, Pod
 from kubesched.plugins.helper.args import no_args
 
@@ -36,11 +37,15 @@ _PRE_FILTER_KEY: StateKey[tuple[HostPort, ...]] = StateKey("PreFilter" + NAME)
 
 class NodePorts:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
         no_args(args, plugin=NAME)
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the host ports the pod asks for.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (host_ports_sign(pod),)
 
     def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         wanted = tuple(_sanitized(port) for port in pod.host_ports if port.port > 0)

@@ -10,11 +10,12 @@ Args (`NodeResourcesBalancedAllocationArgs`): `resources` (default cpu and memor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from kubesched.framework.signs import resources_sign
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import check_fields, resource_specs
 from kubesched.plugins.node_resources import resource_scoring as rs
@@ -27,7 +28,6 @@ _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
 class NodeResourcesBalancedAllocation:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
@@ -35,6 +35,11 @@ class NodeResourcesBalancedAllocation:
         self.resources = resource_specs(args.get("resources"), path=f"{_KIND}.resources")
         self._names = [name for name, _ in self.resources]
         self._kinds = rs.resource_kinds(self._names)
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the pod's requests.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (resources_sign(pod),)
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         requests = rs.pod_requests(pod, self._names, use_requested=True)

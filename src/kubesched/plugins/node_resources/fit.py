@@ -18,7 +18,7 @@ ignores), `ignoredResourceGroups` (their prefixes before `/`), `scoringStrategy`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.signs import resources_sign
 from kubesched.model import Pod
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.fit_args import FitArgs, parse_fit_args
@@ -61,7 +62,6 @@ _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
 class NodeResourcesFit:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
@@ -69,6 +69,11 @@ class NodeResourcesFit:
         self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
         self._scorer = self.args.scorer()
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the pod's requests.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (resources_sign(pod),)
 
     def fit_request(self, pod: Pod) -> FitRequest:
         requests = pod.requests

@@ -3,7 +3,7 @@ the pod tolerates the `node.kubernetes.io/unschedulable:NoSchedule` taint."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -17,6 +17,7 @@ from kubesched.framework import (
     NodeInfo,
     Status,
 )
+from kubesched.framework.signs import tolerations_sign
 from kubesched.model import Pod, Taint
 from kubesched.model.node import NO_SCHEDULE
 from kubesched.plugins.helper.args import no_args
@@ -30,11 +31,15 @@ _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHE
 
 class NodeUnschedulable:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
         no_args(args, plugin=NAME)
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the pod's tolerations.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (tolerations_sign(pod),)
 
     def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not node_info.node.unschedulable or tolerated(pod.tolerations, _UNSCHEDULABLE_TAINT):

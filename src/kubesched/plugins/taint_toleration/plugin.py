@@ -8,7 +8,7 @@ is logged at debug level). Score: the count, normalized in reverse to 0..100.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Hashable, Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -23,6 +23,7 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.signs import tolerations_sign
 from kubesched.model import Pod, Toleration
 from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from kubesched.plugins.helper.args import no_args
@@ -41,11 +42,15 @@ _PRE_SCORE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
 
 class TaintToleration:
     name = NAME
-    memoizable = True  # results depend only on the node and the pod's spec (runtime.memo)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
         no_args(args, plugin=NAME)
+
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
+        """Upstream `SignPod`: the pod's tolerations.
+        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        return (tolerations_sign(pod),)
 
     def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         taints = node_info.node.taints
