@@ -30,3 +30,8 @@ class TeamZones:
         if node_info.node.labels.get(ZONE) in zones:
             return None
         return Status(Code.UNSCHEDULABLE, f"node(s) outside team {team}'s zones")
+
+
+def register(registry):
+    """Called by `--plugin-module team_zones` (the folder on PYTHONPATH)."""
+    registry.register_class(TeamZones)

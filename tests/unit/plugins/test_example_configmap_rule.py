@@ -8,6 +8,7 @@ from types import ModuleType
 
 import pytest
 
+from kubesched.framework import Registry, load_plugin_modules
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
@@ -38,3 +39,20 @@ def test_the_configmap_decides_which_zones_fit(example: ModuleType) -> None:
     fits = run_filter_plugin(plugin, pod, handle.list_node_infos())
     assert {name for name, s in fits.items() if s.is_success()} == {"n-a", "n-c"}
     assert fits["n-b"].message == "node(s) outside team ml's zones"
+
+
+@pytest.mark.parametrize(
+    ("folder", "module", "plugin"),
+    [
+        ("configmap_rule", "team_zones", "TeamZones"),
+        ("prefer_label", "prefer_label", "PreferNodeLabel"),
+    ],
+)
+def test_every_example_loads_with_plugin_module(
+    monkeypatch: pytest.MonkeyPatch, folder: str, module: str, plugin: str
+) -> None:
+    """`--plugin-module <example>` works as docs/writing-plugins.md says (its `register()`)."""
+    monkeypatch.syspath_prepend(str(EXAMPLE_DIR.parent / folder))
+    registry = Registry()
+    load_plugin_modules(registry, [module])
+    assert plugin in registry.names()
