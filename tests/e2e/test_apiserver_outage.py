@@ -37,8 +37,9 @@ from harness import (
     quantity,
     wait_for,
 )
+from harness.own_cluster import admin_client, own_cluster
 
-from kubesched.localcluster import LocalCluster, LocalClusterError
+from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 
 SCHEDULER = "outage-scheduler"
@@ -49,37 +50,24 @@ OUTAGE_SECONDS = 3.0
 RECOVERY_TIMEOUT = 40.0
 
 
+def _start_default_scheduler(cluster: LocalCluster) -> None:
+    # Keep kube-scheduler's Lease through the outage (it would exit after 10 s).
+    cluster.start_default_scheduler(
+        extra_args=["--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=50s"]
+    )
+
+
 @pytest.fixture(scope="module")
 def local_cluster(request: pytest.FixtureRequest) -> Iterator[LocalCluster]:
     """This module's own control plane with kube-scheduler, always stopped at the end."""
-    cluster = LocalCluster()
-    failed_before = request.session.testsfailed
-    try:
-        cluster.start()
-        # Keep kube-scheduler's Lease through the outage (it would exit after 10 s).
-        cluster.start_default_scheduler(
-            extra_args=["--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=50s"]
-        )
-    except LocalClusterError as error:
-        cluster.stop()
-        pytest.fail(f"{error}\n{error.details}", pytrace=False)
-    try:
+    with own_cluster(request, LocalCluster(), then=_start_default_scheduler) as cluster:
         yield cluster
-    finally:
-        if request.session.testsfailed > failed_before:
-            cluster.keep_logs = True
-            print(f"control-plane logs kept in {cluster.logs_dir}\n{cluster.log_tails(lines=30)}")
-        # kube-apiserver waits for its watchers on SIGTERM; this cluster is thrown away.
-        cluster.stop_apiserver(grace=1.0)
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")
 def api(local_cluster: LocalCluster) -> ApiClient:
     """Admin client of this module's control plane (also used by the after-test clean-up)."""
-    return ApiClient(
-        server=local_cluster.server, token=local_cluster.admin_token, ca_file=local_cluster.ca_file
-    )
+    return admin_client(local_cluster)
 
 
 def delete_from_etcd(cluster: LocalCluster, key: str) -> None:

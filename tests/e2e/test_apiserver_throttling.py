@@ -32,8 +32,9 @@ from typing import Any
 
 import pytest
 from harness import ApiClient, Event, is_bound, wait_for
+from harness.own_cluster import admin_client, own_cluster
 
-from kubesched.localcluster import LocalCluster, LocalClusterError
+from kubesched.localcluster import LocalCluster
 from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.testing import make_node, make_pod
 
@@ -49,29 +50,14 @@ FLOWCONTROL = "/apis/flowcontrol.apiserver.k8s.io/v1"
 @pytest.fixture(scope="module")
 def local_cluster(request: pytest.FixtureRequest) -> Iterator[LocalCluster]:
     """This module's own throttling control plane (no kube-scheduler), stopped at the end."""
-    cluster = LocalCluster(apiserver_args=TINY_INFLIGHT)
-    failed_before = request.session.testsfailed
-    try:
-        cluster.start()
-    except LocalClusterError as error:
-        cluster.stop()
-        pytest.fail(f"{error}\n{error.details}", pytrace=False)
-    try:
+    with own_cluster(request, LocalCluster(apiserver_args=TINY_INFLIGHT)) as cluster:
         yield cluster
-    finally:
-        if request.session.testsfailed > failed_before:
-            cluster.keep_logs = True
-            print(f"control-plane logs kept in {cluster.logs_dir}\n{cluster.log_tails(lines=30)}")
-        cluster.stop_apiserver(grace=1.0)
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")
 def api(local_cluster: LocalCluster) -> ApiClient:
     """Admin client (system:masters: exempt from flow control, never throttled)."""
-    return ApiClient(
-        server=local_cluster.server, token=local_cluster.admin_token, ca_file=local_cluster.ca_file
-    )
+    return admin_client(local_cluster)
 
 
 def throttle(api: ApiClient, namespace: str) -> None:

@@ -1,0 +1,44 @@
+"""A module's own control plane, for tests that break the API server (restart it, throttle it)
+and so cannot share the worker's: started before the module, stopped after it, its logs kept
+and their tails printed when a test of the module failed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from harness.api import ApiClient
+from kubesched.localcluster import LocalCluster, LocalClusterError
+
+
+@contextmanager
+def own_cluster(
+    request: pytest.FixtureRequest,
+    cluster: LocalCluster,
+    *,
+    then: Callable[[LocalCluster], None] = lambda _cluster: None,
+) -> Iterator[LocalCluster]:
+    """Start `cluster` (and `then` on it, e.g. kube-scheduler); always stop it."""
+    failed_before = request.session.testsfailed
+    try:
+        cluster.start()
+        then(cluster)
+    except LocalClusterError as error:
+        cluster.stop()
+        pytest.fail(f"{error}\n{error.details}", pytrace=False)
+    try:
+        yield cluster
+    finally:
+        if request.session.testsfailed > failed_before:
+            cluster.keep_logs = True
+            print(f"control-plane logs kept in {cluster.logs_dir}\n{cluster.log_tails(lines=30)}")
+        # kube-apiserver waits for its watchers on SIGTERM; this cluster is thrown away.
+        cluster.stop_apiserver(grace=1.0)
+        cluster.stop()
+
+
+def admin_client(cluster: LocalCluster) -> ApiClient:
+    """The admin client of `cluster` (system:masters)."""
+    return ApiClient(server=cluster.server, token=cluster.admin_token, ca_file=cluster.ca_file)
