@@ -16,7 +16,7 @@ RUN python -m venv --without-pip /opt/kubesched
 COPY requirements/runtime.lock requirements/runtime.lock
 RUN pip --python /opt/kubesched/bin/python install --only-binary=:all: --no-deps \
         -r requirements/runtime.lock
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
 RUN pip --python /opt/kubesched/bin/python install --no-deps . \
     && pip --python /opt/kubesched/bin/python check \
