@@ -15,8 +15,12 @@ from kubesched.config.dump import to_document
 
 CHART = Path(__file__).parents[2] / "charts" / "kubesched"
 CONFIG_HASH = "kubesched.io/config-hash"
-# Labels by which a Helm release differs from `kubectl apply`: who manages it, which chart.
-HELM_ONLY_LABELS = ("app.kubernetes.io/managed-by", "helm.sh/chart")
+# Labels by which a Helm release differs from `kubectl apply`: who manages it, which chart
+# and version.
+HELM_ONLY_LABELS = ("app.kubernetes.io/managed-by", "helm.sh/chart", "app.kubernetes.io/version")
+# The instance label (in selectors too): Helm's release name, or the object name of
+# `kubesched manifests`.
+INSTANCE = "app.kubernetes.io/instance"
 
 
 def run(argv: list[str], *, timeout: float = 120) -> str:
@@ -41,15 +45,17 @@ def comparable(
     objects: list[dict[str, Any]], *, namespace: str, tmp_path: Path
 ) -> dict[tuple[str, str], Any]:
     """(kind, name) -> object, with the release's Namespace left out (helm makes it with
-    --create-namespace), Helm's own labels dropped, and the ConfigMap's config.yaml replaced
-    by the completed configuration kubesched reads from it (the chart writes only what the
-    values set; `kubesched manifests` writes every default)."""
+    --create-namespace), Helm's own labels dropped, the instance label's value (the release
+    or the object name) made one placeholder, and the ConfigMap's config.yaml replaced by the
+    completed configuration kubesched reads from it (the chart writes only what the values
+    set; `kubesched manifests` writes every default)."""
     found = {}
     for obj in objects:
         kind, meta = obj["kind"], obj["metadata"]
         if kind == "Namespace" and meta["name"] == namespace:
             continue
         _drop_helm_labels(obj)
+        _blank_instance(obj)
         if kind == "ConfigMap":
             obj["data"]["config.yaml"] = _completed(obj["data"]["config.yaml"], namespace, tmp_path)
         if kind == "Deployment":
@@ -67,6 +73,36 @@ def _drop_helm_labels(obj: dict[str, Any]) -> None:
     for meta in holders:
         for label in HELM_ONLY_LABELS:
             meta.get("labels", {}).pop(label, None)
+
+
+def _blank_instance(node: Any) -> None:
+    """Every instance label's value, wherever it is (labels, selectors), made `<instance>`."""
+    if isinstance(node, dict):
+        if INSTANCE in node:
+            node[INSTANCE] = "<instance>"
+        for value in node.values():
+            _blank_instance(value)
+    elif isinstance(node, list):
+        for value in node:
+            _blank_instance(value)
+
+
+def instances(objects: list[dict[str, Any]]) -> set[str]:
+    """The values of every instance label in `objects` (labels and selectors)."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if INSTANCE in node:
+                found.add(node[INSTANCE])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(objects)
+    return found
 
 
 def _completed(text: str, namespace: str, tmp_path: Path) -> Any:

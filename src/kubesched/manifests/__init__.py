@@ -9,7 +9,9 @@ The objects, in apply order: with `with_crds`, the CRDs kubesched's plugins read
 (scheduler-plugins' PodGroup), Namespace(s), ServiceAccount, ClusterRole, ClusterRoleBindings
 (its own role and `system:auth-delegator`), the Lease Role and RoleBinding (in the Lease's
 namespace), the ConfigMap with the KubeSchedulerConfiguration, the Deployment, its
-PodDisruptionBudget, the Service of its metrics port and (when asked) a ServiceMonitor.
+PodDisruptionBudget, the Service of its metrics port and (when asked) a ServiceMonitor with
+the identity it scrapes as (a ServiceAccount, its ClusterRole for `/metrics`, the binding and
+the token Secret).
 `kubesched.manifests.rbac` explains every permission.
 """
 
@@ -21,7 +23,12 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import dump_config
 from kubesched.config.validation import default_scheduler_conflicts
 from kubesched.manifests.crds import crd_objects
-from kubesched.manifests.exposure import disruption_budget, metrics_service, service_monitor
+from kubesched.manifests.exposure import (
+    disruption_budget,
+    metrics_reader_objects,
+    metrics_service,
+    service_monitor,
+)
 from kubesched.manifests.meta import metadata
 from kubesched.manifests.options import (
     BUILT_IN_NAMESPACES,
@@ -91,7 +98,7 @@ def _exposure(
     if options.service or options.service_monitor:
         objects.append(metrics_service(names, port=config.secure_port))
     if options.service_monitor:
-        objects.append(service_monitor(names))
+        objects += [*metrics_reader_objects(names), service_monitor(names)]
     return objects
 
 

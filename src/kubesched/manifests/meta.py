@@ -10,6 +10,7 @@ RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC_API = f"{RBAC_GROUP}/v1"
 APP_NAME = "kubesched"
 MANAGED_BY = "kubesched-manifests"
+COMPONENT = "scheduler"
 
 
 def selector_labels(names: Names) -> dict[str, str]:
@@ -21,7 +22,7 @@ def labels(names: Names) -> dict[str, str]:
     """The recommended `app.kubernetes.io/*` labels of every object."""
     return {
         **selector_labels(names),
-        "app.kubernetes.io/component": "scheduler",
+        "app.kubernetes.io/component": COMPONENT,
         "app.kubernetes.io/managed-by": MANAGED_BY,
     }
 

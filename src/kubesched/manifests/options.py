@@ -26,6 +26,9 @@ def default_resources() -> dict[str, Any]:
     return {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
 
 
+METRICS_READER_SUFFIX = "-metrics-reader"
+TOKEN_SECRET_SUFFIX = "-token"  # noqa: S105 - a name suffix, no secret
+
 # Namespaces every cluster has: never emitted as objects (`kubectl delete -f` would remove them).
 BUILT_IN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
@@ -79,7 +82,8 @@ class ManifestOptions:
     """A Service for the metrics port (HTTPS, delegated authn/authz as kube-scheduler)."""
 
     service_monitor: bool = False
-    """A ServiceMonitor (monitoring.coreos.com/v1) for the Prometheus Operator."""
+    """A ServiceMonitor (monitoring.coreos.com/v1) for the Prometheus Operator, with the
+    identity it scrapes as (`kubesched.manifests.exposure.metrics_reader_objects`)."""
 
     preemption: bool | None = None
     """Grant what only preemption needs: `delete` on pods (evicting lower-priority victims)
@@ -121,6 +125,21 @@ class Names:
     def config_map(self) -> str:
         """The ConfigMap holding the KubeSchedulerConfiguration."""
         return f"{self.name}-config"
+
+    @property
+    def metrics_reader(self) -> str:
+        """The ServiceAccount whose token the ServiceMonitor presents to scrape /metrics."""
+        return f"{self.name}{METRICS_READER_SUFFIX}"
+
+    @property
+    def metrics_reader_token(self) -> str:
+        """The Secret (type kubernetes.io/service-account-token) holding that token."""
+        return f"{self.metrics_reader}{TOKEN_SECRET_SUFFIX}"
+
+    @property
+    def metrics_reader_role(self) -> str:
+        """The ClusterRole and ClusterRoleBinding letting that account `get` /metrics."""
+        return f"{self.cluster_wide}{METRICS_READER_SUFFIX.replace('-', ':', 1)}"
 
 
 def names_for(config: KubeSchedulerConfiguration, options: ManifestOptions) -> Names:

@@ -51,6 +51,30 @@ def container_args(config: KubeSchedulerConfiguration) -> list[str]:
     return args
 
 
+def pod_security_context() -> dict[str, Any]:
+    """The pods' securityContext: Pod Security "restricted" (non-root, seccomp RuntimeDefault)."""
+    return {
+        "runAsNonRoot": True,
+        "runAsUser": NON_ROOT_UID,
+        "runAsGroup": NON_ROOT_UID,
+        "fsGroup": NON_ROOT_UID,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def container_security_context() -> dict[str, Any]:
+    """The container's securityContext: no privilege escalation, every capability dropped,
+    a read-only root filesystem, non-root."""
+    return {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "readOnlyRootFilesystem": True,
+        "runAsNonRoot": True,
+        "runAsUser": NON_ROOT_UID,
+        "runAsGroup": NON_ROOT_UID,
+    }
+
+
 def _probe(path: str, **timing: int) -> dict[str, Any]:
     return {"httpGet": {"path": path, "port": "https", "scheme": "HTTPS"}, **timing}
 
@@ -73,14 +97,7 @@ def _container(config: KubeSchedulerConfiguration, options: ManifestOptions) -> 
         "livenessProbe": _probe("/livez", periodSeconds=10, timeoutSeconds=15, failureThreshold=8),
         "readinessProbe": _probe("/readyz", periodSeconds=5, timeoutSeconds=5, failureThreshold=3),
         "resources": options.resources,
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "capabilities": {"drop": ["ALL"]},
-            "readOnlyRootFilesystem": True,
-            "runAsNonRoot": True,
-            "runAsUser": NON_ROOT_UID,
-            "runAsGroup": NON_ROOT_UID,
-        },
+        "securityContext": container_security_context(),
         "volumeMounts": [
             {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
             {"name": "serving-certs", "mountPath": CERT_DIR},
@@ -124,13 +141,7 @@ def _pod_spec(
         "serviceAccountName": names.name,
         # kubesched's own pods are placed by the default kube-scheduler, never by kubesched.
         "schedulerName": "default-scheduler",
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": NON_ROOT_UID,
-            "runAsGroup": NON_ROOT_UID,
-            "fsGroup": NON_ROOT_UID,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
+        "securityContext": pod_security_context(),
         **_placement(options, names),
         **({"imagePullSecrets": pull_secrets} if pull_secrets else {}),
         # Time to stop scheduling, finish in-flight bindings and release the Lease.

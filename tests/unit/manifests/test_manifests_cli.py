@@ -134,7 +134,11 @@ def test_deployment_flags_reach_the_pods(capsys: Capture) -> None:
     assert pod["imagePullSecrets"] == [{"name": "regcred"}]
     kinds = [doc["kind"] for doc in docs]
     assert "PodDisruptionBudget" not in kinds
-    assert kinds[-2:] == ["Service", "ServiceMonitor"]
+    assert kinds[-6:] == [
+        "Service",
+        *("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Secret"),  # the metrics reader
+        "ServiceMonitor",
+    ]
 
 
 def test_a_bad_yaml_flag_is_one_line(capsys: Capture) -> None:

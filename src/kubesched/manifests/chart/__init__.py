@@ -5,8 +5,10 @@
 Its templates are the objects `kubesched manifests` builds, with the values a chart user
 chooses put in by `markers`; its default values are `config` and `options`, so that
 `helm template` with them renders the objects `kubesched manifests` prints (the Namespace of
-the release aside: `helm install --create-namespace` makes it). A test fails when the
-committed chart differs from what this writes.
+the release aside: `helm install --create-namespace` makes it). values.yaml,
+values.schema.json and the README's table of values are written from one tree of documented
+values (`values.value_tree`, `spec`). A test fails when the committed chart differs from
+what this writes.
 """
 
 from __future__ import annotations
@@ -14,32 +16,52 @@ from __future__ import annotations
 from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.manifests.chart import spec
 from kubesched.manifests.chart.helpers import helpers_tpl
-from kubesched.manifests.chart.objects import HEADER, render_templates, spread_affinity
-from kubesched.manifests.chart.values import default_values, values_yaml
+from kubesched.manifests.chart.objects import (
+    HEADER,
+    TOKEN_NAMES,
+    render_templates,
+    spread_affinity,
+)
+from kubesched.manifests.chart.values import value_tree
 from kubesched.manifests.options import APP_VERSION, ManifestOptions
 
 CHART_NAME = "kubesched"
 CHART_VERSION = APP_VERSION
 REGENERATE = "make chart"
+README = Path(__file__).parent / "readme.md.txt"
 
 __all__ = ["CHART_NAME", "REGENERATE", "chart_files", "write_chart"]
 
 
 def chart_files(config: KubeSchedulerConfiguration, options: ManifestOptions) -> dict[str, str]:
     """Relative path in the chart -> text, for every generated file."""
+    tree = value_tree(config, options, app_version=APP_VERSION)
+    token_suffix = TOKEN_NAMES.metrics_reader_token.removeprefix(TOKEN_NAMES.name)
     files = {
         "Chart.yaml": _chart_yaml(),
-        "values.yaml": HEADER
-        + values_yaml(default_values(config, options, app_version=APP_VERSION)),
+        "values.yaml": HEADER + spec.values_yaml(tree),
+        "values.schema.json": spec.schema_json(spec.json_schema(tree, title=_TITLE)),
+        "README.md": _readme(tree),
         "templates/_helpers.tpl": HEADER.replace("#", "{{/*", 1).rstrip("\n")
         + " */}}\n"
-        + helpers_tpl(spread_affinity()),
+        + helpers_tpl(spread_affinity(), token_suffix=token_suffix),
         "templates/NOTES.txt": (Path(__file__).parent / "NOTES.txt").read_text(),
         ".helmignore": "dashboards/*.png\n",
     }
     files.update({f"templates/{name}": text for name, text in render_templates(config).items()})
     return files
+
+
+_TITLE = "Values of the kubesched chart"
+
+
+def _readme(tree: tuple[spec.Entry, ...]) -> str:
+    """The chart's README: the text beside this module, with the table of every value."""
+    comment = HEADER.removeprefix("# ").rstrip("\n")
+    text = README.read_text(encoding="utf-8").replace("VALUES_TABLE\n", spec.markdown_table(tree))
+    return f"<!-- {comment} -->\n{text}"
 
 
 def write_chart(

@@ -14,8 +14,13 @@
 {{- .Values.leaderElection.resourceName | default $first.schedulerName -}}
 {{- end -}}
 
+{{/* The image: repository@digest when a digest is set, else repository:tag (appVersion). */}}
 {{- define "kubesched.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "kubesched.pullSecrets" -}}
@@ -24,12 +29,40 @@
 {{- toYaml $secrets -}}
 {{- end -}}
 
+{{/* The selector of kubesched's pods: the app and the release (Helm's instance label). */}}
+{{- define "kubesched.selectorLabels" -}}
+app.kubernetes.io/name: APP_NAME
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
+{{- end -}}
+
+{{/* The labels of every object, as Helm's conventions name them. */}}
 {{- define "kubesched.labels" -}}
-app.kubernetes.io/name: kubesched
-app.kubernetes.io/instance: {{ include "kubesched.name" . }}
-app.kubernetes.io/component: scheduler
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{ include "kubesched.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: COMPONENT
+app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" | quote }}
+{{- end -}}
+
+{{/* The pods' labels: the chart's, and podLabels that do not replace one of them. */}}
+{{- define "kubesched.podLabels" -}}
+{{- toYaml (merge (include "kubesched.labels" . | fromYaml) .Values.podLabels) -}}
+{{- end -}}
+
+{{/* The pods' annotations: the config hash (a changed config rolls the pods) and podAnnotations. */}}
+{{- define "kubesched.podAnnotations" -}}
+{{- $hash := include "kubesched.config" . | sha256sum | trunc 16 -}}
+{{- toYaml (merge (dict "CONFIG_HASH_ANNOTATION" $hash) .Values.podAnnotations) -}}
+{{- end -}}
+
+{{/* The ServiceMonitor's labels: the chart's, and serviceMonitor.labels (a Prometheus selects by them). */}}
+{{- define "kubesched.serviceMonitorLabels" -}}
+{{- toYaml (merge (include "kubesched.labels" . | fromYaml) .Values.serviceMonitor.labels) -}}
+{{- end -}}
+
+{{/* The Secret holding the scrape token: serviceMonitor.authorization.credentials.name, else the chart's. */}}
+{{- define "kubesched.metricsTokenSecret" -}}
+{{- .Values.serviceMonitor.authorization.credentials.name | default (printf "%sMETRICS_TOKEN_SUFFIX" (include "kubesched.name" .)) -}}
 {{- end -}}
 
 {{- define "kubesched.affinity" -}}

@@ -13,6 +13,7 @@ rewritten line by line:
 * `key: @@WITH:expr@@`                 -> the key only when `expr` is not empty
 * `key: @@TEXT:expr@@`                 -> a literal block (`|`) holding the text of expr
 * `- @@IF:cond@@` ... `- @@END@@`      -> list items kept only when `cond`
+* `- @@ITEMS:expr@@`                   -> the items of the list `expr`, after those before it
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ def when(cond: str) -> str:
     return f"@@IF:{cond}@@"
 
 
+def items(expr: str) -> str:
+    """The list item standing for the items of the list `expr` (none when it is empty)."""
+    return f"@@ITEMS:{expr}@@"
+
+
 END = "@@END@@"
 
 
@@ -97,6 +103,11 @@ def _marker_lines(found: re.Match[str]) -> list[str]:
         "BLOCK": [head, f"{nested}{{{{- {expr} | toYaml | nindent {inner} }}}}"],
         "INCLUDE": [head, f'{nested}{{{{- include "{expr}" . | nindent {inner} }}}}'],
         "TEXT": [f"{head} |", f"{nested}{{{{- {expr} | nindent {inner} }}}}"],
+        "ITEMS": [
+            f"{indent}{{{{- with {expr} }}}}",
+            f"{indent}{{{{- toYaml . | nindent {len(indent)} }}}}",
+            f"{indent}{{{{- end }}}}",
+        ],
         "WITH": [
             f"{indent}{{{{- with {expr} }}}}",
             head,

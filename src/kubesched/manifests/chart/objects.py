@@ -15,22 +15,37 @@ from typing import Any
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.manifests import exposure, rbac, workload
 from kubesched.manifests.chart import markers
-from kubesched.manifests.meta import metadata
+from kubesched.manifests.meta import metadata, selector_labels
 from kubesched.manifests.options import ManifestOptions, Names
 from kubesched.manifests.render import to_yaml
 
 TOKEN_NAMES = Names(namespace="@NS@", name="@NAME@", lease_namespace="@LNS@", lease_name="@LEASE@")
 LABELS = "kubesched.labels"
+SELECTOR = "kubesched.selectorLabels"
 PREEMPTS = 'eq (include "kubesched.preempts" .) "true"'
 LEADER_ELECT = ".Values.leaderElection.leaderElect"
+CREDENTIALS = ".Values.serviceMonitor.authorization.credentials"
+METRICS_READER = f"and .Values.serviceMonitor.enabled (not {CREDENTIALS}.name)"
 Template = tuple[str, Callable[[KubeSchedulerConfiguration], dict[str, Any]], str]
 
 
 def _labelled(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object with the chart's labels (those of the model plus Helm's) on it."""
-    obj = copy.deepcopy(obj)
+    """The object with the chart's labels (Helm's conventions) on it, and the chart's
+    selector (its instance is the release) wherever the model selects kubesched's pods."""
+    obj = _chart_selectors(copy.deepcopy(obj))
     obj["metadata"]["labels"] = markers.included(LABELS)
     return obj
+
+
+def _chart_selectors(node: Any) -> Any:
+    """`node` with every mapping equal to the model's selector labels made the chart's."""
+    if node == selector_labels(TOKEN_NAMES):
+        return markers.included(SELECTOR)
+    if isinstance(node, dict):
+        return {key: _chart_selectors(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_chart_selectors(value) for value in node]
+    return node
 
 
 def _cluster_role(_: KubeSchedulerConfiguration) -> dict[str, Any]:
@@ -65,21 +80,46 @@ def _deployment(config: KubeSchedulerConfiguration) -> dict[str, Any]:
     obj = _labelled(workload.deployment(config, _chart_options(), TOKEN_NAMES, config_text=""))
     obj["spec"]["replicas"] = markers.value(".Values.replicas")
     template = obj["spec"]["template"]
-    template["metadata"]["labels"] = markers.included(LABELS)
-    template["metadata"]["annotations"][workload.CONFIG_HASH_ANNOTATION] = markers.value(
-        'include "kubesched.config" . | sha256sum | trunc 16 | quote'
-    )
+    template["metadata"]["labels"] = markers.included("kubesched.podLabels")
+    template["metadata"]["annotations"] = markers.included("kubesched.podAnnotations")
     pod = template["spec"]
+    pod["securityContext"] = markers.optional(".Values.podSecurityContext")
     pod["affinity"] = markers.included("kubesched.affinity")
     pod["tolerations"] = markers.optional(".Values.tolerations")
     pod["imagePullSecrets"] = markers.optional('include "kubesched.pullSecrets" . | fromYamlArray')
-    pod["containers"][0]["args"] = markers.included("kubesched.args")
+    pod["volumes"].append(markers.items(".Values.extraVolumes"))
+    container = pod["containers"][0]
+    container["args"] = markers.included("kubesched.args")
+    container["env"].append(markers.items(".Values.extraEnv"))
+    container["securityContext"] = markers.optional(".Values.securityContext")
+    container["volumeMounts"].append(markers.items(".Values.extraVolumeMounts"))
+    return obj
+
+
+def _service_account(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+    obj = _labelled(rbac.service_account(TOKEN_NAMES))
+    obj["metadata"]["annotations"] = markers.optional(".Values.serviceAccount.annotations")
+    return obj
+
+
+def _service_monitor(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+    """The model's ServiceMonitor with the chart's labels, timings and token Secret."""
+    obj = _labelled(exposure.service_monitor(TOKEN_NAMES))
+    obj["metadata"]["labels"] = markers.included("kubesched.serviceMonitorLabels")
+    endpoint = obj["spec"]["endpoints"][0]
+    endpoint["interval"] = markers.value(".Values.serviceMonitor.interval | quote")
+    endpoint["scrapeTimeout"] = markers.optional(".Values.serviceMonitor.scrapeTimeout")
+    endpoint["authorization"]["credentials"] = {
+        "name": markers.value('include "kubesched.metricsTokenSecret" . | quote'),
+        "key": markers.value(f"{CREDENTIALS}.key | quote"),
+    }
     return obj
 
 
 def spread_affinity() -> str:
     """The model's default affinity (one replica per node), as template text."""
-    return markers.to_template(to_yaml([workload.spread(TOKEN_NAMES)]).removeprefix("---\n"))
+    spread = _chart_selectors(workload.spread(TOKEN_NAMES))
+    return markers.to_template(to_yaml([spread]).removeprefix("---\n"))
 
 
 def _of(build: Callable[[Names], dict[str, Any]]) -> Callable[[KubeSchedulerConfiguration], Any]:
@@ -101,7 +141,7 @@ TEMPLATES: tuple[Template, ...] = (
         _lease_namespace,
         'eq (include "kubesched.createLeaseNamespace" .) "true"',
     ),
-    ("serviceaccount.yaml", _of(rbac.service_account), ""),
+    ("serviceaccount.yaml", _service_account, ""),
     ("clusterrole.yaml", _cluster_role, ""),
     (
         "clusterrolebinding.yaml",
@@ -127,7 +167,15 @@ TEMPLATES: tuple[Template, ...] = (
         ".Values.podDisruptionBudget.enabled",
     ),
     ("service.yaml", _service, "or .Values.service.enabled .Values.serviceMonitor.enabled"),
-    ("servicemonitor.yaml", _of(exposure.service_monitor), ".Values.serviceMonitor.enabled"),
+    ("metrics-reader-serviceaccount.yaml", _of(exposure.metrics_reader_account), METRICS_READER),
+    ("metrics-reader-clusterrole.yaml", _of(exposure.metrics_reader_role), METRICS_READER),
+    (
+        "metrics-reader-clusterrolebinding.yaml",
+        _of(exposure.metrics_reader_binding),
+        METRICS_READER,
+    ),
+    ("metrics-reader-secret.yaml", _of(exposure.metrics_reader_token), METRICS_READER),
+    ("servicemonitor.yaml", _service_monitor, ".Values.serviceMonitor.enabled"),
 )
 
 

@@ -1,129 +1,393 @@
-"""`values.yaml`: the chart's default values, those of the config and options it is made
-from, each key with the comment a chart user reads."""
+"""The chart's values: every key with its default (those of the config and options the chart
+is made from), its meaning and its schema (`spec` writes values.yaml, values.schema.json and
+the README's table from this one tree)."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
-import yaml
-
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.config.dump import to_document
-from kubesched.manifests.options import ManifestOptions
+from kubesched.manifests import exposure, workload
+from kubesched.manifests.chart import schemas as s
+from kubesched.manifests.chart.profiles import election_values, other_fields, profile_values
+from kubesched.manifests.chart.spec import Entry, Group, Leaf
+from kubesched.manifests.options import PULL_POLICIES, ManifestOptions
 
-_IN_FILE_ONLY = ("apiVersion", "kind", "leaderElection", "profiles")
-_DOCS = {
-    "name": "Name of the namespaced objects; empty: the first profile's schedulerName.",
-    "image": "The kubesched image (Dockerfile; docs/deploying.md shows how to build and push it).\n"
-    "The default is the name `docker build -t kubesched:<version> .` gives: on no registry.",
-    "imagePullSecrets": "Secrets (names, in the release namespace) to pull the image.",
-    "replicas": "Replicas sharing one Lease: one schedules, the others stand by.",
-    "schedulerName": "The profile of pods with `spec.schedulerName` equal to this (one profile;\n"
-    "`profiles` below replaces schedulerName, plugins and pluginConfig).",
-    "plugins": "That profile's `plugins` (KubeSchedulerConfiguration v1).",
-    "pluginConfig": "That profile's `pluginConfig`.",
-    "profiles": "Several profiles, as in a KubeSchedulerConfiguration; empty: the one above.",
-    "leaderElection": "Leader election: the Lease of its own (never kube-system/kube-scheduler);\n"
-    "resourceName empty: the schedulerName; resourceNamespace empty: the release namespace.",
-    "config": "Any other KubeSchedulerConfiguration field (parallelism, podMaxBackoffSeconds...).",
-    "pluginModules": "Python modules registering out-of-tree plugins (--plugin-module).",
-    "verbosity": "Log verbosity (-v).",
-    "loggingFormat": "text or json.",
-    "extraArgs": "More command-line flags of kubesched (kube-scheduler's flags).",
-    "rbac": "preemption: null: grant pod deletion and reading PodDisruptionBudgets exactly when\n"
-    "a profile runs DefaultPreemption (on by default); true/false to force.",
-    "resources": "The container's resources; no CPU limit: throttling stalls Lease renewals.",
-    "priorityClassName": "The pods' priority class, e.g. system-cluster-critical.",
-    "nodeSelector": "The pods' nodeSelector.",
-    "tolerations": "The pods' tolerations (e.g. to run on control-plane nodes).",
-    "affinity": "The pods' affinity; empty: prefer one replica per node.",
-    "podDisruptionBudget": "A PodDisruptionBudget (maxUnavailable: 1) for the replicas.",
-    "service": "A Service for the metrics port (HTTPS 10259, delegated authn/authz).",
-    "serviceMonitor": "A ServiceMonitor (Prometheus Operator) scraping that Service with\n"
-    "Prometheus' token, which must be allowed `get` on the non-resource URL /metrics.",
-}
+LOGGING_FORMATS = ("text", "json")
+_DURATION = s.string(pattern=s.GO_DURATION)
 
 
-def default_values(
+def value_tree(
     config: KubeSchedulerConfiguration, options: ManifestOptions, *, app_version: str
-) -> dict[str, Any]:
-    """The values for which the chart renders what `kubesched manifests` prints."""
-    repository, _, tag = options.image.rpartition(":")
-    return {
-        "name": options.name,
-        "image": {
-            "repository": repository or options.image,
-            "tag": "" if tag == app_version else tag,
-            "pullPolicy": options.image_pull_policy,
-        },
-        "imagePullSecrets": list(options.image_pull_secrets),
-        "replicas": options.replicas,
-        **_profiles(config),
-        "leaderElection": _election(config, options),
-        "config": _other_fields(config),
-        "pluginModules": list(config.plugin_modules),
-        "verbosity": config.verbosity,
-        "loggingFormat": config.logging_format,
-        "extraArgs": [],
-        "rbac": {"preemption": options.preemption},
-        "resources": options.resources,
-        "priorityClassName": options.priority_class_name,
-        "nodeSelector": options.node_selector,
-        "tolerations": list(options.tolerations),
-        "affinity": options.affinity or {},
-        "podDisruptionBudget": {"enabled": options.disruption_budget},
-        "service": {"enabled": options.service},
-        "serviceMonitor": {"enabled": options.service_monitor},
-    }
-
-
-def values_yaml(values: dict[str, Any]) -> str:
-    """The values as YAML, a comment before each key."""
-    parts = []
-    for key, value in values.items():
-        comment = "\n".join(f"# {line}" for line in _DOCS[key].splitlines())
-        parts.append(comment + "\n" + yaml.safe_dump({key: value}, sort_keys=False))
-    return "\n".join(parts)
-
-
-def _profiles(config: KubeSchedulerConfiguration) -> dict[str, Any]:
-    """One plain profile as schedulerName; any other profiles as the config file has them."""
-    first = config.profiles[0]
-    plain = dataclasses.replace(
-        KubeSchedulerConfiguration().profiles[0], scheduler_name=first.scheduler_name
+) -> tuple[Entry, ...]:
+    """Every value of the chart, in values.yaml's order."""
+    return (
+        Leaf(
+            key="name",
+            default=options.name,
+            doc="Name of the namespaced objects; empty: the first profile's schedulerName.",
+            schema=s.optional_string(s.DNS_LABEL, max_length=63),
+        ),
+        _image(options, app_version=app_version),
+        Leaf(
+            key="imagePullSecrets",
+            default=list(options.image_pull_secrets),
+            doc="Secrets (names, in the release namespace) to pull the image.",
+            schema=s.array(s.string(pattern=s.DNS_SUBDOMAIN)),
+        ),
+        Leaf(
+            key="replicas",
+            default=options.replicas,
+            doc="Replicas sharing one Lease: one schedules, the others stand by.",
+            schema=s.integer(minimum=1),
+        ),
+        *_scheduling(config),
+        _leader_election(config, options),
+        *_logging(config),
+        Leaf(
+            key="extraArgs",
+            default=[],
+            doc="More command-line flags of kubesched (kube-scheduler's flags).",
+            schema=s.array(s.string()),
+        ),
+        Group(
+            key="rbac",
+            doc="What the ClusterRole grants beyond scheduling.",
+            children=(
+                Leaf(
+                    key="preemption",
+                    default=options.preemption,
+                    doc="null: grant pod deletion and reading PodDisruptionBudgets exactly when\n"
+                    "a profile runs DefaultPreemption (on by default); true/false to force.",
+                    schema=s.nullable(s.boolean()),
+                ),
+            ),
+        ),
+        Group(
+            key="serviceAccount",
+            doc="kubesched's ServiceAccount (the RBAC above is bound to it).",
+            children=(
+                Leaf(
+                    key="annotations",
+                    default={},
+                    doc="Its annotations (e.g. a cloud provider's workload identity).",
+                    schema=s.string_map(),
+                ),
+            ),
+        ),
+        *_pod(),
+        *_container(options),
+        *_placement(options),
+        Group(
+            key="podDisruptionBudget",
+            doc="A PodDisruptionBudget (maxUnavailable: 1) for the replicas.",
+            children=(_enabled(default=options.disruption_budget),),
+        ),
+        Group(
+            key="service",
+            doc="A Service for the metrics port (HTTPS 10259, delegated authn/authz).",
+            children=(_enabled(default=options.service),),
+        ),
+        _service_monitor(options),
     )
-    if len(config.profiles) == 1 and first == plain:
-        return {
-            "schedulerName": first.scheduler_name,
-            "plugins": {},
-            "pluginConfig": [],
-            "profiles": [],
-        }
-    profiles = to_document(config)["profiles"]
-    return {
-        "schedulerName": first.scheduler_name,
-        "plugins": {},
-        "pluginConfig": [],
-        "profiles": profiles,
-    }
 
 
-def _election(config: KubeSchedulerConfiguration, options: ManifestOptions) -> dict[str, Any]:
-    election = dict(to_document(config)["leaderElection"])
-    if election["resourceNamespace"] == options.namespace:
-        election["resourceNamespace"] = ""
-    if election["resourceName"] == config.profiles[0].scheduler_name:
-        election["resourceName"] = ""
-    return election
+def _enabled(*, default: bool) -> Leaf:
+    return Leaf(key="enabled", default=default, doc="Create it.", schema=s.boolean())
 
 
-def _other_fields(config: KubeSchedulerConfiguration) -> dict[str, Any]:
-    """The fields of the config file besides profiles and leader election that differ
-    from the defaults (kubesched fills in the rest)."""
-    document, defaults = to_document(config), to_document(KubeSchedulerConfiguration())
-    return {
-        key: value
-        for key, value in document.items()
-        if key not in _IN_FILE_ONLY and value != defaults.get(key)
-    }
+def _image(options: ManifestOptions, *, app_version: str) -> Group:
+    repository, _, tag = options.image.rpartition(":")
+    return Group(
+        key="image",
+        doc="The kubesched image (Dockerfile; docs/deploying.md shows how to build and push it).\n"
+        "The default is the name `docker build -t kubesched:<version> .` gives: on no registry.",
+        children=(
+            Leaf(
+                key="repository",
+                default=repository or options.image,
+                doc="Registry and repository of the image.",
+                schema=s.string(pattern="^\\S+$"),
+            ),
+            Leaf(
+                key="tag",
+                default="" if tag == app_version else tag,
+                doc="Its tag; empty: the chart's appVersion.",
+                schema=s.optional_string(s.IMAGE_TAG),
+            ),
+            Leaf(
+                key="digest",
+                default="",
+                doc="Its digest (sha256:...); when set, the image is repository@digest\n"
+                "(the tag is not used).",
+                schema=s.optional_string(s.DIGEST),
+            ),
+            Leaf(
+                key="pullPolicy",
+                default=options.image_pull_policy,
+                doc="Always, IfNotPresent or Never.",
+                schema=s.string(enum=PULL_POLICIES),
+            ),
+        ),
+    )
+
+
+def _scheduling(config: KubeSchedulerConfiguration) -> tuple[Entry, ...]:
+    profile = profile_values(config)
+    return (
+        Leaf(
+            key="schedulerName",
+            default=profile["schedulerName"],
+            doc="The profile of pods with `spec.schedulerName` equal to this (one profile;\n"
+            "`profiles` below replaces schedulerName, plugins and pluginConfig).",
+            schema=s.SCHEDULER_NAME,
+        ),
+        Leaf(
+            key="plugins",
+            default=profile["plugins"],
+            doc="That profile's `plugins` (KubeSchedulerConfiguration v1).",
+            schema=s.PLUGINS,
+        ),
+        Leaf(
+            key="pluginConfig",
+            default=profile["pluginConfig"],
+            doc="That profile's `pluginConfig`.",
+            schema=s.PLUGIN_CONFIG,
+        ),
+        Leaf(
+            key="profiles",
+            default=profile["profiles"],
+            doc="Several profiles, as in a KubeSchedulerConfiguration; empty: the one above.",
+            schema=s.PROFILES,
+        ),
+    )
+
+
+def _leader_election(config: KubeSchedulerConfiguration, options: ManifestOptions) -> Group:
+    election = election_values(config, options)
+    return Group(
+        key="leaderElection",
+        doc="Leader election: the Lease of its own (never kube-system/kube-scheduler).",
+        children=(
+            Leaf(
+                key="leaderElect",
+                default=election["leaderElect"],
+                doc="Elect a leader (needed for more than one replica).",
+                schema=s.boolean(),
+            ),
+            Leaf(
+                key="leaseDuration",
+                default=election["leaseDuration"],
+                doc="How long standbys wait for a Lease not renewed before taking it over;\n"
+                "a Go duration (15s, 1m30s), as the two below. kubesched refuses at start\n"
+                "what client-go refuses: leaseDuration > renewDeadline > 1.2 x retryPeriod.",
+                schema=_DURATION,
+            ),
+            Leaf(
+                key="renewDeadline",
+                default=election["renewDeadline"],
+                doc="How long the leader retries renewing before it stops leading.",
+                schema=_DURATION,
+            ),
+            Leaf(
+                key="resourceLock",
+                default=election["resourceLock"],
+                doc="The lock kind: only leases.",
+                schema=s.string(enum=("leases",)),
+            ),
+            Leaf(
+                key="resourceName",
+                default=election["resourceName"],
+                doc="The Lease's name; empty: the schedulerName.",
+                schema=s.optional_string(s.DNS_SUBDOMAIN, max_length=253),
+            ),
+            Leaf(
+                key="resourceNamespace",
+                default=election["resourceNamespace"],
+                doc="The Lease's namespace; empty: the release namespace (created when it\n"
+                "is another one and not built in).",
+                schema=s.optional_string(s.DNS_LABEL, max_length=63),
+            ),
+            Leaf(
+                key="retryPeriod",
+                default=election["retryPeriod"],
+                doc="How often to try to acquire or renew the Lease.",
+                schema=_DURATION,
+            ),
+        ),
+    )
+
+
+def _logging(config: KubeSchedulerConfiguration) -> tuple[Leaf, ...]:
+    return (
+        Leaf(
+            key="config",
+            default=other_fields(config),
+            doc="Any other KubeSchedulerConfiguration field (parallelism, podMaxBackoffSeconds,\n"
+            "clientConnection...).",
+            schema=s.CONFIG,
+        ),
+        Leaf(
+            key="pluginModules",
+            default=list(config.plugin_modules),
+            doc="Python modules registering out-of-tree plugins (--plugin-module).",
+            schema=s.array(s.string(pattern=s.PYTHON_MODULE)),
+        ),
+        Leaf(
+            key="verbosity",
+            default=config.verbosity,
+            doc="Log verbosity (-v).",
+            schema=s.integer(minimum=0),
+        ),
+        Leaf(
+            key="loggingFormat",
+            default=config.logging_format,
+            doc="text (klog's) or json.",
+            schema=s.string(enum=LOGGING_FORMATS),
+        ),
+    )
+
+
+def _pod() -> tuple[Leaf, ...]:
+    return (
+        Leaf(
+            key="podAnnotations",
+            default={},
+            doc="More annotations of the pods (the config hash annotation stays).",
+            schema=s.string_map(),
+        ),
+        Leaf(
+            key="podLabels",
+            default={},
+            doc="More labels of the pods (the chart's own labels win over these).",
+            schema=s.string_map(),
+        ),
+        Leaf(
+            key="podSecurityContext",
+            default=workload.pod_security_context(),
+            doc="The pods' securityContext (Pod Security restricted); a key set here\n"
+            "replaces the default's, a key set to null removes it.",
+            schema=s.POD_SECURITY_CONTEXT,
+        ),
+        Leaf(
+            key="extraVolumes",
+            default=[],
+            doc="More volumes of the pods.",
+            schema=s.VOLUMES,
+        ),
+    )
+
+
+def _container(options: ManifestOptions) -> tuple[Leaf, ...]:
+    return (
+        Leaf(
+            key="securityContext",
+            default=workload.container_security_context(),
+            doc="The container's securityContext (non-root, read-only root filesystem, every\n"
+            "capability dropped); a key set here replaces the default's.",
+            schema=s.CONTAINER_SECURITY_CONTEXT,
+        ),
+        Leaf(
+            key="extraEnv",
+            default=[],
+            doc="More environment variables of the container (after POD_NAMESPACE).",
+            schema=s.ENV,
+        ),
+        Leaf(
+            key="extraVolumeMounts",
+            default=[],
+            doc="More volume mounts of the container (of extraVolumes).",
+            schema=s.VOLUME_MOUNTS,
+        ),
+        Leaf(
+            key="resources",
+            default=options.resources,
+            doc="The container's resources; no CPU limit: throttling stalls Lease renewals.",
+            schema=s.RESOURCES,
+        ),
+    )
+
+
+def _placement(options: ManifestOptions) -> tuple[Leaf, ...]:
+    return (
+        Leaf(
+            key="priorityClassName",
+            default=options.priority_class_name,
+            doc="The pods' priority class, e.g. system-cluster-critical.",
+            schema=s.string(),
+        ),
+        Leaf(
+            key="nodeSelector",
+            default=options.node_selector,
+            doc="The pods' nodeSelector.",
+            schema=s.string_map(),
+        ),
+        Leaf(
+            key="tolerations",
+            default=list(options.tolerations),
+            doc="The pods' tolerations (e.g. to run on control-plane nodes).",
+            schema=s.TOLERATIONS,
+        ),
+        Leaf(
+            key="affinity",
+            default=options.affinity or {},
+            doc="The pods' affinity; empty: prefer one replica per node.",
+            schema=s.AFFINITY,
+        ),
+    )
+
+
+def _service_monitor(options: ManifestOptions) -> Group:
+    return Group(
+        key="serviceMonitor",
+        doc="A ServiceMonitor (Prometheus Operator) scraping that Service over HTTPS with a\n"
+        "ServiceAccount token (README: the token).",
+        children=(
+            _enabled(default=options.service_monitor),
+            Leaf(
+                key="labels",
+                default={},
+                doc="More labels of the ServiceMonitor: a Prometheus selects ServiceMonitors\n"
+                "by label (kube-prometheus-stack: release: <its release name>).",
+                schema=s.string_map(),
+            ),
+            Leaf(
+                key="interval",
+                default=exposure.SCRAPE_INTERVAL,
+                doc="How often Prometheus scrapes (a Prometheus duration: 30s, 1m).",
+                schema=s.string(pattern=s.PROMETHEUS_DURATION, min_length=1),
+            ),
+            Leaf(
+                key="scrapeTimeout",
+                default="",
+                doc="How long a scrape may take; empty: Prometheus' own (at most interval).",
+                schema=s.string(pattern=s.PROMETHEUS_DURATION),
+            ),
+            _authorization(),
+        ),
+    )
+
+
+def _authorization() -> Group:
+    credentials = Group(
+        key="credentials",
+        doc="The Secret key holding the bearer token.",
+        children=(
+            Leaf(
+                key="name",
+                default="",
+                doc="A Secret in the release namespace; empty: the chart's own, a token of\n"
+                "the ServiceAccount <name>-metrics-reader, allowed `get` on /metrics only.",
+                schema=s.optional_string(s.DNS_SUBDOMAIN, max_length=253),
+            ),
+            Leaf(
+                key="key",
+                default=exposure.TOKEN_KEY,
+                doc="The key of the token in that Secret.",
+                schema=s.string(min_length=1),
+            ),
+        ),
+    )
+    return Group(
+        key="authorization",
+        doc="The Authorization header of the scrapes (type Bearer).",
+        children=(credentials,),
+    )
