@@ -35,10 +35,20 @@ def manifests(*flags: str) -> list[dict[str, Any]]:
     return _documents(run([sys.executable, "-m", "kubesched", "manifests", *flags]))
 
 
-def helm_template(helm: Path, namespace: str, *sets: str) -> list[dict[str, Any]]:
+def helm_template(
+    helm: Path, namespace: str, *sets: str, release: str = "kubesched"
+) -> list[dict[str, Any]]:
     """The objects of `helm template` of the chart in `namespace`."""
-    argv = [str(helm), "template", "kubesched", str(CHART), f"--namespace={namespace}", *sets]
+    argv = [str(helm), "template", release, str(CHART), f"--namespace={namespace}", *sets]
     return _documents(run(argv))
+
+
+def helm_refusal(helm: Path, *sets: str) -> str:
+    """stderr of `helm template` of the chart with `sets`, which must fail."""
+    argv = [str(helm), "template", "kubesched", str(CHART), *sets]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode != 0, f"{' '.join(argv)} rendered:\n{result.stdout[:2000]}"
+    return result.stderr
 
 
 def comparable(

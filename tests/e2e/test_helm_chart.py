@@ -1,17 +1,23 @@
 """The Helm chart `charts/kubesched` with helm built from the Go module proxy: it lints,
-`helm template` renders the objects `kubesched manifests` prints for the same settings, and
-`helm install` onto the real control plane gives kubesched's ServiceAccount exactly the
-access it needs."""
+`helm template` renders the objects `kubesched manifests` prints for the same settings, its
+values.schema.json refuses bad values and accepts the defaults, the operator knobs reach the
+objects, `helm install` onto the real control plane gives kubesched's ServiceAccount exactly
+the access it needs, and the ServiceMonitor's token Secret holds a token that may scrape a
+real kubesched's /metrics."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from chart_compare import CHART, comparable, helm_template, manifests, run
+from chart_compare import CHART, comparable, helm_refusal, helm_template, instances, manifests, run
+from harness import ApiClient, wait_for
 
 from kubesched.localcluster import LocalCluster, ensure_helm
+from kubesched.manifests.options import APP_VERSION
 
 NAMESPACE = "kubesched-system"
 TOLERATIONS = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
@@ -145,3 +151,171 @@ def test_helm_install_grants_what_kubesched_needs(
 def _can(cluster: LocalCluster, account: str, *request: str) -> str:
     result = cluster.kubectl("auth", "can-i", *request, f"--as={account}", check=False)
     return f"{' '.join(request)}: {result.stdout.strip()}"
+
+
+SCHEMA_ERROR = "values don't meet the specifications of the schema"
+# (--set, what helm says about it)
+REFUSED = [
+    pytest.param("replicas=two", "at '/replicas': got string, want integer", id="replicas-two"),
+    pytest.param(
+        "loggingFormat=yaml", "at '/loggingFormat': value must be one of 'text', 'json'", id="yaml"
+    ),
+    pytest.param(
+        "leaderElection.leaseDuration=-5s",
+        "at '/leaderElection/leaseDuration': '-5s' does not match pattern",
+        id="negative-lease",
+    ),
+    pytest.param(
+        "leaderElection.retryPeriod=2", "at '/leaderElection/retryPeriod': got number", id="no-unit"
+    ),
+    pytest.param(
+        "image.tagg=x", "at '/image': additional properties 'tagg' not allowed", id="tagg"
+    ),
+    pytest.param(
+        "securityContext.runAsUsr=1",
+        "at '/securityContext': additional properties 'runAsUsr' not allowed",
+        id="security-typo",
+    ),
+    pytest.param(
+        "config.paralellism=3",
+        "at '/config': additional properties 'paralellism' not allowed",
+        id="config-typo",
+    ),
+    pytest.param("replicas=0", "at '/replicas': minimum: got 0, want 1", id="no-replicas"),
+    pytest.param(
+        "serviceMonitor.interval=30s5", "at '/serviceMonitor/interval'", id="bad-interval"
+    ),
+]
+
+
+@pytest.mark.parametrize(("value", "message"), REFUSED)
+def test_the_schema_refuses_bad_values(helm: Path, value: str, message: str) -> None:
+    error = helm_refusal(helm, f"--set={value}")
+
+    assert SCHEMA_ERROR in error
+    assert message in error
+
+
+def test_the_schema_accepts_the_defaults_and_good_values(helm: Path, tmp_path: Path) -> None:
+    values = f"--values={CHART / 'values.yaml'}"
+    run([str(helm), "lint", "--strict", str(CHART), values])
+    good = [
+        "--set=leaderElection.leaseDuration=1m30s,leaderElection.renewDeadline=0.5m",
+        "--set=replicas=3,verbosity=4,loggingFormat=json,config.parallelism=8",
+        "--set=serviceMonitor.enabled=true,serviceMonitor.scrapeTimeout=10s",
+        "--set=rbac.preemption=false,image.digest=sha256:" + "0" * 64,
+    ]
+    assert helm_template(helm, NAMESPACE, values)
+    assert helm_template(helm, NAMESPACE, *good)
+
+
+def test_the_release_is_the_instance_label(helm: Path) -> None:
+    objects = helm_template(helm, NAMESPACE, "--set=serviceMonitor.enabled=true", release="team-a")
+
+    assert instances(objects) == {"team-a"}
+    for obj in objects:
+        labels = obj["metadata"]["labels"]
+        assert labels["app.kubernetes.io/name"] == "kubesched"
+        assert labels["app.kubernetes.io/managed-by"] == "Helm"
+        assert labels["app.kubernetes.io/version"] == APP_VERSION  # the chart's appVersion
+        assert labels["helm.sh/chart"] == f"kubesched-{APP_VERSION}"
+
+
+def _kind(objects: list[dict[str, Any]], kind: str, name: str = "kubesched") -> dict[str, Any]:
+    return next(o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name)
+
+
+KNOBS = [
+    "--set=podAnnotations.team=ml,podLabels.team=ml,podLabels.app\\.kubernetes\\.io/name=x",
+    "--set=serviceAccount.annotations.iam\\.example\\.com/role=reader",
+    "--set=securityContext.runAsUser=10001,podSecurityContext.fsGroup=10001",
+    "--set=image.repository=registry.example.com/kubesched,image.digest=sha256:" + "a" * 64,
+    '--set-json=extraEnv=[{"name": "PYTHONPATH", "value": "/plugins"}]',
+    '--set-json=extraVolumes=[{"name": "plugins", "configMap": {"name": "team-plugins"}}]',
+    '--set-json=extraVolumeMounts=[{"name": "plugins", "mountPath": "/plugins"}]',
+]
+
+
+def test_the_operator_knobs_reach_the_objects(helm: Path) -> None:
+    objects = helm_template(helm, NAMESPACE, *KNOBS)
+    template = _kind(objects, "Deployment")["spec"]["template"]
+    pod, container = template["spec"], template["spec"]["containers"][0]
+
+    assert template["metadata"]["annotations"]["team"] == "ml"
+    assert len(template["metadata"]["annotations"]["kubesched.io/config-hash"]) == 16
+    assert template["metadata"]["labels"]["team"] == "ml"
+    assert template["metadata"]["labels"]["app.kubernetes.io/name"] == "kubesched"  # kept
+    assert _kind(objects, "ServiceAccount")["metadata"]["annotations"] == {
+        "iam.example.com/role": "reader"
+    }
+    assert container["image"] == "registry.example.com/kubesched@sha256:" + "a" * 64
+    assert container["env"][-1] == {"name": "PYTHONPATH", "value": "/plugins"}
+    assert container["env"][0]["name"] == "POD_NAMESPACE"
+    assert {"name": "plugins", "mountPath": "/plugins"} in container["volumeMounts"]
+    assert {"name": "plugins", "configMap": {"name": "team-plugins"}} in pod["volumes"]
+    assert len(pod["volumes"]) == 3
+    # A key set replaces the default's; the other secure defaults stay.
+    assert container["securityContext"]["runAsUser"] == 10001
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert pod["securityContext"]["fsGroup"] == 10001
+    assert pod["securityContext"]["runAsNonRoot"] is True
+
+
+def test_the_service_monitor_labels_timings_and_own_secret(helm: Path) -> None:
+    sets = [
+        "--set=serviceMonitor.enabled=true,serviceMonitor.labels.release=kube-prometheus-stack",
+        "--set=serviceMonitor.interval=15s,serviceMonitor.scrapeTimeout=10s",
+        "--set=serviceMonitor.authorization.credentials.name=my-token",
+    ]
+    objects = helm_template(helm, NAMESPACE, *sets)
+    monitor = _kind(objects, "ServiceMonitor")
+    endpoint = monitor["spec"]["endpoints"][0]
+
+    assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert (endpoint["interval"], endpoint["scrapeTimeout"]) == ("15s", "10s")
+    assert endpoint["authorization"] == {
+        "type": "Bearer",
+        "credentials": {"name": "my-token", "key": "token"},
+    }
+    assert "bearerTokenFile" not in endpoint
+    assert not [o for o in objects if "metrics-reader" in o["metadata"]["name"]]
+
+
+def test_the_service_monitor_token_scrapes_kubesched(
+    helm: Path,
+    workload_cluster: LocalCluster,
+    api: ApiClient,
+    namespace: str,
+    kubesched: Any,
+) -> None:
+    """The reader objects the chart renders, applied to the real control plane: the token
+    controller (kube-controller-manager) fills the Secret, and its token may GET /metrics
+    from a running kubesched (delegated authn/authz) but nothing else."""
+    objects = helm_template(helm, namespace, "--set=serviceMonitor.enabled=true")
+    reader = [o for o in objects if "metrics-reader" in o["metadata"]["name"]]
+    assert sorted(o["kind"] for o in reader) == [
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Secret",
+        "ServiceAccount",
+    ]
+    secret = _kind(objects, "Secret", "kubesched-metrics-reader-token")
+    try:
+        for obj in reader:
+            api.create(obj)
+        filled = wait_for(
+            lambda: api.get("Secret", secret["metadata"]["name"], namespace=namespace),
+            until=lambda found: found.get("data", {}).get("token"),
+            timeout=30,
+        )
+        token = base64.b64decode(filled["data"]["token"]).decode()
+        proc = kubesched("--scheduler-name=helm-metrics", "--leader-elect=false")
+        status, body = proc.get("/metrics", token=token)
+        assert status == 200, body
+        assert "# TYPE scheduler_pending_pods gauge" in body
+        assert proc.get("/configz", token=token)[0] == 403
+    finally:
+        for obj in reader:
+            if obj["kind"].startswith("Cluster"):
+                api.delete(obj["kind"], obj["metadata"]["name"])
