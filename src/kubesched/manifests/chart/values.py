@@ -41,7 +41,7 @@ def value_tree(
         ),
         *_scheduling(config),
         _leader_election(config, options),
-        *_logging(config),
+        *_config_and_logging(config),
         Leaf(
             key="extraArgs",
             default=[],
@@ -216,7 +216,7 @@ def _leader_election(config: KubeSchedulerConfiguration, options: ManifestOption
     )
 
 
-def _logging(config: KubeSchedulerConfiguration) -> tuple[Leaf, ...]:
+def _config_and_logging(config: KubeSchedulerConfiguration) -> tuple[Leaf, ...]:
     return (
         Leaf(
             key="config",
