@@ -12,7 +12,6 @@ the config fills them (first profile's name; the pod's namespace or kube-system)
 
 from __future__ import annotations
 
-import json
 from typing import Any, TypeVar
 
 from kubesched.apis.config import (
@@ -26,6 +25,7 @@ from kubesched.apis.config import (
     PluginSet,
     Profile,
 )
+from kubesched.apis.gotext import go_quote
 from kubesched.config.decode import Decoder, child, index
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
@@ -212,7 +212,7 @@ def _plugin_config(decoder: Decoder, value: object, *, path: str) -> dict[str, d
         if name in first_seen:  # kube-scheduler's field.Duplicate, at the same path
             decoder.error(
                 item_path,
-                f"Duplicate value: {json.dumps(name, ensure_ascii=False)} (also "
+                f"Duplicate value: {go_quote(name)} (also "
                 f"{first_seen[name]}); keep one entry per plugin",
             )
         else:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kubesched.apis.gotext import go_quote
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, cancelled_by_plugin, raised
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -147,12 +147,12 @@ class BindingCycle:
             elif status.code is Code.SKIP:
                 skipped.add(pl.name)
             elif status.code is Code.ERROR:
-                message = f"running PreBindPreFlight {_go_quote(pl.name)}: {status.message}"
+                message = f"running PreBindPreFlight {go_quote(pl.name)}: {status.message}"
                 return Status(Code.ERROR, message, plugin=pl.name, error=status.error)
             else:
                 return Status(
                     Code.ERROR,
-                    f"PreBindPreFlight {pl.name} returned {_go_quote(str(status.code))}, which"
+                    f"PreBindPreFlight {pl.name} returned {go_quote(str(status.code))}, which"
                     " is unsupported. It is supposed to return Success, Skip, or Error status",
                     plugin=pl.name,
                 )
@@ -219,8 +219,3 @@ class BindingCycle:
                 self.metered(state, pl.name, "PostBind", pl.post_bind)(state, pod, node_name)
             except PLUGIN_ERRORS as exc:
                 raised(pl.name, "PostBind", exc)
-
-
-def _go_quote(text: str) -> str:
-    """Go's `%q` of a short text."""
-    return json.dumps(text, ensure_ascii=False)

@@ -9,13 +9,13 @@ Expansion follows upstream `expandMultiPointPlugins`, per extension point:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
 from kubesched.apis.errors import KubeschedError
+from kubesched.apis.gotext import go_quote
 from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import Plugin
@@ -132,7 +132,7 @@ class _Builder:
             for ref in plugin_set.enabled:
                 if ref.name not in self.registry:
                     raise self.error(
-                        f"{self._upstream_type(point)} {_go_quote(ref.name)}"
+                        f"{self._upstream_type(point)} {go_quote(ref.name)}"
                         f" does not exist (enabled at {point}); available plugins: {available}"
                     )
         for name in self.profile.plugin_config:
@@ -144,8 +144,8 @@ class _Builder:
 
     def _registered_twice(self, name: str, point: str) -> str:
         """kube-scheduler's text for a plugin enabled twice at one extension point."""
-        kind = _go_quote(self._upstream_type(point))
-        return f"plugin {_go_quote(name)} already registered as {kind}"
+        kind = go_quote(self._upstream_type(point))
+        return f"plugin {go_quote(name)} already registered as {kind}"
 
     def _upstream_type(self, point: str) -> str:
         """kube-scheduler's name for `point` in its "does not exist" error (`PreFilterPlugin`);
@@ -179,7 +179,7 @@ class _Builder:
         for ref in plugin_set.enabled:
             if not isinstance(instances[ref.name], protocol):
                 raise self.error(
-                    f"plugin {_go_quote(ref.name)} does not extend"
+                    f"plugin {go_quote(ref.name)} does not extend"
                     f" {self._upstream_type(point)} plugin"
                 )
             if ref.name in enabled:
@@ -250,8 +250,3 @@ def check_common_queue_sort(frameworks: Sequence[Framework]) -> None:
                 f"queueSort must be the same for all profiles: profile {first.profile_name!r}"
                 f" uses {theirs}, profile {fw.profile_name!r} uses {mine}"
             )
-
-
-def _go_quote(text: str) -> str:
-    """Go's `%q` of a plugin name (a double-quoted string)."""
-    return json.dumps(text, ensure_ascii=False)

@@ -114,7 +114,8 @@ class Framework(BindingCycle, WhatIfFiltering):
         self._filters_unsigned = frozenset(self._filter_plugins_by_name) - memo.can_sign(
             plugins.filter
         )
-        self._signing_scores = [pl for pl in plugins.score if pl.name in memo.can_sign([pl])]
+        signers = memo.can_sign(plugins.score)
+        self._signing_scores = [pl for pl in plugins.score if pl.name in signers]
 
     @property
     def has_filter_plugins(self) -> bool:

@@ -31,10 +31,12 @@ class _Observed(Protocol):
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _status_of(result: object) -> str:
-    """The status label of an extension point's result (None: success)."""
+def status_label(result: object) -> str:
+    """The status label of a runner's or a plugin call's result: the Status itself, the one in
+    a tuple (PostFilter's `(result, status)`, Permit's `(status, timeout)`), a result's
+    `status` (ScoreResult); None or no Status is Success."""
     if isinstance(result, tuple):
-        result = result[-1]
+        result = next((item for item in result if isinstance(item, Status)), None)
     status = getattr(result, "status", result)
     if isinstance(status, Status):
         return str(status.code)
@@ -49,7 +51,7 @@ def timed(point: str) -> Callable[[F], F]:
         def wrapper(self: _Observed, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             result = run(self, *args, **kwargs)
-            self.observe(point, _status_of(result), time.perf_counter() - started)
+            self.observe(point, status_label(result), time.perf_counter() - started)
             return result
 
         return wrapper  # type: ignore[return-value]
@@ -65,7 +67,7 @@ def timed_async(point: str) -> Callable[[F], F]:
         async def wrapper(self: _Observed, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             result = await run(self, *args, **kwargs)
-            self.observe(point, _status_of(result), time.perf_counter() - started)
+            self.observe(point, status_label(result), time.perf_counter() - started)
             return result
 
         return wrapper  # type: ignore[return-value]

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kubesched.framework.status import Status
+from kubesched.runtime.instrument import status_label
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10
 """Upstream `pluginMetricsSamplePercent`: the share of cycles whose plugin calls are timed."""
@@ -90,15 +90,6 @@ class PluginMetrics:
         for flush in self._flushers:
             flush()
         return self.durations, self.evaluations
-
-
-def status_label(result: object) -> str:
-    """The status label of a plugin call's result (None: Success)."""
-    if isinstance(result, tuple):
-        result = result[0] if result and isinstance(result[0], Status) else result[-1]
-    if isinstance(result, Status):
-        return str(result.code)
-    return "Success"
 
 
 F = TypeVar("F", bound=Callable[..., Any])

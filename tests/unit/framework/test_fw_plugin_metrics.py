@@ -12,7 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.runtime import Framework, schedule_pod
 from kubesched.runtime.framework import PluginLists
-from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics, status_label
+from kubesched.runtime.instrument import status_label
+from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics
 from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
 from kubesched.testing import FakeHandle, make_node, make_pod
 
