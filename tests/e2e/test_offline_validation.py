@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from kubesched.apis.config import EXTENSION_POINTS
 from kubesched.localcluster import LocalClusterError, ensure_binaries
 
 PROFILE = "my-scheduler"
@@ -35,21 +36,6 @@ NO_API_SERVER = "http://127.0.0.1:1"
 _COMMAND_FAILED = re.compile(r'"command failed" err="((?:[^"\\]|\\.)*)"')
 _PROFILE_WRAPPER = re.compile(
     r"^initializing profiles: creating profile for scheduler name (?P<name>[^:]+): "
-)
-POINTS = (
-    "queueSort",
-    "preEnqueue",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-    "multiPoint",
 )
 
 
@@ -96,7 +82,10 @@ def spread(constraints: str, *, defaulting: str = "List") -> str:
 
 ZONE = "topologyKey: topology.kubernetes.io/zone"
 CASES = {
-    **{f"unknown-plugin-at-{point}": enabling(point, "NodeResorcesFit") for point in POINTS},
+    **{
+        f"unknown-plugin-at-{point}": enabling(point, "NodeResorcesFit")
+        for point in EXTENSION_POINTS
+    },
     "plugin-config-twice": f"""
         profiles:
         - schedulerName: {PROFILE}
