@@ -15,7 +15,17 @@ API client.
 from kubesched.apis.resources import PODS, ResourceSpec
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.diagnosis import Diagnosis, NodeToStatus, fit_error_message
-from kubesched.framework.events import WILDCARD_EVENT, ActionType, ClusterEvent, EventResource
+from kubesched.framework.events import (
+    FORCE_ACTIVATE_EVENT,
+    UNSCHEDULABLE_TIMEOUT_EVENT,
+    WILDCARD_EVENT,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    QueueingHintFn,
+)
 from kubesched.framework.handle import Handle, RecordedPreemption
 from kubesched.framework.imagestates import ImageStateSummary
 from kubesched.framework.interfaces import (
@@ -71,14 +81,17 @@ from kubesched.framework.waiting import WaitingPod, WaitingPods
 
 __all__ = [
     "FILTER_RUNNER_KEY",
+    "FORCE_ACTIVATE_EVENT",
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
     "PODS",
     "SUCCESS",
+    "UNSCHEDULABLE_TIMEOUT_EVENT",
     "WILDCARD_EVENT",
     "ActionType",
     "BindPlugin",
     "ClusterEvent",
+    "ClusterEventWithHint",
     "Code",
     "CycleState",
     "Diagnosis",
@@ -110,6 +123,8 @@ __all__ = [
     "PreScorePlugin",
     "QueueSortPlugin",
     "QueuedPodInfo",
+    "QueueingHint",
+    "QueueingHintFn",
     "RecordedPreemption",
     "Registry",
     "ReservePlugin",

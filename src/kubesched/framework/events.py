@@ -1,25 +1,33 @@
 """Cluster events: which changes may make a pod rejected by a plugin schedulable again.
 
-Plugins list the events that can undo their rejections (`events_to_register()`); the queue
-moves a pod out of the unschedulable pool only on an event that one of the plugins which
-rejected it registered. Actions are bit flags, as upstream's `ActionType`, so one
+Plugins list the events that can undo their rejections (`events_to_register()`), each with
+an optional queueing hint; the queue moves a pod out of the unschedulable pool only on an
+event that one of the plugins which rejected it registered and whose hint says QUEUE. Actions are bit flags, as upstream's `ActionType`, so one
 registration covers several actions and matching is a bitwise AND.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import IntFlag, StrEnum
+from enum import IntEnum, IntFlag, StrEnum
+from typing import Any
+
+from kubesched.model import Pod
 
 
 class EventResource(StrEnum):
     """The API resource an event is about (upstream `EventResource`)."""
 
     POD = "Pod"
-    """Any pod: assigned pods (add/update/delete) and the unscheduled pod itself."""
+    """Registered only: matches ASSIGNED_POD, UNSCHEDULED_POD and TARGET_POD events."""
+    ASSIGNED_POD = "AssignedPod"
+    """A bound pod was added, updated or deleted."""
     UNSCHEDULED_POD = "UnscheduledPod"
-    """A pending pod of one of our profiles was added (a new gang member may complete its
-    group); sent only when a plugin registered it."""
+    """A pending pod other than the one a hint is asked about (e.g. a new gang member that
+    may complete its group); sent only when a plugin registered it."""
+    TARGET_POD = "TargetPod"
+    """The pending pod itself was updated (the hint's `pod`; `new` is its new version)."""
     NODE = "Node"
     PERSISTENT_VOLUME = "PersistentVolume"
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
@@ -28,12 +36,20 @@ class EventResource(StrEnum):
     CSI_DRIVER = "storage.k8s.io/CSIDriver"
     CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
     VOLUME_ATTACHMENT = "storage.k8s.io/VolumeAttachment"
+    RESOURCE_CLAIM = "resource.k8s.io/ResourceClaim"
+    RESOURCE_SLICE = "resource.k8s.io/ResourceSlice"
+    DEVICE_CLASS = "resource.k8s.io/DeviceClass"
     WILDCARD = "*"
-    """Matches every resource; an incoming wildcard event moves every pod."""
+    """Registered: matches every resource. Incoming with ActionType.ALL (the queue's
+    UnschedulableTimeout and ForceActivate): requeues every pod it is sent for."""
 
 
 class ActionType(IntFlag):
-    """What changed; the UpdateNode*/UpdatePod* flags narrow an update to one part."""
+    """What changed; the UpdateNode*/UpdatePod* flags narrow an update to one part.
+
+    The bits are in upstream's order: a registered action matches an incoming one only
+    when the incoming one is the same or more specific (numerically not larger).
+    """
 
     NONE = 0
     ADD = 1 << 0
@@ -41,32 +57,27 @@ class ActionType(IntFlag):
     UPDATE_NODE_ALLOCATABLE = 1 << 2
     UPDATE_NODE_LABEL = 1 << 3
     UPDATE_NODE_TAINT = 1 << 4
-    """Taints or `spec.unschedulable` changed."""
+    """Taints changed, or `spec.unschedulable` was cleared."""
     UPDATE_NODE_CONDITION = 1 << 5
     UPDATE_NODE_ANNOTATION = 1 << 6
-    UPDATE_POD_LABEL = 1 << 7
-    UPDATE_POD_SCALE_DOWN = 1 << 8
-    """A resource request of a pod got smaller."""
-    UPDATE_POD_TOLERATION = 1 << 9
-    """Tolerations were added to a pod (the API allows adding only)."""
-    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 10
-    """The last scheduling gate of a pod was removed."""
-    UPDATE_NODE_DECLARED_FEATURE = 1 << 11
+    UPDATE_NODE_DECLARED_FEATURE = 1 << 7
     """A node's `status.declaredFeatures` changed."""
-    UPDATE = (
-        UPDATE_NODE_ALLOCATABLE
-        | UPDATE_NODE_LABEL
-        | UPDATE_NODE_TAINT
-        | UPDATE_NODE_CONDITION
-        | UPDATE_NODE_ANNOTATION
-        | UPDATE_POD_LABEL
-        | UPDATE_POD_SCALE_DOWN
-        | UPDATE_POD_TOLERATION
-        | UPDATE_POD_SCHEDULING_GATES_ELIMINATED
-        | UPDATE_NODE_DECLARED_FEATURE
-    )
+    UPDATE_NODE_PREEMPTION_POLICY = 1 << 8
+    """A node's `spec.podPreemptionPolicy` changed."""
+    UPDATE_POD_LABEL = 1 << 9
+    UPDATE_POD_SCALE_DOWN = 1 << 10
+    """A resource request of a pod got smaller (or went away)."""
+    UPDATE_POD_SCALE_UP = 1 << 11
+    """A resource request of a pod got larger (or appeared)."""
+    UPDATE_POD_TOLERATION = 1 << 12
+    """Tolerations were added to a pod (the API allows adding only)."""
+    UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1 << 13
+    """The last scheduling gate of a pod was removed."""
+    UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1 << 14
+    """The ResourceClaims generated for a pod (`status.resourceClaimStatuses`) changed."""
+    ALL = (1 << 15) - 1
+    UPDATE = ALL & ~(ADD | DELETE)
     """Any update, when the kind is unknown or does not matter."""
-    ALL = ADD | DELETE | UPDATE
 
 
 _ACTION_LABELS = {
@@ -78,13 +89,21 @@ _ACTION_LABELS = {
     ActionType.UPDATE_NODE_CONDITION: "UpdateNodeCondition",
     ActionType.UPDATE_NODE_ANNOTATION: "UpdateNodeAnnotation",
     ActionType.UPDATE_POD_LABEL: "UpdatePodLabel",
+    ActionType.UPDATE_NODE_PREEMPTION_POLICY: "UpdateNodePreemptionPolicy",
     ActionType.UPDATE_POD_SCALE_DOWN: "UpdatePodScaleDown",
+    ActionType.UPDATE_POD_SCALE_UP: "UpdatePodScaleUp",
     ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
     ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
+    ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
     ActionType.UPDATE: "Update",
     ActionType.ALL: "All",
 }
+
+
+_POD_KINDS = frozenset(
+    {EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD, EventResource.TARGET_POD}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,14 +124,63 @@ class ClusterEvent:
         action = _ACTION_LABELS.get(self.action, str(int(self.action)))
         return f"{self.resource}{action}"
 
+    @property
+    def is_wildcard(self) -> bool:
+        """Upstream `ClusterEventIsWildCard`: every resource, every action."""
+        return self.resource == EventResource.WILDCARD and self.action == ActionType.ALL
+
     def matches(self, incoming: ClusterEvent) -> bool:
-        """Whether this registered event covers an incoming one (upstream `Match`)."""
-        if incoming.resource == EventResource.WILDCARD:
+        """Whether this registered event covers an incoming one (upstream
+        `MatchClusterEvents`): the same resource (POD covers the three pod kinds) and an
+        incoming action that is the same or more specific. An incoming wildcard is matched
+        only by a registered wildcard (the queue requeues on it without asking hints)."""
+        if self.is_wildcard:
             return True
-        if self.resource not in (EventResource.WILDCARD, incoming.resource):
+        resource = incoming.resource
+        if self.resource not in (EventResource.WILDCARD, resource) and not (
+            self.resource == EventResource.POD and resource in _POD_KINDS
+        ):
             return False
-        return bool(self.action & incoming.action)
+        return bool(self.action & incoming.action) and incoming.action <= self.action
 
 
 WILDCARD_EVENT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL)
 """Registered for plugins that do not say which events they care about: every event."""
+UNSCHEDULABLE_TIMEOUT_EVENT = ClusterEvent(
+    EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout"
+)
+"""A pod sat in the unschedulable pool longer than podMaxInUnschedulablePodsDuration."""
+FORCE_ACTIVATE_EVENT = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "ForceActivate")
+"""A plugin activated a pod (`new` is that pod: the event is for it alone)."""
+
+
+class QueueingHint(IntEnum):
+    """A hint's answer (upstream `QueueingHint`): may the event make the pod schedulable?"""
+
+    QUEUE_SKIP = 0
+    """No: the pod stays in the unschedulable pool."""
+    QUEUE = 1
+    """Maybe: requeue the pod (after its backoff; at once if the plugin said Pending)."""
+
+
+QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]
+"""`hint(pod, old, new)`: `pod` is the rejected pending pod; `old`/`new` are the objects of
+the event (None for an add's `old` and a delete's `new`): `Node`, `Pod`,
+`PersistentVolumeClaim`, ... as the informers hold them, `ApiObject` for a declared
+resource. An exception counts as QUEUE (logged; the pod must not get stuck)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEventWithHint:
+    """A registered event plus the plugin's hint for it (upstream `ClusterEventWithHint`).
+    Without a hint (None) every matching event queues the pods the plugin rejected."""
+
+    event: ClusterEvent
+    hint: QueueingHintFn | None = None
+
+
+def with_hint(registration: ClusterEvent | ClusterEventWithHint) -> ClusterEventWithHint:
+    """A plugin's registration in one shape (a bare event has no hint)."""
+    if isinstance(registration, ClusterEventWithHint):
+        return registration
+    return ClusterEventWithHint(registration)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from kubesched.framework.cycle_state import CycleState, StateKey
-from kubesched.framework.events import ClusterEvent
+from kubesched.framework.events import ClusterEvent, ClusterEventWithHint
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.status import Status
 from kubesched.model import Pod
@@ -270,12 +270,15 @@ class PostBindPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class EnqueueExtensions(Protocol):
-    """Optional: the cluster events that may make a pod this plugin rejected schedulable.
+    """Optional: the cluster events that may make a pod this plugin rejected schedulable,
+    each bare or with a queueing hint (`ClusterEventWithHint`) that looks at the event's
+    objects and says QUEUE or QUEUE_SKIP for one rejected pod.
 
-    Without it the framework registers every event for the plugin (correct, but slower).
+    Without it the framework registers every event for the plugin (correct, but slower);
+    an event without a hint queues every pod the plugin rejected.
     """
 
-    def events_to_register(self) -> Sequence[ClusterEvent]: ...
+    def events_to_register(self) -> Sequence[ClusterEvent | ClusterEventWithHint]: ...
 
 
 PluginFactory: TypeAlias = Callable[..., Plugin]
