@@ -2,8 +2,9 @@
 
 Plugins list the events that can undo their rejections (`events_to_register()`), each with
 an optional queueing hint; the queue moves a pod out of the unschedulable pool only on an
-event that one of the plugins which rejected it registered and whose hint says QUEUE. Actions are bit flags, as upstream's `ActionType`, so one
-registration covers several actions and matching is a bitwise AND.
+event that one of the plugins which rejected it registered and whose hint says QUEUE.
+Actions are bit flags, as upstream's `ActionType`, so one registration covers several
+actions and matching is a bitwise AND.
 """
 
 from __future__ import annotations

@@ -10,9 +10,11 @@
                       └ backing ───┴──────────── unschedulable pool
                         off         cluster event (worth requeuing) or 5 min leftover
 
-Semantics follow kube-scheduler's PriorityQueue without queueing hints: a pod that failed
-while a move request (a cluster event) arrived during its cycle goes to backoffQ instead
-of the unschedulable pool (`move_request_cycle`). Single asyncio event loop; no locking.
+Semantics follow kube-scheduler's PriorityQueue with queueing hints: a cluster event moves
+a rejected pod only when a hint of a plugin that rejected it says QUEUE (`RequeueFunc`, the
+profiles' `runtime.queueing`), after its backoff or, for a plugin that said Pending, at once;
+events that arrive while a pod is in flight are kept (`inflight`) and asked about when it
+comes back rejected. Single asyncio event loop; no locking.
 """
 
 from __future__ import annotations
@@ -20,28 +22,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from kubesched.framework.events import FORCE_ACTIVATE_EVENT, UNSCHEDULABLE_TIMEOUT_EVENT
 from kubesched.model import Pod
+from kubesched.queue.inflight import InFlightEvents
 from kubesched.queue.nominator import Nominator
 from kubesched.queue.pools import QueuePools
 from kubesched.queue.types import (
-    ASSIGNED_POD_ADD_EVENT,
-    ASSIGNED_POD_DELETE_EVENT,
-    ASSIGNED_POD_UPDATE_EVENT,
     BACKOFF_COMPLETE,
     FORCE_ACTIVATE,
     SCHEDULE_ATTEMPT_FAILURE,
-    UNSCHEDULABLE_TIMEOUT,
     UNSCHEDULED_POD_ADD,
     UNSCHEDULED_POD_UPDATE,
     IncomingHook,
+    InterestFunc,
     LessFunc,
     PodCheck,
     PreEnqueueFunc,
     QueuedPodInfo,
-    WorthRequeuingFunc,
-    always_worth_requeuing,
+    QueueingStrategy,
+    RequeueFunc,
+    always_after_backoff,
+    always_interested,
     event_label,
     spec_changed,
 )
@@ -58,7 +62,8 @@ class SchedulingQueue:
         *,
         less: LessFunc,
         pre_enqueue: PreEnqueueFunc | None = None,
-        is_worth_requeuing: WorthRequeuingFunc = always_worth_requeuing,
+        requeue_strategy: RequeueFunc = always_after_backoff,
+        interested: InterestFunc = always_interested,
         clock: Callable[[], float] = time.monotonic,
         pod_initial_backoff_seconds: float = 1.0,
         pod_max_backoff_seconds: float = 10.0,
@@ -67,7 +72,8 @@ class SchedulingQueue:
         nominator: Nominator | None = None,
     ) -> None:
         self._clock = clock
-        self._worth = is_worth_requeuing
+        self._strategy = requeue_strategy
+        self._interested = interested
         self._max_unschedulable = pod_max_in_unschedulable_pods_seconds
         self._pools = QueuePools(
             less=less,
@@ -78,8 +84,8 @@ class SchedulingQueue:
             on_incoming=on_incoming,
         )
         self._active = self._pools.active
-        self._move_request_cycle = -1
-        self._moved_in_flight: set[str] = set()
+        self.inflight = InFlightEvents()
+        """Pods in flight and the events since the oldest (`scheduler_inflight_events`)."""
         self._deleted_in_flight: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self.nominator = nominator if nominator is not None else Nominator()
@@ -97,28 +103,38 @@ class SchedulingQueue:
         self._pools.to_active(qpi, event=UNSCHEDULED_POD_ADD)
         self.nominator.add(pod)
 
-    def update(self, old: Pod, new: Pod) -> None:
-        """A pending pod changed; a meaningful change frees it from the unschedulable pool."""
+    def update(self, old: Pod, new: Pod, events: Sequence[object] = ()) -> None:
+        """A pending pod changed; `events` say how (upstream `PodSchedulingPropertiesChange`
+        for the pod itself, TargetPod events). A rejected pod leaves the unschedulable pool
+        when a hint says one of them may help; without `events`, a spec change moves it."""
         uid, pools = new.uid, self._pools
         self.nominator.update(old, new)
         if (qpi := self._active.in_flight.get(uid)) is not None:
-            if spec_changed(old, new):
-                self._moved_in_flight.add(uid)
+            self.inflight.record_for(uid, list(events) or [UNSCHEDULED_POD_UPDATE], old, new)
             qpi.pod = new
         elif (qpi := self._active.get(uid)) is not None:
             qpi.pod = new
             self._active.add(qpi)
         elif (qpi := pools.backoff.get(uid)) is not None:
             qpi.pod = new
-        elif (qpi := pools.gated.get(uid)) is not None:
+        elif (qpi := pools.gated.get(uid) or pools.unschedulable.get(uid)) is not None:
             qpi.pod = new
-            pools.to_active(qpi, event=UNSCHEDULED_POD_UPDATE)
-        elif (qpi := pools.unschedulable.get(uid)) is not None:
-            qpi.pod = new
-            if spec_changed(old, new):
-                pools.requeue(qpi, event=UNSCHEDULED_POD_UPDATE)
+            self._pod_updated(qpi, old, new, events)
         else:
             self.add(new)
+
+    def _pod_updated(
+        self, qpi: QueuedPodInfo, old: Pod, new: Pod, events: Sequence[object]
+    ) -> None:
+        if not events:
+            if qpi.gated or spec_changed(old, new):
+                self._pools.requeue(qpi, event=UNSCHEDULED_POD_UPDATE)
+            return
+        for event in events:
+            strategy = self._strategy(qpi, event, old, new)
+            if strategy is not QueueingStrategy.SKIP:
+                self._requeue(qpi, strategy, event=event_label(event))
+                return
 
     def delete(self, pod: Pod) -> None:
         """The pod is gone (or bound): drop it from every sub-queue and the nominator."""
@@ -132,7 +148,7 @@ class SchedulingQueue:
         pools = self._pools
         for pod in pods:
             if pod.uid in self._active.in_flight:
-                self._moved_in_flight.add(pod.uid)
+                self.inflight.record_for(pod.uid, [FORCE_ACTIVATE_EVENT], None, pod)
                 continue
             qpi = pools.unschedulable.get(pod.uid) or pools.backoff.get(pod.uid)
             qpi = qpi or pools.gated.get(pod.uid)
@@ -142,43 +158,30 @@ class SchedulingQueue:
     # ---- cluster events -----------------------------------------------------------------
 
     def move_all_to_active_or_backoff(
-        self, event: object, *, pre_check: PodCheck | None = None
+        self,
+        event: object,
+        old: Any = None,
+        new: Any = None,
+        *,
+        pre_check: PodCheck | None = None,
     ) -> None:
-        """A cluster event may have made waiting pods schedulable: requeue those it may help."""
+        """A cluster event (`old`/`new`: its objects) may have made waiting pods
+        schedulable: requeue those a rejecting plugin's hint says it may help."""
+        if not self._interested(event):
+            return
         candidates = [*self._pools.unschedulable.values(), *self._pools.gated.values()]
         if pre_check is not None:
             candidates = [qpi for qpi in candidates if pre_check(qpi.pod)]
-        self._move_pods(candidates, event=event)
-
-    def assigned_pod_added(
-        self, pod: Pod, *, event: object = ASSIGNED_POD_ADD_EVENT, pre_check: PodCheck | None = None
-    ) -> None:
-        """A bound pod appeared; `pre_check` can narrow to pods whose affinity it matches."""
-        del pod  # a caller's pre_check closes over the pod when it needs it
-        self.move_all_to_active_or_backoff(event, pre_check=pre_check)
-
-    def assigned_pod_updated(
-        self,
-        old: Pod,
-        new: Pod,
-        *,
-        event: object = ASSIGNED_POD_UPDATE_EVENT,
-        pre_check: PodCheck | None = None,
-    ) -> None:
-        """A bound pod changed (labels, or it scaled down)."""
-        del old, new
-        self.move_all_to_active_or_backoff(event, pre_check=pre_check)
-
-    def assigned_pod_deleted(self, pod: Pod, *, event: object = ASSIGNED_POD_DELETE_EVENT) -> None:
-        """A bound pod went away and freed room on its node."""
-        del pod
-        self.move_all_to_active_or_backoff(event)
+        self._move_pods(candidates, event, old, new)
 
     # ---- the scheduling loop ------------------------------------------------------------
 
     async def pop(self) -> QueuedPodInfo | None:
         """The next pod to try (waits for one); None once the queue is closed."""
-        return await self._active.pop()
+        qpi = await self._active.pop()
+        if qpi is not None:
+            self.inflight.popped(qpi.uid)
+        return qpi
 
     def take_members(self, member: PodCheck) -> list[QueuedPodInfo]:
         """Take the waiting pods `member` selects out of activeQ, backoffQ and the
@@ -190,6 +193,7 @@ class SchedulingQueue:
             if member(qpi.pod) and qpi.uid not in self._active.in_flight:
                 pools.remove(qpi.uid)
                 self._active.take(qpi)
+                self.inflight.popped(qpi.uid)
                 taken.append(qpi)
         return taken
 
@@ -201,7 +205,7 @@ class SchedulingQueue:
     def done(self, uid: str) -> None:
         """The attempt for `uid` is over (bound, requeued or dropped)."""
         self._active.done(uid)
-        self._moved_in_flight.discard(uid)
+        self.inflight.done(uid)
         self._deleted_in_flight.discard(uid)
 
     def add_unschedulable_if_not_present(
@@ -209,22 +213,37 @@ class SchedulingQueue:
     ) -> bool:
         """Requeue a pod whose attempt failed; calls `done`. False if it was not requeued.
 
-        No rejecting plugin (an error), a cluster event since the cycle started, or an
-        update of the pod itself during the attempt sends it to backoffQ; otherwise it
-        waits in the unschedulable pool for an event. Pods deleted meanwhile are dropped.
+        No rejecting plugin (an error) sends it to backoffQ; otherwise the events recorded
+        while it was in flight are asked about (a hint that says QUEUE sends it back to
+        backoffQ, or activeQ for a Pending plugin), else it waits in the unschedulable pool.
+        Pods deleted meanwhile are dropped.
         """
+        del pod_scheduling_cycle  # the recorded events say what happened meanwhile
         uid = qpi.uid
-        moved = uid in self._moved_in_flight or self._move_request_cycle >= pod_scheduling_cycle
-        deleted = uid in self._deleted_in_flight
-        self.done(uid)
-        if deleted or self._pools.holds(uid):
+        if uid in self._deleted_in_flight or self._pools.holds(uid):
+            self.done(uid)
             return False
         qpi.timestamp = self._clock()
-        if moved or not (qpi.unschedulable_plugins or qpi.pending_plugins):
-            self._pools.to_backoff(qpi, event=SCHEDULE_ATTEMPT_FAILURE)
-        else:
-            self._pools.to_unschedulable(qpi, event=SCHEDULE_ATTEMPT_FAILURE)
+        qpi.flush_timestamp = None
+        strategy = self._in_flight_strategy(qpi)
+        self.done(uid)
+        self._requeue(qpi, strategy, event=SCHEDULE_ATTEMPT_FAILURE)
         return True
+
+    def _in_flight_strategy(self, qpi: QueuedPodInfo) -> QueueingStrategy:
+        """Upstream `determineSchedulingHintForInFlightPod`."""
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            return QueueingStrategy.AFTER_BACKOFF
+        found = QueueingStrategy.SKIP
+        for recorded in self.inflight.since_popped(qpi.uid):
+            strategy = self._strategy(qpi, recorded.event, recorded.old, recorded.new)
+            if strategy is QueueingStrategy.IMMEDIATELY:
+                return strategy
+            if strategy is QueueingStrategy.AFTER_BACKOFF:
+                found = strategy
+                if not qpi.pending_plugins:
+                    return found
+        return found
 
     def requeue_after_error(self, qpi: QueuedPodInfo, *, pod_scheduling_cycle: int) -> bool:
         """Requeue a pod whose attempt failed with an error (not a rejection): backoffQ."""
@@ -240,11 +259,15 @@ class SchedulingQueue:
             self._pools.to_active(qpi, event=BACKOFF_COMPLETE)
 
     def flush_unschedulable_left_over(self) -> None:
-        """Requeue pods that sat in the unschedulable pool too long (every 30 seconds)."""
-        now = self._clock()
-        pool = self._pools.unschedulable.values()
-        stale = [qpi for qpi in pool if now - qpi.timestamp > self._max_unschedulable]
-        self._move_pods(stale, event=UNSCHEDULABLE_TIMEOUT, force=True)
+        """Requeue pods that sat in the unschedulable pool (or gated) too long (every 30 s)."""
+        now, stale = self._clock(), []
+        for qpi in [*self._pools.unschedulable.values(), *self._pools.gated.values()]:
+            since = max(qpi.timestamp, qpi.flush_timestamp or qpi.timestamp)
+            if now - since > self._max_unschedulable:
+                qpi.flush_timestamp = now
+                stale.append(qpi)
+        if stale:
+            self._move_pods(stale, UNSCHEDULABLE_TIMEOUT_EVENT, None, None)
 
     def start(self) -> None:
         """Start both flush loops on the running event loop; `close()` stops them."""
@@ -295,17 +318,22 @@ class SchedulingQueue:
 
     # ---- internals ----------------------------------------------------------------------
 
-    def _move_pods(self, pods: list[QueuedPodInfo], *, event: object, force: bool = False) -> None:
-        label = event_label(event)
+    def _move_pods(self, pods: list[QueuedPodInfo], event: object, old: Any, new: Any) -> None:
         for qpi in pods:
-            if force or self._is_worth(qpi, event):
-                self._pools.requeue(qpi, event=label)
-        self._move_request_cycle = self._active.scheduling_cycle
+            strategy = self._strategy(qpi, event, old, new)
+            if strategy is not QueueingStrategy.SKIP:
+                self._requeue(qpi, strategy, event=event_label(event))
+        self.inflight.record(event, old, new)
 
-    def _is_worth(self, qpi: QueuedPodInfo, event: object) -> bool:
-        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
-            return True
-        return self._worth(qpi, event)
+    def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, *, event: str) -> None:
+        """Upstream `requeueEntityWithQueueingStrategy`."""
+        if strategy is QueueingStrategy.SKIP:
+            if not qpi.gated:
+                self._pools.to_unschedulable(qpi, event=event)
+        elif strategy is QueueingStrategy.AFTER_BACKOFF:
+            self._pools.requeue(qpi, event=event)
+        else:
+            self._pools.to_active(qpi, event=event)
 
 
 async def _every(period: float, flush: Callable[[], None]) -> None:

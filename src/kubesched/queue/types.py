@@ -1,10 +1,10 @@
 """What the scheduling queue holds and the callables it is wired with.
 
-The queue depends on no framework module: the composition root passes plain callables
-(`LessFunc`, `PreEnqueueFunc`, `WorthRequeuingFunc`) built from the profile's plugins, and
-cluster events are opaque objects handed back to `WorthRequeuingFunc`. The event *labels*
-below name the queue's own moves in the `scheduler_queue_incoming_pods_total{event}` metric,
-spelled as kube-scheduler spells them.
+The queue runs no plugin: the composition root passes plain callables (`LessFunc`,
+`PreEnqueueFunc`, `RequeueFunc`, `InterestFunc`) built from the profiles' frameworks, and
+cluster events are opaque objects handed back to them. The event *labels* below name the
+queue's own moves in the `scheduler_queue_incoming_pods_total{event}` metric, spelled as
+kube-scheduler spells them.
 """
 
 from __future__ import annotations
@@ -12,19 +12,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
 
 from kubesched.model import Pod
 
 # Labels of the queue's own events (upstream `framework/events.go`).
 UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
 UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
-ASSIGNED_POD_ADD = "AssignedPodAdd"
-ASSIGNED_POD_UPDATE = "AssignedPodUpdate"
-ASSIGNED_POD_DELETE = "AssignedPodDelete"
 SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
 FORCE_ACTIVATE = "ForceActivate"
-UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 
 # Sub-queue names, as the `queue` label of kube-scheduler's queue metrics.
 ACTIVE = "active"
@@ -33,22 +31,15 @@ UNSCHEDULABLE = "unschedulable"
 GATED = "gated"
 
 
-@dataclass(frozen=True, slots=True)
-class QueueEvent:
-    """A cluster event the queue raises itself when the caller passes none.
+class QueueingStrategy(IntEnum):
+    """Where an event sends a waiting pod (upstream `queueingStrategy`), weakest first."""
 
-    Callers normally pass the framework's `ClusterEvent`; the queue only hands the object
-    to `WorthRequeuingFunc` and reads its `label` for metrics.
-    """
-
-    resource: str
-    action: str
-    label: str
-
-
-ASSIGNED_POD_ADD_EVENT = QueueEvent("AssignedPod", "Add", ASSIGNED_POD_ADD)
-ASSIGNED_POD_UPDATE_EVENT = QueueEvent("AssignedPod", "Update", ASSIGNED_POD_UPDATE)
-ASSIGNED_POD_DELETE_EVENT = QueueEvent("AssignedPod", "Delete", ASSIGNED_POD_DELETE)
+    SKIP = 0
+    """It stays where it is (the unschedulable pool, or gated)."""
+    AFTER_BACKOFF = 1
+    """backoffQ while it still backs off, else activeQ."""
+    IMMEDIATELY = 2
+    """activeQ now."""
 
 
 def event_label(event: object) -> str:
@@ -78,6 +69,8 @@ class QueuedPodInfo:
     """The PreEnqueue plugin currently holding the pod back, if any."""
     backoff_expiration: float = 0.0
     """When the current backoff ends (valid while the pod is in backoffQ)."""
+    flush_timestamp: float | None = None
+    """When the leftover flush last moved the pod (it stays gated, or comes back)."""
 
     @property
     def uid(self) -> str:
@@ -93,8 +86,11 @@ LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 """QueueSort: True when the first pod must be scheduled before the second."""
 PreEnqueueFunc = Callable[[Pod], "str | None"]
 """Runs the PreEnqueue plugins: None when the pod may be queued, else the gating plugin."""
-WorthRequeuingFunc = Callable[[QueuedPodInfo, object], bool]
-"""Whether a cluster event may make a pod rejected by `unschedulable_plugins` schedulable."""
+RequeueFunc = Callable[[QueuedPodInfo, object, Any, Any], QueueingStrategy]
+"""`(pod, event, old, new)`: where a cluster event sends a waiting pod, asked of the hints
+of the plugins that rejected it (upstream `isPodWorthRequeuing`)."""
+InterestFunc = Callable[[object], bool]
+"""Whether some plugin registered an event (else it is neither applied nor recorded)."""
 PodCheck = Callable[[Pod], bool]
 """A pre-check narrowing which unschedulable pods an event is tried on."""
 IncomingHook = Callable[[str, str], None]
@@ -117,6 +113,12 @@ def spec_changed(old: Pod, new: Pod) -> bool:
     return any(getattr(old, name) != getattr(new, name) for name in _SPEC_FIELDS)
 
 
-def always_worth_requeuing(_qpi: QueuedPodInfo, _event: object) -> bool:
-    """The default hint: every event may help every pod."""
+def always_after_backoff(
+    _qpi: QueuedPodInfo, _event: object, _old: Any, _new: Any
+) -> QueueingStrategy:
+    """The default: every event may help every pod (after its backoff)."""
+    return QueueingStrategy.AFTER_BACKOFF
+
+
+def always_interested(_event: object) -> bool:
     return True

@@ -25,6 +25,7 @@ from kubesched.framework.registry import Registry
 from kubesched.runtime.framework import Framework, PluginLists
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore
 from kubesched.runtime.plugin_metrics import PluginMetrics
+from kubesched.runtime.queueing import HintObserver
 
 # Extension point (YAML name) -> the protocol its plugins implement, in upstream's order.
 POINT_PROTOCOLS: dict[str, type] = {
@@ -71,11 +72,13 @@ def build_framework(
     default_percentage_of_nodes_to_score: int | None = None,
     observe: ExtensionPointObserver = ignore,
     plugin_metrics: PluginMetrics | None = None,
+    observe_hint: HintObserver | None = None,
 ) -> Framework:
     """The Framework of one profile (raises FrameworkError with a one-line fix-it message).
 
     `observe` is told each extension point's duration, `plugin_metrics` stores each plugin's
-    (`runtime.plugin_metrics`); neither is needed outside the scheduler."""
+    (`runtime.plugin_metrics`), `observe_hint` each queueing hint's (`runtime.queueing`);
+    none is needed outside the scheduler."""
     defaults = default_plugins(
         frozenset(registry.names()), generic_workload=profile.generic_workload
     )
@@ -98,6 +101,7 @@ def build_framework(
         handle=handle,
         observe=observe,
         plugin_metrics=plugin_metrics,
+        observe_hint=observe_hint,
     )
 
 

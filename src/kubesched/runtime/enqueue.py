@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubesched.framework import interfaces as api
-from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
+from kubesched.framework.events import WILDCARD_EVENT, ClusterEventWithHint, with_hint
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, raised
 
 if TYPE_CHECKING:
@@ -14,9 +14,13 @@ if TYPE_CHECKING:
 _REQUEUE_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 
 
-def collect_enqueue_events(plugins: PluginLists) -> dict[str, tuple[ClusterEvent, ...]]:
-    """Upstream `fillEnqueueExtensions`: only plugins that can reject a pod register events."""
-    events: dict[str, tuple[ClusterEvent, ...]] = {}
+_EVERY_EVENT = (ClusterEventWithHint(WILDCARD_EVENT),)
+
+
+def collect_enqueue_events(plugins: PluginLists) -> dict[str, tuple[ClusterEventWithHint, ...]]:
+    """Upstream `fillEnqueueExtensions`: only plugins that can reject a pod register events;
+    one that says nothing gets every event (no hint)."""
+    events: dict[str, tuple[ClusterEventWithHint, ...]] = {}
     for point in _REQUEUE_POINTS:
         for pl in getattr(plugins, point):
             if pl.name not in events:
@@ -24,11 +28,11 @@ def collect_enqueue_events(plugins: PluginLists) -> dict[str, tuple[ClusterEvent
     return events
 
 
-def _plugin_events(name: str, plugin: Any) -> tuple[ClusterEvent, ...]:
+def _plugin_events(name: str, plugin: Any) -> tuple[ClusterEventWithHint, ...]:
     if not isinstance(plugin, api.EnqueueExtensions):
-        return (WILDCARD_EVENT,)
+        return _EVERY_EVENT
     try:
-        return tuple(plugin.events_to_register())
+        return tuple(with_hint(registration) for registration in plugin.events_to_register())
     except PLUGIN_ERRORS as exc:
         raised(name, "EventsToRegister", exc)
-        return (WILDCARD_EVENT,)
+        return _EVERY_EVENT

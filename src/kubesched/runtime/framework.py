@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent
+from kubesched.framework.events import ClusterEvent
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
@@ -29,6 +29,7 @@ from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.enqueue import collect_enqueue_events
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
+from kubesched.runtime.queueing import HintObserver, QueueingHints
 from kubesched.runtime.scoring import ScoreResult, run_score
 from kubesched.runtime.whatif import WhatIfFiltering
 
@@ -80,6 +81,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         handle: Handle,
         observe: ExtensionPointObserver = ignore,
         plugin_metrics: PluginMetrics | None = None,
+        observe_hint: HintObserver | None = None,
     ) -> None:
         self.profile_name = profile_name
         self.observe = observe
@@ -108,6 +110,8 @@ class Framework(BindingCycle, WhatIfFiltering):
             ]
             plugin_metrics.add_flusher(self.flush_filter_evaluations)
         self._enqueue_events = collect_enqueue_events(plugins)
+        self.queueing_hints = QueueingHints(self._enqueue_events, observe=observe_hint)
+        """The plugins' events and hints, asked by the queue (`runtime.queueing`)."""
         # Results are reused per node by the plugins' signatures (`kubesched.runtime.memo`).
         self._memo_keys = KeyTable()
         self._filter_plugins_by_name = {pl.name: pl for pl in plugins.filter}
@@ -162,17 +166,10 @@ class Framework(BindingCycle, WhatIfFiltering):
 
     def events_to_register(self) -> dict[str, tuple[ClusterEvent, ...]]:
         """Per plugin that can reject a pod: the events that may make such a pod schedulable."""
-        return dict(self._enqueue_events)
-
-    def requeue_on(self, *, plugins: AbstractSet[str], event: object) -> bool:
-        """Whether `event` may help a pod rejected by `plugins` (no plugins: always)."""
-        if not plugins or not isinstance(event, ClusterEvent):
-            return True
-        for name in plugins:
-            registered = self._enqueue_events.get(name, (WILDCARD_EVENT,))
-            if any(reg.matches(event) for reg in registered):
-                return True
-        return False
+        return {
+            name: tuple(reg.event for reg in events)
+            for name, events in self._enqueue_events.items()
+        }
 
     # --- filtering ------------------------------------------------------------------------
 

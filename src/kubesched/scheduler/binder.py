@@ -25,9 +25,9 @@ from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
-from kubesched.queue.types import ASSIGNED_POD_DELETE_EVENT
 from kubesched.runtime import FitError
 from kubesched.runtime.framework import Framework
+from kubesched.scheduler.eventhandlers import ASSIGNED_POD_DELETE
 from kubesched.scheduler.metrics import SchedulerMetrics
 
 log = logging.getLogger(__name__)
@@ -213,7 +213,7 @@ class Binder:
             # after the pod itself went back to the queue and without it.
             uid = task.assumed.uid
             self._queue.move_all_to_active_or_backoff(
-                ASSIGNED_POD_DELETE_EVENT, pre_check=lambda pod: pod.uid != uid
+                ASSIGNED_POD_DELETE, task.assumed, None, pre_check=lambda pod: pod.uid != uid
             )
 
     def _report_failure(self, task: BindingTask, status: Status) -> None:

@@ -5,7 +5,7 @@ One `SchedulerMetrics` per process, on its own registry (tests can create severa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from prometheus_client import (
     CollectorRegistry,
@@ -15,10 +15,11 @@ from prometheus_client import (
     ProcessCollector,
     disable_created_metrics,
 )
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
-from kubesched.runtime.plugin_metrics import PluginMetrics
+from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics
 from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
 from kubesched.scheduler.workload_metrics import WorkloadMetrics
 
@@ -106,6 +107,20 @@ class SchedulerMetrics:
             "The number of unschedulable pods broken down by plugin name.",
             ["plugin", "profile"],
             registry=r,
+        )
+        self.queueing_hint_duration = Histogram(
+            "scheduler_queueing_hint_execution_duration_seconds",
+            "Duration for running a queueing hint function of a plugin.",
+            ["plugin", "event", "hint"],
+            registry=r,
+            buckets=DURATION_BUCKETS,
+        )
+        self.event_handling_duration = Histogram(
+            "scheduler_event_handling_duration_seconds",
+            "Event handling latency in seconds.",
+            ["event"],
+            registry=r,
+            buckets=_EXTENSION_BUCKETS,
         )
         self.cache_size = Gauge(
             "scheduler_cache_size",
@@ -203,6 +218,18 @@ class SchedulerMetrics:
 
         return observe
 
+    def observe_queueing_hint(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        """A queueing hint ran (a `kubesched.runtime.queueing.HintObserver`)."""
+        self.queueing_hint_duration.labels(plugin, event, hint).observe(seconds)
+
+    def observe_event_handling(self, event: str, seconds: float) -> None:
+        """An informer event was handled (cache and queue)."""
+        self.event_handling_duration.labels(event).observe(seconds)
+
+    def watch_inflight_events(self, counts: Mapping[str, int]) -> None:
+        """`scheduler_inflight_events{event}` from the queue's counts, read at scrape time."""
+        self.registry.register(_InFlightEventsCollector(counts))
+
     def observe_request(self, method: str, host: str, code: str, seconds: float) -> None:
         """A finished API request (a `kubesched.kube.client.RequestObserver`)."""
         self.rest_client_requests.labels(code, method, host).inc()
@@ -253,3 +280,23 @@ class _Exported(Collector):
             disabled = family.name in self._disabled or f"{family.name}_total" in self._disabled
             if not disabled and family.samples:
                 yield family
+
+
+class _InFlightEventsCollector(Collector):
+    """Events the queue keeps for pods in flight (`PodPopped`: the pods), as a gauge."""
+
+    def __init__(self, counts: Mapping[str, int]) -> None:
+        self._counts = counts
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(())
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            "scheduler_inflight_events",
+            "Number of events currently tracked in the scheduling queue.",
+            labels=["event"],
+        )
+        for label, value in sorted(self._counts.items()):
+            family.add_metric([label], value)
+        yield family

@@ -141,8 +141,8 @@ def build(
     def activate(pods: Iterable[Pod]) -> None:
         queue.activate(pods)
 
-    def move_pods(event: ClusterEvent) -> None:
-        queue.move_all_to_active_or_backoff(event)
+    def move_pods(event: ClusterEvent, old: object, new: object) -> None:
+        queue.move_all_to_active_or_backoff(event, old, new)
 
     volumes = volume_informers(client, move=move_pods)
 
@@ -183,6 +183,7 @@ def build(
         pod_store=listers.pods,
         unscheduled_pod_events=registered(frameworks, EventResource.UNSCHEDULED_POD),
         waiting_pods=waiting,
+        timer=metrics.observe_event_handling,
     )
     informers = Informers(
         pods=pods,
@@ -262,6 +263,7 @@ def _frameworks(
             default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
             observe=metrics.extension_point_observer(profile.scheduler_name),
             plugin_metrics=metrics.plugin_metrics,
+            observe_hint=metrics.observe_queueing_hint,
         )
         frameworks[profile.scheduler_name] = fw
         log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())

@@ -4,12 +4,14 @@ which optional informers and events they need."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.framework import EventResource
+from kubesched.framework import ClusterEvent, EventResource
 from kubesched.model import Pod
-from kubesched.queue import Nominator, QueuedPodInfo, SchedulingQueue
+from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, SchedulingQueue
 from kubesched.runtime import Framework
+from kubesched.runtime.queueing import Requeue
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
 
@@ -22,6 +24,13 @@ def registered(frameworks: Mapping[str, Framework], resource: EventResource) -> 
         for events in fw.events_to_register().values()
         for event in events
     )
+
+
+_STRATEGIES = {
+    Requeue.SKIP: QueueingStrategy.SKIP,
+    Requeue.AFTER_BACKOFF: QueueingStrategy.AFTER_BACKOFF,
+    Requeue.IMMEDIATELY: QueueingStrategy.IMMEDIATELY,
+}
 
 
 def new_queue(
@@ -37,23 +46,44 @@ def new_queue(
         status = fw.run_pre_enqueue(pod) if fw is not None else None
         return None if status is None or status.is_success() else status.plugin or "?"
 
-    def worth(qpi: QueuedPodInfo, event: object) -> bool:
-        fw = frameworks.get(qpi.pod.scheduler_name, first)
-        return fw.requeue_on(plugins=qpi.unschedulable_plugins | qpi.pending_plugins, event=event)
+    def requeue_strategy(qpi: QueuedPodInfo, event: object, old: Any, new: Any) -> QueueingStrategy:
+        if not isinstance(event, ClusterEvent):
+            return QueueingStrategy.AFTER_BACKOFF
+        hints = frameworks.get(qpi.pod.scheduler_name, first).queueing_hints
+        gate = qpi.gating_plugin
+        if gate is not None and not event.is_wildcard and not hints.registered_by(gate, event):
+            return QueueingStrategy.SKIP  # only the gating plugin's events can ungate it
+        requeue = hints.strategy(
+            pod=qpi.pod,
+            rejectors=qpi.unschedulable_plugins | qpi.pending_plugins,
+            pending=qpi.pending_plugins,
+            event=event,
+            old=old,
+            new=new,
+        )
+        return _STRATEGIES[requeue]
+
+    def interested(event: object) -> bool:
+        if not isinstance(event, ClusterEvent):
+            return True
+        return any(fw.queueing_hints.interested(event) for fw in frameworks.values())
 
     def incoming(queue: str, event: str) -> None:
         metrics.queue_incoming_pods.labels(queue, event).inc()
 
-    return SchedulingQueue(
+    queue = SchedulingQueue(
         less=first.queue_sort_less,
         pre_enqueue=pre_enqueue,
-        is_worth_requeuing=worth,
+        requeue_strategy=requeue_strategy,
+        interested=interested,
         pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
         pod_max_backoff_seconds=config.pod_max_backoff_seconds,
         pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
         on_incoming=incoming,
         nominator=nominator,
     )
+    metrics.watch_inflight_events(queue.inflight.counts)
+    return queue
 
 
 def preempting(frameworks: Mapping[str, Framework]) -> bool:

@@ -27,7 +27,7 @@ from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget
 from kubesched.model.workload_store import WorkloadStore
 from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
 from kubesched.queue import SchedulingQueue
-from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
+from kubesched.scheduler.eventhandlers import EventTimer, NodeHandler, PodHandler
 
 # Pods that finished hold no resources; like kube-scheduler, do not even list them.
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
@@ -213,20 +213,20 @@ class DeclaredResourceEvents:
 
     def on_add(self, obj: ApiObject) -> None:
         self._store.on_add(obj)
-        self._moved(ActionType.ADD)
+        self._moved(ActionType.ADD, None, obj)
 
     def on_update(self, old: ApiObject, new: ApiObject) -> None:
         self._store.on_update(old, new)
         if old.body != new.body or old.labels != new.labels:
-            self._moved(ActionType.UPDATE)
+            self._moved(ActionType.UPDATE, old, new)
 
     def on_delete(self, obj: ApiObject) -> None:
         self._store.on_delete(obj)
-        self._moved(ActionType.DELETE)
+        self._moved(ActionType.DELETE, obj, None)
 
-    def _moved(self, action: ActionType) -> None:
+    def _moved(self, action: ActionType, old: ApiObject | None, new: ApiObject | None) -> None:
         event = ClusterEvent(self._spec.event_resource, action)
-        self._queue.move_all_to_active_or_backoff(event)
+        self._queue.move_all_to_active_or_backoff(event, old, new)
 
 
 def declared_informers(
@@ -254,15 +254,18 @@ def feeding_informers(
     pod_store: IndexedStore[Pod] | None = None,
     unscheduled_pod_events: bool = False,
     waiting_pods: WaitingPods | None = None,
+    timer: EventTimer | None = None,
 ) -> tuple[Reflector[Pod], Reflector[Node]]:
     """The informers that feed the cache and the queue (made once the queue exists); pods
     also feed `pod_store`, the pod lister plugins read."""
+    timing = {"timer": timer} if timer is not None else {}
     handler: Any = PodHandler(
         cache=cache,
         queue=queue,
         scheduler_names=scheduler_names,
         unscheduled_pod_events=unscheduled_pod_events,
         waiting_pods=waiting_pods,
+        **timing,
     )
     if pod_store is not None:
         handler = Both(pod_store, handler)
@@ -279,6 +282,6 @@ def feeding_informers(
         NODES_PATH,
         Node.from_json,
         lambda node: node.name,
-        handler=NodeHandler(cache=cache, queue=queue),
+        handler=NodeHandler(cache=cache, queue=queue, **timing),
     )
     return pods, nodes

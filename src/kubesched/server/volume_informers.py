@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis import names
-from kubesched.framework import ClusterEvent, EventResource
+from kubesched.framework import EventResource
 from kubesched.framework.volumes import MappedVolumeListers
 from kubesched.informers import Reflector
 from kubesched.kube.api import WatchApi
@@ -28,7 +28,7 @@ from kubesched.model import (
     VolumeAttachment,
 )
 from kubesched.runtime import Framework
-from kubesched.scheduler.eventhandlers import StorageHandler
+from kubesched.scheduler.eventhandlers import StorageHandler, StorageMove
 from kubesched.server.informers import informer
 
 VOLUME_PLUGINS = frozenset(
@@ -90,7 +90,7 @@ class VolumeInformers:
     listers: MappedVolumeListers
 
 
-def volume_informers(api: WatchApi, *, move: Callable[[ClusterEvent], None]) -> VolumeInformers:
+def volume_informers(api: WatchApi, *, move: StorageMove) -> VolumeInformers:
     """Every storage informer, with listers over their stores."""
     reflectors: dict[str, Reflector[Any]] = {}
     for resource, path, decode, event_resource in _RESOURCES:

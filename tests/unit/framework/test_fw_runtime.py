@@ -18,6 +18,7 @@ from kubesched.framework import (
 )
 from kubesched.runtime import Framework, select_host
 from kubesched.runtime.framework import PluginLists
+from kubesched.runtime.queueing import Requeue
 from kubesched.testing import FakeHandle, make_node, make_pod
 
 POD = make_pod().name("p").model()
@@ -219,10 +220,16 @@ def test_pre_enqueue_and_requeue_on() -> None:
     assert (gated.code, gated.plugin) == (UNRESOLVABLE, "Gate")
     node_label = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_LABEL)
     node_taint = ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
-    assert fw.requeue_on(plugins={"Gate"}, event=node_label)
-    assert not fw.requeue_on(plugins={"Gate"}, event=node_taint)
-    assert fw.requeue_on(plugins={"NoEvents"}, event=node_taint)  # wildcard by default
-    assert fw.requeue_on(plugins=set(), event=node_taint)  # errors: always requeue
+
+    def requeue(plugins: set[str], event: ClusterEvent) -> Requeue:
+        return fw.queueing_hints.strategy(
+            pod=POD, rejectors=plugins, pending=set(), event=event, old=None, new=None
+        )
+
+    assert requeue({"Gate"}, node_label) is Requeue.AFTER_BACKOFF
+    assert requeue({"Gate"}, node_taint) is Requeue.SKIP
+    assert requeue({"NoEvents"}, node_taint) is Requeue.AFTER_BACKOFF  # wildcard by default
+    assert requeue(set(), node_taint) is Requeue.AFTER_BACKOFF  # errors: always requeue
     wildcard = ClusterEvent(EventResource.WILDCARD, ActionType.ALL)
-    assert fw.requeue_on(plugins={"Gate"}, event=wildcard)
+    assert requeue({"Gate"}, wildcard) is Requeue.AFTER_BACKOFF
     assert set(fw.events_to_register()) == {"Gate", "NoEvents"}

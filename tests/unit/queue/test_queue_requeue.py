@@ -1,13 +1,15 @@
-"""Failed attempts, cluster events, move requests, activate and pod updates."""
+"""Failed attempts, cluster events, events during a cycle, activate and pod updates."""
 
 from __future__ import annotations
 
 from queue_fakes import priority_sort
 
-from kubesched.queue import QueuedPodInfo, QueueEvent, SchedulingQueue
+from kubesched.framework import ActionType, ClusterEvent, EventResource
+from kubesched.queue import QueuedPodInfo, QueueingStrategy, SchedulingQueue
 from kubesched.testing import make_pod
 
-NODE_ADD = QueueEvent("Node", "Add", "NodeAdd")
+NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
+POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
 
 
 async def fail(queue: SchedulingQueue, *plugins: str) -> QueuedPodInfo:
@@ -45,16 +47,18 @@ async def test_event_after_backoff_moves_pod_straight_to_active(queue, clock):
 
 
 async def test_events_go_only_to_pods_they_may_help(clock):
-    def worth(qpi, event):
-        return event.resource == "Node" and "NodeResourcesFit" in qpi.unschedulable_plugins
+    def strategy(qpi, event, old, new):
+        if event.resource == "Node" and "NodeResourcesFit" in qpi.unschedulable_plugins:
+            return QueueingStrategy.AFTER_BACKOFF
+        return QueueingStrategy.SKIP
 
-    queue = SchedulingQueue(less=priority_sort, is_worth_requeuing=worth, clock=clock)
+    queue = SchedulingQueue(less=priority_sort, requeue_strategy=strategy, clock=clock)
     queue.add(make_pod().name("fit").model())
     queue.add(make_pod().name("affinity").model())
     await fail(queue, "NodeResourcesFit")
     await fail(queue, "InterPodAffinity")
     clock.step(10)
-    queue.move_all_to_active_or_backoff(QueueEvent("Pod", "Delete", "AssignedPodDelete"))
+    queue.move_all_to_active_or_backoff(POD_DELETE)
     assert queue.pending_counts()["unschedulable"] == 2
     queue.move_all_to_active_or_backoff(NODE_ADD)
     assert [q.pod.name for q in queue.pending_pods()["active"]] == ["fit"]
@@ -68,11 +72,11 @@ async def test_pre_check_narrows_the_candidates(queue, clock):
     clock.step(10)
     queue.move_all_to_active_or_backoff(NODE_ADD, pre_check=lambda pod: pod.name == "b")
     assert [q.pod.name for q in queue.pending_pods()["active"]] == ["b"]
-    queue.assigned_pod_deleted(make_pod().node("n").model())
+    queue.move_all_to_active_or_backoff(POD_DELETE, make_pod().node("n").model(), None)
     assert queue.pending_counts()["active"] == 2
 
 
-async def test_move_request_during_the_cycle_sends_pod_to_backoff(queue):
+async def test_an_event_during_the_cycle_sends_pod_to_backoff(queue):
     queue.add(make_pod().model())
     qpi = await queue.pop()
     assert qpi is not None
@@ -81,7 +85,7 @@ async def test_move_request_during_the_cycle_sends_pod_to_backoff(queue):
     qpi.unschedulable_plugins = {"NodeResourcesFit"}
     queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=cycle)
     assert queue.pending_counts()["backoff"] == 1
-    # a later cycle without a move request goes to the pool again
+    # a later cycle without an event goes to the pool again
     queue.add(make_pod().model())
     await fail(queue, "NodeResourcesFit")
     assert queue.pending_counts()["unschedulable"] == 1
@@ -154,3 +158,59 @@ async def test_requeue_of_a_pod_already_queued_is_refused(queue):
     queue.add(pod)  # the informer re-added it after the attempt was given up
     assert not queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=1)
     assert queue.pending_counts()["active"] == 1
+
+
+async def test_only_events_a_hint_queues_for_count_during_the_cycle(clock):
+    asked = []
+
+    def strategy(qpi, event, old, new):
+        asked.append((event, new))
+        return QueueingStrategy.AFTER_BACKOFF if new == "helps" else QueueingStrategy.SKIP
+
+    queue = SchedulingQueue(less=priority_sort, requeue_strategy=strategy, clock=clock)
+    queue.move_all_to_active_or_backoff(NODE_ADD, None, "before")  # nothing in flight
+    queue.add(make_pod().name("p").model())
+    qpi = await queue.pop()
+    assert qpi is not None
+    queue.move_all_to_active_or_backoff(NODE_ADD, None, "useless")
+    qpi.unschedulable_plugins = {"NodeResourcesFit"}
+    queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    assert queue.pending_counts()["unschedulable"] == 1
+    assert asked == [(NODE_ADD, "useless")], "only events since the pop are replayed"
+    assert queue.inflight.counts == {"PodPopped": 0, "NodeAdd": 0}, "all dropped after done"
+
+
+async def test_a_pending_plugin_that_says_queue_skips_the_backoff(clock):
+    def strategy(qpi, event, old, new):
+        return QueueingStrategy.IMMEDIATELY
+
+    queue = SchedulingQueue(less=priority_sort, requeue_strategy=strategy, clock=clock)
+    queue.add(make_pod().name("p").model())
+    qpi = await queue.pop()
+    assert qpi is not None
+    queue.move_all_to_active_or_backoff(NODE_ADD)
+    qpi.pending_plugins = {"Waiting"}
+    queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+    assert queue.pending_counts()["active"] == 1
+
+
+async def test_events_no_plugin_registered_are_neither_applied_nor_recorded(clock):
+    queue = SchedulingQueue(less=priority_sort, interested=lambda event: False, clock=clock)
+    queue.add(make_pod().name("a").model())
+    queue.add(make_pod().name("b").model())
+    await fail(queue, "X")
+    qpi = await queue.pop()
+    assert qpi is not None
+    clock.step(10)
+    queue.move_all_to_active_or_backoff(NODE_ADD)
+    assert queue.pending_counts()["unschedulable"] == 1
+    assert "NodeAdd" not in queue.inflight.counts
+
+
+async def test_the_leftover_flush_moves_each_pod_once_per_period(queue, clock):
+    queue.add(make_pod().name("p").model())
+    qpi = await fail(queue, "X")
+    clock.step(301)
+    queue.flush_unschedulable_left_over()
+    assert queue.pending_counts()["active"] == 1
+    assert qpi.flush_timestamp is not None

@@ -11,12 +11,9 @@ from kubesched.cache import SchedulerCache
 from kubesched.framework import ActionType, ClusterEvent, EventResource
 from kubesched.model import Node, Pod
 from kubesched.queue import ACTIVE, BACKOFF, UNSCHEDULABLE, QueuedPodInfo, SchedulingQueue
-from kubesched.scheduler.eventhandlers import (
-    NodeHandler,
-    PodHandler,
-    node_update_action,
-    pod_update_action,
-)
+from kubesched.scheduler.event_changes import node_changes as node_events
+from kubesched.scheduler.event_changes import pod_changes
+from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
 from kubesched.testing import make_node, make_pod
 
 OURS = "kubesched"
@@ -32,13 +29,14 @@ class World:
     def __init__(self) -> None:
         self.events: list[object] = []
         self.cache = SchedulerCache()
-        self.queue = SchedulingQueue(less=priority_sort, is_worth_requeuing=self._worth)
+        self.queue = SchedulingQueue(less=priority_sort, interested=self._seen)
         self.nodes = NodeHandler(cache=self.cache, queue=self.queue)
         self.pods = PodHandler(
             cache=self.cache, queue=self.queue, scheduler_names={OURS, "second-profile"}
         )
 
-    def _worth(self, qpi: QueuedPodInfo, event: object) -> bool:
+    def _seen(self, event: object) -> bool:
+        """Every event that reaches the queue (all are of interest here)."""
         self.events.append(event)
         return True
 
@@ -147,7 +145,7 @@ async def test_binding_of_another_pod_requeues_waiting_pods(world: World) -> Non
     world.pods.on_add(other)
     world.pods.on_update(other, bound(other))
     assert world.where(waiting) in (ACTIVE, BACKOFF)
-    assert world.events == [ClusterEvent(EventResource.POD, ActionType.ADD)]
+    assert world.events == [ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)]
 
 
 def test_pending_pod_update_stays_queued(world: World) -> None:
@@ -190,7 +188,7 @@ async def test_deleted_bound_pod_frees_room_and_requeues(world: World) -> None:
     assert world.cache.pod_count() == 0
     assert world.cache.node_info("n1").requested.milli_cpu == 0  # type: ignore[union-attr]
     assert world.where(waiting) in (ACTIVE, BACKOFF)
-    assert world.events == [ClusterEvent(EventResource.POD, ActionType.DELETE)]
+    assert world.events == [ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)]
 
 
 def test_bound_pod_turning_terminal_leaves_the_cache(world: World) -> None:
@@ -209,28 +207,39 @@ async def test_bound_pod_scale_down_requeues_with_its_action(world: World) -> No
     await world.make_unschedulable(waiting)
     smaller = dataclasses.replace(pod, requests=dataclasses.replace(pod.requests, milli_cpu=100))
     world.pods.on_update(pod, smaller)
-    assert world.events == [ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN)]
+    scale_down = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN)
+    assert world.events == [scale_down]
     assert world.cache.node_info("n1").requested.milli_cpu == 100  # type: ignore[union-attr]
 
 
-async def test_bound_pod_status_update_moves_nothing(world: World) -> None:
+async def test_bound_pod_status_update_is_one_generic_update(world: World) -> None:
     world.nodes.on_add(make_node().name("n1").model())
     pod = bound(pending("p1"))
     world.pods.on_add(pod)
-    waiting = pending("waiting")
-    await world.make_unschedulable(waiting)
+    world.events.clear()
     world.pods.on_update(pod, dataclasses.replace(pod, resource_version="9", phase="Running"))
-    assert world.where(waiting) == UNSCHEDULABLE
-    assert world.events == []
+    assert world.events == [ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)]
 
 
-def test_pod_update_action_flags() -> None:
+def test_pod_changes_one_event_per_changed_part() -> None:
     pod = bound(pending())
-    assert pod_update_action(pod, dataclasses.replace(pod, resource_version="3")) == 0
+    generic = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
+    assert pod_changes(pod, dataclasses.replace(pod, resource_version="3")) == [generic]
     relabeled = dataclasses.replace(pod, labels={"a": "b"})
-    assert pod_update_action(pod, relabeled) == ActionType.UPDATE_POD_LABEL
+    assert pod_changes(pod, relabeled) == [
+        ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_LABEL)
+    ]
     bigger = dataclasses.replace(pod, requests=dataclasses.replace(pod.requests, milli_cpu=5000))
-    assert pod_update_action(pod, bigger) == ActionType.NONE
+    assert pod_changes(pod, bigger) == [
+        ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_UP)
+    ]
+    mine = pending()
+    ungated = dataclasses.replace(mine, scheduling_gates=())
+    gated = dataclasses.replace(mine, scheduling_gates=("g",))
+    assert pod_changes(gated, ungated, target=True) == [
+        ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    ]
+    assert pod_changes(gated, ungated)[0].resource == EventResource.UNSCHEDULED_POD
 
 
 # ---- nodes ------------------------------------------------------------------------------
@@ -266,7 +275,7 @@ async def test_node_heartbeat_moves_no_pod(world: World) -> None:
     raw["metadata"].setdefault("annotations", {})["node.alpha.kubernetes.io/ttl"] = "0"
     raw["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-01-01T00:00:10Z"
     heartbeat = Node.from_json(raw)
-    assert node_update_action(node, heartbeat) == ActionType.NONE
+    assert node_events(node, heartbeat) == []
     world.nodes.on_update(node, heartbeat)
     assert world.where(waiting) == UNSCHEDULABLE
     assert world.events == []
@@ -287,7 +296,6 @@ def node_changes() -> list[tuple[str, dict[str, Any], ActionType]]:
             {"taints": make_node().taint("k", "v").model().taints},
             ActionType.UPDATE_NODE_TAINT,
         ),
-        ("cordon", {"unschedulable": True}, ActionType.UPDATE_NODE_TAINT),
     ]
 
 
@@ -304,7 +312,7 @@ async def test_node_relevant_update_requeues(
     waiting = pending()
     await world.make_unschedulable(waiting)
     new = dataclasses.replace(node, **change)
-    assert node_update_action(node, new) == action
+    assert node_events(node, new) == [ClusterEvent(EventResource.NODE, action)]
     world.nodes.on_update(node, new)
     assert world.where(waiting) in (ACTIVE, BACKOFF)
     assert world.events == [ClusterEvent(EventResource.NODE, action)]
@@ -329,3 +337,20 @@ def test_node_handler_never_raises(world: World, weird: Any) -> None:
     world.nodes.on_update(weird, weird)
     world.nodes.on_update(make_node().model(), weird)
     world.nodes.on_delete(weird)
+
+
+async def test_cordon_is_no_event_and_uncordon_a_taint_update(world: World) -> None:
+    node = make_node().name("n1").model()
+    cordoned = dataclasses.replace(node, unschedulable=True)
+    assert node_events(node, cordoned) == []
+    assert node_events(cordoned, node) == [
+        ClusterEvent(EventResource.NODE, ActionType.UPDATE_NODE_TAINT)
+    ]
+
+
+async def test_node_delete_reaches_the_queue_with_the_node(world: World) -> None:
+    node = make_node().name("n1").model()
+    world.nodes.on_add(node)
+    world.events.clear()
+    world.nodes.on_delete(node)
+    assert world.events == [ClusterEvent(EventResource.NODE, ActionType.DELETE)]

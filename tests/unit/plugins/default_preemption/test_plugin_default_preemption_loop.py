@@ -16,6 +16,7 @@ from kubesched.kube.errors import ApiError, NotFound
 from kubesched.model import Node, Pod
 from kubesched.queue import ACTIVE, GATED, UNSCHEDULABLE, Nominator, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder
+from kubesched.scheduler.eventhandlers import ASSIGNED_POD_DELETE
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
@@ -188,7 +189,7 @@ async def test_preemption_end_to_end_in_memory() -> None:
     # The victim is gone: the preemptor backs off; a lower-priority pod arriving meanwhile
     # cannot take the room held for the preemptor.
     loop.cache.remove_pod(victim)
-    loop.queue.assigned_pod_deleted(victim)
+    loop.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, victim, None)
     loop.pending(preemptor("late", priority=5))
     await loop.cycle()
     assert loop.events[-1]["note"].startswith("0/1 nodes are available: 1 Insufficient cpu.")

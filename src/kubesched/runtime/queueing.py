@@ -1,0 +1,145 @@
+"""One profile's queueing hints (upstream `QueueingHintMap` and `isPodWorthRequeuing`).
+
+Built from the plugins' `events_to_register()`: per registered event, the plugins that
+registered it and their hints (none: always QUEUE). The queue asks `strategy` for each
+rejected pod an incoming event may concern, and for each event recorded while a pod was in
+flight when that pod comes back; the answer says whether the pod stays in the unschedulable
+pool, goes back after its backoff, or straight to activeQ (a Pending plugin said QUEUE).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from kubesched.framework.events import (
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+    QueueingHintFn,
+)
+from kubesched.model import Pod
+
+log = logging.getLogger(__name__)
+
+HintObserver = Callable[[str, str, str, float], None]
+"""Called with (plugin, event label, "Queue"|"QueueSkip"|"Error", seconds) per hint run,
+for `scheduler_queueing_hint_execution_duration_seconds`."""
+
+
+class Requeue(IntEnum):
+    """Where an event sends a rejected pod (upstream `queueingStrategy`), weakest first."""
+
+    SKIP = 0
+    """Stay in the unschedulable pool."""
+    AFTER_BACKOFF = 1
+    """backoffQ while the pod still backs off, else activeQ."""
+    IMMEDIATELY = 2
+    """activeQ now (a plugin that returned Pending said QUEUE)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Hint:
+    plugin: str
+    hint: QueueingHintFn | None
+
+
+class QueueingHints:
+    """The registered events of one profile with the plugins' hints for them."""
+
+    def __init__(
+        self,
+        registrations: Mapping[str, tuple[ClusterEventWithHint, ...]],
+        *,
+        observe: HintObserver | None = None,
+    ) -> None:
+        table: dict[ClusterEvent, list[_Hint]] = {}
+        for plugin, events in registrations.items():
+            for registration in events:
+                table.setdefault(registration.event, []).append(_Hint(plugin, registration.hint))
+        self._table = tuple((event, tuple(hints)) for event, hints in table.items())
+        self._by_plugin = {
+            plugin: tuple(reg.event for reg in events) for plugin, events in registrations.items()
+        }
+        self._observe = observe
+        self._interest: dict[ClusterEvent, bool] = {}
+        self._matching: dict[ClusterEvent, tuple[_Hint, ...]] = {}
+
+    def interested(self, event: ClusterEvent) -> bool:
+        """Upstream `isEventOfInterest`: a wildcard, or an event some plugin registered."""
+        known = self._interest.get(event)
+        if known is None:
+            known = event.is_wildcard or any(reg.matches(event) for reg, _ in self._table)
+            self._interest[event] = known
+        return known
+
+    def registered_by(self, plugin: str, event: ClusterEvent) -> bool:
+        """Whether `plugin` registered an event matching `event` (a gated pod is looked at
+        only for its gating plugin's events)."""
+        return any(reg.matches(event) for reg in self._by_plugin.get(plugin, ()))
+
+    def strategy(
+        self,
+        *,
+        pod: Pod,
+        rejectors: AbstractSet[str],
+        pending: AbstractSet[str],
+        event: ClusterEvent,
+        old: Any,
+        new: Any,
+    ) -> Requeue:
+        """Upstream `isPodWorthRequeuing` for a pod rejected by `rejectors` (`pending`:
+        those that returned Pending, a subset)."""
+        if not rejectors:
+            return Requeue.AFTER_BACKOFF
+        if event.is_wildcard:
+            if new is not None and (not isinstance(new, Pod) or new.uid != pod.uid):
+                return Requeue.SKIP  # a wildcard for another pod (ForceActivate)
+            return Requeue.AFTER_BACKOFF
+        found = Requeue.SKIP
+        for entry in self._hints_for(event, rejectors):
+            if self._ask(entry, pod, event, old, new) is QueueingHint.QUEUE_SKIP:
+                continue
+            if entry.plugin in pending:
+                return Requeue.IMMEDIATELY
+            if not pending:
+                return Requeue.AFTER_BACKOFF
+            found = Requeue.AFTER_BACKOFF
+        return found
+
+    def _hints_for(self, event: ClusterEvent, rejectors: AbstractSet[str]) -> Iterator[_Hint]:
+        matching = self._matching.get(event)
+        if matching is None:
+            matching = tuple(
+                entry
+                for registered, hints in self._table
+                if registered.matches(event)
+                for entry in hints
+            )
+            self._matching[event] = matching
+        return (entry for entry in matching if entry.plugin in rejectors)
+
+    def _ask(self, entry: _Hint, pod: Pod, event: ClusterEvent, old: Any, new: Any) -> QueueingHint:
+        if entry.hint is None:
+            return QueueingHint.QUEUE
+        started = time.perf_counter()
+        try:
+            hint = QueueingHint(entry.hint(pod, old, new))
+            result = "Queue" if hint is QueueingHint.QUEUE else "QueueSkip"
+        except Exception as exc:  # a broken hint must not strand the pod: QUEUE
+            log.warning(
+                '"QueueingHintFn returns error" event="%s" plugin="%s" pod="%s" err="%s"',
+                event.label,
+                entry.plugin,
+                pod.key,
+                exc,
+            )
+            hint, result = QueueingHint.QUEUE, "Error"
+        if self._observe is not None:
+            self._observe(entry.plugin, event.label, result, time.perf_counter() - started)
+        return hint
