@@ -232,6 +232,9 @@ def _sum_requests(
     return total
 
 
+HUGEPAGES_PREFIX = "hugepages-"
+
+
 def _pod_requests(
     spec: dict[str, Any], containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
 ) -> tuple[Resource, Resource, Resource | None]:
@@ -247,6 +250,10 @@ def _pod_requests(
                 container_non_zero = non_zero.copy()
             requests.set(name, pod_level[name])
             non_zero.set(name, pod_level[name])
+    for name, quantity in pod_level.items():  # upstream IsSupportedPodLevelResource
+        if name.startswith(HUGEPAGES_PREFIX):
+            requests.set(name, quantity)
+            non_zero.set(name, quantity)
     overhead = Resource.from_list(spec.get("overhead"))
     requests.add(overhead)
     non_zero.add(overhead)

@@ -165,6 +165,8 @@ class Scheduler:
         if fw is None or self._skip(pod):
             self._queue.done(pod.uid)
             return None
+        if log.isEnabledFor(V(3)):
+            log.log(V(3), '"Attempting to schedule pod" pod="%s"', pod.key)
         started = time.monotonic()
         # A new attempt: forget which plugins rejected the pod last time (upstream's Pop).
         qpi.unschedulable_plugins = set()
