@@ -57,7 +57,7 @@ bench: binaries
 # writes a reproducer per mismatch to parity-failures/. SEEDS: "1-200", "5,9,40-60".
 SEEDS ?= 1-200
 parity: binaries
-	PARITY_SEEDS=$(SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py -q -n 0
+	PARITY_SEEDS=$(SEEDS) QUEUEING_SEEDS=$(QUEUEING_SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py tests/e2e/test_queueing_differential.py -q -n 0
 
 lock:
 	$(PYTHON) -m venv /tmp/kubesched-lock && /tmp/kubesched-lock/bin/pip install -q -r requirements/dev.in

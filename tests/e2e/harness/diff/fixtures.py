@@ -54,7 +54,14 @@ def parity_env(
     engine = Engine(kubeconfig=local_cluster.kubeconfig_path, workdir=workdir)
     out_dir = Path(os.environ.get("PARITY_OUT") or pytestconfig.rootpath / "parity-failures")
     try:
-        yield Env(api=api, oracle=oracle, engine=engine, out_dir=out_dir, twin=True)
+        yield Env(
+            api=api,
+            oracle=oracle,
+            engine=engine,
+            out_dir=out_dir,
+            twin=True,
+            twin_log=twin.log_path,
+        )
     finally:
         engine.close()
         twin.stop()

@@ -68,6 +68,8 @@ class Env:
     """How many incoming pods were bound (each gets the next start time)."""
     twin: bool = False
     """Whether a kubesched process (`twin`) also places every pod it can."""
+    twin_log: Path | None = None
+    """That process's log (at V(3): one "Attempting to schedule pod" line per attempt)."""
     written: list[Path] = field(default_factory=list)
 
 

@@ -25,13 +25,15 @@ SETTLE_SECONDS = 0.25
 
 
 def start_twin(cluster: LocalCluster, workdir: Path) -> KubeschedProcess:
-    """kubesched serving every `twin-*` profile (leader election off), once ready."""
+    """kubesched serving every `twin-*` profile (leader election off, at V(3): a log line
+    per scheduling attempt), once ready."""
     config = write_config(
         workdir / "twin-kubesched.yaml", kubeconfig=cluster.kubeconfig_path, prefix=TWIN_PREFIX
     )
     proc = start_kubesched(
         cluster.kubeconfig_path,
         f"--config={config}",
+        "--v=3",
         workdir=workdir,
         name="kubesched-twin",
         token=cluster.admin_token,

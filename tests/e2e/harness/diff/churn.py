@@ -1,0 +1,119 @@
+"""Seeded churn scenarios for the queueing differential test: pods that do not fit yet, and
+a sequence of cluster changes (nodes added, relabelled, tainted and untainted, given more
+cpu; bound pods deleted) of which some can help a waiting pod and some cannot.
+
+Every node and pod exists twice, once per pool: `ks-*` for kube-scheduler (schedulerName
+`parity-default`), `kq-*` for kubesched (`twin-default`), each pod held to its pool by a
+nodeSelector; every change is made to both pools. `generate_churn(seed)` is a pure function
+of the seed.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+POOLS = {"ks": "parity-default", "kq": "twin-default"}
+"""Pool prefix -> the schedulerName of its pods."""
+POOL_LABEL = "queueing.kubesched.io/pool"
+GPU_LABEL = "queueing.kubesched.io/gpu"
+TAINT = {"key": "queueing.kubesched.io/maintenance", "value": "true", "effect": "NoSchedule"}
+
+
+@dataclass
+class Churn:
+    seed: int
+    nodes: int
+    """Nodes per pool at the start (`n0`, `n1`, ...; each 2 cpu)."""
+    steps: list[tuple[str, Any]] = field(default_factory=list)
+    """("pods", [spec, ...]) | ("add-node", index) | ("label", (index, labels)) |
+    ("taint", index) | ("untaint", index) | ("cpu", (index, cpu)) | ("delete", name)."""
+
+    def pod_names(self) -> list[str]:
+        return [pod["name"] for kind, body in self.steps if kind == "pods" for pod in body]
+
+
+def generate_churn(seed: int) -> Churn:
+    rng = random.Random(seed)
+    churn = Churn(seed=seed, nodes=rng.randint(2, 3))
+    count, nodes, created = 0, churn.nodes, []
+
+    def pods(n: int) -> tuple[str, Any]:
+        nonlocal count
+        made = []
+        for _ in range(n):
+            made.append(_pod(rng, f"p{count}"))
+            count += 1
+        created.extend(pod["name"] for pod in made)
+        return ("pods", made)
+
+    churn.steps.append(pods(rng.randint(4, 7)))
+    for _ in range(rng.randint(6, 9)):
+        choice = rng.random()
+        if choice < 0.15:
+            churn.steps.append(pods(rng.randint(1, 3)))
+        elif choice < 0.3:
+            churn.steps.append(("add-node", nodes))
+            nodes += 1
+        elif choice < 0.45:
+            labels = {GPU_LABEL: "yes"} if rng.random() < 0.5 else {"unrelated": str(seed)}
+            churn.steps.append(("label", (rng.randrange(nodes), labels)))
+        elif choice < 0.6:
+            churn.steps.append((rng.choice(("taint", "untaint")), rng.randrange(nodes)))
+        elif choice < 0.75:
+            churn.steps.append(("cpu", (rng.randrange(nodes), rng.choice((4, 6)))))
+        else:
+            churn.steps.append(("delete", rng.choice(created)))
+    return churn
+
+
+def _pod(rng: random.Random, name: str) -> dict[str, Any]:
+    kind = rng.choice(("small", "medium", "large", "gpu", "port", "tolerating"))
+    cpu = {"small": "300m", "medium": "900m", "large": "2500m"}.get(kind, "200m")
+    return {"name": name, "kind": kind, "cpu": cpu}
+
+
+def node_object(pool: str, index: int) -> dict[str, Any]:
+    name = f"{pool}-n{index}"
+    capacity = {"cpu": "2", "memory": "8Gi", "pods": "110"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {"kubernetes.io/hostname": name, POOL_LABEL: pool},
+        },
+        "status": {
+            "capacity": capacity,
+            "allocatable": dict(capacity),
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+
+
+def pod_object(pool: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any]:
+    selector = {POOL_LABEL: pool}
+    container: dict[str, Any] = {
+        "name": "c",
+        "image": "registry.k8s.io/pause:3.10",
+        "resources": {"requests": {"cpu": spec["cpu"], "memory": "64Mi"}},
+    }
+    pod_spec: dict[str, Any] = {
+        "schedulerName": POOLS[pool],
+        "nodeSelector": selector,
+        "containers": [container],
+        "terminationGracePeriodSeconds": 0,
+    }
+    if spec["kind"] == "gpu":
+        selector[GPU_LABEL] = "yes"
+    elif spec["kind"] == "port":
+        container["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+    elif spec["kind"] == "tolerating":
+        pod_spec["tolerations"] = [{**TAINT, "operator": "Equal"}]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"{pool}-{spec['name']}", "namespace": namespace},
+        "spec": pod_spec,
+    }

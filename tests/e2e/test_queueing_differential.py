@@ -1,0 +1,154 @@
+"""Queueing differential: kube-scheduler v1.37.2 and kubesched given the same churn (see
+harness.diff.churn), compared per pod on whether it ended up bound and on how often it was
+tried (each "Attempting to schedule pod" line, which both log at V(3)).
+
+The same outcome is required for every pod, and kubesched may try a pod at most once more
+than kube-scheduler did (an event can reach the two a few milliseconds apart, on either side
+of an attempt). With queueing hints an event that cannot help a pod (an unrelated node
+label, a taint on another node) does not retry it, on either side.
+
+A fixed handful of seeds runs in `make test`; `make parity QUEUEING_SEEDS=1-50` a campaign.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from harness.api import ApiClient, ApiError
+from harness.diff.churn import POOLS, TAINT, Churn, generate_churn, node_object, pod_object
+from harness.diff.runner import Env
+
+FIXED_SEEDS = (1, 2, 3)
+STEP_SECONDS = 3.0
+"""After each change: time for both to react (the first backoffs are 1 and 2 s)."""
+QUIET_SECONDS = 12.0
+"""No attempt on either side for this long (past the 10 s maximum backoff): both are done."""
+_ATTEMPT = re.compile(r'"Attempting to schedule pod" pod="([^"]+)"')
+
+
+def seeds() -> list[int]:
+    raw = os.environ.get("QUEUEING_SEEDS", "").strip()
+    if not raw:
+        return list(FIXED_SEEDS)
+    chosen: list[int] = []
+    for part in raw.split(","):
+        low, _, high = part.strip().partition("-")
+        chosen.extend(range(int(low), int(high or low) + 1))
+    return chosen
+
+
+@pytest.mark.parametrize("seed", seeds())
+def test_churn_retries_and_outcomes_match_kube_scheduler(
+    seed: int, parity_env: Env, namespace: str
+) -> None:
+    assert parity_env.twin_log is not None
+    churn = generate_churn(seed)
+    logs = {"ks": parity_env.oracle.log_path, "kq": parity_env.twin_log}
+    offsets = {pool: _size(path) for pool, path in logs.items()}
+    _run(parity_env.api, churn, namespace)
+    _wait_quiet(logs, offsets)
+    attempts = {pool: _attempts(path, offsets[pool], namespace) for pool, path in logs.items()}
+    bound = _bound(parity_env.api, namespace)
+    rows, mismatches = [], []
+    for name in churn.pod_names():
+        ks, kq = f"ks-{name}", f"kq-{name}"
+        tried = attempts["ks"][ks], attempts["kq"][kq]
+        rows.append(f"  {name}: bound {bound.get(ks)}/{bound.get(kq)} attempts {tried}")
+        if (ks in bound) != (kq in bound):
+            mismatches.append(
+                f"{name}: kube-scheduler bound={ks in bound}, kubesched={kq in bound}"
+            )
+        if tried[1] > tried[0] + 1:
+            mismatches.append(f"{name}: attempts kube-scheduler {tried[0]}, kubesched {tried[1]}")
+    print(f"QUEUEING seed={seed}\n" + "\n".join(rows))
+    assert not mismatches, f"seed {seed} steps {churn.steps}:\n" + "\n".join(
+        [*mismatches, "per pod (bound ks/kq, attempts ks/kq):", *rows]
+    )
+
+
+def _run(api: ApiClient, churn: Churn, namespace: str) -> None:
+    for pool in POOLS:
+        for index in range(churn.nodes):
+            api.create(node_object(pool, index))
+    time.sleep(1.0)
+    for kind, body in churn.steps:
+        for pool in POOLS:
+            _apply(api, pool, namespace, kind, body)
+        time.sleep(STEP_SECONDS)
+
+
+def _apply(api: ApiClient, pool: str, namespace: str, kind: str, body: object) -> None:
+    if kind == "pods":
+        assert isinstance(body, list)
+        for spec in body:
+            api.create(pod_object(pool, namespace, spec))
+    elif kind == "add-node":
+        assert isinstance(body, int)
+        api.create(node_object(pool, body))
+    elif kind in ("label", "cpu"):
+        assert isinstance(body, tuple)
+        index, change = body
+        if kind == "label":
+            api.patch("Node", f"{pool}-n{index}", {"metadata": {"labels": change}})
+        else:
+            cpu = str(change)
+            status = {"status": {"capacity": {"cpu": cpu}, "allocatable": {"cpu": cpu}}}
+            api.patch("Node", f"{pool}-n{index}", status, subresource="status")
+    elif kind in ("taint", "untaint"):
+        taints = [TAINT] if kind == "taint" else []
+        api.patch("Node", f"{pool}-n{body}", {"spec": {"taints": taints}})
+    elif kind == "delete":
+        _delete_if_bound(api, namespace, f"{pool}-{body}")
+
+
+def _delete_if_bound(api: ApiClient, namespace: str, name: str) -> None:
+    pod = api.get_or_none("Pod", name, namespace=namespace)
+    if pod is not None and pod["spec"].get("nodeName"):
+        with contextlib.suppress(ApiError):  # already gone
+            api.delete("Pod", name, namespace=namespace, grace_period=0)
+
+
+def _bound(api: ApiClient, namespace: str) -> dict[str, str]:
+    pods = api.list("Pod", namespace=namespace)
+    return {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if p["spec"].get("nodeName")}
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def _read(path: Path, offset: int) -> str:
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        return handle.read().decode(errors="replace")
+
+
+def _attempts(path: Path, offset: int, namespace: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    prefix = namespace + "/"
+    for match in _ATTEMPT.finditer(_read(path, offset)):
+        if match.group(1).startswith(prefix):
+            counts[match.group(1).removeprefix(prefix)] += 1
+    return counts
+
+
+def _wait_quiet(logs: dict[str, Path], offsets: dict[str, int], *, limit: float = 90.0) -> None:
+    """Until neither log gained an attempt line for QUIET_SECONDS (at most `limit`)."""
+    deadline = time.monotonic() + limit
+    seen = {pool: len(_ATTEMPT.findall(_read(path, offsets[pool]))) for pool, path in logs.items()}
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = {
+            pool: len(_ATTEMPT.findall(_read(path, offsets[pool]))) for pool, path in logs.items()
+        }
+        if now != seen:
+            seen, quiet_since = now, time.monotonic()
+        elif time.monotonic() - quiet_since >= QUIET_SECONDS:
+            return
