@@ -438,11 +438,6 @@ def test_is_fit_nil_node() -> None:
             {HUGEPAGES: "2Mi"},
             False,
             id="insufficient pod-level resource hugepages",
-            marks=pytest.mark.xfail(
-                reason="kubesched's Pod takes only cpu and memory from spec.resources.requests,"
-                " not hugepages-* as upstream's PodRequests does",
-                strict=True,
-            ),
         ),
     ],
 )
