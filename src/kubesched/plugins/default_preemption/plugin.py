@@ -16,6 +16,10 @@ preemption is the pod-group cycle's, `kubesched.scheduler.podgroup_preemption`),
 PostFilter picks victims as kube-scheduler does with that gate: a PodGroup member at its
 group's priority, a `disruptionMode.all` group's pods together (`node_victims`).
 
+Queueing hints: registers a bound pod's deletion, as upstream with async preemption, with a
+hint that always skips: a preemptor it holds is activated when its preemption ends, and the
+plugins that rejected it (their failure is what the preemption resolves) requeue it.
+
 Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
 `minCandidateNodesAbsolute` (default 100): the dry run stops once it has found
 max(percentage of the potential nodes, absolute) candidates (at least one of them
@@ -42,12 +46,14 @@ from kubesched.framework import (
     FILTER_RUNNER_KEY,
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeToStatusReader,
     PostFilterResult,
+    QueueingHint,
     Status,
 )
 from kubesched.framework.listers import Lister
@@ -143,9 +149,23 @@ class DefaultPreemption:
         store = self._pod_groups()
         return group_lookup(store) if store is not None else None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
-        # A held preemptor is activated by the eviction's end; a victim's deletion may too.
-        return (ClusterEvent(EventResource.POD, ActionType.DELETE),)
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Upstream's with SchedulerAsyncPreemption (on since 1.33): a bound pod's deletion,
+        for the preemptors PreEnqueue holds, with a hint that always skips."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                self.is_pod_schedulable_after_assigned_pod_deletion,
+            ),
+        )
+
+    def is_pod_schedulable_after_assigned_pod_deletion(
+        self, _pod: Pod, _old: Any, _new: Any
+    ) -> QueueingHint:
+        """Never requeues: a held preemptor is activated when its preemption ends, and the
+        plugins whose rejection the preemption resolves (the victims' deletion frees room
+        for it) decide when to requeue it."""
+        return QueueingHint.QUEUE_SKIP
 
     # ---- PostFilter ---------------------------------------------------------------------
 

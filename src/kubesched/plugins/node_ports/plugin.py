@@ -3,6 +3,9 @@
 A port conflicts with the same (protocol, port) on the same host IP; `0.0.0.0` (or an empty
 host IP) means every address, so it conflicts with that port on any IP, and any IP conflicts
 with it. Message as upstream: `node(s) didn't have free ports for the requested pod ports`.
+
+Queueing hints: a rejected pod is requeued when a bound (or nominated) pod that held one of
+its host ports is deleted (upstream's hint), and on any node added.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
@@ -66,11 +71,32 @@ class NodePorts:
                 return _REJECTED
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEvent | ClusterEventWithHint]:
+        """Upstream's: a bound pod's deletion, with a hint (a pod's ports cannot change, so
+        pod updates are not registered), and a node's addition, without one."""
         return (
-            ClusterEvent(EventResource.POD, ActionType.DELETE),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                self.is_schedulable_after_assigned_pod_deleted,
+            ),
             ClusterEvent(EventResource.NODE, ActionType.ADD),
         )
+
+    def is_schedulable_after_assigned_pod_deleted(
+        self, pod: Pod, old: Any, _new: Any
+    ) -> QueueingHint:
+        """Requeue only when the deleted pod was bound (or nominated) and held a host port
+        the pod wants."""
+        if not isinstance(old, Pod):
+            raise TypeError(f"expected Pod, got {type(old).__name__}")
+        if not old.node_name and not old.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP
+        if not old.host_ports:
+            return QueueingHint.QUEUE_SKIP
+        released = Counter(_sanitized(port) for port in old.host_ports if port.port > 0)
+        if any(conflicts(released, _sanitized(port)) for port in pod.host_ports if port.port > 0):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
 
 def _sanitized(port: HostPort) -> HostPort:

@@ -14,6 +14,13 @@ when the pod has pod-level `spec.resources` (the Filter uses the pod-level ones;
 
 Args (`NodeResourcesFitArgs`): `ignoredResources` (extended resource names the filter
 ignores), `ignoredResourceGroups` (their prefixes before `/`), `scoringStrategy`.
+
+Queueing hints (upstream's, v1.37.2 default gates): a rejected pod is requeued when a bound
+or nominated pod is deleted; a node is added that fits the pod, or its allocatable grows in
+a resource the pod requests (or in pods) and now fits it; a bound pod's request the pod also
+requests shrinks; the pod itself is scaled down; a DeviceClass names an extended resource the
+pod requests (`spec.extendedResourceName`, or `deviceclass.resource.kubernetes.io/<class>`
+when added).
 """
 
 from __future__ import annotations
@@ -26,20 +33,27 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
 from kubesched.framework.signs import resources_sign
-from kubesched.model import Pod
+from kubesched.model import ApiObject, Node, Pod, Resource
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.fit_args import FitArgs, parse_fit_args
 
 NAME = names.NODE_RESOURCES_FIT
+DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+"""The implicit extended resource of a DeviceClass: this prefix and the class's name."""
+
+_QUEUE = QueueingHint.QUEUE
+_SKIP = QueueingHint.QUEUE_SKIP
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +121,103 @@ class NodeResourcesFit:
         )
         return self._scorer(req, alloc)
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Upstream's with the v1.37.2 default gates: DRAExtendedResource (GA) adds the
+        DeviceClass event, InPlacePodVerticalScaling (GA) the scale-downs; the scale-ups of
+        InPlacePodVerticalScalingSchedulerPreemption (alpha, off) are not registered."""
         return (
-            ClusterEvent(EventResource.POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN),
-            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                self.is_schedulable_after_assigned_pod_delete,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+                ),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                self.is_schedulable_after_device_class_event,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+                self.is_schedulable_after_assigned_pod_scale_down,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_SCALE_DOWN),
+                self.is_schedulable_after_target_pod_scale_down,
+            ),
         )
+
+    # The hints leave out upstream's deferred-resize branches (a bound pod whose resize the
+    # kubelet deferred: InPlacePodVerticalScalingSchedulerPreemption, alpha and off).
+
+    def is_schedulable_after_assigned_pod_delete(
+        self, _pod: Pod, old: Any, new: Any
+    ) -> QueueingHint:
+        """Any bound (or nominated) pod's deletion may free room for the pod."""
+        deleted = _as_pod(old)
+        if new is not None:
+            _as_pod(new)
+        if not deleted.node_name and not deleted.nominated_node_name:
+            return _SKIP
+        return _QUEUE
+
+    def is_schedulable_after_target_pod_scale_down(
+        self, _pod: Pod, _old: Any, _new: Any
+    ) -> QueueingHint:
+        """The pod asks for less: it may fit now."""
+        return _QUEUE
+
+    def is_schedulable_after_assigned_pod_scale_down(
+        self, pod: Pod, old: Any, new: Any
+    ) -> QueueingHint:
+        """A bound pod shrank in a resource the pod requests."""
+        original, modified = _as_pod(old), _as_pod(new)
+        if not modified.node_name:
+            return _SKIP  # an unscheduled pod frees nothing on a node
+        # Upstream compares `resource.PodRequests` with the status resources (the larger of
+        # spec, allocated and actuated requests); kubesched's pods carry the spec's requests,
+        # which is also what its node accounting counts.
+        before, after = original.requests, modified.requests
+        for name in pod.requests.names():
+            if before.get(name) > after.get(name):
+                return _QUEUE
+        return _SKIP
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """A new node the pod fits, or a node that grew in what the pod asks for (or in
+        pods) and now fits it. As upstream, ignoredResources do not apply here, and the fit
+        is on the node alone (its pods are not counted)."""
+        original = _node_or_none(old)
+        modified = _node_or_none(new)
+        if modified is None or not fits_empty_node(pod.requests, modified.allocatable):
+            return _SKIP
+        if original is None:
+            return _QUEUE
+        if any_requested_resource_increased(
+            pod.requests, original.allocatable, modified.allocatable
+        ):
+            return _QUEUE
+        return _SKIP
+
+    def is_schedulable_after_device_class_event(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """A DeviceClass that now provides an extended resource the pod requests."""
+        original = _device_class_or_none(old)
+        modified = _device_class_or_none(new)
+        if modified is None:
+            raise TypeError("expected a DeviceClass, got None")
+        extended = _extended_resource_name(modified)
+        requested = pod.requests.scalar
+        if original is not None:
+            if (_extended_resource_name(original) or "") == (extended or ""):
+                return _SKIP
+        elif DEVICE_CLASS_PREFIX + modified.name in requested:
+            return _QUEUE  # only on add: a class's name never changes
+        if extended is not None and extended in requested:
+            return _QUEUE
+        return _SKIP
 
 
 def insufficient_resources(request: FitRequest, node_info: NodeInfo) -> Status | None:
@@ -155,3 +261,44 @@ def insufficient_resources(request: FitRequest, node_info: NodeInfo) -> Status |
         return None
     code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
     return Status(code, *reasons)
+
+
+def fits_empty_node(requests: Resource, allocatable: Resource) -> bool:
+    """Upstream `isFit`: the pod fits a node with no pods on it (no resource ignored)."""
+    if allocatable.allowed_pods < 1:
+        return False
+    return all(requests.get(name) <= allocatable.get(name) for name in requests.names())
+
+
+def any_requested_resource_increased(
+    requests: Resource, original: Resource, modified: Resource
+) -> bool:
+    """Upstream `haveAnyRequestedResourcesIncreased`: more pods allowed, or more of a
+    resource the pod requests. (Upstream also answers yes for an extended resource a
+    DeviceClass backs; kubesched knows no DeviceClasses.)"""
+    if modified.allowed_pods > original.allowed_pods:
+        return True
+    return any(modified.get(name) > original.get(name) for name in requests.names())
+
+
+def _as_pod(obj: Any) -> Pod:
+    if isinstance(obj, Pod):
+        return obj
+    raise TypeError(f"expected Pod, got {type(obj).__name__}")
+
+
+def _node_or_none(obj: Any) -> Node | None:
+    if obj is None or isinstance(obj, Node):
+        return obj
+    raise TypeError(f"expected Node, got {type(obj).__name__}")
+
+
+def _device_class_or_none(obj: Any) -> ApiObject | None:
+    if obj is None or isinstance(obj, ApiObject):
+        return obj
+    raise TypeError(f"expected a DeviceClass (ApiObject), got {type(obj).__name__}")
+
+
+def _extended_resource_name(device_class: ApiObject) -> str | None:
+    name = device_class.spec.get("extendedResourceName")
+    return name if isinstance(name, str) else None

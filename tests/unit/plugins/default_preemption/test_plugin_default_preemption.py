@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework import Code, CycleState, NodeInfo, Status
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    Code,
+    CycleState,
+    EventResource,
+    NodeInfo,
+    QueueingHint,
+    Status,
+)
 from kubesched.model import Node, Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.evaluation import Evaluation
 from kubesched.plugins.default_preemption.plugin import DefaultPreemption, parse_args
@@ -208,6 +217,18 @@ def test_pre_enqueue_holds_a_preemptor_while_its_victims_are_evicted() -> None:
     assert status is not None
     assert status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     assert status.message == "waiting for the preemption for this pod to be finished"
+
+
+def test_events_to_register_is_upstreams_with_async_preemption() -> None:
+    """Upstream's EventsToRegister with SchedulerAsyncPreemption (on by default): a bound
+    pod's deletion, whose hint always skips (upstream has no test table for it)."""
+    plugin = DefaultPreemption(args={}, handle=FakeHandle())
+    (registration,) = plugin.events_to_register()
+    assert registration.event == ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+    assert registration.hint == plugin.is_pod_schedulable_after_assigned_pod_deletion
+    victim = running("low", "a")
+    for preemptor in (incoming(), make_pod().name("other").model()):
+        assert registration.hint(preemptor, victim, None) is QueueingHint.QUEUE_SKIP
 
 
 def test_every_post_filter_run_is_counted_as_an_attempt() -> None:
