@@ -14,6 +14,13 @@ from (anti-affinity) other pods, per topology domain, as kube-scheduler does.
 Args (`InterPodAffinityArgs`): `hardPodAffinityWeight` (0..100, default 1): the score an
 existing pod's required affinity term that selects the incoming pod adds to its domain;
 `ignorePreferredTermsOfExistingPods` (default false).
+
+Queueing hints, as upstream: an assigned pod added that matches all the pod's required
+affinity terms, updated to match them or to stop matching one of its anti-affinity terms,
+or deleted while matching one of them (or while its own anti-affinity matched the pod); any
+label change of the pod itself; a node added or relabelled that gains (or moves) an affinity
+topology key, or loses (or moves) an anti-affinity one (any added node, with anti-affinity).
+Like upstream's, the hints match a `namespaceSelector` against no namespace labels.
 """
 
 from __future__ import annotations
@@ -25,16 +32,19 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
-from kubesched.model import Pod
+from kubesched.model import Node, Pod
 from kubesched.plugins.helper.args import ArgsError, check_fields
+from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
@@ -47,13 +57,40 @@ from kubesched.plugins.inter_pod_affinity.filtering import (
     filter_state,
 )
 from kubesched.plugins.inter_pod_affinity.scoring import ScoreState, score_state
-from kubesched.plugins.inter_pod_affinity.terms import TermCache, pod_terms
+from kubesched.plugins.inter_pod_affinity.terms import (
+    POD_AFFINITY,
+    POD_ANTI_AFFINITY,
+    RequiredTermCache,
+    TermCache,
+    matches_all,
+    matches_any,
+    pod_terms,
+)
 
 NAME = names.INTER_POD_AFFINITY
 _KIND = "InterPodAffinityArgs"
 _SKIP: Final = Status(Code.SKIP)
 _PRE_FILTER_KEY: StateKey[FilterState] = StateKey("PreFilter" + NAME)
 _PRE_SCORE_KEY: StateKey[ScoreState] = StateKey("PreScore" + NAME)
+_QUEUE: Final = QueueingHint.QUEUE
+_SKIP_HINT: Final = QueueingHint.QUEUE_SKIP
+_NO_LABELS: Final[Mapping[str, str]] = {}
+
+
+def _no_namespace_labels(_namespace: str) -> Mapping[str, str]:
+    """What upstream's hints match a term's `namespaceSelector` against: no labels (they
+    call `AffinityTerm.Matches(pod, nil)` on terms whose selector is not resolved into
+    namespaces, so `{}` matches every namespace and `team: a` none)."""
+    return _NO_LABELS
+
+
+def _hint(helps: bool) -> QueueingHint:
+    return _QUEUE if helps else _SKIP_HINT
+
+
+def _unassigned(pod: Pod) -> bool:
+    return not pod.node_name and not pod.nominated_node_name
+
 
 __all__ = [
     "ERR_REASON_AFFINITY",
@@ -86,6 +123,7 @@ class InterPodAffinity:
         self.ignore_preferred_terms_of_existing_pods = ignore
         self._handle = handle
         self._terms = TermCache()
+        self._hint_terms = RequiredTermCache()
         self._counts = NodeCountCache()
         self._totals = PairTotals()
 
@@ -162,11 +200,91 @@ class InterPodAffinity:
             computed.normalize(scores)
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
-            # Assigned pods added, relabelled or deleted; the pod's own labels changing.
-            ClusterEvent(
-                EventResource.POD, ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_POD_LABEL
+            # An assigned pod added may satisfy the pod's affinity; one relabelled may
+            # start matching its affinity or stop matching its anti-affinity; one deleted
+            # may take a conflicting pod (or a conflicting anti-affinity) away.
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.ASSIGNED_POD,
+                    ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
+                ),
+                self.is_schedulable_after_assigned_pod_change,
             ),
-            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+            # The pod's own labels: some pod's anti-affinity may no longer select it.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_LABEL),
+                self.is_schedulable_after_target_pod_update_label,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                self.is_schedulable_after_node_change,
+            ),
         )
+
+    def is_schedulable_after_assigned_pod_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """Upstream `isSchedulableAfterAssignedPodChange`; a pod neither bound nor
+        nominated never helps (binding and nominating are an add or a delete)."""
+        original, modified = event_objects(old, new, Pod)
+        if (modified is not None and _unassigned(modified)) or (
+            original is not None and _unassigned(original)
+        ):
+            return _SKIP_HINT
+        affinity = self._hint_terms.of(pod, POD_AFFINITY)
+        anti_affinity = self._hint_terms.of(pod, POD_ANTI_AFFINITY)
+        labels_of = _no_namespace_labels
+        if original is not None and modified is not None:
+            # One existing pod must match all the affinity terms at once.
+            return _hint(
+                (
+                    not matches_all(affinity, original, labels_of)
+                    and matches_all(affinity, modified, labels_of)
+                )
+                or (
+                    matches_any(anti_affinity, original, labels_of)
+                    and not matches_any(anti_affinity, modified, labels_of)
+                )
+            )
+        if modified is not None:
+            return _hint(matches_all(affinity, modified, labels_of))
+        if original is None:
+            raise TypeError("an assigned pod event without a pod")
+        return _hint(
+            matches_any(anti_affinity, original, labels_of)
+            or matches_any(self._hint_terms.of(original, POD_ANTI_AFFINITY), pod, labels_of)
+        )
+
+    def is_schedulable_after_target_pod_update_label(
+        self, _pod: Pod, _old: object, _new: object
+    ) -> QueueingHint:
+        """Upstream `isSchedulableAfterTargetPodUpdateLabel`: always, as some pod's
+        anti-affinity may select the old labels and not the new ones."""
+        return _QUEUE
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """Upstream `isSchedulableAfterNodeChange`: a node added with an affinity topology
+        key, or updated to get one or to change its value; any node added when the pod has
+        anti-affinity (a node without the key always accepts it), or one updated to lose
+        an anti-affinity key or to change its value."""
+        original, modified = event_objects(old, new, Node)
+        if modified is None:
+            raise TypeError("a node event without the node")
+        labels = modified.labels
+        for term in self._hint_terms.of(pod, POD_AFFINITY):
+            key = term.topology_key
+            if key in labels and (original is None or original.labels.get(key) != labels[key]):
+                return _QUEUE
+        anti_affinity = self._hint_terms.of(pod, POD_ANTI_AFFINITY)
+        if not anti_affinity:
+            return _SKIP_HINT
+        if original is None:
+            return _QUEUE
+        before = original.labels
+        for term in anti_affinity:
+            key = term.topology_key
+            if key in before and labels.get(key) != before[key]:
+                return _QUEUE
+        return _SKIP_HINT

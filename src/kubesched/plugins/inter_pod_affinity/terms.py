@@ -6,7 +6,8 @@ those matched by `namespaceSelector` (`{}`: all namespaces; missing: none); with
 the namespace of the pod that owns the term. `topologyKey` names the node label whose value
 is the term's domain.
 
-Terms of pods already on nodes are compiled once per pod object (`TermCache`).
+Terms of pods already on nodes are compiled once per pod object (`TermCache`); the required
+terms the queueing hints read, once per pod object and kind (`RequiredTermCache`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from kubesched.model import Pod
 from kubesched.plugins.helper import selectors as sel
 
 NamespaceLabelsOf = Callable[[str], Mapping[str, str]]
+POD_AFFINITY = "podAffinity"
+POD_ANTI_AFFINITY = "podAntiAffinity"
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 MAX_CACHED_PODS = 100_000
@@ -57,6 +60,11 @@ def matches_all(terms: Sequence[AffinityTerm], pod: Pod, labels_of: NamespaceLab
     return all(term.matches(pod, labels_of) for term in terms)
 
 
+def matches_any(terms: Sequence[AffinityTerm], pod: Pod, labels_of: NamespaceLabelsOf) -> bool:
+    """Upstream `podMatchesAnyAffinityTerms`: False for no terms."""
+    return any(term.matches(pod, labels_of) for term in terms)
+
+
 @dataclass(frozen=True, slots=True)
 class PodTerms:
     required_affinity: tuple[AffinityTerm, ...] = ()
@@ -72,10 +80,10 @@ def pod_terms(pod: Pod, *, strict: bool = True) -> PodTerms:
     """The pod's terms; an invalid selector raises SelectorError, or with `strict=False`
     drops that group of terms (as upstream's cache does for pods already placed)."""
     affinity = pod.affinity or {}
-    if not affinity.get("podAffinity") and not affinity.get("podAntiAffinity"):
+    if not affinity.get(POD_AFFINITY) and not affinity.get(POD_ANTI_AFFINITY):
         return NO_TERMS
     groups = []
-    for kind in ("podAffinity", "podAntiAffinity"):
+    for kind in (POD_AFFINITY, POD_ANTI_AFFINITY):
         spec = affinity.get(kind) or {}
         for compile_group, field in ((_required, _REQUIRED), (_preferred, _PREFERRED)):
             try:
@@ -85,6 +93,13 @@ def pod_terms(pod: Pod, *, strict: bool = True) -> PodTerms:
                     raise
                 groups.append(())
     return PodTerms(groups[0], groups[2], groups[1], groups[3])
+
+
+def required_terms(pod: Pod, kind: str) -> tuple[AffinityTerm, ...]:
+    """The pod's required `podAffinity` or `podAntiAffinity` terms alone (upstream
+    `GetAffinityTerms(pod, GetPod[Anti]AffinityTerms(...))`); raises SelectorError."""
+    spec = (pod.affinity or {}).get(kind) or {}
+    return _required(pod, spec.get(_REQUIRED) or ())
 
 
 def _required(pod: Pod, raw: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
@@ -136,4 +151,28 @@ class TermCache:
         if len(self._pods) >= MAX_CACHED_PODS:
             self._pods.clear()
         self._pods[pod.uid] = (pod, terms)
+        return terms
+
+
+class RequiredTermCache:
+    """`required_terms` per pod object and kind: the hints ask for the same pending pod's
+    (and the same deleted pod's) terms once per unschedulable pod and event. An invalid
+    selector is not cached: it raises SelectorError each time."""
+
+    __slots__ = ("_terms",)
+
+    def __init__(self) -> None:
+        self._terms: dict[tuple[str, str], tuple[Pod, tuple[AffinityTerm, ...]]] = {}
+
+    def of(self, pod: Pod, kind: str) -> tuple[AffinityTerm, ...]:
+        if not pod.affinity or not pod.affinity.get(kind):
+            return ()
+        key = (pod.uid, kind)
+        hit = self._terms.get(key)
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        terms = required_terms(pod, kind)
+        if len(self._terms) >= MAX_CACHED_PODS:
+            self._terms.clear()
+        self._terms[key] = (pod, terms)
         return terms

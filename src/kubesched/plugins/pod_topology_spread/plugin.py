@@ -13,6 +13,13 @@ domains (zones, hosts, ...) by their `topologySpreadConstraints`, as kube-schedu
 
 PreFilter and PreScore do the counting (per-node counts are reused across cycles while a
 node is unchanged, see `plugins.helper.node_counts`); Filter and Score are O(constraints) per node.
+
+Queueing hints, as upstream, on the pod's DoNotSchedule constraints (its own, else the
+defaults, as PreFilter gets them): an assigned pod of its namespace added or deleted that one
+selects, or relabelled so that one selects it or no longer does; the pod's own such label
+change, or a new toleration with a `nodeTaintsPolicy: Honor` constraint; a node added or
+deleted that has every topology key, or updated to gain or lose one, or, having them all, to
+change a key's value or its taints.
 """
 
 from __future__ import annotations
@@ -24,21 +31,25 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
-from kubesched.model import Pod
+from kubesched.model import Node, Pod
+from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.helper.selectors import SelectorError
 from kubesched.plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
+    Constraint,
     parse_args,
     pod_constraints,
 )
@@ -55,6 +66,8 @@ NAME = names.POD_TOPOLOGY_SPREAD
 _SKIP: Final = Status(Code.SKIP)
 _PRE_FILTER_KEY: StateKey[FilterState] = StateKey("PreFilter" + NAME)
 _PRE_SCORE_KEY: StateKey[ScoreState] = StateKey("PreScore" + NAME)
+_QUEUE: Final = QueueingHint.QUEUE
+_SKIP_HINT: Final = QueueingHint.QUEUE_SKIP
 
 __all__ = [
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
@@ -75,7 +88,7 @@ class PodTopologySpread:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:
-            constraints = pod_constraints(pod, DO_NOT_SCHEDULE, self._args, lister=self._handle)
+            constraints = self._hard_constraints(pod)
         except SelectorError as exc:
             return Status(
                 Code.ERROR,
@@ -147,22 +160,125 @@ class PodTopologySpread:
             computed.normalize(scores)
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
-            # Assigned pods added, relabelled or deleted change the counts; the pod itself
-            # may get new labels or tolerations (nodeTaintsPolicy: Honor).
-            ClusterEvent(
-                EventResource.POD,
-                ActionType.ADD
-                | ActionType.DELETE
-                | ActionType.UPDATE_POD_LABEL
-                | ActionType.UPDATE_POD_TOLERATION,
+            # Assigned pods added, relabelled or deleted change the counts.
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.ASSIGNED_POD,
+                    ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
+                ),
+                self.is_schedulable_after_assigned_pod_change,
             ),
-            ClusterEvent(
-                EventResource.NODE,
-                ActionType.ADD
-                | ActionType.DELETE
-                | ActionType.UPDATE_NODE_LABEL
-                | ActionType.UPDATE_NODE_TAINT,
+            # The pod's own labels (it counts itself), or a new toleration with
+            # `nodeTaintsPolicy: Honor`.
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.TARGET_POD,
+                    ActionType.UPDATE_POD_TOLERATION | ActionType.UPDATE_POD_LABEL,
+                ),
+                self.is_schedulable_after_target_pod_change,
+            ),
+            # Nodes added, deleted or updated may change the domains.
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.NODE,
+                    ActionType.ADD
+                    | ActionType.DELETE
+                    | ActionType.UPDATE_NODE_LABEL
+                    | ActionType.UPDATE_NODE_TAINT,
+                ),
+                self.is_schedulable_after_node_change,
             ),
         )
+
+    def _hard_constraints(self, pod: Pod) -> tuple[Constraint, ...]:
+        """The DoNotSchedule constraints, PreFilter's and the hints' (upstream
+        `getConstraints`); raises SelectorError."""
+        return pod_constraints(pod, DO_NOT_SCHEDULE, self._args, lister=self._handle)
+
+    def is_schedulable_after_assigned_pod_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """Upstream `isSchedulableAfterAssignedPodChange`: only bound or nominated pods of
+        the pod's namespace count."""
+        original, modified = event_objects(old, new, Pod)
+        if (modified is not None and not _involved(modified, pod)) or (
+            original is not None and not _involved(original, pod)
+        ):
+            return _SKIP_HINT
+        constraints = self._hard_constraints(pod)
+        if original is not None and modified is not None:
+            return _after_label_change(original, modified, constraints)
+        changed = modified if modified is not None else original
+        if changed is None:
+            raise TypeError("an assigned pod event without a pod")
+        if any(c.selector.matches_pod(changed) for c in constraints):
+            return _QUEUE
+        return _SKIP_HINT
+
+    def is_schedulable_after_target_pod_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """Upstream `isSchedulableAfterTargetPodChange`: new tolerations matter only with a
+        `nodeTaintsPolicy: Honor` constraint; labels as for an assigned pod."""
+        original, modified = event_objects(old, new, Pod)
+        if original is None or modified is None:
+            raise TypeError("a pod update without both versions of the pod")
+        constraints = self._hard_constraints(pod)
+        if modified.tolerations != original.tolerations and any(
+            c.honor_taints for c in constraints
+        ):
+            return _QUEUE
+        return _after_label_change(original, modified, constraints)
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """Upstream `isSchedulableAfterNodeChange`: a node "matches" when it has every
+        constraint's topology key (so any node does for a pod without constraints)."""
+        original, modified = event_objects(old, new, Node)
+        constraints = self._hard_constraints(pod)
+        if original is not None and modified is not None:
+            was = _has_keys(original, constraints)
+            now = _has_keys(modified, constraints)
+            if was != now:
+                return _QUEUE
+            if now and (
+                _keys_changed(original, modified, constraints) or original.taints != modified.taints
+            ):
+                return _QUEUE
+            return _SKIP_HINT
+        node = modified if modified is not None else original
+        if node is None:
+            raise TypeError("a node event without the node")
+        return _QUEUE if _has_keys(node, constraints) else _SKIP_HINT
+
+
+def _involved(changed: Pod, pod: Pod) -> bool:
+    """Upstream `involvedInTopologySpreading`: bound or nominated, in the pod's namespace."""
+    if not changed.node_name and not changed.nominated_node_name:
+        return False
+    return changed.namespace == pod.namespace
+
+
+def _after_label_change(
+    original: Pod, modified: Pod, constraints: Sequence[Constraint]
+) -> QueueingHint:
+    """Upstream `isSchedulableAfterPodLabelChange`: some constraint selects the pod before
+    and not after, or after and not before."""
+    if original.labels == modified.labels:
+        return _SKIP_HINT
+    for c in constraints:
+        if c.selector.matches_pod(original) != c.selector.matches_pod(modified):
+            return _QUEUE
+    return _SKIP_HINT
+
+
+def _has_keys(node: Node, constraints: Sequence[Constraint]) -> bool:
+    """Upstream `nodeLabelsMatchSpreadConstraints`."""
+    return all(c.topology_key in node.labels for c in constraints)
+
+
+def _keys_changed(original: Node, modified: Node, constraints: Sequence[Constraint]) -> bool:
+    """Upstream `checkTopologyKeyLabelsChanged` (a missing label reads as "")."""
+    before, after = original.labels, modified.labels
+    return any(before.get(c.topology_key, "") != after.get(c.topology_key, "") for c in constraints)
