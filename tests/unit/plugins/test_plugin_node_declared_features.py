@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from kubesched.framework import Code
+from typing import Any
+
+import pytest
+
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EventResource,
+    QueueingHint,
+)
 from kubesched.model import Node, Pod
 from kubesched.plugins import NodeDeclaredFeatures
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
@@ -50,3 +61,114 @@ def test_other_pods_skip_the_plugin() -> None:
         handle.list_node_infos(),
     )
     assert got["old"].is_success()
+
+
+# ---- queueing hints (upstream's TestEnqueueExtensionsNodeUpdate,
+# TestIsSchedulableAfterTargetPodUpdate and TestEventsToRegister) --------------------------
+
+QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "hint"),
+    [
+        pytest.param(None, node("node-1", "FeatureA"), QUEUE, id="Node Add with feature"),
+        pytest.param(
+            node("node-1"), node("node-1", "FeatureA"), QUEUE, id="Node Update (Features Added)"
+        ),
+        pytest.param(
+            node("node-1", "FeatureA"),
+            node("node-1", "FeatureA"),
+            SKIP,
+            id="Node Update (Features Unchanged)",
+        ),
+    ],
+)
+def test_is_schedulable_after_node_change(old: Node | None, new: Node, hint: QueueingHint) -> None:
+    plugin = NodeDeclaredFeatures(args={}, handle=FakeHandle())
+    assert plugin.is_schedulable_after_node_change(make_pod().model(), old, new) is hint
+
+
+def test_a_wrong_node_is_an_error() -> None:
+    plugin = NodeDeclaredFeatures(args={}, handle=FakeHandle())
+    with pytest.raises(TypeError):
+        plugin.is_schedulable_after_node_change(make_pod().model(), None, "not-a-node")
+
+
+def target(*, needs_feature: bool, label: str = "") -> Pod:
+    """The target pod; `needs_feature`: it needs UserNamespacesHostNetworkSupport (upstream's
+    table uses a mock feature instead)."""
+    obj: dict[str, Any] = make_pod().name("test-pod").uid("123").obj()
+    if needs_feature:
+        obj["spec"]["hostNetwork"] = True
+        obj["spec"]["hostUsers"] = False
+    if label:
+        obj["metadata"]["labels"] = {label: "bar"}
+    return Pod.from_json(obj)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "hint"),
+    [
+        pytest.param(
+            target(needs_feature=False),
+            target(needs_feature=True, label="foo"),
+            QUEUE,
+            id="Pod Update adds requirement",
+        ),
+        pytest.param(
+            target(needs_feature=True, label="foo"),
+            target(needs_feature=False),
+            QUEUE,
+            id="Pod Update removes requirement",
+        ),
+        pytest.param(
+            target(needs_feature=False),
+            target(needs_feature=False),
+            SKIP,
+            id="Pod Update with no change in requirements",
+        ),
+        pytest.param(
+            target(needs_feature=True),
+            target(needs_feature=True, label="foo"),
+            SKIP,
+            id="pod update keeping its requirements",
+        ),
+    ],
+)
+def test_is_schedulable_after_target_pod_update(old: Pod, new: Pod, hint: QueueingHint) -> None:
+    plugin = NodeDeclaredFeatures(args={}, handle=FakeHandle())
+    assert (
+        plugin.is_schedulable_after_target_pod_update(target(needs_feature=False), old, new) is hint
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param(None, target(needs_feature=False), id="no old pod"),
+        pytest.param(target(needs_feature=False), "not-a-pod", id="not a pod"),
+    ],
+)
+def test_a_wrong_pod_is_an_error(old: object, new: object) -> None:
+    plugin = NodeDeclaredFeatures(args={}, handle=FakeHandle())
+    with pytest.raises(TypeError):
+        plugin.is_schedulable_after_target_pod_update(target(needs_feature=False), old, new)
+
+
+def test_events_to_register() -> None:
+    """The plugin is always enabled: the NodeDeclaredFeatures gate is GA and locked on in
+    v1.37 (upstream's `plugin enabled` case)."""
+    plugin = NodeDeclaredFeatures(args={}, handle=FakeHandle())
+    assert plugin.events_to_register() == (
+        ClusterEventWithHint(
+            ClusterEvent(
+                EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE
+            ),
+            plugin.is_schedulable_after_node_change,
+        ),
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE),
+            plugin.is_schedulable_after_target_pod_update,
+        ),
+    )

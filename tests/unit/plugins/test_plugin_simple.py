@@ -4,7 +4,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from kubesched.framework import Code, NodeInfo
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EventResource,
+    NodeInfo,
+    QueueingHint,
+)
 from kubesched.model import Pod
 from kubesched.plugins import NodeName, PrioritySort, SchedulingGates
 from kubesched.plugins.helper.args import ArgsError
@@ -21,6 +29,28 @@ def test_scheduling_gates_message() -> None:
     assert (status.code, status.message) == (
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
         "waiting for scheduling gates: [example.com/a b]",
+    )
+
+
+def test_scheduling_gates_queues_when_the_gates_are_gone() -> None:
+    """Upstream's `TestIsSchedulableAfterUpdateTargetPodSchedulingGatesEliminated`."""
+    plugin = SchedulingGates(args={}, handle=FakeHandle())
+    gated = make_pod().name("p").scheduling_gate("foo")
+    hint = plugin.is_schedulable_after_update_target_pod_scheduling_gates_eliminated(
+        gated.model(), gated.model(), make_pod().name("p").model()
+    )
+    assert hint is QueueingHint.QUEUE
+
+
+def test_scheduling_gates_events_to_register() -> None:
+    plugin = SchedulingGates(args={}, handle=FakeHandle())
+    event = ClusterEvent(
+        EventResource.TARGET_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+    )
+    assert plugin.events_to_register() == (
+        ClusterEventWithHint(
+            event, plugin.is_schedulable_after_update_target_pod_scheduling_gates_eliminated
+        ),
     )
 
 
@@ -58,6 +88,14 @@ def test_node_name() -> None:
     assert (statuses["n1"].code, statuses["n1"].message) == (
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
         "node(s) didn't match the requested node name",
+    )
+
+
+def test_node_name_events_to_register() -> None:
+    """A node added, without a hint (upstream: every such event retries the pod)."""
+    plugin = NodeName(args={}, handle=FakeHandle())
+    assert plugin.events_to_register() == (
+        ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
     )
 
 

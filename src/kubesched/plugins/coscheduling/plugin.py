@@ -8,6 +8,9 @@ out at Permit (Unreserve) rejects the members waiting with it, freeing their roo
 PostFilter only when more than `podGroupRejectPercentage` (default 10) of minMember is
 still unassigned, as scheduler-plugins (so a group of 10 or more that lacks one member
 keeps the others waiting for it).
+
+Queueing hints: none, as in scheduler-plugins' releases: a rejected member is retried on any
+pod added and on any PodGroup added or updated.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
@@ -85,11 +89,11 @@ class Coscheduling:
         self.manager = GroupManager(groups=handle.lister(PODGROUPS), pods=handle.pod_lister())
         self._status = StatusKeeper(handle, self.manager)
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        # scheduler-plugins registers these two without hints; POD covers pending pods too.
         return (
-            ClusterEvent(EventResource.POD, ActionType.ADD),
-            ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
-            resource_event(PODGROUPS, ActionType.ADD | ActionType.UPDATE),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD)),
+            ClusterEventWithHint(resource_event(PODGROUPS, ActionType.ADD | ActionType.UPDATE)),
         )
 
     # ---- QueueSort ----------------------------------------------------------------------

@@ -9,6 +9,10 @@
 
 The messages are kube-scheduler's. The pod-group cycle itself is the scheduler's
 (`kubesched.scheduler.podgroup_cycle`).
+
+Queueing hints (upstream's, CompositePodGroup off): a rejected member is retried when a pod
+of its PodGroup is added (pending or bound), when its PodGroup is added, or when its gang's
+minCount decreases.
 """
 
 from __future__ import annotations
@@ -21,17 +25,20 @@ from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     PlacementProgress,
+    QueueingHint,
     Status,
 )
 from kubesched.framework.resources import resource_event
-from kubesched.model import Pod, SchedulingPodGroup, pod_group_key
+from kubesched.model import ApiObject, Pod, SchedulingPodGroup, pod_group_key
 from kubesched.plugins.gang_scheduling.members import Reservations, members
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.event_objects import added_or_updated, updated
 
 NAME = names.GANG_SCHEDULING
 PERMIT_TIMEOUT_SECONDS = 300.0
@@ -51,12 +58,49 @@ class GangScheduling:
         self._pods = handle.pod_lister()
         self._reservations = Reservations()
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        # A member added (pending or bound) may complete its gang's minCount; the pod's
+        # PodGroup name is immutable, so pod updates are not registered.
         return (
-            ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
-            ClusterEvent(EventResource.POD, ActionType.ADD),
-            resource_event(SCHEDULING_PODGROUPS, ActionType.ADD | ActionType.UPDATE),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
+                self.is_schedulable_after_pod_added,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD),
+                self.is_schedulable_after_pod_added,
+            ),
+            ClusterEventWithHint(
+                resource_event(SCHEDULING_PODGROUPS, ActionType.ADD),
+                self.is_schedulable_after_pod_group_added,
+            ),
+            ClusterEventWithHint(
+                resource_event(SCHEDULING_PODGROUPS, ActionType.UPDATE),
+                self.is_schedulable_after_pod_group_updated,
+            ),
         )
+
+    def is_schedulable_after_pod_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE when the pod added is a member of the rejected pod's PodGroup."""
+        _, added = added_or_updated(Pod, old, new)
+        return _queue_if(_is_group_of(pod, added.namespace, added.pod_group_name))
+
+    def is_schedulable_after_pod_group_added(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE when the PodGroup added is the rejected pod's."""
+        _, added = added_or_updated(ApiObject, old, new)
+        return _queue_if(_is_group_of(pod, added.namespace, added.name))
+
+    def is_schedulable_after_pod_group_updated(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE when the rejected pod's PodGroup keeps a gang policy and its minCount
+        decreased (other updates cannot make the members schedulable)."""
+        before, after = updated(ApiObject, old, new)
+        if not _is_group_of(pod, after.namespace, after.name):
+            return QueueingHint.QUEUE_SKIP
+        old_min = SchedulingPodGroup.of(before).min_count
+        new_min = SchedulingPodGroup.of(after).min_count
+        if old_min is None or new_min is None:  # not a gang before or after
+            return QueueingHint.QUEUE_SKIP
+        return _queue_if(new_min < old_min)
 
     def _group(self, pod: Pod) -> SchedulingPodGroup | None:
         obj = self._groups.get(pod.pod_group_name, pod.namespace)
@@ -139,3 +183,13 @@ class GangScheduling:
                 f"{scheduled} scheduled, {remaining} remaining",
             )
         return None
+
+
+def _is_group_of(pod: Pod, namespace: str, group: str) -> bool:
+    """Whether `namespace/group` is the pod's PodGroup (upstream's areSameHierarchy with
+    CompositePodGroup off: the keys are equal)."""
+    return bool(pod.pod_group_name) and (pod.namespace, pod.pod_group_name) == (namespace, group)
+
+
+def _queue_if(condition: bool) -> QueueingHint:
+    return QueueingHint.QUEUE if condition else QueueingHint.QUEUE_SKIP

@@ -18,6 +18,22 @@ def event_objects(old: object, new: object, kind: type[T]) -> tuple[T | None, T 
     return _checked(old, kind), checked_new
 
 
+def added_or_updated(kind: type[T], old: object, new: object) -> tuple[T | None, T]:
+    """`(old, new)` of an add (old None) or an update event about a `kind`."""
+    before, after = event_objects(old, new, kind)
+    if after is None:
+        raise TypeError(f"expected {kind.__name__}, but got NoneType")
+    return before, after
+
+
+def updated(kind: type[T], old: object, new: object) -> tuple[T, T]:
+    """`(old, new)` of an update event about a `kind` (both versions present)."""
+    before, after = added_or_updated(kind, old, new)
+    if before is None:
+        raise TypeError(f"expected {kind.__name__}, but got NoneType")
+    return before, after
+
+
 def _checked(obj: object, kind: type[T]) -> T | None:
     if obj is None or isinstance(obj, kind):
         return obj

@@ -8,6 +8,9 @@ field terms. Score: the sum of the weights of the matching preferred terms, norm
 Args (`NodeAffinityArgs`): `addedAffinity` with `requiredDuringSchedulingIgnoredDuringExecution`
 (enforced on every pod of the profile: `node(s) didn't match scheduler-enforced node
 affinity`) and `preferredDuringSchedulingIgnoredDuringExecution` (added to every score).
+
+Queueing hints: a rejected pod is retried on a node added that matches its required affinity
+and the enforced one, or a node whose labels changed to match them (upstream's).
 """
 
 from __future__ import annotations
@@ -19,18 +22,21 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
 from kubesched.framework.signs import node_affinity_sign
-from kubesched.model import Pod
+from kubesched.model import Node, Pod
 from kubesched.plugins.helper import nodeselector as ns
 from kubesched.plugins.helper.args import ArgsError, check_fields, mapping, sequence
+from kubesched.plugins.helper.event_objects import added_or_updated
 from kubesched.plugins.helper.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.normalize import default_normalize_score
 
@@ -110,8 +116,24 @@ class NodeAffinity:
         default_normalize_score(scores)
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
-        return (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),)
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        event = ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+        return (ClusterEventWithHint(event, self.is_schedulable_after_node_change),)
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE for a node added that the pod's required affinity (and the
+        scheduler-enforced one) matches, or updated from not matching to matching."""
+        original, modified = added_or_updated(Node, old, new)
+        if self._added_required is not None and not ns.selector_matches(
+            self._added_required, modified
+        ):
+            return QueueingHint.QUEUE_SKIP
+        required = RequiredAffinity.of(pod)
+        if not _matches(required, modified):
+            return QueueingHint.QUEUE_SKIP
+        if original is not None and _matches(required, original):
+            return QueueingHint.QUEUE_SKIP  # it matched before: nothing new for the pod
+        return QueueingHint.QUEUE
 
 
 def _compile_added_required(value: Any) -> tuple[ns.Term, ...] | None:
@@ -122,6 +144,17 @@ def _compile_added_required(value: Any) -> tuple[ns.Term, ...] | None:
         if term.error:
             raise ArgsError(f"parsing addedAffinity.{ns.REQUIRED}: {term.error}")
     return terms
+
+
+def _matches(required: RequiredAffinity, node: Node) -> bool:
+    """Whether the pod's required affinity matches the node; ValueError when no term
+    matched and one of them is invalid (upstream's Match errs then: the hint queues)."""
+    if required.matches(node):
+        return True
+    invalid = [term.error for term in required.terms or () if term.error]
+    if invalid and all(node.labels.get(key) == value for key, value in required.labels):
+        raise ValueError("; ".join(invalid))
+    return False
 
 
 def _named_nodes(terms: Sequence[Mapping[str, Any]]) -> Status | frozenset[str] | None:

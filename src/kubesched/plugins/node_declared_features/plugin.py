@@ -7,6 +7,10 @@ v1.37 infers three features at scheduling time (`kubesched.model.pod_features`):
 and `UserNamespacesHostNetworkSupport` (`hostNetwork` with `hostUsers: false`). Other pods skip
 the plugin. Rejections are UnschedulableAndUnresolvable: `node(s) didn't match Pod's required
 features`.
+
+Queueing hints: a rejected pod is retried on a node added or whose declared features
+changed, and on an update of the pod itself that changes the features it needs
+(upstream's).
 """
 
 from __future__ import annotations
@@ -18,15 +22,18 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     Status,
 )
-from kubesched.model import Pod
+from kubesched.model import Node, Pod
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.event_objects import added_or_updated, updated
 
 NAME = names.NODE_DECLARED_FEATURES
 ERR_REASON = "node(s) didn't match Pod's required features"
@@ -49,6 +56,30 @@ class NodeDeclaredFeatures:
             return None
         return _REJECTED
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
-        action = ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE
-        return (ClusterEvent(EventResource.NODE, action),)
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        node_action = ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, node_action), self.is_schedulable_after_node_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE),
+                self.is_schedulable_after_target_pod_update,
+            ),
+        )
+
+    def is_schedulable_after_target_pod_update(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE when the update changed the features the pod needs."""
+        del pod
+        old_pod, new_pod = updated(Pod, old, new)
+        if new_pod.required_features == old_pod.required_features:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE for a node added, or one whose declared features changed."""
+        del pod
+        original, modified = added_or_updated(Node, old, new)
+        if original is not None and original.declared_features == modified.declared_features:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE

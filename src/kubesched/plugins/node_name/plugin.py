@@ -1,4 +1,7 @@
-"""NodeName (Filter): a pod that names a node (`spec.nodeName`) fits only that node."""
+"""NodeName (Filter): a pod that names a node (`spec.nodeName`) fits only that node.
+
+Queueing hints: none, as upstream: a rejected pod is retried on every node added.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
@@ -42,5 +46,6 @@ class NodeName:
             return None
         return _REJECTED
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
-        return (ClusterEvent(EventResource.NODE, ActionType.ADD),)
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        # No hint: a node added always retries the pod (upstream: same as QUEUE).
+        return (ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),)

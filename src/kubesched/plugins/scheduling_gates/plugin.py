@@ -2,6 +2,8 @@
 
 The pod is queued again when its last gate is removed. Message as upstream:
 `waiting for scheduling gates: [example.com/foo example.com/bar]`.
+
+Queueing hints: the pod is retried whenever its last gate is removed (upstream's).
 """
 
 from __future__ import annotations
@@ -10,7 +12,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesched.apis import names
-from kubesched.framework import ActionType, ClusterEvent, Code, EventResource, Handle, Status
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    EventResource,
+    Handle,
+    QueueingHint,
+    Status,
+)
 from kubesched.model import Pod
 from kubesched.plugins.helper.args import no_args
 
@@ -32,5 +43,19 @@ class SchedulingGates:
             Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{gates}]"
         )
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
-        return (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED),)
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        event = ClusterEvent(
+            EventResource.TARGET_POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED
+        )
+        return (
+            ClusterEventWithHint(
+                event, self.is_schedulable_after_update_target_pod_scheduling_gates_eliminated
+            ),
+        )
+
+    def is_schedulable_after_update_target_pod_scheduling_gates_eliminated(
+        self, pod: Pod, old: Any, new: Any
+    ) -> QueueingHint:
+        """QUEUE: the pod's last scheduling gate is gone."""
+        del pod, old, new
+        return QueueingHint.QUEUE

@@ -3,6 +3,10 @@ tolerate; Score nodes by their untolerated PreferNoSchedule taints (fewer is bet
 
 Filter message as upstream (v1.37): `node(s) had untolerated taint(s)` (the taint itself
 is logged at debug level). Score: the count, normalized in reverse to 0..100.
+
+Queueing hints: a rejected pod is retried on a node added, or whose taints changed, that
+has no NoSchedule/NoExecute taint the pod does not tolerate (when the old version had one),
+and on any toleration added to the pod itself (upstream's).
 """
 
 from __future__ import annotations
@@ -15,18 +19,21 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
 from kubesched.framework.signs import tolerations_sign
-from kubesched.model import Pod, Toleration
+from kubesched.model import Node, Pod, Toleration
 from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.event_objects import added_or_updated
 from kubesched.plugins.helper.normalize import default_normalize_score
 from kubesched.plugins.helper.tolerations import first_untolerated, tolerated
 
@@ -92,8 +99,33 @@ class TaintToleration:
         default_normalize_score(scores, reverse=True)
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
-            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-            ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.TARGET_POD, ActionType.UPDATE_POD_TOLERATION),
+                self.is_schedulable_after_target_pod_toleration_change,
+            ),
         )
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """QUEUE when the node (added, or updated from one with a NoSchedule/NoExecute taint
+        the pod does not tolerate) now has no such taint."""
+        original, modified = added_or_updated(Node, old, new)
+        if first_untolerated(modified.taints, pod.tolerations, _DO_NOT_SCHEDULE) is not None:
+            return QueueingHint.QUEUE_SKIP
+        if original is not None and (
+            first_untolerated(original.taints, pod.tolerations, _DO_NOT_SCHEDULE) is None
+        ):
+            return QueueingHint.QUEUE_SKIP  # tolerated before too: not why the pod was rejected
+        return QueueingHint.QUEUE
+
+    def is_schedulable_after_target_pod_toleration_change(
+        self, pod: Pod, old: Any, new: Any
+    ) -> QueueingHint:
+        """QUEUE: the rejected pod got a toleration, which may tolerate the node's taint."""
+        del pod, old, new
+        return QueueingHint.QUEUE

@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework import Code, CycleState, Status
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Status,
+)
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.waiting import WaitingPod
 from kubesched.model import ApiObject, Pod
@@ -205,3 +213,19 @@ def test_reject_percentage_must_be_an_integer_from_0_to_100(value: Any) -> None:
     handle = FakeHandle(listers=ClusterListers([PODGROUPS, GROUP_PODS]))
     with pytest.raises(Exception, match=r"^podGroupRejectPercentage: "):
         Coscheduling(args={"podGroupRejectPercentage": value}, handle=handle)
+
+
+def test_events_to_register_are_scheduler_plugins_without_hints() -> None:
+    """scheduler-plugins' `EventsToRegister`: Pod/Add (which covers pending pods too) and
+    PodGroup Add|Update, with no queueing hints."""
+    _, plugin = _setup(2, 0)
+    events = plugin.events_to_register()
+    assert events == (
+        ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD)),
+        ClusterEventWithHint(
+            ClusterEvent(PODGROUPS.event_resource, ActionType.ADD | ActionType.UPDATE)
+        ),
+    )
+    assert PODGROUPS.event_resource == "podgroups.v1alpha1.scheduling.x-k8s.io"
+    new_member = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
+    assert events[0].event.matches(new_member)

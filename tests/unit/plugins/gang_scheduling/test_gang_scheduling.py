@@ -9,8 +9,19 @@ from typing import Any
 import pytest
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
-from kubesched.framework import Code, CycleState, PlacementProgress, Status
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    PlacementProgress,
+    QueueingHint,
+    Status,
+)
 from kubesched.framework.listers import ClusterListers
+from kubesched.framework.resources import resource_event
 from kubesched.framework.waiting import WaitingPod
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 from kubesched.plugins.gang_scheduling import GangScheduling
@@ -136,3 +147,242 @@ def test_pending_pods_of_another_scheduler_do_not_count_bound_ones_do() -> None:
     assert plugin.pre_enqueue(_member("w0")) is not None  # 2 of ours + 1 pending elsewhere
     handle.listers.pods.on_add(other.name("y").uid("y").node("n1").model())
     assert plugin.pre_enqueue(_member("w0")) is None  # a bound member counts
+
+
+# ---- queueing hints (upstream's Test_isSchedulableAfterPodAdded,
+# Test_isSchedulableAfterPodGroupAdded and Test_isSchedulableAfterPodGroupUpdated, the
+# CompositePodGroup=false cases: the gate is off by default and kubesched has no
+# CompositePodGroups, so a parent composite group changes nothing) -------------------------
+
+
+def _pod(name: str = "", group: str = "", *, namespace: str = "", node: str = "") -> Pod:
+    builder = make_pod().namespace(namespace)
+    if name:
+        builder.name(name)
+    if group:
+        builder.pod_group(group)
+    if node:
+        builder.node(node)
+    return builder.model()
+
+
+def _pg(
+    name: str, *, namespace: str = "", min_count: int | None = 1, parent: str = ""
+) -> ApiObject:
+    policy: dict[str, Any] = (
+        {"basic": {}} if min_count is None else {"gang": {"minCount": min_count}}
+    )
+    spec: dict[str, Any] = {"schedulingPolicy": policy}
+    if parent:
+        spec["parentCompositePodGroupName"] = parent
+    meta = {"namespace": namespace, "name": name}
+    return ApiObject.from_json({"metadata": meta, "spec": spec})
+
+
+def _plugin() -> GangScheduling:
+    return GangScheduling(
+        args={}, handle=FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
+    )
+
+
+QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
+
+
+@pytest.mark.parametrize(
+    ("pod", "added", "hint"),
+    [
+        pytest.param(
+            _pod("p", "pg"),
+            _pod(group="pg"),
+            QUEUE,
+            id="add a newPod which matches the pod's scheduling group",
+        ),
+        pytest.param(
+            _pod("p", "pg"),
+            _pod(group="pg", node="node1"),
+            QUEUE,
+            id="add a newPod with NodeName set which matches the pod's scheduling group",
+        ),
+        pytest.param(
+            _pod("p", "pg"),
+            _pod(group="pg", namespace="foo"),
+            SKIP,
+            id="add a newPod which doesn't match the pod's namespace",
+        ),
+        pytest.param(
+            _pod("p", "pg1"),
+            _pod(group="pg2"),
+            SKIP,
+            id="add a newPod which doesn't match the pod's pod group name",
+        ),
+        pytest.param(
+            _pod("p1", "pg1"),
+            _pod("p2", "pg2"),
+            SKIP,
+            id="add a newPod which belongs to a different scheduling group but matches the "
+            "root CPG",
+        ),
+        pytest.param(
+            _pod("p1", "pg1"),
+            _pod("p2", "pg2"),
+            SKIP,
+            id="add a newPod which belongs to a different scheduling group and does not match "
+            "the root CPG",
+        ),
+        pytest.param(_pod("p"), _pod(group="pg"), SKIP, id="the rejected pod has no group"),
+        pytest.param(_pod("p", "pg"), _pod("q"), SKIP, id="the added pod has no group"),
+    ],
+)
+def test_is_schedulable_after_pod_added(pod: Pod, added: Pod, hint: QueueingHint) -> None:
+    assert _plugin().is_schedulable_after_pod_added(pod, None, added) is hint
+
+
+@pytest.mark.parametrize(
+    ("pod", "added", "hint"),
+    [
+        pytest.param(
+            _pod("p", "pg"),
+            _pg("pg"),
+            QUEUE,
+            id="add a pod group which matches the pod's pod group name",
+        ),
+        pytest.param(
+            _pod("p", "pg1"),
+            _pg("pg2"),
+            SKIP,
+            id="add a pod group which doesn't match the pod's scheduling group name",
+        ),
+        pytest.param(
+            _pod("p", "pg", namespace="ns1"),
+            _pg("pg", namespace="ns2"),
+            SKIP,
+            id="add a pod group which doesn't match the pod's scheduling group namespace",
+        ),
+        pytest.param(
+            _pod("p", "pg1"),
+            _pg("pg2", parent="cpg-root"),
+            SKIP,
+            id="add a pod group which doesn't match the pod's scheduling group but matches "
+            "the root CPG",
+        ),
+        pytest.param(
+            _pod("p", "pg1"),
+            _pg("pg2", parent="cpg-root2"),
+            SKIP,
+            id="add a pod group which doesn't match the pod's scheduling group and doesn't "
+            "match the root CPG",
+        ),
+        pytest.param(_pod("p"), _pg("pg"), SKIP, id="the rejected pod has no group"),
+    ],
+)
+def test_is_schedulable_after_pod_group_added(
+    pod: Pod, added: ApiObject, hint: QueueingHint
+) -> None:
+    assert _plugin().is_schedulable_after_pod_group_added(pod, None, added) is hint
+
+
+@pytest.mark.parametrize(
+    ("pod", "old", "new", "hint"),
+    [
+        pytest.param(
+            _pod("p", "pg", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=4),
+            _pg("pg", namespace="ns1", min_count=3),
+            QUEUE,
+            id="minCount decreased matches target pod",
+        ),
+        pytest.param(
+            _pod("p", "pg", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=None),
+            _pg("pg", namespace="ns1", min_count=None),
+            SKIP,
+            id="update Basic policy",
+        ),
+        pytest.param(
+            _pod("p", "pg", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=3),
+            _pg("pg", namespace="ns1", min_count=4),
+            SKIP,
+            id="minCount increased matches target pod",
+        ),
+        pytest.param(
+            _pod("p", "pg", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=3),
+            _pg("pg", namespace="ns1", min_count=3),
+            SKIP,
+            id="minCount unchanged matches target pod",
+        ),
+        pytest.param(
+            _pod("p", "pg-other", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=4),
+            _pg("pg", namespace="ns1", min_count=3),
+            SKIP,
+            id="minCount decreased but pod group name doesn't match target pod",
+        ),
+        pytest.param(
+            _pod("p", "pg", namespace="ns-other"),
+            _pg("pg", namespace="ns1", min_count=4),
+            _pg("pg", namespace="ns1", min_count=3),
+            SKIP,
+            id="minCount decreased but pod group namespace doesn't match target pod",
+        ),
+        pytest.param(
+            _pod("p", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=4),
+            _pg("pg", namespace="ns1", min_count=3),
+            SKIP,
+            id="pod without a scheduling group is skipped",
+        ),
+        pytest.param(
+            _pod("p", "pg", namespace="ns1"),
+            _pg("pg", namespace="ns1", min_count=None),
+            _pg("pg", namespace="ns1", min_count=1),
+            SKIP,
+            id="a basic policy turned into a gang",
+        ),
+    ],
+)
+def test_is_schedulable_after_pod_group_updated(
+    pod: Pod, old: ApiObject, new: ApiObject, hint: QueueingHint
+) -> None:
+    assert _plugin().is_schedulable_after_pod_group_updated(pod, old, new) is hint
+
+
+@pytest.mark.parametrize(
+    ("hint_name", "old", "new"),
+    [
+        pytest.param("is_schedulable_after_pod_added", None, _pg("pg"), id="pod hint, a group"),
+        pytest.param(
+            "is_schedulable_after_pod_group_added", None, _pod("q", "pg"), id="group hint, a pod"
+        ),
+        pytest.param(
+            "is_schedulable_after_pod_group_updated", None, _pg("pg"), id="update without old"
+        ),
+    ],
+)
+def test_a_wrong_object_is_an_error(hint_name: str, old: object, new: object) -> None:
+    hint = getattr(_plugin(), hint_name)
+    with pytest.raises(TypeError):
+        hint(_pod("p", "pg"), old, new)
+
+
+def test_events_to_register() -> None:
+    plugin = _plugin()
+    assert plugin.events_to_register() == (
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD),
+            plugin.is_schedulable_after_pod_added,
+        ),
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD),
+            plugin.is_schedulable_after_pod_added,
+        ),
+        ClusterEventWithHint(
+            resource_event(SCHEDULING_PODGROUPS, ActionType.ADD),
+            plugin.is_schedulable_after_pod_group_added,
+        ),
+        ClusterEventWithHint(
+            resource_event(SCHEDULING_PODGROUPS, ActionType.UPDATE),
+            plugin.is_schedulable_after_pod_group_updated,
+        ),
+    )
