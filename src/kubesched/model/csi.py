@@ -46,6 +46,8 @@ class CSINode:
     """Driver name -> `allocatable.count` (None: no limit reported)."""
     migrated_plugins: frozenset[str] = frozenset()
     """In-tree plugins migrated to CSI on this node (the migrated-plugins annotation)."""
+    migrated_plugins_annotation: str = ""
+    """That annotation as written ("" when absent), which VolumeBinding's hint compares."""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> CSINode:
@@ -60,6 +62,7 @@ class CSINode:
             resource_version=meta.get("resourceVersion", ""),
             drivers=drivers,
             migrated_plugins=frozenset(p for p in migrated.split(",") if p),
+            migrated_plugins_annotation=migrated,
         )
 
 

@@ -2,9 +2,10 @@
 
 A `PodVolume` names the claim it uses (a `persistentVolumeClaim` volume, or a generic
 `ephemeral` volume whose claim is `<pod name>-<volume name>`, as upstream's
-`ephemeral.VolumeClaimName`) and keeps the source of the in-tree volumes that
-VolumeRestrictions compares and NodeVolumeLimits counts; other sources (configMap, emptyDir,
-...) are kept only by name.
+`ephemeral.VolumeClaimName`) and keeps the source of the inline volumes that
+VolumeRestrictions compares, NodeVolumeLimits counts (and its queueing hints check for CSI
+migration) and VolumeBinding's hints read (an inline `csi` volume's driver); other sources
+(configMap, emptyDir, ...) are kept only by name.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-IN_TREE_SOURCES = (
+INLINE_SOURCES = (
     "gcePersistentDisk",
     "awsElasticBlockStore",
     "rbd",
@@ -22,8 +23,12 @@ IN_TREE_SOURCES = (
     "azureDisk",
     "cinder",
     "portworxVolume",
+    "azureFile",
+    "vsphereVolume",
+    "csi",
 )
-"""The inline sources whose identity scheduling reads (conflicts, CSI migration)."""
+"""The inline sources whose identity scheduling reads (conflicts, CSI migration, the CSI
+driver of an inline `csi` volume)."""
 _NO_SOURCE: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -34,9 +39,9 @@ class PodVolume:
     """The PersistentVolumeClaim it uses ("" for other volumes)."""
     ephemeral: bool = False
     kind: str = ""
-    """An `IN_TREE_SOURCES` name for those inline volumes, else ""."""
+    """An `INLINE_SOURCES` name for those inline volumes, else ""."""
     source: Mapping[str, Any] = field(default_factory=lambda: _NO_SOURCE)
-    """The in-tree source's fields (shared and empty for every other volume)."""
+    """The inline source's fields (shared and empty for every other volume)."""
 
     @property
     def uses_claim(self) -> bool:
@@ -55,7 +60,7 @@ def _volume(pod_name: str, raw: Mapping[str, Any]) -> PodVolume:
         return PodVolume(name, claim_name=claim.get("claimName") or "")
     if raw.get("ephemeral") is not None:
         return PodVolume(name, claim_name=f"{pod_name}-{name}", ephemeral=True)
-    for kind in IN_TREE_SOURCES:
+    for kind in INLINE_SOURCES:
         source = raw.get(kind)
         if isinstance(source, dict):
             return PodVolume(name, kind=kind, source=dict(source))

@@ -12,7 +12,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def event_objects(old: object, new: object, kind: type[T]) -> tuple[T | None, T | None]:
+def event_objects(kind: type[T], old: object, new: object) -> tuple[T | None, T | None]:
     """`(old, new)` checked to be `kind` or None; raises TypeError otherwise."""
     checked_new = _checked(new, kind)
     return _checked(old, kind), checked_new
@@ -20,7 +20,7 @@ def event_objects(old: object, new: object, kind: type[T]) -> tuple[T | None, T 
 
 def added_or_updated(kind: type[T], old: object, new: object) -> tuple[T | None, T]:
     """`(old, new)` of an add (old None) or an update event about a `kind`."""
-    before, after = event_objects(old, new, kind)
+    before, after = event_objects(kind, old, new)
     if after is None:
         raise TypeError(f"expected {kind.__name__}, but got NoneType")
     return before, after

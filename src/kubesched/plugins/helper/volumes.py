@@ -1,13 +1,17 @@
 """What the volume plugin families share: a pod's claims looked up through the Handle's
-`VolumeListers`, a PersistentVolume's node affinity, and the in-tree -> CSI names.
+`VolumeListers`, a PersistentVolume's node affinity, the in-tree -> CSI names, and the
+typed objects of an event for the queueing hints.
 
 Upstream: `component-helpers/storage/volume` (`CheckNodeAffinity`), `component-helpers/
-storage/ephemeral` (`VolumeIsForPod`) and `csi-translation-lib` (the driver names).
+storage/ephemeral` (`VolumeIsForPod`), `csi-translation-lib` (the driver names) and
+`scheduler/util.As`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from kubesched.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.plugins.helper.nodeselector import compile_selector, selector_matches
@@ -43,6 +47,20 @@ SOURCE_PLUGIN: Mapping[str, str] = {
 }
 """Volume source field -> in-tree plugin name (for sources kubesched can translate)."""
 
+INLINE_MIGRATABLE: Mapping[str, str] = {
+    kind: IN_TREE_TO_CSI[plugin]
+    for kind, plugin in {
+        **SOURCE_PLUGIN,
+        "azureFile": "kubernetes.io/azure-file",
+        "vsphereVolume": "kubernetes.io/vsphere-volume",
+    }.items()
+}
+"""Inline volume source -> the CSI driver it translates to: csi-translation-lib's
+`IsInlineMigratable` sources (whether or not their migration is on)."""
+
+_AWS_VOLUME = re.compile(r"vol-[^/]*")
+
+
 _HANDLE_FIELD: Mapping[str, str] = {
     "awsElasticBlockStore": "volumeID",
     "gcePersistentDisk": "pdName",
@@ -60,6 +78,27 @@ def translated_handle(kind: str, source: Mapping[str, object]) -> str:
     if kind == "gcePersistentDisk":
         return f"projects/UNSPECIFIED/zones/UNSPECIFIED/disks/{raw}"
     return raw
+
+
+def inline_translation_error(kind: str, source: Mapping[str, object]) -> str:
+    """Why csi-translation-lib cannot translate this inline volume to CSI ("" if it can):
+    an Azure disk whose `kind` is not Managed, an `aws://` EBS volume ID without a
+    `vol-...` volume."""
+    if kind == "azureDisk":
+        disk_kind = source.get("kind")
+        if disk_kind is not None and str(disk_kind).lower() != "managed":
+            return f"kind({disk_kind}) is not supported in csi migration"
+    elif kind == "awsElasticBlockStore":
+        volume_id = str(source.get("volumeID") or "")
+        if volume_id.startswith("aws://"):
+            try:
+                url = urlsplit(volume_id)
+                _ = url.port  # an invalid port fails to parse, as in Go's url.Parse
+            except ValueError as error:
+                return f"Invalid disk name ({volume_id}): {error}"
+            if not _AWS_VOLUME.fullmatch(url.path.strip("/")):
+                return f"Invalid format for AWS volume ({volume_id})"
+    return ""
 
 
 def claim_not_found(name: str) -> str:

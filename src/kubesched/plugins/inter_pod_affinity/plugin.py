@@ -228,7 +228,7 @@ class InterPodAffinity:
     ) -> QueueingHint:
         """Upstream `isSchedulableAfterAssignedPodChange`; a pod neither bound nor
         nominated never helps (binding and nominating are an add or a delete)."""
-        original, modified = event_objects(old, new, Pod)
+        original, modified = event_objects(Pod, old, new)
         if (modified is not None and _unassigned(modified)) or (
             original is not None and _unassigned(original)
         ):
@@ -269,7 +269,7 @@ class InterPodAffinity:
         key, or updated to get one or to change its value; any node added when the pod has
         anti-affinity (a node without the key always accepts it), or one updated to lose
         an anti-affinity key or to change its value."""
-        original, modified = event_objects(old, new, Node)
+        original, modified = event_objects(Node, old, new)
         if modified is None:
             raise TypeError("a node event without the node")
         labels = modified.labels

@@ -5,6 +5,11 @@ per driver, must not exceed the driver's `allocatable.count`: else Unschedulable
 exceed max volume count`. A driver whose CSIDriver sets `preventPodSchedulingIfMissing`
 must be on the node's CSINode (`<driver> CSI driver is not installed on the node`,
 VolumeLimitScaling, on in v1.37). A missing claim is UnschedulableAndUnresolvable.
+
+Queueing hints: a CSINode update that raises a driver's limit, a deleted bound (or
+nominated) pod with claims or migratable inline volumes, a new claim the pod names and a
+deleted VolumeAttachment (when the pod has claims or an inline volume of its driver) requeue
+the pod; so does any new CSINode.
 """
 
 from __future__ import annotations
@@ -18,16 +23,23 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     Status,
 )
-from kubesched.model import CSINode, Pod
+from kubesched.model import CSINode, PersistentVolumeClaim, Pod, VolumeAttachment
 from kubesched.plugins.helper.args import no_args
-from kubesched.plugins.helper.volumes import SOURCE_PLUGIN
+from kubesched.plugins.helper.event_objects import event_objects
+from kubesched.plugins.helper.volumes import (
+    INLINE_MIGRATABLE,
+    SOURCE_PLUGIN,
+    inline_translation_error,
+)
 from kubesched.plugins.node_volume_limits.attachable import ClaimLookupError, attachable_volumes
 
 NAME = names.NODE_VOLUME_LIMITS
@@ -112,10 +124,80 @@ class NodeVolumeLimits:
             )
         return found
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
-            ClusterEvent(EventResource.CSI_NODE, ActionType.ADD | ActionType.UPDATE),
-            ClusterEvent(EventResource.POD, ActionType.DELETE),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
-            ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
+            # Any new CSINode may bring the limits (or the driver) a pod was missing.
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_NODE, ActionType.UPDATE),
+                self.is_schedulable_after_csi_node_updated,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                self.is_schedulable_after_assigned_pod_deleted,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+                self.is_schedulable_after_pvc_added,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
+                self.is_schedulable_after_volume_attachment_deleted,
+            ),
         )
+
+    def is_schedulable_after_assigned_pod_deleted(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the deleted pod was on (or nominated to) a node and had a claim, an
+        ephemeral volume or a migratable inline volume: it may have held an attachment."""
+        deleted, _ = event_objects(Pod, old, new)
+        if deleted is None:
+            raise TypeError("a Pod delete without the deleted pod")
+        if not deleted.node_name and not deleted.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP
+        if any(v.uses_claim or v.kind in INLINE_MIGRATABLE for v in deleted.volumes):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """QUEUE when the new claim is one the pod uses (its ephemeral volumes' too)."""
+        _, added = event_objects(PersistentVolumeClaim, old, new)
+        if added is None:
+            raise TypeError("a PersistentVolumeClaim add without the claim")
+        if added.namespace == pod.namespace and any(
+            v.uses_claim and v.claim_name == added.name for v in pod.volumes
+        ):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_volume_attachment_deleted(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the pod has a `persistentVolumeClaim` volume (whatever the attachment
+        was), or a migratable inline volume of the attachment's driver (or one that cannot
+        be translated to CSI)."""
+        deleted, _ = event_objects(VolumeAttachment, old, new)
+        if deleted is None:
+            raise TypeError("a VolumeAttachment delete without the attachment")
+        for volume in pod.volumes:
+            if volume.claim_name and not volume.ephemeral:
+                return QueueingHint.QUEUE
+            driver = INLINE_MIGRATABLE.get(volume.kind)
+            if driver is None:
+                continue
+            if inline_translation_error(volume.kind, volume.source) or driver == deleted.attacher:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_csi_node_updated(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when a driver's `allocatable.count` grew (a missing count is 0)."""
+        before, after = event_objects(CSINode, old, new)
+        if before is None or after is None:
+            raise TypeError("a CSINode update without both versions")
+        for driver, count in after.drivers.items():
+            if (count or 0) > (before.drivers.get(driver) or 0):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP

@@ -202,7 +202,7 @@ class PodTopologySpread:
     ) -> QueueingHint:
         """Upstream `isSchedulableAfterAssignedPodChange`: only bound or nominated pods of
         the pod's namespace count."""
-        original, modified = event_objects(old, new, Pod)
+        original, modified = event_objects(Pod, old, new)
         if (modified is not None and not _involved(modified, pod)) or (
             original is not None and not _involved(original, pod)
         ):
@@ -222,7 +222,7 @@ class PodTopologySpread:
     ) -> QueueingHint:
         """Upstream `isSchedulableAfterTargetPodChange`: new tolerations matter only with a
         `nodeTaintsPolicy: Honor` constraint; labels as for an assigned pod."""
-        original, modified = event_objects(old, new, Pod)
+        original, modified = event_objects(Pod, old, new)
         if original is None or modified is None:
             raise TypeError("a pod update without both versions of the pod")
         constraints = self._hard_constraints(pod)
@@ -235,7 +235,7 @@ class PodTopologySpread:
     def is_schedulable_after_node_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
         """Upstream `isSchedulableAfterNodeChange`: a node "matches" when it has every
         constraint's topology key (so any node does for a pod without constraints)."""
-        original, modified = event_objects(old, new, Node)
+        original, modified = event_objects(Node, old, new)
         constraints = self._hard_constraints(pod)
         if original is not None and modified is not None:
             was = _has_keys(original, constraints)

@@ -10,6 +10,12 @@ PersistentVolumeClaims decide where it may go, and are bound before the pod is.
   (or the CSIStorageCapacity of provisioned ones).
 * Reserve assumes the bindings; PreBind writes them and waits for the PV controller up to
   `bindTimeoutSeconds`; Unreserve forgets what was assumed.
+
+Queueing hints: a new StorageClass or a change of its allowedTopologies, a new or updated
+claim the pod uses, a new CSINode or a change of its migrated-plugins annotation, a CSIDriver
+of one of the pod's inline CSI volumes that stops tracking capacity, and a new
+CSIStorageCapacity or a larger volume limit of one requeue the pod; so does any PV add or
+update and any new node or node label change.
 """
 
 from __future__ import annotations
@@ -22,15 +28,25 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
-from kubesched.model import Pod
+from kubesched.model import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolumeClaim,
+    Pod,
+    StorageClass,
+)
+from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.volume_binding import binder
 from kubesched.plugins.volume_binding.args import broken_linear, parse_args
 from kubesched.plugins.volume_binding.assume import AssumeCache
@@ -150,14 +166,119 @@ class VolumeBinding:
         if volumes is not None:
             binder.revert(self._cache, volumes)
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         add_update = ActionType.ADD | ActionType.UPDATE
         return (
-            ClusterEvent(EventResource.STORAGE_CLASS, add_update),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update),
-            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
-            ClusterEvent(EventResource.CSI_NODE, add_update),
-            ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),
-            ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update),
+            # A missing or misconfigured class (allowedTopologies, volumeBindingMode).
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.STORAGE_CLASS, add_update),
+                self.is_schedulable_after_storage_class_change,
+            ),
+            # Claims are bound to volumes: any change may make the pod schedulable.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                self.is_schedulable_after_persistent_volume_claim_change,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
+            # Node labels decide the class's allowed topologies and PVs' node affinity.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+            # CSINodes say which in-tree plugins are migrated to CSI.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_NODE, add_update),
+                self.is_schedulable_after_csi_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),
+                self.is_schedulable_after_csi_driver_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update),
+                self.is_schedulable_after_csi_storage_capacity_change,
+            ),
         )
+
+    def is_schedulable_after_csi_node_change(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE for a new CSINode, or one whose migrated-plugins annotation changed."""
+        if old is None:
+            return QueueingHint.QUEUE
+        before, after = event_objects(CSINode, old, new)
+        if before is None or after is None:
+            raise TypeError("a CSINode update without both versions")
+        if before.migrated_plugins_annotation != after.migrated_plugins_annotation:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_persistent_volume_claim_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the added or updated claim is one the pod uses (its ephemeral
+        volumes' too): almost any change of it may make the pod schedulable."""
+        _, claim = event_objects(PersistentVolumeClaim, old, new)
+        if claim is None:
+            raise TypeError("a PersistentVolumeClaim event without the new claim")
+        if claim.namespace == pod.namespace and any(
+            v.uses_claim and v.claim_name == claim.name for v in pod.volumes
+        ):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_storage_class_change(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE for a new class, or one whose allowedTopologies changed (its
+        volumeBindingMode is immutable)."""
+        before, after = event_objects(StorageClass, old, new)
+        if before is None:
+            return QueueingHint.QUEUE
+        if after is None:
+            raise TypeError("a StorageClass update without the new class")
+        if _topology_terms(before) != _topology_terms(after):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_csi_storage_capacity_change(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE for a new CSIStorageCapacity, or when its volume limit (maximumVolumeSize,
+        else capacity) appeared or grew (nodeTopology and storageClassName are immutable)."""
+        before, after = event_objects(CSIStorageCapacity, old, new)
+        if before is None:
+            return QueueingHint.QUEUE
+        if after is None:
+            raise TypeError("a CSIStorageCapacity update without the new capacity")
+        old_limit, new_limit = before.volume_limit, after.volume_limit
+        if new_limit is not None and (old_limit is None or new_limit > old_limit):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_csi_driver_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the driver of one of the pod's inline CSI volumes stopped tracking
+        storage capacity."""
+        before, after = event_objects(CSIDriver, old, new)
+        if before is None or after is None:
+            raise TypeError("a CSIDriver update without both versions")
+        if before.storage_capacity and not after.storage_capacity:
+            for volume in pod.volumes:
+                if volume.kind == "csi" and volume.source.get("driver") == after.name:
+                    return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _topology_terms(
+    storage_class: StorageClass,
+) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
+    """`allowedTopologies` as compared by upstream's semantic DeepEqual (an absent list
+    equals an empty one)."""
+    return tuple(
+        tuple(
+            (str(requirement.get("key") or ""), tuple(requirement.get("values") or ()))
+            for requirement in term.get("matchLabelExpressions") or ()
+        )
+        for term in storage_class.allowed_topologies
+    )

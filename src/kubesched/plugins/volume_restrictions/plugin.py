@@ -6,6 +6,9 @@
 * Inline GCE PD, AWS EBS, iSCSI and RBD disks conflict with the same disk of a pod on the
   node (unless both mount it read-only; EBS always): `node(s) had no available disk`.
 * A missing claim: UnschedulableAndUnresolvable `persistentvolumeclaim "x" not found`.
+
+Queueing hints: a deleted bound pod of the namespace requeues the pod when it held one of
+its disks or claims; a new claim when the pod uses it; any new node.
 """
 
 from __future__ import annotations
@@ -18,16 +21,19 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
-from kubesched.model import READ_WRITE_ONCE_POD, Pod, PodVolume
+from kubesched.model import READ_WRITE_ONCE_POD, PersistentVolumeClaim, Pod, PodVolume
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.volumes import claim_not_found
 
 NAME = names.VOLUME_RESTRICTIONS
@@ -107,12 +113,54 @@ class VolumeRestrictions:
             return Status(Code.UNSCHEDULABLE, ERR_RWOP_CONFLICT)
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
-            ClusterEvent(EventResource.POD, ActionType.DELETE),
-            ClusterEvent(EventResource.NODE, ActionType.ADD),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+            # Pods conflict with the disks and ReadWriteOncePod claims of bound pods; their
+            # volumes are immutable, so only a deletion releases them.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                self.is_schedulable_after_assigned_pod_deleted,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),
+            # A missing claim (its access modes are read in PreFilter) may be created.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
+                self.is_schedulable_after_persistent_volume_claim_added,
+            ),
         )
+
+    def is_schedulable_after_persistent_volume_claim_added(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the new claim is one the pod names (in its namespace)."""
+        _, claim = event_objects(PersistentVolumeClaim, old, new)
+        if claim is None:
+            raise TypeError("a PersistentVolumeClaim add without the claim")
+        if claim.namespace == pod.namespace and claim.name in _claim_names(pod):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_assigned_pod_deleted(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the deleted pod (of the namespace) held a disk that conflicts with
+        the pod's or one of its claims (maybe ReadWriteOncePod: the claim is not looked up
+        to keep the hint cheap, as upstream)."""
+        deleted, _ = event_objects(Pod, old, new)
+        if deleted is None:
+            raise TypeError("a Pod delete without the deleted pod")
+        if deleted.namespace != pod.namespace:
+            return QueueingHint.QUEUE_SKIP
+        if any(v.kind in _CHECKED_KINDS and _conflict(v, deleted) for v in pod.volumes):
+            return QueueingHint.QUEUE
+        if _claim_names(pod) & _claim_names(deleted):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _claim_names(pod: Pod) -> set[str]:
+    """The claims of the pod's `persistentVolumeClaim` volumes (not its ephemeral ones)."""
+    return {v.claim_name for v in pod.volumes if v.claim_name and not v.ephemeral}
 
 
 def _claims_in_use(namespace: str, claims: set[str], nodes: Sequence[NodeInfo]) -> int:

@@ -7,6 +7,10 @@ label (the beta key falls back to the GA one); a node without any zone/region la
 Rejections are UnschedulableAndUnresolvable: `node(s) had no available volume zone`.
 Unbound claims of WaitForFirstConsumer classes are left to VolumeBinding; an unbound claim of
 another class, a missing claim, class or PV make the pod unresolvable in PreFilter.
+
+Queueing hints: a new WaitForFirstConsumer StorageClass, a new or updated claim the pod
+names, a new PV or one whose zone/region labels changed requeue the pod; so does any new
+node or node label change.
 """
 
 from __future__ import annotations
@@ -18,16 +22,19 @@ from kubesched.apis import names
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
     NodeInfo,
+    QueueingHint,
     StateKey,
     Status,
 )
-from kubesched.model import PersistentVolume, Pod
+from kubesched.model import PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.volumes import claim_not_found
 
 NAME = names.VOLUME_ZONE
@@ -116,14 +123,65 @@ class VolumeZone:
                 return _REJECTED
         return None
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         add_update = ActionType.ADD | ActionType.UPDATE
         return (
-            ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
-            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
-            ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update),
+            # A class's volumeBindingMode is immutable: only a new class can be WFFC.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
+                self.is_schedulable_after_storage_class_added,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                self.is_schedulable_after_persistent_volume_claim_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update),
+                self.is_schedulable_after_persistent_volume_change,
+            ),
         )
+
+    def is_schedulable_after_persistent_volume_claim_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE when the added or updated claim is one the pod names (in its namespace)."""
+        _, claim = event_objects(PersistentVolumeClaim, old, new)
+        if claim is None or claim.namespace != pod.namespace:
+            return QueueingHint.QUEUE_SKIP
+        if any(v.claim_name == claim.name and not v.ephemeral for v in pod.volumes):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_storage_class_added(
+        self, _pod: Pod, _old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE for a new WaitForFirstConsumer class (the pod's unbound claim may be of it)."""
+        _, added = event_objects(StorageClass, None, new)
+        if added is None:
+            raise TypeError("a StorageClass add without the class")
+        return QueueingHint.QUEUE if added.wait_for_first_consumer else QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_persistent_volume_change(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """QUEUE for a new PV, or an updated one whose zone/region labels changed (its node
+        affinity is immutable, and NodeAffinity's concern)."""
+        original, modified = event_objects(PersistentVolume, old, new)
+        if original is None:
+            return QueueingHint.QUEUE
+        if modified is None:
+            raise TypeError("a PersistentVolume update without the new volume")
+        if _named_topologies(original) != _named_topologies(modified):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _named_topologies(pv: PersistentVolume) -> list[tuple[str, Topology]]:
+    """Upstream `getPVTopologies`: the PV's topologies, each with the PV's name."""
+    return [(pv.name, topology) for topology in pv_topologies(pv)]
 
 
 def pv_topologies(pv: PersistentVolume) -> list[Topology]:
