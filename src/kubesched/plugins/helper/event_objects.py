@@ -34,6 +34,14 @@ def updated(kind: type[T], old: object, new: object) -> tuple[T, T]:
     return before, after
 
 
+def deleted(kind: type[T], old: object, new: object) -> T:
+    """The object of a delete event about a `kind` (`old`; `new` is None or a `kind`)."""
+    before, _ = event_objects(kind, old, new)
+    if before is None:
+        raise TypeError(f"expected {kind.__name__}, but got NoneType")
+    return before
+
+
 def _checked(obj: object, kind: type[T]) -> T | None:
     if obj is None or isinstance(obj, kind):
         return obj

@@ -31,6 +31,7 @@ from kubesched.framework import (
 from kubesched.framework.signs import host_ports_sign
 from kubesched.model import HostPort, Pod
 from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.event_objects import deleted
 
 NAME = names.NODE_PORTS
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
@@ -83,17 +84,16 @@ class NodePorts:
         )
 
     def is_schedulable_after_assigned_pod_deleted(
-        self, pod: Pod, old: Any, _new: Any
+        self, pod: Pod, old: Any, new: Any
     ) -> QueueingHint:
         """Requeue only when the deleted pod was bound (or nominated) and held a host port
         the pod wants."""
-        if not isinstance(old, Pod):
-            raise TypeError(f"expected Pod, got {type(old).__name__}")
-        if not old.node_name and not old.nominated_node_name:
+        removed = deleted(Pod, old, new)
+        if not removed.node_name and not removed.nominated_node_name:
             return QueueingHint.QUEUE_SKIP
-        if not old.host_ports:
+        if not removed.host_ports:
             return QueueingHint.QUEUE_SKIP
-        released = Counter(_sanitized(port) for port in old.host_ports if port.port > 0)
+        released = Counter(_sanitized(port) for port in removed.host_ports if port.port > 0)
         if any(conflicts(released, _sanitized(port)) for port in pod.host_ports if port.port > 0):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP

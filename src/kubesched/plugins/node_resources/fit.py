@@ -45,6 +45,12 @@ from kubesched.framework import (
 )
 from kubesched.framework.signs import resources_sign
 from kubesched.model import ApiObject, Node, Pod, Resource
+from kubesched.plugins.helper.event_objects import (
+    added_or_updated,
+    deleted,
+    event_objects,
+    updated,
+)
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.fit_args import FitArgs, parse_fit_args
 
@@ -157,10 +163,8 @@ class NodeResourcesFit:
         self, _pod: Pod, old: Any, new: Any
     ) -> QueueingHint:
         """Any bound (or nominated) pod's deletion may free room for the pod."""
-        deleted = _as_pod(old)
-        if new is not None:
-            _as_pod(new)
-        if not deleted.node_name and not deleted.nominated_node_name:
+        removed = deleted(Pod, old, new)
+        if not removed.node_name and not removed.nominated_node_name:
             return _SKIP
         return _QUEUE
 
@@ -174,7 +178,7 @@ class NodeResourcesFit:
         self, pod: Pod, old: Any, new: Any
     ) -> QueueingHint:
         """A bound pod shrank in a resource the pod requests."""
-        original, modified = _as_pod(old), _as_pod(new)
+        original, modified = updated(Pod, old, new)
         if not modified.node_name:
             return _SKIP  # an unscheduled pod frees nothing on a node
         # Upstream compares `resource.PodRequests` with the status resources (the larger of
@@ -190,8 +194,7 @@ class NodeResourcesFit:
         """A new node the pod fits, or a node that grew in what the pod asks for (or in
         pods) and now fits it. As upstream, ignoredResources do not apply here, and the fit
         is on the node alone (its pods are not counted)."""
-        original = _node_or_none(old)
-        modified = _node_or_none(new)
+        original, modified = event_objects(Node, old, new)
         if modified is None or not fits_empty_node(pod.requests, modified.allocatable):
             return _SKIP
         if original is None:
@@ -204,10 +207,7 @@ class NodeResourcesFit:
 
     def is_schedulable_after_device_class_event(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """A DeviceClass that now provides an extended resource the pod requests."""
-        original = _device_class_or_none(old)
-        modified = _device_class_or_none(new)
-        if modified is None:
-            raise TypeError("expected a DeviceClass, got None")
+        original, modified = added_or_updated(ApiObject, old, new)
         extended = _extended_resource_name(modified)
         requested = pod.requests.scalar
         if original is not None:
@@ -279,24 +279,6 @@ def any_requested_resource_increased(
     if modified.allowed_pods > original.allowed_pods:
         return True
     return any(modified.get(name) > original.get(name) for name in requests.names())
-
-
-def _as_pod(obj: Any) -> Pod:
-    if isinstance(obj, Pod):
-        return obj
-    raise TypeError(f"expected Pod, got {type(obj).__name__}")
-
-
-def _node_or_none(obj: Any) -> Node | None:
-    if obj is None or isinstance(obj, Node):
-        return obj
-    raise TypeError(f"expected Node, got {type(obj).__name__}")
-
-
-def _device_class_or_none(obj: Any) -> ApiObject | None:
-    if obj is None or isinstance(obj, ApiObject):
-        return obj
-    raise TypeError(f"expected a DeviceClass (ApiObject), got {type(obj).__name__}")
 
 
 def _extended_resource_name(device_class: ApiObject) -> str | None:
