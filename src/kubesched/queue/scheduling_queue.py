@@ -4,11 +4,11 @@
                              └─> activeQ ──pop()──> in flight ──done()
                                    ^                   │ failed attempt
          backoff over (1 s flush)  │                   v
-                  backoffQ <───────┼──── move request during the cycle, or an error
+                  backoffQ <───────┼──── a hint queued an event of the cycle, or an error
                       ^            │                   │ rejected by plugins
                       │ still      │ backoff over      v
                       └ backing ───┴──────────── unschedulable pool
-                        off         cluster event (worth requeuing) or 5 min leftover
+                        off         cluster event a hint queues, or 5 min leftover
 
 Semantics follow kube-scheduler's PriorityQueue with queueing hints: a cluster event moves
 a rejected pod only when a hint of a plugin that rejected it says QUEUE (`RequeueFunc`, the
