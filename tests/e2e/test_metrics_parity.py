@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import ApiClient, is_bound, wait_for
+from harness import ApiClient, is_bound, is_unschedulable, wait_for
 from prometheus_client.parser import text_string_to_metric_families
 from test_serving import https_get
 
@@ -25,6 +25,9 @@ EXPECTED = (
     "scheduler_framework_extension_point_duration_seconds",
     "scheduler_plugin_evaluation",
     "scheduler_queue_incoming_pods",
+    "scheduler_queueing_hint_execution_duration_seconds",
+    "scheduler_event_handling_duration_seconds",
+    "scheduler_inflight_events",
     "scheduler_cache_size",
     "scheduler_preemption_attempts",
     "scheduler_preemption_victims",
@@ -39,6 +42,9 @@ EXPECTED = (
     "process_virtual_memory_bytes",
     "leader_election_master_status",
 )
+
+
+_HINT = 'scheduler_queueing_hint_execution_duration_seconds_bucket{event="NodeAdd"'
 
 
 def families(text: str) -> dict[str, tuple[str, tuple[str, ...], tuple[float, ...]]]:
@@ -81,17 +87,29 @@ def test_every_family_both_export_has_kube_schedulers_shape(
     workload(api, namespace, "metrics-scheduler", "ours")
     workload(api, namespace, "default-scheduler", "theirs")
     proc.wait_log('"Unable to schedule pod" pod="' + namespace + '/ours-huge"')
+    wait_for(
+        lambda: api.get("Pod", "theirs-huge", namespace=namespace),
+        until=is_unschedulable,
+        message="kube-scheduler found no node for theirs-huge",
+    )
+    # A node too small for either huge pod: NodeResourcesFit's hint runs (and says skip).
+    api.create(make_node().name("metrics-node-2").obj())
     token = local_cluster.admin_token
+    port = local_cluster.scheduler_port
+    assert port is not None
     # Gauges kubesched refreshes each second (pending and unschedulable pods).
     text = wait_for(
         lambda: https_get(proc.port, "/metrics", token)[1],
-        until=lambda body: "scheduler_unschedulable_pods{" in body,
-        message="the unschedulable pod is counted",
+        until=lambda body: "scheduler_unschedulable_pods{" in body and _HINT in body,
+        message="the unschedulable pod is counted and the hint timed",
     )
     ours = families(text)
-    port = local_cluster.scheduler_port
-    assert port is not None
-    theirs = families(https_get(port, "/metrics", token)[1])
+    upstream = wait_for(
+        lambda: https_get(port, "/metrics", token)[1],
+        until=lambda body: _HINT in body,
+        message="kube-scheduler timed the hint",
+    )
+    theirs = families(upstream)
     missing = [name for name in EXPECTED if name not in ours]
     assert not missing, f"kubesched lacks {missing}"
     absent_upstream = [name for name in EXPECTED if name not in theirs]
