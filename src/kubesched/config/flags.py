@@ -163,7 +163,12 @@ GENERIC_WORKLOAD = "GenericWorkload"
 NOMINATED_NODE_NAME_FOR_EXPECTATION = "NominatedNodeNameForExpectation"
 """Beta, on by default in v1.37: `nominatedNodeName` is set while a pod waits at Permit or
 PreBind has work (so that autoscalers see where it is going)."""
-SWITCHED_GATES = frozenset({GENERIC_WORKLOAD, NOMINATED_NODE_NAME_FOR_EXPECTATION})
+SCHEDULER_POP_FROM_BACKOFF_Q = "SchedulerPopFromBackoffQ"
+"""Beta, on by default since v1.33: with activeQ empty, the next pod comes from backoffQ
+(rejected pods only), and backoffs end on whole seconds."""
+SWITCHED_GATES = frozenset(
+    {GENERIC_WORKLOAD, NOMINATED_NODE_NAME_FOR_EXPECTATION, SCHEDULER_POP_FROM_BACKOFF_Q}
+)
 """The feature gates kubesched acts on (the others are accepted with a notice)."""
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from kubesched.queue.heap import KeyedHeap
 from kubesched.queue.types import LessFunc, QueuedPodInfo
+
+Fallback = Callable[[], "QueuedPodInfo | None"]
+"""Where `pop()` takes a pod when activeQ is empty (the pop from backoffQ), None: nowhere."""
 
 
 def _uid(qpi: QueuedPodInfo) -> str:
@@ -17,6 +21,8 @@ class ActiveQueue:
 
     def __init__(self, *, less: LessFunc) -> None:
         self._heap: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=less)
+        self.fallback: Fallback | None = None
+        """Set by the pools when the pop from backoffQ is on."""
         self._wakeup = asyncio.Event()
         self.in_flight: dict[str, QueuedPodInfo] = {}
         """Popped pods whose attempt (scheduling and binding cycle) is not done yet."""
@@ -44,16 +50,24 @@ class ActiveQueue:
     def delete(self, uid: str) -> QueuedPodInfo | None:
         return self._heap.delete(uid)
 
+    def wake(self) -> None:
+        """A pod `fallback` may give appeared: let a waiting `pop()` look again."""
+        self._wakeup.set()
+
     async def pop(self) -> QueuedPodInfo | None:
-        """The head of the queue, waiting while it is empty; None once closed."""
-        while not self._heap:
+        """The head of the queue (or the fallback's pod), waiting while there is none; None
+        once closed."""
+        while True:
             if self.closed:
                 return None
+            if self._heap:
+                qpi = self._heap.pop()
+                break
+            if self.fallback is not None and (taken := self.fallback()) is not None:
+                qpi = taken
+                break
             self._wakeup.clear()
             await self._wakeup.wait()
-        if self.closed:
-            return None
-        qpi = self._heap.pop()
         qpi.attempts += 1
         self.scheduling_cycle += 1
         self.in_flight[qpi.uid] = qpi

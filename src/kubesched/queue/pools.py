@@ -14,7 +14,9 @@ from kubesched.queue.backoff import BackoffQueue
 from kubesched.queue.types import (
     ACTIVE,
     BACKOFF,
+    BACKOFF_COMPLETE,
     GATED,
+    POP_FROM_BACKOFF_Q,
     UNSCHEDULABLE,
     IncomingHook,
     LessFunc,
@@ -35,10 +37,20 @@ class QueuePools:
         max_backoff: float,
         pre_enqueue: PreEnqueueFunc | None,
         on_incoming: IncomingHook | None,
+        pop_from_backoff: bool = True,
     ) -> None:
         self.clock = clock
         self.active = ActiveQueue(less=less)
-        self.backoff = BackoffQueue(clock=clock, initial=initial_backoff, maximum=max_backoff)
+        self.backoff = BackoffQueue(
+            clock=clock,
+            initial=initial_backoff,
+            maximum=max_backoff,
+            less=less,
+            pop_from_backoff=pop_from_backoff,
+        )
+        self._pop_from_backoff = pop_from_backoff
+        if pop_from_backoff:
+            self.active.fallback = self._pop_backoff
         self.unschedulable: dict[str, QueuedPodInfo] = {}
         self.gated: dict[str, QueuedPodInfo] = {}
         self._pre_enqueue = pre_enqueue
@@ -69,18 +81,13 @@ class QueuePools:
         self.unschedulable.pop(uid, None)
         self.gated.pop(uid, None)
 
-    def to_active(self, qpi: QueuedPodInfo, *, event: str) -> bool:
-        """activeQ, unless a PreEnqueue plugin gates the pod (then the gated set)."""
+    def to_active(self, qpi: QueuedPodInfo, *, event: str, from_backoff: bool = False) -> bool:
+        """activeQ, unless a PreEnqueue plugin gates the pod (then the gated set). A pod
+        leaving backoffQ skips PreEnqueue with the pop from backoffQ on (it ran on entry)."""
         uid = qpi.uid
         self.unschedulable.pop(uid, None)
-        self.backoff.delete(uid)
-        gate = self._pre_enqueue(qpi.pod) if self._pre_enqueue is not None else None
-        if gate is not None:
-            qpi.gating_plugin = gate
-            qpi.unschedulable_plugins.add(gate)
-            if uid not in self.gated:
-                self.gated[uid] = qpi
-                self._incoming(GATED, event)
+        from_backoff = self.backoff.delete(uid) is not None or from_backoff
+        if not (from_backoff and self._pop_from_backoff) and self._gated(qpi, event):
             return False
         qpi.gating_plugin = None
         self.gated.pop(uid, None)
@@ -90,11 +97,42 @@ class QueuePools:
         self._incoming(ACTIVE, event)
         return True
 
-    def to_backoff(self, qpi: QueuedPodInfo, *, event: str) -> None:
+    def to_backoff(self, qpi: QueuedPodInfo, *, event: str) -> bool:
+        """backoffQ; with the pop from backoffQ on, PreEnqueue runs first (a gated pod goes
+        to the gated set instead, False)."""
         self.unschedulable.pop(qpi.uid, None)
+        if self._pop_from_backoff and self._gated(qpi, event):
+            return False
         self.gated.pop(qpi.uid, None)
+        qpi.gating_plugin = None
         self.backoff.add(qpi)
         self._incoming(BACKOFF, event)
+        if self._pop_from_backoff:
+            self.active.wake()
+        return True
+
+    def from_backoff_completed(self) -> None:
+        """Every pod whose backoff ended, to activeQ (the 1 s flush)."""
+        for qpi in self.backoff.pop_completed():
+            self.to_active(qpi, event=BACKOFF_COMPLETE, from_backoff=True)
+
+    def _pop_backoff(self) -> QueuedPodInfo | None:
+        qpi = self.backoff.pop_rejected()
+        if qpi is not None:
+            self._incoming(ACTIVE, POP_FROM_BACKOFF_Q)
+        return qpi
+
+    def _gated(self, qpi: QueuedPodInfo, event: str) -> bool:
+        """Run PreEnqueue; a gated pod goes to (or stays in) the gated set."""
+        gate = self._pre_enqueue(qpi.pod) if self._pre_enqueue is not None else None
+        if gate is None:
+            return False
+        qpi.gating_plugin = gate
+        qpi.unschedulable_plugins.add(gate)
+        if qpi.uid not in self.gated:
+            self.gated[qpi.uid] = qpi
+            self._incoming(GATED, event)
+        return True
 
     def to_unschedulable(self, qpi: QueuedPodInfo, *, event: str) -> None:
         self.unschedulable[qpi.uid] = qpi

@@ -31,7 +31,6 @@ from kubesched.queue.inflight import InFlightEvents
 from kubesched.queue.nominator import Nominator
 from kubesched.queue.pools import QueuePools
 from kubesched.queue.types import (
-    BACKOFF_COMPLETE,
     FORCE_ACTIVATE,
     SCHEDULE_ATTEMPT_FAILURE,
     UNSCHEDULED_POD_ADD,
@@ -68,6 +67,7 @@ class SchedulingQueue:
         pod_initial_backoff_seconds: float = 1.0,
         pod_max_backoff_seconds: float = 10.0,
         pod_max_in_unschedulable_pods_seconds: float = 300.0,
+        pop_from_backoff: bool = True,
         on_incoming: IncomingHook | None = None,
         nominator: Nominator | None = None,
     ) -> None:
@@ -82,6 +82,7 @@ class SchedulingQueue:
             max_backoff=pod_max_backoff_seconds,
             pre_enqueue=pre_enqueue,
             on_incoming=on_incoming,
+            pop_from_backoff=pop_from_backoff,
         )
         self._active = self._pools.active
         self.inflight = InFlightEvents()
@@ -223,7 +224,13 @@ class SchedulingQueue:
         if uid in self._deleted_in_flight or self._pools.holds(uid):
             self.done(uid)
             return False
+        if qpi.unschedulable_plugins or qpi.pending_plugins:
+            qpi.unschedulable_count += 1
+            qpi.consecutive_errors_count = 0
+        else:
+            qpi.consecutive_errors_count += 1
         qpi.timestamp = self._clock()
+        qpi.backoff_expiration = None
         qpi.flush_timestamp = None
         strategy = self._in_flight_strategy(qpi)
         self.done(uid)
@@ -255,8 +262,7 @@ class SchedulingQueue:
 
     def flush_backoff_completed(self) -> None:
         """Move every pod whose backoff has ended to activeQ (every second)."""
-        for qpi in self._pools.backoff.pop_completed():
-            self._pools.to_active(qpi, event=BACKOFF_COMPLETE)
+        self._pools.from_backoff_completed()
 
     def flush_unschedulable_left_over(self) -> None:
         """Requeue pods that sat in the unschedulable pool (or gated) too long (every 30 s)."""
@@ -272,7 +278,9 @@ class SchedulingQueue:
     def start(self) -> None:
         """Start both flush loops on the running event loop; `close()` stops them."""
         self._tasks = [
-            asyncio.create_task(_every(BACKOFF_FLUSH_PERIOD, self.flush_backoff_completed)),
+            asyncio.create_task(
+                _every(BACKOFF_FLUSH_PERIOD, self.flush_backoff_completed, clock=self._clock)
+            ),
             asyncio.create_task(
                 _every(UNSCHEDULABLE_FLUSH_PERIOD, self.flush_unschedulable_left_over)
             ),
@@ -336,7 +344,14 @@ class SchedulingQueue:
             self._pools.to_active(qpi, event=event)
 
 
-async def _every(period: float, flush: Callable[[], None]) -> None:
+async def _every(
+    period: float, flush: Callable[[], None], *, clock: Callable[[], float] | None = None
+) -> None:
+    """`flush` every `period`; with `clock`, on the period's boundaries of that clock (the
+    backoff flush runs at the start of each 1 s ordering window, as upstream's)."""
+    if clock is not None:
+        await asyncio.sleep(period - clock() % period)
+        flush()
     while True:
         await asyncio.sleep(period)
         flush()

@@ -22,6 +22,7 @@ UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
 UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
 SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
+POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 FORCE_ACTIVATE = "ForceActivate"
 
 # Sub-queue names, as the `queue` label of kube-scheduler's queue metrics.
@@ -59,6 +60,10 @@ class QueuedPodInfo:
     """When the pod was last added to the queue (PrioritySort's tie-breaker, backoff start)."""
     attempts: int = 0
     """Scheduling attempts so far; incremented by `pop()`."""
+    unschedulable_count: int = 0
+    """Attempts that plugins rejected (upstream `UnschedulableCount`): the backoff's count."""
+    consecutive_errors_count: int = 0
+    """Attempts in a row that ended in an error; the backoff's count while above 0."""
     initial_attempt_timestamp: float | None = None
     """When the pod first entered activeQ (start of `pod_scheduling_sli_duration_seconds`)."""
     unschedulable_plugins: set[str] = field(default_factory=set)
@@ -67,8 +72,8 @@ class QueuedPodInfo:
     """Plugins that returned Pending in the last attempt."""
     gating_plugin: str | None = None
     """The PreEnqueue plugin currently holding the pod back, if any."""
-    backoff_expiration: float = 0.0
-    """When the current backoff ends (valid while the pod is in backoffQ)."""
+    backoff_expiration: float | None = None
+    """When the current backoff ends (computed by backoffQ once per failed attempt)."""
     flush_timestamp: float | None = None
     """When the leftover flush last moved the pod (it stays gated, or comes back)."""
 

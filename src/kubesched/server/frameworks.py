@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.config.flags import SCHEDULER_POP_FROM_BACKOFF_Q, feature_gates
 from kubesched.framework import ClusterEvent, EventResource
 from kubesched.model import Pod
 from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, SchedulingQueue
@@ -79,6 +80,9 @@ def new_queue(
         pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
         pod_max_backoff_seconds=config.pod_max_backoff_seconds,
         pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
+        pop_from_backoff=feature_gates(config.feature_gates).get(
+            SCHEDULER_POP_FROM_BACKOFF_Q, True
+        ),
         on_incoming=incoming,
         nominator=nominator,
     )

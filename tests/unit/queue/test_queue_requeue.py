@@ -33,7 +33,7 @@ async def test_event_moves_pod_to_backoff_then_active(queue, clock):
     await fail(queue, "NodeResourcesFit")
     queue.move_all_to_active_or_backoff(NODE_ADD)
     assert queue.pending_counts()["backoff"] == 1, "still backing off"
-    clock.step(1)
+    clock.step(2)
     queue.flush_backoff_completed()
     assert queue.pending_counts()["active"] == 1
 
@@ -125,7 +125,7 @@ async def test_update_with_a_spec_change_frees_an_unschedulable_pod(queue, clock
     assert queue.pending_counts()["unschedulable"] == 1
     queue.update(status_only, make_pod().name("p").node_selector(zone="a").model())
     assert queue.pending_counts()["backoff"] == 1
-    clock.step(1)
+    clock.step(2)
     queue.flush_backoff_completed()
     assert queue.pending_counts()["active"] == 1
 
