@@ -217,7 +217,8 @@ class DeclaredResourceEvents:
 
     def on_update(self, old: ApiObject, new: ApiObject) -> None:
         self._store.on_update(old, new)
-        if old.body != new.body or old.labels != new.labels:
+        # Any real update, as upstream's handlers for custom resources (its hints decide).
+        if old.resource_version != new.resource_version or old != new:
             self._moved(ActionType.UPDATE, old, new)
 
     def on_delete(self, obj: ApiObject) -> None:
