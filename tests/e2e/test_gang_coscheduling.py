@@ -132,8 +132,10 @@ def test_a_gang_that_does_not_fit_binds_none_until_nodes_are_added(
         wait_for(lambda pod=pod: _why(api, namespace, pod), timeout=20, message=f"{pod} says why")
     wait_for(
         lambda: api.events(namespace, reason="FailedScheduling"),
-        until=lambda found: {e.regarding_name for e in found} >= set(members)
-        and any("gets rejected due to Pod" in e.note for e in found),
+        until=lambda found: (
+            {e.regarding_name for e in found} >= set(members)
+            and any("gets rejected due to Pod" in e.note for e in found)
+        ),
         message="a FailedScheduling event for every member, one the group's rejection",
     )
     _never_partial(api, namespace, "train", 8, seconds=2)
@@ -208,8 +210,10 @@ def test_a_timeout_rejects_the_whole_group_and_frees_its_room(
     # scheduler-plugins' Coscheduling does), so the other may show that reason instead.
     wait_for(
         lambda: [_why(api, namespace, pod) for pod in waiting],
-        until=lambda whys: any(message in why for why in whys)
-        and all(message in why or "rejection in Unreserve" in why for why in whys),
+        until=lambda whys: (
+            any(message in why for why in whys)
+            and all(message in why or "rejection in Unreserve" in why for why in whys)
+        ),
         timeout=15,
         message="both members rejected: one by its timeout",
     )
