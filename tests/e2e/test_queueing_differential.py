@@ -3,9 +3,11 @@ harness.diff.churn), compared per pod on whether it ended up bound and on how of
 tried (each "Attempting to schedule pod" line, which both log at V(3)).
 
 The same outcome is required for every pod, and kubesched may try a pod at most once more
-than kube-scheduler did (an event can reach the two a few milliseconds apart, on either side
-of an attempt). With queueing hints an event that cannot help a pod (an unrelated node
-label, a taint on another node) does not retry it, on either side.
+than kube-scheduler did: both see both pools' copies of a change, one after the other, and a
+hint such as NodeResourcesFit's (a node grew and the pod fits it alone) queues a pod for the
+other pool's node too, so the side whose pool changed second may try once more in between.
+With queueing hints an event that cannot help a pod (an unrelated node label, a taint on
+another node) does not retry it, on either side.
 
 A fixed handful of seeds runs in `make test`; `make parity QUEUEING_SEEDS=1-50` a campaign.
 """
@@ -77,8 +79,11 @@ def _run(api: ApiClient, churn: Churn, namespace: str) -> None:
         for index in range(churn.nodes):
             api.create(node_object(pool, index))
     time.sleep(1.0)
-    for kind, body in churn.steps:
-        for pool in POOLS:
+    pools = list(POOLS)
+    for index, (kind, body) in enumerate(churn.steps):
+        # Each scheduler sees both pools' changes, its own and the twin's, in the order they
+        # are made; which pool changes first alternates, so neither side is always second.
+        for pool in pools if index % 2 == 0 else reversed(pools):
             _apply(api, pool, namespace, kind, body)
         time.sleep(STEP_SECONDS)
 
