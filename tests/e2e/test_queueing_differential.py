@@ -23,10 +23,19 @@ from pathlib import Path
 
 import pytest
 from harness.api import ApiClient, ApiError
-from harness.diff.churn import POOLS, TAINT, Churn, generate_churn, node_object, pod_object
+from harness.diff.churn import (
+    POOLS,
+    TAINT,
+    Churn,
+    claim_object,
+    generate_churn,
+    node_object,
+    pod_object,
+)
 from harness.diff.runner import Env
 
-FIXED_SEEDS = (1, 2, 3)
+FIXED_SEEDS = (5, 11, 27)
+"""Chosen to cover every kind of change, claims included."""
 STEP_SECONDS = 3.0
 """After each change: time for both to react (the first backoffs are 1 and 2 s)."""
 QUIET_SECONDS = 12.0
@@ -110,6 +119,9 @@ def _apply(api: ApiClient, pool: str, namespace: str, kind: str, body: object) -
         api.patch("Node", f"{pool}-n{body}", {"spec": {"taints": taints}})
     elif kind == "delete":
         _delete_if_bound(api, namespace, f"{pool}-{body}")
+    elif kind == "claim":
+        assert isinstance(body, str)
+        api.create(claim_object(pool, namespace, body))
 
 
 def _delete_if_bound(api: ApiClient, namespace: str, name: str) -> None:

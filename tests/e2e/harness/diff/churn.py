@@ -1,6 +1,7 @@
 """Seeded churn scenarios for the queueing differential test: pods that do not fit yet, and
 a sequence of cluster changes (nodes added, relabelled, tainted and untainted, given more
-cpu; bound pods deleted) of which some can help a waiting pod and some cannot.
+cpu; bound pods deleted; the claims of pods that name a missing PersistentVolumeClaim
+created) of which some can help a waiting pod and some cannot.
 
 Every node and pod exists twice, once per pool: `ks-*` for kube-scheduler (schedulerName
 `parity-default`), `kq-*` for kubesched (`twin-default`), each pod held to its pool by a
@@ -28,7 +29,8 @@ class Churn:
     """Nodes per pool at the start (`n0`, `n1`, ...; each 2 cpu)."""
     steps: list[tuple[str, Any]] = field(default_factory=list)
     """("pods", [spec, ...]) | ("add-node", index) | ("label", (index, labels)) |
-    ("taint", index) | ("untaint", index) | ("cpu", (index, cpu)) | ("delete", name)."""
+    ("taint", index) | ("untaint", index) | ("cpu", (index, cpu)) | ("delete", name) |
+    ("claim", pod name): the PersistentVolumeClaim a "claim" pod names is created."""
 
     def pod_names(self) -> list[str]:
         return [pod["name"] for kind, body in self.steps if kind == "pods" for pod in body]
@@ -38,6 +40,7 @@ def generate_churn(seed: int) -> Churn:
     rng = random.Random(seed)
     churn = Churn(seed=seed, nodes=rng.randint(2, 3))
     count, nodes, created = 0, churn.nodes, []
+    claim_pods: set[str] = set()
 
     def pods(n: int) -> tuple[str, Any]:
         nonlocal count
@@ -46,6 +49,7 @@ def generate_churn(seed: int) -> Churn:
             made.append(_pod(rng, f"p{count}"))
             count += 1
         created.extend(pod["name"] for pod in made)
+        claim_pods.update(pod["name"] for pod in made if pod["kind"] == "claim")
         return ("pods", made)
 
     churn.steps.append(pods(rng.randint(4, 7)))
@@ -61,15 +65,19 @@ def generate_churn(seed: int) -> Churn:
             churn.steps.append(("label", (rng.randrange(nodes), labels)))
         elif choice < 0.6:
             churn.steps.append((rng.choice(("taint", "untaint")), rng.randrange(nodes)))
-        elif choice < 0.75:
+        elif choice < 0.7:
             churn.steps.append(("cpu", (rng.randrange(nodes), rng.choice((4, 6)))))
+        elif choice < 0.85 and (claims := [n for n in created if n in claim_pods]):
+            claimed = rng.choice(claims)
+            claim_pods.discard(claimed)  # each claim is created once
+            churn.steps.append(("claim", claimed))
         else:
             churn.steps.append(("delete", rng.choice(created)))
     return churn
 
 
 def _pod(rng: random.Random, name: str) -> dict[str, Any]:
-    kind = rng.choice(("small", "medium", "large", "gpu", "port", "tolerating"))
+    kind = rng.choice(("small", "medium", "large", "gpu", "port", "tolerating", "claim"))
     cpu = {"small": "300m", "medium": "900m", "large": "2500m"}.get(kind, "200m")
     return {"name": name, "kind": kind, "cpu": cpu}
 
@@ -111,9 +119,31 @@ def pod_object(pool: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any
         container["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
     elif spec["kind"] == "tolerating":
         pod_spec["tolerations"] = [{**TAINT, "operator": "Equal"}]
+    elif spec["kind"] == "claim":
+        claim = {"claimName": claim_name(pool, spec["name"])}
+        pod_spec["volumes"] = [{"name": "data", "persistentVolumeClaim": claim}]
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": f"{pool}-{spec['name']}", "namespace": namespace},
         "spec": pod_spec,
+    }
+
+
+def claim_name(pool: str, pod: str) -> str:
+    return f"{pool}-{pod}-data"
+
+
+def claim_object(pool: str, namespace: str, pod: str) -> dict[str, Any]:
+    """An unbound claim without a class: the pod then waits for it to be bound (there is
+    no volume controller in the test cluster), so only the claim's arrival is compared."""
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": claim_name(pool, pod), "namespace": namespace},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "storageClassName": "",
+        },
     }
