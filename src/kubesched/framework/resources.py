@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kubesched.apis.config import Profile
+from kubesched.apis.config import KubeSchedulerConfiguration, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
-from kubesched.apis.resources import PODS, ResourceSpec
+from kubesched.apis.resources import PODS, SCHEDULING_PODGROUPS, ResourceSpec
 from kubesched.framework.events import ActionType, ClusterEvent
 from kubesched.framework.registry import Registry
 
@@ -60,6 +60,16 @@ def declared_resources(profiles: Iterable[Profile], registry: Registry) -> list[
     return list(found.values())
 
 
+def cluster_resources(config: KubeSchedulerConfiguration, registry: Registry) -> list[ResourceSpec]:
+    """What the enabled plugins of `config`'s profiles declare, plus native PodGroups under
+    `GenericWorkload` (the pod-group cycle reads them, and writes their status, even with
+    GangScheduling disabled): the informers the server runs, and so what RBAC must grant."""
+    specs = declared_resources(config.profiles, registry)
+    if config.generic_workload and not any(s.same_resource(SCHEDULING_PODGROUPS) for s in specs):
+        specs.append(SCHEDULING_PODGROUPS)
+    return specs
+
+
 def _key(spec: ResourceSpec) -> tuple[str, str, str]:
     return spec.group, spec.version, spec.resource
 
@@ -78,7 +88,14 @@ def _unite(old: ResourceSpec | None, new: ResourceSpec) -> ResourceSpec:
     )
 
 
-__all__ = ["PODS", "ResourceSpec", "declared_resources", "plugin_resources", "resource_event"]
+__all__ = [
+    "PODS",
+    "ResourceSpec",
+    "cluster_resources",
+    "declared_resources",
+    "plugin_resources",
+    "resource_event",
+]
 
 
 def by_resource(specs: Iterable[ResourceSpec]) -> Mapping[tuple[str, str, str], ResourceSpec]:

@@ -81,6 +81,7 @@ def build_manifests(
             else options.preemption,
             resources=options.plugin_resources,
             volumes=volumes_enabled(config),
+            extra=options.extra_rules,
         ),
         config_map(names, config_text),
         deployment(config, options, names, config_text=config_text),

@@ -92,6 +92,9 @@ class ManifestOptions:
     plugin_resources: tuple[ResourceSpec, ...] = ()
     """What the enabled plugins read (`kubesched.plugins.config_resources(config)`):
     get/list/watch each, and patch its status when a plugin writes it."""
+    extra_rules: tuple[dict[str, Any], ...] = ()
+    """More PolicyRules for the ClusterRole, as they are (the chart's `rbac.extraRules`: with
+    `--helm-chart`, the rules of what plugin modules declare, which a template cannot derive)."""
     with_crds: bool = False
     """Also emit the CustomResourceDefinitions of the CRDs kubesched's plugins read (the
     PodGroup of scheduler-plugins' Coscheduling), for clusters that lack them."""

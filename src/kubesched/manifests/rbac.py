@@ -28,7 +28,10 @@ has DefaultPreemption, as kube-scheduler's defaults do):
 
 And what enabled plugins declare they read (`kubesched.framework.resources`): each resource
 gets get/list/watch (its informer), and `patch`/`update` on `<resource>/status` when the
-plugin writes its status (Coscheduling keeps PodGroup status current).
+plugin writes its status (Coscheduling keeps PodGroup status current); with the
+`GenericWorkload` feature gate, native PodGroups (`scheduling.k8s.io`) and their status, which
+the pod-group cycle reads and writes. In the order of (group, resource), whatever the order of
+the profiles, so that the Helm chart's template derives the same list.
 
 Only when `volumes` is on (a profile has VolumeBinding, VolumeRestrictions, VolumeZone or
 NodeVolumeLimits, as kube-scheduler's defaults do):
@@ -77,9 +80,10 @@ STORAGE_OBJECTS = (
 
 
 def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
-    """Reading what plugins declare (pods are granted anyway), and their status writes."""
+    """Reading what plugins declare (pods are granted anyway), and their status writes, by
+    (group, resource)."""
     rules = []
-    for spec in resources:
+    for spec in sorted(resources, key=lambda s: (s.group, s.resource, s.version)):
         if not spec.same_resource(PODS):
             rules.append(rule(spec.group, (spec.resource,), READ))
         if spec.writes_status:
@@ -88,11 +92,16 @@ def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
 
 
 def cluster_rules(
-    *, preemption: bool, volumes: bool = True, resources: Sequence[ResourceSpec] = ()
+    *,
+    preemption: bool,
+    volumes: bool = True,
+    resources: Sequence[ResourceSpec] = (),
+    extra: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """What kubesched needs cluster-wide; `preemption` adds `delete` on pods and reading
     PodDisruptionBudgets, `volumes` reading the storage objects and binding volumes,
-    `resources` what plugins declare they read."""
+    `resources` what plugins declare they read, `extra` more rules as they are (the chart's
+    `rbac.extraRules`)."""
     rules = [
         rule("", ("pods", "nodes"), READ),
         rule("", ("namespaces",), READ),
@@ -112,7 +121,7 @@ def cluster_rules(
     if preemption:
         rules.append(rule("", ("pods",), ("delete",)))
         rules.append(rule("policy", ("poddisruptionbudgets",), ("list", "watch")))
-    return rules
+    return [*rules, *extra]
 
 
 def lease_rules(lease_name: str) -> list[dict[str, Any]]:
@@ -137,12 +146,14 @@ def cluster_role(
     preemption: bool,
     volumes: bool = True,
     resources: Sequence[ResourceSpec] = (),
+    extra: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
+    rules = cluster_rules(preemption=preemption, volumes=volumes, resources=resources, extra=extra)
     return {
         "apiVersion": RBAC_API,
         "kind": "ClusterRole",
         "metadata": metadata(names.cluster_wide, names),
-        "rules": cluster_rules(preemption=preemption, volumes=volumes, resources=resources),
+        "rules": rules,
     }
 
 
@@ -186,11 +197,14 @@ def rbac_objects(
     preemption: bool,
     volumes: bool = True,
     resources: Sequence[ResourceSpec] = (),
+    extra: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """ServiceAccount, ClusterRole and its bindings, and the Lease Role when electing."""
     objects = [
         service_account(names),
-        cluster_role(names, preemption=preemption, volumes=volumes, resources=resources),
+        cluster_role(
+            names, preemption=preemption, volumes=volumes, resources=resources, extra=extra
+        ),
         cluster_role_binding(names, name=names.cluster_wide, role=names.cluster_wide),
         cluster_role_binding(names, name=names.auth_delegator_binding, role=AUTH_DELEGATOR),
     ]

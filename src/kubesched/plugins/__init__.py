@@ -15,7 +15,7 @@ from kubesched.framework import (
     load_entry_points,
     load_plugin_modules,
 )
-from kubesched.framework.resources import ResourceSpec, declared_resources
+from kubesched.framework.resources import ResourceSpec, cluster_resources, plugin_resources
 from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
@@ -83,16 +83,30 @@ def config_registry(plugin_modules: Iterable[str] = ()) -> Registry:
     return registry
 
 
-def config_resources(config: KubeSchedulerConfiguration) -> list[ResourceSpec]:
-    """The resources the enabled plugins of `config`'s profiles read (for RBAC); plugin
-    modules that cannot be imported here (they live in the scheduler's image) are skipped,
-    for `doctor`; `manifests` refuses them before (`kubesched.config.plugin_check`)."""
+def config_resources(
+    config: KubeSchedulerConfiguration, *, in_tree_only: bool = False
+) -> list[ResourceSpec]:
+    """The resources kubesched reads for `config` (for RBAC): what its profiles' enabled
+    plugins declare, and native PodGroups under `GenericWorkload` (the server's informers,
+    `kubesched.framework.resources.cluster_resources`). Plugin modules that cannot be
+    imported here (they live in the scheduler's image) are skipped, for `doctor`; `manifests`
+    refuses them before (`kubesched.config.plugin_check`). `in_tree_only`: kubesched's own
+    plugins alone (what the Helm chart derives by itself)."""
     registry = in_tree_registry()
-    load_entry_points(registry)
-    for module in config.plugin_modules:
-        with contextlib.suppress(PluginRegistrationError):
-            load_plugin_modules(registry, [module])
-    return declared_resources(config.profiles, registry)
+    if not in_tree_only:
+        load_entry_points(registry)
+        for module in config.plugin_modules:
+            with contextlib.suppress(PluginRegistrationError):
+                load_plugin_modules(registry, [module])
+    return cluster_resources(config, registry)
+
+
+def in_tree_resources() -> dict[str, tuple[ResourceSpec, ...]]:
+    """Plugin name -> the resources it declares, for the in-tree plugins that declare some
+    (the Helm chart grants them when a profile enables the plugin)."""
+    registry = in_tree_registry()
+    declared = {name: plugin_resources(registry.get(name)) for name in sorted(registry.names())}
+    return {name: specs for name, specs in declared.items() if specs}
 
 
 __all__ = [
@@ -122,4 +136,5 @@ __all__ = [
     "config_registry",
     "config_resources",
     "in_tree_registry",
+    "in_tree_resources",
 ]

@@ -23,13 +23,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config.flags import NOMINATED_NODE_NAME_FOR_EXPECTATION, feature_gates
 from kubesched.framework import ClusterEvent, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
-from kubesched.framework.resources import ResourceSpec, declared_resources
+from kubesched.framework.resources import cluster_resources
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
@@ -229,15 +228,6 @@ def build(
             config, metrics, auth_client, elector, informers, waiting=waiting, leading=leading
         ),
     )
-
-
-def cluster_resources(config: KubeSchedulerConfiguration, registry: Registry) -> list[ResourceSpec]:
-    """What the enabled plugins declare, plus native PodGroups under `GenericWorkload`
-    (the pod-group cycle reads them even if GangScheduling is disabled)."""
-    specs = declared_resources(config.profiles, registry)
-    if config.generic_workload and not any(s.same_resource(SCHEDULING_PODGROUPS) for s in specs):
-        specs.append(SCHEDULING_PODGROUPS)
-    return specs
 
 
 def _never_fenced() -> bool:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from kubesched.apis.resources import ResourceSpec
+from pathlib import Path
+
+from manifests_helpers import config_for
+
+from kubesched.apis.resources import SCHEDULING_PODGROUPS, ResourceSpec
 from kubesched.manifests.crds import pod_group_crd
-from kubesched.manifests.rbac import cluster_rules
+from kubesched.manifests.rbac import cluster_rules, resource_rules
+from kubesched.plugins import config_resources
 from kubesched.plugins.coscheduling import PODGROUPS
 from kubesched.plugins.coscheduling.podgroup import GROUP_PODS
 
@@ -40,3 +45,43 @@ def test_the_podgroup_crd_serves_status_and_the_fields_coscheduling_reads() -> N
     assert {"phase", "scheduled", "running", "scheduleStartTime"} <= set(
         schema["status"]["properties"]
     )
+
+
+def test_the_gate_grants_native_pod_groups_even_without_gang_scheduling(tmp_path: Path) -> None:
+    """The pod-group cycle reads native PodGroups and writes their status under
+    `GenericWorkload` whether or not GangScheduling runs: the server's informers
+    (`cluster_resources`) and so the RBAC of `kubesched manifests` and `doctor`."""
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: s1\n"
+        "  plugins: {multiPoint: {disabled: [{name: GangScheduling}]}}\n"
+    )
+    gated = config_for(
+        [f"--config={path}", "--feature-gates=GenericWorkload=true"], tmp_path=tmp_path
+    )
+    plain = config_for([f"--config={path}"], tmp_path=tmp_path)
+
+    assert SCHEDULING_PODGROUPS in config_resources(gated)
+    assert config_resources(plain) == []
+    rules = resource_rules(config_resources(gated))
+    assert [(r["apiGroups"], r["resources"]) for r in rules] == [
+        (["scheduling.k8s.io"], ["podgroups"]),
+        (["scheduling.k8s.io"], ["podgroups/status"]),
+    ]
+
+
+def test_resource_rules_are_in_the_order_of_group_and_resource() -> None:
+    """Whatever the order of the profiles and plugins, so that the chart's template (which
+    cannot know that order) renders the same list."""
+    specs = [PODGROUPS, ResourceSpec("", "v1", "configmaps"), SCHEDULING_PODGROUPS]
+    expected = resource_rules(specs)
+
+    assert resource_rules(list(reversed(specs))) == expected
+    assert [(r["apiGroups"][0], r["resources"][0]) for r in expected] == [
+        ("", "configmaps"),
+        ("scheduling.k8s.io", "podgroups"),
+        ("scheduling.k8s.io", "podgroups/status"),
+        ("scheduling.x-k8s.io", "podgroups"),
+        ("scheduling.x-k8s.io", "podgroups/status"),
+    ]
