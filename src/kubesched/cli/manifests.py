@@ -5,10 +5,11 @@
 Its own flags choose where and how kubesched runs (--namespace, --name, --image,
 --replicas, --resources, --priority-class-name, --node-selector, --tolerations, ...: see
 `kubesched.cli.manifests_flags`); `--helm-chart DIR` writes the Helm chart made from the same
-objects instead (`make chart`). Every other flag is a scheduler flag of `kubesched run` (`--config`,
-`--scheduler-name`, `--leader-elect-*` and the aliases from the two guides, `-v`, ...) and
-ends up in the generated KubeSchedulerConfiguration or in the container's arguments. The
-Lease's namespace defaults to --namespace, as it does for a pod in that namespace.
+objects instead (`make chart`), `--crds-only` prints only the CustomResourceDefinitions.
+Every other flag is a scheduler flag of `kubesched run` (`--config`, `--scheduler-name`,
+`--leader-elect-*` and the aliases from the two guides, `-v`, ...) and ends up in the
+generated KubeSchedulerConfiguration or in the container's arguments. The Lease's namespace
+defaults to --namespace, as it does for a pod in that namespace.
 
 The YAML goes to stdout, notices to stderr; an error is one line on stderr and exit code 1.
 """
@@ -29,11 +30,12 @@ from kubesched.config.plugin_check import check_plugins
 from kubesched.manifests import (
     ManifestError,
     ManifestOptions,
-    check_namespace,
-    render_manifests,
+    build_manifests,
+    to_yaml,
 )
 from kubesched.manifests.chart import write_chart
-from kubesched.plugins import config_resources
+from kubesched.manifests.rbac import resource_rules
+from kubesched.plugins import config_resources, in_tree_resources
 
 PROG = "kubesched manifests"
 _DESCRIPTION = """Print the YAML that deploys kubesched with least-privilege RBAC:
@@ -80,7 +82,7 @@ def main(argv: list[str]) -> int:
         if own.help:
             print(parser.format_help().rstrip("\n"))
             return 0
-        check_namespace(own.namespace)
+        manifests_flags.check_own(own)
         config, notices = _config(rest, namespace=own.namespace)
         options = dataclasses.replace(
             manifests_flags.options_from(own),
@@ -88,7 +90,7 @@ def main(argv: list[str]) -> int:
         )
         if own.helm_chart:
             return _write_chart(Path(own.helm_chart), config, options, notices)
-        text = render_manifests(config, options)
+        text = _render(config, options, crds_only=own.crds_only)
     except ConfigError as error:
         return _fail(error.notices, error.errors)
     except ManifestError as error:
@@ -98,15 +100,32 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _render(
+    config: KubeSchedulerConfiguration, options: ManifestOptions, *, crds_only: bool
+) -> str:
+    """The YAML of the manifests, or of their CustomResourceDefinitions alone."""
+    if crds_only:
+        options = dataclasses.replace(options, with_crds=True)
+    objects = build_manifests(config, options)  # refuses what cannot work, CRDs alone or not
+    if crds_only:
+        objects = [obj for obj in objects if obj["kind"] == "CustomResourceDefinition"]
+    return to_yaml(objects)
+
+
 def _write_chart(
     folder: Path,
     config: KubeSchedulerConfiguration,
     options: ManifestOptions,
     notices: tuple[str, ...],
 ) -> int:
-    """`--helm-chart DIR`: the chart whose default values are these manifests."""
+    """`--helm-chart DIR`: the chart whose default values are these manifests. Its
+    ClusterRole derives from the values what kubesched's own plugins read; what plugin
+    modules read becomes the default `rbac.extraRules`."""
+    derived = resource_rules(config_resources(config, in_tree_only=True))
+    extra = [rule for rule in resource_rules(options.plugin_resources) if rule not in derived]
+    options = dataclasses.replace(options, extra_rules=(*options.extra_rules, *extra))
     _print_notices(notices)
-    for path in write_chart(folder, config, options):
+    for path in write_chart(folder, config, options, declared=in_tree_resources()):
         print(path)
     return 0
 

@@ -16,11 +16,13 @@ from kubesched.manifests import (
     DEFAULT_REPLICAS,
     ManifestError,
     ManifestOptions,
+    check_namespace,
 )
 from kubesched.manifests.options import DEFAULT_PULL_POLICY, PULL_POLICIES, default_resources
 
 OWN_FLAGS = (
     "with-crds",
+    "crds-only",
     "namespace",
     "name",
     "image",
@@ -54,6 +56,11 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         help="also print the CustomResourceDefinitions plugins read (the PodGroup CRD of "
         "scheduler-plugins' Coscheduling)",
     )
+    add(
+        "--crds-only",
+        action="store_true",
+        help="print only those CustomResourceDefinitions (what the Helm chart's crds/ holds)",
+    )
     add("--resources", metavar="YAML", help="the container's resources (requests/limits)")
     add("--priority-class-name", default="", help="e.g. system-cluster-critical")
     add("--node-selector", action="append", default=[], metavar="KEY=VALUE", help="repeatable")
@@ -63,6 +70,16 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     add("--no-service", action="store_true", help="no Service for the metrics port")
     add("--service-monitor", action="store_true", help="a ServiceMonitor (Prometheus Operator)")
     add("--helm-chart", metavar="DIR", help="write the Helm chart into DIR instead of YAML")
+
+
+def check_own(own: argparse.Namespace) -> None:
+    """ManifestError when the deployment flags cannot go together or name a bad namespace."""
+    check_namespace(own.namespace)
+    if own.crds_only and own.helm_chart:
+        raise ManifestError(
+            "--crds-only prints the CRDs and --helm-chart writes a chart, whose crds/ holds "
+            "them: pass one of the two"
+        )
 
 
 def options_from(own: argparse.Namespace) -> ManifestOptions:

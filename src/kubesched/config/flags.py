@@ -33,6 +33,8 @@ from kubesched.config.flagtable_upstream import PROFILING_NOTICE
 
 _TRUE = {"1", "t", "T", "true", "TRUE", "True"}
 _FALSE = {"0", "f", "F", "false", "FALSE", "False"}
+TRUE_SPELLINGS = frozenset(_TRUE)
+"""What a boolean flag, and a feature gate's value, accepts as true (Go's strconv.ParseBool)."""
 _LOGGING_FORMATS = ("text", "json")
 _USAGE = """Usage:
   kubesched [run] [flags]

@@ -1,4 +1,5 @@
-"""Fixture `build(*flags, **ManifestOptions fields)`: the objects `kubesched manifests` makes."""
+"""Fixtures `build(*flags, **ManifestOptions fields)`: the objects `kubesched manifests` makes;
+`helm`: the helm command the chart's tests render it with."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 from manifests_helpers import Build, Objects, config_for
 
+from kubesched.localcluster import ensure_helm
 from kubesched.manifests import ManifestOptions, build_manifests
 
 
@@ -21,3 +23,9 @@ def build(tmp_path: Path) -> Build:
         return build_manifests(config, manifest_options)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def helm() -> Path:
+    """The helm command, built once from the Go module proxy and cached (or reused)."""
+    return ensure_helm()

@@ -23,6 +23,7 @@ from kubesched.manifests import ManifestOptions
 from kubesched.manifests.chart import chart_files, markers, schemas, spec
 from kubesched.manifests.chart.values import value_tree
 from kubesched.manifests.options import APP_VERSION
+from kubesched.plugins import in_tree_resources
 
 CHART = Path(__file__).parents[3] / "charts" / "kubesched"
 TREE = value_tree(KubeSchedulerConfiguration(), ManifestOptions(), app_version=APP_VERSION)
@@ -30,7 +31,9 @@ TREE = value_tree(KubeSchedulerConfiguration(), ManifestOptions(), app_version=A
 
 @pytest.fixture(scope="module")
 def files() -> dict[str, str]:
-    return chart_files(KubeSchedulerConfiguration(), ManifestOptions())
+    return chart_files(
+        KubeSchedulerConfiguration(), ManifestOptions(), declared=in_tree_resources()
+    )
 
 
 def _objects(schema: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:

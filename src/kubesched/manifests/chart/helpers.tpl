@@ -104,6 +104,11 @@ FIXED_ARGS
 {{- range .Values.pluginModules }}
 - {{ printf "--plugin-module=%s" . | quote }}
 {{- end }}
+{{- with .Values.featureGates }}
+{{- $gates := list }}
+{{- range $gate, $on := . }}{{ $gates = append $gates (printf "%s=%t" $gate $on) }}{{ end }}
+- {{ printf "--feature-gates=%s" (join "," $gates) | quote }}
+{{- end }}
 {{- with .Values.verbosity }}
 - {{ printf "-v=%v" . | quote }}
 {{- end }}
@@ -115,6 +120,20 @@ FIXED_ARGS
 {{- end }}
 {{- end -}}
 
+{{/* "true" when the default plugin .plugin runs at extension point .point of a profile whose
+plugins are .plugins (kubesched.manifests.preemption.plugin_enabled). */}}
+{{- define "kubesched.runsAt" -}}
+{{- $plugins := .plugins | default dict -}}{{- $plugin := .plugin -}}
+{{- $multiOff := list -}}{{- range (dig "multiPoint" "disabled" list $plugins) }}{{ $multiOff = append $multiOff .name }}{{ end -}}
+{{- $multiOn := list -}}{{- range (dig "multiPoint" "enabled" list $plugins) }}{{ $multiOn = append $multiOn .name }}{{ end -}}
+{{- $pointOn := list -}}{{- range (dig .point "enabled" list $plugins) }}{{ $pointOn = append $pointOn .name }}{{ end -}}
+{{- $pointOff := list -}}{{- range (dig .point "disabled" list $plugins) }}{{ $pointOff = append $pointOff .name }}{{ end -}}
+{{- $fromDefaults := not (or (has "*" $multiOff) (has $plugin $multiOff)) -}}
+{{- $inMulti := or $fromDefaults (has $plugin $multiOn) -}}
+{{- $kept := not (or (has "*" $pointOff) (has $plugin $pointOff)) -}}
+{{- or (has $plugin $pointOn) (and $inMulti $kept) -}}
+{{- end -}}
+
 {{/* "true" when some profile runs DefaultPreemption at PostFilter (rbac.preemption overrides). */}}
 {{- define "kubesched.preempts" -}}
 {{- $preempts := false -}}
@@ -122,18 +141,65 @@ FIXED_ARGS
 {{- $preempts = .Values.rbac.preemption -}}
 {{- else -}}
 {{- range (include "kubesched.profiles" . | fromYamlArray) -}}
-{{- $plugins := .plugins | default dict -}}
-{{- $multiOff := list -}}{{- range (dig "multiPoint" "disabled" list $plugins) }}{{ $multiOff = append $multiOff .name }}{{ end -}}
-{{- $multiOn := list -}}{{- range (dig "multiPoint" "enabled" list $plugins) }}{{ $multiOn = append $multiOn .name }}{{ end -}}
-{{- $postOn := list -}}{{- range (dig "postFilter" "enabled" list $plugins) }}{{ $postOn = append $postOn .name }}{{ end -}}
-{{- $postOff := list -}}{{- range (dig "postFilter" "disabled" list $plugins) }}{{ $postOff = append $postOff .name }}{{ end -}}
-{{- $fromDefaults := not (or (has "*" $multiOff) (has "DefaultPreemption" $multiOff)) -}}
-{{- $inMulti := or $fromDefaults (has "DefaultPreemption" $multiOn) -}}
-{{- $kept := not (or (has "*" $postOff) (has "DefaultPreemption" $postOff)) -}}
-{{- if or (has "DefaultPreemption" $postOn) (and $inMulti $kept) }}{{ $preempts = true }}{{ end -}}
+{{- if eq (include "kubesched.runsAt" (dict "plugins" .plugins "plugin" "PREEMPTION_PLUGIN" "point" "postFilter")) "true" }}{{ $preempts = true }}{{ end -}}
 {{- end -}}
 {{- end -}}
 {{- $preempts -}}
+{{- end -}}
+
+{{/* "true" when some profile runs a volume plugin at Filter (kubesched.manifests.preemption.volumes_enabled). */}}
+{{- define "kubesched.volumes" -}}
+{{- $volumes := false -}}
+{{- range (include "kubesched.profiles" . | fromYamlArray) -}}
+{{- $plugins := .plugins -}}
+{{- range (list VOLUME_PLUGINS) -}}
+{{- if eq (include "kubesched.runsAt" (dict "plugins" $plugins "plugin" . "point" "filter")) "true" }}{{ $volumes = true }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- $volumes -}}
+{{- end -}}
+
+{{/* "true" when the container's arguments turn the GenericWorkload feature gate on: the last
+--feature-gates pair naming it wins (kubesched.config.flags.feature_gates). */}}
+{{- define "kubesched.genericWorkload" -}}
+{{- $args := include "kubesched.args" . | fromYamlArray -}}
+{{- $on := false -}}
+{{- range $i, $arg := $args -}}
+{{- $value := "" -}}
+{{- if hasPrefix "--feature-gates=" $arg -}}
+{{- $value = trimPrefix "--feature-gates=" $arg -}}
+{{- else if and (eq $arg "--feature-gates") (lt (add1 $i) (len $args)) -}}
+{{- $value = index $args (add1 $i) -}}
+{{- end -}}
+{{- range (splitList "," $value) -}}
+{{- $pair := splitn "=" 2 . -}}
+{{- if eq (trim $pair._0) "GENERIC_WORKLOAD_GATE" -}}
+{{- $on = has (trim (toString $pair._1)) (list TRUE_VALUES) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $on -}}
+{{- end -}}
+
+{{/* Every plugin some profile instantiates (kubesched.framework.resources.enabled_plugin_names):
+the plugins each extension point enables, and the default ones multiPoint does not disable. */}}
+{{- define "kubesched.enabledPlugins" -}}
+{{- $defaults := list DEFAULT_PLUGINS -}}
+{{- if eq (include "kubesched.genericWorkload" .) "true" -}}
+{{- $defaults = concat $defaults (list GENERIC_WORKLOAD_PLUGINS) -}}
+{{- end -}}
+{{- $names := list -}}
+{{- range (include "kubesched.profiles" . | fromYamlArray) -}}
+{{- $plugins := .plugins | default dict -}}
+{{- range $point := list EXTENSION_POINTS -}}
+{{- range (dig $point "enabled" list $plugins) }}{{ $names = append $names .name }}{{ end -}}
+{{- end -}}
+{{- $off := list -}}{{- range (dig "multiPoint" "disabled" list $plugins) }}{{ $off = append $off .name }}{{ end -}}
+{{- if not (has "*" $off) -}}
+{{- range $defaults }}{{ if not (has . $off) }}{{ $names = append $names . }}{{ end }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (uniq $names) -}}
 {{- end -}}
 
 {{/* The refusals of `kubesched manifests`, as template failures. */}}

@@ -3,16 +3,23 @@
 Each template is the object `kubesched manifests` builds, with tokens for the names and
 markers for what the chart's values choose (`markers`); RBAC rules come from
 `kubesched.manifests.rbac` as they are, so a rule added there reaches the chart by
-`make chart`.
+`make chart`. The ClusterRole keeps each rule that depends on the config behind the
+condition `kubesched manifests` decides it by: the volume rules when a profile runs a volume
+plugin, a declared resource's rules when a plugin declaring it is enabled (or, for native
+PodGroups, the `GenericWorkload` gate is on), the preemption rules when a profile preempts;
+then `rbac.extraRules`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.resources import PODS, SCHEDULING_PODGROUPS, ResourceSpec
 from kubesched.manifests import exposure, rbac, workload
 from kubesched.manifests.chart import markers
 from kubesched.manifests.meta import metadata, selector_labels
@@ -23,10 +30,27 @@ TOKEN_NAMES = Names(namespace="@NS@", name="@NAME@", lease_namespace="@LNS@", le
 LABELS = "kubesched.labels"
 SELECTOR = "kubesched.selectorLabels"
 PREEMPTS = 'eq (include "kubesched.preempts" .) "true"'
+VOLUMES = 'eq (include "kubesched.volumes" .) "true"'
+ENABLED, GATED = "$enabled", "$gated"
+ROLE_VARIABLES = (
+    f'{{{{- {ENABLED} := include "kubesched.enabledPlugins" . | fromYamlArray }}}}\n'
+    f'{{{{- {GATED} := eq (include "kubesched.genericWorkload" .) "true" }}}}\n'
+)
 LEADER_ELECT = ".Values.leaderElection.leaderElect"
 CREDENTIALS = ".Values.serviceMonitor.authorization.credentials"
 METRICS_READER = f"and .Values.serviceMonitor.enabled (not {CREDENTIALS}.name)"
-Template = tuple[str, Callable[[KubeSchedulerConfiguration], dict[str, Any]], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What the templates are made from: the config (the defaults) and what each in-tree
+    plugin declares it reads (`kubesched.plugins.in_tree_resources`)."""
+
+    config: KubeSchedulerConfiguration
+    declared: Mapping[str, tuple[ResourceSpec, ...]]
+
+
+Template = tuple[str, Callable[[Source], dict[str, Any]], str]
 
 
 def _labelled(obj: dict[str, Any]) -> dict[str, Any]:
@@ -48,16 +72,75 @@ def _chart_selectors(node: Any) -> Any:
     return node
 
 
-def _cluster_role(_: KubeSchedulerConfiguration) -> dict[str, Any]:
-    """The ClusterRole; the rules only preemption needs are kept when a profile preempts."""
-    obj = _labelled(rbac.cluster_role(TOKEN_NAMES, preemption=False))
-    base = rbac.cluster_rules(preemption=False)
-    extra = [rule for rule in rbac.cluster_rules(preemption=True) if rule not in base]
-    obj["rules"] = [*base, markers.when(PREEMPTS), *extra, markers.END]
+def _cluster_role(source: Source) -> dict[str, Any]:
+    """The ClusterRole: `rbac.cluster_rules`, each rule that depends on the config behind
+    the condition that decides it there."""
+    obj = _labelled(rbac.cluster_role(TOKEN_NAMES, preemption=False, volumes=False))
+    base = rbac.cluster_rules(preemption=False, volumes=False)
+    volumes = _added(rbac.cluster_rules(preemption=False, volumes=True), base)
+    preemption = _added(rbac.cluster_rules(preemption=True, volumes=False), base)
+    obj["rules"] = [
+        *base,
+        *_behind(VOLUMES, volumes),
+        *_declared_rules(source.declared),
+        *_behind(PREEMPTS, preemption),
+        markers.items(".Values.rbac.extraRules"),
+    ]
     return obj
 
 
-def _config_map(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+def _added(rules: list[dict[str, Any]], base: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [rule for rule in rules if rule not in base]
+
+
+def _behind(condition: str, rules: list[Any]) -> list[Any]:
+    return [markers.when(condition), *rules, markers.END] if rules else []
+
+
+def _declared_rules(declared: Mapping[str, tuple[ResourceSpec, ...]]) -> list[Any]:
+    """`rbac.resource_rules` of every resource a plugin declares, in its order, each rule
+    kept when a plugin needing it is enabled; native PodGroups also under the gate (the
+    pod-group cycle, `kubesched.framework.resources.cluster_resources`)."""
+    readers: dict[tuple[str, str, str], set[str]] = {}
+    writers: dict[tuple[str, str, str], set[str]] = {}
+    specs: dict[tuple[str, str, str], ResourceSpec] = {}
+    for plugin, declared_specs in declared.items():
+        for spec in declared_specs:
+            key = (spec.group, spec.resource, spec.version)
+            specs[key] = spec
+            readers.setdefault(key, set()).add(plugin)
+            writers.setdefault(key, set())
+            if spec.writes_status:
+                writers[key].add(plugin)
+    cycle = (
+        SCHEDULING_PODGROUPS.group,
+        SCHEDULING_PODGROUPS.resource,
+        SCHEDULING_PODGROUPS.version,
+    )
+    specs.setdefault(cycle, SCHEDULING_PODGROUPS)
+    rules: list[Any] = []
+    for key in sorted(specs):
+        spec = dataclasses.replace(specs[key], writes_status=True)
+        *read, status = rbac.resource_rules([spec])
+        gated = key == cycle
+        if read and not spec.same_resource(PODS):
+            rules += _behind(_any_enabled(readers.get(key, set()), gated=gated), read)
+        if writers.get(key) or (gated and SCHEDULING_PODGROUPS.writes_status):
+            rules += _behind(_any_enabled(writers.get(key, set()), gated=gated), [status])
+    return rules
+
+
+def _any_enabled(plugins: set[str], *, gated: bool) -> str:
+    """The condition: one of `plugins` is enabled in a profile (or the gate is on)."""
+    terms = [f'has "{name}" {ENABLED}' for name in sorted(plugins)]
+    if gated:
+        terms.insert(0, GATED)
+    if len(terms) == 1:
+        return terms[0]
+    return "or " + " ".join(term if term == GATED else f"({term})" for term in terms)
+
+
+def _config_map(_: Source) -> dict[str, Any]:
     obj = _labelled(workload.config_map(TOKEN_NAMES, ""))
     obj["data"][workload.CONFIG_KEY] = markers.text('include "kubesched.config" .')
     return obj
@@ -76,8 +159,9 @@ def _chart_options() -> ManifestOptions:
     )
 
 
-def _deployment(config: KubeSchedulerConfiguration) -> dict[str, Any]:
-    obj = _labelled(workload.deployment(config, _chart_options(), TOKEN_NAMES, config_text=""))
+def _deployment(source: Source) -> dict[str, Any]:
+    options = _chart_options()
+    obj = _labelled(workload.deployment(source.config, options, TOKEN_NAMES, config_text=""))
     obj["spec"]["replicas"] = markers.value(".Values.replicas")
     template = obj["spec"]["template"]
     template["metadata"]["labels"] = markers.included("kubesched.podLabels")
@@ -96,13 +180,13 @@ def _deployment(config: KubeSchedulerConfiguration) -> dict[str, Any]:
     return obj
 
 
-def _service_account(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+def _service_account(_: Source) -> dict[str, Any]:
     obj = _labelled(rbac.service_account(TOKEN_NAMES))
     obj["metadata"]["annotations"] = markers.optional(".Values.serviceAccount.annotations")
     return obj
 
 
-def _service_monitor(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+def _service_monitor(_: Source) -> dict[str, Any]:
     """The model's ServiceMonitor with the chart's labels, timings and token Secret."""
     obj = _labelled(exposure.service_monitor(TOKEN_NAMES))
     obj["metadata"]["labels"] = markers.included("kubesched.serviceMonitorLabels")
@@ -122,15 +206,15 @@ def spread_affinity() -> str:
     return markers.to_template(to_yaml([spread]).removeprefix("---\n"))
 
 
-def _of(build: Callable[[Names], dict[str, Any]]) -> Callable[[KubeSchedulerConfiguration], Any]:
+def _of(build: Callable[[Names], dict[str, Any]]) -> Callable[[Source], Any]:
     return lambda _: _labelled(build(TOKEN_NAMES))
 
 
-def _service(config: KubeSchedulerConfiguration) -> dict[str, Any]:
-    return _labelled(exposure.metrics_service(TOKEN_NAMES, port=config.secure_port))
+def _service(source: Source) -> dict[str, Any]:
+    return _labelled(exposure.metrics_service(TOKEN_NAMES, port=source.config.secure_port))
 
 
-def _lease_namespace(_: KubeSchedulerConfiguration) -> dict[str, Any]:
+def _lease_namespace(_: Source) -> dict[str, Any]:
     namespace = {"apiVersion": "v1", "kind": "Namespace"}
     return _labelled({**namespace, "metadata": metadata(TOKEN_NAMES.lease_namespace, TOKEN_NAMES)})
 
@@ -179,13 +263,15 @@ TEMPLATES: tuple[Template, ...] = (
 )
 
 
-def render_templates(config: KubeSchedulerConfiguration) -> dict[str, str]:
+def render_templates(source: Source) -> dict[str, str]:
     """File name under `templates/` -> its text."""
     files: dict[str, str] = {}
     for name, build, condition in TEMPLATES:
-        body = markers.to_template(to_yaml([build(config)]).removeprefix("---\n"))
+        body = markers.to_template(to_yaml([build(source)]).removeprefix("---\n"))
         if name == "deployment.yaml":
             body = '{{- include "kubesched.validate" . }}\n' + body
+        if name == "clusterrole.yaml":
+            body = ROLE_VARIABLES + body
         if condition:
             body = f"{{{{- if {condition} }}}}\n{body}{{{{- end }}}}\n"
         files[name] = f"{HEADER}{body}"

@@ -213,6 +213,17 @@ POD_SECURITY_CONTEXT = closed(
     }
 )
 
+POLICY_RULE = closed(
+    {
+        "apiGroups": array(string()),
+        "resources": array(string(min_length=1)),
+        "resourceNames": array(string(min_length=1)),
+        "nonResourceURLs": array(string(min_length=1)),
+        "verbs": {**array(string(min_length=1)), "minItems": 1},
+    },
+    required=("verbs",),
+)
+"""A ClusterRole's rule (rbac.authorization.k8s.io/v1 PolicyRule)."""
 _PLUGIN_SET = closed(
     {
         "enabled": array(

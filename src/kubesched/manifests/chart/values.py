@@ -5,6 +5,7 @@ the README's table from this one tree)."""
 from __future__ import annotations
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.config.flags import feature_gates
 from kubesched.manifests import exposure, workload
 from kubesched.manifests.chart import schemas as s
 from kubesched.manifests.chart.profiles import election_values, other_fields, profile_values
@@ -43,24 +44,20 @@ def value_tree(
         _leader_election(config, options),
         *_config_and_logging(config),
         Leaf(
+            key="featureGates",
+            default=feature_gates(config.feature_gates),
+            doc="Feature gates (--feature-gates), e.g. GenericWorkload: true for native gang\n"
+            "scheduling (the ClusterRole then grants scheduling.k8s.io PodGroups).",
+            schema=s.mapping(s.boolean()),
+        ),
+        Leaf(
             key="extraArgs",
             default=[],
-            doc="More command-line flags of kubesched (kube-scheduler's flags).",
+            doc="More command-line flags of kubesched (kube-scheduler's flags), after those\n"
+            "above; a --feature-gates here is read for the ClusterRole too.",
             schema=s.array(s.string()),
         ),
-        Group(
-            key="rbac",
-            doc="What the ClusterRole grants beyond scheduling.",
-            children=(
-                Leaf(
-                    key="preemption",
-                    default=options.preemption,
-                    doc="null: grant pod deletion and reading PodDisruptionBudgets exactly when\n"
-                    "a profile runs DefaultPreemption (on by default); true/false to force.",
-                    schema=s.nullable(s.boolean()),
-                ),
-            ),
-        ),
+        _rbac(options),
         Group(
             key="serviceAccount",
             doc="kubesched's ServiceAccount (the RBAC above is bound to it).",
@@ -87,6 +84,32 @@ def value_tree(
             children=(_enabled(default=options.service),),
         ),
         _service_monitor(options),
+    )
+
+
+def _rbac(options: ManifestOptions) -> Group:
+    return Group(
+        key="rbac",
+        doc="The ClusterRole grants what the profiles and feature gates enable (as\n"
+        "`kubesched manifests`): the volume plugins' objects, the PodGroups of Coscheduling\n"
+        "and of the GenericWorkload gate, and preemption's; these values add to it.",
+        children=(
+            Leaf(
+                key="preemption",
+                default=options.preemption,
+                doc="null: grant pod deletion and reading PodDisruptionBudgets exactly when\n"
+                "a profile runs DefaultPreemption (on by default); true/false to force.",
+                schema=s.nullable(s.boolean()),
+            ),
+            Leaf(
+                key="extraRules",
+                default=list(options.extra_rules),
+                doc="More PolicyRules, for what plugin modules (pluginModules) declare they\n"
+                "read: the chart cannot import them (`kubesched manifests --plugin-module=M\n"
+                "--helm-chart=DIR` writes their rules here).",
+                schema=s.array(s.POLICY_RULE),
+            ),
+        ),
     )
 
 
