@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,37 @@ def test_helm_is_its_own_pinned_module_stamped_like_upstream() -> None:
     # helm's default kubeVersion: that of the client-go it is built with (1.37 for v0.37.x)
     assert "-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1" in module.ldflags
     assert "-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=" in module.ldflags
+
+
+def test_promtool_is_its_own_pinned_module_built_without_service_discovery(
+    tmp_path: Path,
+) -> None:
+    module = gobuild.promtool_module()
+    argv = gobuild.build_argv(go=Path("go"), module=module, names=["promtool"], outdir=tmp_path)
+
+    assert module.version.startswith("v0.3")  # Prometheus 3.x's Go module versions
+    assert module.packages == {"promtool": "github.com/prometheus/prometheus/cmd/promtool"}
+    release = gobuild.prometheus_release(module.version)
+    assert f"-X github.com/prometheus/common/version.Version={release}" in module.ldflags
+    assert argv[-3:] == ["-tags", "netgo,remove_all_sd", module.packages["promtool"]]
+    assert (module.cache_name, gobuild.prometheus_release("v0.316.0")) == (
+        f"promtool-{module.version}",
+        "3.16.0",
+    )
+
+
+def test_modules_without_tags_keep_their_cache_keys() -> None:
+    """Build tags enter the source hash only when a module has some: the caches of the
+    modules built before tags existed stay valid."""
+    helm = gobuild.helm_module()
+    tagged = dataclasses.replace(helm, tags="netgo")
+
+    assert "-tags" not in gobuild.build_argv(
+        go=Path("go"), module=helm, names=["helm"], outdir=Path("out")
+    )
+    digest = hashlib.sha256(helm.ldflags.encode())
+    for path in sorted(helm.directory.iterdir()):
+        if path.name in ("go.mod", "go.sum") or path.suffix == ".go":
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    assert helm.source_hash() == digest.hexdigest()[:16]
+    assert tagged.source_hash() != helm.source_hash()

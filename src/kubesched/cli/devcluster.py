@@ -1,6 +1,7 @@
 """`kubesched dev-cluster`: build and run a real local control plane.
 
-    kubesched dev-cluster build     build the control-plane binaries and kwok (once; --helm: helm)
+    kubesched dev-cluster build     build the control-plane binaries and kwok (once; --helm: helm,
+                                    --promtool: promtool)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
                                     (--controller-manager, --kwok: the whole local cluster;
                                     --feature-gates=GenericWorkload=true: native gang scheduling)
@@ -26,6 +27,7 @@ from kubesched.localcluster import (
     devstate,
     ensure_binaries,
     ensure_helm,
+    ensure_promtool,
 )
 from kubesched.localcluster import demo as demo_steps
 from kubesched.localcluster.binaries import version_of
@@ -57,6 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build the binaries once and print their paths")
     build.add_argument(
         "--helm", action="store_true", help="also build helm (the Helm chart's tests use it)"
+    )
+    build.add_argument(
+        "--promtool",
+        action="store_true",
+        help="also build promtool (the tests of the chart's PrometheusRule use it)",
     )
     build.set_defaults(handler=_build)
     up = commands.add_parser("up", help="start a cluster with kube-scheduler in the background")
@@ -105,6 +112,9 @@ def _build(args: argparse.Namespace) -> int:
     if args.helm:
         paths["helm"] = ensure_helm()
         versions["helm"] = version_of("helm", paths["helm"])
+    if args.promtool:
+        paths["promtool"] = ensure_promtool()
+        versions["promtool"] = version_of("promtool", paths["promtool"])
     width = max(map(len, paths)) + 2
     for name, path in paths.items():
         print(f"{name:<{width}}{path}  ({versions[name]})")

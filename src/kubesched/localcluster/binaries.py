@@ -1,5 +1,6 @@
 """Finds or builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
-and kwok; and helm, on its own (`ensure_helm`: only the chart's tests and `make chart` need it).
+and kwok; and helm and promtool, each on its own (`ensure_helm`, `ensure_promtool`: only the
+chart's tests need them).
 
 Order of lookup, per binary: a folder named by `KUBESCHED_K8S_BIN`, then one named by
 `KUBEBUILDER_ASSETS` (the envtest convention; it often lacks kube-scheduler and kubectl),
@@ -35,6 +36,7 @@ COMPONENTS = (
     "kwok",
 )
 HELM = "helm"
+PROMTOOL = "promtool"
 STAMP = ".source-hash"
 
 
@@ -74,6 +76,15 @@ def ensure_helm(*, progress: gobuild.Progress = gobuild.default_progress) -> Pat
     if HELM in found:
         return found[HELM]
     return _cached_or_built(gobuild.helm_module(), [HELM], progress)[HELM]
+
+
+def ensure_promtool(*, progress: gobuild.Progress = gobuild.default_progress) -> Path:
+    """The promtool command (Prometheus' rule checker): from the override folders, else the
+    cache, else built (once; about 3 minutes on 2 cores)."""
+    found = find_overrides(os.environ, names=(PROMTOOL,))
+    if PROMTOOL in found:
+        return found[PROMTOOL]
+    return _cached_or_built(gobuild.promtool_module(), [PROMTOOL], progress)[PROMTOOL]
 
 
 def find_overrides(
@@ -171,6 +182,7 @@ def version_of(name: str, path: Path) -> str:
     argv = {
         "kubectl": [str(path), "version", "--client"],
         HELM: [str(path), "version", "--short"],
+        PROMTOOL: [str(path), "--version"],
     }.get(name, [str(path), "--version"])
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)

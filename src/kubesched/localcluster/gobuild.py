@@ -1,7 +1,8 @@
-"""Builds the control-plane binaries (and helm) from the pinned wrapper Go modules in `gobuild/`.
+"""Builds the control-plane binaries (and helm, promtool) from the pinned wrapper Go modules
+in `gobuild/`.
 
-Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`, `gobuild/helm`) pins one
-release; its
+Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`, `gobuild/helm`,
+`gobuild/promtool`) pins one release; its
 `go.mod` is the single source of the version. Binaries are built with `CGO_ENABLED=0` like
 the upstream release builds, so no C compiler is needed, and with the version ldflags so
 that `kube-apiserver --version` reports the real release.
@@ -61,6 +62,8 @@ class GoModule:
     """Binary name -> Go package path to build."""
     ldflags: str
     """Linker flags (strip symbols, stamp the version)."""
+    tags: str = ""
+    """Go build tags (comma-separated), e.g. to leave out code the binary does not need."""
 
     @property
     def cache_name(self) -> str:
@@ -70,6 +73,8 @@ class GoModule:
     def source_hash(self) -> str:
         """Digest of everything that changes the binaries: go.mod, go.sum, Go files, flags."""
         digest = hashlib.sha256(self.ldflags.encode())
+        if self.tags:
+            digest.update(b"\0tags=" + self.tags.encode())
         for path in sorted(self.directory.iterdir()):
             if path.name in ("go.mod", "go.sum") or path.suffix == ".go":
                 digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -147,6 +152,38 @@ def helm_module() -> GoModule:
     return GoModule("helm", directory, version, {"helm": "helm.sh/helm/v3/cmd/helm"}, ldflags)
 
 
+PROMETHEUS_MODULE = "github.com/prometheus/prometheus"
+PROMTOOL_TAGS = "netgo,remove_all_sd"
+"""Upstream's release tag `netgo`, and `remove_all_sd`: none of the service-discovery plugins
+(cloud SDKs) that `promtool check rules` and `promtool test rules` never use, which halves
+the build."""
+
+
+def prometheus_release(version: str) -> str:
+    """Prometheus' release of its Go module version: v0.316.0 is 3.16.0 (v0.MMmm.p)."""
+    _, minor, patch = version.lstrip("v").split(".")
+    return f"{int(minor) // 100}.{int(minor) % 100}.{patch}"
+
+
+def promtool_module() -> GoModule:
+    """promtool of the pinned Prometheus release (github.com/prometheus/prometheus, whose Go
+    module versions are v0.3xx.y for 3.xx.y), its version stamped as upstream's promu does."""
+    directory = GOBUILD_DIR / "promtool"
+    version = required_version(directory / "go.mod", PROMETHEUS_MODULE)
+    stamps = [
+        f"-X github.com/prometheus/common/version.Version={prometheus_release(version)}",
+        "-X github.com/prometheus/common/version.Branch=HEAD",
+    ]
+    return GoModule(
+        "promtool",
+        directory,
+        version,
+        {"promtool": f"{PROMETHEUS_MODULE}/cmd/promtool"},
+        " ".join(["-s -w", *stamps]),
+        tags=PROMTOOL_TAGS,
+    )
+
+
 def find_go() -> Path:
     """The `go` command: on PATH, else the usual install folder; raises when absent."""
     found = shutil.which("go") or shutil.which("/usr/local/go/bin/go")
@@ -186,6 +223,8 @@ def build_argv(*, go: Path, module: GoModule, names: list[str], outdir: Path) ->
     otherwise be named after the module), several land in `outdir/` by command name."""
     output = str(outdir / names[0]) if len(names) == 1 else f"{outdir}/"
     argv = [str(go), "build", "-trimpath", "-ldflags", module.ldflags, "-o", output]
+    if module.tags:
+        argv += ["-tags", module.tags]
     return argv + [module.packages[name] for name in names]
 
 
