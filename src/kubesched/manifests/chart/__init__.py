@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import ResourceSpec
-from kubesched.manifests.chart import spec
+from kubesched.manifests.chart import monitoring, spec
 from kubesched.manifests.chart.helpers import helpers_tpl
 from kubesched.manifests.chart.objects import (
     HEADER,
@@ -63,7 +63,7 @@ def chart_files(
         "templates/NOTES.txt": (Path(__file__).parent / "NOTES.txt").read_text(),
         ".helmignore": "dashboards/*.png\n",
     }
-    templates = render_templates(Source(config, declared))
+    templates = {**render_templates(Source(config, declared)), **monitoring.templates()}
     files.update(
         {
             f"templates/{name}": HEADER + text.removeprefix(HEADER)

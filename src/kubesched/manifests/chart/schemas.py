@@ -224,6 +224,20 @@ POLICY_RULE = closed(
     required=("verbs",),
 )
 """A ClusterRole's rule (rbac.authorization.k8s.io/v1 PolicyRule)."""
+PROMETHEUS_RULE = closed(
+    {
+        "alert": string(min_length=1),
+        "record": string(min_length=1),
+        "expr": {"type": ["string", "number"]},
+        "for": string(pattern=PROMETHEUS_DURATION),
+        "keep_firing_for": string(pattern=PROMETHEUS_DURATION),
+        "labels": string_map(),
+        "annotations": string_map(),
+    },
+    required=("expr",),
+)
+"""A Prometheus alerting or recording rule (a PrometheusRule's `spec.groups[].rules[]`)."""
+
 _PLUGIN_SET = closed(
     {
         "enabled": array(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config.flags import feature_gates
 from kubesched.manifests import exposure, workload
+from kubesched.manifests.chart import monitoring
 from kubesched.manifests.chart import schemas as s
 from kubesched.manifests.chart.profiles import election_values, other_fields, profile_values
 from kubesched.manifests.chart.spec import Entry, Group, Leaf
@@ -84,6 +85,7 @@ def value_tree(
             children=(_enabled(default=options.service),),
         ),
         _service_monitor(options),
+        *monitoring.values(),
     )
 
 
