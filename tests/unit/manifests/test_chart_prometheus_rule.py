@@ -6,6 +6,7 @@ once from the Prometheus Go module, as helm and the control-plane binaries are."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import yaml
 from chart_render import NAMESPACE, helm_refusal, helm_template
 
 from kubesched.localcluster import ensure_promtool
+from kubesched.scheduler.metrics import SchedulerMetrics
 
 ENABLED = "--set=prometheusRule.enabled=true"
 JOB = f'job="kubesched", namespace="{NAMESPACE}"'
@@ -252,3 +254,19 @@ def test_off_by_default(helm: Path) -> None:
 )
 def test_the_schema_refuses_bad_rule_values(helm: Path, value: str, message: str) -> None:
     assert message in helm_refusal(helm, f"--set={value}")
+
+
+def test_the_alerts_query_metrics_kubesched_exports(helm: Path) -> None:
+    """Every metric an alert reads is one of kubesched's families (kube-scheduler's names),
+    or Prometheus' own `up`."""
+    exported = set()
+    for family in SchedulerMetrics().registry.collect():
+        exported |= {family.name, f"{family.name}_total"}
+    queried = {
+        name
+        for rule in _groups(helm)[0]["rules"]
+        for name in re.findall(r"([a-z_:]+)\{", rule["expr"])
+    }
+
+    assert queried - exported == {"up"}
+    assert {"leader_election_master_status", "scheduler_pending_pods"} <= queried
