@@ -101,6 +101,15 @@ CASES = [
     ),
     pytest.param(
         Case(
+            [_profile(multiPoint={"enabled": [{"name": "GangScheduling"}]})],
+            [],
+            [],
+            {NATIVE, VOLUMES, PREEMPTION},
+        ),
+        id="gang-plugin-without-gate",
+    ),
+    pytest.param(
+        Case(
             [_profile("native"), _profile("gang", **GANG_POINTS)],
             [GATE],
             [],
