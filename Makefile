@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 E2E_WORKERS ?= 2
 
-.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity
+.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity image image-lock
 
 help:
 	@echo "make demo   - start a local control plane with kube-scheduler and kubesched beside it"
@@ -25,8 +25,8 @@ binaries: $(STAMP)
 	$(BIN)/kubesched dev-cluster build
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff format --check src tests tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -65,6 +65,18 @@ lock:
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+
+# The container image without a container engine (docs/deploying.md): Debian 12 packages and
+# wheels pinned in requirements/image-*.lock, downloads and builds cached in
+# ~/.cache/kubesched/image. Writes build/image/{oci/,kubesched-<version>.tar,*.spdx.json}.
+# `docker build .` (the Dockerfile) makes the equivalent image where there is an engine.
+image: $(STAMP)
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image build --out build/image
+
+# Pin the image's Debian packages and wheels anew (after `apt-get update`, or when
+# requirements/runtime.lock or image-debian.in changed).
+image-lock: $(STAMP)
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image lock
 
 # The Helm chart is written from the manifests model: run after changing kubesched.manifests
 # (tests/unit/manifests/test_chart_drift.py fails until you do).
