@@ -2,6 +2,8 @@
 # (see docs/deploying.md). Two stages: the builder installs the pinned runtime
 # dependencies (requirements/runtime.lock) and kubesched into a virtualenv; the final image
 # is python:3.11-slim with only that virtualenv, running as the non-root uid 65532.
+# `make image` builds the same image without a container engine (tools/kubesched_image, from
+# Debian 12 packages): keep the two alike (tests/unit/image/test_image_dockerfile.py).
 ARG PYTHON_IMAGE=python:3.11-slim
 
 FROM ${PYTHON_IMAGE} AS builder
@@ -30,9 +32,10 @@ LABEL org.opencontainers.image.title="kubesched" \
 RUN python -m pip uninstall --yes --quiet pip setuptools wheel 2>/dev/null || true
 COPY --from=builder /opt/kubesched /opt/kubesched
 ENV PATH=/opt/kubesched/bin:$PATH \
+    LANG=C.UTF-8 \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
 # The uid/gid the generated Deployment runs as (Pod Security "restricted").
 USER 65532:65532
 EXPOSE 10259
-ENTRYPOINT ["kubesched"]
+ENTRYPOINT ["/opt/kubesched/bin/kubesched"]

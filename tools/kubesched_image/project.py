@@ -108,10 +108,11 @@ def inputs_digest(project: Project, *, epoch: int) -> str:
     """sha256 over every input of the image: the lock files, the wheel's sources, this
     builder's code and the epoch. Equal digests give equal images."""
     digest = hashlib.sha256(f"epoch={epoch}\n".encode())
-    builder = sorted(BUILDER_DIR.glob("*.py"))
-    for path in [*project.lock_files(), *project.context_files(), *builder]:
+    for path in project.lock_files():
         if not path.is_file():
             raise ImageError(f"{path} is missing: run `make image-lock` to write it")
+    builder = sorted(BUILDER_DIR.glob("*.py"))
+    for path in [*project.lock_files(), *project.context_files(), *builder]:
         label = f"builder/{path.name}" if path in builder else path.relative_to(project.root)
         content = path.read_bytes()
         digest.update(f"{label}\0{len(content)}\0".encode())
