@@ -204,6 +204,8 @@ def _valid(path: Path, pin: DebPin) -> bool:
 
 
 def _download(pins: Sequence[DebPin], cache: Path) -> None:
+    if shutil.which("apt-get") is None:
+        raise ImageError(NO_APT)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as scratch:
         argv = ["apt-get", "download", "-q"]
         if os.geteuid() == 0:  # apt's _apt sandbox user cannot write a root-owned folder

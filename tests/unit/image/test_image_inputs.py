@@ -198,3 +198,14 @@ def test_sbom_identifiers_and_purls_are_escaped() -> None:
         ecosystem="pypi", name="PyYAML", version="6.0.3", sha256=HASH, file_name="x"
     )
     assert wheel.purl == "pkg:pypi/pyyaml@6.0.3"
+
+
+def test_without_apt_get_the_build_says_where_it_can_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    pin = read_debian_lock(Project.default().debian_lock)[0]
+    with pytest.raises(ImageError) as caught:
+        debian.fetch([pin], tmp_path / "debs", progress=lambda _: None)
+    assert str(caught.value) == debian.NO_APT
+    assert "\n" not in debian.NO_APT
