@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 E2E_WORKERS ?= 2
 
-.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity image image-lock
+.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity image image-lock dist
 
 help:
 	@echo "make demo   - start a local control plane with kube-scheduler and kubesched beside it"
@@ -62,6 +62,11 @@ parity: binaries
 lock:
 	$(PYTHON) -m venv /tmp/kubesched-lock && /tmp/kubesched-lock/bin/pip install -q -r requirements/dev.in
 	/tmp/kubesched-lock/bin/pip freeze --exclude-editable | grep -v '^-e' > requirements/dev.lock
+
+# The wheel users install the command line from (README "Installing the command line only").
+dist: $(STAMP)
+	rm -rf dist build/lib build/bdist.*
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir dist .
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,130 @@
+"""The README's shell commands, as a user copies them: every command of its `sh` blocks is
+either run here as written (those that need no cluster) or named with the end-to-end test
+that runs it on the real control plane, so a new command cannot slip in untested.
+
+Run here: the command-line install (`make dist`, `pip install --user` of the wheel into a
+throwaway user base, `kubesched --version`) and `kubesched manifests` of the deploy line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+RUN_HERE = {
+    "make dist",
+    "python3 -m pip install --user dist/kubesched-0.1.0-py3-none-any.whl",
+    "kubesched --version",
+    (
+        "kubesched manifests --namespace=kubesched-system --scheduler-name=my-scheduler "
+        "--image=registry.example.com/kubesched:0.1.0 | kubectl apply -f -"
+    ),
+}
+ELSEWHERE = {
+    "make demo": "tests/e2e/test_demo.py",
+    "make test": ".ci/run (this very suite)",
+    "kubesched --leader-elect=true --scheduler-name=my-scheduler "
+    "--lock-object-name=my-scheduler --lock-object-namespace=kube-system": (
+        "tests/e2e/test_scheduling_guides.py"
+    ),
+    "kubesched --leader-elect=true --scheduler-name=my-custom-scheduler "
+    "--leader-election-resource-name=my-custom-scheduler "
+    "--leader-election-resource-namespace=custom-scheduler-ns": (
+        "tests/e2e/test_scheduling_guides.py"
+    ),
+    "kubesched --config=/etc/kubesched/config.yaml": "tests/e2e/test_helm_chart.py",
+    "kubesched explain default/web --scheduler-name=my-scheduler": "tests/e2e/test_explain.py",
+    "kubesched doctor --scheduler-name=my-scheduler "
+    "--leader-elect-resource-namespace=kubesched-system "
+    "--service-account=kubesched-system/my-scheduler": "tests/e2e/test_doctor.py",
+    "kubesched leases -A": "tests/e2e/test_doctor.py",
+    "kubesched explain NAMESPACE/POD --scheduler-name=my-scheduler": "tests/e2e/test_explain.py",
+}
+DEV_CLUSTER = "tests/e2e/test_localcluster.py"
+"""`kubesched dev-cluster ...`, `eval "$(... env)"` and `kubectl get nodes`."""
+
+
+def readme_commands() -> list[str]:
+    """Each command of the README's `sh` blocks, continuations joined, comments dropped."""
+    commands: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", README.read_text(), flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            command = re.sub(r"\s+#.*$", "", line).strip()
+            if command:
+                commands.append(" ".join(command.split()))
+    return commands
+
+
+def test_every_readme_command_is_run_by_a_test() -> None:
+    unknown = [
+        command
+        for command in readme_commands()
+        if command not in RUN_HERE
+        and command not in ELSEWHERE
+        and "dev-cluster" not in command
+        and command != "kubectl get nodes"
+    ]
+    assert not unknown, f"README commands no test runs: {unknown}"
+    assert (ROOT / DEV_CLUSTER).exists()
+    for test in ELSEWHERE.values():
+        path = test.split(" ")[0]
+        assert (ROOT / path).exists(), path
+
+
+def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: Path) -> None:
+    assert set(readme_commands()) >= RUN_HERE
+    env = {**os.environ, "PYTHONUSERBASE": str(tmp_path / "user"), "PIP_NO_CACHE_DIR": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    env["PATH"] = f"{tmp_path / 'user' / 'bin'}:{env['PATH']}"
+    subprocess.run(shlex.split("make dist"), cwd=ROOT, env=env, check=True, timeout=300)
+    # The user's python3, outside the project's virtualenv (the README's reader has none).
+    python = os.path.realpath(sys.base_prefix + "/bin/python3")
+    install = ["--disable-pip-version-check", "install", "--user", "--quiet"]
+    wheel = "dist/kubesched-0.1.0-py3-none-any.whl"
+    subprocess.run(
+        [python, "-m", "pip", *install, wheel], cwd=ROOT, env=env, check=True, timeout=600
+    )
+    version = subprocess.run(
+        ["kubesched", "--version"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.startswith("kubesched v0.1.0"), version.stdout
+    which = subprocess.run(
+        ["which", "kubesched"], env=env, capture_output=True, text=True, check=True
+    )
+    assert Path(which.stdout.strip()).is_relative_to(tmp_path)
+
+
+def test_the_deploy_lines_manifests_render_what_the_doctor_line_checks() -> None:
+    deploy = next(c for c in RUN_HERE if c.startswith("kubesched manifests"))
+    argv = shlex.split(deploy.split("|")[0])
+    done = subprocess.run(
+        [sys.executable, "-m", "kubesched", *argv[1:]],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    objects = [o for o in yaml.safe_load_all(done.stdout) if o]
+    accounts = {
+        f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+        for o in objects
+        if o["kind"] == "ServiceAccount"
+    }
+    doctor = next(c for c in ELSEWHERE if c.startswith("kubesched doctor"))
+    assert "--service-account=kubesched-system/my-scheduler" in doctor
+    assert accounts == {"kubesched-system/my-scheduler"}
+    config = next(o for o in objects if o["kind"] == "ConfigMap")
+    text = next(iter(config["data"].values()))
+    assert "resourceNamespace: kubesched-system" in text
+    assert "--leader-elect-resource-namespace=kubesched-system" in doctor
