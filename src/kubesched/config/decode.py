@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from kubesched.config.durations import EXAMPLES, DurationError, parse_duration
+from kubesched.apis.durations import EXAMPLES, DurationError, parse_duration
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)

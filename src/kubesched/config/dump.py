@@ -21,7 +21,7 @@ import yaml
 
 from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 from kubesched.apis.defaults import DEFAULT_PLUGIN_ARGS, default_plugins, merge_plugins
-from kubesched.config.durations import format_duration
+from kubesched.apis.durations import format_duration
 from kubesched.config.errors import ConfigError
 from kubesched.config.fromfile import API_VERSION, KIND
 

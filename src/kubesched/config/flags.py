@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from kubesched.config.durations import EXAMPLES, DurationError, parse_duration
+from kubesched.apis.durations import EXAMPLES, DurationError, parse_duration
 from kubesched.config.errors import ConfigError
 from kubesched.config.flagtable import (
     ALIAS_ORIGINS,

@@ -20,7 +20,7 @@ from kubesched.apis.config import (
     PluginSet,
     Profile,
 )
-from kubesched.config.durations import format_duration
+from kubesched.apis.durations import format_duration
 from kubesched.config.tls import unknown_suites
 from kubesched.config.vmodule import parse_vmodule
 

@@ -16,8 +16,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.apis.durations import DurationError, parse_duration
 from kubesched.config import fromfile
-from kubesched.config.durations import DurationError, parse_duration
 from kubesched.config.validation import is_dns_label, is_dns_subdomain
 from kubesched.manifests import ManifestOptions
 from kubesched.manifests.chart import chart_files, markers, schemas, spec

@@ -23,7 +23,7 @@ DNS_LABEL = f"^{_LABEL}$"
 DNS_SUBDOMAIN = f"^{_LABEL}(\\.{_LABEL})*$"
 """A DNS-1123 subdomain (`is_dns_subdomain`), at most 253: a Lease name, a schedulerName."""
 GO_DURATION = "^\\+?(0|(([0-9]+\\.?[0-9]*|\\.[0-9]+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+)$"
-"""A Go duration that is not negative (`kubesched.config.durations`): 15s, 1m30s, 0.5h."""
+"""A Go duration that is not negative (`kubesched.apis.durations`): 15s, 1m30s, 0.5h."""
 PROMETHEUS_DURATION = (
     "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
 )

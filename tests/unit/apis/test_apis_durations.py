@@ -1,6 +1,6 @@
 import pytest
 
-from kubesched.config.durations import DurationError, format_duration, parse_duration
+from kubesched.apis.durations import DurationError, format_duration, parse_duration
 
 
 @pytest.mark.parametrize(
