@@ -1,2 +1,2 @@
-"""Helpers several plugins share: argument decoding, label selectors, node selectors,
-tolerations, per-node counts (upstream `plugins/helper`)."""
+"""Helpers several plugins share: argument decoding and typed args, utilization shapes, label
+selectors, node selectors, tolerations, per-node counts (upstream `plugins/helper`)."""

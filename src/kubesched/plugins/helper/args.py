@@ -5,16 +5,47 @@ the problem in kube-scheduler's words where it has them (its `field.Error` texts
 `NodeResourcesFitArgs.scoringStrategy.type: Unsupported value: "Bogus": supported values:
 "LeastAllocated", ...`. `kubesched.config.plugin_check` relies on that `<Plugin>Args.` prefix
 to name the field by its place in the file, as kube-scheduler does.
+
+Each plugin with args has one typed, frozen `PluginArgs` dataclass named as upstream's
+(`NodeResourcesFitArgs`, ...) next to the plugin: its field defaults are upstream's v1
+defaults (written nowhere else), `from_v1(mapping)` decodes and validates a `pluginConfig`
+args mapping, and `to_v1()` gives the mapping kube-scheduler's `--write-config-to` writes
+(`kubesched.plugins.plugin_args` lists the in-tree ones).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Self
 
 
 class ArgsError(ValueError):
     """Invalid plugin args (the framework reports it with the profile and plugin name)."""
+
+
+class PluginArgs:
+    """The base of a plugin's typed args (a frozen dataclass whose field defaults are the
+    defaults): `default()`, `from_v1(mapping)` and `to_v1()`."""
+
+    __slots__ = ()
+
+    KIND: ClassVar[str]
+    """The v1 kind, `<Plugin>Args`: the prefix of every error message."""
+
+    @classmethod
+    def default(cls) -> Self:
+        """The args of a plugin configured with none: what `from_v1({})` returns."""
+        return cls()
+
+    @classmethod
+    def from_v1(cls, args: Mapping[str, Any]) -> Self:
+        """Decode, default and validate a `pluginConfig[].args` mapping; raises ArgsError."""
+        raise NotImplementedError
+
+    def to_v1(self) -> dict[str, Any]:
+        """The v1 mapping (without apiVersion and kind), keys sorted as kube-scheduler's
+        `--write-config-to` writes them."""
+        raise NotImplementedError
 
 
 def check_fields(args: Mapping[str, Any], *, kind: str, allowed: Collection[str]) -> None:
@@ -82,3 +113,17 @@ def resource_specs(value: Any, *, path: str) -> tuple[tuple[str, int], ...]:
         weight = spec.get("weight") or 1
         specs.append((name, integer(weight, path=f"{path}[{i}].weight", low=1, high=100)))
     return tuple(specs) or DEFAULT_RESOURCES
+
+
+def sorted_keys(value: Any) -> Any:
+    """A JSON-like value with every mapping's keys sorted, as kube-scheduler writes YAML."""
+    if isinstance(value, Mapping):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [sorted_keys(item) for item in value]
+    return value
+
+
+def resource_specs_to_v1(specs: Sequence[tuple[str, int]]) -> list[dict[str, Any]]:
+    """((name, weight), ...) -> `[{name: cpu, weight: 1}, ...]`."""
+    return [{"name": name, "weight": weight} for name, weight in specs]

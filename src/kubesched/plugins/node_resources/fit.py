@@ -52,7 +52,7 @@ from kubesched.plugins.helper.event_objects import (
     updated,
 )
 from kubesched.plugins.node_resources import resource_scoring as rs
-from kubesched.plugins.node_resources.fit_args import FitArgs, parse_fit_args
+from kubesched.plugins.node_resources.fit_args import NodeResourcesFitArgs
 
 NAME = names.NODE_RESOURCES_FIT
 DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -85,7 +85,7 @@ class NodeResourcesFit:
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
-        self.args: FitArgs = parse_fit_args(args)
+        self.args = NodeResourcesFitArgs.from_v1(args)
         self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
         self._scorer = self.args.scorer()

@@ -15,11 +15,10 @@ from collections.abc import Callable, Sequence
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched.model import Pod
 from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
-from kubesched.plugins.helper.normalize import broken_linear, go_div
+from kubesched.plugins.helper.normalize import go_div
+from kubesched.plugins.helper.shape import MAX_UTILIZATION, Shape, shape_score
 
 Scorer = Callable[[list[int], list[int]], int]
-MAX_UTILIZATION = 100
-MAX_CUSTOM_PRIORITY_SCORE = 10
 
 
 def pod_requests(pod: Pod, names: Sequence[str], *, use_requested: bool) -> list[int]:
@@ -103,18 +102,14 @@ def most_allocated(weights: Sequence[int]) -> Scorer:
     return score
 
 
-def requested_to_capacity_ratio(weights: Sequence[int], shape: Sequence[tuple[int, int]]) -> Scorer:
-    """Score by a piecewise-linear function of utilization; `shape` is (utilization, score
-    0..10) points sorted by utilization, scores scaled to 0..100."""
-    points = [
-        (utilization, score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE))
-        for utilization, score in shape
-    ]
+def requested_to_capacity_ratio(weights: Sequence[int], shape: Shape) -> Scorer:
+    """Score by a piecewise-linear function of utilization (`plugins.helper.shape`)."""
+    utilization_score = shape_score(shape)
 
     def resource_score(requested: int, capacity: int) -> int:
         if capacity == 0 or requested > capacity:
-            return broken_linear(points, MAX_UTILIZATION)
-        return broken_linear(points, requested * MAX_UTILIZATION // capacity)
+            return utilization_score(MAX_UTILIZATION)
+        return utilization_score(requested * MAX_UTILIZATION // capacity)
 
     def score(requested: list[int], allocatable: list[int]) -> int:
         total = weight_sum = 0

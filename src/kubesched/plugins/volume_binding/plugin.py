@@ -47,8 +47,9 @@ from kubesched.model import (
     StorageClass,
 )
 from kubesched.plugins.helper.event_objects import event_objects
+from kubesched.plugins.helper.shape import shape_score
 from kubesched.plugins.volume_binding import binder
-from kubesched.plugins.volume_binding.args import broken_linear, parse_args
+from kubesched.plugins.volume_binding.args import VolumeBindingArgs
 from kubesched.plugins.volume_binding.assume import AssumeCache
 from kubesched.plugins.volume_binding.claims import (
     ClaimError,
@@ -83,11 +84,11 @@ class VolumeBinding:
     name = NAME
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        parsed = parse_args(args)
+        self.args = VolumeBindingArgs.from_v1(args)
         self._handle = handle
-        self._timeout = float(parsed.bind_timeout_seconds)
+        self._timeout = float(self.args.bind_timeout_seconds)
         self._cache = AssumeCache(handle.volume_listers)
-        self._shape = broken_linear(parsed.shape)
+        self._shape = shape_score(self.args.shape)
 
     def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         try:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from kubesched.plugins.helper.shape import MAX_UTILIZATION
 from kubesched.plugins.volume_binding.matching import PodVolumes
-
-MAX_UTILIZATION = 100
 
 
 def node_score(shape: Callable[[int], int], volumes: PodVolumes) -> int:
