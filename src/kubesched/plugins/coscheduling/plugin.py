@@ -36,6 +36,7 @@ from kubesched.framework import (
 )
 from kubesched.framework.resources import resource_event
 from kubesched.model import Pod, Resource
+from kubesched.plugins.coscheduling.args import CoschedulingArgs
 from kubesched.plugins.coscheduling.core import GangError, GroupManager, PermitOutcome
 from kubesched.plugins.coscheduling.podgroup import (
     GROUP_PODS,
@@ -47,20 +48,8 @@ from kubesched.plugins.coscheduling.podgroup import (
     wall_time,
 )
 from kubesched.plugins.coscheduling.status import StatusKeeper
-from kubesched.plugins.helper.args import check_fields, integer
 
 NAME = names.COSCHEDULING
-DEFAULT_PERMIT_WAITING_SECONDS = 60
-REJECT_PERCENTAGE = "podGroupRejectPercentage"
-DEFAULT_REJECT_PERCENTAGE = 10
-
-
-def reject_threshold(value: Any) -> float:
-    """`podGroupRejectPercentage` (default 10) as a fraction: PostFilter leaves the waiting
-    members alone while the group's unassigned share of minMember is at or below it."""
-    if value is None:
-        value = DEFAULT_REJECT_PERCENTAGE
-    return integer(value, path=REJECT_PERCENTAGE, low=0, high=100) / 100.0
 
 
 class Coscheduling:
@@ -70,21 +59,10 @@ class Coscheduling:
     resources = (PODGROUPS, GROUP_PODS)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        check_fields(
-            args,
-            kind="CoschedulingArgs",
-            allowed=("permitWaitingTimeSeconds", "podGroupBackoffSeconds", REJECT_PERCENTAGE),
-        )
-        self._timeout = integer(
-            args.get("permitWaitingTimeSeconds", DEFAULT_PERMIT_WAITING_SECONDS),
-            path="permitWaitingTimeSeconds",
-            low=0,
-            high=24 * 3600,
-        )
-        self._backoff = integer(
-            args.get("podGroupBackoffSeconds", 0), path="podGroupBackoffSeconds", low=0, high=3600
-        )
-        self._reject_threshold = reject_threshold(args.get(REJECT_PERCENTAGE))
+        self.args = CoschedulingArgs.from_v1(args)
+        self._timeout = self.args.permit_waiting_time_seconds
+        self._backoff = self.args.pod_group_backoff_seconds
+        self._reject_threshold = self.args.reject_threshold
         self._handle = handle
         self.manager = GroupManager(groups=handle.lister(PODGROUPS), pods=handle.pod_lister())
         self._status = StatusKeeper(handle, self.manager)

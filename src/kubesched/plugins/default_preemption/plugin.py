@@ -37,7 +37,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis import names
@@ -58,46 +57,15 @@ from kubesched.framework import (
 )
 from kubesched.framework.listers import Lister
 from kubesched.model import ApiObject, Pod
+from kubesched.plugins.default_preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
 from kubesched.plugins.default_preemption.victims import GroupOf, group_lookup
-from kubesched.plugins.helper.args import ArgsError, check_fields, integer
 
 NAME = names.DEFAULT_PREEMPTION
-_KIND = "DefaultPreemptionArgs"
 _MAX_INT32 = 2**31 - 1
 PREFIX = "preemption: "
 WAITING = "waiting for the preemption for this pod to be finished"
 WAITING_GROUP = "waiting for the preemption for this pod group to be finished"
-
-
-@dataclass(frozen=True, slots=True)
-class DefaultPreemptionArgs:
-    min_candidate_nodes_percentage: int = 10
-    """Candidates to find, as a percentage of the nodes preemption could help (0-100)."""
-    min_candidate_nodes_absolute: int = 100
-    """...and at least this many (capped at the number of such nodes)."""
-
-
-def parse_args(args: Mapping[str, Any]) -> DefaultPreemptionArgs:
-    """Upstream's defaulting (unset: 10 / 100) and validation."""
-    percentage_field, absolute_field = "minCandidateNodesPercentage", "minCandidateNodesAbsolute"
-    check_fields(args, kind=_KIND, allowed=(percentage_field, absolute_field))
-    percentage = args.get(percentage_field)
-    absolute = args.get(absolute_field)
-    parsed = DefaultPreemptionArgs(
-        10
-        if percentage is None
-        else integer(percentage, path=f"{_KIND}.{percentage_field}", low=0, high=100),
-        100
-        if absolute is None
-        else integer(absolute, path=f"{_KIND}.{absolute_field}", low=0, high=_MAX_INT32),
-    )
-    if not parsed.min_candidate_nodes_percentage and not parsed.min_candidate_nodes_absolute:
-        raise ArgsError(
-            f"{_KIND}.{percentage_field}: Invalid value: 0: cannot be zero at the same time"
-            f" as {absolute_field}"
-        )
-    return parsed
 
 
 class DefaultPreemption:
@@ -111,7 +79,7 @@ class DefaultPreemption:
         offset: Callable[[], int] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.args = parse_args(args)
+        self.args = DefaultPreemptionArgs.from_v1(args)
         self._handle = handle
         rng = random.Random()  # noqa: S311 - spreads the dry run's start, not security
         self._offset = offset or (lambda: rng.randrange(_MAX_INT32))

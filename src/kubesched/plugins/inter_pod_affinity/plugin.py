@@ -43,12 +43,12 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import Node, Pod
-from kubesched.plugins.helper.args import ArgsError, check_fields
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.helper.selectors import SelectorError
+from kubesched.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from kubesched.plugins.inter_pod_affinity.filtering import (
     ERR_REASON_AFFINITY,
     ERR_REASON_ANTI_AFFINITY,
@@ -68,7 +68,6 @@ from kubesched.plugins.inter_pod_affinity.terms import (
 )
 
 NAME = names.INTER_POD_AFFINITY
-_KIND = "InterPodAffinityArgs"
 _SKIP: Final = Status(Code.SKIP)
 _PRE_FILTER_KEY: StateKey[FilterState] = StateKey("PreFilter" + NAME)
 _PRE_SCORE_KEY: StateKey[ScoreState] = StateKey("PreScore" + NAME)
@@ -105,22 +104,7 @@ class InterPodAffinity:
     name = NAME
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        check_fields(
-            args,
-            kind=_KIND,
-            allowed=("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"),
-        )
-        weight = args.get("hardPodAffinityWeight", 1)
-        if isinstance(weight, bool) or not isinstance(weight, int) or not 0 <= weight <= 100:
-            raise ArgsError(
-                f"{_KIND}.hardPodAffinityWeight: Invalid value: {weight!r}:"
-                " not in valid range [0, 100]"
-            )
-        ignore = args.get("ignorePreferredTermsOfExistingPods", False)
-        if not isinstance(ignore, bool):
-            raise ArgsError(f"{_KIND}.ignorePreferredTermsOfExistingPods: expected a boolean")
-        self.hard_pod_affinity_weight = weight
-        self.ignore_preferred_terms_of_existing_pods = ignore
+        self.args = InterPodAffinityArgs.from_v1(args)
         self._handle = handle
         self._terms = TermCache()
         self._hint_terms = RequiredTermCache()
@@ -172,13 +156,13 @@ class InterPodAffinity:
         except SelectorError as exc:
             return Status(Code.ERROR, f"failed to parse pod: {exc}")
         has_preferred = bool(terms.preferred_affinity or terms.preferred_anti_affinity)
-        if self.ignore_preferred_terms_of_existing_pods and not has_preferred:
+        if self.args.ignore_preferred_terms_of_existing_pods and not has_preferred:
             return _SKIP
         computed = score_state(
             pod,
             terms,
             self._handle.list_node_infos(),
-            hard_weight=self.hard_pod_affinity_weight,
+            hard_weight=self.args.hard_pod_affinity_weight,
             namespaces=NamespaceLabels(self._handle),
             term_cache=self._terms,
             counts=self._counts,

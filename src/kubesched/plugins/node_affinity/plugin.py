@@ -35,10 +35,10 @@ from kubesched.framework import (
 from kubesched.framework.signs import node_affinity_sign
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper import nodeselector as ns
-from kubesched.plugins.helper.args import ArgsError, check_fields, mapping, sequence
 from kubesched.plugins.helper.event_objects import added_or_updated
 from kubesched.plugins.helper.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.normalize import default_normalize_score
+from kubesched.plugins.node_affinity.args import NodeAffinityArgs
 
 NAME = names.NODE_AFFINITY
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
@@ -58,18 +58,9 @@ class NodeAffinity:
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
-        check_fields(args, kind="NodeAffinityArgs", allowed=("addedAffinity",))
-        added = mapping(args.get("addedAffinity"), path="NodeAffinityArgs.addedAffinity")
-        check_fields(
-            added, kind="NodeAffinityArgs.addedAffinity", allowed=(ns.REQUIRED, ns.PREFERRED)
-        )
-        self._added_required = _compile_added_required(added.get(ns.REQUIRED))
-        try:
-            self._added_preferred = ns.compile_preferred(
-                sequence(added.get(ns.PREFERRED), path=f"addedAffinity.{ns.PREFERRED}")
-            )
-        except ns.TermError as exc:
-            raise ArgsError(f"parsing addedAffinity.{ns.PREFERRED}: {exc}") from exc
+        self.args = NodeAffinityArgs.from_v1(args)
+        self._added_required = self.args.required_terms()
+        self._added_preferred = self.args.preferred_terms()
 
     def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
         """Upstream `SignPod`: the pod's node selector and affinity.
@@ -134,16 +125,6 @@ class NodeAffinity:
         if original is not None and _matches(required, original):
             return QueueingHint.QUEUE_SKIP  # it matched before: nothing new for the pod
         return QueueingHint.QUEUE
-
-
-def _compile_added_required(value: Any) -> tuple[ns.Term, ...] | None:
-    if value is None:
-        return None
-    terms = ns.compile_selector(mapping(value, path=f"addedAffinity.{ns.REQUIRED}"))
-    for term in terms:
-        if term.error:
-            raise ArgsError(f"parsing addedAffinity.{ns.REQUIRED}: {term.error}")
-    return terms
 
 
 def _matches(required: RequiredAffinity, node: Node) -> bool:

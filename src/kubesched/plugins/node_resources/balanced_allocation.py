@@ -17,11 +17,12 @@ from kubesched.apis import names
 from kubesched.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from kubesched.framework.signs import resources_sign
 from kubesched.model import Pod
-from kubesched.plugins.helper.args import check_fields, resource_specs
 from kubesched.plugins.node_resources import resource_scoring as rs
+from kubesched.plugins.node_resources.balanced_allocation_args import (
+    NodeResourcesBalancedAllocationArgs,
+)
 
 NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
-_KIND = "NodeResourcesBalancedAllocationArgs"
 _SKIP: Final = Status(Code.SKIP)
 _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
@@ -31,8 +32,8 @@ class NodeResourcesBalancedAllocation:
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle
-        check_fields(args, kind=_KIND, allowed=("resources",))
-        self.resources = resource_specs(args.get("resources"), path=f"{_KIND}.resources")
+        self.args = NodeResourcesBalancedAllocationArgs.from_v1(args)
+        self.resources = self.args.resources
         self._names = [name for name, _ in self.resources]
         self._kinds = rs.resource_kinds(self._names)
 

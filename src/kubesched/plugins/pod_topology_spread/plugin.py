@@ -46,13 +46,12 @@ from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.helper.selectors import SelectorError
-from kubesched.plugins.pod_topology_spread.constraints import (
+from kubesched.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
-    Constraint,
-    parse_args,
-    pod_constraints,
+    PodTopologySpreadArgs,
 )
+from kubesched.plugins.pod_topology_spread.constraints import Constraint, pod_constraints
 from kubesched.plugins.pod_topology_spread.filtering import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
@@ -81,7 +80,7 @@ class PodTopologySpread:
     name = NAME
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        self._args = parse_args(args)
+        self._args = PodTopologySpreadArgs.from_v1(args)
         self._handle = handle
         self._counts = NodeCountCache()
         self._totals = PairTotals()

@@ -22,7 +22,8 @@ from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched.model import Pod
 from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
-from kubesched.plugins.pod_topology_spread.constraints import HOSTNAME_KEY, Constraint
+from kubesched.plugins.pod_topology_spread.args import HOSTNAME_KEY
+from kubesched.plugins.pod_topology_spread.constraints import Constraint
 from kubesched.plugins.pod_topology_spread.filtering import NodePolicies, has_all_keys, pod_counter
 from kubesched.plugins.pod_topology_spread.indexed import indexed_count_domains
 

@@ -21,8 +21,9 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import Node, Pod, PodDisruptionBudget
+from kubesched.plugins.default_preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.default_preemption.evaluation import Evaluation
-from kubesched.plugins.default_preemption.plugin import DefaultPreemption, parse_args
+from kubesched.plugins.default_preemption.plugin import DefaultPreemption
 from kubesched.runtime import FitError, FrameworkError, schedule_pod
 from kubesched.testing import (
     FakeHandle,
@@ -272,7 +273,7 @@ def test_evaluate_is_a_dry_run_for_explain() -> None:
     ],
 )
 def test_args(args: dict[str, Any], percentage: int, absolute: int) -> None:
-    parsed = parse_args(args)
+    parsed = DefaultPreemptionArgs.from_v1(args)
     assert parsed.min_candidate_nodes_percentage == percentage
     assert parsed.min_candidate_nodes_absolute == absolute
 

@@ -13,12 +13,12 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
-from kubesched.plugins.pod_topology_spread.constraints import (
+from kubesched.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
-    parse_args,
-    pod_constraints,
+    PodTopologySpreadArgs,
 )
+from kubesched.plugins.pod_topology_spread.constraints import pod_constraints
 from kubesched.plugins.pod_topology_spread.filtering import filter_state
 from kubesched.plugins.pod_topology_spread.indexed import indexed_filter_state
 from kubesched.plugins.pod_topology_spread.scoring import score_state
@@ -113,4 +113,4 @@ def test_indexed_counts_equal_a_walk_of_every_node(seed: int) -> None:
     assert used
 
 
-_ARGS = parse_args({})
+_ARGS = PodTopologySpreadArgs.from_v1({})
