@@ -68,7 +68,9 @@ DEFAULT_PLUGIN_ARGS: Mapping[str, Mapping[str, Any]] = {
     },
 }
 """Upstream's v1 defaults of the args of the default plugins kubesched has, as kube-scheduler
-writes them with `--write-config-to` (without their apiVersion and kind)."""
+writes them with `--write-config-to` (without their apiVersion and kind): the `to_v1()` of
+each plugin's default typed args (`kubesched.plugins.plugin_args.default_plugin_args()`,
+which this layer cannot import; tests/unit/plugins/test_plugin_args.py keeps them equal)."""
 
 
 GENERIC_WORKLOAD_MULTI_POINT: tuple[PluginRef, ...] = (PluginRef(names.GANG_SCHEDULING),)
