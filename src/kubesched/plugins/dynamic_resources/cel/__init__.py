@@ -1,0 +1,21 @@
+"""The DRA CEL environment for device selectors, compiled once per expression."""
+
+from kubesched.plugins.dynamic_resources.cel.environment import (
+    SELECTOR_MAX_COST,
+    CelCache,
+    Selector,
+    SelectorError,
+    compile_selector,
+    device_variable,
+    enhance_runtime_error,
+)
+
+__all__ = [
+    "SELECTOR_MAX_COST",
+    "CelCache",
+    "Selector",
+    "SelectorError",
+    "compile_selector",
+    "device_variable",
+    "enhance_runtime_error",
+]
