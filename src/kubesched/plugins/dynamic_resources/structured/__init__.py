@@ -1,0 +1,32 @@
+"""Structured-parameters allocation of DRA devices (upstream
+`k8s.io/dynamic-resource-allocation/structured`, the incubating variant)."""
+
+from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
+from kubesched.plugins.dynamic_resources.structured.pools import node_matches
+from kubesched.plugins.dynamic_resources.structured.taint_rules import (
+    apply_taint_rules,
+    patched_slices,
+)
+from kubesched.plugins.dynamic_resources.structured.types import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocatedState,
+    AllocationError,
+    DeviceID,
+    Features,
+    NodeAllocationError,
+    SharedDeviceID,
+)
+
+__all__ = [
+    "ALLOCATION_RESULTS_MAX_SIZE",
+    "AllocatedState",
+    "AllocationError",
+    "Allocator",
+    "DeviceID",
+    "Features",
+    "NodeAllocationError",
+    "SharedDeviceID",
+    "apply_taint_rules",
+    "node_matches",
+    "patched_slices",
+]
