@@ -2,10 +2,14 @@
 
 Ported from `structured/internal/allocatortesting/allocator_testing.go` of
 k8s.io/dynamic-resource-allocation v0.37.2 (its `TestAllocator` cases) into calls of the
-builders in `dra_upstream_builders`, which mirror upstream's helpers by name. `SKIPPED` lists
-the cases that build their objects in Go closures, with the reason.
+builders in `dra_upstream_builders`, which mirror upstream's helpers by name; the objects
+upstream builds in Go closures are built by the `_closure_N` functions (`set_`/`add_` change
+the object's JSON as the closure changes the Go object). `SKIPPED` would list any case that
+could not be ported, with the reason.
 """
-# ruff: noqa: E501, F405, F403, N816
+
+# ruff: noqa: E501, F405, F403, N806, N816, RET504, UP034
+from typing import Any
 
 from dra_upstream_builders import *
 
@@ -46,6 +50,392 @@ tolerationNoScheduleKey1 = S(
     Key="key1",
     Effect=resourceapi.DeviceTaintEffectNoSchedule,
 )
+
+
+def _closure_0() -> Any:
+    slice_ = sliceWithDevices(
+        "slice-1-obsolete", node1, resourcePool(pool1, 2), driverA, device(device2, None, None)
+    )
+    add_(slice_, ["Spec", "Pool", "Generation"], 1)
+    return slice_
+
+
+def _closure_1() -> Any:
+    sliceA_ = sliceWithOneDevice(slice1, node1, pool1, driverA).obj()
+    set_(sliceA_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    sliceB_ = deepcopy_(sliceA_)
+    add_(sliceB_, ["Name"], "-2")
+    return [sliceA_, sliceB_]
+
+
+def _closure_2() -> Any:
+    slice_ = sliceWithOneDevice(slice1, node1, pool1, driverA)
+    add_(slice_, ["Spec", "Pool", "ResourceSliceCount"], 1)
+    return slice_
+
+
+def _closure_3() -> Any:
+    c_ = claimWithRequest(claim0, req0, classA)
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    set_(
+        c_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    return [c_]
+
+
+def _closure_4() -> Any:
+    c_ = claimWithRequests(claim0, None, request(req0, classA, 1), request(req1, classA, 1))
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    set_(c_, ["Spec", "Devices", "Requests", 1, "Exactly", "AdminAccess"], ptr.To(True))
+    set_(
+        c_,
+        ["Spec", "Devices", "Requests", 1, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    return [c_]
+
+
+def _closure_5() -> Any:
+    c_ = claimWithRequest(claim0, req0, classA)
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    set_(
+        c_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationModeExactCount,
+    )
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "Count"], 2)
+    return [c_]
+
+
+def _closure_6() -> Any:
+    c1_ = claimWithRequest(claim0, req0, classA)
+    set_(c1_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    c2_ = claimWithRequest(claim1, req0, classA)
+    set_(c2_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    return [c1_, c2_]
+
+
+def _closure_7() -> Any:
+    admin_ = claimWithRequest(claim1, req0, classA)
+    set_(admin_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    return [claimWithRequest(claim0, req0, classA), admin_]
+
+
+def _closure_8() -> Any:
+    claim_ = claim(claim0).withRequests(
+        requestWithPrioritizedList(
+            req0, subRequest(subReq0, classA, 1), subRequest(subReq1, classB, 1)
+        )
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    set_(claim_, ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "Count"], 0)
+    return claim_
+
+
+def _closure_9() -> Any:
+    claim_ = claim(claim0).withRequests(
+        requestWithPrioritizedList(
+            req0, subRequest(subReq0, classA, 1), subRequest(subReq1, classB, 1)
+        )
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    set_(claim_, ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "Count"], 0)
+    return claim_
+
+
+def _closure_10() -> Any:
+    claim_ = claim(claim0).withRequests(
+        requestWithPrioritizedList(
+            req0, subRequest(subReq0, classA, 1), subRequest(subReq1, classB, 1)
+        )
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    set_(claim_, ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "Count"], 0)
+    return claim_
+
+
+def _closure_11() -> Any:
+    c_ = claimWithRequest(claim0, req0, classA)
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    return [c_]
+
+
+def _closure_12() -> Any:
+    c_ = claimWithRequest(claim0, req0, classA)
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    return [c_]
+
+
+def _closure_13() -> Any:
+    claim_ = claimWithRequests(
+        claim0, [S("DeviceConstraint", MatchAttribute=intAttribute)], request(req0, classA, 0)
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    return claim_
+
+
+def _closure_14() -> Any:
+    claim_ = claimWithRequests(
+        claim0, [S("DeviceConstraint", MatchAttribute=intAttribute)], request(req0, classA, 0)
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    return claim_
+
+
+def _closure_15() -> Any:
+    c_ = claimWithRequests(
+        claim0, None, request(req0, classA, 1), request(req1, classA, 1), request(req2, classA, 1)
+    )
+    set_(
+        c_,
+        ["Spec", "Devices", "Config"],
+        [
+            S(
+                "DeviceClaimConfiguration",
+                Requests=[req0, req1],
+                DeviceConfiguration=deviceConfiguration(driverA, "deviceAttribute"),
+            )
+        ],
+    )
+    return [c_]
+
+
+def _closure_16() -> Any:
+    claim_ = claimWithRequest(claim0, req0, classA)
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "Selectors"],
+        [
+            S(
+                "DeviceSelector",
+            )
+        ],
+    )
+    return claim_
+
+
+def _closure_17() -> Any:
+    claim_ = claimWithRequest(claim0, req0, classA)
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationMode("future-mode"),
+    )
+    return claim_
+
+
+def _closure_18() -> Any:
+    claim_ = claimWithRequest(claim0, req0, classA)
+    set_(
+        claim_,
+        ["Spec", "Devices", "Constraints"],
+        [
+            S(
+                "DeviceConstraint",
+            )
+        ],
+    )
+    return claim_
+
+
+def _closure_19() -> Any:
+    claim_ = claimWithRequest(claim0, req0, classA)
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "Selectors"],
+        [S("DeviceSelector", CEL=S("CELDeviceSelector", Expression="noSuchVar"))],
+    )
+    return claim_
+
+
+def _closure_20() -> Any:
+    c_ = class_(classA, driverA)
+    set_(c_, ["Spec", "Selectors", 0, "CEL", "Expression"], "noSuchVar")
+    return c_
+
+
+def _closure_21() -> Any:
+    claim_ = claimWithRequest(claim0, req0, classA)
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "Selectors"],
+        [S("DeviceSelector", CEL=S("CELDeviceSelector", Expression="noSuchVar"))],
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "Exactly", "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    return claim_
+
+
+def _closure_22() -> Any:
+    claim_ = claim(claim0).withRequests(
+        requestWithPrioritizedList(
+            req0, subRequest(subReq0, classA, 1), subRequest(subReq1, classA, 1)
+        )
+    )
+    set_(
+        claim_,
+        ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "AllocationMode"],
+        resourceapi.DeviceAllocationModeAll,
+    )
+    set_(claim_, ["Spec", "Devices", "Requests", 0, "FirstAvailable", 0, "Count"], 0)
+    return claim_
+
+
+def _closure_23() -> Any:
+    claim_ = claim(claim0).withRequests(
+        requestWithPrioritizedList(req0, subRequest(subReq0, classA, 1))
+    )
+    return claim_
+
+
+def _closure_24() -> Any:
+    c_ = claimWithRequest(claim0, req0, classA)
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    return [c_]
+
+
+def _closure_25() -> Any:
+    c_ = claimWithRequest(claim0, req0, classA)
+    set_(c_, ["Spec", "Devices", "Requests", 0, "Exactly", "AdminAccess"], ptr.To(True))
+    return [c_]
+
+
+def _closure_26() -> Any:
+    s_ = sliceWithDevices(slice1, node1, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_27() -> Any:
+    s_ = sliceWithDevices(slice2, node2, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_28() -> Any:
+    s_ = sliceWithDevices(slice1, node1, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_29() -> Any:
+    s_ = sliceWithDevices(slice1, node1, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_30() -> Any:
+    s_ = sliceWithDevices(slice2, node2, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_31() -> Any:
+    s_ = sliceWithDevices(slice2, node2, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_32() -> Any:
+    s_ = sliceWithDevices(slice1, node2, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_33() -> Any:
+    s_ = sliceWithDevices(slice1, node2, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_34() -> Any:
+    s_ = sliceWithDevices(slice2, node1, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_35() -> Any:
+    s_ = sliceWithDevices(slice2, node1, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_36() -> Any:
+    s_ = sliceWithDevices(slice1, node1, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_37() -> Any:
+    s_ = sliceWithDevices(slice1, node1, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_38() -> Any:
+    s_ = sliceWithDevices(slice2, node2, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_39() -> Any:
+    s_ = sliceWithDevices(slice1, node2, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_40() -> Any:
+    s_ = sliceWithDevices(slice1, node2, pool1, driverA, device(device2, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 1)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
+
+def _closure_41() -> Any:
+    s_ = sliceWithDevices(slice2, node1, pool1, driverA, device(device1, None, None))
+    set_(s_, ["Spec", "Pool", "Generation"], 2)
+    set_(s_, ["Spec", "Pool", "ResourceSliceCount"], 2)
+    return s_
+
 
 CASES = {
     "empty": S(
@@ -831,6 +1221,33 @@ CASES = {
             )
         ],
     ),
+    "obsolete-slice": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                "slice-1-obsolete",
+                node1,
+                resourcePool(pool1, 2),
+                driverA,
+                device(device1, None, None),
+            ),
+            _closure_0(),
+        ),
+        node=node(node1, region1),
+        expectResults=[],
+    ),
+    "duplicate-slice": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=_closure_1(),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring("invalid resource pools were encountered")
+        ),
+    ),
     "no-slices": S(
         "AllocatorTestCase",
         claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
@@ -994,6 +1411,34 @@ CASES = {
                 deviceAllocationResult(req0, driverA, pool2, device1, False),
             )
         ],
+    ),
+    "all-devices-of-the-incomplete-pool": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(
+            claimWithRequests(
+                claim0,
+                None,
+                S(
+                    "DeviceRequest",
+                    Name=req0,
+                    Exactly=S(
+                        "ExactDeviceRequest",
+                        AllocationMode=resourceapi.DeviceAllocationModeAll,
+                        Count=1,
+                        DeviceClassName=classA,
+                    ),
+                ),
+            )
+        ),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(_closure_2()),
+        node=node(node1, region1),
+        expectResults=None,
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring(
+                "claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated"
+            )
+        ),
     ),
     "all-devices-plus-another": S(
         "AllocatorTestCase",
@@ -1349,6 +1794,184 @@ CASES = {
         node=node(node1, region1),
         expectResults=None,
     ),
+    "all-devices-some-allocated-admin-access": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=True),
+        claimsToAllocate=_closure_3(),
+        allocatedDevices=[MakeDeviceID(driverA, pool1, device1)],
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            )
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
+                deviceAllocationResult(req0, driverA, pool1, device2, True),
+            )
+        ],
+    ),
+    "all-devices-some-allocating-admin-access": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=True),
+        claimsToAllocate=_closure_4(),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            )
+        ),
+        node=node(node1, region1),
+        expectResults=None,
+    ),
+    "count-devices-some-allocated-admin-access": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=True),
+        claimsToAllocate=_closure_5(),
+        allocatedDevices=[MakeDeviceID(driverA, pool1, device1)],
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            )
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
+                deviceAllocationResult(req0, driverA, pool1, device2, True),
+            )
+        ],
+    ),
+    "separate-claims-share-device-admin-access": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=True),
+        claimsToAllocate=_closure_6(),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            )
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
+            ),
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
+            ),
+        ],
+    ),
+    "admin-access-claims-device-allocating-for-non-admin-access": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=True),
+        claimsToAllocate=_closure_7(),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            )
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, False),
+            ),
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
+            ),
+        ],
+    ),
+    "all-devices-slice-without-devices-prioritized-list": S(
+        "AllocatorTestCase",
+        features=S("Features", PrioritizedList=True),
+        claimsToAllocate=objects(_closure_8()),
+        classes=objects(class_(classA, driverA), class_(classB, driverB)),
+        slices=unwrapResourceSlices(
+            sliceWithNoDevices(slice1, node1, pool1, driverA),
+            sliceWithOneDevice(slice2, node1, pool2, driverB),
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0SubReq1, driverB, pool2, device1, False),
+            )
+        ],
+    ),
+    "all-devices-no-slices-prioritized-list": S(
+        "AllocatorTestCase",
+        features=S("Features", PrioritizedList=True),
+        claimsToAllocate=objects(_closure_9()),
+        classes=objects(class_(classA, driverA), class_(classB, driverB)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice2, node1, pool2, driverB)),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0SubReq1, driverB, pool2, device1, False),
+            )
+        ],
+    ),
+    "all-devices-some-allocated-prioritized-list": S(
+        "AllocatorTestCase",
+        features=S("Features", PrioritizedList=True),
+        claimsToAllocate=objects(_closure_10()),
+        allocatedDevices=[MakeDeviceID(driverA, pool1, device1)],
+        classes=objects(class_(classA, driverA), class_(classB, driverB)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            ),
+            sliceWithOneDevice(slice2, node1, pool2, driverB),
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0SubReq1, driverB, pool2, device1, False),
+            )
+        ],
+    ),
     "network-attached-device": S(
         "AllocatorTestCase",
         claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
@@ -1484,6 +2107,38 @@ CASES = {
         node=node(node1, region1),
         expectResults=None,
     ),
+    "admin-access-disabled": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=False),
+        claimsToAllocate=_closure_11(),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectResults=None,
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring(
+                "claim claim-0, request req-0: admin access is requested, but the feature is disabled"
+            )
+        ),
+    ),
+    "admin-access-enabled": S(
+        "AllocatorTestCase",
+        features=S("Features", AdminAccess=True),
+        claimsToAllocate=_closure_12(),
+        allocatedDevices=[
+            MakeDeviceID(driverA, pool1, device1),
+            MakeDeviceID(driverA, pool1, device2),
+        ],
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
+            )
+        ],
+    ),
     "with-constraint": S(
         "AllocatorTestCase",
         claimsToAllocate=objects(
@@ -1575,6 +2230,60 @@ CASES = {
         ),
         node=node(node1, region1),
         expectResults=None,
+    ),
+    "with-constraint-not-matching-int-attribute-all-devices": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(_closure_13()),
+        classes=objects(class_(classA, driverA), class_(classB, driverB)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, {"numa": S("DeviceAttribute", IntValue=ptr.To(int64(1)))}),
+                device(device2, None, {"numa": S("DeviceAttribute", IntValue=ptr.To(int64(2)))}),
+            )
+        ),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring(
+                "claim claim-0, request req-0: cannot add device driver-a/pool-1/device-2 because a claim constraint would not be satisfied"
+            )
+        ),
+    ),
+    "partitionable-all-mode-constraint-must-error-with-reserved-counter": S(
+        "AllocatorTestCase",
+        features=S("Features", PartitionableDevices=True),
+        claimsToAllocate=objects(_closure_14()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                resourcePool(pool1, 2),
+                driverA,
+                device(device1, None, {"numa": S("DeviceAttribute", IntValue=new(int64(1)))}),
+                device(
+                    device2, None, {"numa": S("DeviceAttribute", IntValue=new(int64(2)))}
+                ).withDeviceCounterConsumption(
+                    deviceCounterConsumption(counterSet1, {"c": resource.MustParse("1")})
+                ),
+            ),
+            sliceWithCounterSets(
+                slice2,
+                node1,
+                resourcePool(pool1, 2),
+                driverA,
+                counterSet(counterSet1, {"c": resource.MustParse("1")}),
+            ),
+        ),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring(
+                "claim claim-0, request req-0: cannot add device driver-a/pool-1/device-2 because a claim constraint would not be satisfied"
+            )
+        ),
     ),
     "with-constraint-not-matching-string-attribute": S(
         "AllocatorTestCase",
@@ -1832,6 +2541,31 @@ CASES = {
             )
         ],
     ),
+    "with-claim-config-for-two-requests": S(
+        "AllocatorTestCase",
+        claimsToAllocate=_closure_15(),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrap(sliceWithMultipleDevices(slice1, node1, pool1, driverA, 3)),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResultWithConfigs(
+                localNodeSelector(node1),
+                objects(
+                    deviceAllocationResult(req0, driverA, pool1, device0, False),
+                    deviceAllocationResult(req1, driverA, pool1, device1, False),
+                    deviceAllocationResult(req2, driverA, pool1, device2, False),
+                ),
+                [
+                    S(
+                        "DeviceAllocationConfiguration",
+                        Source=resourceapi.AllocationConfigSourceClaim,
+                        Requests=[req0, req1],
+                        DeviceConfiguration=deviceConfiguration(driverA, "deviceAttribute"),
+                    )
+                ],
+            )
+        ],
+    ),
     "claim-with-device-config": S(
         "AllocatorTestCase",
         claimsToAllocate=objects(
@@ -1849,6 +2583,60 @@ CASES = {
                 deviceAllocationResult(req0, driverA, pool1, device1, False),
             )
         ],
+    ),
+    "unknown-selector": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(_closure_16()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring("CEL expression empty (unsupported selector type?)")
+        ),
+    ),
+    "unknown-allocation-mode": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(_closure_17()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring("unsupported count mode future-mode")
+        ),
+    ),
+    "unknown-constraint": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(_closure_18()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring("empty constraint (unsupported constraint type?)")
+        ),
+    ),
+    "invalid-CEL-one-device": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(_closure_19()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(gomega.ContainSubstring("undeclared reference")),
+    ),
+    "invalid-CEL-one-device-class": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(_closure_20()),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(gomega.ContainSubstring("undeclared reference")),
+    ),
+    "invalid-CEL-all-devices": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(_closure_21()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectError=gomega.MatchError(gomega.ContainSubstring("undeclared reference")),
     ),
     "too-many-devices-single-request": S(
         "AllocatorTestCase",
@@ -2420,6 +3208,30 @@ CASES = {
             )
         ],
     ),
+    "prioritized-list-subrequests-with-allocation-mode-all": S(
+        "AllocatorTestCase",
+        features=S("Features", PrioritizedList=True),
+        claimsToAllocate=objects(_closure_22()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None),
+                device(device2, None, None),
+            )
+        ),
+        allocatedDevices=[MakeDeviceID(driverA, pool1, device1)],
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0SubReq1, driverA, pool1, device2, False),
+            )
+        ],
+    ),
     "prioritized-list-allocation-mode-all-multiple-requests": S(
         "AllocatorTestCase",
         features=S("Features", PrioritizedList=True),
@@ -2454,6 +3266,20 @@ CASES = {
                 deviceAllocationResult(req1SubReq1, driverA, pool1, device2, False),
             )
         ],
+    ),
+    "prioritized-list-disabled": S(
+        "AllocatorTestCase",
+        features=S("Features", PrioritizedList=False),
+        claimsToAllocate=objects(_closure_23()),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(sliceWithOneDevice(slice1, node1, pool1, driverA)),
+        node=node(node1, region1),
+        expectResults=None,
+        expectError=gomega.MatchError(
+            gomega.ContainSubstring(
+                "claim claim-0, request req-0: has subrequests, but the DRAPrioritizedList feature is disabled"
+            )
+        ),
     ),
     "prioritized-list-multi-request": S(
         "AllocatorTestCase",
@@ -4179,6 +5005,52 @@ CASES = {
             allocationResult(
                 localNodeSelector(node1),
                 deviceAllocationResult(req0SubReq1, driverA, pool1, device1, False),
+            )
+        ],
+    ),
+    "tainted-admin-access": S(
+        "AllocatorTestCase",
+        features=S("Features", DeviceTaints=True, AdminAccess=True),
+        claimsToAllocate=_closure_24(),
+        allocatedDevices=[
+            MakeDeviceID(driverA, pool1, device1),
+            MakeDeviceID(driverA, pool1, device2),
+        ],
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None).withTaints(taintNoSchedule),
+            )
+        ),
+        node=node(node1, region1),
+    ),
+    "tainted-admin-access-disabled": S(
+        "AllocatorTestCase",
+        features=S("Features", DeviceTaints=False, AdminAccess=True),
+        claimsToAllocate=_closure_25(),
+        allocatedDevices=[
+            MakeDeviceID(driverA, pool1, device1),
+            MakeDeviceID(driverA, pool1, device2),
+        ],
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(
+            sliceWithDevices(
+                slice1,
+                node1,
+                pool1,
+                driverA,
+                device(device1, None, None).withTaints(taintNoSchedule),
+            )
+        ),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, True),
             )
         ],
     ),
@@ -6584,21 +7456,21 @@ CASES = {
                     deviceCounterConsumption(counterSet2, {capacity1: four}),
                 )
                 .withAllowMultipleAllocations()
-                .withCapacityRequestPolicyRange({capacity1: four}),
+                .withCapacityRequestPolicyRange(({capacity1: four})),
                 device(device2, fromCounters, None)
                 .withDeviceCounterConsumption(
                     deviceCounterConsumption(counterSet1, {capacity0: four}),
                     deviceCounterConsumption(counterSet2, {capacity1: four}),
                 )
                 .withAllowMultipleAllocations()
-                .withCapacityRequestPolicyRange({capacity1: four}),
+                .withCapacityRequestPolicyRange(({capacity1: four})),
                 device(device3, fromCounters, None)
                 .withDeviceCounterConsumption(
                     deviceCounterConsumption(counterSet1, {capacity0: two}),
                     deviceCounterConsumption(counterSet2, {capacity1: four}),
                 )
                 .withAllowMultipleAllocations()
-                .withCapacityRequestPolicyRange({capacity1: four}),
+                .withCapacityRequestPolicyRange(({capacity1: four})),
             ),
             sliceWithCounterSets(
                 slice2,
@@ -8374,6 +9246,59 @@ CASES = {
             )
         ],
     ),
+    "multi-host-resource-pool-with-stale-slice-for-current-node": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(_closure_26(), _closure_27()),
+        node=node(node1, region1),
+    ),
+    "multi-host-resource-pool-complete-update-from-node-1-to-node-2": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(_closure_28(), _closure_29(), _closure_30(), _closure_31()),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, False),
+            )
+        ],
+    ),
+    "multi-host-resource-pool-complete-update-from-node-2-to-node-1": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(_closure_32(), _closure_33(), _closure_34(), _closure_35()),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, False),
+            )
+        ],
+    ),
+    "multi-host-resource-pool-incomplete-update-from-node-1-to-node-2": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(_closure_36(), _closure_37(), _closure_38()),
+        node=node(node1, region1),
+        expectResults=[
+            allocationResult(
+                localNodeSelector(node1),
+                deviceAllocationResult(req0, driverA, pool1, device1, False),
+            )
+        ],
+    ),
+    "multi-host-resource-pool-incomplete-update-from-node-2-to-node-1": S(
+        "AllocatorTestCase",
+        claimsToAllocate=objects(claimWithRequest(claim0, req0, classA)),
+        classes=objects(class_(classA, driverA)),
+        slices=unwrapResourceSlices(_closure_39(), _closure_40(), _closure_41()),
+        node=node(node1, region1),
+    ),
     "partitionable-devices-same-counter-set-name-in-different-resource-slices": S(
         "AllocatorTestCase",
         features=S("Features", PartitionableDevices=True),
@@ -9273,36 +10198,4 @@ CASES = {
     ),
 }
 
-SKIPPED = {
-    "obsolete-slice": "a Go closure",
-    "duplicate-slice": "a Go closure",
-    "all-devices-of-the-incomplete-pool": "a Go closure",
-    "all-devices-some-allocated-admin-access": "a Go closure",
-    "all-devices-some-allocating-admin-access": "a Go closure",
-    "count-devices-some-allocated-admin-access": "a Go closure",
-    "separate-claims-share-device-admin-access": "a Go closure",
-    "admin-access-claims-device-allocating-for-non-admin-access": "a Go closure",
-    "all-devices-slice-without-devices-prioritized-list": "a Go closure",
-    "all-devices-no-slices-prioritized-list": "a Go closure",
-    "all-devices-some-allocated-prioritized-list": "a Go closure",
-    "admin-access-disabled": "a Go closure",
-    "admin-access-enabled": "a Go closure",
-    "with-constraint-not-matching-int-attribute-all-devices": "a Go closure",
-    "partitionable-all-mode-constraint-must-error-with-reserved-counter": "a Go closure",
-    "with-claim-config-for-two-requests": "a Go closure",
-    "unknown-selector": "a Go closure",
-    "unknown-allocation-mode": "a Go closure",
-    "unknown-constraint": "a Go closure",
-    "invalid-CEL-one-device": "a Go closure",
-    "invalid-CEL-one-device-class": "a Go closure",
-    "invalid-CEL-all-devices": "a Go closure",
-    "prioritized-list-subrequests-with-allocation-mode-all": "a Go closure",
-    "prioritized-list-disabled": "a Go closure",
-    "tainted-admin-access": "a Go closure",
-    "tainted-admin-access-disabled": "a Go closure",
-    "multi-host-resource-pool-with-stale-slice-for-current-node": "a Go closure",
-    "multi-host-resource-pool-complete-update-from-node-1-to-node-2": "a Go closure",
-    "multi-host-resource-pool-complete-update-from-node-2-to-node-1": "a Go closure",
-    "multi-host-resource-pool-incomplete-update-from-node-1-to-node-2": "a Go closure",
-    "multi-host-resource-pool-incomplete-update-from-node-2-to-node-1": "a Go closure",
-}
+SKIPPED = {}

@@ -709,3 +709,39 @@ def features(spec: Any) -> Features:
     for key, value in spec.fields.items():
         values[names[key]] = bool(value)
     return Features(**values)
+
+
+# --- what upstream's closures do to the objects they build ----------------------------------
+
+
+def _json_path(obj: Any, path: list[Any]) -> tuple[Any, list[Any]]:
+    data = obj.data if isinstance(obj, _Wrapped) else obj
+    keys: list[Any] = []
+    for i, step in enumerate(path):
+        if isinstance(step, int):
+            keys.append(step)
+        elif i == 0 and step == "Name":
+            keys += ["metadata", "name"]
+        else:
+            keys.append(_JSON_NAMES.get(step, step[:1].lower() + step[1:]))
+    return data, keys
+
+
+def set_(obj: Any, path: list[Any], value: Any) -> None:
+    """`obj.Field[i].Other = value` on the object's JSON."""
+    data, keys = _json_path(obj, path)
+    for key in keys[:-1]:
+        data = data[key] if isinstance(key, int) else data.setdefault(key, {})
+    data[keys[-1]] = js(value)
+
+
+def add_(obj: Any, path: list[Any], value: Any) -> None:
+    """`obj.Field += value` (`++` adds 1)."""
+    data, keys = _json_path(obj, path)
+    for key in keys[:-1]:
+        data = data[key]
+    data[keys[-1]] = data.get(keys[-1], 0 if isinstance(value, int) else "") + value
+
+
+def deepcopy_(obj: Any) -> Any:
+    return json.loads(json.dumps(obj.data if isinstance(obj, _Wrapped) else obj))
