@@ -22,6 +22,8 @@ from kubesched.plugins.dynamic_resources.structured import (
     Allocator,
     DeviceID,
     Features,
+    SharedDeviceID,
+    add_allocated_claim,
     patched_slices,
 )
 
@@ -257,3 +259,44 @@ def test_slices_of_another_node_are_not_used() -> None:
             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}
         ]
     }
+
+
+def test_the_allocated_state_of_claims() -> None:
+    claim = ResourceClaim.from_json(
+        {
+            "metadata": {"name": "c"},
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {"request": "a", "driver": DRIVER, "pool": "p", "device": "d0"},
+                            {
+                                "request": "b",
+                                "driver": DRIVER,
+                                "pool": "p",
+                                "device": "d1",
+                                "adminAccess": True,
+                            },
+                            {
+                                "request": "c",
+                                "driver": DRIVER,
+                                "pool": "p",
+                                "device": "d2",
+                                "shareID": "x",
+                                "consumedCapacity": {"bw": "1G"},
+                            },
+                        ]
+                    }
+                }
+            },
+        }
+    )
+    state = AllocatedState()
+    assert claim.allocation is not None
+    add_allocated_claim(state, claim.allocation.results)
+    add_allocated_claim(state, claim.allocation.results)
+    assert state.allocated_devices == {DeviceID(DRIVER, "p", "d0")}
+    assert state.allocated_shared_device_ids == {SharedDeviceID(DRIVER, "p", "d2", "x")}
+    assert str(state.aggregated_capacity[DeviceID(DRIVER, "p", "d2")]["bw"]) == "2G"
+    assert state.is_allocated(DeviceID(DRIVER, "p", "d2"))
+    assert not state.is_allocated(DeviceID(DRIVER, "p", "d1"))

@@ -15,6 +15,7 @@ from kubesched.plugins.dynamic_resources.structured.types import (
     Features,
     NodeAllocationError,
     SharedDeviceID,
+    add_allocated_claim,
 )
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Features",
     "NodeAllocationError",
     "SharedDeviceID",
+    "add_allocated_claim",
     "apply_taint_rules",
     "node_matches",
     "patched_slices",

@@ -4,10 +4,11 @@ ids, the allocated state, the feature set and its errors (upstream
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from kubesched.model.dra_claims import DeviceRequestAllocationResult
 from kubesched.model.quantity import Quantity
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
@@ -121,3 +122,26 @@ class AllocationError(Exception):
 class NodeAllocationError(AllocationError):
     """Allocation failed on this node only (upstream `ErrFailedAllocationOnNode`): the text
     explains why the node is unschedulable."""
+
+
+def add_allocated_claim(
+    state: AllocatedState,
+    results: Iterable[DeviceRequestAllocationResult],
+    *,
+    consumable_capacity: bool = True,
+) -> None:
+    """Adds the devices of one claim's `status.allocation` (upstream
+    `foreachAllocatedDevice`): admin-access results hold no device; a result with a share
+    id is a share (with its consumed capacity), any other takes the whole device."""
+    for result in results:
+        if result.admin_access:
+            continue
+        device = DeviceID(result.driver, result.pool, result.device)
+        if consumable_capacity and result.share_id is not None:
+            state.allocated_shared_device_ids.add(SharedDeviceID(*device, result.share_id))
+            if result.consumed_capacity is not None:
+                add_capacity(
+                    state.aggregated_capacity.setdefault(device, {}), result.consumed_capacity
+                )
+            continue
+        state.allocated_devices.add(device)
