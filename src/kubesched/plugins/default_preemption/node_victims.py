@@ -35,18 +35,23 @@ class _Trial:
         state: CycleState,
         preemptor: Pod,
         node: NodeInfo,
-        others: Mapping[str, NodeInfo],
+        everywhere: Sequence[NodeInfo],
     ) -> None:
         self.runner, self.state, self.preemptor = runner, state, preemptor
         self.node = node.clone()
-        self.others = others
+        self._everywhere = everywhere
+        self._others: Mapping[str, NodeInfo] | None = None
+        """The other nodes by name, made only when a victim has pods elsewhere (a group):
+        making it for every node tried cost O(nodes) per node, O(nodes^2) per preemptor."""
 
     def _info(self, pod: Pod) -> NodeInfo:
         """The node a victim's pod is counted on: another node only for a group's pods
         there; a pod of the main node's list is on the main node."""
         if pod.node_name == self.node.name:
             return self.node
-        return self.others.get(pod.node_name, self.node)
+        if self._others is None:
+            self._others = {info.name: info for info in self._everywhere}
+        return self._others.get(pod.node_name, self.node)
 
     def remove(self, victim: Victim) -> None:
         for pod in victim.pods:
@@ -93,8 +98,7 @@ def select_on_node(
     ]
     if not potential:
         return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
-    others = {info.name: info for info in everywhere if info.name != node.name}
-    trial = _Trial(runner, state, preemptor, node, others)
+    trial = _Trial(runner, state, preemptor, node, everywhere)
     try:
         return _reprieve(trial, potential, pdbs)
     except StatusError as failed:
