@@ -8,10 +8,8 @@ wrote (`parity-failures/seed-<seed>-step-<n>.yaml`, the format of tests/parity_c
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from harness.diff.fixtures import record
+from harness.diff.fixtures import record, seeds_from_env
 from harness.diff.runner import Env, run_scenario
 from harness.diff.scenario import generate
 
@@ -19,19 +17,7 @@ FIXED_SEEDS = (1, 2, 3, 7)
 """Seed 7 is a cluster of over 100 nodes (see `scenario.LARGE_EVERY`)."""
 
 
-def seeds() -> list[int]:
-    """`PARITY_SEEDS` ("1-200", "3,9,27" or a mix), else the fixed seeds."""
-    raw = os.environ.get("PARITY_SEEDS", "").strip()
-    if not raw:
-        return list(FIXED_SEEDS)
-    chosen: list[int] = []
-    for part in raw.split(","):
-        low, _, high = part.strip().partition("-")
-        chosen.extend(range(int(low), int(high or low) + 1))
-    return chosen
-
-
-@pytest.mark.parametrize("seed", seeds())
+@pytest.mark.parametrize("seed", seeds_from_env("PARITY_SEEDS", FIXED_SEEDS))
 def test_random_cluster_decisions_match_kube_scheduler(seed: int, parity_env: Env) -> None:
     written = len(parity_env.written)
     tally = run_scenario(generate(seed), parity_env)

@@ -15,7 +15,6 @@ A fixed handful of seeds runs in `make test`; `make parity QUEUEING_SEEDS=1-50` 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import time
 from collections import Counter
@@ -32,6 +31,7 @@ from harness.diff.churn import (
     node_object,
     pod_object,
 )
+from harness.diff.fixtures import seeds_from_env
 from harness.diff.runner import Env
 
 FIXED_SEEDS = (5, 11, 27)
@@ -43,18 +43,7 @@ QUIET_SECONDS = 12.0
 _ATTEMPT = re.compile(r'"Attempting to schedule pod" pod="([^"]+)"')
 
 
-def seeds() -> list[int]:
-    raw = os.environ.get("QUEUEING_SEEDS", "").strip()
-    if not raw:
-        return list(FIXED_SEEDS)
-    chosen: list[int] = []
-    for part in raw.split(","):
-        low, _, high = part.strip().partition("-")
-        chosen.extend(range(int(low), int(high or low) + 1))
-    return chosen
-
-
-@pytest.mark.parametrize("seed", seeds())
+@pytest.mark.parametrize("seed", seeds_from_env("QUEUEING_SEEDS", FIXED_SEEDS))
 def test_churn_retries_and_outcomes_match_kube_scheduler(
     seed: int, parity_env: Env, namespace: str
 ) -> None:

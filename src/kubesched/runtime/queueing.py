@@ -67,16 +67,11 @@ class QueueingHints:
             plugin: tuple(reg.event for reg in events) for plugin, events in registrations.items()
         }
         self._observe = observe
-        self._interest: dict[ClusterEvent, bool] = {}
         self._matching: dict[ClusterEvent, tuple[_Hint, ...]] = {}
 
     def interested(self, event: ClusterEvent) -> bool:
         """Upstream `isEventOfInterest`: a wildcard, or an event some plugin registered."""
-        known = self._interest.get(event)
-        if known is None:
-            known = event.is_wildcard or any(reg.matches(event) for reg, _ in self._table)
-            self._interest[event] = known
-        return known
+        return event.is_wildcard or bool(self._matching_hints(event))
 
     def registered_by(self, plugin: str, event: ClusterEvent) -> bool:
         """Whether `plugin` registered an event matching `event` (a gated pod is looked at
@@ -113,6 +108,10 @@ class QueueingHints:
         return found
 
     def _hints_for(self, event: ClusterEvent, rejectors: AbstractSet[str]) -> Iterator[_Hint]:
+        return (entry for entry in self._matching_hints(event) if entry.plugin in rejectors)
+
+    def _matching_hints(self, event: ClusterEvent) -> tuple[_Hint, ...]:
+        """Every plugin's hint for the registrations matching `event`, cached per event."""
         matching = self._matching.get(event)
         if matching is None:
             matching = tuple(
@@ -122,7 +121,7 @@ class QueueingHints:
                 for entry in hints
             )
             self._matching[event] = matching
-        return (entry for entry in matching if entry.plugin in rejectors)
+        return matching
 
     def _ask(self, entry: _Hint, pod: Pod, event: ClusterEvent, old: Any, new: Any) -> QueueingHint:
         if entry.hint is None:

@@ -25,6 +25,18 @@ TOTALS = Tally()
 _SEEDS: list[int] = []
 
 
+def seeds_from_env(variable: str, fixed: tuple[int, ...]) -> list[int]:
+    """The seeds `variable` names ("1-200", "3,9,27" or a mix), else `fixed`."""
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return list(fixed)
+    chosen: list[int] = []
+    for part in raw.split(","):
+        low, _, high = part.strip().partition("-")
+        chosen.extend(range(int(low), int(high or low) + 1))
+    return chosen
+
+
 def record(tally: Tally, *, seed: int | None = None) -> None:
     """Add one test's tally to the session's totals."""
     TOTALS.merge(tally)
