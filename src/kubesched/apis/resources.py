@@ -21,6 +21,12 @@ class ResourceSpec:
     """Label keys to index by (`lister.by_label(key, value)` is then a dict look-up)."""
     writes_status: bool = field(default=False, compare=False)
     """The plugin patches `<resource>/status` (`handle.patch_status`)."""
+    writes: bool = field(default=False, compare=False)
+    """The plugin updates the objects themselves and their status (`handle.patch_object`):
+    RBAC grants `get`, `update` and `patch` on the resource and its `/status`."""
+    event_name: str = field(default="", compare=False)
+    """The resource name its cluster events carry when upstream has a fixed one for it
+    (`resource.k8s.io/ResourceClaim`); empty: derived (see `event_resource`)."""
 
     @property
     def path(self) -> str:
@@ -38,7 +44,10 @@ class ResourceSpec:
     @property
     def event_resource(self) -> str:
         """The name its cluster events carry, upstream's GVK string for custom resources
-        (`podgroups.v1alpha1.scheduling.x-k8s.io`; `configmaps` for core ones)."""
+        (`podgroups.v1alpha1.scheduling.x-k8s.io`; `configmaps` for core ones), or the
+        `event_name` given."""
+        if self.event_name:
+            return self.event_name
         if not self.group:
             return self.resource
         return f"{self.resource}.{self.version}.{self.group}"

@@ -102,7 +102,19 @@ def _declared_needs(target: Target) -> list[Need]:
                 Need(verb=verb, resource=spec.resource, group=spec.group, why=why)
                 for verb in ("list", "watch")
             ]
-        if spec.writes_status:
+        if spec.writes:
+            needs += [
+                Need(
+                    verb=verb,
+                    resource=spec.resource,
+                    group=spec.group,
+                    subresource=sub,
+                    why=f"writing {spec.resource} (allocations and reservations)",
+                )
+                for sub in ("", "status")
+                for verb in ("update", "patch")
+            ]
+        elif spec.writes_status:
             needs.append(
                 Need(
                     verb="patch",

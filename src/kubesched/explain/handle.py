@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, NodeInfo, RecordedPreemption, WaitingPods
+from kubesched.framework import Code, NodeInfo, ObjectWriteError, RecordedPreemption, WaitingPods
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
@@ -161,3 +161,21 @@ class ReadOnlyHandle:
         self, resource: ResourceSpec, obj: ApiObject, status: Mapping[str, Any]
     ) -> None:
         """Explain never writes to the cluster: the patch is dropped."""
+
+    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
+        found = self.listers.store(resource).get(name, namespace)
+        if found is None:
+            raise ObjectWriteError(f"{namespace}/{name} not found", not_found=True)
+        return found
+
+    async def patch_object(
+        self,
+        resource: ResourceSpec,
+        obj: ApiObject,
+        patch: Mapping[str, Any],
+        *,
+        status: bool = False,
+        strategic: bool = False,
+    ) -> ApiObject:
+        del resource, patch, status, strategic
+        raise ReadOnlyError(f"kubesched explain never writes objects ({obj.key})")

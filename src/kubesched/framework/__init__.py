@@ -26,7 +26,7 @@ from kubesched.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
-from kubesched.framework.handle import Handle, RecordedPreemption
+from kubesched.framework.handle import Handle, ObjectWriteError, RecordedPreemption
 from kubesched.framework.imagestates import ImageStateSummary
 from kubesched.framework.interfaces import (
     FILTER_RUNNER_KEY,
@@ -105,6 +105,7 @@ __all__ = [
     "NodeInfo",
     "NodeToStatus",
     "NodeToStatusReader",
+    "ObjectWriteError",
     "PermitPlugin",
     "PlacementFeasiblePlugin",
     "PlacementProgress",

@@ -31,6 +31,17 @@ from kubesched.model import (
 )
 
 
+class ObjectWriteError(Exception):
+    """A read or write through `Handle.get_object` / `Handle.patch_object` failed: the API
+    server's answer in one line; `conflict` when the object changed since it was read (read
+    it again and retry), `not_found` when it is gone."""
+
+    def __init__(self, message: str, *, conflict: bool = False, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.conflict = conflict
+        self.not_found = not_found
+
+
 class Handle(Protocol):
     """What plugins may reach beyond their arguments; one per profile."""
 
@@ -92,6 +103,28 @@ class Handle(Protocol):
         """Merge-patch `obj`'s `/status` with `status`, in the background (returns at
         once); only while this replica leads. The resource must declare
         `writes_status=True` (so RBAC grants it)."""
+        ...
+
+    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
+        """Read one object of a resource the plugin declared with `writes=True` from the API
+        server (not the informer); ObjectWriteError when that fails."""
+        ...
+
+    async def patch_object(
+        self,
+        resource: ResourceSpec,
+        obj: ApiObject,
+        patch: Mapping[str, Any],
+        *,
+        status: bool = False,
+        strategic: bool = False,
+    ) -> ApiObject:
+        """Patch `obj` (its `/status` with `status`) with a JSON merge patch (a strategic
+        merge patch with `strategic`, built-in resources only) and return the object as the
+        API server wrote it. `patch["metadata"]["resourceVersion"]` makes the write
+        optimistic: a change since then raises ObjectWriteError(conflict=True). The resource
+        must be declared with `writes=True` (so RBAC grants it); writes only while this
+        replica leads (else ObjectWriteError)."""
         ...
 
     # ---- volumes (VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits) -------

@@ -85,6 +85,8 @@ def _unite(old: ResourceSpec | None, new: ResourceSpec) -> ResourceSpec:
         namespaced=old.namespaced,
         label_indexes=indexes,
         writes_status=old.writes_status or new.writes_status,
+        writes=old.writes or new.writes,
+        event_name=old.event_name or new.event_name,
     )
 
 

@@ -86,7 +86,11 @@ def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
     for spec in sorted(resources, key=lambda s: (s.group, s.resource, s.version)):
         if not spec.same_resource(PODS):
             rules.append(rule(spec.group, (spec.resource,), READ))
-        if spec.writes_status:
+        if spec.writes:
+            rules.append(
+                rule(spec.group, (spec.resource, f"{spec.resource}/status"), ("patch", "update"))
+            )
+        elif spec.writes_status:
             rules.append(rule(spec.group, (f"{spec.resource}/status",), ("patch", "update")))
     return rules
 

@@ -12,7 +12,7 @@ from kubesched.model.namespace import METADATA_NAME_LABEL, Namespace
 from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
-from kubesched.model.pod_volumes import PodVolume
+from kubesched.model.pod_volumes import PodResourceClaim, PodVolume
 from kubesched.model.podgroup import SchedulingPodGroup, pod_group_key
 from kubesched.model.resources import Resource
 from kubesched.model.storage import (
@@ -52,6 +52,7 @@ __all__ = [
     "PersistentVolumeClaim",
     "Pod",
     "PodDisruptionBudget",
+    "PodResourceClaim",
     "PodVolume",
     "Resource",
     "SchedulingPodGroup",

@@ -29,6 +29,9 @@ class ApiObject:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     owners: tuple[OwnerReference, ...] = ()
+    finalizers: tuple[str, ...] = ()
+    deleting: bool = False
+    """`metadata.deletionTimestamp` is set."""
     body: Mapping[str, Any] = field(default_factory=dict)
     """Everything but `metadata`, `apiVersion` and `kind`: `spec`, `status`, `data`, ..."""
 
@@ -58,5 +61,7 @@ class ApiObject:
             labels=dict(meta.get("labels") or {}),
             annotations=dict(meta.get("annotations") or {}),
             owners=tuple(owner_reference(ref) for ref in meta.get("ownerReferences") or ()),
+            finalizers=tuple(meta.get("finalizers") or ()),
+            deleting=meta.get("deletionTimestamp") is not None,
             body={k: v for k, v in obj.items() if k not in _METADATA_KEYS},
         )

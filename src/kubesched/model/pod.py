@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.model.pod_features import required_features
-from kubesched.model.pod_volumes import PodVolume, pod_volumes, resource_claim_names
+from kubesched.model.pod_volumes import (
+    PodResourceClaim,
+    PodVolume,
+    generated_claim_names,
+    pod_resource_claims,
+    pod_volumes,
+    resource_claim_names,
+)
 from kubesched.model.resources import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
@@ -101,6 +108,10 @@ class Pod:
     """`spec.volumes` (claims and the in-tree sources the volume plugins read)."""
     resource_claims: tuple[str, ...] = ()
     """The names in `spec.resourceClaims` (dynamic resource allocation)."""
+    claim_sources: tuple[PodResourceClaim, ...] = ()
+    """`spec.resourceClaims` in full: each claim's name or template."""
+    generated_claims: tuple[tuple[str, str | None], ...] = ()
+    """`status.resourceClaimStatuses`: the claims made from the pod's templates."""
     required_features: frozenset[str] = frozenset()
     """Node features the pod needs (NodeDeclaredFeatures, `model.pod_features`)."""
     preempted_by_scheduler: bool = False
@@ -169,6 +180,8 @@ class Pod:
             start_time=status.get("startTime") or "",
             volumes=pod_volumes(meta.get("name", ""), spec),
             resource_claims=resource_claim_names(spec),
+            claim_sources=pod_resource_claims(spec),
+            generated_claims=generated_claim_names(status),
             required_features=required_features(spec),
             preempted_by_scheduler=_preempted_by_scheduler(status),
         )

@@ -70,3 +70,37 @@ def _volume(pod_name: str, raw: Mapping[str, Any]) -> PodVolume:
 def resource_claim_names(spec: Mapping[str, Any]) -> tuple[str, ...]:
     """The names in `spec.resourceClaims` (DRA)."""
     return tuple(claim.get("name", "") for claim in spec.get("resourceClaims") or ())
+
+
+@dataclass(frozen=True, slots=True)
+class PodResourceClaim:
+    """One `spec.resourceClaims` entry: a claim by name, or made from a template by the
+    resourceclaim controller (its name then in `status.resourceClaimStatuses`)."""
+
+    name: str
+    claim_name: str = ""
+    """`resourceClaimName`."""
+    template_name: str = ""
+    """`resourceClaimTemplateName`."""
+
+
+def pod_resource_claims(spec: Mapping[str, Any]) -> tuple[PodResourceClaim, ...]:
+    """`spec.resourceClaims` (DRA)."""
+    return tuple(
+        PodResourceClaim(
+            name=str(claim.get("name") or ""),
+            claim_name=str(claim.get("resourceClaimName") or ""),
+            template_name=str(claim.get("resourceClaimTemplateName") or ""),
+        )
+        for claim in spec.get("resourceClaims") or ()
+        if isinstance(claim, Mapping)
+    )
+
+
+def generated_claim_names(status: Mapping[str, Any]) -> tuple[tuple[str, str | None], ...]:
+    """`status.resourceClaimStatuses`: (pod claim name, generated claim name or None)."""
+    return tuple(
+        (str(entry.get("name") or ""), entry.get("resourceClaimName") or None)
+        for entry in status.get("resourceClaimStatuses") or ()
+        if isinstance(entry, Mapping)
+    )

@@ -52,6 +52,7 @@ from kubesched.plugins.volume_zone import VolumeZone
 
 PRE_ENQUEUE: Final[tuple[type[PreEnqueuePlugin], ...]] = (
     SchedulingGates,
+    DynamicResources,
     DefaultPreemption,
     GangScheduling,
 )
@@ -88,6 +89,7 @@ FILTER: Final[tuple[type[FilterPlugin], ...]] = (
     VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
     NodeDeclaredFeatures,
 )
 POST_FILTER: Final[tuple[type[PostFilterPlugin], ...]] = (
@@ -102,6 +104,7 @@ PRE_SCORE: Final[tuple[type[PreScorePlugin], ...]] = (
     VolumeBinding,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
     NodeResourcesBalancedAllocation,
     ImageLocality,
 )
@@ -112,6 +115,7 @@ SCORE: Final[tuple[type[ScorePlugin], ...]] = (
     VolumeBinding,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
     NodeResourcesBalancedAllocation,
     ImageLocality,
 )
@@ -120,12 +124,19 @@ SCORE_EXTENSIONS: Final[tuple[type[ScoreExtensions], ...]] = (
     NodeAffinity,
     PodTopologySpread,
     InterPodAffinity,
+    DynamicResources,
 )
-RESERVE: Final[tuple[type[ReservePlugin], ...]] = (VolumeBinding, Coscheduling, GangScheduling)
+RESERVE: Final[tuple[type[ReservePlugin], ...]] = (
+    VolumeBinding,
+    DynamicResources,
+    Coscheduling,
+    GangScheduling,
+)
 PERMIT: Final[tuple[type[PermitPlugin], ...]] = (Coscheduling, GangScheduling)
-PRE_BIND: Final[tuple[type[PreBindPlugin], ...]] = (VolumeBinding,)
+PRE_BIND: Final[tuple[type[PreBindPlugin], ...]] = (VolumeBinding, DynamicResources)
 PRE_BIND_PRE_FLIGHT_EXTENSIONS: Final[tuple[type[PreBindPreFlightExtensions], ...]] = (
     VolumeBinding,
+    DynamicResources,
 )
 BIND: Final[tuple[type[BindPlugin], ...]] = (DefaultBinder,)
 POST_BIND: Final[tuple[type[PostBindPlugin], ...]] = ()
@@ -158,6 +169,7 @@ SIGN: Final[tuple[type[SignPlugin], ...]] = (
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    DynamicResources,
     NodeResourcesBalancedAllocation,
 )
 

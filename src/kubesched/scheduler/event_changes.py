@@ -50,6 +50,8 @@ def pod_changes(old: Pod, new: Pod, *, target: bool = False) -> list[ClusterEven
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(old.tolerations) != len(new.tolerations):
         actions.append(ActionType.UPDATE_POD_TOLERATION)
+    if old.generated_claims != new.generated_claims:
+        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
     if not actions:
         actions.append(ActionType.UPDATE)
     return [ClusterEvent(resource, action) for action in actions]

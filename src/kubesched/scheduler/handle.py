@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, NodeInfo, WaitingPods
+from kubesched.framework import Code, NodeInfo, ObjectWriteError, WaitingPods
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
-from kubesched.kube.api import MERGE_PATCH, KubeApi
-from kubesched.kube.errors import ApiError
+from kubesched.kube.api import MERGE_PATCH, STRATEGIC_MERGE_PATCH, KubeApi
+from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import (
     METADATA_NAME_LABEL,
     ApiObject,
@@ -183,6 +183,35 @@ class SchedulerHandle:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
+        path = resource.object_path(namespace=namespace, name=name)
+        try:
+            return ApiObject.from_json(await self._api.get(path))
+        except ApiError as exc:
+            raise _write_error(exc) from None
+
+    async def patch_object(
+        self,
+        resource: ResourceSpec,
+        obj: ApiObject,
+        patch: Mapping[str, Any],
+        *,
+        status: bool = False,
+        strategic: bool = False,
+    ) -> ApiObject:
+        if not self._leading():
+            raise ObjectWriteError(f"not the leader: {obj.key} was not written")
+        path = resource.object_path(namespace=obj.namespace, name=obj.name)
+        path += "/status" if status else ""
+        content_type = STRATEGIC_MERGE_PATCH if strategic else MERGE_PATCH
+        try:
+            written = await self._api.patch(
+                path, dict(patch), content_type=content_type, timeout=STATUS_PATCH_TIMEOUT_SECONDS
+            )
+        except ApiError as exc:
+            raise _write_error(exc) from None
+        return ApiObject.from_json(written)
+
     async def _patch(self, path: str, body: dict[str, Any]) -> None:
         try:
             await self._api.patch(
@@ -190,3 +219,9 @@ class SchedulerHandle:
             )
         except ApiError as exc:
             log.warning('"could not patch status" path="%s" err="%s"', path, exc)
+
+
+def _write_error(exc: ApiError) -> ObjectWriteError:
+    return ObjectWriteError(
+        str(exc), conflict=isinstance(exc, Conflict), not_found=isinstance(exc, NotFound)
+    )

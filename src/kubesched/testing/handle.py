@@ -11,6 +11,7 @@ shows the traceback.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,6 +22,7 @@ from kubesched.framework import (
     Code,
     CycleState,
     NodeInfo,
+    ObjectWriteError,
     RecordedPreemption,
     Registry,
     Status,
@@ -89,6 +91,12 @@ class FakeHandle:
     """`namespace/name` of every pod a plugin activated."""
     status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(object `namespace/name`, status) per `patch_status` call."""
+    object_patches: list[tuple[str, bool, dict[str, Any]]] = field(default_factory=list)
+    """(object `namespace/name`, status subresource?, patch) per `patch_object` call; the
+    patch is applied to the lister's object (resourceVersion bumped) as the API server
+    would, `metadata.resourceVersion` checked."""
+    write_error: Exception | None = None
+    """Raised by the next `patch_object` (then cleared)."""
     volumes: StaticVolumeListers = field(default_factory=StaticVolumeListers)
     """The storage objects `volume_listers` answers from; `bind_volume` and
     `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
@@ -223,6 +231,86 @@ class FakeHandle:
         if not resource.writes_status:
             raise AssertionError(f"{resource.event_resource} does not declare writes_status")
         self.status_patches.append((obj.key, dict(status)))
+
+    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
+        found = self.listers.store(resource).get(name, namespace)
+        if found is None:
+            raise ObjectWriteError(f"{namespace}/{name} not found", not_found=True)
+        return found
+
+    async def patch_object(
+        self,
+        resource: ResourceSpec,
+        obj: ApiObject,
+        patch: Mapping[str, Any],
+        *,
+        status: bool = False,
+        strategic: bool = False,
+    ) -> ApiObject:
+        if not resource.writes:
+            raise AssertionError(f"{resource.event_resource} does not declare writes")
+        if self.write_error is not None:
+            error, self.write_error = self.write_error, None
+            raise error
+        self.object_patches.append((obj.key, status, dict(patch)))
+        store = self.listers.store(resource)
+        current = store.get(obj.name, obj.namespace)
+        if current is None:
+            raise ObjectWriteError(f"{obj.key} not found", not_found=True)
+        wanted = (patch.get("metadata") or {}).get("resourceVersion")
+        if wanted is not None and wanted != current.resource_version:
+            raise ObjectWriteError(f"{obj.key}: the object has been modified", conflict=True)
+        written = apply_patch(current, patch, strategic=strategic)
+        self.listers.add(resource, written)
+        return written
+
+
+def apply_patch(obj: ApiObject, patch: Mapping[str, Any], *, strategic: bool) -> ApiObject:
+    """`obj` with a JSON merge patch applied (and, with `strategic`, list entries
+    `{"$patch": "delete", "uid": ...}` removing the entries with that uid), its
+    resourceVersion bumped."""
+    raw = _merge(obj_json(obj), patch, strategic=strategic)
+    raw["metadata"]["resourceVersion"] = _bump(obj.resource_version)
+    return ApiObject.from_json(raw)
+
+
+def obj_json(obj: ApiObject) -> dict[str, Any]:
+    """The JSON of an ApiObject, as much as it keeps."""
+    meta: dict[str, Any] = {"name": obj.name, "uid": obj.uid}
+    if obj.namespace:
+        meta["namespace"] = obj.namespace
+    if obj.resource_version:
+        meta["resourceVersion"] = obj.resource_version
+    optional: dict[str, Any] = {
+        "labels": dict(obj.labels),
+        "annotations": dict(obj.annotations),
+        "finalizers": list(obj.finalizers),
+        "ownerReferences": [
+            {"kind": o.kind, "name": o.name, "uid": o.uid, "controller": o.controller}
+            | ({"apiVersion": o.api_version} if o.api_version else {})
+            for o in obj.owners
+        ],
+    }
+    meta.update({key: value for key, value in optional.items() if value})
+    if obj.deleting:
+        meta["deletionTimestamp"] = "1970-01-01T00:00:00Z"
+    return {"metadata": meta, **copy.deepcopy(dict(obj.body))}
+
+
+def _merge(target: Any, patch: Any, *, strategic: bool) -> Any:
+    if not isinstance(patch, Mapping):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, Mapping) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif strategic and isinstance(value, list) and isinstance(out.get(key), list):
+            deleted = {e.get("uid") for e in value if isinstance(e, Mapping) and e.get("$patch")}
+            kept = [e for e in out[key] if not (isinstance(e, Mapping) and e.get("uid") in deleted)]
+            out[key] = kept + [e for e in value if not (isinstance(e, Mapping) and "$patch" in e)]
+        else:
+            out[key] = _merge(out.get(key), value, strategic=strategic)
+    return out
 
 
 def _bump(resource_version: str) -> str:

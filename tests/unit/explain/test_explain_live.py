@@ -54,6 +54,8 @@ class FakeApi:
             return self._page(self.namespaces, params)
         if path in WORKLOAD_PATHS:
             return self._page(self.workloads.get(path, []), params)
+        if path.startswith("/apis/resource.k8s.io/v1/"):  # DynamicResources' objects: none
+            return self._page([], params)
         if path == "/apis/policy/v1/poddisruptionbudgets":
             if self.pdbs is None:
                 raise Forbidden(403, "Forbidden", "no", path=path)

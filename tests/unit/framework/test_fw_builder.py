@@ -23,6 +23,7 @@ DEFAULT_FILTERS = [
     "VolumeZone",
     "PodTopologySpread",
     "InterPodAffinity",
+    "DynamicResources",
     "NodeDeclaredFeatures",
 ]
 
@@ -68,7 +69,7 @@ def test_default_profile_has_upstream_plugins_and_weights() -> None:
     fw = build()
     listed = fw.list_plugins()
     assert listed["queueSort"] == ["PrioritySort"]
-    assert listed["preEnqueue"] == ["SchedulingGates", "DefaultPreemption"]
+    assert listed["preEnqueue"] == ["SchedulingGates", "DynamicResources", "DefaultPreemption"]
     assert listed["filter"] == DEFAULT_FILTERS
     assert listed["score"] == [
         "TaintToleration:3",
@@ -77,6 +78,7 @@ def test_default_profile_has_upstream_plugins_and_weights() -> None:
         "VolumeBinding:1",
         "PodTopologySpread:2",
         "InterPodAffinity:2",
+        "DynamicResources:2",
         "NodeResourcesBalancedAllocation:1",
         "ImageLocality:1",
     ]

@@ -72,7 +72,18 @@ def test_resource_paths_and_event_names() -> None:
 def test_declared_resources_come_from_enabled_plugins_only() -> None:
     registry = config_registry()
     default = Profile(scheduler_name="s")
-    assert declared_resources([default], registry) == []
+    dra = {
+        ("resource.k8s.io", "resourceclaims"),
+        ("resource.k8s.io", "deviceclasses"),
+        ("resource.k8s.io", "resourceslices"),
+        ("resource.k8s.io", "devicetaintrules"),
+    }
+    assert {(s.group, s.resource) for s in declared_resources([default], registry)} == dra
+    no_dra = Profile(
+        scheduler_name="n",
+        plugins={"multiPoint": PluginSet(disabled=(PluginRef("DynamicResources"),))},
+    )
+    assert declared_resources([no_dra], registry) == []
     gang = Profile(
         scheduler_name="g",
         plugins={"multiPoint": PluginSet(enabled=(PluginRef("Coscheduling"),))},
@@ -81,6 +92,7 @@ def test_declared_resources_come_from_enabled_plugins_only() -> None:
     assert {(s.group, s.resource) for s in found} == {
         ("scheduling.x-k8s.io", "podgroups"),
         ("", "pods"),
+        *dra,
     }
     assert next(s for s in found if s.resource == "pods").label_indexes == (
         "scheduling.x-k8s.io/pod-group",

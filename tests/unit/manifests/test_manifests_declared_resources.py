@@ -55,7 +55,7 @@ def test_the_gate_grants_native_pod_groups_even_without_gang_scheduling(tmp_path
     path.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
         "profiles:\n- schedulerName: s1\n"
-        "  plugins: {multiPoint: {disabled: [{name: GangScheduling}]}}\n"
+        "  plugins: {multiPoint: {disabled: [{name: GangScheduling}, {name: DynamicResources}]}}\n"
     )
     gated = config_for(
         [f"--config={path}", "--feature-gates=GenericWorkload=true"], tmp_path=tmp_path

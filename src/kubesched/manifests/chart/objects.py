@@ -110,7 +110,7 @@ def _declared_rules(declared: Mapping[str, tuple[ResourceSpec, ...]]) -> list[An
             specs[key] = spec
             readers.setdefault(key, set()).add(plugin)
             writers.setdefault(key, set())
-            if spec.writes_status:
+            if spec.writes_status or spec.writes:
                 writers[key].add(plugin)
     cycle = (
         SCHEDULING_PODGROUPS.group,

@@ -1,78 +1,430 @@
-"""DynamicResources (PreFilter): kubesched does not allocate DRA ResourceClaims yet, so a pod
-with `spec.resourceClaims` is refused, never bound with its claims unallocated.
+"""DynamicResources: devices from ResourceSlices for the pod's ResourceClaims, as
+kube-scheduler v1.37.2 allocates them (structured parameters).
 
-kube-scheduler v1.37 allocates devices from ResourceSlices for the pod's ResourceClaims (and
-those made from ResourceClaimTemplates), matching DeviceClasses and CEL selectors, and writes
-the allocation in PreBind. kubesched has none of that: its PreFilter rejects such a pod as
-UnschedulableAndUnresolvable with `MESSAGE`, so it stays Pending with a FailedScheduling event
-that says why (and nothing but deleting it, or giving it to kube-scheduler, moves it on).
-Pods without resource claims skip the plugin.
+PreEnqueue holds a pod whose claims do not exist yet (made from a template by the
+resourceclaim controller); PreFilter looks the claims up (one in use by another pod, one
+being allocated for another pod, a missing DeviceClass: UnschedulableAndUnresolvable) and
+builds the allocator over every slice (DeviceTaintRules applied) and the devices in use,
+including allocations in flight; Filter runs the allocator on the node (within
+`filterTimeout`) and keeps the result; Score rewards the earlier `firstAvailable`
+subrequests; Reserve puts the node's allocations in flight (shared by every profile, so no
+two pods get one device between Reserve and the write); PreBind writes each claim's
+finalizer, `status.allocation` and `status.reservedFor` (re-reading it on a conflict) and
+waits for binding conditions up to `bindingTimeout`; Unreserve takes the allocations back
+and the pod out of `reservedFor`; PostFilter deallocates a claim that is allocated where
+the pod cannot go and reserved for nobody else. Pods without claims skip it.
 
-Its PostFilter runs before DefaultPreemption's, as upstream's (the default list puts
-DynamicResources first), and answers as upstream's does for a pod without claims: nothing to
-deallocate (Unschedulable, no message) once its PreFilter ran, and an ERROR `not found` (the
-missing cycle state) when an earlier PreFilter rejected the pod, so the FailedScheduling text
-ends with `. not found` exactly as kube-scheduler v1.37's does then.
+Not implemented (kube-scheduler v1.37.2 has them): extended resources backed by DRA
+(DRAExtendedResource: `NodeResourcesFit` still counts only the node's allocatable) and the
+claims of native PodGroups (DRAWorkloadResourceClaims, alpha).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+import logging
+import time
+from collections.abc import Mapping, MutableSequence, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import (
+    ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     Code,
     CycleState,
+    EventResource,
     Handle,
     NodeInfo,
     NodeToStatusReader,
     PostFilterResult,
+    QueueingHint,
     StateKey,
     Status,
 )
-from kubesched.model import Pod
-from kubesched.plugins.helper.args import check_fields
+from kubesched.model import ApiObject, Pod
+from kubesched.model.dra_claims import AllocationResult
+from kubesched.plugins.dynamic_resources import binding, resources
+from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
+from kubesched.plugins.dynamic_resources.cel import CelCache
+from kubesched.plugins.dynamic_resources.manager import Claim, shared_manager
+from kubesched.plugins.dynamic_resources.pod_claims import (
+    ClaimsNotReady,
+    pod_claims,
+    reserved_for_pod,
+)
+from kubesched.plugins.dynamic_resources.structured import (
+    AllocationError,
+    Allocator,
+    Features,
+    NodeAllocationError,
+    node_matches,
+)
+from kubesched.plugins.helper.event_objects import event_objects
+from kubesched.plugins.helper.normalize import default_normalize_score
+
+log = logging.getLogger(__name__)
 
 NAME = names.DYNAMIC_RESOURCES
-MESSAGE = (
-    "pod has spec.resourceClaims, and kubesched does not support dynamic resource allocation "
-    "(allocating ResourceClaims from ResourceSlices with DeviceClasses and CEL selectors is not "
-    "implemented); use kube-scheduler for this pod"
-)
+FIRST_AVAILABLE_MAX_SIZE: Final = 8
+"""upstream `resourceapi.FirstAvailableDeviceRequestMaxSize`."""
 _SKIP: Final = Status(Code.SKIP)
-_REFUSED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, MESSAGE)
 _NOTHING_TO_DEALLOCATE: Final = Status(Code.UNSCHEDULABLE)
 _NO_STATE: Final = Status(Code.ERROR, "not found")
 
 
-class _Ran:
-    """Written by PreFilter: the PostFilter knows the PreFilter ran."""
+def _unschedulable(reason: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
 
-    def clone(self) -> _Ran:
+
+def _error(reason: str) -> Status:
+    return Status(Code.ERROR, reason)
+
+
+@dataclass(slots=True)
+class _State:
+    """One cycle's claims (written by PreFilter; a pod without claims has none)."""
+
+    claims: list[Claim] = field(default_factory=list)
+    available_on: list[Mapping[str, Any] | None] = field(default_factory=list)
+    """The node selector of each allocated claim's allocation (None: any node)."""
+    allocation: list[AllocationResult | None] = field(default_factory=list)
+    """Set by Reserve for the claims it allocated."""
+    allocator: Allocator | None = None
+    unavailable: set[int] = field(default_factory=set)
+    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+
+    def clone(self) -> _State:
         return self
 
+    def to_allocate(self) -> list[int]:
+        return [i for i, entry in enumerate(self.claims) if entry.claim.allocation is None]
 
-_KEY: StateKey[_Ran] = StateKey(NAME)
-_RAN: Final = _Ran()
+
+_KEY: StateKey[_State] = StateKey(NAME)
 
 
 class DynamicResources:
     name = NAME
+    resources = resources.ALL
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        del handle
-        check_fields(args, kind="DynamicResourcesArgs", allowed=("filterTimeout", "bindingTimeout"))
+        self.args = DynamicResourcesArgs.from_v1(args)
+        self.handle = handle
+        self.manager = shared_manager(handle)
+        self.features = Features()
+        self.cel_cache = CelCache()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def sign_pod(self, pod: Pod) -> tuple[()] | None:
+        """Pods with claims are not signable (upstream: their fit depends on other claims)."""
+        return None if pod.claim_sources else ()
+
+    # ---- PreEnqueue, PreFilter -----------------------------------------------------------
+
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        if not pod.claim_sources:
+            return None
+        try:
+            pod_claims(pod, self.manager)
+        except ClaimsNotReady as exc:
+            return _unschedulable(str(exc))
+        return None
 
     def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
-        state.write(_KEY, _RAN)
-        return _REFUSED if pod.resource_claims else _SKIP
+        data = _State()
+        state.write(_KEY, data)
+        if not pod.claim_sources:
+            return _SKIP
+        try:
+            claims = pod_claims(pod, self.manager)
+        except ClaimsNotReady as exc:
+            return _unschedulable(str(exc))
+        if not claims:
+            return _SKIP
+        data.available_on = [None] * len(claims)
+        data.allocation = [None] * len(claims)
+        status = self._check_claims(data, claims)
+        if status is not None:
+            return status
+        data.claims = claims
+        if any(entry.claim.allocation is None for entry in claims):
+            try:
+                data.allocator = Allocator(
+                    features=self.features,
+                    allocated_state=self.manager.allocated_state(
+                        consumable_capacity=self.features.consumable_capacity
+                    ),
+                    device_class=self.manager.device_class,
+                    slices=self.manager.slices_with_taint_rules(),
+                    cel_cache=self.cel_cache,
+                )
+            except AllocationError as exc:
+                return _error(str(exc))
+        return Status(Code.SUCCESS)
+
+    def _check_claims(self, data: _State, claims: list[Claim]) -> Status | None:
+        """Note where allocated claims are available; refuse a claim another pod is
+        being allocated, or one whose DeviceClass is missing."""
+        for index, entry in enumerate(claims):
+            claim = entry.claim
+            if claim.allocation is not None:
+                data.available_on[index] = claim.allocation.node_selector
+                continue
+            if entry.uid in self.manager.pending:
+                return _unschedulable(
+                    f"resource claim {claim.key} is in the process of being allocated"
+                )
+            status = self._check_classes(entry)
+            if status is not None:
+                return status
+        return None
+
+    def _check_classes(self, entry: Claim) -> Status | None:
+        claim = entry.claim
+        for request in claim.requests:
+            if request.exactly is not None:
+                status = self._check_class(request.exactly.device_class_name, request.name)
+            elif request.first_available:
+                status = None
+                for sub in request.first_available:
+                    status = self._check_class(sub.device_class_name, f"{request.name}/{sub.name}")
+                    if status is not None:
+                        break
+            else:
+                status = _unschedulable(
+                    f"resource claim {claim.key}, request {request.name}: unknown request type"
+                )
+            if status is not None:
+                return status
+        return None
+
+    def _check_class(self, class_name: str, request: str) -> Status | None:
+        if not class_name:
+            return _error(f"request {request}: unsupported request type")
+        if self.manager.device_class(class_name) is None:
+            return _unschedulable(f"request {request}: device class {class_name} does not exist")
+        return None
+
+    # ---- Filter, PostFilter, Score --------------------------------------------------------
+
+    def filter(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> Status | None:
+        data = state.get(_KEY)
+        if data is None or not data.claims:
+            return None
+        node = node_info.node
+        unavailable = [
+            index
+            for index, selector in enumerate(data.available_on)
+            if selector is not None
+            and not node_matches(node, "", all_nodes=False, selector=selector)
+        ]
+        if data.allocator is not None:
+            status = self._allocate(data, node_info)
+            if status is not None:
+                return status
+        if unavailable:
+            data.unavailable.update(unavailable)
+            return _unschedulable("resourceclaim not available on the node")
+        return None
+
+    def _allocate(self, data: _State, node_info: NodeInfo) -> Status | None:
+        assert data.allocator is not None
+        node = node_info.node
+        claims = [data.claims[i].claim for i in data.to_allocate()]
+        timeout = self.args.filter_timeout
+        deadline = time.monotonic() + timeout if timeout > 0 else None
+        try:
+            results = data.allocator.allocate(node, claims, deadline=deadline)
+        except NodeAllocationError as exc:
+            return _unschedulable(str(exc))
+        except AllocationError as exc:
+            if "context deadline exceeded" in str(exc):
+                return _error(f"node {node.name}: timed out trying to allocate devices")
+            return _error(str(exc))
+        if results is None or len(results) != len(claims):
+            return _unschedulable("cannot allocate all claims")
+        data.node_allocations[node.name] = results
+        return None
 
     def post_filter(
-        self, state: CycleState, _pod: Pod, _statuses: NodeToStatusReader
-    ) -> tuple[PostFilterResult | None, Status]:
-        return None, _NOTHING_TO_DEALLOCATE if state.get(_KEY) is not None else _NO_STATE
+        self, state: CycleState, pod: Pod, _statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        data = state.get(_KEY)
+        if data is None:
+            return None, _NO_STATE
+        for index in sorted(data.unavailable):
+            entry = data.claims[index]
+            reserved = entry.claim.reserved_for
+            if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
+                self._background(binding.deallocate(self.handle, entry))
+                return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+        return None, _NOTHING_TO_DEALLOCATE
 
-    def events_to_register(self) -> Sequence[ClusterEvent]:
-        return ()  # nothing in the cluster can make kubesched allocate a claim
+    def pre_score(self, state: CycleState, _pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
+        """Skip unless a claim has `firstAvailable` requests (every score would be 0)."""
+        data = state.get(_KEY)
+        if data is None or not any(
+            request.first_available for entry in data.claims for request in entry.claim.requests
+        ):
+            return _SKIP
+        return Status(Code.SUCCESS)
+
+    def score(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> int:
+        data = state.read(_KEY)
+        results = data.node_allocations.get(node_info.name)
+        if results is None:
+            return 0
+        score = 0
+        allocated = iter(results)
+        for entry in data.claims:
+            allocation = entry.claim.allocation or next(allocated, None)
+            if allocation is None:
+                raise RuntimeError(
+                    f"number of allocations {len(results)} is smaller than number of claims "
+                    "needing allocation"
+                )
+            chosen = {r.request for r in allocation.results if "/" in r.request}
+            for request in entry.claim.requests:
+                for i, sub in enumerate(request.first_available):
+                    if f"{request.name}/{sub.name}" in chosen:
+                        score += FIRST_AVAILABLE_MAX_SIZE - i
+        return score
+
+    def normalize_score(
+        self, _state: CycleState, _pod: Pod, scores: MutableSequence[int]
+    ) -> Status | None:
+        default_normalize_score(scores)
+        return None
+
+    # ---- Reserve, Unreserve, PreBind ------------------------------------------------------
+
+    def reserve(self, state: CycleState, _pod: Pod, node_name: str) -> Status | None:
+        data = state.get(_KEY)
+        if data is None or data.allocator is None:
+            return None
+        indexes = data.to_allocate()
+        results = data.node_allocations.get(node_name)
+        if results is None:
+            return _error("claim allocation not found for node")
+        if len(results) != len(indexes):
+            return _error(
+                f"internal error, have {len(results)} allocations, {len(indexes)} claims to "
+                f"allocate, want {len(indexes)} claims"
+            )
+        for index, allocation in zip(indexes, results, strict=True):
+            data.allocation[index] = allocation
+            self.manager.pending[data.claims[index].uid] = allocation
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, _node_name: str) -> None:
+        data = state.get(_KEY)
+        if data is None:
+            return
+        for index, entry in enumerate(data.claims):
+            if data.allocation[index] is not None and entry.uid in self.manager.pending:
+                del self.manager.pending[entry.uid]
+                self.manager.assumed.pop(entry.obj.key, None)
+            if entry.claim.allocation is not None and reserved_for_pod(pod, entry):
+                self._background(binding.unreserve(self.handle, entry, pod))
+
+    def pre_bind_pre_flight(self, state: CycleState, _pod: Pod, _node_name: str) -> Status | None:
+        data = state.get(_KEY)
+        return _SKIP if data is None or not data.claims else None
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        data = state.get(_KEY)
+        if data is None or not data.claims:
+            return None
+        written = []
+        for index, entry in enumerate(data.claims):
+            if reserved_for_pod(pod, entry):
+                continue
+            try:
+                claim = await binding.bind_claim(self.handle, entry, data.allocation[index], pod)
+            except binding.BindError as exc:
+                return _error(str(exc))
+            self.manager.assume(claim)
+            data.claims[index] = claim
+            written.append(index)
+        for index in written:
+            if data.allocation[index] is not None:
+                self.manager.pending.pop(data.claims[index].uid, None)
+        if binding.has_binding_conditions(data.claims):
+            return await binding.wait_for_binding_conditions(
+                self.handle,
+                self.manager,
+                claims=data.claims,
+                pod=pod,
+                node_name=node_name,
+                timeout=self.args.binding_timeout,
+            )
+        return None
+
+    def _background(self, work: Any) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(work)
+        except RuntimeError:
+            work.close()
+            return
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ---- events and hints -----------------------------------------------------------------
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        add_update = ActionType.ADD | ActionType.UPDATE
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        return (
+            # A resource may depend on node labels for topology filtering.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, node_actions | ActionType.UPDATE_NODE_ALLOCATABLE)
+            ),
+            # Allocations are kept in claims: any change may make the pod schedulable.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.RESOURCE_CLAIM, add_update | ActionType.DELETE),
+                self.is_schedulable_after_claim_change,
+            ),
+            # The claim made from a template is named in the pod's status.
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.TARGET_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
+                ),
+                self.is_schedulable_after_target_pod_update,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, add_update)),
+            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_update)),
+        )
+
+    def is_schedulable_after_claim_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        before, after = event_objects(ApiObject, old, new)
+        if after is None:
+            had = before is not None and before.status.get("allocation") is not None
+            return QueueingHint.QUEUE if had else QueueingHint.QUEUE_SKIP
+        try:
+            uses = any(entry.uid == after.uid for entry in pod_claims(pod, self.manager))
+        except ClaimsNotReady:
+            return QueueingHint.QUEUE_SKIP
+        if (
+            before is not None
+            and before.status.get("allocation") is not None
+            and after.status.get("allocation") is None
+        ):
+            return QueueingHint.QUEUE  # deallocated: devices are free again
+        # The pod's own claim: created, or its status changed (not just a finalizer).
+        changed = before is None or dict(before.status) != dict(after.status)
+        return QueueingHint.QUEUE if uses and changed else QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_target_pod_update(
+        self, _pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        _, modified = event_objects(Pod, old, new)
+        if modified is None:
+            raise TypeError("expected Pod, but got NoneType")
+        try:
+            pod_claims(modified, self.manager)
+        except ClaimsNotReady:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE

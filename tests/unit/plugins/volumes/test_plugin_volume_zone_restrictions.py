@@ -7,7 +7,7 @@ from volume_objects import pv, pvc, storage_class
 
 from kubesched.framework import Code
 from kubesched.framework.volumes import StaticVolumeListers
-from kubesched.plugins import DynamicResources, VolumeRestrictions, VolumeZone
+from kubesched.plugins import VolumeRestrictions, VolumeZone
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
 
 ZONE = "topology.kubernetes.io/zone"
@@ -78,14 +78,3 @@ def test_inline_disks_conflict_unless_both_read_only() -> None:
         "node(s) had no available disk",
     )
     assert writer["b1"].is_success()
-
-
-def test_pods_with_resource_claims_are_refused() -> None:
-    h = FakeHandle(nodes=nodes())  # type: ignore[arg-type]
-    plugin = DynamicResources(args={"filterTimeout": "10s"}, handle=h)
-    pod = make_pod().name("p").model()
-    assert run_filter_plugin(plugin, pod, h.list_node_infos())["a1"].is_success()
-    pod.resource_claims = ("gpu",)
-    status = run_filter_plugin(plugin, pod, h.list_node_infos())["a1"]
-    assert status.code is UNRES
-    assert "does not support dynamic resource allocation" in status.message

@@ -1,0 +1,208 @@
+"""DynamicResources' writes to ResourceClaims (upstream `bindClaim`, Unreserve's patch,
+PostFilter's deallocation) and PreBind's wait for binding conditions.
+
+Every write is a JSON merge patch carrying the claim's resourceVersion, so a change since
+it was read is a conflict: the claim is read again and the write retried (client-go's
+`retry.DefaultRetry`, 5 tries), refused with upstream's texts when it was deleted,
+allocated elsewhere or deallocated meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from kubesched.framework import Code, Handle, ObjectWriteError, Status
+from kubesched.model import Pod
+from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.plugins.dynamic_resources.manager import Claim, DraManager, object_json
+from kubesched.plugins.dynamic_resources.resources import CLAIMS
+
+log = logging.getLogger(__name__)
+
+FINALIZER: Final = "resource.kubernetes.io/delete-protection"
+"""upstream `resourceapi.Finalizer`: an allocated claim is not deleted under its pod."""
+CONFLICT_RETRIES: Final = 5
+BINDING_POLL_SECONDS: Final = 5.0
+
+
+class BindError(Exception):
+    """PreBind could not record the allocation or the reservation (the text says why)."""
+
+
+def _claim(obj: Any) -> Claim:
+    return Claim(obj, ResourceClaim.from_json(object_json(obj)))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def bind_claim(
+    handle: Handle, entry: Claim, allocation: AllocationResult | None, pod: Pod
+) -> Claim:
+    """Record `allocation` (when Reserve made one) and reserve the claim for `pod`; the
+    claim as written."""
+    key = entry.obj.key
+    current = entry
+    for attempt in range(CONFLICT_RETRIES):
+        if attempt:
+            try:
+                current = _claim(
+                    await handle.get_object(CLAIMS, entry.obj.namespace, entry.obj.name)
+                )
+            except ObjectWriteError as exc:
+                raise BindError(f"get updated claim {key} after conflict: {exc}") from None
+        try:
+            return await _write(handle, current, allocation, pod)
+        except ObjectWriteError as exc:
+            if not exc.conflict:
+                what = "add allocation and reservation to" if allocation else "add reservation to"
+                raise BindError(f"{what} claim {key}: {exc}") from None
+    raise BindError(f"claim {key}: still conflicting after {CONFLICT_RETRIES} tries")
+
+
+async def _write(
+    handle: Handle, current: Claim, allocation: AllocationResult | None, pod: Pod
+) -> Claim:
+    key = current.obj.key
+    if current.claim.deleting:
+        raise BindError(f"claim {key} got deleted in the meantime")
+    if allocation is not None:
+        if current.claim.allocation is not None:
+            raise BindError(f"claim {key} got allocated elsewhere in the meantime")
+        if FINALIZER not in current.obj.finalizers:
+            patch = {
+                "metadata": {
+                    "resourceVersion": current.obj.resource_version,
+                    "finalizers": [*current.obj.finalizers, FINALIZER],
+                }
+            }
+            try:
+                current = _claim(await handle.patch_object(CLAIMS, current.obj, patch))
+            except ObjectWriteError as exc:
+                if exc.conflict:
+                    raise
+                raise BindError(f"add finalizer to claim {key}: {exc}") from None
+    elif current.claim.allocation is None:
+        raise BindError(f"claim {key} got deallocated elsewhere in the meantime")
+    reserved = [*(current.obj.status.get("reservedFor") or ()), _consumer(pod)]
+    status: dict[str, Any] = {"reservedFor": reserved}
+    if allocation is not None:
+        status["allocation"] = {**allocation.to_json(), "allocationTimestamp": _now()}
+    patch = {"metadata": {"resourceVersion": current.obj.resource_version}, "status": status}
+    return _claim(await handle.patch_object(CLAIMS, current.obj, patch, status=True))
+
+
+def _consumer(pod: Pod) -> dict[str, str]:
+    return {"resource": "pods", "name": pod.name, "uid": pod.uid}
+
+
+async def unreserve(handle: Handle, entry: Claim, pod: Pod) -> None:
+    """Take the pod out of `reservedFor` (a strategic merge patch: no resourceVersion)."""
+    patch = {
+        "metadata": {"uid": entry.uid},
+        "status": {"reservedFor": [{"$patch": "delete", "uid": pod.uid}]},
+    }
+    try:
+        await handle.patch_object(CLAIMS, entry.obj, patch, status=True, strategic=True)
+    except ObjectWriteError as exc:
+        # Retried with the pod's next scheduling attempt.
+        log.warning('"unreserve" resourceclaim="%s" err="%s"', entry.obj.key, exc)
+
+
+async def deallocate(handle: Handle, entry: Claim) -> None:
+    """PostFilter: free an allocated claim nobody else uses."""
+    patch = {
+        "metadata": {"resourceVersion": entry.obj.resource_version},
+        "status": {"reservedFor": None, "allocation": None, "devices": None},
+    }
+    try:
+        await handle.patch_object(CLAIMS, entry.obj, patch, status=True)
+    except ObjectWriteError as exc:
+        log.warning(
+            '"Deallocation of ResourceClaim failed" resourceclaim="%s" err="%s"', entry.obj.key, exc
+        )
+
+
+# ---- binding conditions (DRADeviceBindingConditions) -------------------------------------
+
+
+def has_binding_conditions(claims: Sequence[Claim]) -> bool:
+    return any(
+        result.binding_conditions
+        for entry in claims
+        if entry.claim.allocation is not None
+        for result in entry.claim.allocation.results
+    )
+
+
+def ready_for_binding(entry: Claim) -> bool:
+    """upstream `isClaimReadyForBinding`: every binding condition of every allocated device
+    True in `status.devices`; BindError when a failure condition is True."""
+    allocation = entry.claim.allocation
+    if allocation is None:
+        return False
+    devices = entry.obj.status.get("devices") or ()
+    for result in allocation.results:
+        if not result.binding_conditions:
+            continue
+        status = next(
+            (
+                d
+                for d in devices
+                if (d.get("driver"), d.get("pool"), d.get("device"))
+                == (result.driver, result.pool, result.device)
+            ),
+            None,
+        )
+        if status is None:
+            return False
+        conditions = {c.get("type"): c for c in status.get("conditions") or ()}
+        for name in result.binding_failure_conditions or ():
+            failed = conditions.get(name)
+            if failed is not None and failed.get("status") == "True":
+                raise BindError(
+                    f"device binding failed: claim={entry.obj.name}, "
+                    f'reason={failed.get("reason", "")}, message="{failed.get("message", "")}"'
+                )
+        if any(
+            (conditions.get(n) or {}).get("status") != "True" for n in result.binding_conditions
+        ):
+            return False
+    return True
+
+
+async def wait_for_binding_conditions(
+    handle: Handle,
+    manager: DraManager,
+    *,
+    claims: list[Claim],
+    pod: Pod,
+    node_name: str,
+    timeout: float,
+) -> Status | None:
+    """Wait until every claim's devices are ready for binding (polling every 5 s)."""
+    handle.record_event(
+        pod,
+        event_type="Normal",
+        reason="BindingConditionsPending",
+        action="Scheduling",
+        note=f"waiting for binding conditions for device on node {node_name}",
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if all(
+                ready_for_binding(manager.claim(c.obj.namespace, c.obj.name) or c) for c in claims
+            ):
+                return None
+        except BindError as exc:
+            return Status(Code.ERROR, str(exc))
+        if time.monotonic() + BINDING_POLL_SECONDS > deadline:
+            return Status(Code.ERROR, "device binding timeout: context deadline exceeded")
+        await asyncio.sleep(BINDING_POLL_SECONDS)

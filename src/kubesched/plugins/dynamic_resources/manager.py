@@ -1,0 +1,226 @@
+"""What every DynamicResources instance of the scheduler shares (upstream's
+`SharedDRAManager`): the DRA objects parsed once per change, the claims allocated in Reserve
+but not yet written (in flight), and the claims as PreBind wrote them until the informer
+catches up (upstream's assume cache).
+
+One manager per claims lister: the informers are shared by all profiles, so all profiles'
+plugins share one manager and two pods never get the same device between Reserve and the
+API write, whichever profile schedules them.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from kubesched.framework import Handle, Lister, ResourceSpec
+from kubesched.framework.listers import IndexedStore
+from kubesched.model import ApiObject
+from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
+from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.plugins.dynamic_resources.resources import (
+    CLAIMS,
+    DEVICE_CLASSES,
+    SLICES,
+    TAINT_RULES,
+)
+from kubesched.plugins.dynamic_resources.structured import (
+    AllocatedState,
+    add_allocated_claim,
+    patched_slices,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A ResourceClaim: the parsed claim and the object it came from (owners, finalizers
+    and resourceVersion for the writes)."""
+
+    obj: ApiObject
+    claim: ResourceClaim
+
+    @property
+    def uid(self) -> str:
+        return self.obj.uid
+
+    @property
+    def controller_uid(self) -> str:
+        return next((o.uid for o in self.obj.owners if o.controller), "")
+
+
+def object_json(obj: ApiObject) -> dict[str, Any]:
+    """The JSON the model parsers read back from an ApiObject."""
+    meta: dict[str, Any] = {
+        "name": obj.name,
+        "uid": obj.uid,
+        "resourceVersion": obj.resource_version,
+        "annotations": dict(obj.annotations),
+        "creationTimestamp": obj.creation_timestamp,
+    }
+    if obj.namespace:
+        meta["namespace"] = obj.namespace
+    if obj.deleting:
+        meta["deletionTimestamp"] = "deleting"
+    return {"metadata": meta, **obj.body}
+
+
+class Parsed(Generic[T]):
+    """One resource's objects, parsed once per resourceVersion; an object that does not
+    parse is left out with a warning (the scheduler goes on)."""
+
+    def __init__(self, lister: Lister[ApiObject], parse: Any, kind: str) -> None:
+        self._parse, self._kind = parse, kind
+        self.by_key: dict[str, T] = {}
+        self.version = 0
+        for obj in lister.list():
+            self._put(obj)
+        lister.subscribe(self._changed)
+
+    def _changed(self, old: ApiObject | None, new: ApiObject | None) -> None:
+        self.version += 1
+        if new is None:
+            if old is not None:
+                self.by_key.pop(old.key, None)
+            return
+        self._put(new)
+
+    def _put(self, obj: ApiObject) -> None:
+        try:
+            self.by_key[obj.key] = self._parse(obj)
+        except (DRAObjectError, ValueError, TypeError, KeyError) as exc:
+            self.by_key.pop(obj.key, None)
+            log.warning(
+                '"Ignoring a %s that does not parse" object="%s" err="%s"', self._kind, obj.key, exc
+            )
+
+
+class DraManager:
+    """The parsed claims, classes, slices and taint rules; claims in flight and assumed."""
+
+    def __init__(self, handle: Handle) -> None:
+        self.claims: Parsed[Claim] = Parsed(
+            _lister(handle, CLAIMS),
+            lambda obj: Claim(obj, ResourceClaim.from_json(object_json(obj))),
+            "ResourceClaim",
+        )
+        self.classes: Parsed[DeviceClass] = Parsed(
+            _lister(handle, DEVICE_CLASSES),
+            lambda obj: DeviceClass.from_json(object_json(obj)),
+            "DeviceClass",
+        )
+        self.slices: Parsed[ResourceSlice] = Parsed(
+            _lister(handle, SLICES),
+            lambda obj: ResourceSlice.from_json(object_json(obj)),
+            "ResourceSlice",
+        )
+        self.taint_rules: Parsed[DeviceTaintRule] = Parsed(
+            _lister(handle, TAINT_RULES),
+            lambda obj: DeviceTaintRule.from_json(object_json(obj)),
+            "DeviceTaintRule",
+        )
+        self.pending: dict[str, AllocationResult] = {}
+        """Claim uid -> the allocation Reserve made, until PreBind wrote it or Unreserve."""
+        self.assumed: dict[str, Claim] = {}
+        """Claim key -> the claim as PreBind wrote it, until the informer has that version."""
+        self._slices_cache: tuple[int, int, list[ResourceSlice]] | None = None
+
+    # ---- claims ------------------------------------------------------------------------
+
+    def claim(self, namespace: str, name: str) -> Claim | None:
+        """The claim as the scheduler knows it: as last written by PreBind when the
+        informer has not delivered that version yet."""
+        key = f"{namespace}/{name}"
+        seen = self.claims.by_key.get(key)
+        assumed = self.assumed.get(key)
+        if assumed is None:
+            return seen
+        if seen is not None and _newer_or_same(
+            seen.obj.resource_version, assumed.obj.resource_version
+        ):
+            del self.assumed[key]
+            return seen
+        return assumed
+
+    def assume(self, claim: Claim) -> None:
+        """PreBind wrote `claim`: use it until the informer catches up."""
+        self.assumed[claim.obj.key] = claim
+
+    def all_claims(self) -> list[Claim]:
+        keys = set(self.claims.by_key) | set(self.assumed)
+        found = []
+        for key in keys:
+            namespace, _, name = key.partition("/")
+            claim = self.claim(namespace, name)
+            if claim is not None:
+                found.append(claim)
+        return found
+
+    def allocated_state(self, *, consumable_capacity: bool = True) -> AllocatedState:
+        """The devices in use: by allocated claims and by allocations in flight (upstream
+        `GatherAllocatedState` / `ListAllAllocatedDevices`)."""
+        state = AllocatedState()
+        known = set()
+        for entry in self.all_claims():
+            known.add(entry.uid)
+            allocation = entry.claim.allocation or self.pending.get(entry.uid)
+            if allocation is not None:
+                add_allocated_claim(
+                    state, allocation.results, consumable_capacity=consumable_capacity
+                )
+        for uid, allocation in self.pending.items():
+            if uid not in known:
+                add_allocated_claim(
+                    state, allocation.results, consumable_capacity=consumable_capacity
+                )
+        return state
+
+    # ---- classes and slices ------------------------------------------------------------
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        return self.classes.by_key.get(name)
+
+    def slices_with_taint_rules(self) -> list[ResourceSlice]:
+        """Every slice, the DeviceTaintRules' taints added (cached until one changes)."""
+        versions = (self.slices.version, self.taint_rules.version)
+        cached = self._slices_cache
+        if cached is not None and cached[:2] == versions:
+            return cached[2]
+        slices = sorted(self.slices.by_key.values(), key=lambda s: s.name)
+        rules = sorted(self.taint_rules.by_key.values(), key=lambda r: r.name)
+        patched = patched_slices(slices, rules)
+        self._slices_cache = (*versions, patched)
+        return patched
+
+
+def _lister(handle: Handle, spec: ResourceSpec) -> Lister[ApiObject]:
+    """The declared resource's lister; an empty one where the Handle serves no DRA objects
+    (a unit test's or a what-if's Handle without the DRA resources declared)."""
+    try:
+        return handle.lister(spec)
+    except KeyError:
+        return IndexedStore[ApiObject]()
+
+
+def _newer_or_same(seen: str, assumed: str) -> bool:
+    try:
+        return int(seen) >= int(assumed)
+    except ValueError:
+        return seen == assumed
+
+
+_MANAGERS: weakref.WeakKeyDictionary[object, DraManager] = weakref.WeakKeyDictionary()
+
+
+def shared_manager(handle: Handle) -> DraManager:
+    """The manager of the claims lister `handle` serves (one per scheduler)."""
+    lister = _lister(handle, CLAIMS)
+    manager = _MANAGERS.get(lister)
+    if manager is None:
+        manager = DraManager(handle)
+        _MANAGERS[lister] = manager
+    return manager
