@@ -52,10 +52,9 @@ class FakeApi:
             return self._page(self.nodes, params)
         if path == "/api/v1/namespaces":
             return self._page(self.namespaces, params)
-        if path in WORKLOAD_PATHS:
+        # Workloads, and DynamicResources' objects (none unless given).
+        if path in WORKLOAD_PATHS or path.startswith("/apis/resource.k8s.io/v1/"):
             return self._page(self.workloads.get(path, []), params)
-        if path.startswith("/apis/resource.k8s.io/v1/"):  # DynamicResources' objects: none
-            return self._page([], params)
         if path == "/apis/policy/v1/poddisruptionbudgets":
             if self.pdbs is None:
                 raise Forbidden(403, "Forbidden", "no", path=path)
