@@ -39,10 +39,16 @@ def raised(plugin: str, point: str, exc: BaseException) -> Status:
 
 
 def as_error(plugin: str, point: str, status: Status) -> Status:
-    """Wrap an unexpected status as upstream does: `running <Point> plugin "X": <message>`."""
+    """Wrap an unexpected status as upstream does: `running <Point> plugin "X": <message>`
+    (`running "X" filter plugin: <message>` for Filter)."""
+    prefix = (
+        f'running "{plugin}" filter plugin'
+        if point == "Filter"
+        else (f'running {point} plugin "{plugin}"')
+    )
     return Status(
         Code.ERROR,
-        f'running {point} plugin "{plugin}": {status.message}',
+        f"{prefix}: {status.message}",
         plugin=plugin,
         error=status.error,
     )

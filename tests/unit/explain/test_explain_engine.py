@@ -299,7 +299,7 @@ def test_filter_runs_on_all_nodes_where_the_scheduler_samples() -> None:
 
 
 def test_a_plugin_error_is_reported_as_the_cycles_error() -> None:
-    boom = Status(Code.ERROR, 'running Filter plugin "F": kaput')
+    boom = Status(Code.ERROR, 'running "F" filter plugin: kaput')
     fw, nodes = framework(
         ["a", "b"], filter=[TableFilter("F", {"b": boom})], score=[TableScore("S", {"a": 1})]
     )

@@ -75,7 +75,7 @@ def test_filter_returning_unexpected_code_is_an_error() -> None:
     fw = framework(filter=[FakeFilter("Odd", reject={"n1": Status(Code.WAIT, "hm")})])
     status = fw.run_filter(CycleState(), POD, nodes("n1")[0])
     assert status.code is Code.ERROR
-    assert status.message == 'running Filter plugin "Odd": hm'
+    assert status.message == 'running "Odd" filter plugin: hm'
 
 
 # --- PreFilter ----------------------------------------------------------------------------
