@@ -124,9 +124,17 @@ class DraDriver:
         for item in await self.node_slices(node):
             await self._delete(f"{SLICES}/{item['metadata']['name']}")
 
+    async def withdraw(self) -> None:
+        """Delete every slice of this driver and its DeviceClass (the driver is gone)."""
+        for item in await self._slices(f"spec.driver={self.driver}"):
+            await self._delete(f"{SLICES}/{item['metadata']['name']}")
+        await self._delete(f"{RESOURCE}/deviceclasses/{self.driver}")
+
     async def node_slices(self, node: str) -> list[dict[str, Any]]:
         """This driver's slices of `node`."""
-        selector = f"spec.nodeName={node},spec.driver={self.driver}"
+        return await self._slices(f"spec.nodeName={node},spec.driver={self.driver}")
+
+    async def _slices(self, selector: str) -> list[dict[str, Any]]:
         found = await self.api.get(SLICES, params={"fieldSelector": selector})
         return list(found.get("items") or [])
 
@@ -292,6 +300,10 @@ class LocalDraDriver:
     def unpublish(self, node: str) -> None:
         """See `DraDriver.unpublish`."""
         self._call(self.driver.unpublish(node))
+
+    def withdraw(self) -> None:
+        """See `DraDriver.withdraw`."""
+        self._call(self.driver.withdraw())
 
     def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
         """See `DraDriver.apply`."""
