@@ -13,7 +13,7 @@ from kubesched.kube.api import MERGE_PATCH
 from kubesched.kube.errors import NotFound
 from kubesched.localcluster import LocalClusterError
 from kubesched.localcluster.controller_manager import CONTROLLERS
-from kubesched.localcluster.dra_driver import SLICES, DraDriver
+from kubesched.localcluster.dra_driver import SLICES, DraDriver, example_node
 from kubesched.localcluster.dra_objects import (
     ATTACH_FAILED,
     ATTACHED,
@@ -244,3 +244,21 @@ async def test_run_prepares_listed_then_watched_claims() -> None:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+
+
+def test_the_example_nodes_are_kwok_nodes() -> None:
+    node = example_node("gpu-node-0")
+    assert node["metadata"]["labels"]["kwok.x-k8s.io/node"] == "fake"
+    assert node["status"]["allocatable"]["cpu"] == "32"
+
+
+async def test_withdraw_deletes_every_slice_of_the_driver_and_its_class() -> None:
+    api = FakeApi(lists=[[{"items": [old_slice("a-gpu.example.com", 1)]}]])
+
+    await DraDriver(api).withdraw()
+
+    assert api.gets()[0].params == {"fieldSelector": "spec.driver=gpu.example.com"}
+    assert [c.path for c in api.of("DELETE")] == [
+        f"{SLICES}/a-gpu.example.com",
+        "/apis/resource.k8s.io/v1/deviceclasses/gpu.example.com",
+    ]

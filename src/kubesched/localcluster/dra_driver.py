@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -44,6 +44,8 @@ from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.localcluster import dra_objects as objects
 from kubesched.localcluster.dra_objects import DRIVER, NodeGpus
 from kubesched.localcluster.errors import LocalClusterError
+from kubesched.localcluster.kwok import NODE_LABEL
+from kubesched.testing import make_node
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -216,6 +218,42 @@ def _plural(kind: str) -> str:
 def _version(obj: dict[str, Any]) -> dict[str, Any]:
     version = (obj.get("metadata") or {}).get("resourceVersion")
     return {"resourceVersion": version} if version else {}
+
+
+EXAMPLE_NODES = ("gpu-node-0", "gpu-node-1")
+"""The kwok nodes of `kubesched dev-cluster up --dra`."""
+EXAMPLE_GPUS = NodeGpus(gpus=4, numa=2, partitionable=1, shared=1, fabric=1)
+"""What each of them offers."""
+READY_LINE = "the example DRA driver prepares claims"
+"""What `run_driver` prints once it handled the claims that exist."""
+
+
+def example_node(name: str) -> dict[str, Any]:
+    """A kwok node for the example driver (32 CPUs, 256Gi, 110 pods)."""
+    node = make_node().name(name).label(*NODE_LABEL).label("kubernetes.io/hostname", name)
+    return node.capacity(cpu="32", memory="256Gi", pods="110").obj()
+
+
+async def run_driver(
+    kubeconfig: str, *, binding: str = "attach", on_ready: Callable[[str], None]
+) -> None:
+    """Prepare claims with the example driver until cancelled (`dev-cluster dra-driver`);
+    `on_ready` gets a line starting with `READY_LINE` once the claims that exist were
+    handled."""
+    try:
+        connection = await load_connection(kubeconfig=kubeconfig)
+    except ConnectionConfigError as error:
+        raise LocalClusterError(str(error)) from None
+    client = KubeClient(connection, timeout=30.0)
+    try:
+        driver = DraDriver(client, binding=binding)
+        ready = asyncio.Event()
+        task = asyncio.create_task(driver.run(ready=ready))
+        await ready.wait()
+        on_ready(f"{READY_LINE} (driver {driver.driver}, binding conditions: {binding})")
+        await task
+    finally:
+        await client.close()
 
 
 async def open_driver(kubeconfig: Path, **options: Any) -> tuple[DraDriver, KubeClient]:
