@@ -4,6 +4,8 @@ prepares claims (against an in-memory API; the real one is in tests/e2e/test_dra
 from __future__ import annotations
 
 import asyncio
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from kubesched.kube.api import MERGE_PATCH
 from kubesched.kube.errors import NotFound
 from kubesched.localcluster import LocalClusterError
 from kubesched.localcluster.controller_manager import CONTROLLERS
-from kubesched.localcluster.dra_driver import SLICES, DraDriver, example_node
+from kubesched.localcluster.dra_driver import SLICES, DraDriver, LocalDraDriver, example_node
 from kubesched.localcluster.dra_objects import (
     ATTACH_FAILED,
     ATTACHED,
@@ -262,3 +264,10 @@ async def test_withdraw_deletes_every_slice_of_the_driver_and_its_class() -> Non
         f"{SLICES}/a-gpu.example.com",
         "/apis/resource.k8s.io/v1/deviceclasses/gpu.example.com",
     ]
+
+
+def test_a_local_driver_without_a_cluster_is_one_error_and_leaves_no_thread(tmp_path: Path) -> None:
+    missing = tmp_path / "no-kubeconfig"
+    with pytest.raises(LocalClusterError, match="the example DRA driver"), LocalDraDriver(missing):
+        pass
+    assert not [t for t in threading.enumerate() if t.name == "dra-driver"]

@@ -279,7 +279,11 @@ class LocalDraDriver:
         self._running: asyncio.Task[None] | None = None
 
     def __enter__(self) -> Self:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def __exit__(
