@@ -162,3 +162,41 @@ def test_build_prints_every_binary_with_its_version(
     assert [line.split()[0] for line in lines] == [*names, "kwok"]
     kcm = "kube-controller-manager"
     assert lines[2] == f"{kcm}  {tmp_path}/{kcm}  ({kcm} v1)"
+
+
+def test_up_dra_starts_the_whole_cluster_and_the_example_driver(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _FakeCluster.made = []
+    drivers: list[object] = []
+    monkeypatch.setattr(devcluster, "LocalCluster", _FakeCluster)
+    monkeypatch.setattr(devcluster, "_start_example_driver", drivers.append)
+    monkeypatch.setattr(devstate, "save", lambda _cluster: None)
+
+    assert devcluster.main(["up", "--dra"]) == 0
+
+    (options,) = _FakeCluster.made
+    assert (options["controller_manager"], options["kwok"]) == (True, True)
+    assert len(drivers) == 1
+    assert capsys.readouterr().out == "export KUBECONFIG=/x/kubeconfig\n"
+
+
+def test_up_without_dra_starts_no_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    drivers: list[object] = []
+    monkeypatch.setattr(devcluster, "LocalCluster", _FakeCluster)
+    monkeypatch.setattr(devcluster, "_start_example_driver", drivers.append)
+    monkeypatch.setattr(devstate, "save", lambda _cluster: None)
+
+    assert devcluster.main(["up", "--kwok"]) == 0
+
+    assert drivers == []
+
+
+def test_the_dra_driver_refuses_an_unknown_binding_policy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        devcluster.main(["dra-driver", "--binding=sometimes"])
+
+    assert caught.value.code == 2
+    assert "invalid choice: 'sometimes'" in capsys.readouterr().err

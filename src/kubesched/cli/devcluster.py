@@ -4,11 +4,15 @@
                                     --promtool: promtool)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
                                     (--controller-manager, --kwok: the whole local cluster;
-                                    --feature-gates=GenericWorkload=true: native gang scheduling)
+                                    --feature-gates=GenericWorkload=true: native gang scheduling;
+                                    --dra: the whole local cluster plus the example DRA driver
+                                    gpu.example.com on two kwok GPU nodes)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
     kubesched dev-cluster status    show the background cluster's processes and health
     kubesched dev-cluster down      stop it and delete its files
     kubesched dev-cluster demo      run the demo of `make demo` in the foreground
+    kubesched dev-cluster dra-driver  the example DRA driver's claim preparation, in the
+                                    foreground (`up --dra` runs it in the background)
 
 Every error is one line on stderr (plus a log tail when there is one) and exit code 1.
 """
@@ -16,6 +20,8 @@ Every error is one line on stderr (plus a log tail when there is one) and exit c
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -25,6 +31,7 @@ from kubesched.localcluster import (
     LocalCluster,
     LocalClusterError,
     devstate,
+    dra_driver,
     ensure_binaries,
     ensure_helm,
     ensure_promtool,
@@ -32,7 +39,8 @@ from kubesched.localcluster import (
 from kubesched.localcluster import demo as demo_steps
 from kubesched.localcluster.binaries import version_of
 from kubesched.localcluster.kwok import NODE_LABEL
-from kubesched.localcluster.probe import Endpoint, get
+from kubesched.localcluster.launch import log_has
+from kubesched.localcluster.probe import Endpoint, get, wait_until
 
 PROG = "kubesched dev-cluster"
 
@@ -93,6 +101,14 @@ def _parser() -> argparse.ArgumentParser:
         help="GenericWorkload=true: kube-scheduler v1.37's native gang scheduling on in "
         "kube-apiserver (scheduling.k8s.io/v1beta1 PodGroups served) and kube-scheduler",
     )
+    up.add_argument(
+        "--dra",
+        action="store_true",
+        help="dynamic resource allocation: also start kube-controller-manager and kwok, create "
+        f"the kwok nodes {', '.join(dra_driver.EXAMPLE_NODES)}, publish the example driver's "
+        "DeviceClass gpu.example.com and each node's ResourceSlices, and run the driver "
+        "(it prepares allocated claims)",
+    )
     up.set_defaults(handler=_up)
     commands.add_parser("env", help="print the export line for KUBECONFIG").set_defaults(
         handler=_env
@@ -102,6 +118,20 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run the demo in the foreground, then stop")
     demo.add_argument("--hold", action="store_true", help="keep the cluster up until Ctrl-C")
     demo.set_defaults(handler=_demo)
+    driver = commands.add_parser(
+        "dra-driver", help="run the example DRA driver's claim preparation in the foreground"
+    )
+    driver.add_argument(
+        "--kubeconfig", default="", help="the cluster (default: KUBECONFIG, ~/.kube/config)"
+    )
+    driver.add_argument(
+        "--binding",
+        choices=("attach", "fail", "wait"),
+        default="attach",
+        help="what becomes of binding conditions: set True (attach), the failure condition set "
+        "True (fail), or left unset (wait)",
+    )
+    driver.set_defaults(handler=_dra_driver)
     return parser
 
 
@@ -133,14 +163,16 @@ def _up(args: argparse.Namespace) -> int:
         workdir=devstate.reset_run_dir(),
         detached=True,
         apiserver_args=args.apiserver_arg,
-        controller_manager=args.controller_manager,
-        kwok=args.kwok,
+        controller_manager=args.controller_manager or args.dra,
+        kwok=args.kwok or args.dra,
         generic_workload=_generic_workload(args.feature_gates),
     )
     try:
         cluster.start()
         if not args.no_scheduler:
             cluster.start_default_scheduler()
+        if args.dra:
+            _start_example_driver(cluster)
     except BaseException:
         cluster.stop()
         raise
@@ -148,6 +180,44 @@ def _up(args: argparse.Namespace) -> int:
     print(f"dev cluster up at {cluster.server}; logs in {cluster.logs_dir}", file=sys.stderr)
     print(f"export KUBECONFIG={cluster.kubeconfig_path}")
     return 0
+
+
+def _start_example_driver(cluster: LocalCluster) -> None:
+    """The kwok GPU nodes, the example driver's class and slices, and its claim-preparing
+    process `dra-driver` (recorded with the cluster's processes, so `down` stops it)."""
+    nodes = [dra_driver.example_node(name) for name in dra_driver.EXAMPLE_NODES]
+    cluster.kubectl(
+        "create", "-f", "-", stdin=json.dumps({"kind": "List", "apiVersion": "v1", "items": nodes})
+    )
+    with dra_driver.LocalDraDriver(cluster.kubeconfig_path) as driver:
+        driver.publish_classes()
+        for name in dra_driver.EXAMPLE_NODES:
+            driver.publish(name, dra_driver.EXAMPLE_GPUS)
+    log = cluster.logs_dir / "dra-driver.log"
+    argv = [sys.executable, "-m", "kubesched", "dev-cluster", "dra-driver"]
+    process = cluster.spawn("dra-driver", [*argv, f"--kubeconfig={cluster.kubeconfig_path}"])
+    wait_until(
+        lambda: log_has(log, 0, dra_driver.READY_LINE.lower()),
+        what="the example DRA driver",
+        processes=[process],
+        timeout=30.0,
+    )
+    gpus = dra_driver.EXAMPLE_GPUS
+    print(
+        f"example DRA driver gpu.example.com on {', '.join(dra_driver.EXAMPLE_NODES)}: each "
+        f"{gpus.gpus} GPUs gpu-0..{gpus.gpus - 1} on {gpus.numa} NUMA nodes, a partitionable "
+        "pgpu-0, a shared sgpu-0, a fabric-attached fgpu-0",
+        file=sys.stderr,
+    )
+
+
+def _dra_driver(args: argparse.Namespace) -> int:
+    asyncio.run(dra_driver.run_driver(args.kubeconfig, binding=args.binding, on_ready=_say))
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def _generic_workload(gates: str) -> bool:

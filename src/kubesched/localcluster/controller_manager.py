@@ -39,9 +39,16 @@ CONTROLLERS = (
     "node-lifecycle-controller",
     "taint-eviction-controller",
     "disruption-controller",
+    "resourceclaim-controller",
+    "device-taint-eviction-controller",
 )
 """What runs: workloads (Deployment, ReplicaSet, StatefulSet, Job), namespaces and garbage
-collection, PersistentVolume binding, node lifecycle with taint-based eviction, PDB status."""
+collection, PersistentVolume binding, node lifecycle with taint-based eviction, PDB status,
+and dynamic resource allocation: the resourceclaim controller (a pod's ResourceClaims made
+from its ResourceClaimTemplates, `status.resourceClaimStatuses`, `reservedFor` of pods
+that are gone) and the device-taint eviction controller (pods using a device tainted
+`NoExecute` evicted); both are in kube-controller-manager v1.37's default set (their
+feature gates DynamicResourceAllocation and DRADeviceTaints are GA and on)."""
 
 
 @dataclass(frozen=True)
