@@ -12,6 +12,7 @@ pod of the same signature left as next best, as kube-scheduler does.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ from kubesched.runtime.framework import Framework
 from kubesched.runtime.memo import store
 from kubesched.runtime.scoring import ScoreResult, select_host
 
+logger = logging.getLogger(__name__)
 _SUCCESS_CODE = Code.SUCCESS
 _ERROR_CODE = Code.ERROR
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -207,7 +209,15 @@ def _evaluate_nominated_node(
     if status.is_success():
         return [node]
     if status.code is Code.ERROR:
-        raise SchedulingError(status)
+        # As upstream (`HandleErrorWithContext`, then every node is filtered): the error is
+        # the full pass's to report if it happens again there.
+        logger.error(
+            '"Evaluation failed on nominated node" pod="%s" node="%s" err="%s"',
+            pod.key,
+            node.name,
+            status.message,
+        )
+        return []
     diagnosis.node_to_status.set(node.name, status)
     diagnosis.add_plugin_status(status)
     return []
