@@ -68,6 +68,7 @@ class ProfileBatchMetrics:
         self._attempts: dict[str, Counter] = {}
         self._flushed: dict[str, Counter] = {}
         self._hint: dict[str, Histogram] = {}
+        self._store: Histogram | None = None  # made on first use: served once it has a series
 
     def attempt(self, result: str) -> None:
         child = self._attempts.get(result)
@@ -92,7 +93,9 @@ class ProfileBatchMetrics:
         child.observe(seconds)
 
     def store_duration(self, seconds: float) -> None:
-        self._families.store_schedule_results_duration.labels(self._profile).observe(seconds)
+        if self._store is None:
+            self._store = self._families.store_schedule_results_duration.labels(self._profile)
+        self._store.observe(seconds)
 
     def rescored(self, seconds: float) -> None:
         self._families.rescore_attempts.labels(self._profile).inc()

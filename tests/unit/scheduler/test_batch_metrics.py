@@ -13,8 +13,12 @@ def served(metrics: SchedulerMetrics) -> str:
 
 
 def test_nothing_is_served_before_a_batch_reports() -> None:
-    assert "batch" not in served(SchedulerMetrics())
-    assert "node_hint" not in served(SchedulerMetrics())
+    metrics = SchedulerMetrics()
+    metrics.batch_metrics("default-scheduler")  # as the server makes one per profile
+    text = served(metrics)
+    assert "batch" not in text
+    assert "node_hint" not in text
+    assert "store_schedule_results" not in text
 
 
 def test_a_profiles_reports_land_in_upstreams_families() -> None:
