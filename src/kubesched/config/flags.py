@@ -168,8 +168,16 @@ PreBind has work (so that autoscalers see where it is going)."""
 SCHEDULER_POP_FROM_BACKOFF_Q = "SchedulerPopFromBackoffQ"
 """Beta, on by default since v1.33: with activeQ empty, the next pod comes from backoffQ
 (rejected pods only), and backoffs end on whole seconds."""
+OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
+"""Beta, on by default since v1.35: a pod with the same signature as the previous one tries
+the next best node of that pod's cycle first (`kubesched.runtime.batch`)."""
 SWITCHED_GATES = frozenset(
-    {GENERIC_WORKLOAD, NOMINATED_NODE_NAME_FOR_EXPECTATION, SCHEDULER_POP_FROM_BACKOFF_Q}
+    {
+        GENERIC_WORKLOAD,
+        NOMINATED_NODE_NAME_FOR_EXPECTATION,
+        OPPORTUNISTIC_BATCHING,
+        SCHEDULER_POP_FROM_BACKOFF_Q,
+    }
 )
 """The feature gates kubesched acts on (the others are accepted with a notice)."""
 

@@ -193,7 +193,8 @@ class SignPlugin(Plugin, Protocol):
     """Optional on Filter and Score plugins (upstream `SignPlugin`): what of `pod` this
     plugin's Filter and Score read, as hashable fragments (`()` when nothing of the pod
     matters), or None when it cannot sign this pod. Pods with equal signatures get the same
-    results on the same node, so kubesched reuses them (`kubesched.framework.signs`).
+    results on the same node, so kubesched reuses them and batches such pods
+    (`kubesched.framework.signs`).
     """
 
     def sign_pod(self, pod: Pod, /) -> tuple[Hashable, ...] | None: ...

@@ -7,9 +7,11 @@ this pod (its verdict depends on more than the pod and the node, e.g. on other p
 promises: for the same NodeInfo object and pods with equal signatures, `filter()` and
 `score()` return the same values (including what its PreFilter/PreScore derived and wrote
 to the CycleState). kubesched then reuses a node's Filter and Score results for the next pod
-with the same combined signature (`kubesched.runtime.memo`), as kube-scheduler's
-OpportunisticBatching reuses the last pod's. The signers below are the building blocks of the
-default plugins' signatures (upstream's `TolerationsSigner`, `HostPortsSigner`, ...).
+with the same combined signature (`kubesched.runtime.memo`), and OpportunisticBatching tries
+the previous pod's next best node first for a pod signed like it (`kubesched.runtime.batch`;
+only in a profile whose PreFilter, Filter, PreScore and Score plugins all sign, as upstream's).
+The signers below are the building blocks of the default plugins' signatures (upstream's
+`TolerationsSigner`, `HostPortsSigner`, ...).
 """
 
 from __future__ import annotations

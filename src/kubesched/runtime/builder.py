@@ -22,6 +22,7 @@ from kubesched.framework.interfaces import Plugin
 from kubesched.framework.placement import PlacementFeasiblePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
+from kubesched.runtime.batch import UNRECORDED, BatchMetrics, OpportunisticBatch
 from kubesched.runtime.framework import Framework, PluginLists
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore
 from kubesched.runtime.plugin_metrics import PluginMetrics
@@ -73,12 +74,16 @@ def build_framework(
     observe: ExtensionPointObserver = ignore,
     plugin_metrics: PluginMetrics | None = None,
     observe_hint: HintObserver | None = None,
+    opportunistic_batching: bool = False,
+    batch_metrics: BatchMetrics = UNRECORDED,
 ) -> Framework:
     """The Framework of one profile (raises FrameworkError with a one-line fix-it message).
 
     `observe` is told each extension point's duration, `plugin_metrics` stores each plugin's
     (`runtime.plugin_metrics`), `observe_hint` each queueing hint's (`runtime.queueing`);
-    none is needed outside the scheduler."""
+    none is needed outside the scheduler. `opportunistic_batching` (the scheduler's
+    OpportunisticBatching gate) gives the framework a batch (`runtime.batch`) reporting to
+    `batch_metrics`."""
     defaults = default_plugins(
         frozenset(registry.names()), generic_workload=profile.generic_workload
     )
@@ -93,7 +98,7 @@ def build_framework(
     percentage = profile.percentage_of_nodes_to_score
     if percentage is None:
         percentage = default_percentage_of_nodes_to_score
-    return Framework(
+    fw = Framework(
         profile_name=profile.scheduler_name,
         plugins=lists,
         score_weights=builder.score_weights(lists),
@@ -103,6 +108,11 @@ def build_framework(
         plugin_metrics=plugin_metrics,
         observe_hint=observe_hint,
     )
+    if opportunistic_batching:
+        fw.batch = OpportunisticBatch(
+            fw, generic_workload=profile.generic_workload, metrics=batch_metrics
+        )
+    return fw
 
 
 def _attr(point: str) -> str:

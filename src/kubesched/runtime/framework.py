@@ -9,9 +9,11 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Hashable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
@@ -25,12 +27,13 @@ from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
 from kubesched.model.interning import KeyTable
 from kubesched.runtime import memo
+from kubesched.runtime.batch import OpportunisticBatch
 from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.enqueue import collect_enqueue_events
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
-from kubesched.runtime.scoring import ScoreResult, run_score
+from kubesched.runtime.scoring import ScoreResult, normalize_raw_scores, raw_scores, run_score
 from kubesched.runtime.whatif import WhatIfFiltering
 
 
@@ -120,6 +123,9 @@ class Framework(BindingCycle, WhatIfFiltering):
         )
         signers = memo.can_sign(plugins.score)
         self._signing_scores = [pl for pl in plugins.score if pl.name in signers]
+        self._pod_signers = _pod_signers(plugins)
+        self.batch: OpportunisticBatch | None = None
+        """OpportunisticBatching (`runtime.batch`), when its gate is on (`build_framework`)."""
 
     @property
     def has_filter_plugins(self) -> bool:
@@ -292,6 +298,46 @@ class Framework(BindingCycle, WhatIfFiltering):
         key = self._memo_keys.id_of(("score", skip, signed))
         return key, frozenset(name for name, _ in signed)
 
+    # --- signatures (upstream `SignPod`) -------------------------------------------------
+
+    def pod_signature(self, state: CycleState, pod: Pod) -> Hashable:
+        """The pod's signature for OpportunisticBatching: its scheduler name and every
+        signature of the profile's PreFilter, Filter, PreScore and Score plugins; None when
+        one of them cannot sign this pod, or has no `sign_pod` at all (then no pod of the
+        profile is signed, as upstream's `computeBatchablePlugins` decides)."""
+        started = time.perf_counter()
+        try:
+            return self._pod_signature(state, pod)
+        finally:
+            self.observe("Sign", "Success", time.perf_counter() - started)
+
+    def _pod_signature(self, state: CycleState, pod: Pod) -> Hashable:
+        signers = self._pod_signers
+        if signers is None:
+            return None
+        signatures = memo.cycle_signatures(state, pod, ())  # shared with the memo's keys
+        parts: list[Hashable] = [pod.scheduler_name]
+        for pl in signers:
+            if pl.name in signatures:
+                signature = signatures[pl.name]
+            else:
+                signature = signatures[pl.name] = self._sign(pl, pod)
+            if signature is None:
+                return None
+            parts.append(signature)
+        return tuple(parts)
+
+    def _sign(self, pl: Any, pod: Pod) -> tuple[Hashable, ...] | None:
+        """One plugin's signature, timed into `scheduler_plugin_execution_duration_seconds`
+        (extension point Sign, every call as upstream's)."""
+        if self.plugin_metrics is None:
+            return memo.sign(pl, pod)
+        started = time.perf_counter()
+        signature = memo.sign(pl, pod)
+        label = "Success" if signature is not None else "Unschedulable"
+        self.plugin_metrics.observe(pl.name, "Sign", label, time.perf_counter() - started)
+        return signature
+
     @timed("PostFilter")
     def run_post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
@@ -363,6 +409,55 @@ class Framework(BindingCycle, WhatIfFiltering):
             metered=self.metered,
             evaluated=self._evaluated,
         )
+
+    def run_raw_scores(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[dict[str, int], Status]:
+        """The Score plugins that run in this cycle on one node, without NormalizeScore or
+        weight (upstream `RunRawScorePlugins`; the batch rescores a node with it)."""
+        return raw_scores(
+            state=state,
+            pod=pod,
+            node=node_info,
+            plugins=self._running_scores(state),
+            metered=self.metered,
+        )
+
+    def normalize_scores(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        raw: Sequence[Mapping[str, int]],
+    ) -> tuple[list[int], Status]:
+        """The totals of `nodes` from their raw scores: NormalizeScore, weights, sum
+        (upstream `NormalizeScores`)."""
+        result = normalize_raw_scores(
+            state=state,
+            pod=pod,
+            nodes=nodes,
+            raw=raw,
+            plugins=self._running_scores(state),
+            weights=self.score_weights,
+            metered=self.metered,
+        )
+        return result.totals, result.status
+
+    def _running_scores(self, state: CycleState) -> list[api.ScorePlugin]:
+        skip = state.skip_score_plugins
+        return [pl for pl in self.plugins.score if pl.name not in skip]
+
+
+def _pod_signers(plugins: PluginLists) -> list[Any] | None:
+    """The PreFilter, Filter, PreScore and Score plugins once each, if all of them can sign a
+    pod; else None (upstream `computeBatchablePlugins` turns signatures off for the profile)."""
+    candidates: dict[str, Any] = {}
+    for pl in [*plugins.pre_filter, *plugins.filter, *plugins.pre_score, *plugins.score]:
+        candidates.setdefault(pl.name, pl)
+    signers = memo.can_sign(candidates.values())
+    if len(signers) < len(candidates):
+        return None
+    return list(candidates.values())
 
 
 def _no_common_nodes(plugins: set[str]) -> Status:

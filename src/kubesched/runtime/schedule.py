@@ -5,12 +5,15 @@
 
 Filtering checks nodes starting where the previous cycle of this framework stopped, and
 stops once `num_feasible_nodes_to_find` nodes passed: large clusters are sampled, adaptively,
-exactly as kube-scheduler does.
+exactly as kube-scheduler does. Given the scheduling cycle's number (`cycle=`), a framework
+with OpportunisticBatching (`fw.batch`, `runtime.batch`) first tries the node the previous
+pod of the same signature left as next best, as kube-scheduler does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from kubesched.framework.cycle_state import CycleState
@@ -18,11 +21,13 @@ from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
+from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
 from kubesched.runtime.framework import Framework
 from kubesched.runtime.memo import store
 from kubesched.runtime.scoring import ScoreResult, select_host
 
+logger = logging.getLogger(__name__)
 _SUCCESS_CODE = Code.SUCCESS
 _ERROR_CODE = Code.ERROR
 MIN_FEASIBLE_NODES_TO_FIND = 100
@@ -66,40 +71,99 @@ def schedule_pod(
     nodes: Sequence[NodeInfo],
     *,
     post_filter: bool = True,
+    cycle: int | None = None,
 ) -> ScheduleResult:
     """Pick a node: PreFilter, Filter (sampled), PreScore, Score, select the best host.
 
     Raises NoNodesAvailableError (empty snapshot), FitError (no node fits; PostFilter has run
     and its message is in the error) or SchedulingError (a plugin failed with ERROR).
     `post_filter=False` (a member in a pod-group cycle, as upstream) skips PostFilter.
+    `cycle` (the queue's scheduling cycle) lets `fw.batch` hint a node and keep this cycle's
+    scores; without it the cycle runs in full and leaves the batch alone (explain, tests).
     """
     if not nodes:
         raise NoNodesAvailableError
-    feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes)
+    batch = None
+    if fw.batch is not None and cycle is not None:
+        batch = _Batching(fw.batch, fw, state, pod, cycle)
+    feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes, batch=batch)
     if not feasible:
         error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
         if post_filter:
             _run_post_filter(fw, state, pod, error)
         raise error
     if len(feasible) == 1:
+        if batch is not None:
+            batch.store(feasible[0].name, None)
         return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, None)
     scores = prioritize_nodes(fw, state, pod, feasible)
+    host = select_host(scores)
+    if batch is not None:
+        batch.store(host, scores)
     return ScheduleResult(
-        select_host(scores), len(feasible) + len(diagnosis.node_to_status), len(feasible), scores
+        host, len(feasible) + len(diagnosis.node_to_status), len(feasible), scores
     )
 
 
+@dataclass(slots=True)
+class _Batching:
+    """One cycle's use of the profile's batch: the hint it gave, what to store after."""
+
+    batch: OpportunisticBatch
+    fw: Framework
+    state: CycleState
+    pod: Pod
+    cycle: int
+    signature: Hashable = None
+    hint: str = ""
+
+    def node_hint(self) -> str:
+        """Asked once PreFilter has passed (upstream's `GetNodeHint` call)."""
+        self.signature = self.fw.pod_signature(self.state, self.pod)
+        self.hint = self.batch.node_hint(self.state, self.pod, self.signature, self.cycle)
+        return self.hint
+
+    def store(self, chosen: str, scores: ScoreResult | None) -> None:
+        others = None if scores is None else _other_nodes(scores, chosen)
+        self.batch.store_results(self.signature, self.hint, chosen, others, self.cycle)
+
+
+def _other_nodes(scores: ScoreResult, chosen: str) -> SortedScoredNodes:
+    """Every scored node but the chosen one, best first (upstream pops the best off the
+    sorted list and keeps the rest); made only if the next pod asks for them."""
+
+    def build() -> list[ScoredNode]:
+        plugins = scores.plugins
+        return [
+            ScoredNode(node.name, total, {ps.plugin: ps.raw[index] for ps in plugins})
+            for index, (node, total) in enumerate(zip(scores.nodes, scores.totals, strict=True))
+            if node.name != chosen
+        ]
+
+    return SortedScoredNodes.lazy(len(scores.nodes) - 1, build)
+
+
 def find_nodes_that_fit(
-    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    *,
+    batch: _Batching | None = None,
 ) -> tuple[list[NodeInfo], Diagnosis]:
-    """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index."""
+    """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index.
+
+    A nominated node, else the batch's hint, is filtered first and taken alone if it fits
+    (the start index then stays)."""
     diagnosis = Diagnosis()
     pre = fw.run_pre_filter(state, pod, nodes)
     diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
     if not pre.status.is_success():
         return [], _pre_filter_failed(pre.status, diagnosis)
-    if pod.nominated_node_name:
-        nominated = _evaluate_nominated_node(fw, state, pod, diagnosis)
+    # As upstream: the hint is asked even for a nominated pod (the batch then says no).
+    hint = batch.node_hint() if batch is not None else ""
+    if pod.nominated_node_name or hint:
+        nominated = _evaluate_nominated_node(fw, state, pod, diagnosis, hint)
         if nominated:
             return nominated, diagnosis
     candidates = nodes
@@ -136,16 +200,24 @@ def _restricted(fw: Framework, names: object) -> list[NodeInfo]:
 
 
 def _evaluate_nominated_node(
-    fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis
+    fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, hint: str = ""
 ) -> list[NodeInfo]:
-    node = fw.handle.get_node_info(pod.nominated_node_name)
+    node = fw.handle.get_node_info(pod.nominated_node_name or hint)
     if node is None:
         return []
     status = fw.run_filter_with_nominated_pods(state, pod, node)
     if status.is_success():
         return [node]
     if status.code is Code.ERROR:
-        raise SchedulingError(status)
+        # As upstream (`HandleErrorWithContext`, then every node is filtered): the error is
+        # the full pass's to report if it happens again there.
+        logger.error(
+            '"Evaluation failed on nominated node" pod="%s" node="%s" err="%s"',
+            pod.key,
+            node.name,
+            status.message,
+        )
+        return []
     diagnosis.node_to_status.set(node.name, status)
     diagnosis.add_plugin_status(status)
     return []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add, attrgetter, mul
@@ -124,6 +124,53 @@ def run_score(
         raw = columns.get(index)
         scores, status = _score_plugin(
             pl, state, pod, nodes, weights[pl.name], meter=meter, raw=raw
+        )
+        if not status.is_success():
+            return ScoreResult(nodes=nodes, status=status)
+        assert scores is not None
+        result.plugins.append(scores)
+        result.totals = _add_weighted(result.totals, scores.normalized, scores.weight)
+    return result
+
+
+def raw_scores(
+    *,
+    state: CycleState,
+    pod: Pod,
+    node: NodeInfo,
+    plugins: Sequence[api.ScorePlugin],
+    metered: Metered = _unmetered,
+) -> tuple[dict[str, int], Status]:
+    """Upstream `RunRawScorePlugins`: what each plugin's `score()` returns for one node (no
+    NormalizeScore, no weight)."""
+    scores: dict[str, int] = {}
+    for pl in plugins:
+        try:
+            scores[pl.name] = metered(state, pl.name, "Score", pl.score)(state, pod, node)
+        except PLUGIN_ERRORS as exc:
+            return {}, _error(pl.name, f"Score: {type(exc).__name__}: {exc}", exc)
+    return scores, SUCCESS
+
+
+def normalize_raw_scores(
+    *,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    raw: Sequence[Mapping[str, int]],
+    plugins: Sequence[api.ScorePlugin],
+    weights: dict[str, int],
+    metered: Metered = _unmetered,
+) -> ScoreResult:
+    """Upstream `NormalizeScores`: each plugin's NormalizeScore over the raw scores of `nodes`
+    (`raw[i]` is node i's plugin -> score; a plugin missing there scores 0), weighed and
+    summed. Without plugins every total is 0."""
+    meter = _Meter(state, metered, _uncounted)
+    result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
+    for pl in plugins:
+        column = [scores.get(pl.name, 0) for scores in raw]
+        scores, status = _score_plugin(
+            pl, state, pod, nodes, weights[pl.name], meter=meter, raw=column
         )
         if not status.is_success():
             return ScoreResult(nodes=nodes, status=status)

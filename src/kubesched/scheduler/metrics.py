@@ -19,7 +19,9 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from kubesched.runtime.batch import BatchMetrics
 from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics
+from kubesched.scheduler.batch_metrics import BatchFamilies
 from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
 from kubesched.scheduler.workload_metrics import WorkloadMetrics
 
@@ -185,6 +187,7 @@ class SchedulerMetrics:
             registry=r,
         )
         self.workload = WorkloadMetrics(r) if generic_workload else None
+        self._batch = BatchFamilies(r)
         self.events_dropped = Counter(
             "kubesched_events_dropped",
             "Events that could not be written, by reason (queue_full, write_failed, "
@@ -217,6 +220,11 @@ class SchedulerMetrics:
             histogram.labels(point, status, profile).observe(seconds)
 
         return observe
+
+    def batch_metrics(self, profile: str) -> BatchMetrics:
+        """For `build_framework(batch_metrics=...)`: one profile's OpportunisticBatching
+        series (`scheduler_batch_*`, the node hint and store durations)."""
+        return self._batch.for_profile(profile)
 
     def observe_queueing_hint(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         """A queueing hint ran (a `kubesched.runtime.queueing.HintObserver`)."""

@@ -56,6 +56,8 @@ class _Trial:
     snapshot: Snapshot
     nominator: Nominator | None = None
     """As upstream's assume, a placed member's nomination is dropped; the revert restores it."""
+    cycle: int | None = None
+    """The group's scheduling cycle, shared by its members (OpportunisticBatching's)."""
     undo: list[tuple[CycleState, Pod, str]] = field(default_factory=list)
     nominated: list[tuple[Pod, str]] = field(default_factory=list)
 
@@ -63,7 +65,12 @@ class _Trial:
         result = MemberResult(qpi)
         try:
             found = schedule_pod(
-                self.fw, result.state, qpi.pod, self.snapshot.node_infos, post_filter=False
+                self.fw,
+                result.state,
+                qpi.pod,
+                self.snapshot.node_infos,
+                post_filter=False,
+                cycle=self.cycle,
             )
         except FitError as err:
             result.rejectors = {
@@ -124,9 +131,11 @@ def schedule_group(
     queued: list[QueuedPodInfo],
     scheduled: int,
     nominator: Nominator | None = None,
+    cycle: int | None = None,
 ) -> GroupResult:
-    """Try every member of `queued` (`scheduled` members are already bound or assumed)."""
-    trial = _Trial(fw, cache, snapshot, nominator)
+    """Try every member of `queued` (`scheduled` members are already bound or assumed);
+    `cycle` is the group's scheduling cycle (None: the profile's batch is left alone)."""
+    trial = _Trial(fw, cache, snapshot, nominator, cycle)
     try:
         return _run(fw, trial, group, queued, PlacementProgress(scheduled, len(queued)))
     finally:

@@ -99,6 +99,7 @@ class PodGroupCycles:
             queued=queued,
             scheduled=self._scheduled(fw, group),
             nominator=self.queue.nominator,
+            cycle=cycle,
         )
         if self.metrics is not None:
             self.metrics.group_algorithm_duration.observe(time.monotonic() - started)

@@ -24,7 +24,11 @@ from dataclasses import dataclass
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.config.flags import NOMINATED_NODE_NAME_FOR_EXPECTATION, feature_gates
+from kubesched.config.flags import (
+    NOMINATED_NODE_NAME_FOR_EXPECTATION,
+    OPPORTUNISTIC_BATCHING,
+    feature_gates,
+)
 from kubesched.framework import ClusterEvent, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
@@ -245,6 +249,7 @@ def _frameworks(
     metrics: SchedulerMetrics,
 ) -> dict[str, Framework]:
     frameworks = {}
+    batching = feature_gates(config.feature_gates).get(OPPORTUNISTIC_BATCHING, True)
     for profile in config.profiles:
         fw = build_framework(
             profile=profile,
@@ -254,6 +259,8 @@ def _frameworks(
             observe=metrics.extension_point_observer(profile.scheduler_name),
             plugin_metrics=metrics.plugin_metrics,
             observe_hint=metrics.observe_queueing_hint,
+            opportunistic_batching=batching,
+            batch_metrics=metrics.batch_metrics(profile.scheduler_name),
         )
         frameworks[profile.scheduler_name] = fw
         log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())

@@ -133,6 +133,33 @@ def test_nominated_node_is_tried_first() -> None:
     assert calls == ["F:c"]
 
 
+class FailsOnceOn:
+    """Raises the first time it filters `node`."""
+
+    name = "FailsOnce"
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.failed = False
+
+    def filter(self, _state: CycleState, _pod: Any, node_info: NodeInfo) -> Status | None:
+        if node_info.name == self.node and not self.failed:
+            self.failed = True
+            raise RuntimeError("flaky")
+        return None
+
+
+def test_an_error_on_the_nominated_node_is_logged_and_every_node_filtered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fw, infos = make_framework(["a", "b"], filter=[FailsOnceOn("b")])
+    pod = make_pod().model()
+    pod.nominated_node_name = "b"
+    # The full pass, as upstream after the error (without Score plugins one node is enough).
+    assert schedule_pod(fw, CycleState(), pod, infos).suggested_host == "a"
+    assert '"Evaluation failed on nominated node"' in caplog.text
+
+
 def test_default_plugins_end_to_end() -> None:
     handle = FakeHandle(
         nodes=[
