@@ -151,6 +151,8 @@ def decide_both(
         api.create(pod)
         name = pod["metadata"]["name"]
         outcome = wait_outcome(api, namespace, name, nodes=nodes, timeout=30)
+        generated = generated_claims(api, namespace, name) if not claims else []
+        claims = claims or generated
         if outcome.node:
             wait_for(
                 lambda cs=claims: [allocation(api, namespace, c) for c in cs],
@@ -168,8 +170,29 @@ def decide_both(
             message=f"pod {name} is gone",
         )
         for c in claims:
-            free(api, namespace, c)
+            if c in generated:  # the resourceclaim controller frees and deletes it
+                wait_for(
+                    lambda c=c: api.request(
+                        "GET", f"/apis/{RESOURCE}/namespaces/{namespace}/resourceclaims"
+                    ).get("items"),
+                    until=lambda items, c=c: all(i["metadata"]["name"] != c for i in items),
+                    timeout=30,
+                    message=f"the generated claim {c} is deleted with its pod",
+                )
+            else:
+                free(api, namespace, c)
     return outcomes[0], outcomes[1]
+
+
+def generated_claims(api: ApiClient, namespace: str, pod: str) -> list[str]:
+    """The claims the resourceclaim controller made from the pod's templates."""
+    found = wait_for(
+        lambda: api.get("Pod", pod, namespace=namespace)["status"].get("resourceClaimStatuses"),
+        until=bool,
+        timeout=30,
+        message=f"the resourceclaim controller made pod {pod}'s claims",
+    )
+    return [entry["resourceClaimName"] for entry in found]
 
 
 def same(kube: tuple[Outcome, list[Any]], ours: tuple[Outcome, list[Any]]) -> None:
@@ -348,3 +371,30 @@ def test_a_tainted_device_with_and_without_toleration(
     kube, ours = decide_both(api, ns, tolerated, nodes=1)
     same(kube, ours)
     assert ours[0].node == node
+
+
+def template(dra: Published, namespace: str, name: str, devices: dict[str, Any]) -> str:
+    body = {
+        "apiVersion": RESOURCE,
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name},
+        "spec": {"spec": {"devices": devices}},
+    }
+    dra.create(body, "resourceclaimtemplates", namespace)
+    return name
+
+
+def test_a_claim_made_from_a_template_for_the_pod(ns: str, api: ApiClient, dra: Published) -> None:
+    _, large = two_nodes(api, dra, 1, 2)
+    cls = unique("gpu")
+    dra.device_class(cls)
+    tmpl = template(dra, ns, "two-gpus", {"requests": [exactly("gpu", cls, count=2)]})
+
+    def scenario(tag: str) -> tuple[dict[str, Any], list[str]]:
+        pod = make_pod().name(f"p-{tag}").namespace(ns).obj()
+        pod["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": tmpl}]
+        return pod, []
+
+    kube, ours = decide_both(api, ns, scenario, nodes=2)
+    same(kube, ours)
+    assert ours[0].node == large

@@ -1,0 +1,118 @@
+"""A gang of GPU pods: four members, each with its own ResourceClaim for one GPU, fits only
+whole. With the native PodGroup API (the GenericWorkload gate) the gated kube-scheduler and
+kubesched get the same scenario at once, each on its own nodes: with three GPUs free none
+binds and both say why alike; once the driver publishes a fourth GPU all four bind, each on
+its own device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import ApiClient, wait_for
+from test_gang_native import (  # noqa: F401 - the module's fixtures, reused
+    NODE_LABEL,
+    ORACLE,
+    OURS,
+    SCHEDULERS,
+    _condition,
+    _group,
+    _reasons,
+    _seen_nodes,
+    _wait_gangs_scheduled,
+    both,
+    oracle,
+)
+
+from kubesched.testing import make_node, make_pod
+
+RESOURCE = "resource.k8s.io/v1"
+DRIVER = "gpu.example.com"
+
+
+def _slice(node: str, gpus: int, generation: int) -> dict[str, Any]:
+    return {
+        "apiVersion": RESOURCE,
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node}-gpus"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node,
+            "pool": {"name": node, "generation": generation, "resourceSliceCount": 1},
+            "devices": [{"name": f"gpu-{i}"} for i in range(gpus)],
+        },
+    }
+
+
+def _gpu_nodes(api: ApiClient, scheduler: str, gpus: tuple[int, ...]) -> list[str]:
+    names = []
+    for i, count in enumerate(gpus):
+        name = f"{scheduler}-gpu-{i}"
+        node = make_node().name(name).label(NODE_LABEL, scheduler)
+        api.create(node.capacity(cpu="8", pods="20").obj())
+        api.request("POST", f"/apis/{RESOURCE}/resourceslices", body=_slice(name, count, 1))
+        names.append(name)
+    return names
+
+
+def _members(api: ApiClient, scheduler: str, ns: str, cls: str) -> list[str]:
+    names = [f"train-{i}" for i in range(4)]
+    for name in names:
+        claim = {
+            "apiVersion": RESOURCE,
+            "kind": "ResourceClaim",
+            "metadata": {"name": f"{name}-gpu"},
+            "spec": {
+                "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": cls}}]}
+            },
+        }
+        api.request("POST", f"/apis/{RESOURCE}/namespaces/{ns}/resourceclaims", body=claim)
+        pod = make_pod().name(name).scheduler(scheduler).pod_group("train")
+        obj = pod.node_selector(**{NODE_LABEL: scheduler}).obj()
+        obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": f"{name}-gpu"}]
+        api.create(obj, namespace=ns)
+    return names
+
+
+def _devices(api: ApiClient, ns: str) -> list[tuple[str, str]]:
+    claims = api.request("GET", f"/apis/{RESOURCE}/namespaces/{ns}/resourceclaims")["items"]
+    found = []
+    for claim in claims:
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        found += [(r["pool"], r["device"]) for r in allocation["devices"]["results"]]
+    return sorted(found)
+
+
+def test_a_gpu_gang_binds_only_whole(api: ApiClient, both: dict[str, str]) -> None:  # noqa: F811
+    cls = f"gang-{DRIVER}"
+    body = {"apiVersion": RESOURCE, "kind": "DeviceClass", "metadata": {"name": cls}}
+    api.request("POST", f"/apis/{RESOURCE}/deviceclasses", body=body | {"spec": {}})
+    nodes = {scheduler: _gpu_nodes(api, scheduler, (2, 1)) for scheduler in SCHEDULERS}
+    try:
+        _seen_nodes(api, both, 4)
+        members = {}
+        for scheduler, ns in both.items():
+            _group(api, ns, "train", 4)
+            members[scheduler] = _members(api, scheduler, ns, cls)
+        reasons = {s: _reasons(api, ns, members[s]) for s, ns in both.items()}
+        assert reasons[OURS] == reasons[ORACLE]
+        conditions = {
+            s: wait_for(lambda ns=ns: _condition(api, ns, "train"), message=f"{s}'s condition")
+            for s, ns in both.items()
+        }
+        assert conditions[OURS] == conditions[ORACLE]
+        for scheduler in SCHEDULERS:  # the driver publishes a second GPU on the small node
+            small = nodes[scheduler][1]
+            path = f"/apis/{RESOURCE}/resourceslices/{small}-gpus"
+            current = api.request("GET", path)
+            updated = _slice(small, 2, 2)
+            updated["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+            api.request("PUT", path, body=updated)
+        _wait_gangs_scheduled(api, both, "train", size=4, timeout=60)
+        for scheduler, ns in both.items():
+            devices = _devices(api, ns)
+            assert len(set(devices)) == 4, f"{scheduler}: {devices}"
+    finally:
+        for scheduler in SCHEDULERS:
+            for node in nodes.get(scheduler, ()):
+                api.request("DELETE", f"/apis/{RESOURCE}/resourceslices/{node}-gpus")
+        api.request("DELETE", f"/apis/{RESOURCE}/deviceclasses/{cls}")
