@@ -22,8 +22,9 @@ class ResourceSpec:
     writes_status: bool = field(default=False, compare=False)
     """The plugin patches `<resource>/status` (`handle.patch_status`)."""
     writes: bool = field(default=False, compare=False)
-    """The plugin updates the objects themselves and their status (`handle.patch_object`):
-    RBAC grants `get`, `update` and `patch` on the resource and its `/status`."""
+    """The plugin creates, patches and deletes the objects and patches their status
+    (`handle.create_object`, `patch_object`, `delete_object`): RBAC grants `create`,
+    `delete`, `patch` and `update` on the resource and `patch`, `update` on its `/status`."""
     event_name: str = field(default="", compare=False)
     """The resource name its cluster events carry when upstream has a fixed one for it
     (`resource.k8s.io/ResourceClaim`); empty: derived (see `event_resource`)."""

@@ -111,8 +111,11 @@ def _declared_needs(target: Target) -> list[Need]:
                     subresource=sub,
                     why=f"writing {spec.resource} (allocations and reservations)",
                 )
-                for sub in ("", "status")
-                for verb in ("update", "patch")
+                for sub, verbs in (
+                    ("", ("create", "delete", "update", "patch")),
+                    ("status", ("update", "patch")),
+                )
+                for verb in verbs
             ]
         elif spec.writes_status:
             needs.append(

@@ -179,3 +179,13 @@ class ReadOnlyHandle:
     ) -> ApiObject:
         del resource, patch, status, strategic
         raise ReadOnlyError(f"kubesched explain never writes objects ({obj.key})")
+
+    async def create_object(
+        self, resource: ResourceSpec, namespace: str, body: Mapping[str, Any]
+    ) -> ApiObject:
+        del resource, body
+        raise ReadOnlyError(f"kubesched explain never creates objects (in {namespace})")
+
+    async def delete_object(self, resource: ResourceSpec, obj: ApiObject) -> None:
+        del resource
+        raise ReadOnlyError(f"kubesched explain never deletes objects ({obj.key})")

@@ -127,6 +127,18 @@ class Handle(Protocol):
         replica leads (else ObjectWriteError)."""
         ...
 
+    async def create_object(
+        self, resource: ResourceSpec, namespace: str, body: Mapping[str, Any]
+    ) -> ApiObject:
+        """Create an object (`metadata.generateName` allowed) of a resource declared with
+        `writes=True` and return it as written; ObjectWriteError when that fails or this
+        replica does not lead."""
+        ...
+
+    async def delete_object(self, resource: ResourceSpec, obj: ApiObject) -> None:
+        """Delete `obj` (gone already is fine); ObjectWriteError when that fails."""
+        ...
+
     # ---- volumes (VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits) -------
 
     @property

@@ -88,8 +88,9 @@ def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
             rules.append(rule(spec.group, (spec.resource,), READ))
         if spec.writes:
             rules.append(
-                rule(spec.group, (spec.resource, f"{spec.resource}/status"), ("patch", "update"))
+                rule(spec.group, (spec.resource,), ("create", "delete", "patch", "update"))
             )
+            rules.append(rule(spec.group, (f"{spec.resource}/status",), ("patch", "update")))
         elif spec.writes_status:
             rules.append(rule(spec.group, (f"{spec.resource}/status",), ("patch", "update")))
     return rules

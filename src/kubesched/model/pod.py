@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.model.pod_extended import ContainerRequests, container_requests
 from kubesched.model.pod_features import required_features
 from kubesched.model.pod_volumes import (
     PodResourceClaim,
@@ -112,6 +113,8 @@ class Pod:
     """`spec.resourceClaims` in full: each claim's name or template."""
     generated_claims: tuple[tuple[str, str | None], ...] = ()
     """`status.resourceClaimStatuses`: the claims made from the pod's templates."""
+    container_requests: tuple[ContainerRequests, ...] = ()
+    """Each container's own requests, only when the pod requests an extended resource."""
     required_features: frozenset[str] = frozenset()
     """Node features the pod needs (NodeDeclaredFeatures, `model.pod_features`)."""
     preempted_by_scheduler: bool = False
@@ -182,6 +185,9 @@ class Pod:
             resource_claims=resource_claim_names(spec),
             claim_sources=pod_resource_claims(spec),
             generated_claims=generated_claim_names(status),
+            container_requests=(
+                container_requests(containers, init_containers) if requests.scalar else ()
+            ),
             required_features=required_features(spec),
             preempted_by_scheduler=_preempted_by_scheduler(status),
         )

@@ -212,6 +212,31 @@ class SchedulerHandle:
             raise _write_error(exc) from None
         return ApiObject.from_json(written)
 
+    async def create_object(
+        self, resource: ResourceSpec, namespace: str, body: Mapping[str, Any]
+    ) -> ApiObject:
+        if not self._leading():
+            raise ObjectWriteError("not the leader: nothing was created")
+        path = resource.path
+        if resource.namespaced and namespace:
+            path = resource.object_path(namespace=namespace, name="").rstrip("/")
+        try:
+            written = await self._api.post(path, dict(body), timeout=STATUS_PATCH_TIMEOUT_SECONDS)
+        except ApiError as exc:
+            raise _write_error(exc) from None
+        return ApiObject.from_json(written)
+
+    async def delete_object(self, resource: ResourceSpec, obj: ApiObject) -> None:
+        if not self._leading():
+            raise ObjectWriteError(f"not the leader: {obj.key} was not deleted")
+        path = resource.object_path(namespace=obj.namespace, name=obj.name)
+        try:
+            await self._api.delete(path, timeout=STATUS_PATCH_TIMEOUT_SECONDS)
+        except NotFound:
+            return
+        except ApiError as exc:
+            raise _write_error(exc) from None
+
     async def _patch(self, path: str, body: dict[str, Any]) -> None:
         try:
             await self._api.patch(

@@ -31,7 +31,7 @@ from kubesched.framework import (
 from kubesched.framework import interfaces as api
 from kubesched.framework.imagestates import ImageStates
 from kubesched.framework.listers import ClusterListers, Lister
-from kubesched.framework.resources import ResourceSpec
+from kubesched.framework.resources import PODS, ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.model import (
     ANN_SELECTED_NODE,
@@ -96,7 +96,11 @@ class FakeHandle:
     patch is applied to the lister's object (resourceVersion bumped) as the API server
     would, `metadata.resourceVersion` checked."""
     write_error: Exception | None = None
-    """Raised by the next `patch_object` (then cleared)."""
+    """Raised by the next `patch_object`, `create_object` or `delete_object` (then cleared)."""
+    created_objects: list[str] = field(default_factory=list)
+    """`namespace/name` of each object `create_object` made (a generateName gets a number)."""
+    deleted_objects: list[str] = field(default_factory=list)
+    _created: int = 0
     volumes: StaticVolumeListers = field(default_factory=StaticVolumeListers)
     """The storage objects `volume_listers` answers from; `bind_volume` and
     `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
@@ -247,12 +251,10 @@ class FakeHandle:
         status: bool = False,
         strategic: bool = False,
     ) -> ApiObject:
-        if not resource.writes:
-            raise AssertionError(f"{resource.event_resource} does not declare writes")
-        if self.write_error is not None:
-            error, self.write_error = self.write_error, None
-            raise error
+        self._check_write(resource)
         self.object_patches.append((obj.key, status, dict(patch)))
+        if resource.same_resource(PODS):
+            return obj  # pods live in the test, not in a lister
         store = self.listers.store(resource)
         current = store.get(obj.name, obj.namespace)
         if current is None:
@@ -263,6 +265,35 @@ class FakeHandle:
         written = apply_patch(current, patch, strategic=strategic)
         self.listers.add(resource, written)
         return written
+
+    async def create_object(
+        self, resource: ResourceSpec, namespace: str, body: Mapping[str, Any]
+    ) -> ApiObject:
+        self._check_write(resource)
+        raw = copy.deepcopy(dict(body))
+        meta = raw.setdefault("metadata", {})
+        if not meta.get("name"):
+            self._created += 1
+            meta["name"] = f"{meta.get('generateName', '')}{self._created:05d}"
+        meta.update(namespace=namespace, uid=f"uid-{meta['name']}", resourceVersion="1")
+        written = ApiObject.from_json(raw)
+        self.created_objects.append(written.key)
+        self.listers.add(resource, written)
+        return written
+
+    async def delete_object(self, resource: ResourceSpec, obj: ApiObject) -> None:
+        self._check_write(resource)
+        self.deleted_objects.append(obj.key)
+        current = self.listers.store(resource).get(obj.name, obj.namespace)
+        if current is not None:
+            self.listers.store(resource).on_delete(current)
+
+    def _check_write(self, resource: ResourceSpec) -> None:
+        if not resource.writes:
+            raise AssertionError(f"{resource.event_resource} does not declare writes")
+        if self.write_error is not None:
+            error, self.write_error = self.write_error, None
+            raise error
 
 
 def apply_patch(obj: ApiObject, patch: Mapping[str, Any], *, strategic: bool) -> ApiObject:

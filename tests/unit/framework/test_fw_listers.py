@@ -83,7 +83,10 @@ def test_declared_resources_come_from_enabled_plugins_only() -> None:
         scheduler_name="n",
         plugins={"multiPoint": PluginSet(disabled=(PluginRef("DynamicResources"),))},
     )
-    assert declared_resources([no_dra], registry) == []
+    # NodeResourcesFit reads DeviceClasses too (extended resources backed by DRA).
+    assert [(s.group, s.resource) for s in declared_resources([no_dra], registry)] == [
+        ("resource.k8s.io", "deviceclasses")
+    ]
     gang = Profile(
         scheduler_name="g",
         plugins={"multiPoint": PluginSet(enabled=(PluginRef("Coscheduling"),))},

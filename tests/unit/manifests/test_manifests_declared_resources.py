@@ -62,10 +62,14 @@ def test_the_gate_grants_native_pod_groups_even_without_gang_scheduling(tmp_path
     )
     plain = config_for([f"--config={path}"], tmp_path=tmp_path)
 
+    device_classes = (["resource.k8s.io"], ["deviceclasses"])  # NodeResourcesFit reads them
     assert SCHEDULING_PODGROUPS in config_resources(gated)
-    assert config_resources(plain) == []
+    assert [(s.group, s.resource) for s in config_resources(plain)] == [
+        ("resource.k8s.io", "deviceclasses")
+    ]
     rules = resource_rules(config_resources(gated))
     assert [(r["apiGroups"], r["resources"]) for r in rules] == [
+        device_classes,
         (["scheduling.k8s.io"], ["podgroups"]),
         (["scheduling.k8s.io"], ["podgroups/status"]),
     ]

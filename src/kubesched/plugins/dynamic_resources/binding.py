@@ -16,9 +16,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from kubesched.framework import Code, Handle, ObjectWriteError, Status
-from kubesched.model import Pod
+from kubesched.framework import Code, Handle, ObjectWriteError, ResourceSpec, Status
+from kubesched.model import ApiObject, Pod
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.plugins.dynamic_resources import extended
+from kubesched.plugins.dynamic_resources.extended import NodeClaim
 from kubesched.plugins.dynamic_resources.manager import Claim, DraManager, object_json
 from kubesched.plugins.dynamic_resources.resources import CLAIMS
 
@@ -28,6 +30,8 @@ FINALIZER: Final = "resource.kubernetes.io/delete-protection"
 """upstream `resourceapi.Finalizer`: an allocated claim is not deleted under its pod."""
 CONFLICT_RETRIES: Final = 5
 BINDING_POLL_SECONDS: Final = 5.0
+POD_STATUS: Final = ResourceSpec("", "v1", "pods", writes=True)
+"""The pod's `/status` (the scheduler's RBAC grants its patch): not a declared resource."""
 
 
 class BindError(Exception):
@@ -206,3 +210,73 @@ async def wait_for_binding_conditions(
         if time.monotonic() + BINDING_POLL_SECONDS > deadline:
             return Status(Code.ERROR, "device binding timeout: context deadline exceeded")
         await asyncio.sleep(BINDING_POLL_SECONDS)
+
+
+# ---- the claim for extended resources backed by DRA ---------------------------------------
+
+
+async def create_claim(handle: Handle, pod: Pod, node_claim: NodeClaim) -> Claim:
+    body = extended.creation_body(pod, node_claim.claim)
+    try:
+        return _claim(await handle.create_object(CLAIMS, pod.namespace, body))
+    except ObjectWriteError as exc:
+        raise BindError(
+            f"create claim for extended resources {pod.namespace}/{extended.IN_MEMORY_NAME}: {exc}"
+        ) from None
+
+
+async def record_extended_claim(
+    handle: Handle, pod: Pod, claim: Claim, node_claim: NodeClaim
+) -> None:
+    """`status.extendedResourceClaimStatus` of the pod: which container request is served
+    by which device request of which claim."""
+    if not node_claim.mappings:
+        raise BindError(
+            f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+            "ExtendedResourceClaimStatus"
+        )
+    status = {
+        "extendedResourceClaimStatus": {
+            "requestMappings": [dict(m) for m in node_claim.mappings],
+            "resourceClaimName": claim.obj.name,
+        }
+    }
+    target = ApiObject(namespace=pod.namespace, name=pod.name, uid=pod.uid)
+    try:
+        await handle.patch_object(
+            POD_STATUS, target, {"status": status}, status=True, strategic=True
+        )
+    except ObjectWriteError as exc:
+        raise BindError(
+            f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {exc}"
+        ) from None
+
+
+async def delete_claim(handle: Handle, entry: Claim) -> None:
+    """Remove the finalizer, then delete the claim (upstream `deleteClaim`)."""
+    current = entry
+    try:
+        for attempt in range(CONFLICT_RETRIES):
+            if attempt:
+                current = _claim(
+                    await handle.get_object(CLAIMS, entry.obj.namespace, entry.obj.name)
+                )
+            if FINALIZER not in current.obj.finalizers:
+                break
+            finalizers = [f for f in current.obj.finalizers if f != FINALIZER]
+            patch = {
+                "metadata": {
+                    "resourceVersion": current.obj.resource_version,
+                    "finalizers": finalizers or None,
+                }
+            }
+            try:
+                await handle.patch_object(CLAIMS, current.obj, patch)
+                break
+            except ObjectWriteError as exc:
+                if not exc.conflict:
+                    raise
+        await handle.delete_object(CLAIMS, current.obj)
+    except ObjectWriteError as exc:
+        if not exc.not_found:
+            log.warning('"delete" resourceclaim="%s" err="%s"', entry.obj.key, exc)

@@ -14,9 +14,11 @@ waits for binding conditions up to `bindingTimeout`; Unreserve takes the allocat
 and the pod out of `reservedFor`; PostFilter deallocates a claim that is allocated where
 the pod cannot go and reserved for nobody else. Pods without claims skip it.
 
-Not implemented (kube-scheduler v1.37.2 has them): extended resources backed by DRA
-(DRAExtendedResource: `NodeResourcesFit` still counts only the node's allocatable) and the
-claims of native PodGroups (DRAWorkloadResourceClaims, alpha).
+Extended resources backed by DRA (DRAExtendedResource, `extended.py`): a pod's request for
+a resource a DeviceClass provides, on a node that does not offer it itself, becomes one more
+claim, created in PreBind with the devices Filter found. Not implemented (kube-scheduler
+v1.37.2 has it behind an alpha gate): the claims of native PodGroups
+(DRAWorkloadResourceClaims).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from kubesched.framework import (
 from kubesched.model import ApiObject, Pod
 from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import binding, resources
+from kubesched.plugins.dynamic_resources import extended as extended_resources
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
 from kubesched.plugins.dynamic_resources.cel import CelCache
 from kubesched.plugins.dynamic_resources.manager import Claim, shared_manager
@@ -63,6 +66,7 @@ from kubesched.plugins.dynamic_resources.structured import (
     node_matches,
 )
 from kubesched.plugins.helper.event_objects import event_objects
+from kubesched.plugins.helper.extended_resources import extended_resource_classes
 from kubesched.plugins.helper.normalize import default_normalize_score
 
 log = logging.getLogger(__name__)
@@ -95,6 +99,18 @@ class _State:
     allocator: Allocator | None = None
     unavailable: set[int] = field(default_factory=set)
     node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    extended: dict[str, int] = field(default_factory=dict)
+    """The pod's extended resource requests, when a DeviceClass backs one of them."""
+    extended_index: int | None = None
+    """Where the claim for them is in `claims` (the last one)."""
+    initial_extended_uid: str = ""
+    """That claim's uid in PreFilter (the in-memory claim's, under which Reserve put its
+    allocation in flight)."""
+    node_claims: dict[str, extended_resources.NodeClaim] = field(default_factory=dict)
+    """Per node, that claim with the device requests the node must serve."""
+
+    def user_claims(self) -> bool:
+        return len(self.claims) > (0 if self.extended_index is None else 1)
 
     def clone(self) -> _State:
         return self
@@ -114,6 +130,7 @@ class DynamicResources:
         self.args = DynamicResourcesArgs.from_v1(args)
         self.handle = handle
         self.manager = shared_manager(handle)
+        self.classes = extended_resource_classes(handle)
         self.features = Features()
         self.cel_cache = CelCache()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -136,12 +153,18 @@ class DynamicResources:
     def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
         data = _State()
         state.write(_KEY, data)
-        if not pod.claim_sources:
+        extended = extended_resources.requested(pod, self.classes) if pod.requests.scalar else {}
+        if not pod.claim_sources and not extended:
             return _SKIP
         try:
             claims = pod_claims(pod, self.manager)
         except ClaimsNotReady as exc:
             return _unschedulable(str(exc))
+        if extended:
+            data.extended = extended
+            data.extended_index = len(claims)
+            claims.append(extended_resources.claim_for(pod, self.manager))
+            data.initial_extended_uid = claims[-1].uid
         if not claims:
             return _SKIP
         data.available_on = [None] * len(claims)
@@ -177,6 +200,8 @@ class DynamicResources:
                 return _unschedulable(
                     f"resource claim {claim.key} is in the process of being allocated"
                 )
+            if index == data.extended_index:
+                continue  # made per node by Filter (or checked there, from an earlier cycle)
             status = self._check_classes(entry)
             if status is not None:
                 return status
@@ -210,10 +235,17 @@ class DynamicResources:
 
     # ---- Filter, PostFilter, Score --------------------------------------------------------
 
-    def filter(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         data = state.get(_KEY)
         if data is None or not data.claims:
             return None
+        node_claim: extended_resources.NodeClaim | None = None
+        if data.extended_index is not None:
+            node_claim, status = self._filter_extended(data, pod, node_info)
+            if status is not None:
+                return status
+            if node_claim is None and not data.user_claims():
+                return None  # the node's device plugin serves them (NodeResourcesFit checked)
         node = node_info.node
         unavailable = [
             index
@@ -222,7 +254,7 @@ class DynamicResources:
             and not node_matches(node, "", all_nodes=False, selector=selector)
         ]
         if data.allocator is not None:
-            status = self._allocate(data, node_info)
+            status = self._allocate(data, node_info, node_claim)
             if status is not None:
                 return status
         if unavailable:
@@ -230,10 +262,39 @@ class DynamicResources:
             return _unschedulable("resourceclaim not available on the node")
         return None
 
-    def _allocate(self, data: _State, node_info: NodeInfo) -> Status | None:
+    def _filter_extended(
+        self, data: _State, pod: Pod, node_info: NodeInfo
+    ) -> tuple[extended_resources.NodeClaim | None, Status | None]:
+        """upstream `filterExtendedResources`."""
+        assert data.extended_index is not None
+        entry = data.claims[data.extended_index]
+        if entry.claim.requests:  # made in an earlier cycle: PostFilter deletes it
+            return None, _unschedulable("cannot schedule extended resource claim")
+        needed = extended_resources.needed_on_node(
+            data.extended, node_info.node.allocatable.scalar, self.classes
+        )
+        if needed is None:
+            return None, _unschedulable("cannot fit resource")
+        if not needed or entry.claim.allocation is not None:
+            return None, None
+        node_claim = extended_resources.node_claim(pod, entry, needed, self.classes)
+        data.node_claims[node_info.name] = node_claim
+        return node_claim, None
+
+    def _allocate(
+        self,
+        data: _State,
+        node_info: NodeInfo,
+        node_claim: extended_resources.NodeClaim | None,
+    ) -> Status | None:
         assert data.allocator is not None
         node = node_info.node
-        claims = [data.claims[i].claim for i in data.to_allocate()]
+        claims = [
+            node_claim.claim
+            if node_claim is not None and i == data.extended_index
+            else data.claims[i].claim
+            for i in data.to_allocate()
+        ]
         timeout = self.args.filter_timeout
         deadline = time.monotonic() + timeout if timeout > 0 else None
         try:
@@ -255,12 +316,21 @@ class DynamicResources:
         data = state.get(_KEY)
         if data is None:
             return None, _NO_STATE
+        extended = None if data.extended_index is None else data.claims[data.extended_index]
         for index in sorted(data.unavailable):
             entry = data.claims[index]
+            if index == data.extended_index:
+                if not extended_resources.in_memory(entry):
+                    break
+                continue
             reserved = entry.claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 self._background(binding.deallocate(self.handle, entry))
                 return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+        if extended is not None and not extended_resources.in_memory(extended):
+            # Made in an earlier cycle, its allocation maybe stale: start anew.
+            self._background(binding.delete_claim(self.handle, extended))
+            return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
         return None, _NOTHING_TO_DEALLOCATE
 
     def pre_score(self, state: CycleState, _pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
@@ -308,6 +378,8 @@ class DynamicResources:
         indexes = data.to_allocate()
         results = data.node_allocations.get(node_name)
         if results is None:
+            if indexes == [data.extended_index]:
+                return None  # only extended resources, served by the node's device plugin
             return _error("claim allocation not found for node")
         if len(results) != len(indexes):
             return _error(
@@ -324,9 +396,14 @@ class DynamicResources:
         if data is None:
             return
         for index, entry in enumerate(data.claims):
-            if data.allocation[index] is not None and entry.uid in self.manager.pending:
-                del self.manager.pending[entry.uid]
+            uid = data.initial_extended_uid if index == data.extended_index else entry.uid
+            if data.allocation[index] is not None and uid in self.manager.pending:
+                del self.manager.pending[uid]
                 self.manager.assumed.pop(entry.obj.key, None)
+            if index == data.extended_index:
+                if not extended_resources.in_memory(entry):  # written: delete it
+                    self._background(binding.delete_claim(self.handle, entry))
+                continue
             if entry.claim.allocation is not None and reserved_for_pod(pod, entry):
                 self._background(binding.unreserve(self.handle, entry, pod))
 
@@ -343,15 +420,19 @@ class DynamicResources:
             if reserved_for_pod(pod, entry):
                 continue
             try:
-                claim = await binding.bind_claim(self.handle, entry, data.allocation[index], pod)
+                claim = await self._bind_claim(data, index, pod, node_name)
             except binding.BindError as exc:
                 return _error(str(exc))
+            if claim is None:
+                continue
             self.manager.assume(claim)
             data.claims[index] = claim
             written.append(index)
         for index in written:
             if data.allocation[index] is not None:
                 self.manager.pending.pop(data.claims[index].uid, None)
+        if data.extended_index is not None:
+            self.manager.pending.pop(data.initial_extended_uid, None)
         if binding.has_binding_conditions(data.claims):
             return await binding.wait_for_binding_conditions(
                 self.handle,
@@ -362,6 +443,21 @@ class DynamicResources:
                 timeout=self.args.binding_timeout,
             )
         return None
+
+    async def _bind_claim(self, data: _State, index: int, pod: Pod, node_name: str) -> Claim | None:
+        """One claim's allocation and reservation written (None: nothing to write)."""
+        entry = data.claims[index]
+        if index != data.extended_index:
+            return await binding.bind_claim(self.handle, entry, data.allocation[index], pod)
+        node_claim = data.node_claims.get(node_name)
+        if node_claim is None:
+            return None  # the node's device plugin serves the extended resources
+        if extended_resources.in_memory(entry):
+            entry = await binding.create_claim(self.handle, pod, node_claim)
+            data.claims[index] = entry  # Unreserve deletes it from now on
+        claim = await binding.bind_claim(self.handle, entry, data.allocation[index], pod)
+        await binding.record_extended_claim(self.handle, pod, claim, node_claim)
+        return claim
 
     def _background(self, work: Any) -> None:
         try:

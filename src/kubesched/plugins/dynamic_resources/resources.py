@@ -12,15 +12,13 @@ from __future__ import annotations
 from typing import Final
 
 from kubesched.framework import EventResource, ResourceSpec
+from kubesched.plugins.helper.extended_resources import DEVICE_CLASSES
 
 GROUP: Final = "resource.k8s.io"
 VERSION: Final = "v1"
 
 CLAIMS: Final = ResourceSpec(
     GROUP, VERSION, "resourceclaims", writes=True, event_name=EventResource.RESOURCE_CLAIM
-)
-DEVICE_CLASSES: Final = ResourceSpec(
-    GROUP, VERSION, "deviceclasses", namespaced=False, event_name=EventResource.DEVICE_CLASS
 )
 SLICES: Final = ResourceSpec(
     GROUP, VERSION, "resourceslices", namespaced=False, event_name=EventResource.RESOURCE_SLICE
@@ -33,3 +31,4 @@ TAINT_RULES: Final = ResourceSpec(
     event_name=f"{GROUP}/DeviceTaintRule",
 )
 ALL: Final = (CLAIMS, DEVICE_CLASSES, SLICES, TAINT_RULES)
+__all__ = ["ALL", "CLAIMS", "DEVICE_CLASSES", "SLICES", "TAINT_RULES"]

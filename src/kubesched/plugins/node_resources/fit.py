@@ -3,7 +3,9 @@
 Filter, as upstream: `Too many pods`, `Insufficient cpu`, `Insufficient memory`,
 `Insufficient ephemeral-storage`, `Insufficient <extended resource>` (all that apply);
 UnschedulableAndUnresolvable when the pod asks for more than the node's whole allocatable
-(preemption could not help), else Unschedulable. Pods placed by any scheduler count.
+(preemption could not help), else Unschedulable. Pods placed by any scheduler count. An
+extended resource the node does not offer but a DeviceClass provides (DRAExtendedResource)
+is not checked here: DynamicResources allocates devices for it.
 
 Score: `scoringStrategy.type` LeastAllocated (default; spread), MostAllocated (bin pack) or
 RequestedToCapacityRatio (`requestedToCapacityRatio.shape`), over `scoringStrategy.resources`
@@ -25,7 +27,7 @@ when added).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,11 +53,15 @@ from kubesched.plugins.helper.event_objects import (
     event_objects,
     updated,
 )
+from kubesched.plugins.helper.extended_resources import (
+    DEVICE_CLASS_PREFIX,
+    DEVICE_CLASSES,
+    extended_resource_classes,
+)
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.fit_args import NodeResourcesFitArgs
 
 NAME = names.NODE_RESOURCES_FIT
-DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 """The implicit extended resource of a DeviceClass: this prefix and the class's name."""
 
 _QUEUE = QueueingHint.QUEUE
@@ -82,9 +88,12 @@ _PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
 class NodeResourcesFit:
     name = NAME
+    resources = (DEVICE_CLASSES,)
+    """DeviceClasses: an extended resource a class provides is DynamicResources' to
+    allocate on a node that does not offer it itself (DRAExtendedResource)."""
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        del handle
+        self.classes = extended_resource_classes(handle)
         self.args = NodeResourcesFitArgs.from_v1(args)
         self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
@@ -93,6 +102,8 @@ class NodeResourcesFit:
     def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
         """Upstream `SignPod`: the pod's requests.
         Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        if pod.requests.scalar:  # which of them DRA provides depends on the classes
+            return (resources_sign(pod), self.classes.version)
         return (resources_sign(pod),)
 
     def fit_request(self, pod: Pod) -> FitRequest:
@@ -112,7 +123,7 @@ class NodeResourcesFit:
         request = state.get(_PRE_FILTER_KEY)
         if request is None:
             request = self.fit_request(pod)
-        return insufficient_resources(request, node_info)
+        return insufficient_resources(request, node_info, self.classes.class_for)
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         state.write(_PRE_SCORE_KEY, rs.pod_requests(pod, self._names, use_requested=False))
@@ -220,8 +231,14 @@ class NodeResourcesFit:
         return _SKIP
 
 
-def insufficient_resources(request: FitRequest, node_info: NodeInfo) -> Status | None:
-    """None if the pod fits the node, else the status listing every shortage."""
+def insufficient_resources(
+    request: FitRequest,
+    node_info: NodeInfo,
+    dra_class: Callable[[str], str | None] | None = None,
+) -> Status | None:
+    """None if the pod fits the node, else the status listing every shortage; an extended
+    resource the node does not offer but a DeviceClass provides (`dra_class`) is left to
+    DynamicResources (upstream `shouldDelegateResourceToDRA`)."""
     allocatable = node_info.node.allocatable
     used = node_info.requested
     if (
@@ -254,6 +271,8 @@ def insufficient_resources(request: FitRequest, node_info: NodeInfo) -> Status |
             unresolvable = unresolvable or wanted > capacity
     for name, wanted in request.scalar:
         capacity = allocatable.scalar.get(name, 0)
+        if capacity <= 0 and dra_class is not None and dra_class(name) is not None:
+            continue
         if wanted > capacity - used.scalar.get(name, 0):
             reasons.append(f"Insufficient {name}")
             unresolvable = unresolvable or wanted > capacity

@@ -276,3 +276,120 @@ def test_target_pod_hint_queues_once_the_template_claim_exists() -> None:
     # The claim exists but its owner is not the pod.
     assert pl.is_schedulable_after_target_pod_update(old, old, new) is QueueingHint.QUEUE_SKIP
     assert pl.pre_enqueue(new) is not None
+
+
+def extended_pod(name: str, gpus: int, *, init_gpus: int = 0) -> Pod:
+    raw = _pod_json(name, (), template=False)
+    raw["spec"].pop("resourceClaims")
+    requests = {"cpu": "100m", "example.com/gpu": str(gpus)}
+    raw["spec"]["containers"][0]["resources"] = {"requests": requests}
+    if init_gpus:
+        raw["spec"]["initContainers"] = [
+            {
+                "name": "init",
+                "image": "i",
+                "resources": {"requests": {"example.com/gpu": str(init_gpus)}},
+            }
+        ]
+    return Pod.from_json(raw)
+
+
+def extended_class() -> ApiObject:
+    return ApiObject.from_json(
+        {
+            "metadata": {
+                "name": "gpu",
+                "uid": "uid-gpu",
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+            },
+            "spec": {"extendedResourceName": "example.com/gpu"},
+        }
+    )
+
+
+def test_an_extended_resource_backed_by_a_class_is_allocated_as_devices() -> None:
+    h = handle(
+        (DEVICE_CLASSES, extended_class()),
+        (SLICES, node_slice("n1", 2)),
+        (SLICES, node_slice("n2", 1)),
+    )
+    pl = plugin(h)
+    p = extended_pod("p", 2)
+    state, result = cycle(pl, h, p)
+    assert result["n1"] is None
+    assert result["n2"].message == "cannot allocate all claims"
+    assert pl.reserve(state, p, "n1") is None
+    assert asyncio.run(pl.pre_bind(state, p, "n1")) is None
+    assert len(h.created_objects) == 1
+    made = h.listers.store(CLAIMS).get(h.created_objects[0].split("/")[1], "default")
+    assert made is not None
+    assert made.name.startswith("p-extended-resources-")
+    assert made.annotations == {"resource.kubernetes.io/extended-resource-claim": "true"}
+    requests = made.spec["devices"]["requests"]
+    assert requests == [
+        {
+            "name": "container-0-request-1",
+            "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
+        }
+    ]
+    devices = [r["device"] for r in made.status["allocation"]["devices"]["results"]]
+    assert devices == ["gpu-0", "gpu-1"]
+    pod_patch = next(patch for key, status, patch in h.object_patches if key == "default/p")
+    assert pod_patch["status"]["extendedResourceClaimStatus"] == {
+        "requestMappings": [
+            {
+                "containerName": "c",
+                "resourceName": "example.com/gpu",
+                "requestName": "container-0-request-1",
+            }
+        ],
+        "resourceClaimName": made.name,
+    }
+    assert not pl.manager.pending
+
+
+def test_an_init_container_reuses_the_devices_of_a_later_container() -> None:
+    h = handle((DEVICE_CLASSES, extended_class()), (SLICES, node_slice("n1", 4)))
+    pl = plugin(h)
+    p = extended_pod("p", 2, init_gpus=1)
+    state, result = cycle(pl, h, p)
+    assert result["n1"] is None
+    node_claim = state.read(pl_key()).node_claims["n1"]
+    assert [(r.name, r.exactly.count) for r in node_claim.claim.requests if r.exactly] == [
+        ("container-1-request-1", 2)
+    ]
+    assert [m["requestName"] for m in node_claim.mappings] == [
+        "container-1-request-1",
+        "container-1-request-1",
+    ]
+
+
+def test_a_node_offering_the_resource_itself_leaves_it_to_node_resources_fit() -> None:
+    h = handle((DEVICE_CLASSES, extended_class()))
+    h.add_node(make_node().name("n3").capacity(**{"example.com/gpu": "4"}).model())
+    pl = plugin(h)
+    p = extended_pod("p", 2)
+    _, result = cycle(pl, h, p)
+    assert result["n3"] is None
+    assert result["n1"].message == "cannot allocate all claims"
+
+
+def pl_key() -> Any:
+    from kubesched.plugins.dynamic_resources.plugin import _KEY  # noqa: PLC0415
+
+    return _KEY
+
+
+def test_node_resources_fit_leaves_a_class_backed_resource_to_dra() -> None:
+    from kubesched.plugins.node_resources import NodeResourcesFit  # noqa: PLC0415
+
+    h = handle()
+    fit = NodeResourcesFit(args={}, handle=h)
+    p = extended_pod("p", 2)
+    n1 = h.get_node_info("n1")
+    assert n1 is not None
+    status = fit.filter(CycleState(), p, n1)
+    assert status is not None
+    assert status.message == "Insufficient example.com/gpu"
+    h.listers.add(DEVICE_CLASSES, extended_class())
+    assert fit.filter(CycleState(), p, n1) is None
