@@ -151,7 +151,7 @@ def decide_both(
         api.create(pod)
         name = pod["metadata"]["name"]
         outcome = wait_outcome(api, namespace, name, nodes=nodes, timeout=30)
-        generated = generated_claims(api, namespace, name) if not claims else []
+        generated = generated_claims(api, namespace, name) if not claims and outcome.node else []
         claims = claims or generated
         if outcome.node:
             wait_for(
@@ -185,14 +185,21 @@ def decide_both(
 
 
 def generated_claims(api: ApiClient, namespace: str, pod: str) -> list[str]:
-    """The claims the resourceclaim controller made from the pod's templates."""
-    found = wait_for(
-        lambda: api.get("Pod", pod, namespace=namespace)["status"].get("resourceClaimStatuses"),
+    """The claims the resourceclaim controller made from the pod's templates, or the one
+    the scheduler made for its extended resources."""
+
+    def made(obj: dict[str, Any]) -> list[str]:
+        status = obj["status"]
+        names = [e["resourceClaimName"] for e in status.get("resourceClaimStatuses") or ()]
+        extended = (status.get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+        return [*names, *([extended] if extended else [])]
+
+    return wait_for(
+        lambda: made(api.get("Pod", pod, namespace=namespace)),
         until=bool,
         timeout=30,
-        message=f"the resourceclaim controller made pod {pod}'s claims",
+        message=f"pod {pod}'s claims are made",
     )
-    return [entry["resourceClaimName"] for entry in found]
 
 
 def same(kube: tuple[Outcome, list[Any]], ours: tuple[Outcome, list[Any]]) -> None:
@@ -398,3 +405,27 @@ def test_a_claim_made_from_a_template_for_the_pod(ns: str, api: ApiClient, dra: 
     kube, ours = decide_both(api, ns, scenario, nodes=2)
     same(kube, ours)
     assert ours[0].node == large
+
+
+def test_an_extended_resource_a_device_class_provides(
+    ns: str, api: ApiClient, dra: Published
+) -> None:
+    _, large = two_nodes(api, dra, 1, 2)
+    cls, resource = unique("gpu"), f"example.com/{unique('gpu')}"
+    body = {"apiVersion": RESOURCE, "kind": "DeviceClass", "metadata": {"name": cls}}
+    dra.create(body | {"spec": {"extendedResourceName": resource}}, "deviceclasses")
+
+    def scenario(tag: str) -> tuple[dict[str, Any], list[str]]:
+        pod = make_pod().name(f"p-{tag}").namespace(ns).obj()
+        pod["spec"]["containers"][0]["resources"] = {
+            "requests": {resource: "2"},
+            "limits": {resource: "2"},
+        }
+        return pod, []
+
+    kube, ours = decide_both(api, ns, scenario, nodes=2)
+    same(kube, ours)
+    assert ours[0].node == large
+    mappings = ours[0].pod["status"]["extendedResourceClaimStatus"]["requestMappings"]
+    kube_mappings = kube[0].pod["status"]["extendedResourceClaimStatus"]["requestMappings"]
+    assert mappings == kube_mappings

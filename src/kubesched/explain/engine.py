@@ -260,9 +260,25 @@ class _Run:
         for node in self.nodes:
             rejection = self.pre_rejection or self.rejections.get(node.name)
             scores, total = self.scores.get(node.name, ((), None))
-            rows.append(NodeVerdict(node.name, rejection, scores, total))
+            notes = () if rejection is not None else self._notes(node.name)
+            rows.append(NodeVerdict(node.name, rejection, scores, total, notes))
         rows.sort(key=lambda v: (not v.feasible, -(v.total or 0), v.node))
         return tuple(rows)
+
+    def _notes(self, node_name: str) -> tuple[str, ...]:
+        """What the Filter plugins with an `explain_node(state, node_name)` say."""
+        found = []
+        for plugin in self.fw.plugins.filter:
+            explain = getattr(plugin, "explain_node", None)
+            if explain is None:
+                continue
+            try:
+                note = explain(self.state, node_name)
+            except Exception as exc:  # a plugin's note never stops explain
+                note = f"{plugin.name}: explain_node raised {type(exc).__name__}: {exc}"
+            if note:
+                found.append(str(note))
+        return tuple(found)
 
     def _sampling(self) -> Sampling:
         count = len(self.candidates) if self.candidates is not None else len(self.nodes)

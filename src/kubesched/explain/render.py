@@ -95,11 +95,12 @@ def _rows(ex: Explanation) -> list[str]:
 def _verdict(ex: Explanation, verdict: NodeVerdict) -> str:
     if verdict.rejection is not None:
         return _rejected(verdict.rejection)
+    notes = "".join(f"; {note}" for note in verdict.notes)
     if ex.chosen == verdict.node:
-        return "feasible, chosen"
+        return "feasible, chosen" + notes
     if verdict.node in ex.best and ex.tie:
-        return "feasible, tied for best"
-    return "feasible"
+        return "feasible, tied for best" + notes
+    return "feasible" + notes
 
 
 def _rejected(rejection: Rejection) -> str:
@@ -152,6 +153,8 @@ def _node(verdict: NodeVerdict) -> dict[str, Any]:
     found: dict[str, Any] = {"node": verdict.node, "feasible": verdict.feasible}
     if verdict.rejection is not None:
         found["rejection"] = _rejection(verdict.rejection)
+    if verdict.notes:
+        found["notes"] = list(verdict.notes)
     if verdict.total is not None:
         found["total"] = verdict.total
         found["scores"] = {

@@ -57,6 +57,9 @@ class NodeVerdict:
     scores: tuple[PluginScore, ...] = ()
     total: int | None = None
     """The sum of the weighted scores; None when the node was not scored."""
+    notes: tuple[str, ...] = ()
+    """What Filter plugins would do on this feasible node (`explain_node`), e.g. the
+    devices DynamicResources would allocate."""
 
     @property
     def feasible(self) -> bool:

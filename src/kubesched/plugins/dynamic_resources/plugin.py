@@ -310,6 +310,19 @@ class DynamicResources:
         data.node_allocations[node.name] = results
         return None
 
+    def explain_node(self, state: CycleState, node_name: str) -> str | None:
+        """For `kubesched explain`: the devices this node would give the pod's claims."""
+        data = state.get(_KEY)
+        results = None if data is None else data.node_allocations.get(node_name)
+        if data is None or results is None:
+            return None
+        names = [data.claims[i].obj.name for i in data.to_allocate()]
+        parts = []
+        for name, allocation in zip(names, results, strict=True):
+            devices = ", ".join(f"{r.driver}/{r.pool}/{r.device}" for r in allocation.results)
+            parts.append(f"{name}: {devices or 'no device'}")
+        return "devices " + "; ".join(parts)
+
     def post_filter(
         self, state: CycleState, pod: Pod, _statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:

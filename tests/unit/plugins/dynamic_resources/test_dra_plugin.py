@@ -393,3 +393,14 @@ def test_node_resources_fit_leaves_a_class_backed_resource_to_dra() -> None:
     assert status.message == "Insufficient example.com/gpu"
     h.listers.add(DEVICE_CLASSES, extended_class())
     assert fit.filter(CycleState(), p, n1) is None
+
+
+def test_explain_names_the_devices_a_feasible_node_would_give() -> None:
+    h = handle(
+        (DEVICE_CLASSES, device_class()), (CLAIMS, claim("c")), (SLICES, node_slice("n1", 2))
+    )
+    pl = plugin(h)
+    state, result = cycle(pl, h, pod("p", "c"))
+    assert result["n1"] is None
+    assert pl.explain_node(state, "n1") == "devices c: gpu.example.com/n1/gpu-0"
+    assert pl.explain_node(state, "n2") is None
