@@ -23,13 +23,19 @@ from pathlib import Path
 import pytest
 from harness.api import ApiClient, ApiError
 from harness.diff.churn import (
+    DEVICE_CLASS,
     POOLS,
+    RESOURCE,
     TAINT,
     Churn,
     claim_object,
+    device_claim_name,
+    device_claim_object,
+    device_class_object,
     generate_churn,
     node_object,
     pod_object,
+    slice_object,
 )
 from harness.diff.fixtures import seeds_from_env
 from harness.diff.runner import Env
@@ -51,8 +57,12 @@ def test_churn_retries_and_outcomes_match_kube_scheduler(
     churn = generate_churn(seed)
     logs = {"ks": parity_env.oracle.log_path, "kq": parity_env.twin_log}
     offsets = {pool: _size(path) for pool, path in logs.items()}
-    _run(parity_env.api, churn, namespace)
-    _wait_quiet(logs, offsets)
+    devices = Devices(parity_env.api, namespace)
+    try:
+        _run(parity_env.api, churn, namespace, devices)
+        _wait_quiet(logs, offsets)
+    finally:
+        devices.delete_all()
     attempts = {pool: _attempts(path, offsets[pool], namespace) for pool, path in logs.items()}
     bound = _bound(parity_env.api, namespace)
     rows, mismatches = [], []
@@ -72,17 +82,106 @@ def test_churn_retries_and_outcomes_match_kube_scheduler(
     )
 
 
-def _run(api: ApiClient, churn: Churn, namespace: str) -> None:
+class Devices:
+    """The DRA side of a churn: each pool's node slices (node 0 starts with one GPU) and the
+    DeviceClass, deleted at the end (both are cluster-wide)."""
+
+    def __init__(self, api: ApiClient, namespace: str) -> None:
+        self.api, self.namespace = api, namespace
+        self.gpus: dict[tuple[str, int], int] = {}
+        self.made_class = False
+
+    def start(self, churn: Churn) -> None:
+        if churn.class_at_start:
+            self.create_class()
+        for pool in POOLS:
+            self.add_gpu(pool, 0)
+
+    def create_class(self) -> None:
+        self.api.request("POST", f"/apis/{RESOURCE}/deviceclasses", body=device_class_object())
+        self.made_class = True
+
+    def add_gpu(self, pool: str, index: int) -> None:
+        key = (pool, index)
+        gpus = self.gpus.get(key, 0) + 1
+        body = slice_object(pool, index, gpus, generation=gpus)
+        path = f"/apis/{RESOURCE}/resourceslices"
+        if gpus == 1:
+            self.api.request("POST", path, body=body)
+        else:
+            current = self.api.request("GET", f"{path}/{body['metadata']['name']}")
+            body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+            self.api.request("PUT", f"{path}/{body['metadata']['name']}", body=body)
+        self.gpus[key] = gpus
+
+    def create_claim(self, pool: str, pod: str) -> None:
+        path = f"/apis/{RESOURCE}/namespaces/{self.namespace}/resourceclaims"
+        self.api.request("POST", path, body=device_claim_object(pool, self.namespace, pod))
+
+    def free(self, pool: str, pod: str) -> None:
+        """Delete the pod if bound, then deallocate its claim (as the resourceclaim
+        controller does once the pod is gone)."""
+        name = f"{pool}-{pod}"
+        found = self.api.get_or_none("Pod", name, namespace=self.namespace)
+        if (
+            found is None
+            or not found["spec"].get("nodeName")
+            or not found["spec"].get("resourceClaims")
+        ):
+            return
+        _delete_if_bound(self.api, self.namespace, name)
+        path = (
+            f"/apis/{RESOURCE}/namespaces/{self.namespace}/resourceclaims/"
+            f"{device_claim_name(pool, pod)}"
+        )
+        status = {"status": {"allocation": None, "reservedFor": None}}
+        with contextlib.suppress(ApiError):
+            self.api.request(
+                "PATCH", path + "/status", body=status, content_type="application/merge-patch+json"
+            )
+
+    def apply(self, pool: str, kind: str, body: object) -> bool:
+        """A DRA step (True), or none (False; a "device" pod's claim is made first)."""
+        if kind == "gpus":
+            assert isinstance(body, int)
+            self.add_gpu(pool, body)
+        elif kind == "free":
+            assert isinstance(body, str)
+            self.free(pool, body)
+        else:
+            if kind == "pods":
+                assert isinstance(body, list)
+                for spec in body:
+                    if spec["kind"] == "device":
+                        self.create_claim(pool, spec["name"])
+            return False
+        return True
+
+    def delete_all(self) -> None:
+        for pool, index in self.gpus:
+            with contextlib.suppress(ApiError):
+                self.api.request("DELETE", f"/apis/{RESOURCE}/resourceslices/{pool}-n{index}-gpus")
+        if self.made_class:
+            with contextlib.suppress(ApiError):
+                self.api.request("DELETE", f"/apis/{RESOURCE}/deviceclasses/{DEVICE_CLASS}")
+
+
+def _run(api: ApiClient, churn: Churn, namespace: str, devices: Devices) -> None:
     for pool in POOLS:
         for index in range(churn.nodes):
             api.create(node_object(pool, index))
+    devices.start(churn)
     time.sleep(1.0)
     pools = list(POOLS)
     for index, (kind, body) in enumerate(churn.steps):
         # Each scheduler sees both pools' changes, its own and the twin's, in the order they
         # are made; which pool changes first alternates, so neither side is always second.
-        for pool in pools if index % 2 == 0 else reversed(pools):
-            _apply(api, pool, namespace, kind, body)
+        if kind == "device-class":  # one for both pools
+            devices.create_class()
+        else:
+            for pool in pools if index % 2 == 0 else reversed(pools):
+                if not devices.apply(pool, kind, body):
+                    _apply(api, pool, namespace, kind, body)
         time.sleep(STEP_SECONDS)
 
 

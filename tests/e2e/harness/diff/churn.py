@@ -1,7 +1,8 @@
 """Seeded churn scenarios for the queueing differential test: pods that do not fit yet, and
 a sequence of cluster changes (nodes added, relabelled, tainted and untainted, given more
 cpu; bound pods deleted; the claims of pods that name a missing PersistentVolumeClaim
-created) of which some can help a waiting pod and some cannot.
+created; GPUs published in a node's ResourceSlice, the DeviceClass created, a GPU pod deleted
+and its ResourceClaim freed) of which some can help a waiting pod and some cannot.
 
 Every node and pod exists twice, once per pool: `ks-*` for kube-scheduler (schedulerName
 `parity-default`), `kq-*` for kubesched (`twin-default`), each pod held to its pool by a
@@ -30,7 +31,12 @@ class Churn:
     steps: list[tuple[str, Any]] = field(default_factory=list)
     """("pods", [spec, ...]) | ("add-node", index) | ("label", (index, labels)) |
     ("taint", index) | ("untaint", index) | ("cpu", (index, cpu)) | ("delete", name) |
-    ("claim", pod name): the PersistentVolumeClaim a "claim" pod names is created."""
+    ("claim", pod name): the PersistentVolumeClaim a "claim" pod names is created |
+    ("gpus", index): one more GPU in the node's ResourceSlice | ("device-class", None): the
+    DeviceClass GPU pods ask for is created | ("free", pod name): a bound "device" pod is
+    deleted and its ResourceClaim deallocated, as the resourceclaim controller would."""
+    class_at_start: bool = True
+    """Whether the DeviceClass exists before the first pods (else a step creates it)."""
 
     def pod_names(self) -> list[str]:
         return [pod["name"] for kind, body in self.steps if kind == "pods" for pod in body]
@@ -39,6 +45,8 @@ class Churn:
 def generate_churn(seed: int) -> Churn:
     rng = random.Random(seed)
     churn = Churn(seed=seed, nodes=rng.randint(2, 3))
+    devices = random.Random(seed * 7919)  # DRA's choices, apart: the other draws stay as they were
+    churn.class_at_start = devices.random() < 0.6
     count, nodes, created = 0, churn.nodes, []
     claim_pods: set[str] = set()
 
@@ -73,7 +81,27 @@ def generate_churn(seed: int) -> Churn:
             churn.steps.append(("claim", claimed))
         else:
             churn.steps.append(("delete", rng.choice(created)))
+        _device_step(devices, churn, nodes, created)
     return churn
+
+
+def _device_step(rng: random.Random, churn: Churn, nodes: int, created: list[str]) -> None:
+    """Now and then a DRA change, from its own random stream."""
+    choice = rng.random()
+    if choice < 0.25:
+        churn.steps.append(("gpus", rng.randrange(nodes)))
+    elif (
+        choice < 0.35
+        and not churn.class_at_start
+        and not any(kind == "device-class" for kind, _ in churn.steps)
+    ):
+        churn.steps.append(("device-class", None))
+    elif choice < 0.45 and created:
+        churn.steps.append(("free", rng.choice(created)))
+    elif choice < 0.6:
+        made = [{"name": f"d{len(churn.steps)}", "kind": "device", "cpu": "100m"}]
+        created.append(made[0]["name"])
+        churn.steps.append(("pods", made))
 
 
 def _pod(rng: random.Random, name: str) -> dict[str, Any]:
@@ -122,6 +150,9 @@ def pod_object(pool: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any
     elif spec["kind"] == "claim":
         claim = {"claimName": claim_name(pool, spec["name"])}
         pod_spec["volumes"] = [{"name": "data", "persistentVolumeClaim": claim}]
+    elif spec["kind"] == "device":
+        name = device_claim_name(pool, spec["name"])
+        pod_spec["resourceClaims"] = [{"name": "gpu", "resourceClaimName": name}]
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -145,5 +176,50 @@ def claim_object(pool: str, namespace: str, pod: str) -> dict[str, Any]:
             "accessModes": ["ReadWriteOnce"],
             "resources": {"requests": {"storage": "1Gi"}},
             "storageClassName": "",
+        },
+    }
+
+
+DEVICE_CLASS = "queueing-gpu.example.com"
+DRIVER = "gpu.example.com"
+RESOURCE = "resource.k8s.io/v1"
+
+
+def device_claim_name(pool: str, pod: str) -> str:
+    return f"{pool}-{pod}-gpu"
+
+
+def device_claim_object(pool: str, namespace: str, pod: str) -> dict[str, Any]:
+    """One GPU of the DeviceClass, for a "device" pod (made with it)."""
+    request = {"name": "gpu", "exactly": {"deviceClassName": DEVICE_CLASS}}
+    return {
+        "apiVersion": RESOURCE,
+        "kind": "ResourceClaim",
+        "metadata": {"name": device_claim_name(pool, pod), "namespace": namespace},
+        "spec": {"devices": {"requests": [request]}},
+    }
+
+
+def device_class_object() -> dict[str, Any]:
+    return {
+        "apiVersion": RESOURCE,
+        "kind": "DeviceClass",
+        "metadata": {"name": DEVICE_CLASS},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+    }
+
+
+def slice_object(pool: str, index: int, gpus: int, generation: int) -> dict[str, Any]:
+    """The node's ResourceSlice with `gpus` GPUs (its pool is the node)."""
+    node = f"{pool}-n{index}"
+    return {
+        "apiVersion": RESOURCE,
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node}-gpus"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node,
+            "pool": {"name": node, "generation": generation, "resourceSliceCount": 1},
+            "devices": [{"name": f"gpu-{i}"} for i in range(gpus)],
         },
     }
