@@ -18,7 +18,7 @@ import pytest
 from harness import ApiClient, ApiError, wait_for
 from harness.parity import Outcome, wait_outcome
 from harness.workload_fixtures import WORKLOAD_SCHEDULER
-from harness.workloads import kwok_node, unique
+from harness.workloads import delete_workloads, deployment, kwok_node, unique
 
 from kubesched.testing import make_pod
 
@@ -429,3 +429,82 @@ def test_an_extended_resource_a_device_class_provides(
     mappings = ours[0].pod["status"]["extendedResourceClaimStatus"]["requestMappings"]
     kube_mappings = kube[0].pod["status"]["extendedResourceClaimStatus"]["requestMappings"]
     assert mappings == kube_mappings
+
+
+def test_a_deployment_whose_pods_each_get_a_claim_from_a_template(
+    ns: str, api: ApiClient, dra: Published
+) -> None:
+    """Three replicas of one GPU each on nodes with 1 and 2 GPUs: the resourceclaim
+    controller makes each pod's claim; both schedulers give the pods the same devices."""
+    two_nodes(api, dra, 1, 2)
+    cls = unique("gpu")
+    dra.device_class(cls)
+    tmpl = template(dra, ns, "one-gpu", {"requests": [exactly("gpu", cls)]})
+    placements = []
+    for scheduler in (DEFAULT, WORKLOAD_SCHEDULER):
+        app = unique("gpus")
+        body = deployment(ns, app, replicas=3, scheduler=scheduler, cpu="100m")
+        body["spec"]["template"]["spec"]["resourceClaims"] = [
+            {"name": "gpu", "resourceClaimTemplateName": tmpl}
+        ]
+        api.create(body)
+        pods = wait_for(
+            lambda app=app: [
+                p
+                for p in api.list("Pod", namespace=ns)
+                if p["metadata"]["labels"].get("app") == app and p["spec"].get("nodeName")
+            ],
+            until=lambda found: len(found) == 3,
+            timeout=60,
+            message=f"the three pods of {scheduler} are bound",
+        )
+        devices = []
+        for pod in pods:
+            for entry in generated_claims(api, ns, pod["metadata"]["name"]):
+                devices += wait_for(
+                    lambda entry=entry: allocation(api, ns, entry),
+                    until=bool,
+                    timeout=10,
+                    message=f"claim {entry} is allocated",
+                )
+        placements.append(sorted((pool, device) for _, pool, device in devices))
+        delete_workloads(api, ns)
+        wait_for(
+            lambda: api.request("GET", f"/apis/{RESOURCE}/namespaces/{ns}/resourceclaims")["items"],
+            until=lambda items: not items,
+            timeout=60,
+            message="the pods' claims are deleted with them",
+        )
+    assert placements[1] == placements[0]
+    assert len(set(placements[1])) == 3
+
+
+def test_a_pod_waits_for_its_claim_to_exist(ns: str, api: ApiClient, dra: Published) -> None:
+    """A pod naming a claim that does not exist yet waits at PreEnqueue (no attempt, no
+    condition) on both; once the claim is created, both place it alike."""
+    _, large = two_nodes(api, dra, 1, 2)
+    cls = unique("gpu")
+    dra.device_class(cls)
+    outcomes = []
+    for scheduler in (DEFAULT, WORKLOAD_SCHEDULER):
+        tag = unique("late")
+        pod = pod_with(ns, f"p-{tag}", f"c-{tag}")
+        pod["spec"]["schedulerName"] = scheduler
+        api.create(pod)
+        time.sleep(3)
+        waiting = api.get("Pod", f"p-{tag}", namespace=ns)
+        assert not waiting["spec"].get("nodeName")
+        assert not condition(waiting), f"{scheduler} tried the pod: {condition(waiting)}"
+        claim(dra, ns, f"c-{tag}", {"requests": [exactly("gpu", cls, count=2)]})
+        outcome = wait_outcome(api, ns, f"p-{tag}", nodes=2, timeout=30)
+        outcomes.append((outcome.node, allocation(api, ns, f"c-{tag}")))
+        api.delete("Pod", f"p-{tag}", namespace=ns, grace_period=0)
+        wait_for(
+            lambda n=f"p-{tag}": api.get_or_none("Pod", n, namespace=ns),
+            until=lambda p: p is None,
+            timeout=30,
+            message="the pod is gone",
+        )
+        free(api, ns, f"c-{tag}")
+    assert outcomes[1] == outcomes[0]
+    assert outcomes[1][0] == large

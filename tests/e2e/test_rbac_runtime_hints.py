@@ -31,6 +31,7 @@ from test_doctor import (
 
 from kubesched.localcluster import LocalCluster
 from kubesched.manifests.rbac import cluster_rules
+from kubesched.plugins.dynamic_resources.resources import ALL as DRA_RESOURCES
 from kubesched.testing import make_pod
 
 __all__ = ["cluster_objects"]  # the fixture, used below
@@ -47,11 +48,12 @@ class Guide:
 
 
 def read_rules() -> list[dict[str, Any]]:
-    """What `kubesched manifests` grants to read (its informers), none of its writes."""
+    """What `kubesched manifests` grants to read (its informers, DynamicResources' DRA
+    objects included), none of its writes."""
     reads = {"get", "list", "watch"}
     return [
         {**r, "verbs": [v for v in r["verbs"] if v in reads]}
-        for r in cluster_rules(preemption=True)
+        for r in cluster_rules(preemption=True, resources=DRA_RESOURCES)
         if reads & set(r["verbs"])
     ]
 

@@ -227,18 +227,6 @@ def test_dynamic_provisioning_goes_where_the_driver_reports_capacity(
     assert "did not have enough free storage" in ours.message
 
 
-def test_pods_with_resource_claims_are_refused_never_bound(ns: str, api: ApiClient) -> None:
-    nodes(api, unique("far"))
-    pod = make_pod().name("dra").namespace(ns).scheduler(OURS).obj()
-    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu-claim"}]
-    api.create(pod)
-    # PreFilter refuses the pod whatever the nodes are: any reported cycle counts (the node
-    # count of the message may include another test's nodes still being deleted).
-    outcome = wait_outcome(api, ns, "dra")
-    assert not outcome.bound
-    assert "does not support dynamic resource allocation" in outcome.message
-
-
 def _statefulset(namespace: str, name: str, cls: str) -> dict[str, Any]:
     pod = make_pod().scheduler(OURS).obj()
     pod["spec"]["terminationGracePeriodSeconds"] = 0
