@@ -75,8 +75,12 @@ clean:
 # wheels pinned in requirements/image-*.lock, downloads and builds cached in
 # ~/.cache/kubesched/image. Writes build/image/{oci/,kubesched-<version>.tar,*.spdx.json}.
 # `docker build .` (the Dockerfile) makes the equivalent image where there is an engine.
+# IMAGE_PLUGINS="a.py pkg/": plugin modules in a layer on top, on PYTHONPATH, tagged
+# kubesched:<version>-plugins (docs/writing-plugins.md "Shipping a plugin in the image").
+IMAGE_PLUGINS ?=
+IMAGE_OUT ?= build/image
 image: $(STAMP)
-	PYTHONPATH=tools $(BIN)/python -m kubesched_image build --out build/image
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image build --out $(IMAGE_OUT) $(foreach p,$(IMAGE_PLUGINS),--plugin $(p))
 
 # Pin the image's Debian packages and wheels anew (after `apt-get update`, or when
 # requirements/runtime.lock or image-debian.in changed).
