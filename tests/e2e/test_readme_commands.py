@@ -14,9 +14,11 @@ import re
 import shlex
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import yaml
+from packaging.metadata import Metadata
 
 import kubesched
 
@@ -98,6 +100,7 @@ def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: P
     env.pop("VIRTUAL_ENV", None)
     env["PATH"] = f"{tmp_path / 'user' / 'bin'}:{env['PATH']}"
     subprocess.run(shlex.split("make dist"), cwd=ROOT, env=env, check=True, timeout=300)
+    _check_wheel_metadata(ROOT / "dist" / "kubesched-0.1.0-py3-none-any.whl")
     # The user's python3, outside the project's virtualenv (the README's reader has none).
     python = os.path.realpath(sys.base_prefix + "/bin/python3")
     install = ["--disable-pip-version-check", "install", "--user", "--quiet"]
@@ -114,6 +117,21 @@ def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: P
         ["which", "kubesched"], env=env, capture_output=True, text=True, check=True
     )
     assert Path(which.stdout.strip()).is_relative_to(tmp_path)
+
+
+def _check_wheel_metadata(wheel: Path) -> None:
+    """What `twine check` would look at: core metadata that parses and validates (2.4, PEP
+    639's license expression with the LICENSE file inside), the classifiers, the README."""
+    with zipfile.ZipFile(wheel) as archive:
+        raw = archive.read("kubesched-0.1.0.dist-info/METADATA")
+        names = archive.namelist()
+    metadata = Metadata.from_email(raw, validate=True)
+    assert metadata.metadata_version == "2.4"
+    assert metadata.license_expression == "Apache-2.0"
+    assert metadata.license_files == ["LICENSE"]
+    assert "kubesched-0.1.0.dist-info/licenses/LICENSE" in names
+    assert "Typing :: Typed" in (metadata.classifiers or [])
+    assert metadata.description_content_type == "text/markdown"
 
 
 def test_the_deploy_lines_manifests_render_what_the_doctor_line_checks() -> None:
