@@ -109,6 +109,44 @@ CASES = {
         f" {{maxSkew: 2, {ZONE}, whenUnsatisfiable: DoNotSchedule}}]"
     ),
     "preemption-percentage": with_args("DefaultPreemption", "{minCandidateNodesPercentage: 101}"),
+    # Several errors at once: kube-scheduler lists them all, `[a, b]`, and so must kubesched.
+    "preemption-both-zero": with_args(
+        "DefaultPreemption", "{minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}"
+    ),
+    "spread-every-constraint-error": spread(
+        "[{maxSkew: 0, topologyKey: 'a b', whenUnsatisfiable: Never, labelSelector: {}}]"
+    ),
+    "spread-topology-key-prefix": spread(
+        "[{maxSkew: 1, topologyKey: 'Bad_Prefix/zone', whenUnsatisfiable: DoNotSchedule}]"
+    ),
+    "fit-ratio-missing": with_args(
+        "NodeResourcesFit", "{scoringStrategy: {type: RequestedToCapacityRatio}}"
+    ),
+    "fit-ratio-forbidden": with_args(
+        "NodeResourcesFit",
+        "{scoringStrategy: {type: MostAllocated, requestedToCapacityRatio: {shape: []}}}",
+    ),
+    "fit-names-type-weight": with_args(
+        "NodeResourcesFit",
+        "{ignoredResources: ['bad name!'], ignoredResourceGroups: ['x/y/z'],"
+        " scoringStrategy: {type: Foo, resources: [{name: cpu, weight: -3}]}}",
+    ),
+    "balanced-weight-and-duplicate": with_args(
+        "NodeResourcesBalancedAllocation", "{resources: [{name: cpu, weight: 3}, {name: cpu}]}"
+    ),
+    "volume-binding-timeout-and-shape": with_args(
+        "VolumeBinding", "{bindTimeoutSeconds: -1, shape: [{utilization: 101, score: 11}]}"
+    ),
+    "node-affinity-requirements": with_args(
+        "NodeAffinity",
+        "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms:"
+        " [{matchExpressions: [{key: 'a b', operator: In}, {key: k, operator: Exists, values: [x]},"
+        " {key: g, operator: Gt, values: [x, '2']}, {key: v, operator: In, values: ['bad value!']},"
+        " {key: o, operator: Foo}],"
+        " matchFields: [{key: metadata.name, operator: In, values: [a, b]}]}]},"
+        " preferredDuringSchedulingIgnoredDuringExecution: [{weight: 3, preference:"
+        " {matchExpressions: [{key: a, operator: Lt}]}}]}}",
+    ),
 }
 
 

@@ -17,7 +17,9 @@ with kube-scheduler's field paths:
 * the others (NodeResourcesFit: v1.37.2's validation table lists it as
   "NodeResourcesFitArgs", so only building the plugin validates it) as its framework words
   them, `initializing plugin "NodeResourcesFit": scoringStrategy.type: Unsupported value:
-  ...`, followed by their place in the file.
+  ...`, followed by their place in the file;
+* several errors of one plugin's args make one line, `[a, b]`, as kube-scheduler's error
+  aggregate lists them (`kubesched.plugins.helper.fielderrors`).
 """
 
 from __future__ import annotations
@@ -97,20 +99,22 @@ def _framework_message(error: FrameworkError, *, profile: Profile, position: int
     found = _args_field(str(cause), profile.plugin_config) if isinstance(cause, ArgsError) else None
     if found is None:
         return str(error)
-    index, name, field = found
+    index, name = found
     path = f"profiles[{position}].pluginConfig[{index}].args"
+    prefix = f"{name}Args."
     if name in _VALIDATED_WITH_THE_FILE:
-        text = f"{path}.{field}"
+        text = str(cause).replace(prefix, f"{path}.")
     else:
-        text = f'initializing plugin "{name}": {field} (at {path})'
+        text = f'initializing plugin "{name}": {str(cause).replace(prefix, "")} (at {path})'
     return f"profile {profile.scheduler_name!r}: {text}"
 
 
-def _args_field(message: str, names: Iterable[str]) -> tuple[int, str, str] | None:
-    """(position in pluginConfig, plugin, error below args) of an args error worded
-    `<Plugin>Args.<field>: <problem>` (`kubesched.plugins.helper.args`); None otherwise."""
+def _args_field(message: str, names: Iterable[str]) -> tuple[int, str] | None:
+    """(position in pluginConfig, plugin) of an args error worded `<Plugin>Args.<field>:
+    <problem>`, or an aggregate of such errors `[<Plugin>Args.<field>: ..., ...]`
+    (`kubesched.plugins.helper.args`, `.fielderrors`); None otherwise."""
     for index, name in enumerate(names):
         prefix = f"{name}Args."
-        if message.startswith(prefix):
-            return index, name, message.removeprefix(prefix)
+        if message.startswith((prefix, f"[{prefix}")):
+            return index, name
     return None

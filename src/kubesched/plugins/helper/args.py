@@ -101,7 +101,8 @@ DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
 def resource_specs(value: Any, *, path: str) -> tuple[tuple[str, int], ...]:
     """`[{name: cpu, weight: 1}, ...]` -> ((name, weight), ...); empty -> the defaults.
 
-    A missing or zero weight means 1 (upstream defaulting); otherwise 1..100.
+    A missing or zero weight means 1 (upstream defaulting); each plugin validates the weights
+    (NodeResourcesFit: 1..100, NodeResourcesBalancedAllocation: 1).
     """
     specs = []
     for i, item in enumerate(sequence(value, path=path)):
@@ -111,7 +112,9 @@ def resource_specs(value: Any, *, path: str) -> tuple[tuple[str, int], ...]:
         if not isinstance(name, str) or not name:
             raise ArgsError(f"{path}[{i}].name: a resource name is required")
         weight = spec.get("weight") or 1
-        specs.append((name, integer(weight, path=f"{path}[{i}].weight", low=1, high=100)))
+        specs.append(
+            (name, integer(weight, path=f"{path}[{i}].weight", low=-(2**31), high=2**31 - 1))
+        )
     return tuple(specs) or DEFAULT_RESOURCES
 
 
