@@ -109,6 +109,10 @@ CASES = {
         f" {{maxSkew: 2, {ZONE}, whenUnsatisfiable: DoNotSchedule}}]"
     ),
     "preemption-percentage": with_args("DefaultPreemption", "{minCandidateNodesPercentage: 101}"),
+    "args-unknown-fields": with_args("InterPodAffinity", "{foo: 1, bar: 2}"),
+    "args-unknown-nested-field": with_args(
+        "NodeResourcesFit", "{scoringStrategy: {type: MostAllocated, foo: 1}}"
+    ),
     # Several errors at once: kube-scheduler lists them all, `[a, b]`, and so must kubesched.
     "preemption-both-zero": with_args(
         "DefaultPreemption", "{minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}"
