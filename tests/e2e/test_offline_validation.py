@@ -226,6 +226,26 @@ def test_kubesched_refuses_what_kube_scheduler_refuses_with_its_text(
         assert line.startswith(f"profile '{PROFILE}': "), line
 
 
+TOP_LEVEL_CASES = {
+    "parallelism": f"parallelism: 0\nprofiles: [{{schedulerName: {PROFILE}}}]\n",
+    "lease-not-longer-than-renew": (
+        "leaderElection: {leaderElect: true, leaseDuration: 5s, renewDeadline: 10s}\n"
+        f"profiles: [{{schedulerName: {PROFILE}}}]\n"
+    ),
+}
+"""Fields of the file itself (not of a profile's plugins): kube-scheduler's text, then ours."""
+
+
+@pytest.mark.parametrize("case", TOP_LEVEL_CASES)
+def test_bad_top_level_fields_are_refused_with_kube_schedulers_text(
+    kube_scheduler: Path, tmp_path: Path, case: str
+) -> None:
+    config = write(tmp_path, case, TOP_LEVEL_CASES[case])
+    expected = kube_scheduler_error(kube_scheduler, config, tmp_path)
+    line = kubesched_errors(config, tmp_path)["--write-config-to"]
+    assert line.startswith(expected), f"kube-scheduler: {expected}\nkubesched:      {line}"
+
+
 def _is_profile_error(error: str) -> bool:
     """kube-scheduler's framework errors (wrapped with the profile), not its file's."""
     return not error.startswith("profiles[")
