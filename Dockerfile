@@ -14,10 +14,10 @@ WORKDIR /build
 # A virtualenv without pip: the system pip installs into it (`pip --python`).
 RUN python -m venv --without-pip /opt/kubesched
 # Dependencies first (their layer is reused while only kubesched's code changes); binary
-# wheels only, so no compiler is needed.
+# wheels only, so no compiler is needed; every file checked against the lock's sha256.
 COPY requirements/runtime.lock requirements/runtime.lock
 RUN pip --python /opt/kubesched/bin/python install --only-binary=:all: --no-deps \
-        -r requirements/runtime.lock
+        --require-hashes -r requirements/runtime.lock
 COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
 RUN pip --python /opt/kubesched/bin/python install --no-deps . \

@@ -13,7 +13,7 @@ help:
 
 $(STAMP): requirements/dev.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	@touch $@
 
@@ -59,9 +59,19 @@ SEEDS ?= 1-200
 parity: binaries
 	PARITY_SEEDS=$(SEEDS) QUEUEING_SEEDS=$(QUEUEING_SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py tests/e2e/test_queueing_differential.py -q -n 0
 
+# Pin anew (a few minutes: pip-compile fetches every file's sha256 from the index), keeping the
+# versions already pinned unless LOCK_ARGS=--upgrade (or --upgrade-package NAME): runtime.lock
+# from pyproject.toml's dependencies (the image installs it), dev.lock from those and dev.in.
+# Both carry --hash lines: pip installs them in hash-checking mode. Then `make image-lock`.
+PIP_TOOLS   := pip-tools==7.6.2
+LOCK_VENV   := /tmp/kubesched-lock
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(LOCK_VENV)/bin/pip-compile --quiet \
+	--generate-hashes --strip-extras --no-emit-index-url --no-emit-find-links \
+	--no-emit-trusted-host $(LOCK_ARGS)
 lock:
-	$(PYTHON) -m venv /tmp/kubesched-lock && /tmp/kubesched-lock/bin/pip install -q -r requirements/dev.in
-	/tmp/kubesched-lock/bin/pip freeze --exclude-editable | grep -v '^-e' > requirements/dev.lock
+	$(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet $(PIP_TOOLS)
+	$(PIP_COMPILE) --output-file=requirements/runtime.lock pyproject.toml
+	$(PIP_COMPILE) --output-file=requirements/dev.lock pyproject.toml requirements/dev.in
 
 # The wheel users install the command line from (README "Installing the command line only").
 dist: $(STAMP)
@@ -75,8 +85,12 @@ clean:
 # wheels pinned in requirements/image-*.lock, downloads and builds cached in
 # ~/.cache/kubesched/image. Writes build/image/{oci/,kubesched-<version>.tar,*.spdx.json}.
 # `docker build .` (the Dockerfile) makes the equivalent image where there is an engine.
+# IMAGE_PLUGINS="a.py pkg/": plugin modules in a layer on top, on PYTHONPATH, tagged
+# kubesched:<version>-plugins (docs/writing-plugins.md "Shipping a plugin in the image").
+IMAGE_PLUGINS ?=
+IMAGE_OUT ?= build/image
 image: $(STAMP)
-	PYTHONPATH=tools $(BIN)/python -m kubesched_image build --out build/image
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image build --out $(IMAGE_OUT) $(foreach p,$(IMAGE_PLUGINS),--plugin $(p))
 
 # Pin the image's Debian packages and wheels anew (after `apt-get update`, or when
 # requirements/runtime.lock or image-debian.in changed).

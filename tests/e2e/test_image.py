@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from harness import ApiClient, is_bound, wait_for
-from harness.image import Mount, Sandbox, unpack_image
+from harness.image import Mount, Sandbox, config_dir, unpack_image
 from harness.kubesched import KubeschedProcess, free_port
 from packaging.utils import canonicalize_name
 
@@ -128,29 +127,8 @@ def test_the_sbom_lists_every_debian_package_and_python_distribution_in_the_imag
     assert python == {*read_requirement_pins(project.runtime_lock).items(), ("kubesched", version)}
 
 
-def _config_dir(folder: Path, *, cluster: LocalCluster, namespace: str) -> Path:
-    """What a Deployment mounts at /etc/kubesched: the scheduler's configuration, and here a
-    kubeconfig for the local control plane with its CA (no ServiceAccount outside a pod)."""
-    folder.mkdir()
-    shutil.copyfile(cluster.ca_file, folder / "ca.crt")
-    kubeconfig = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {
-                "name": "local",
-                "cluster": {
-                    "server": cluster.server,
-                    "certificate-authority": f"{CONFIG_DIR}/ca.crt",
-                },
-            }
-        ],
-        "users": [{"name": "admin", "user": {"token": cluster.admin_token}}],
-        "contexts": [{"name": "local", "context": {"cluster": "local", "user": "admin"}}],
-        "current-context": "local",
-    }
-    (folder / "kubeconfig").write_text(yaml.safe_dump(kubeconfig))
-    config = {
+def _config(namespace: str) -> dict[str, Any]:
+    return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": {"kubeconfig": f"{CONFIG_DIR}/kubeconfig"},
@@ -161,10 +139,6 @@ def _config_dir(folder: Path, *, cluster: LocalCluster, namespace: str) -> Path:
         },
         "profiles": [{"schedulerName": SCHEDULER}],
     }
-    (folder / "config.yaml").write_text(yaml.safe_dump(config))
-    for path in [folder, *folder.iterdir()]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return folder
 
 
 @dataclass(frozen=True)
@@ -188,7 +162,12 @@ def run(
     certs.mkdir()
     os.chown(certs, 65532, 65532)
     certs.chmod(0o700)
-    etc = _config_dir(tmp_path / "etc-kubesched", cluster=local_cluster, namespace=namespace)
+    etc = config_dir(
+        tmp_path / "etc-kubesched",
+        inside=CONFIG_DIR,
+        cluster=local_cluster,
+        config=_config(namespace),
+    )
     mounts = [Mount(etc, CONFIG_DIR), Mount(certs, CERT_DIR, writable=True)]
     return Run(sandbox=Sandbox(rootfs, config, mounts=mounts), certs=certs, logs=tmp_path)
 

@@ -109,6 +109,48 @@ CASES = {
         f" {{maxSkew: 2, {ZONE}, whenUnsatisfiable: DoNotSchedule}}]"
     ),
     "preemption-percentage": with_args("DefaultPreemption", "{minCandidateNodesPercentage: 101}"),
+    "args-unknown-fields": with_args("InterPodAffinity", "{foo: 1, bar: 2}"),
+    "args-unknown-nested-field": with_args(
+        "NodeResourcesFit", "{scoringStrategy: {type: MostAllocated, foo: 1}}"
+    ),
+    # Several errors at once: kube-scheduler lists them all, `[a, b]`, and so must kubesched.
+    "preemption-both-zero": with_args(
+        "DefaultPreemption", "{minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}"
+    ),
+    "spread-every-constraint-error": spread(
+        "[{maxSkew: 0, topologyKey: 'a b', whenUnsatisfiable: Never, labelSelector: {}}]"
+    ),
+    "spread-topology-key-prefix": spread(
+        "[{maxSkew: 1, topologyKey: 'Bad_Prefix/zone', whenUnsatisfiable: DoNotSchedule}]"
+    ),
+    "fit-ratio-missing": with_args(
+        "NodeResourcesFit", "{scoringStrategy: {type: RequestedToCapacityRatio}}"
+    ),
+    "fit-ratio-forbidden": with_args(
+        "NodeResourcesFit",
+        "{scoringStrategy: {type: MostAllocated, requestedToCapacityRatio: {shape: []}}}",
+    ),
+    "fit-names-type-weight": with_args(
+        "NodeResourcesFit",
+        "{ignoredResources: ['bad name!'], ignoredResourceGroups: ['x/y/z'],"
+        " scoringStrategy: {type: Foo, resources: [{name: cpu, weight: -3}]}}",
+    ),
+    "balanced-weight-and-duplicate": with_args(
+        "NodeResourcesBalancedAllocation", "{resources: [{name: cpu, weight: 3}, {name: cpu}]}"
+    ),
+    "volume-binding-timeout-and-shape": with_args(
+        "VolumeBinding", "{bindTimeoutSeconds: -1, shape: [{utilization: 101, score: 11}]}"
+    ),
+    "node-affinity-requirements": with_args(
+        "NodeAffinity",
+        "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms:"
+        " [{matchExpressions: [{key: 'a b', operator: In}, {key: k, operator: Exists, values: [x]},"
+        " {key: g, operator: Gt, values: [x, '2']}, {key: v, operator: In, values: ['bad value!']},"
+        " {key: o, operator: Foo}],"
+        " matchFields: [{key: metadata.name, operator: In, values: [a, b]}]}]},"
+        " preferredDuringSchedulingIgnoredDuringExecution: [{weight: 3, preference:"
+        " {matchExpressions: [{key: a, operator: Lt}]}}]}}",
+    ),
 }
 
 
@@ -182,6 +224,26 @@ def test_kubesched_refuses_what_kube_scheduler_refuses_with_its_text(
     assert expected in line, f"kube-scheduler: {expected}\nkubesched:      {line}"
     if _is_profile_error(expected):
         assert line.startswith(f"profile '{PROFILE}': "), line
+
+
+TOP_LEVEL_CASES = {
+    "parallelism": f"parallelism: 0\nprofiles: [{{schedulerName: {PROFILE}}}]\n",
+    "lease-not-longer-than-renew": (
+        "leaderElection: {leaderElect: true, leaseDuration: 5s, renewDeadline: 10s}\n"
+        f"profiles: [{{schedulerName: {PROFILE}}}]\n"
+    ),
+}
+"""Fields of the file itself (not of a profile's plugins): kube-scheduler's text, then ours."""
+
+
+@pytest.mark.parametrize("case", TOP_LEVEL_CASES)
+def test_bad_top_level_fields_are_refused_with_kube_schedulers_text(
+    kube_scheduler: Path, tmp_path: Path, case: str
+) -> None:
+    config = write(tmp_path, case, TOP_LEVEL_CASES[case])
+    expected = kube_scheduler_error(kube_scheduler, config, tmp_path)
+    line = kubesched_errors(config, tmp_path)["--write-config-to"]
+    assert line.startswith(expected), f"kube-scheduler: {expected}\nkubesched:      {line}"
 
 
 def _is_profile_error(error: str) -> bool:

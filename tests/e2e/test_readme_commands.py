@@ -3,7 +3,8 @@ either run here as written (those that need no cluster) or named with the end-to
 that runs it on the real control plane, so a new command cannot slip in untested.
 
 Run here: the command-line install (`make dist`, `pip install --user` of the wheel into a
-throwaway user base, `kubesched --version`) and `kubesched manifests` of the deploy line.
+throwaway user base, `kubesched --version`), `kubesched manifests` of the deploy line, and the
+manifests of the plugin example (by a shell, as written).
 """
 
 from __future__ import annotations
@@ -13,13 +14,22 @@ import re
 import shlex
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import yaml
+from packaging.metadata import Metadata
+
+import kubesched
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
+PLUGIN_MANIFESTS = (
+    "PYTHONPATH=examples/prefer_label kubesched manifests "
+    "--config=examples/prefer_label/profile.yaml --plugin-module=prefer_label "
+    "--image=registry.example.com/kubesched:0.1.0-plugins > kubesched.yaml"
+)
 RUN_HERE = {
     "make dist",
     "python3 -m pip install --user dist/kubesched-0.1.0-py3-none-any.whl",
@@ -28,9 +38,13 @@ RUN_HERE = {
         "kubesched manifests --namespace=kubesched-system --scheduler-name=my-scheduler "
         "--image=registry.example.com/kubesched:0.1.0 | kubectl apply -f -"
     ),
+    PLUGIN_MANIFESTS,
 }
 ELSEWHERE = {
     "make demo": "tests/e2e/test_demo.py",
+    "make image IMAGE_PLUGINS=examples/prefer_label/prefer_label.py": (
+        "tests/e2e/test_image_plugins.py"
+    ),
     "make test": ".ci/run (this very suite)",
     "kubesched --leader-elect=true --scheduler-name=my-scheduler "
     "--lock-object-name=my-scheduler --lock-object-namespace=kube-system": (
@@ -86,6 +100,7 @@ def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: P
     env.pop("VIRTUAL_ENV", None)
     env["PATH"] = f"{tmp_path / 'user' / 'bin'}:{env['PATH']}"
     subprocess.run(shlex.split("make dist"), cwd=ROOT, env=env, check=True, timeout=300)
+    _check_wheel_metadata(ROOT / "dist" / "kubesched-0.1.0-py3-none-any.whl")
     # The user's python3, outside the project's virtualenv (the README's reader has none).
     python = os.path.realpath(sys.base_prefix + "/bin/python3")
     install = ["--disable-pip-version-check", "install", "--user", "--quiet"]
@@ -102,6 +117,21 @@ def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: P
         ["which", "kubesched"], env=env, capture_output=True, text=True, check=True
     )
     assert Path(which.stdout.strip()).is_relative_to(tmp_path)
+
+
+def _check_wheel_metadata(wheel: Path) -> None:
+    """What `twine check` would look at: core metadata that parses and validates (2.4, PEP
+    639's license expression with the LICENSE file inside), the classifiers, the README."""
+    with zipfile.ZipFile(wheel) as archive:
+        raw = archive.read("kubesched-0.1.0.dist-info/METADATA")
+        names = archive.namelist()
+    metadata = Metadata.from_email(raw, validate=True)
+    assert metadata.metadata_version == "2.4"
+    assert metadata.license_expression == "Apache-2.0"
+    assert metadata.license_files == ["LICENSE"]
+    assert "kubesched-0.1.0.dist-info/licenses/LICENSE" in names
+    assert "Typing :: Typed" in (metadata.classifiers or [])
+    assert metadata.description_content_type == "text/markdown"
 
 
 def test_the_deploy_lines_manifests_render_what_the_doctor_line_checks() -> None:
@@ -128,3 +158,49 @@ def test_the_deploy_lines_manifests_render_what_the_doctor_line_checks() -> None
     text = next(iter(config["data"].values()))
     assert "resourceNamespace: kubesched-system" in text
     assert "--leader-elect-resource-namespace=kubesched-system" in doctor
+
+
+def test_the_plugin_examples_manifests_run_as_written(tmp_path: Path) -> None:
+    """By a shell in a folder holding `examples/`, with `kubesched` the one under test."""
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    src = Path(kubesched.__file__).resolve().parents[1]
+    wrapper = bin_dir / "kubesched"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{src}" exec {sys.executable} -m kubesched "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(
+        ["sh", "-c", PLUGIN_MANIFESTS],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    objects = [o for o in yaml.safe_load_all((tmp_path / "kubesched.yaml").read_text()) if o]
+    (deployment,) = [o for o in objects if o["kind"] == "Deployment"]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "registry.example.com/kubesched:0.1.0-plugins"
+    assert "--plugin-module=prefer_label" in container["args"]
+    config = next(o for o in objects if o["kind"] == "ConfigMap")
+    assert "PreferNodeLabel" in next(iter(config["data"].values()))
+
+    without = subprocess.run(
+        ["sh", "-c", PLUGIN_MANIFESTS.removeprefix("PYTHONPATH=examples/prefer_label ")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert without.returncode == 1
+    assert without.stderr.count("\n") == 1, without.stderr
+    assert "--plugin-module prefer_label: cannot import it" in without.stderr

@@ -25,6 +25,16 @@ def _parser() -> argparse.ArgumentParser:
     build_cmd.add_argument(
         "--out", type=Path, default=Path("build/image"), help="where to copy it (build/image)"
     )
+    build_cmd.add_argument(
+        "--plugin",
+        dest="plugins",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="add a plugin module (NAME.py) or package folder in a layer on top, on PYTHONPATH "
+        "(repeatable; make image IMAGE_PLUGINS=...)",
+    )
     build_cmd.add_argument("--force", action="store_true", help="build even if cached")
     commands.add_parser("lock", help="pin the Debian packages and wheels anew")
     return parser
@@ -37,7 +47,7 @@ def main(argv: Sequence[str] | None = None, *, project: Project | None = None) -
         if args.command == "lock":
             lock(project)
             return 0
-        result = build(project, force=args.force)
+        result = build(project, plugins=args.plugins, force=args.force)
         written = export(result, args.out)
     except ImageError as error:
         print(f"kubesched-image: {error}", file=sys.stderr)

@@ -20,6 +20,7 @@ from kubesched_image.lockfiles import (
     WheelPin,
     read_debian_lock,
     read_debian_request,
+    read_requirement_hashes,
     read_requirement_pins,
     read_wheel_lock,
 )
@@ -67,6 +68,13 @@ def checked_locks(
         raise ImageError(
             f"{project.wheels_lock.name} does not pin what {project.runtime_lock.name} pins: "
             "run `make image-lock`"
+        )
+    allowed = read_requirement_hashes(project.runtime_lock)
+    foreign = [pin for pin in locked if pin.sha256 not in allowed[pin.key]]
+    if foreign:  # the Dockerfile installs runtime.lock with --require-hashes: it would refuse it
+        raise ImageError(
+            f"{foreign[0].file_name} of {project.wheels_lock.name} is not among the files "
+            f"{project.runtime_lock.name} allows (its --hash lines): run `make image-lock`"
         )
     return debs, locked, read_wheel_lock(project.build_lock)
 

@@ -1,5 +1,6 @@
 """`build`: the image of the repository's inputs, from the cache when a build of the same
-inputs is there, else assembled (`assemble`) in a scratch folder and kept in the cache."""
+inputs is there, else assembled (`assemble`) in a scratch folder and kept in the cache; with
+plugin modules, that image extended by a layer (`plugins.extend`), cached the same way."""
 
 from __future__ import annotations
 
@@ -9,17 +10,20 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from kubesched.localcluster.paths import cache_dir
-from kubesched_image.assemble import assemble
+from kubesched_image.assemble import Assembled, assemble
 from kubesched_image.errors import Progress, stderr_progress
+from kubesched_image.plugins import Extended, extend, plugin_sources, sources_digest
 from kubesched_image.project import Project, inputs_digest, source_date_epoch
 
-KEEP_BUILDS = 3
+Built = Assembled | Extended
+
+KEEP_BUILDS = 4  # the plain image and a few with plugins
 
 
 def cache_root() -> Path:
@@ -56,41 +60,70 @@ class Result:
         return self.folder / self.sbom_name
 
 
-def build(project: Project, *, progress: Progress = stderr_progress, force: bool = False) -> Result:
+def build(
+    project: Project,
+    *,
+    plugins: Sequence[Path] = (),
+    progress: Progress = stderr_progress,
+    force: bool = False,
+) -> Result:
     """The image of `project`'s inputs: from the cache when a build of the same inputs is
-    there (unless `force`), else built (a minute or so, downloads cached)."""
+    there (unless `force`), else built (a minute or so, downloads cached). With `plugins`
+    (module files or package folders), that image plus a layer holding them
+    (`kubesched:0.1.0-plugins`, kubesched_image.plugins)."""
     epoch = source_date_epoch()
+    sources = plugin_sources(plugins)  # a mistyped path fails before a minute of building
+    started = time.monotonic()
     digest = inputs_digest(project, epoch=epoch)
+
+    def plain(scratch: Path, out: Path) -> Built:
+        return assemble(project, scratch, out, cache=cache_root(), epoch=epoch, progress=progress)
+
+    result = _cached(digest, make=plain, force=force)
+    if sources:
+        name, version = project.name_and_version()
+        base = result.folder
+
+        def with_plugins(scratch: Path, out: Path) -> Built:
+            return extend(
+                base,
+                sources,
+                scratch,
+                out,
+                name=name,
+                version=version,
+                epoch=epoch,
+                progress=progress,
+            )
+
+        result = _cached(sources_digest(digest, sources), make=with_plugins, force=force)
+    return replace(result, seconds=round(time.monotonic() - started, 1))
+
+
+def _cached(digest: str, *, make: Callable[[Path, Path], Built], force: bool) -> Result:
+    """The build of `digest` from the cache, else made by `make(scratch, out)` in a scratch
+    folder that is then renamed into the cache."""
     builds = cache_root() / "builds"
     folder = builds / digest[:24]
     builds.mkdir(parents=True, exist_ok=True)
     with _exclusive(cache_root() / ".lock"):
         done = folder / "result.json"
         if done.is_file() and not force:
+            done.touch()  # recently used: pruned last
             return Result(**{**json.loads(done.read_text()), "folder": folder, "reused": True})
-        started = time.monotonic()
         umask = os.umask(0o022)  # the modes of the files written (a layer records them)
         try:
-            result = _build_cached(project, folder, epoch=epoch, digest=digest, progress=progress)
+            with tempfile.TemporaryDirectory(dir=builds, prefix=".build-") as scratch:
+                out = Path(scratch) / "out"
+                out.mkdir()
+                built = make(Path(scratch), out)
+                record = {**asdict(built), "inputs_digest": digest}
+                (out / "result.json").write_text(json.dumps(record, indent=2) + "\n")
+                shutil.rmtree(folder, ignore_errors=True)
+                out.rename(folder)
         finally:
             os.umask(umask)
         _prune(builds)
-    return replace(result, seconds=round(time.monotonic() - started, 1))
-
-
-def _build_cached(
-    project: Project, folder: Path, *, epoch: int, digest: str, progress: Progress
-) -> Result:
-    """Build in a scratch folder beside `folder`, then rename it to `folder`."""
-    with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".build-") as scratch:
-        out = Path(scratch) / "out"
-        built = assemble(
-            project, Path(scratch), out, cache=cache_root(), epoch=epoch, progress=progress
-        )
-        record = {**asdict(built), "inputs_digest": digest}
-        (out / "result.json").write_text(json.dumps(record, indent=2) + "\n")
-        shutil.rmtree(folder, ignore_errors=True)
-        out.rename(folder)
     return Result(folder=folder, **record)
 
 

@@ -34,6 +34,7 @@ _WHEEL_LINE = re.compile(
     r"\s+#\s*(?P<file>\S+\.whl)"
 )
 _PIN_LINE = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)")
+_HASH_OPTION = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 _DEB_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 
 
@@ -147,12 +148,40 @@ def write_wheel_lock(path: Path, pins: Iterable[WheelPin], *, header: str) -> No
 
 
 def read_requirement_pins(path: Path) -> dict[str, str]:
-    """`name==version` lines of a pip lock (runtime.lock): canonical name -> version."""
+    """`name==version` requirements of a pip lock (runtime.lock, as pip-compile writes it: a
+    marker and `--hash` options may follow, on continuation lines): canonical name -> version."""
     pins: dict[str, str] = {}
-    for number, line in _lines(path):
+    for number, line in _requirements(path):
         match = _PIN_LINE.match(line)
         if match is None:
-            fix = "pin every distribution exactly (pip freeze)"
+            fix = "pin every distribution exactly (`make lock`)"
             raise _bad(path, number, line, "NAME==VERSION", fix)
         pins[canonicalize_name(match["name"])] = match["version"]
     return pins
+
+
+def read_requirement_hashes(path: Path) -> dict[str, frozenset[str]]:
+    """The `--hash=sha256:HEX` options of each requirement of a pip lock: canonical name ->
+    the sha256 of every file it allows (empty without hashes)."""
+    read_requirement_pins(path)  # the same lines, checked
+    hashes: dict[str, frozenset[str]] = {}
+    for _, line in _requirements(path):
+        match = _PIN_LINE.match(line)
+        assert match is not None
+        hashes[canonicalize_name(match["name"])] = frozenset(_HASH_OPTION.findall(line))
+    return hashes
+
+
+def _requirements(path: Path) -> Iterable[tuple[int, str]]:
+    """The requirements of a pip requirements file, each with the number of its first line:
+    lines ending in a backslash joined to the next, comments dropped."""
+    pending: list[str] = []
+    start = 0
+    for number, line in _lines(path):
+        start = start or number
+        pending.append(line.removesuffix("\\").strip())
+        if not line.endswith("\\"):
+            yield start, " ".join(pending)
+            pending, start = [], 0
+    if pending:
+        yield start, " ".join(pending)

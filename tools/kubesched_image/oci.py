@@ -252,3 +252,44 @@ def write_archive(layout: Path, archive: Path, *, repo_tag: str, epoch: int) -> 
         info.size, info.mtime, info.mode = len(data), epoch, 0o644
         out.addfile(info, io.BytesIO(data))
     partial.replace(archive)
+
+
+def read_image(layout: Path) -> tuple[list[Layer], dict[str, Any]]:
+    """The layers (with their diff_ids and history) and the config document of the layout's
+    only image, as `write_image` wrote them."""
+    blobs = layout / "blobs" / "sha256"
+    try:
+        index = json.loads((layout / "index.json").read_bytes())
+        (descriptor,) = index["manifests"]
+        manifest = json.loads((blobs / descriptor["digest"].removeprefix("sha256:")).read_bytes())
+        config = json.loads(
+            (blobs / manifest["config"]["digest"].removeprefix("sha256:")).read_bytes()
+        )
+    except (OSError, ValueError, KeyError) as error:
+        raise ImageError(
+            f"{layout} is not an image layout this builder wrote ({error}): "
+            "run `make image` again with `--force`"
+        ) from None
+    history = [entry["created_by"] for entry in config["history"]]
+    layers = [
+        Layer(
+            blob=Blob(digest=d["digest"], size=d["size"], media_type=d["mediaType"]),
+            diff_id=diff_id,
+            created_by=created_by,
+        )
+        for d, diff_id, created_by in zip(
+            manifest["layers"], config["rootfs"]["diff_ids"], history, strict=True
+        )
+    ]
+    return layers, config
+
+
+def unpack(layout: Path, layers: Sequence[Layer], into: Path) -> None:
+    """Apply `layers` of `layout` to `into`, in order: the layers this builder wrote (no
+    whiteouts), to run the image's Python on them."""
+    into.mkdir(parents=True, exist_ok=True)
+    for layer in layers:
+        path = layout / "blobs" / "sha256" / layer.blob.hex
+        with tarfile.open(path, mode="r:gz") as archive:
+            # Our own layers (write_layer); the "tar" filter still refuses a path leaving `into`.
+            archive.extractall(into, numeric_owner=True, filter="tar")

@@ -24,7 +24,7 @@ class Component:
     """One package in the image."""
 
     ecosystem: str
-    """`deb` or `pypi`."""
+    """`deb`, `pypi`, or `generic` (a plugin module copied in)."""
     name: str
     version: str
     sha256: str
@@ -40,6 +40,8 @@ class Component:
         version = quote(self.version, safe="")
         if self.ecosystem == "deb":
             return f"pkg:deb/debian/{self.name}@{version}?arch={self.architecture}&distro={DISTRO}"
+        if self.ecosystem == "generic":
+            return f"pkg:generic/{quote(self.name, safe='')}?checksum=sha256:{self.sha256}"
         return f"pkg:pypi/{self.name.lower().replace('_', '-')}@{version}"
 
     @property
@@ -71,22 +73,14 @@ def _package(component: Component) -> dict[str, Any]:
     }
     if component.source:
         package["sourceInfo"] = component.source
+    if not component.version:
+        del package["versionInfo"]  # a plugin module has none (SPDX: optional)
     return package
 
 
-def document(
-    *,
-    name: str,
-    version: str,
-    manifest_digest: str,
-    components: Sequence[Component],
-    epoch: int,
-) -> dict[str, Any]:
-    """The SPDX document of the image `name:version` whose manifest is `manifest_digest`."""
-    created = dt.datetime.fromtimestamp(epoch, tz=dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _image(*, name: str, version: str, manifest_digest: str) -> dict[str, Any]:
     digest = quote(manifest_digest, safe="")
-    namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"oci:{name}@{manifest_digest}")
-    image = {
+    return {
         "SPDXID": "SPDXRef-image",
         "name": name,
         "versionInfo": version,
@@ -107,6 +101,20 @@ def document(
             }
         ],
     }
+
+
+def document(
+    *,
+    name: str,
+    version: str,
+    manifest_digest: str,
+    components: Sequence[Component],
+    epoch: int,
+) -> dict[str, Any]:
+    """The SPDX document of the image `name:version` whose manifest is `manifest_digest`."""
+    created = dt.datetime.fromtimestamp(epoch, tz=dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"oci:{name}@{manifest_digest}")
+    image = _image(name=name, version=version, manifest_digest=manifest_digest)
     ordered = sorted(components, key=lambda c: (c.ecosystem, c.name))
     relationships = [
         {
@@ -132,4 +140,35 @@ def document(
         "creationInfo": {"created": created, "creators": ["Tool: kubesched-image"]},
         "packages": [image, *(_package(component) for component in ordered)],
         "relationships": relationships,
+    }
+
+
+def extended(
+    base: dict[str, Any],
+    *,
+    name: str,
+    version: str,
+    manifest_digest: str,
+    components: Sequence[Component],
+) -> dict[str, Any]:
+    """The SPDX document `base` of an image, for the image `name:version` made of it plus
+    `components` (a layer on top)."""
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"oci:{name}@{manifest_digest}")
+    image = _image(name=name, version=version, manifest_digest=manifest_digest)
+    ordered = sorted(components, key=lambda c: (c.ecosystem, c.name))
+    packages = [p for p in base["packages"] if p["SPDXID"] != "SPDXRef-image"]
+    contains = [
+        {
+            "spdxElementId": "SPDXRef-image",
+            "relationshipType": "CONTAINS",
+            "relatedSpdxElement": component.spdx_id,
+        }
+        for component in ordered
+    ]
+    return {
+        **base,
+        "name": f"{name}-{version}",
+        "documentNamespace": f"https://spdx.org/spdxdocs/{name}-{version}-{namespace}",
+        "packages": [image, *packages, *(_package(component) for component in ordered)],
+        "relationships": [*base["relationships"], *contains],
     }

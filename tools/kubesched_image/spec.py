@@ -17,6 +17,12 @@ ENV = (
     "PYTHONUNBUFFERED=1",
 )
 EXPOSED_PORTS = ("10259/tcp",)
+PLUGINS_DIR = f"{PREFIX}/plugins"
+"""Where `make image IMAGE_PLUGINS=...` puts plugin modules, in a layer of their own."""
+PLUGINS_ENV = f"PYTHONPATH={PLUGINS_DIR}"
+"""What that layer adds to the environment, so `--plugin-module NAME` imports them."""
+PLUGINS_TAG_SUFFIX = "-plugins"
+"""`kubesched:0.1.0-plugins`: the image with plugin modules is never mistaken for the plain one."""
 LABELS = {
     "org.opencontainers.image.title": "kubesched",
     "org.opencontainers.image.description": (

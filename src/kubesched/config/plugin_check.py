@@ -17,7 +17,9 @@ with kube-scheduler's field paths:
 * the others (NodeResourcesFit: v1.37.2's validation table lists it as
   "NodeResourcesFitArgs", so only building the plugin validates it) as its framework words
   them, `initializing plugin "NodeResourcesFit": scoringStrategy.type: Unsupported value:
-  ...`, followed by their place in the file.
+  ...`, followed by their place in the file;
+* several errors of one plugin's args make one line, `[a, b]`, as kube-scheduler's error
+  aggregate lists them (`kubesched.plugins.helper.fielderrors`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from kubesched.framework import PluginRegistrationError, Registry
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.plugins import config_registry
-from kubesched.plugins.helper.args import ArgsError
+from kubesched.plugins.helper.args import ArgsError, UnknownFieldsError
 from kubesched.runtime import Framework, FrameworkError, build_framework, check_common_queue_sort
 from kubesched.testing import FakeHandle
 
@@ -94,23 +96,50 @@ def _registration_message(error: PluginRegistrationError) -> str:
 def _framework_message(error: FrameworkError, *, profile: Profile, position: int) -> str:
     """The builder's message, or for plugin args kube-scheduler's wording and field path."""
     cause = error.__cause__
+    if isinstance(cause, UnknownFieldsError):
+        decoding = _decoding_message(cause, profile.plugin_config, position=position)
+        if decoding is not None:
+            return f"profile {profile.scheduler_name!r}: {decoding}"
     found = _args_field(str(cause), profile.plugin_config) if isinstance(cause, ArgsError) else None
     if found is None:
         return str(error)
-    index, name, field = found
+    index, name = found
     path = f"profiles[{position}].pluginConfig[{index}].args"
+    prefix = f"{name}Args."
     if name in _VALIDATED_WITH_THE_FILE:
-        text = f"{path}.{field}"
+        text = str(cause).replace(prefix, f"{path}.")
     else:
-        text = f'initializing plugin "{name}": {field} (at {path})'
+        text = f'initializing plugin "{name}": {str(cause).replace(prefix, "")} (at {path})'
     return f"profile {profile.scheduler_name!r}: {text}"
 
 
-def _args_field(message: str, names: Iterable[str]) -> tuple[int, str, str] | None:
-    """(position in pluginConfig, plugin, error below args) of an args error worded
-    `<Plugin>Args.<field>: <problem>` (`kubesched.plugins.helper.args`); None otherwise."""
+def _decoding_message(
+    error: UnknownFieldsError, names: Iterable[str], *, position: int
+) -> str | None:
+    """kube-scheduler's strict-decoding text for unknown fields in a plugin's args (its file
+    is decoded before anything is validated), with the valid fields as a hint."""
+    for index, name in enumerate(names):
+        root = f"{name}Args"
+        if error.kind == root or error.kind.startswith((f"{root}.", f"{root}[")):
+            below = error.kind.removeprefix(root).removeprefix(".")
+            fields = ", ".join(
+                f'unknown field "{below}.{field}"' if below else f'unknown field "{field}"'
+                for field in error.fields
+            )
+            return (
+                f"strict decoding error: decoding .profiles[{position}].pluginConfig[{index}]: "
+                f"strict decoding error: decoding args for plugin {name}: strict decoding error: "
+                f"{fields} (valid fields{f' of {below}' if below else ''}: {error.hint})"
+            )
+    return None
+
+
+def _args_field(message: str, names: Iterable[str]) -> tuple[int, str] | None:
+    """(position in pluginConfig, plugin) of an args error worded `<Plugin>Args.<field>:
+    <problem>`, or an aggregate of such errors `[<Plugin>Args.<field>: ..., ...]`
+    (`kubesched.plugins.helper.args`, `.fielderrors`); None otherwise."""
     for index, name in enumerate(names):
         prefix = f"{name}Args."
-        if message.startswith(prefix):
-            return index, name, message.removeprefix(prefix)
+        if message.startswith((prefix, f"[{prefix}")):
+            return index, name
     return None

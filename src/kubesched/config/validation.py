@@ -4,13 +4,16 @@ plus component-base's leader-election and client-connection rules, client-go's
 own (names a pod or a Lease can actually carry, the serving and logging flags).
 
 `validate` returns every problem, one line each, naming the field path (and its flag) and
-the fix. `default_scheduler_conflicts` returns the mission's collision rules as messages; the
-caller decides whether they are fatal.
+the fix; where kube-scheduler has a text for it, the line starts with that text (`parallelism:
+Invalid value: 0: should be an integer value greater than zero`) and our hint follows.
+`default_scheduler_conflicts` returns the mission's collision rules as messages; the caller
+decides whether they are fatal.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 
 from kubesched.apis.config import (
@@ -42,6 +45,11 @@ def validate(config: KubeSchedulerConfiguration) -> list[str]:
     ]
 
 
+def _quoted(value: str) -> str:
+    """A string value as kube-scheduler's field errors quote it."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def is_dns_subdomain(name: str) -> bool:
     """True for a DNS-1123 subdomain, the form of a Lease name and of spec.schedulerName."""
     return len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None
@@ -57,8 +65,9 @@ def _leader_election(config: KubeSchedulerConfiguration) -> list[str]:
     errors: list[str] = []
     if election.resource_lock != "leases":
         errors.append(
-            f"{_LE}.resourceLock (--leader-elect-resource-lock): {election.resource_lock!r} is "
-            "not supported: kubesched only supports leases; use --leader-elect-resource-lock=leases"
+            f"{_LE}.resourceLock: Invalid value: {_quoted(election.resource_lock)}: resourceLock "
+            'value must be "leases" (kubesched only supports leases; use '
+            "--leader-elect-resource-lock=leases)"
         )
     if not election.leader_elect:
         return errors
@@ -72,8 +81,8 @@ def _leader_election(config: KubeSchedulerConfiguration) -> list[str]:
 def _timings(election: LeaderElection) -> list[str]:
     lease, renew, retry = election.lease_duration, election.renew_deadline, election.retry_period
     errors = [
-        f"{_LE}.{field} (--leader-elect-{flag}): must be greater than zero, got "
-        f"{format_duration(value)}"
+        f'{_LE}.{field}: Invalid value: "{format_duration(value)}": must be greater than zero '
+        f"(--leader-elect-{flag})"
         for field, flag, value in (
             ("leaseDuration", "lease-duration", lease),
             ("renewDeadline", "renew-deadline", renew),
@@ -84,9 +93,11 @@ def _timings(election: LeaderElection) -> list[str]:
     if errors:
         return errors
     if lease <= renew:
-        errors.append(
-            f"{_LE}.leaseDuration (--leader-elect-lease-duration): {format_duration(lease)} must "
-            f"be greater than renewDeadline {format_duration(renew)} (defaults 15s and 10s)"
+        errors.append(  # kube-scheduler shows renewDeadline's value here
+            f'{_LE}.leaseDuration: Invalid value: "{format_duration(renew)}": must be greater '
+            f"than `RenewDeadline` (leaseDuration {format_duration(lease)}, renewDeadline "
+            f"{format_duration(renew)}: --leader-elect-lease-duration, "
+            "--leader-elect-renew-deadline; defaults 15s and 10s)"
         )
     if renew <= JITTER_FACTOR * retry:
         errors.append(
@@ -138,19 +149,20 @@ def _scheduling(config: KubeSchedulerConfiguration) -> list[str]:
     errors: list[str] = []
     if config.parallelism <= 0:
         errors.append(
-            f"parallelism: must be greater than zero (default 16), got {config.parallelism}"
+            f"parallelism: Invalid value: {config.parallelism}: should be an integer value "
+            "greater than zero (default 16)"
         )
     errors += _percentage("percentageOfNodesToScore", config.percentage_of_nodes_to_score)
     initial, maximum = config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds
     if initial <= 0:
         errors.append(
-            "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero "
-            f"(default 1), got {initial:g}"
+            f"podInitialBackoffSeconds: Invalid value: {initial:g}: must be greater than 0 "
+            "(--pod-initial-backoff-seconds, default 1)"
         )
     if maximum < initial:
         errors.append(
-            f"podMaxBackoffSeconds (--pod-max-backoff-seconds): {maximum:g} must be greater than "
-            f"or equal to podInitialBackoffSeconds ({initial:g})"
+            f"podMaxBackoffSeconds: Invalid value: {maximum:g}: must be greater than or equal to "
+            f"PodInitialBackoffSeconds ({initial:g}; --pod-max-backoff-seconds, default 10)"
         )
     return errors
 
@@ -158,7 +170,7 @@ def _scheduling(config: KubeSchedulerConfiguration) -> list[str]:
 def _percentage(path: str, value: int | None) -> list[str]:
     if value is None or 0 <= value <= 100:
         return []
-    return [f"{path}: {value} is not in the range 0-100 (0 or unset: adaptive)"]
+    return [f"{path}: Invalid value: {value}: not in valid range [0-100] (0 or unset: adaptive)"]
 
 
 def _profiles(profiles: tuple[Profile, ...]) -> list[str]:
@@ -183,7 +195,9 @@ def _profile(profile: Profile, *, path: str) -> list[str]:
     errors: list[str] = []
     name = profile.scheduler_name
     if not name:
-        errors.append(f"{path}.schedulerName: required; pods pick a profile by spec.schedulerName")
+        errors.append(
+            f"{path}.schedulerName: Required value: pods pick a profile by spec.schedulerName"
+        )
     elif not is_dns_subdomain(name):
         errors.append(
             f"{path}.schedulerName: {name!r} is not a DNS-1123 subdomain (lowercase letters, "

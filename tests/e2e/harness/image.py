@@ -28,6 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import yaml
+
+from kubesched.localcluster import LocalCluster
+
 DEV_NODES = ("null", "zero", "random", "urandom")
 WHITEOUT = ".wh."
 OPAQUE = ".wh..wh..opq"
@@ -156,6 +160,32 @@ class Sandbox:
             "-c",
             "\n".join(script),
         ]
+
+
+def config_dir(folder: Path, *, inside: str, cluster: LocalCluster, config: dict[str, Any]) -> Path:
+    """What a Deployment mounts at `inside` (/etc/kubesched): the scheduler's configuration
+    `config.yaml`, and here a `kubeconfig` for the local control plane with its CA (no
+    ServiceAccount outside a pod); readable by the image's user."""
+    folder.mkdir()
+    shutil.copyfile(cluster.ca_file, folder / "ca.crt")
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": "local",
+                "cluster": {"server": cluster.server, "certificate-authority": f"{inside}/ca.crt"},
+            }
+        ],
+        "users": [{"name": "admin", "user": {"token": cluster.admin_token}}],
+        "contexts": [{"name": "local", "context": {"cluster": "local", "user": "admin"}}],
+        "current-context": "local",
+    }
+    (folder / "kubeconfig").write_text(yaml.safe_dump(kubeconfig))
+    (folder / "config.yaml").write_text(yaml.safe_dump(config))
+    for path in [folder, *folder.iterdir()]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
 
 
 def _tool(name: str) -> str:

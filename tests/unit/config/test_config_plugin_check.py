@@ -212,17 +212,32 @@ def test_bad_in_tree_args_are_refused_with_kube_schedulers_text(
     assert errors == [f"profile 'my-scheduler': {expected}"]
 
 
-def test_an_args_error_without_an_upstream_path_keeps_the_builders_words(
+def test_unknown_args_fields_are_refused_with_kube_schedulers_decoding_text(
     load: Load, write_config: WriteFile
 ) -> None:
-    errors = errors_of(load, write_config, with_args("InterPodAffinity", "{bogus: 1}"))
+    errors = errors_of(load, write_config, with_args("InterPodAffinity", "{bogus: 1, also: 2}"))
     assert errors == [
         (
-            "profile 'my-scheduler': initializing plugin 'InterPodAffinity' (enabled at "
-            'multiPoint): InterPodAffinityArgs: unknown field "bogus" (valid fields: '
+            "profile 'my-scheduler': strict decoding error: decoding .profiles[0].pluginConfig[1]: "
+            "strict decoding error: decoding args for plugin InterPodAffinity: strict decoding "
+            'error: unknown field "also", unknown field "bogus" (valid fields: '
             "hardPodAffinityWeight, ignorePreferredTermsOfExistingPods)"
         )
     ]
+    nested = with_args("NodeResourcesFit", "{scoringStrategy: {type: MostAllocated, x: 1}}")
+    (error,) = errors_of(load, write_config, nested)
+    assert (
+        "decoding args for plugin NodeResourcesFit: strict decoding error: unknown field "
+        '"scoringStrategy.x" (valid fields of scoringStrategy: '
+    ) in error
+
+
+def test_an_args_error_without_an_upstream_path_keeps_the_builders_words(
+    load: Load, write_config: WriteFile
+) -> None:
+    (error,) = errors_of(load, write_config, with_args("NodeName", "{bogus: 1}"))
+    assert error.startswith("profile 'my-scheduler': initializing plugin 'NodeName'"), error
+    assert error.endswith("plugin NodeName takes no args, got: bogus"), error
 
 
 def test_a_plugin_module_that_cannot_be_imported(load: Load) -> None:

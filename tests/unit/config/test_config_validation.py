@@ -16,15 +16,15 @@ from kubesched.config import default_scheduler_conflicts, validate
         (
             ["--leader-elect-resource-lock=endpoints"],
             (
-                "leaderElection.resourceLock (--leader-elect-resource-lock): 'endpoints' is not "
-                "supported: kubesched only supports leases; use --leader-elect-resource-lock=leases"
+                'leaderElection.resourceLock: Invalid value: "endpoints": resourceLock value must '
+                'be "leases" (kubesched only supports leases; use --leader-elect-resource-lock='
             ),
         ),
         (
             ["--leader-elect-lease-duration=10s"],
             (
-                "leaderElection.leaseDuration (--leader-elect-lease-duration): 10s must be greater "
-                "than renewDeadline 10s"
+                'leaderElection.leaseDuration: Invalid value: "10s": must be greater than '
+                "`RenewDeadline` (leaseDuration 10s, renewDeadline 10s: --leader-elect-lease-duration"
             ),
         ),
         (
@@ -51,11 +51,17 @@ from kubesched.config import default_scheduler_conflicts, validate
         ),
         (
             ["--pod-initial-backoff-seconds=0"],
-            "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero",
+            (
+                "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0 "
+                "(--pod-initial-backoff-seconds, default 1)"
+            ),
         ),
         (
             ["--pod-max-backoff-seconds=0"],
-            "podMaxBackoffSeconds (--pod-max-backoff-seconds): 0 must be greater than or equal to podInitialBackoffSeconds (1)",
+            (
+                "podMaxBackoffSeconds: Invalid value: 0: must be greater than or equal to "
+                "PodInitialBackoffSeconds (1; --pod-max-backoff-seconds, default 10)"
+            ),
         ),
         (["--secure-port=70000"], "--secure-port: 70000 is not a port"),
         (["--bind-address=localhost"], "--bind-address: 'localhost' is not an IP address"),
@@ -71,29 +77,44 @@ def test_flag_validation(load_errors, argv, message):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("parallelism: 0", "parallelism: must be greater than zero (default 16), got 0"),
+        (
+            "parallelism: 0",
+            (
+                "parallelism: Invalid value: 0: should be an integer value greater than zero "
+                "(default 16)"
+            ),
+        ),
         (
             "percentageOfNodesToScore: 101",
-            "percentageOfNodesToScore: 101 is not in the range 0-100",
+            "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100] (0 or unset",
         ),
-        ("percentageOfNodesToScore: -1", "percentageOfNodesToScore: -1 is not in the range 0-100"),
+        (
+            "percentageOfNodesToScore: -1",
+            "percentageOfNodesToScore: Invalid value: -1: not in valid range [0-100]",
+        ),
         (
             "profiles: [{percentageOfNodesToScore: 200}]",
-            "profiles[0].percentageOfNodesToScore: 200 is not in the range",
+            "profiles[0].percentageOfNodesToScore: Invalid value: 200: not in valid range",
         ),
         (
             "podInitialBackoffSeconds: -1",
-            "podInitialBackoffSeconds (--pod-initial-backoff-seconds): must be greater than zero (default 1), got -1",
+            (
+                "podInitialBackoffSeconds: Invalid value: -1: must be greater than 0 "
+                "(--pod-initial-backoff-seconds, default 1)"
+            ),
         ),
         (
             "podInitialBackoffSeconds: 20",
-            "podMaxBackoffSeconds (--pod-max-backoff-seconds): 10 must be greater than or equal to podInitialBackoffSeconds (20)",
+            (
+                "podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to "
+                "PodInitialBackoffSeconds (20;"
+            ),
         ),
         (
             "profiles: [{schedulerName: a}, {}]",
-            "profiles[1].schedulerName: required; pods pick a profile by spec.schedulerName",
+            "profiles[1].schedulerName: Required value: pods pick a profile by spec.schedulerName",
         ),
-        ("profiles: [{schedulerName: ''}]", "profiles[0].schedulerName: required"),
+        ("profiles: [{schedulerName: ''}]", "profiles[0].schedulerName: Required value"),
         (
             "profiles: [{schedulerName: a}, {schedulerName: a}]",
             "profiles[1].schedulerName: duplicate 'a' (also profiles[0]); scheduler names must be unique",
@@ -104,7 +125,10 @@ def test_flag_validation(load_errors, argv, message):
         ),
         (
             "leaderElection: {leaseDuration: -1s}",
-            "leaderElection.leaseDuration (--leader-elect-lease-duration): must be greater than zero, got -1s",
+            (
+                'leaderElection.leaseDuration: Invalid value: "-1s": must be greater than zero '
+                "(--leader-elect-lease-duration)"
+            ),
         ),
         ("leaderElection: {resourceLock: endpointsleases}", "kubesched only supports leases"),
         (

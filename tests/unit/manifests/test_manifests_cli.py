@@ -64,7 +64,7 @@ def test_the_guides_flags_work_with_their_notices(capsys: Capture) -> None:
         (["--tls-cert-file=/x"], "--tls-cert-file: kubesched manifests serves a self-signed"),
         (["--cert-dir=/x"], "--cert-dir: kubesched manifests sets --cert-dir"),
         (["--leader-elect=false"], "--replicas=2 with leader election off"),
-        (["--leader-elect-renew-deadline=20s"], "must be greater than renewDeadline"),
+        (["--leader-elect-renew-deadline=20s"], "must be greater than `RenewDeadline`"),
         (["--config=/no/such/file.yaml"], "/no/such/file.yaml"),
     ],
 )

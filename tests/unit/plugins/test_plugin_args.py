@@ -88,7 +88,15 @@ def test_no_args_decode_to_the_default(name: str) -> None:
                 },
             },
         ),
-        ("NodeResourcesBalancedAllocation", {"resources": [{"name": "memory", "weight": 2}]}),
+        (
+            "NodeResourcesBalancedAllocation",
+            {
+                "resources": [
+                    {"name": "memory", "weight": 1},
+                    {"name": "example.com/gpu", "weight": 1},
+                ]
+            },
+        ),
         (
             "InterPodAffinity",
             {"hardPodAffinityWeight": 0, "ignorePreferredTermsOfExistingPods": True},

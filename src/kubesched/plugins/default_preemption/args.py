@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from kubesched.plugins.helper.args import ArgsError, PluginArgs, check_fields, integer
+from kubesched.plugins.helper.args import PluginArgs, check_fields, integer
+from kubesched.plugins.helper.fielderrors import invalid, raise_all
 
 _MAX_INT32 = 2**31 - 1
 _PERCENTAGE, _ABSOLUTE = "minCandidateNodesPercentage", "minCandidateNodesAbsolute"
@@ -25,28 +26,42 @@ class DefaultPreemptionArgs(PluginArgs):
 
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
-        """Upstream's defaulting and `ValidateDefaultPreemptionArgs`."""
+        """Upstream's defaulting and `ValidateDefaultPreemptionArgs` (every error, aggregated
+        as upstream's)."""
         kind, default = cls.KIND, cls.default()
         check_fields(args, kind=kind, allowed=(_PERCENTAGE, _ABSOLUTE))
-        percentage = args.get(_PERCENTAGE)
-        absolute = args.get(_ABSOLUTE)
-        parsed = cls(
-            default.min_candidate_nodes_percentage
-            if percentage is None
-            else integer(percentage, path=f"{kind}.{_PERCENTAGE}", low=0, high=100),
-            default.min_candidate_nodes_absolute
-            if absolute is None
-            else integer(absolute, path=f"{kind}.{_ABSOLUTE}", low=0, high=_MAX_INT32),
-        )
-        if not parsed.min_candidate_nodes_percentage and not parsed.min_candidate_nodes_absolute:
-            raise ArgsError(
-                f"{kind}.{_PERCENTAGE}: Invalid value: 0: cannot be zero at the same time"
-                f" as {_ABSOLUTE}"
+        percentage = _int32(args, _PERCENTAGE, default.min_candidate_nodes_percentage)
+        absolute = _int32(args, _ABSOLUTE, default.min_candidate_nodes_absolute)
+        errors = []
+        if not 0 <= percentage <= 100:
+            errors.append(
+                invalid(f"{kind}.{_PERCENTAGE}", percentage, "not in valid range [0, 100]")
             )
-        return parsed
+        if absolute < 0:
+            errors.append(invalid(f"{kind}.{_ABSOLUTE}", absolute, "not in valid range [0, inf)"))
+        if percentage == 0 and absolute == 0:
+            errors += [
+                invalid(
+                    f"{kind}.{_PERCENTAGE}", 0, f"cannot be zero at the same time as {_ABSOLUTE}"
+                ),
+                invalid(
+                    f"{kind}.{_ABSOLUTE}", 0, f"cannot be zero at the same time as {_PERCENTAGE}"
+                ),
+            ]
+        raise_all(errors)
+        return cls(percentage, absolute)
 
     def to_v1(self) -> dict[str, Any]:
         return {
             _ABSOLUTE: self.min_candidate_nodes_absolute,
             _PERCENTAGE: self.min_candidate_nodes_percentage,
         }
+
+
+def _int32(args: Mapping[str, Any], field: str, default: int) -> int:
+    value = args.get(field)
+    if value is None:
+        return default
+    return integer(
+        value, path=f"{DefaultPreemptionArgs.KIND}.{field}", low=-_MAX_INT32 - 1, high=_MAX_INT32
+    )

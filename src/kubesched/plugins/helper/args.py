@@ -48,12 +48,27 @@ class PluginArgs:
         raise NotImplementedError
 
 
+class UnknownFieldsError(ArgsError):
+    """Fields the args type does not have: `fields` below `kind` (`NodeResourcesFitArgs` or a
+    path below it, `NodeResourcesFitArgs.scoringStrategy`), and the `valid` ones there."""
+
+    def __init__(self, kind: str, fields: Sequence[str], valid: Collection[str]) -> None:
+        self.kind, self.fields, self.valid = kind, tuple(fields), tuple(sorted(valid))
+        names = ", ".join(f'"{name}"' for name in self.fields)
+        plural = "s" if len(self.fields) > 1 else ""
+        super().__init__(f"{kind}: unknown field{plural} {names} (valid fields: {self.hint})")
+
+    @property
+    def hint(self) -> str:
+        return ", ".join(self.valid) or "none"
+
+
 def check_fields(args: Mapping[str, Any], *, kind: str, allowed: Collection[str]) -> None:
-    """Reject unknown fields (kube-scheduler decodes plugin args strictly)."""
-    for key in args:
-        if key not in allowed:
-            valid = ", ".join(sorted(allowed)) or "none"
-            raise ArgsError(f'{kind}: unknown field "{key}" (valid fields: {valid})')
+    """Reject unknown fields, every one of them at once (kube-scheduler decodes plugin args
+    strictly)."""
+    unknown = sorted(str(key) for key in args if key not in allowed)
+    if unknown:
+        raise UnknownFieldsError(kind, unknown, allowed)
 
 
 def no_args(args: Mapping[str, Any], *, plugin: str) -> None:
@@ -101,7 +116,8 @@ DEFAULT_RESOURCES: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
 def resource_specs(value: Any, *, path: str) -> tuple[tuple[str, int], ...]:
     """`[{name: cpu, weight: 1}, ...]` -> ((name, weight), ...); empty -> the defaults.
 
-    A missing or zero weight means 1 (upstream defaulting); otherwise 1..100.
+    A missing or zero weight means 1 (upstream defaulting); each plugin validates the weights
+    (NodeResourcesFit: 1..100, NodeResourcesBalancedAllocation: 1).
     """
     specs = []
     for i, item in enumerate(sequence(value, path=path)):
@@ -111,7 +127,9 @@ def resource_specs(value: Any, *, path: str) -> tuple[tuple[str, int], ...]:
         if not isinstance(name, str) or not name:
             raise ArgsError(f"{path}[{i}].name: a resource name is required")
         weight = spec.get("weight") or 1
-        specs.append((name, integer(weight, path=f"{path}[{i}].weight", low=1, high=100)))
+        specs.append(
+            (name, integer(weight, path=f"{path}[{i}].weight", low=-(2**31), high=2**31 - 1))
+        )
     return tuple(specs) or DEFAULT_RESOURCES
 
 

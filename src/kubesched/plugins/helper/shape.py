@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kubesched.framework import MAX_NODE_SCORE
-from kubesched.plugins.helper.args import ArgsError, check_fields, integer, mapping
+from kubesched.plugins.helper.args import check_fields, integer, mapping
+from kubesched.plugins.helper.fielderrors import invalid, raise_all, required
 from kubesched.plugins.helper.normalize import broken_linear
 
 Shape = tuple[tuple[int, int], ...]
@@ -29,21 +30,32 @@ _INT32 = (-(2**31), 2**31 - 1)
 
 def parse_shape(points: Sequence[Any], *, path: str) -> Shape:
     """Decode and validate a shape as upstream's `validateFunctionShape` (its texts, its
-    order: at least one point, then sorted utilizations, then each point's ranges); `path`
-    names the list (`VolumeBindingArgs.shape`)."""
+    order: at least one point, then the first unsorted utilization, then each point's ranges;
+    several errors aggregated as upstream's); `path` names the list (`VolumeBindingArgs.shape`)."""
+    decoded, errors = decode_shape(points, path=path)
+    raise_all(errors)
+    return decoded
+
+
+def decode_shape(points: Sequence[Any], *, path: str) -> tuple[Shape, list[str]]:
+    """The shape and upstream's `validateFunctionShape` errors (raises on a wrong type)."""
     if not points:
-        raise ArgsError(f"{path}: Required value: at least one point must be specified")
-    decoded = [_point(raw, path=f"{path}[{i}]") for i, raw in enumerate(points)]
+        return (), [required(path, "at least one point must be specified")]
+    decoded = tuple(_point(raw, path=f"{path}[{i}]") for i, raw in enumerate(points))
+    errors = []
     for i in range(1, len(decoded)):
         if decoded[i - 1][0] >= decoded[i][0]:
-            raise ArgsError(
-                f"{path}[{i}].utilization: Invalid value: {decoded[i][0]}: "
-                "values must be sorted in increasing order"
-            )
+            detail = "values must be sorted in increasing order"
+            errors.append(invalid(f"{path}[{i}].utilization", decoded[i][0], detail))
+            break
     for i, (utilization, score) in enumerate(decoded):
-        integer(utilization, path=f"{path}[{i}].utilization", low=0, high=MAX_UTILIZATION)
-        integer(score, path=f"{path}[{i}].score", low=0, high=MAX_CUSTOM_PRIORITY_SCORE)
-    return tuple(decoded)
+        if not 0 <= utilization <= MAX_UTILIZATION:
+            detail = f"not in valid range [0, {MAX_UTILIZATION}]"
+            errors.append(invalid(f"{path}[{i}].utilization", utilization, detail))
+        if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
+            detail = f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"
+            errors.append(invalid(f"{path}[{i}].score", score, detail))
+    return decoded, errors
 
 
 def _point(raw: Any, *, path: str) -> tuple[int, int]:

@@ -15,6 +15,13 @@ from kubesched.plugins.helper.args import (
     sequence,
     sorted_keys,
 )
+from kubesched.plugins.helper.fielderrors import (
+    invalid,
+    label_key_errors,
+    label_value_errors,
+    not_supported,
+    raise_all,
+)
 
 _KIND = "NodeAffinityArgs"
 
@@ -31,11 +38,13 @@ class NodeAffinityArgs(PluginArgs):
 
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
-        """Decode `addedAffinity` and check that its terms compile; raises ArgsError."""
+        """Decode `addedAffinity` and validate its terms as upstream's `ValidateNodeAffinityArgs`
+        (every error, aggregated); raises ArgsError."""
         check_fields(args, kind=_KIND, allowed=("addedAffinity",))
         raw = args.get("addedAffinity")
         added = mapping(raw, path=f"{_KIND}.addedAffinity")
         check_fields(added, kind=f"{_KIND}.addedAffinity", allowed=(ns.REQUIRED, ns.PREFERRED))
+        raise_all(_affinity_errors(added, path=f"{_KIND}.addedAffinity"))
         parsed = cls(None if raw is None else added)
         parsed.required_terms()
         parsed.preferred_terms()
@@ -64,3 +73,83 @@ class NodeAffinityArgs(PluginArgs):
         if self.added_affinity is None:
             return {}
         return {"addedAffinity": sorted_keys(self.added_affinity)}
+
+
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_FIELD_OPERATORS = ("In", "NotIn")
+
+
+def _affinity_errors(added: Mapping[str, Any], *, path: str) -> list[str]:
+    """Upstream's `nodeaffinity.NewNodeSelector` and `NewPreferredSchedulingTerms` errors (empty
+    terms and weight-0 preferred terms are skipped, as there)."""
+    errors = []
+    required = added.get(ns.REQUIRED)
+    if required is not None:
+        selector = mapping(required, path=f"{path}.{ns.REQUIRED}")
+        terms_path = f"{path}.{ns.REQUIRED}.nodeSelectorTerms"
+        for i, term in enumerate(sequence(selector.get("nodeSelectorTerms"), path=terms_path)):
+            errors += _term_errors(mapping(term, path=f"{terms_path}[{i}]"), f"{terms_path}[{i}]")
+    preferred_path = f"{path}.{ns.PREFERRED}"
+    for i, item in enumerate(sequence(added.get(ns.PREFERRED), path=preferred_path)):
+        preferred = mapping(item, path=f"{preferred_path}[{i}]")
+        preference = mapping(preferred.get("preference"), path=f"{preferred_path}[{i}].preference")
+        if preferred.get("weight"):
+            errors += _term_errors(preference, f"{preferred_path}[{i}]")  # no `.preference`
+    return errors
+
+
+def _term_errors(term: Mapping[str, Any], path: str) -> list[str]:
+    errors = []
+    expressions = sequence(term.get("matchExpressions"), path=f"{path}.matchExpressions")
+    for i, raw in enumerate(expressions):
+        where = f"{path}.matchExpressions[{i}]"
+        expression = mapping(raw, path=where)
+        operator = expression.get("operator", "")
+        if operator not in _OPERATORS:
+            errors.append(not_supported(f"{where}.operator", operator, _OPERATORS))
+            continue
+        errors += _requirement_errors(expression, operator, where)
+    fields = sequence(term.get("matchFields"), path=f"{path}.matchFields")
+    for i, raw in enumerate(fields):
+        where = f"{path}.matchFields[{i}]"
+        expression = mapping(raw, path=where)
+        operator = expression.get("operator", "")
+        values = expression.get("values")
+        if operator not in _FIELD_OPERATORS:
+            errors.append(not_supported(f"{where}.operator", operator, _FIELD_OPERATORS))
+        elif len(values or ()) != 1:
+            errors.append(invalid(f"{where}.values", values, "must have one element"))
+    return errors
+
+
+def _requirement_errors(expression: Mapping[str, Any], operator: str, where: str) -> list[str]:
+    """apimachinery's `labels.NewRequirement` for a node selector requirement."""
+    key = str(expression.get("key", ""))
+    values = expression.get("values")
+    items = [str(value) for value in values or ()]
+    errors = []
+    problems = label_key_errors(key)
+    if problems:
+        errors.append(invalid(f"{where}.key", key, "; ".join(problems)))
+    path = f"{where}.values"
+    if operator in ("In", "NotIn") and not items:
+        errors.append(
+            invalid(path, values, "for 'in', 'notin' operators, values set can't be empty")
+        )
+    elif operator in ("Exists", "DoesNotExist") and items:
+        errors.append(
+            invalid(path, values, "values set must be empty for exists and does not exist")
+        )
+    elif operator in ("Gt", "Lt"):
+        if len(items) != 1:
+            detail = "for 'Gt', 'Lt' operators, exactly one value is required"
+            errors.append(invalid(path, values, detail))
+        for i, item in enumerate(items):
+            if ns.parse_go_int(item) is None:
+                detail = "for 'Gt', 'Lt' operators, the value must be an integer"
+                errors.append(invalid(f"{path}[{i}]", item, detail))
+    for i, item in enumerate(items):
+        problems = label_value_errors(item)
+        if problems:
+            errors.append(invalid(f"{path}[{i}][{key}]", item, "; ".join(problems)))
+    return errors

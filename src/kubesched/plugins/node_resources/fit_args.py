@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from kubesched.plugins.helper.args import (
     DEFAULT_RESOURCES,
-    ArgsError,
     PluginArgs,
     check_fields,
     mapping,
@@ -17,7 +16,15 @@ from kubesched.plugins.helper.args import (
     sequence,
     string_list,
 )
-from kubesched.plugins.helper.shape import Shape, parse_shape, shape_to_v1
+from kubesched.plugins.helper.fielderrors import (
+    forbidden,
+    invalid,
+    label_name_errors,
+    not_supported,
+    raise_all,
+    required,
+)
+from kubesched.plugins.helper.shape import Shape, decode_shape, shape_to_v1
 from kubesched.plugins.node_resources import resource_scoring as rs
 
 LEAST_ALLOCATED = "LeastAllocated"
@@ -64,32 +71,49 @@ class NodeResourcesFitArgs(PluginArgs):
 
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
-        """Upstream defaulting and `ValidateNodeResourcesFitArgs`."""
+        """Upstream defaulting and `ValidateNodeResourcesFitArgs` (every error, aggregated as
+        upstream's)."""
         check_fields(
             args,
             kind=_KIND,
             allowed=("ignoredResources", "ignoredResourceGroups", "scoringStrategy"),
         )
-        groups = _groups(args.get("ignoredResourceGroups"))
-        strategy = mapping(args.get("scoringStrategy"), path=f"{_KIND}.scoringStrategy")
-        check_fields(
-            strategy,
-            kind=f"{_KIND}.scoringStrategy",
-            allowed=("type", "resources", "requestedToCapacityRatio"),
+        ignored = string_list(args.get("ignoredResources"), path=f"{_KIND}.ignoredResources")
+        groups = string_list(
+            args.get("ignoredResourceGroups"), path=f"{_KIND}.ignoredResourceGroups"
         )
-        kind = _strategy_type(strategy.get("type") or LEAST_ALLOCATED)
+        path = f"{_KIND}.scoringStrategy"
+        given = args.get("scoringStrategy")
+        strategy = mapping(given, path=path)
+        check_fields(strategy, kind=path, allowed=("type", "resources", "requestedToCapacityRatio"))
+        # v1 defaulting: a missing scoringStrategy is LeastAllocated; a given one keeps its type.
+        kind = strategy.get("type", "") if given is not None else LEAST_ALLOCATED
+        resources = resource_specs(strategy.get("resources"), path=f"{path}.resources")
+        errors = _name_errors(ignored, groups)
+        if kind not in STRATEGIES:
+            errors.append(not_supported(f"{path}.type", kind, sorted(STRATEGIES)))
+        for i, (name, weight) in enumerate(resources):
+            if not 0 < weight <= 100:
+                detail = f"resource weight of {name} not in valid range (0, 100]"
+                errors.append(invalid(f"{path}.resources[{i}].weight", weight, detail))
+        ratio = strategy.get("requestedToCapacityRatio")
         shape: Shape = ()
         if kind == REQUESTED_TO_CAPACITY_RATIO:
-            shape = _parse_shape(strategy.get("requestedToCapacityRatio"))
+            if ratio is None:
+                detail = "must be specified when type is RequestedToCapacityRatio"
+                errors.append(required(f"{path}.requestedToCapacityRatio", detail))
+            else:
+                shape, shape_errors = _decode_shape(ratio)
+                errors += shape_errors
+        elif ratio is not None:
+            detail = "must be nil when type is not RequestedToCapacityRatio"
+            errors.append(forbidden(f"{path}.requestedToCapacityRatio", detail))
+        raise_all(errors)
         return cls(
-            ignored_resources=tuple(
-                string_list(args.get("ignoredResources"), path=f"{_KIND}.ignoredResources")
-            ),
-            ignored_resource_groups=groups,
-            strategy=kind,
-            resources=resource_specs(
-                strategy.get("resources"), path=f"{_KIND}.scoringStrategy.resources"
-            ),
+            ignored_resources=tuple(ignored),
+            ignored_resource_groups=tuple(groups),
+            strategy=str(kind),
+            resources=resources,
             shape=shape,
         )
 
@@ -113,28 +137,20 @@ def is_extended_resource(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
 
 
-def _groups(value: Any) -> tuple[str, ...]:
-    groups = string_list(value, path=f"{_KIND}.ignoredResourceGroups")
-    for group in groups:
+def _name_errors(ignored: Sequence[str], groups: Sequence[str]) -> list[str]:
+    errors = []
+    for i, name in enumerate(ignored):
+        errors += label_name_errors(f"{_KIND}.ignoredResources[{i}]", name)
+    for i, group in enumerate(groups):
+        path = f"{_KIND}.ignoredResourceGroups[{i}]"
         if "/" in group:
-            raise ArgsError(
-                f"{_KIND}.ignoredResourceGroups: {group!r}: resource group name can't contain '/'"
-            )
-    return tuple(groups)
+            errors.append(invalid(path, group, "resource group name can't contain '/'"))
+        errors += label_name_errors(path, group)
+    return errors
 
 
-def _strategy_type(kind: Any) -> str:
-    if kind not in STRATEGIES:
-        supported = ", ".join(f'"{name}"' for name in STRATEGIES)
-        raise ArgsError(
-            f'{_KIND}.scoringStrategy.type: Unsupported value: "{kind}": '
-            f"supported values: {supported}"
-        )
-    return str(kind)
-
-
-def _parse_shape(value: Any) -> Shape:
+def _decode_shape(value: Any) -> tuple[Shape, list[str]]:
     path = f"{_KIND}.scoringStrategy.requestedToCapacityRatio"
     ratio = mapping(value, path=path)
     check_fields(ratio, kind=path, allowed=("shape",))
-    return parse_shape(sequence(ratio.get("shape"), path=f"{path}.shape"), path=f"{path}.shape")
+    return decode_shape(sequence(ratio.get("shape"), path=f"{path}.shape"), path=f"{path}.shape")

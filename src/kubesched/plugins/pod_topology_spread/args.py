@@ -19,6 +19,15 @@ from kubesched.plugins.helper.args import (
     sequence,
     sorted_keys,
 )
+from kubesched.plugins.helper.fielderrors import (
+    duplicate,
+    forbidden,
+    invalid,
+    label_name_errors,
+    not_supported,
+    raise_all,
+    required,
+)
 
 HOSTNAME_KEY = "kubernetes.io/hostname"
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -67,32 +76,31 @@ class PodTopologySpreadArgs(PluginArgs):
 
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
-        """Upstream defaulting and `ValidatePodTopologySpreadArgs`; raises ArgsError."""
+        """Upstream defaulting and `ValidatePodTopologySpreadArgs` (every error, aggregated
+        as upstream's); raises ArgsError."""
         check_fields(args, kind=_KIND, allowed=("defaultConstraints", "defaultingType"))
         defaulting = args.get("defaultingType") or SYSTEM_DEFAULTING
         raw = sequence(args.get("defaultConstraints"), path=f"{_KIND}.defaultConstraints")
+        errors = []
         if defaulting not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
-            raise ArgsError(
-                f'{_KIND}.defaultingType: Unsupported value: "{defaulting}":'
-                f' supported values: "{SYSTEM_DEFAULTING}", "{LIST_DEFAULTING}"'
-            )
-        if defaulting == SYSTEM_DEFAULTING and raw:
-            raise ArgsError(
-                f'{_KIND}.defaultingType: Invalid value: "System": when .defaultConstraints are'
-                " not empty"
-            )
-        seen: set[tuple[str, str]] = set()
+            supported = (SYSTEM_DEFAULTING, LIST_DEFAULTING)
+            errors.append(not_supported(f"{_KIND}.defaultingType", defaulting, supported))
+        elif defaulting == SYSTEM_DEFAULTING and raw:
+            detail = "when .defaultConstraints are not empty"
+            errors.append(invalid(f"{_KIND}.defaultingType", defaulting, detail))
+        seen: set[tuple[Any, Any]] = set()
         constraints = []
         for i, item in enumerate(raw):
             path = f"{_KIND}.defaultConstraints[{i}]"
             constraint = mapping(item, path=path)
             check_fields(constraint, kind=path, allowed=_CONSTRAINT_FIELDS)
-            _check_default_constraint(constraint, path=path)
-            pair = (constraint["topologyKey"], constraint["whenUnsatisfiable"])
+            errors += _default_constraint_errors(constraint, path=path)
+            pair = (constraint.get("topologyKey"), constraint.get("whenUnsatisfiable"))
             if pair in seen:
-                raise ArgsError(f'{path}: Duplicate value: "{{{pair[0]}, {pair[1]}}}"')
+                errors.append(duplicate(path, f"{{{pair[0]}, {pair[1]}}}"))
             seen.add(pair)
             constraints.append(constraint)
+        raise_all(errors)
         return cls(default_constraints=tuple(constraints), defaulting_type=str(defaulting))
 
     def to_v1(self) -> dict[str, Any]:
@@ -103,23 +111,25 @@ class PodTopologySpreadArgs(PluginArgs):
         return document
 
 
-def _check_default_constraint(constraint: Mapping[str, Any], *, path: str) -> None:
-    skew = constraint.get("maxSkew")
+def _default_constraint_errors(constraint: Mapping[str, Any], *, path: str) -> list[str]:
+    errors = []
+    skew = constraint.get("maxSkew", 0)  # Go reads a missing int32 as 0
     if isinstance(skew, bool) or not isinstance(skew, int) or skew <= 0:
-        raise ArgsError(f"{path}.maxSkew: Invalid value: {skew!r}: not in valid range (0, inf)")
+        errors.append(invalid(f"{path}.maxSkew", skew, "not in valid range (0, inf)"))
     key = constraint.get("topologyKey")
-    if not isinstance(key, str) or not key:
-        raise ArgsError(f"{path}.topologyKey: Required value: can not be empty")
+    if not key:
+        errors.append(required(f"{path}.topologyKey", "can not be empty"))
+    elif not isinstance(key, str):
+        raise ArgsError(f"{path}.topologyKey: expected a string, got {key!r}")
+    else:
+        errors += label_name_errors(f"{path}.topologyKey", key)
     action = constraint.get("whenUnsatisfiable")
     if not action:
-        raise ArgsError(f"{path}.whenUnsatisfiable: Required value: can not be empty")
-    if action not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
-        raise ArgsError(
-            f'{path}.whenUnsatisfiable: Unsupported value: "{action}":'
-            f' supported values: "{DO_NOT_SCHEDULE}", "{SCHEDULE_ANYWAY}"'
-        )
+        errors.append(required(f"{path}.whenUnsatisfiable", "can not be empty"))
+    elif action not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+        supported = (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+        errors.append(not_supported(f"{path}.whenUnsatisfiable", action, supported))
     if constraint.get("labelSelector") is not None:
-        raise ArgsError(
-            f"{path}.labelSelector: Forbidden: constraint must not define a selector,"
-            " as they deduced for each pod"
-        )
+        detail = "constraint must not define a selector, as they deduced for each pod"
+        errors.append(forbidden(f"{path}.labelSelector", detail))
+    return errors

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from kubesched.plugins.helper.args import PluginArgs, check_fields, integer, sequence
+from kubesched.plugins.helper.fielderrors import invalid, raise_all
 from kubesched.plugins.helper.shape import (
     MAX_CUSTOM_PRIORITY_SCORE,
     Shape,
-    parse_shape,
+    decode_shape,
     shape_to_v1,
 )
 
@@ -33,13 +34,17 @@ class VolumeBindingArgs(PluginArgs):
         kind, default = cls.KIND, cls.default()
         check_fields(args, kind=kind, allowed=("bindTimeoutSeconds", "shape"))
         timeout = args.get("bindTimeoutSeconds", default.bind_timeout_seconds)
-        timeout = integer(timeout, path=f"{kind}.bindTimeoutSeconds", low=0, high=2**31 - 1)
-        raw_shape = args.get("shape")
-        shape = (
-            default.shape
-            if raw_shape is None
-            else parse_shape(sequence(raw_shape, path="shape"), path=f"{kind}.shape")
+        timeout = integer(timeout, path=f"{kind}.bindTimeoutSeconds", low=-(2**31), high=2**31 - 1)
+        errors = []
+        if timeout < 0:
+            detail = "invalid BindTimeoutSeconds, should not be a negative value"
+            errors.append(invalid(f"{kind}.bindTimeoutSeconds", timeout, detail))
+        # An empty shape is defaulted as a missing one (upstream's v1 defaulting tests len()).
+        points = sequence(args.get("shape"), path=f"{kind}.shape")
+        shape, shape_errors = (
+            decode_shape(points, path=f"{kind}.shape") if points else (default.shape, [])
         )
+        raise_all(errors + shape_errors)
         return cls(bind_timeout_seconds=timeout, shape=shape)
 
     def to_v1(self) -> dict[str, Any]:

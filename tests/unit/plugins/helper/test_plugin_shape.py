@@ -27,9 +27,12 @@ PATH = "VolumeBindingArgs.shape"
             [{"utilization": 101, "score": 1}],
             f"{PATH}[0].utilization: Invalid value: 101: not in valid range [0, 100]",
         ),
-        (  # sorting is checked before the ranges, as upstream lists its errors
+        (  # every error, sorting before the ranges, aggregated as upstream lists them
             [{"utilization": 101}, {"utilization": 100}],
-            f"{PATH}[1].utilization: Invalid value: 100: values must be sorted",
+            (
+                f"[{PATH}[1].utilization: Invalid value: 100: values must be sorted in increasing"
+                f" order, {PATH}[0].utilization: Invalid value: 101: not in valid range [0, 100]]"
+            ),
         ),
         ([{"utilization": 1, "weight": 2}], f'{PATH}[0]: unknown field "weight"'),
     ],

@@ -7,6 +7,7 @@ import pytest
 from kubesched.framework import Code, NodeInfo
 from kubesched.plugins import NodeResourcesFit
 from kubesched.plugins.helper.args import ArgsError
+from kubesched.plugins.node_resources.fit_args import NodeResourcesFitArgs
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin, run_score_plugin
 
 UNSCHED = Code.UNSCHEDULABLE
@@ -108,7 +109,7 @@ SHAPE = {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score":
 @pytest.mark.parametrize(
     ("strategy", "expected"),
     [
-        pytest.param({}, {"n1": 77, "n2": 81}, id="least-allocated-default"),
+        pytest.param({"type": "LeastAllocated"}, {"n1": 77, "n2": 81}, id="least-allocated"),
         pytest.param({"type": "MostAllocated"}, {"n1": 22, "n2": 18}, id="most-allocated"),
         pytest.param(
             {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": SHAPE},
@@ -116,7 +117,10 @@ SHAPE = {"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score":
             id="requested-to-capacity-ratio",
         ),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}]},
+            {
+                "type": "LeastAllocated",
+                "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}],
+            },
             {"n1": 76, "n2": 82},
             id="weighted",
         ),
@@ -126,6 +130,13 @@ def test_score_strategies(strategy: dict[str, Any], expected: dict[str, int]) ->
     pod = make_pod().req(cpu="1", memory="2000").model()
     scores = run_score_plugin(plugin({"scoringStrategy": strategy}), pod, TWO_NODES)
     assert scores == expected
+
+
+def test_without_a_scoring_strategy_it_is_least_allocated_but_a_given_one_needs_its_type() -> None:
+    pod = make_pod().req(cpu="1", memory="2000").model()
+    assert run_score_plugin(plugin({}), pod, TWO_NODES) == {"n1": 77, "n2": 81}
+    with pytest.raises(ArgsError, match=r'scoringStrategy.type: Unsupported value: "": supported'):
+        NodeResourcesFitArgs.from_v1({"scoringStrategy": {"resources": [{"name": "cpu"}]}})
 
 
 def test_score_uses_non_zero_requests_for_empty_pods() -> None:
@@ -161,7 +172,23 @@ def test_parity_case_fit_score_ignores_pod_level_resources() -> None:
                 '"RequestedToCapacityRatio"'
             ),
         ),
-        ({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, "at least one point"),
+        (
+            {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
+            "requestedToCapacityRatio: Required value: must be specified when type is Requested",
+        ),
+        (
+            {
+                "scoringStrategy": {
+                    "type": "RequestedToCapacityRatio",
+                    "requestedToCapacityRatio": {"shape": []},
+                }
+            },
+            "shape: Required value: at least one point must be specified",
+        ),
+        (
+            {"scoringStrategy": {"type": "MostAllocated", "requestedToCapacityRatio": {}}},
+            "requestedToCapacityRatio: Forbidden: must be nil when type is not Requested",
+        ),
         (
             {
                 "scoringStrategy": {
@@ -174,10 +201,19 @@ def test_parity_case_fit_score_ignores_pod_level_resources() -> None:
             "sorted in increasing order",
         ),
         (
-            {"scoringStrategy": {"resources": [{"name": "cpu", "weight": 101}]}},
-            r"weight: Invalid value: 101: not in valid range \[1, 100\]",
+            {
+                "scoringStrategy": {
+                    "type": "MostAllocated",
+                    "resources": [{"name": "cpu", "weight": 101}],
+                }
+            },
+            r"weight: Invalid value: 101: resource weight of cpu not in valid range \(0, 100\]",
         ),
-        ({"ignoredResourceGroups": ["a/b"]}, "can't contain '/'"),
+        (
+            {"ignoredResourceGroups": ["a/b"]},
+            r'ignoredResourceGroups\[0\]: Invalid value: "a/b": resource group name can\'t contain',
+        ),
+        ({"ignoredResources": ["bad name!"]}, r"ignoredResources\[0\]: Invalid value: .*name part"),
         ({"ignoredResources": "gpu"}, "expected a list"),
     ],
 )
