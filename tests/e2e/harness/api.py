@@ -50,6 +50,9 @@ KINDS: dict[str, tuple[str, str, bool]] = {
     "CSINode": ("storage.k8s.io/v1", "csinodes", False),
     "CSIDriver": ("storage.k8s.io/v1", "csidrivers", False),
     "CSIStorageCapacity": ("storage.k8s.io/v1", "csistoragecapacities", True),
+    "DeviceClass": ("resource.k8s.io/v1", "deviceclasses", False),
+    "ResourceSlice": ("resource.k8s.io/v1", "resourceslices", False),
+    "ResourceClaim": ("resource.k8s.io/v1", "resourceclaims", True),
 }
 
 

@@ -19,6 +19,9 @@ Comparisons (each counted in `Tally`):
                     feasible for kubesched, and bound to one of them
   kubesched-bound   the kubesched process, on the same state, bound the twin pod to a node of
                     kubesched's top-scored nodes, or reported the same FailedScheduling text
+  devices           a pod with ResourceClaims both bound: on the same node the same devices
+                    (the twin's claims are copies of the pod's); on different nodes (a tie)
+                    each allocation valid on its node (`harness.diff.devices`)
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ COMPARISONS = (
     "preemption",
     "sampling",
     "kubesched-bound",
+    "devices",
 )
 
 

@@ -20,11 +20,14 @@ _STATE_KINDS = (
     ("Namespace", False),
     ("PriorityClass", False),
     ("Node", False),
+    ("DeviceClass", False),
+    ("ResourceSlice", False),
     ("Service", True),
     ("ReplicaSet", True),
     ("StatefulSet", True),
     ("ReplicationController", True),
     ("PodDisruptionBudget", True),
+    ("ResourceClaim", True),
     ("Pod", True),
 )
 
@@ -54,6 +57,8 @@ def clean(obj: dict[str, Any]) -> dict[str, Any]:
         }
     if obj.get("kind") == "Namespace":
         result.pop("spec", None)
+    if obj.get("kind") == "ResourceClaim" and (obj.get("status") or {}).get("allocation"):
+        result["status"] = {"allocation": obj["status"]["allocation"]}
     if obj.get("kind") == "Pod" and (obj.get("status") or {}).get("startTime"):
         status = obj["status"]
         result["status"] = {

@@ -5,6 +5,11 @@ set), kubesched's engine explains that object on the current state, then the pod
 for kube-scheduler, whose decision is read from its log and the API; the two are compared
 (`compare`). Unschedulable pods are deleted again, so every decision starts from a state both
 sides saw. A mismatch writes a reproducer (`reproducer.write_case`) and names the seed.
+
+A pod's ResourceClaims are made before it (a "claims" step); the devices kube-scheduler
+allocated are compared with those the kubesched twin got (`devices`). Claims of pods that
+are gone are freed after each decision, as the resourceclaim controller would
+(`claims.release_orphans`), and a scenario's DRA objects are removed after it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Any
 
 from harness.api import ApiClient, ApiError
 from harness.diff import compare as cmp
+from harness.diff.claims import claim_names, release_orphans, remove_all
+from harness.diff.devices import compare_devices
 from harness.diff.engine import Engine
 from harness.diff.kslog import Oracle
 from harness.diff.pods import started_at
@@ -88,7 +95,20 @@ def apply(api: ApiClient, objects: list[dict[str, Any]]) -> None:
         api.create(obj)
         if obj["kind"] == "Pod" and (obj.get("status") or {}).get("startTime"):
             _start(api, obj["metadata"], obj["status"]["startTime"])
+        if obj["kind"] == "ResourceClaim" and (obj.get("status") or {}).get("allocation"):
+            meta, status = obj["metadata"], {"status": obj["status"]}  # a reproducer's claim
+            namespace = meta["namespace"]
+            api.patch(
+                "ResourceClaim", meta["name"], status, namespace=namespace, subresource="status"
+            )
     time.sleep(SETTLE_SECONDS)
+
+
+def _allocate(api: ApiClient, claim: dict[str, Any]) -> None:
+    """A reproducer's claim, allocated as it was when the reproducer was written."""
+    meta, status = claim["metadata"], {"status": claim["status"]}
+    namespace = meta["namespace"]
+    api.patch("ResourceClaim", meta["name"], status, namespace=namespace, subresource="status")
 
 
 def _start(api: ApiClient, meta: dict[str, Any], start_time: str) -> None:
@@ -100,14 +120,20 @@ def _start(api: ApiClient, meta: dict[str, Any], start_time: str) -> None:
 def run_scenario(scenario: Scenario, env: Env) -> cmp.Tally:
     """Create the scenario's cluster, then run its steps; the tally of every comparison."""
     ensure_priority_classes(env.api)
-    apply(env.api, scenario.objects)
     tally = cmp.Tally()
-    for index, (kind, body) in enumerate(scenario.steps):
-        if kind == "pod":
-            context = {"seed": scenario.seed, "step": index, "profile": scenario.profile}
-            decide(env, body, tally, context=context, namespaces=scenario.namespaces)
-        else:
-            _change_node(env.api, kind, body)
+    try:
+        apply(env.api, scenario.objects)
+        for index, (kind, body) in enumerate(scenario.steps):
+            if kind == "pod":
+                context = {"seed": scenario.seed, "step": index, "profile": scenario.profile}
+                decide(env, body, tally, context=context, namespaces=scenario.namespaces)
+            elif kind == "claims":
+                for claim in body:
+                    env.api.create(claim)
+            else:
+                _change_node(env.api, kind, body)
+    finally:
+        remove_all(env.api, scenario.namespaces, scenario.objects)
     return tally
 
 
@@ -146,8 +172,9 @@ def decide(
         print(f"DEBUG {key} feasible={len(ex.feasible)} best={ex.best} {ex.failed_scheduling!r}")
     seen = len(tally.mismatches)
     sampled = context["profile"] in SAMPLING_PROFILES and ex.sampling.samples
+    twin = None
     if env.twin and wants_twin(pod, ex):
-        run_twin(api, pod, ex, tally, sampled=sampled)
+        twin = run_twin(api, pod, ex, tally, sampled=sampled)
     offset = env.oracle.offset()
     api.create(pod)
     if pod["spec"].get("schedulingGates"):
@@ -158,10 +185,14 @@ def decide(
         _unschedulable(env, Decision(key, ex, namespaces, before, offset), tally, first.failed)
     elif last.bound_to:
         cmp.compare_bound(tally, key, ex, last, sampled=sampled)
+        if claim_names(pod):
+            compare_devices(api, tally, pod, last.bound_to, twin)
     current = api.get_or_none("Pod", meta["name"], namespace=meta["namespace"])
     if current is not None and node_name(current):
         env.started += 1
         _start(api, meta, started_at(BOUND_PODS_START + env.started))
+    if release_orphans(api, namespaces, pod) or claim_names(pod):
+        time.sleep(SETTLE_SECONDS)
     time.sleep(SETTLE_SECONDS)
     if len(tally.mismatches) > seen:
         _write_reproducer(env, context, tally.mismatches[seen:], before, pod)

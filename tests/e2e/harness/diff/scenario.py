@@ -1,7 +1,9 @@
 """Seeded random scenarios: a cluster (namespaces with labels, nodes with zones, taints,
 images, extended resources; Services, ReplicaSets, StatefulSets, ReplicationControllers; a
 PodDisruptionBudget; existing pods with affinity terms) and a sequence of steps (incoming
-pods with every filter/score feature, scheduling gates, node updates and new nodes).
+pods with every filter/score feature, scheduling gates, node updates and new nodes), and
+DRA content (`dra`): DeviceClasses, ResourceSlices for some nodes, ResourceClaims for some
+incoming pods.
 
 `generate(seed)` is a pure function of the seed. Nodes are created in name order and nodes
 added later carry no images: ImageLocality's one-size-per-image and per-node counts depend
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.diff import pods as podgen
+from harness.diff.dra import claims_for, dra_world
 from harness.diff.profiles import GPU, PROFILES, ZONE
 from harness.diff.workloads import workloads
 
@@ -40,7 +43,8 @@ class Scenario:
     objects: list[dict[str, Any]] = field(default_factory=list)
     """Created in order before the first step (namespaces, nodes, workloads, PDB, pods)."""
     steps: list[tuple[str, Any]] = field(default_factory=list)
-    """("pod", pod) | ("node", (name, {"labels"|"taints"|"cpu": ...})) | ("add-node", node)."""
+    """("pod", pod) | ("claims", [ResourceClaim, ...]) (the next pod's) |
+    ("node", (name, {"labels"|"taints"|"cpu": ...})) | ("add-node", node)."""
 
     @property
     def namespaces(self) -> list[str]:
@@ -61,12 +65,17 @@ def generate(seed: int) -> Scenario:
     ]
     ctx.nodes = nodes
     scenario.objects += nodes
+    world = dra_world(seed, nodes)
+    scenario.objects += world.objects
     scenario.objects += workloads(ctx)
     scenario.objects += podgen.existing_pods(ctx, per_node=1 if large else 3)
     for index in range(rng.randint(5, 8) if large else rng.randint(8, 14)):
         if index and rng.random() < 0.15:
             scenario.steps.append(_node_change(ctx))
-        scenario.steps.append(("pod", podgen.incoming(ctx, index)))
+        pod = podgen.incoming(ctx, index)
+        if claims := claims_for(world, pod):
+            scenario.steps.append(("claims", claims))
+        scenario.steps.append(("pod", pod))
     return scenario
 
 

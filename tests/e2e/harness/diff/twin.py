@@ -3,7 +3,8 @@ by a running kubesched on the very state kubesched's engine explained; then dele
 that kube-scheduler decides the original pod on that same state.
 
 A twin is not made for gated pods (it would wait for its gate) nor where kubesched's engine
-expects a preemption (the twin would evict pods from the state both sides share).
+expects a preemption (the twin would evict pods from the state both sides share). A pod's
+ResourceClaims are copied for its twin (`claims.twin_claims`) and freed with it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.api import ApiClient
+from harness.diff.claims import Allocation, allocation, free, twin_claims
 from harness.diff.compare import Tally
 from harness.diff.profiles import ORACLE_PREFIX, TWIN_PREFIX, write_config
 from harness.kubesched import KubeschedProcess, start_kubesched
@@ -22,6 +24,8 @@ from kubesched.explain import Explanation
 from kubesched.localcluster import LocalCluster
 
 SETTLE_SECONDS = 0.25
+CLAIMS_SETTLE_SECONDS = 0.75
+"""After the twin's claims are freed: time for kube-scheduler's claim informer to see it."""
 
 
 def start_twin(cluster: LocalCluster, workdir: Path) -> KubeschedProcess:
@@ -48,15 +52,19 @@ def wants_twin(pod: dict[str, Any], ex: Explanation) -> bool:
 
 def run_twin(
     api: ApiClient, pod: dict[str, Any], ex: Explanation, tally: Tally, *, sampled: bool
-) -> None:
-    """Place the twin of `pod` with kubesched, compare it with `ex`, delete it."""
+) -> tuple[str, Allocation] | None:
+    """Place the twin of `pod` with kubesched, compare it with `ex`, delete it (and free
+    its claims); the node and the devices of a twin with claims that was bound (none for a
+    claim kubesched left unallocated)."""
     twin = copy.deepcopy(pod)
     meta, spec = twin["metadata"], twin["spec"]
     meta["name"] = meta["name"] + "-twin"
     spec["schedulerName"] = TWIN_PREFIX + spec["schedulerName"].removeprefix(ORACLE_PREFIX)
     key = f"{meta['namespace']}/{meta['name']}"
+    claims = twin_claims(api, twin, "-twin")
     api.create(twin)
     outcome = wait_outcome(api, meta["namespace"], meta["name"], timeout=30)
+    devices = (allocation(api, twin) or {}) if claims and outcome.bound else None
     if outcome.bound:
         allowed = {v.node for v in ex.feasible} if sampled else set(ex.best)
         tally.check(
@@ -73,4 +81,7 @@ def run_twin(
             f"kubesched {outcome.full_message!r}, its engine {ex.failed_scheduling!r}",
         )
     api.delete("Pod", meta["name"], namespace=meta["namespace"], grace_period=0)
-    time.sleep(SETTLE_SECONDS)
+    for name in claims:
+        free(api, meta["namespace"], name)
+    time.sleep(CLAIMS_SETTLE_SECONDS if claims else SETTLE_SECONDS)
+    return (outcome.node, devices) if devices is not None else None
