@@ -52,6 +52,7 @@ from kubesched.plugins.dynamic_resources.cel import CelCache
 from kubesched.plugins.dynamic_resources.manager import Claim, shared_manager
 from kubesched.plugins.dynamic_resources.pod_claims import (
     ClaimsNotReady,
+    claims_not_generated,
     pod_claims,
     reserved_for_pod,
 )
@@ -403,6 +404,8 @@ class DynamicResources:
         if after is None:
             had = before is not None and before.status.get("allocation") is not None
             return QueueingHint.QUEUE if had else QueueingHint.QUEUE_SKIP
+        if claims_not_generated(pod):
+            return QueueingHint.QUEUE_SKIP  # what pod_claims' ClaimsNotReady says, cheaply
         try:
             uses = any(entry.uid == after.uid for entry in pod_claims(pod, self.manager))
         except ClaimsNotReady:
