@@ -1,6 +1,7 @@
-"""The manager's allocated state, kept per claim change, equals the state gathered from
-every claim (upstream `GatherAllocatedState`) through random claim adds, updates, deletes,
-claims assumed after PreBind and allocations in flight."""
+"""What DynamicResources keeps across cycles: the manager's allocated state, kept per claim
+change, equals the state gathered from every claim (upstream `GatherAllocatedState`) through
+random claim adds, updates, deletes, claims assumed after PreBind and allocations in flight;
+a CEL selector's answer is remembered per device object."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject
 from kubesched.model.dra_claims import ResourceClaim
+from kubesched.plugins.dynamic_resources.cel import CelCache
 from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 from kubesched.plugins.dynamic_resources.resources import ALL, CLAIMS
 from kubesched.testing import FakeHandle
@@ -85,3 +87,17 @@ def test_the_kept_state_equals_the_gathered_one(seed: int) -> None:
         else:
             manager.pending.pop(rng.choice([*manager.pending, "none"]), None)
         equal(manager)
+
+
+def test_a_selectors_answer_is_remembered_per_device_object_and_errors_never() -> None:
+    cache = CelCache(max_results=2)
+    device, other = object(), object()
+    assert cache.known_result("true", device, DRIVER) is None
+    cache.remember("true", device, DRIVER, True)
+    assert cache.known_result("true", device, DRIVER) is True
+    assert cache.known_result("true", other, DRIVER) is None
+    assert cache.known_result("true", device, "other.driver") is None
+    cache.remember("false", other, DRIVER, False)
+    cache.remember("x", other, DRIVER, True)  # past max_results: everything forgotten first
+    assert cache.known_result("true", device, DRIVER) is None
+    assert cache.known_result("x", other, DRIVER) is True
