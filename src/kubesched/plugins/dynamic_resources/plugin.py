@@ -45,6 +45,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import ApiObject, Pod
+from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import binding, resources
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
@@ -63,6 +64,7 @@ from kubesched.plugins.dynamic_resources.structured import (
     NodeAllocationError,
     node_matches,
 )
+from kubesched.plugins.dynamic_resources.structured.allocator import PoolsCache
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.normalize import default_normalize_score
 
@@ -118,6 +120,14 @@ class DynamicResources:
         self.features = Features()
         self.cel_cache = CelCache()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._pools: tuple[Sequence[ResourceSlice], PoolsCache] | None = None
+
+    def _pools_cache(self, slices: Sequence[ResourceSlice]) -> PoolsCache:
+        """The pools per node gathered over this very list of slices (a new list when a
+        slice or a taint rule changes)."""
+        if self._pools is None or self._pools[0] is not slices:
+            self._pools = (slices, {})
+        return self._pools[1]
 
     def sign_pod(self, pod: Pod) -> tuple[()] | None:
         """Pods with claims are not signable (upstream: their fit depends on other claims)."""
@@ -159,8 +169,9 @@ class DynamicResources:
                         consumable_capacity=self.features.consumable_capacity
                     ),
                     device_class=self.manager.device_class,
-                    slices=self.manager.slices_with_taint_rules(),
+                    slices=(slices := self.manager.slices_with_taint_rules()),
                     cel_cache=self.cel_cache,
+                    pools_cache=self._pools_cache(slices),
                 )
             except AllocationError as exc:
                 return _error(str(exc))
