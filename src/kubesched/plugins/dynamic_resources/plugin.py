@@ -44,9 +44,9 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
-from kubesched.model import ApiObject, Pod
+from kubesched.model import ApiObject, Node, Pod
 from kubesched.model.dra import ResourceSlice
-from kubesched.model.dra_claims import AllocationResult
+from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.plugins.dynamic_resources import binding, resources
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
 from kubesched.plugins.dynamic_resources.cel import CelCache
@@ -65,6 +65,7 @@ from kubesched.plugins.dynamic_resources.structured import (
     node_matches,
 )
 from kubesched.plugins.dynamic_resources.structured.allocator import PoolsCache
+from kubesched.plugins.dynamic_resources.structured.memo import AllocationMemo
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.normalize import default_normalize_score
 
@@ -121,6 +122,7 @@ class DynamicResources:
         self.cel_cache = CelCache()
         self._tasks: set[asyncio.Task[None]] = set()
         self._pools: tuple[Sequence[ResourceSlice], PoolsCache] | None = None
+        self._memo = AllocationMemo()
 
     def _pools_cache(self, slices: Sequence[ResourceSlice]) -> PoolsCache:
         """The pools per node gathered over this very list of slices (a new list when a
@@ -173,6 +175,7 @@ class DynamicResources:
                     cel_cache=self.cel_cache,
                     pools_cache=self._pools_cache(slices),
                 )
+                self._memo.begin(slices, self.manager.classes.version)
             except AllocationError as exc:
                 return _error(str(exc))
         return Status(Code.SUCCESS)
@@ -249,7 +252,7 @@ class DynamicResources:
         timeout = self.args.filter_timeout
         deadline = time.monotonic() + timeout if timeout > 0 else None
         try:
-            results = data.allocator.allocate(node, claims, deadline=deadline)
+            results = self._allocate_or_recall(data.allocator, node, claims, deadline)
         except NodeAllocationError as exc:
             return _unschedulable(str(exc))
         except AllocationError as exc:
@@ -260,6 +263,26 @@ class DynamicResources:
             return _unschedulable("cannot allocate all claims")
         data.node_allocations[node.name] = results
         return None
+
+    def _allocate_or_recall(
+        self,
+        allocator: Allocator,
+        node: Node,
+        claims: list[ResourceClaim],
+        deadline: float | None,
+    ) -> list[AllocationResult] | None:
+        """The allocator's answer, or the one it gave before for the same inputs (see
+        `structured.memo`)."""
+        key = self._memo.key(allocator, node, claims)
+        if key is not None:
+            found, answer = self._memo.get(node, key)
+            if found:
+                return None if answer is None else list(answer)
+        answer = allocator.allocate(node, claims, deadline=deadline)
+        key = key if key is not None else self._memo.key(allocator, node, claims)
+        if key is not None:
+            self._memo.put(node, key, None if answer is None else list(answer))
+        return answer
 
     def post_filter(
         self, state: CycleState, pod: Pod, _statuses: NodeToStatusReader
