@@ -25,6 +25,7 @@ from collections.abc import Hashable, Sequence
 from kubesched.model import Node
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
+from kubesched.plugins.dynamic_resources.structured.pools import Pool
 from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 
 Answer = list[AllocationResult] | None
@@ -35,6 +36,8 @@ class AllocationMemo:
     def __init__(self) -> None:
         self._base: tuple[object, int] | None = None
         self._entries: dict[tuple[str, Hashable], tuple[Node, Answer]] = {}
+        self._devices: dict[str, tuple[object, tuple[DeviceID, ...] | None]] = {}
+        """Node name -> (its pools, the devices of those pools; None: some can be shared)."""
 
     def begin(self, slices: Sequence[object], classes_version: int) -> None:
         """A cycle over `slices` and the classes at `classes_version` starts."""
@@ -42,6 +45,7 @@ class AllocationMemo:
         if base is None or base[0] is not slices or base[1] != classes_version:
             self._base = (slices, classes_version)
             self._entries.clear()
+            self._devices.clear()
 
     def key(self, allocator: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> Hashable:
         """The answer's inputs (None: not to be remembered)."""
@@ -52,20 +56,38 @@ class AllocationMemo:
         known = cache.get(node.name)
         if known is None or known[0] is not node:
             return None
+        devices = self._pool_devices(node.name, known[1])
+        if devices is None:
+            return None
         allocated = state.allocated_devices
-        bits = []
-        for pool in known[1]:
-            for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node):
-                for device in slice_.devices:
-                    if device.allow_multiple_allocations:
-                        return None
-                    bits.append(DeviceID(pool.driver, pool.pool, device.name) in allocated)
+        bits = tuple([device in allocated for device in devices])
         specs = tuple((c.requests, c.constraints, c.config) for c in claims)
         try:
             hash(specs)
         except TypeError:  # a spec holding a mapping (capacity requests, opaque config)
             return None
-        return (specs, tuple(bits))
+        return (specs, bits)
+
+    def _pool_devices(self, node: str, pools: list[Pool]) -> tuple[DeviceID, ...] | None:
+        known = self._devices.get(node)
+        if known is not None and known[0] is pools:
+            return known[1]
+        devices: tuple[DeviceID, ...] | None = tuple(
+            DeviceID(pool.driver, pool.pool, device.name)
+            for pool in pools
+            for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node)
+            for device in slice_.devices
+        )
+        shareable = any(
+            device.allow_multiple_allocations
+            for pool in pools
+            for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node)
+            for device in slice_.devices
+        )
+        if shareable:
+            devices = None
+        self._devices[node] = (pools, devices)
+        return devices
 
     def get(self, node: Node, key: Hashable) -> tuple[bool, Answer]:
         """(found, answer)."""
