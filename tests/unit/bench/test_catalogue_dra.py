@@ -4,6 +4,7 @@ the steady-state tracker."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 from typing import Any
@@ -15,6 +16,7 @@ from kubesched.bench.dra_checks import _double_allocations, _pod_problems
 from kubesched.bench.dra_setup import UnsupportedClaim, allocate_claims
 from kubesched.bench.dra_templates import CLASS, DRIVER, PCI_ROOT, SELECTOR
 from kubesched.bench.nullbinder import claims_made
+from kubesched.bench.steady import SteadyPods
 from kubesched.bench.tracker import PodTracker
 from kubesched.bench.workloads import Workload
 from kubesched.model import Node, Pod
@@ -168,3 +170,31 @@ def test_a_steady_state_tracker_expects_deletions_and_reports_each_bound_pod() -
     assert heard == ["p0"]
     assert tracker.violations == []
     assert tracker.bound == 1
+
+
+class RecordingClient:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    async def post(self, path: str, body: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
+        self.calls.append(("POST", body["metadata"]["name"]))
+        return body
+
+    async def delete(self, path: str, **_kwargs: Any) -> dict[str, Any]:
+        self.calls.append(("DELETE", path.rsplit("/", 1)[-1]))
+        return {}
+
+
+async def test_steady_state_replaces_every_bound_pod_with_a_new_one() -> None:
+    workload = catalogue_workload(f"{TEMPLATE}/empty", "5")
+    client = RecordingClient()
+    steady = SteadyPods(client, workload.measured, "bench")  # type: ignore[arg-type]
+    task = asyncio.create_task(steady.run(concurrency=4))
+    await asyncio.sleep(0.05)
+    assert sorted(c for c in client.calls if c[0] == "POST") == sorted(
+        ("POST", f"test-dra-{i}") for i in range(10)
+    )
+    steady.bound("test-dra-3")
+    await asyncio.sleep(0.05)
+    task.cancel()
+    assert client.calls[-2:] == [("DELETE", "test-dra-3"), ("POST", "test-dra-10")]
