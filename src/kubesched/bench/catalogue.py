@@ -1,7 +1,7 @@
 """kube-scheduler's scheduler_perf test cases as benchmark workloads
-(kubernetes/kubernetes `test/integration/scheduler_perf/{misc,affinity,topology_spreading}/
-performance-config.yaml`, v1.37), with upstream's templates, namespaces, node labelling
-strategies, initial pods and sizes.
+(kubernetes/kubernetes `test/integration/scheduler_perf/{misc,affinity,topology_spreading,dra}/
+performance-config.yaml`, v1.37; the DRA ones in `catalogue_dra`), with upstream's templates,
+namespaces, node labelling strategies, initial pods and sizes.
 
 Sizes: `5` is upstream's `integration-test` variant (5Nodes, or its smallest); `500` its
 500Nodes variant; `5000` its `performance` 5000-node variant. Where upstream has no such
@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kubesched.bench import templates as t
+from kubesched.bench.catalogue_dra import DRA_CASES
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
 SIZES = ("5", "500", "5000")
@@ -219,7 +220,9 @@ CATALOGUE: tuple[Case, ...] = (
         {"5": "upstream's 10Nodes variant", "500": _NO_500},
     ),
 )
-CASES = {case.name: case for case in CATALOGUE}
+DRA_CATALOGUE = tuple(Case(*entry) for entry in DRA_CASES)
+"""scheduler_perf's DRA test cases (`catalogue_dra`)."""
+CASES = {case.name: case for case in (*CATALOGUE, *DRA_CATALOGUE)}
 
 
 def catalogue_workload(

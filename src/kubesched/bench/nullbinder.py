@@ -4,7 +4,16 @@ client limits (QPS/burst token bucket) and binding concurrency as kubesched.
 
 The one check it makes is capacity: a node whose allocatable CPU, memory or pod count the
 pod would exceed is skipped, so that the benchmark's no-overcommit check stays meaningful
-for workloads that fill nodes. It is started by the benchmark as its own process:
+for workloads that fill nodes.
+
+Pods with ResourceClaims (the DRA test cases): the null binder does not allocate them; it
+waits until the resourceclaim controller has made the claims of the pod's templates
+(`status.resourceClaimStatuses`), which any scheduler must wait for too, then binds the pod
+like any other, leaving its claims unallocated and unreserved. So its throughput is that of
+the API server and the resourceclaim controller, without the allocation's writes (the
+claim's `status.allocation` and `reservedFor`): still a ceiling.
+
+It is started by the benchmark as its own process:
 
     python -m kubesched.bench.nullbinder --kubeconfig=K --scheduler-name=S --qps=Q --burst=B
 """
@@ -65,6 +74,12 @@ def _fits(requests: Resource, free: Resource) -> bool:
     )
 
 
+def claims_made(pod: Pod) -> bool:
+    """Whether every claim of the pod's ResourceClaimTemplates has been made."""
+    made = {name for name, _claim in pod.generated_claims}
+    return all(not s.template_name or s.name in made for s in pod.claim_sources)
+
+
 class NullBinder:
     def __init__(self, client: KubeClient, *, scheduler_name: str, concurrency: int) -> None:
         self._client = client
@@ -93,13 +108,13 @@ class NullBinder:
                 ):
                     obj = event.get("object") or {}
                     version = str((obj.get("metadata") or {}).get("resourceVersion", version))
-                    if event.get("type") == "ADDED":
+                    if event.get("type") in ("ADDED", "MODIFIED"):
                         await self._submit(Pod.from_json(obj))
             except ConnectionFailed:
                 await asyncio.sleep(0.5)
 
     async def _submit(self, pod: Pod) -> None:
-        if pod.uid in self._seen or pod.node_name:
+        if pod.uid in self._seen or pod.node_name or not claims_made(pod):
             return
         self._seen.add(pod.uid)
         await self._slots.acquire()

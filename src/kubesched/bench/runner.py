@@ -4,6 +4,11 @@ measured pods with the throughput sampler running, then the checks.
     cluster up -> N nodes -> contender started -> I initial pods, all bound (or one warm-up
     pod when I = 0: the contender is known to be ready) -> watch + sampler -> M measured
     pods created -> all bound (or stalled / contender exited) -> checks -> cluster down
+
+A DRA workload also gets kube-controller-manager with the resourceclaim controller (as
+scheduler_perf runs it: it makes each pod's claims from their templates) and its objects
+(ResourceSlices, DeviceClass, claims, templates; some claims allocated directly) after the
+nodes. A steady-state workload keeps M pods pending for its duration instead (`steady`).
 """
 
 from __future__ import annotations
@@ -18,10 +23,13 @@ from typing import Any
 
 from kubesched.bench.checks import run_checks
 from kubesched.bench.churn import run_churn
-from kubesched.bench.contenders import ClientLimits, start_contender
+from kubesched.bench.contenders import NULL_BINDER, ClientLimits, start_contender
+from kubesched.bench.dra_checks import dra_problems
+from kubesched.bench.dra_setup import prepare_dra
 from kubesched.bench.load import create_all
 from kubesched.bench.procstat import cpu_seconds, peak_rss_bytes
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
+from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
 from kubesched.bench.tracker import PodTracker, TrackerError
 from kubesched.bench.workloads import PodGroup, Workload
@@ -32,6 +40,15 @@ from kubesched.localcluster import LocalCluster, LocalClusterError, Process
 
 SAMPLE_INTERVAL = 1.0
 WARM_UP_NAMESPACE = "bench-warm-up"
+DRA_CONTROLLER_FLAGS = (
+    "--controllers=resourceclaim-controller,garbage-collector-controller",
+    "--concurrent-resourceclaim-syncs=5",
+    "--kube-api-qps=5000",
+    "--kube-api-burst=5000",
+)
+"""kube-controller-manager for DRA workloads, as scheduler_perf's `mustSetupCluster`: the
+resourceclaim controller with 5 workers and the garbage collector, on a 5000 QPS client
+(no node lifecycle controller: the nodes have no kubelet)."""
 
 Progress = Callable[[str], None]
 
@@ -101,6 +118,16 @@ class ContenderResult:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _CpuBefore:
+    """CPU seconds when the measured phase started: the contender's, the benchmark
+    client's, and every control plane process's."""
+
+    contender: float
+    client: float
+    plane: dict[str, float]
+
+
 class RunFailed(Exception):
     """The contender did not finish the run; the message says why."""
 
@@ -112,6 +139,8 @@ def run_contender(name: str, settings: BenchSettings, progress: Progress) -> Con
     cluster = LocalCluster(progress=lambda _message: None)
     try:
         cluster.start()
+        if settings.workload.dra is not None:
+            cluster.start_controller_manager(extra_args=DRA_CONTROLLER_FLAGS)
         asyncio.run(_Run(name, cluster, settings, progress, result).run())
     except Exception as exc:  # any failure becomes the contender's FAILED row
         message = str(exc).splitlines()[0] if str(exc) else ""
@@ -170,6 +199,13 @@ class _Run:
         self.progress(f"[{self.name}] creating {self.workload.nodes} nodes")
         nodes = (("/api/v1/nodes", self.workload.node(i)) for i in range(self.workload.nodes))
         await create_all(client, nodes, concurrency=self.settings.create_concurrency)
+        if self.workload.dra is not None:
+            self.progress(f"[{self.name}] creating the DRA objects")
+            allocated = await prepare_dra(
+                client, self.workload.dra, concurrency=self.settings.create_concurrency
+            )
+            if allocated:
+                self.progress(f"[{self.name}] {allocated} claims allocated directly")
         process = start_contender(
             self.name, self.cluster, self.settings.limits, flags=self.settings.scheduler_flags
         )
@@ -215,44 +251,74 @@ class _Run:
     async def _measure(self, client: KubeClient, process: Process) -> None:
         total = self.workload.pods
         measured = self.workload.measured
-        tracker = PodTracker(client, measured.namespace)
+        name = self.settings.limits.scheduler_name
+        steady = SteadyPods(client, measured, name) if self.workload.steady > 0 else None
+        tracker = PodTracker(
+            client,
+            measured.namespace,
+            steady=steady is not None,
+            on_bound=steady.bound if steady is not None else None,
+        )
         await tracker.start()
         watch = asyncio.create_task(tracker.run())
         pid = process.pid or 0
         plane = {n: p.pid or 0 for n, p in self.cluster.processes.items() if n != self.name}
-        cpu_before = cpu_seconds(pid)
-        client_before = time.process_time()
-        plane_before = {n: cpu_seconds(p) for n, p in plane.items()}
-        name = self.settings.limits.scheduler_name
+        before = _CpuBefore(
+            cpu_seconds(pid), time.process_time(), {n: cpu_seconds(p) for n, p in plane.items()}
+        )
         churn = self.workload.churn
         tasks = [watch]
         if churn is not None:
             tasks.append(asyncio.create_task(run_churn(client, churn, name)))
         started = time.monotonic()
-        pods = measured.pods(name)
-        creator = asyncio.create_task(
-            create_all(
-                client,
-                pods,
-                concurrency=self.settings.create_concurrency,
-                rate=self.settings.create_rate,
+        concurrency = self.settings.create_concurrency
+        if steady is not None:
+            creation = steady.run(concurrency=concurrency)
+        else:
+            creation = create_all(
+                client, measured.pods(name), concurrency=concurrency, rate=self.settings.create_rate
             )
-        )
+        creator = asyncio.create_task(creation)
         tasks.append(creator)
         try:
             sampler = await self._sample(tracker, total, started, tasks, process)
-            await creator
+            if steady is None:
+                await creator
         finally:
             for task in tasks:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(*tasks, return_exceptions=True)
+        self._figures(tracker, sampler, started, pid, before)
+        expected = None if steady is not None else total
+        problems = await run_checks(
+            client, tracker, namespace=measured.namespace, expected=expected
+        )
+        if self.workload.dra is not None:
+            problems += await dra_problems(
+                client, namespace=measured.namespace, allocates=self.name != NULL_BINDER
+            )
+        if problems:
+            raise RunFailed("; ".join(problems))
+
+    def _figures(
+        self,
+        tracker: PodTracker,
+        sampler: ThroughputSampler,
+        started: float,
+        pid: int,
+        before: _CpuBefore,
+    ) -> None:
         result = self.result
-        result.duration = max(tracker.bound_times()[-1] - started, 1e-9)
-        result.cpu_seconds = cpu_seconds(pid) - cpu_before
+        if self.workload.steady > 0:
+            result.duration = self.workload.steady
+        else:
+            result.duration = max(tracker.bound_times()[-1] - started, 1e-9)
+        result.cpu_seconds = cpu_seconds(pid) - before.contender
         result.peak_rss_bytes = peak_rss_bytes(pid)
-        result.control_plane_cpu = {n: cpu_seconds(p) - plane_before[n] for n, p in plane.items()}
-        result.control_plane_cpu["bench client"] = time.process_time() - client_before
+        plane = {n: p.pid or 0 for n, p in self.cluster.processes.items() if n in before.plane}
+        result.control_plane_cpu = {n: cpu_seconds(p) - before.plane[n] for n, p in plane.items()}
+        result.control_plane_cpu["bench client"] = time.process_time() - before.client
         result.whole_run_rate = tracker.bound / result.duration
         # A run shorter than two sample intervals has no interval sample: use the whole run.
         result.samples_fallback = not sampler.samples
@@ -263,9 +329,11 @@ class _Run:
         result.latency_p99 = nearest_rank(latencies, 99)
         result.bound = tracker.bound
         result.bound_times = [t - started for t in tracker.bound_times()]
-        problems = await run_checks(client, tracker, namespace=measured.namespace, expected=total)
-        if problems:
-            raise RunFailed("; ".join(problems))
+
+    def _done(self, tracker: PodTracker, total: int, started: float, now: float) -> bool:
+        if self.workload.steady > 0:
+            return now - started >= self.workload.steady
+        return tracker.bound >= total
 
     async def _sample(
         self,
@@ -275,11 +343,12 @@ class _Run:
         tasks: Sequence[asyncio.Task[None]],
         process: Process,
     ) -> ThroughputSampler:
-        """Read the bound count once per interval until every measured pod is bound."""
+        """Read the bound count once per interval until every measured pod is bound (in a
+        steady-state run: until its duration is over)."""
         sampler = ThroughputSampler(interval=SAMPLE_INTERVAL)
         tick = 0
         last, last_change = 0, started
-        while tracker.bound < total:
+        while not self._done(tracker, total, started, time.monotonic()):
             tick += 1
             await asyncio.sleep(max(started + tick * SAMPLE_INTERVAL - time.monotonic(), 0))
             now = time.monotonic()
@@ -298,6 +367,8 @@ class _Run:
                 f"[{self.name}] {bound}/{total} bound, {len(tracker.pods)} created, "
                 f"{rate:.0f} pods/s, {now - started:.0f} s",
             )
+        if tracker.bound == 0:
+            raise RunFailed("no pod at all got scheduled")
         return sampler
 
 

@@ -2,14 +2,16 @@
 
 For every pod it keeps when it was first seen (creation, as the watch reports it) and when
 `spec.nodeName` went from empty to set; a nodeName that changes once set, or a measured pod
-deleted, is recorded as a violation. API timestamps have 1 s resolution, so latencies come
-from these client-side stamps.
+deleted, is recorded as a violation (in a steady-state run, where the benchmark deletes
+every bound pod, a deletion is expected; `on_bound` hears of each pod bound). API
+timestamps have 1 s resolution, so latencies come from these client-side stamps.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +37,17 @@ class PodRecord:
 class PodTracker:
     """List, then watch, the pods of one namespace until cancelled."""
 
-    def __init__(self, client: KubeClient, namespace: str) -> None:
+    def __init__(
+        self,
+        client: KubeClient,
+        namespace: str,
+        *,
+        steady: bool = False,
+        on_bound: Callable[[str], None] | None = None,
+    ) -> None:
         self._client = client
+        self._steady = steady
+        self._on_bound = on_bound
         self._path = f"/api/v1/namespaces/{namespace}/pods"
         self.pods: dict[str, PodRecord] = {}
         self.bound = 0
@@ -82,7 +93,8 @@ class PodTracker:
         if record is None:
             record = self.pods[name] = PodRecord(seen_at=now)
         if kind == "DELETED":
-            self.violations.append(f"measured pod {name} was deleted")
+            if not self._steady:
+                self.violations.append(f"measured pod {name} was deleted")
             return
         node = (obj.get("spec") or {}).get("nodeName") or ""
         if not node:
@@ -90,9 +102,14 @@ class PodTracker:
             if record.node:
                 self.violations.append(f"pod {name} lost its node {record.node}")
             return
+        self._bound(name, record, node, now)
+
+    def _bound(self, name: str, record: PodRecord, node: str, now: float) -> None:
         if not record.node:
             record.node, record.bound_at = node, now
             self.bound += 1
+            if self._on_bound is not None:
+                self._on_bound(name)
         elif record.node != node:
             self.violations.append(f"pod {name} moved from {record.node} to {node}")
 

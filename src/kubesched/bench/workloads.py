@@ -58,6 +58,17 @@ class Churn:
 
 
 @dataclass(frozen=True, slots=True)
+class DraSetup:
+    """scheduler_perf's DRA ops before the pods: `objects` (ResourceSlices, the DeviceClass,
+    ResourceClaims, ResourceClaimTemplates, created in order before the contender starts),
+    then the claims of namespace `allocate` allocated directly (upstream's
+    `allocResourceClaims`: each on a node in random order that has a free device)."""
+
+    objects: Callable[[], Iterator[tuple[str, dict[str, Any]]]]
+    allocate: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Workload:
     """How many objects to create, and how the i-th node and every pod look."""
 
@@ -73,6 +84,12 @@ class Workload:
     priority_classes: tuple[tuple[str, int], ...] = ()
     note: str = ""
     """How this differs from upstream's variant (shrunk pod counts, ...)."""
+    dra: DraSetup | None = None
+    """DRA objects; with them the benchmark runs kube-controller-manager's resourceclaim
+    controller (it makes each pod's claims from their templates)."""
+    steady: float = 0.0
+    """> 0: upstream's `steadyState` createPods for this many seconds: `measured.count`
+    pods are kept pending, each bound pod deleted and replaced by a new one."""
 
     @property
     def initial_pods(self) -> int:

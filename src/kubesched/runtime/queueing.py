@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import IntEnum
@@ -49,6 +49,20 @@ class _Hint:
     hint: QueueingHintFn | None
 
 
+class _EventFacts:
+    """What the hints need of one incoming event, worked out once: the queue asks about
+    every waiting pod with the same event object, one after the other."""
+
+    __slots__ = ("event", "label", "matching", "registered", "wildcard")
+
+    def __init__(self, event: ClusterEvent, matching: tuple[_Hint, ...]) -> None:
+        self.event = event
+        self.wildcard = event.is_wildcard
+        self.label = event.label
+        self.matching = matching
+        self.registered: dict[str, bool] = {}
+
+
 class QueueingHints:
     """The registered events of one profile with the plugins' hints for them."""
 
@@ -68,6 +82,15 @@ class QueueingHints:
         }
         self._observe = observe
         self._matching: dict[ClusterEvent, tuple[_Hint, ...]] = {}
+        self._last: _EventFacts | None = None
+
+    def _facts(self, event: ClusterEvent) -> _EventFacts:
+        """The facts of `event`, kept for the last event object asked about (compared by
+        identity: a ClusterEvent is immutable, and the one kept cannot be reused)."""
+        last = self._last
+        if last is None or last.event is not event:
+            last = self._last = _EventFacts(event, self._matching_hints(event))
+        return last
 
     def interested(self, event: ClusterEvent) -> bool:
         """Upstream `isEventOfInterest`: a wildcard, or an event some plugin registered."""
@@ -76,7 +99,17 @@ class QueueingHints:
     def registered_by(self, plugin: str, event: ClusterEvent) -> bool:
         """Whether `plugin` registered an event matching `event` (a gated pod is looked at
         only for its gating plugin's events)."""
-        return any(reg.matches(event) for reg in self._by_plugin.get(plugin, ()))
+        facts = self._facts(event)
+        known = facts.registered.get(plugin)
+        if known is None:
+            known = any(reg.matches(event) for reg in self._by_plugin.get(plugin, ()))
+            facts.registered[plugin] = known
+        return known
+
+    def gated_by_another_event(self, plugin: str, event: ClusterEvent) -> bool:
+        """Whether `event` cannot ungate a pod gated by `plugin`: it is no wildcard and not
+        one `plugin` registered."""
+        return not self._facts(event).wildcard and not self.registered_by(plugin, event)
 
     def strategy(
         self,
@@ -92,13 +125,16 @@ class QueueingHints:
         those that returned Pending, a subset)."""
         if not rejectors:
             return Requeue.AFTER_BACKOFF
-        if event.is_wildcard:
+        facts = self._facts(event)
+        if facts.wildcard:
             if new is not None and (not isinstance(new, Pod) or new.uid != pod.uid):
                 return Requeue.SKIP  # a wildcard for another pod (ForceActivate)
             return Requeue.AFTER_BACKOFF
         found = Requeue.SKIP
-        for entry in self._hints_for(event, rejectors):
-            if self._ask(entry, pod, event, old, new) is QueueingHint.QUEUE_SKIP:
+        for entry in facts.matching:
+            if entry.plugin not in rejectors:
+                continue
+            if self._ask(entry, pod, facts, old, new) is QueueingHint.QUEUE_SKIP:
                 continue
             if entry.plugin in pending:
                 return Requeue.IMMEDIATELY
@@ -106,9 +142,6 @@ class QueueingHints:
                 return Requeue.AFTER_BACKOFF
             found = Requeue.AFTER_BACKOFF
         return found
-
-    def _hints_for(self, event: ClusterEvent, rejectors: AbstractSet[str]) -> Iterator[_Hint]:
-        return (entry for entry in self._matching_hints(event) if entry.plugin in rejectors)
 
     def _matching_hints(self, event: ClusterEvent) -> tuple[_Hint, ...]:
         """Every plugin's hint for the registrations matching `event`, cached per event."""
@@ -123,22 +156,23 @@ class QueueingHints:
             self._matching[event] = matching
         return matching
 
-    def _ask(self, entry: _Hint, pod: Pod, event: ClusterEvent, old: Any, new: Any) -> QueueingHint:
+    def _ask(self, entry: _Hint, pod: Pod, facts: _EventFacts, old: Any, new: Any) -> QueueingHint:
         if entry.hint is None:
             return QueueingHint.QUEUE
         started = time.perf_counter()
         try:
-            hint = QueueingHint(entry.hint(pod, old, new))
+            answer = entry.hint(pod, old, new)
+            hint = answer if type(answer) is QueueingHint else QueueingHint(answer)
             result = "Queue" if hint is QueueingHint.QUEUE else "QueueSkip"
         except Exception as exc:  # a broken hint must not strand the pod: QUEUE
             log.warning(
                 '"QueueingHintFn returns error" event="%s" plugin="%s" pod="%s" err="%s"',
-                event.label,
+                facts.label,
                 entry.plugin,
                 pod.key,
                 exc,
             )
             hint, result = QueueingHint.QUEUE, "Error"
         if self._observe is not None:
-            self._observe(entry.plugin, event.label, result, time.perf_counter() - started)
+            self._observe(entry.plugin, facts.label, result, time.perf_counter() - started)
         return hint

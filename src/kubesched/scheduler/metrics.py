@@ -117,6 +117,9 @@ class SchedulerMetrics:
             registry=r,
             buckets=DURATION_BUCKETS,
         )
+        self._hint_children: dict[tuple[str, str, str], Histogram] = {}
+        """The series of `queueing_hint_duration` by labels (`labels()` costs more than
+        the hint it times)."""
         self.event_handling_duration = Histogram(
             "scheduler_event_handling_duration_seconds",
             "Event handling latency in seconds.",
@@ -228,7 +231,11 @@ class SchedulerMetrics:
 
     def observe_queueing_hint(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         """A queueing hint ran (a `kubesched.runtime.queueing.HintObserver`)."""
-        self.queueing_hint_duration.labels(plugin, event, hint).observe(seconds)
+        key = (plugin, event, hint)
+        child = self._hint_children.get(key)
+        if child is None:
+            child = self._hint_children[key] = self.queueing_hint_duration.labels(*key)
+        child.observe(seconds)
 
     def observe_event_handling(self, event: str, seconds: float) -> None:
         """An informer event was handled (cache and queue)."""

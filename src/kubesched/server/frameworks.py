@@ -52,7 +52,7 @@ def new_queue(
             return QueueingStrategy.AFTER_BACKOFF
         hints = frameworks.get(qpi.pod.scheduler_name, first).queueing_hints
         gate = qpi.gating_plugin
-        if gate is not None and not event.is_wildcard and not hints.registered_by(gate, event):
+        if gate is not None and hints.gated_by_another_event(gate, event):
             return QueueingStrategy.SKIP  # only the gating plugin's events can ungate it
         requeue = hints.strategy(
             pod=qpi.pod,

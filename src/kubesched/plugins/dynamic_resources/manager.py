@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -20,6 +22,7 @@ from kubesched.framework.listers import IndexedStore
 from kubesched.model import ApiObject
 from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.plugins.dynamic_resources.allocated import AllocatedIndex
 from kubesched.plugins.dynamic_resources.resources import (
     CLAIMS,
     DEVICE_CLASSES,
@@ -31,6 +34,7 @@ from kubesched.plugins.dynamic_resources.structured import (
     add_allocated_claim,
     patched_slices,
 )
+from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,8 +77,15 @@ class Parsed(Generic[T]):
     """One resource's objects, parsed once per resourceVersion; an object that does not
     parse is left out with a warning (the scheduler goes on)."""
 
-    def __init__(self, lister: Lister[ApiObject], parse: Any, kind: str) -> None:
-        self._parse, self._kind = parse, kind
+    def __init__(
+        self,
+        lister: Lister[ApiObject],
+        parse: Any,
+        kind: str,
+        on_put: Callable[[str, str, T | None], None] | None = None,
+    ) -> None:
+        """`on_put(key, uid, parsed)` hears of every change (parsed None: gone)."""
+        self._parse, self._kind, self._on_put = parse, kind, on_put
         self.by_key: dict[str, T] = {}
         self.version = 0
         for obj in lister.list():
@@ -86,27 +97,38 @@ class Parsed(Generic[T]):
         if new is None:
             if old is not None:
                 self.by_key.pop(old.key, None)
+                if self._on_put is not None:
+                    self._on_put(old.key, old.uid, None)
             return
         self._put(new)
 
     def _put(self, obj: ApiObject) -> None:
         try:
-            self.by_key[obj.key] = self._parse(obj)
+            parsed = self.by_key[obj.key] = self._parse(obj)
         except (DRAObjectError, ValueError, TypeError, KeyError) as exc:
             self.by_key.pop(obj.key, None)
+            if self._on_put is not None:
+                self._on_put(obj.key, obj.uid, None)
             log.warning(
                 '"Ignoring a %s that does not parse" object="%s" err="%s"', self._kind, obj.key, exc
             )
+            return
+        if self._on_put is not None:
+            self._on_put(obj.key, obj.uid, parsed)
 
 
 class DraManager:
     """The parsed claims, classes, slices and taint rules; claims in flight and assumed."""
 
     def __init__(self, handle: Handle) -> None:
+        self._allocated = AllocatedIndex()
         self.claims: Parsed[Claim] = Parsed(
             _lister(handle, CLAIMS),
             lambda obj: Claim(obj, ResourceClaim.from_json(object_json(obj))),
             "ResourceClaim",
+            lambda key, uid, entry: self._allocated.put(
+                key, uid, None if entry is None else entry.claim
+            ),
         )
         self.classes: Parsed[DeviceClass] = Parsed(
             _lister(handle, DEVICE_CLASSES),
@@ -162,7 +184,49 @@ class DraManager:
 
     def allocated_state(self, *, consumable_capacity: bool = True) -> AllocatedState:
         """The devices in use: by allocated claims and by allocations in flight (upstream
-        `GatherAllocatedState` / `ListAllAllocatedDevices`)."""
+        `GatherAllocatedState` / `ListAllAllocatedDevices`): the index of the informer's
+        claims, corrected by the claims PreBind wrote since and the allocations in flight
+        (the same state `gather_allocated_state` builds from every claim)."""
+        index = self._allocated
+        if not consumable_capacity or index.with_shares:
+            return self.gather_allocated_state(consumable_capacity=consumable_capacity)
+        overrides = self._overrides()
+        state = AllocatedState(allocated_devices=set(index.devices))
+        removed: Counter[DeviceID] = Counter()
+        for key in overrides:
+            removed.update(index.by_key.get(key, ()))
+        for device, count in removed.items():
+            if index.devices[device] <= count:
+                state.allocated_devices.discard(device)
+        for entry in overrides.values():
+            if entry.claim.allocation is not None:
+                add_allocated_claim(state, entry.claim.allocation.results)
+        by_uid = {entry.uid: entry for entry in overrides.values()}
+        for uid, allocation in self.pending.items():
+            owner = by_uid.get(uid) or self._seen_by_uid(uid, overrides)
+            if owner is None or owner.claim.allocation is None:
+                add_allocated_claim(state, allocation.results)
+        return state
+
+    def _overrides(self) -> dict[str, Claim]:
+        """Key -> the claim PreBind wrote, where it replaces the informer's."""
+        overrides = {}
+        for key in list(self.assumed):
+            namespace, _, name = key.partition("/")
+            effective = self.claim(namespace, name)
+            if effective is not None and effective is not self.claims.by_key.get(key):
+                overrides[key] = effective
+        return overrides
+
+    def _seen_by_uid(self, uid: str, overrides: dict[str, Claim]) -> Claim | None:
+        """The informer's claim `uid`, unless a claim PreBind wrote replaces it."""
+        key = self._allocated.uid_key.get(uid)
+        if key is None or key in overrides:
+            return None
+        return self.claims.by_key.get(key)
+
+    def gather_allocated_state(self, *, consumable_capacity: bool = True) -> AllocatedState:
+        """The allocated state built from every claim (what `allocated_state` keeps)."""
         state = AllocatedState()
         known = set()
         for entry in self.all_claims():

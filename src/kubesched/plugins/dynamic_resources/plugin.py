@@ -46,8 +46,9 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
-from kubesched.model import ApiObject, Pod
-from kubesched.model.dra_claims import AllocationResult
+from kubesched.model import ApiObject, Node, Pod
+from kubesched.model.dra import ResourceSlice
+from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.plugins.dynamic_resources import binding, resources
 from kubesched.plugins.dynamic_resources import extended as extended_resources
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
@@ -55,6 +56,7 @@ from kubesched.plugins.dynamic_resources.cel import CelCache
 from kubesched.plugins.dynamic_resources.manager import Claim, shared_manager
 from kubesched.plugins.dynamic_resources.pod_claims import (
     ClaimsNotReady,
+    claims_not_generated,
     pod_claims,
     reserved_for_pod,
 )
@@ -65,6 +67,8 @@ from kubesched.plugins.dynamic_resources.structured import (
     NodeAllocationError,
     node_matches,
 )
+from kubesched.plugins.dynamic_resources.structured.allocator import PoolsCache
+from kubesched.plugins.dynamic_resources.structured.memo import AllocationMemo
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.extended_resources import extended_resource_classes
 from kubesched.plugins.helper.normalize import default_normalize_score
@@ -134,6 +138,15 @@ class DynamicResources:
         self.features = Features()
         self.cel_cache = CelCache()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._pools: tuple[Sequence[ResourceSlice], PoolsCache] | None = None
+        self._memo = AllocationMemo()
+
+    def _pools_cache(self, slices: Sequence[ResourceSlice]) -> PoolsCache:
+        """The pools per node gathered over this very list of slices (a new list when a
+        slice or a taint rule changes)."""
+        if self._pools is None or self._pools[0] is not slices:
+            self._pools = (slices, {})
+        return self._pools[1]
 
     def sign_pod(self, pod: Pod) -> tuple[()] | None:
         """Pods with claims are not signable (upstream: their fit depends on other claims)."""
@@ -181,9 +194,11 @@ class DynamicResources:
                         consumable_capacity=self.features.consumable_capacity
                     ),
                     device_class=self.manager.device_class,
-                    slices=self.manager.slices_with_taint_rules(),
+                    slices=(slices := self.manager.slices_with_taint_rules()),
                     cel_cache=self.cel_cache,
+                    pools_cache=self._pools_cache(slices),
                 )
+                self._memo.begin(slices, self.manager.classes.version)
             except AllocationError as exc:
                 return _error(str(exc))
         return Status(Code.SUCCESS)
@@ -298,7 +313,7 @@ class DynamicResources:
         timeout = self.args.filter_timeout
         deadline = time.monotonic() + timeout if timeout > 0 else None
         try:
-            results = data.allocator.allocate(node, claims, deadline=deadline)
+            results = self._allocate_or_recall(data.allocator, node, claims, deadline)
         except NodeAllocationError as exc:
             return _unschedulable(str(exc))
         except AllocationError as exc:
@@ -322,6 +337,26 @@ class DynamicResources:
             devices = ", ".join(f"{r.driver}/{r.pool}/{r.device}" for r in allocation.results)
             parts.append(f"{name}: {devices or 'no device'}")
         return "devices " + "; ".join(parts)
+
+    def _allocate_or_recall(
+        self,
+        allocator: Allocator,
+        node: Node,
+        claims: list[ResourceClaim],
+        deadline: float | None,
+    ) -> list[AllocationResult] | None:
+        """The allocator's answer, or the one it gave before for the same inputs (see
+        `structured.memo`)."""
+        key = self._memo.key(allocator, node, claims)
+        if key is not None:
+            found, answer = self._memo.get(node, key)
+            if found:
+                return None if answer is None else list(answer)
+        answer = allocator.allocate(node, claims, deadline=deadline)
+        key = key if key is not None else self._memo.key(allocator, node, claims)
+        if key is not None:
+            self._memo.put(node, key, None if answer is None else list(answer))
+        return answer
 
     def post_filter(
         self, state: CycleState, pod: Pod, _statuses: NodeToStatusReader
@@ -512,6 +547,8 @@ class DynamicResources:
         if after is None:
             had = before is not None and before.status.get("allocation") is not None
             return QueueingHint.QUEUE if had else QueueingHint.QUEUE_SKIP
+        if claims_not_generated(pod):
+            return QueueingHint.QUEUE_SKIP  # what pod_claims' ClaimsNotReady says, cheaply
         try:
             uses = any(entry.uid == after.uid for entry in pod_claims(pod, self.manager))
         except ClaimsNotReady:

@@ -28,6 +28,21 @@ def claim_name(pod: Pod, source: PodResourceClaim) -> tuple[str | None, bool]:
     )
 
 
+def claims_not_generated(pod: Pod) -> bool:
+    """Whether a claim of the pod's templates is not made yet (`claim_name` would raise
+    ClaimsNotReady for it): the cheap test the queueing hints ask of every waiting pod."""
+    sources = pod.claim_sources
+    if not sources:
+        return False
+    made = pod.generated_claims
+    return any(
+        source.template_name
+        and not source.claim_name
+        and not any(name == source.name for name, _claim in made)
+        for source in sources
+    )
+
+
 def pod_claims(pod: Pod, manager: DraManager) -> list[Claim]:
     """The pod's claims in `spec.resourceClaims` order (those intentionally not created
     left out); ClaimsNotReady naming the first problem."""

@@ -145,9 +145,26 @@ class CelCache:
     Like upstream's cache it keeps only what compiled; a failing expression is compiled
     again when next asked for."""
 
-    def __init__(self, max_entries: int = 1024) -> None:
+    def __init__(self, max_entries: int = 1024, max_results: int = 200_000) -> None:
         self._max = max_entries
         self._entries: OrderedDict[str, Selector] = OrderedDict()
+        self._max_results = max_results
+        self._results: dict[tuple[str, int, str], tuple[object, bool]] = {}
+
+    def known_result(self, expression: str, device: object, driver: str) -> bool | None:
+        """What `expression` answered for this very device object of `driver` (None: not
+        evaluated yet). A selector reads only the device's fields and its driver, and a
+        parsed device never changes (a changed slice is parsed into new devices), so the
+        answer holds across scheduling cycles; errors are never remembered."""
+        found = self._results.get((expression, id(device), driver))
+        if found is None or found[0] is not device:
+            return None
+        return found[1]
+
+    def remember(self, expression: str, device: object, driver: str, result: bool) -> None:
+        if len(self._results) >= self._max_results:
+            self._results.clear()  # devices of slices long gone; start again
+        self._results[expression, id(device), driver] = (device, result)
 
     def get_or_compile(self, expression: str) -> Selector:
         found = self._entries.get(expression)

@@ -24,7 +24,7 @@ from kubesched.model.dra import Device, DeviceClass, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.model.quantity import Quantity
 from kubesched.plugins.dynamic_resources.cel import CelCache, device_variable
-from kubesched.plugins.dynamic_resources.structured.pools import gather_pools
+from kubesched.plugins.dynamic_resources.structured.pools import Pool, gather_pools
 from kubesched.plugins.dynamic_resources.structured.results import build_allocation
 from kubesched.plugins.dynamic_resources.structured.search import Search
 from kubesched.plugins.dynamic_resources.structured.state import MaxSizeExceeded
@@ -36,6 +36,8 @@ from kubesched.plugins.dynamic_resources.structured.types import (
 )
 
 ClassGetter = Callable[[str], DeviceClass | None]
+PoolsCache = dict[str, tuple[Node, list[Pool]]]
+"""Node name -> (the node object, its pools)."""
 
 
 class Allocator:
@@ -51,7 +53,11 @@ class Allocator:
         slices: Sequence[ResourceSlice],
         cel_cache: CelCache,
         share_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+        pools_cache: PoolsCache | None = None,
     ) -> None:
+        """`pools_cache`: the pools gathered per node, kept by the caller across allocators
+        over the very same `slices` (pools depend only on the node, the slices and the
+        features)."""
         unsupported = features.unsupported()
         if unsupported:
             gates = ", ".join(unsupported)
@@ -63,6 +69,7 @@ class Allocator:
         self.device_class = device_class
         self.cel_cache = cel_cache
         self.share_id = share_id
+        self.pools_cache = pools_cache
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
         self.slices_shared: list[ResourceSlice] = []
@@ -97,11 +104,7 @@ class _Run(Search):
     """One `Allocate` call."""
 
     def allocate(self) -> list[AllocationResult] | None:
-        node_slices = [*self.a.slices_on_node.get(self.node.name, ()), *self.a.slices_shared]
-        try:
-            self.pools = gather_pools(node_slices, self.node, self.features, self.a.all_slices)
-        except AllocationError as exc:
-            raise AllocationError(f"gather pool information: {exc}") from None
+        self.pools = self._pools()
         min_total = sum(self.check_claim(i, claim) for i, claim in enumerate(self.claims))
         with _recursion_room(min_total + 4 * sum(len(c.requests) + 1 for c in self.claims)):
             try:
@@ -116,6 +119,20 @@ class _Run(Search):
             build_allocation(self, claim_index, claim, self.results[claim_index])
             for claim_index, claim in enumerate(self.claims)
         ]
+
+    def _pools(self) -> list[Pool]:
+        cache = self.a.pools_cache
+        known = cache.get(self.node.name) if cache is not None else None
+        if known is not None and known[0] is self.node:
+            return known[1]
+        node_slices = [*self.a.slices_on_node.get(self.node.name, ()), *self.a.slices_shared]
+        try:
+            pools = gather_pools(node_slices, self.node, self.features, self.a.all_slices)
+        except AllocationError as exc:
+            raise AllocationError(f"gather pool information: {exc}") from None
+        if cache is not None:
+            cache[self.node.name] = (self.node, pools)
+        return pools
 
 
 @contextmanager

@@ -47,22 +47,32 @@ class Selection(RunState):
     def _match(
         self, device: Device, device_id: DeviceID, selectors: tuple[DeviceSelector, ...], owner: str
     ) -> bool:
+        cache = self.a.cel_cache
         for i, selector in enumerate(selectors):
-            compiled = self.a.cel_cache.get_or_compile(selector.expression or "")
-            if compiled.error is not None:
-                raise AllocationError(
-                    f"{owner}: selector #{i}: CEL compile error: {compiled.error}"
-                )
-            try:
-                matched = compiled.matches(self._input(device, device_id), deadline=self.deadline)
-            except SelectorError as exc:
-                raise AllocationError(
-                    f"{owner}: selector #{i} on device {device_id}: CEL runtime error: "
-                    f"{enhance_runtime_error(str(exc))}"
-                ) from None
+            expression = selector.expression or ""
+            matched = cache.known_result(expression, device, device_id.driver)
+            if matched is None:
+                matched = self._evaluate(device, device_id, expression, i, owner)
+                cache.remember(expression, device, device_id.driver, matched)
             if not matched:
                 return False
         return True
+
+    def _evaluate(
+        self, device: Device, device_id: DeviceID, expression: str, index: int, owner: str
+    ) -> bool:
+        compiled = self.a.cel_cache.get_or_compile(expression)
+        if compiled.error is not None:
+            raise AllocationError(
+                f"{owner}: selector #{index}: CEL compile error: {compiled.error}"
+            )
+        try:
+            return compiled.matches(self._input(device, device_id), deadline=self.deadline)
+        except SelectorError as exc:
+            raise AllocationError(
+                f"{owner}: selector #{index} on device {device_id}: CEL runtime error: "
+                f"{enhance_runtime_error(str(exc))}"
+            ) from None
 
     def _input(self, device: Device, device_id: DeviceID) -> dict[str, Any]:
         try:

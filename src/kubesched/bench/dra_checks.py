@@ -1,0 +1,96 @@
+"""The end-of-run checks of a DRA workload: no device allocated to two claims, and (for the
+contenders that schedule) every bound measured pod's claims allocated on its node and
+reserved for it. The null binder binds without allocating, so only the first applies to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.kube.client import KubeClient
+from kubesched.kube.paging import list_all
+
+TIMEOUT = 120.0
+Device = tuple[str, str, str]
+
+
+async def dra_problems(client: KubeClient, *, namespace: str, allocates: bool) -> list[str]:
+    """What went wrong with the claims (empty: nothing)."""
+    claims = await list_all(client, "/apis/resource.k8s.io/v1/resourceclaims", timeout=TIMEOUT)
+    problems = _double_allocations(claims)
+    if allocates:
+        pods = await list_all(client, f"/api/v1/namespaces/{namespace}/pods", timeout=TIMEOUT)
+        by_key = {_key(claim): claim for claim in claims}
+        bad = [why for pod in pods for why in _pod_problems(pod, by_key)]
+        if bad:
+            problems.append(
+                f"{len(bad)} claim(s) of bound pods not allocated for them, e.g. {bad[0]}"
+            )
+    return problems
+
+
+def _key(obj: dict[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace", "")), str(meta.get("name", ""))
+
+
+def _results(claim: dict[str, Any]) -> list[dict[str, Any]]:
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    return list((allocation.get("devices") or {}).get("results") or ())
+
+
+def _double_allocations(claims: list[dict[str, Any]]) -> list[str]:
+    owner: dict[Device, tuple[str, str]] = {}
+    doubles = []
+    for claim in claims:
+        for result in _results(claim):
+            if result.get("adminAccess") or result.get("shareID"):
+                continue
+            device = (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
+            first = owner.setdefault(device, _key(claim))
+            if first != _key(claim):
+                doubles.append(f"device {'/'.join(device)} in claims {first} and {_key(claim)}")
+    if not doubles:
+        return []
+    return [f"{len(doubles)} device(s) allocated twice, e.g. {doubles[0]}"]
+
+
+def _pod_claims(pod: dict[str, Any]) -> list[str]:
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    generated = {
+        s.get("name"): s.get("resourceClaimName") for s in status.get("resourceClaimStatuses") or ()
+    }
+    names = []
+    for source in spec.get("resourceClaims") or ():
+        name = source.get("resourceClaimName") or generated.get(source.get("name"))
+        names.append(str(name or f"<{source.get('name')} not created>"))
+    return names
+
+
+def _pod_problems(pod: dict[str, Any], claims: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+    node = (pod.get("spec") or {}).get("nodeName")
+    if not node:
+        return []
+    namespace, pod_name = _key(pod)
+    uid = (pod.get("metadata") or {}).get("uid")
+    problems = []
+    for name in _pod_claims(pod):
+        claim = claims.get((namespace, name))
+        status = (claim or {}).get("status") or {}
+        reserved = any(r.get("uid") == uid for r in status.get("reservedFor") or ())
+        if claim is None or not _results(claim) or not reserved:
+            problems.append(f"pod {namespace}/{pod_name} on {node}: claim {name}")
+        elif not _on_node(status["allocation"], str(node)):
+            problems.append(f"pod {namespace}/{pod_name} on {node}: claim {name} on another node")
+    return problems
+
+
+def _on_node(allocation: dict[str, Any], node: str) -> bool:
+    terms = (allocation.get("nodeSelector") or {}).get("nodeSelectorTerms")
+    if not terms:
+        return True  # no node selector: the devices are available everywhere
+    return any(
+        field.get("key") == "metadata.name" and node in (field.get("values") or ())
+        for term in terms
+        for field in term.get("matchFields") or ()
+    )

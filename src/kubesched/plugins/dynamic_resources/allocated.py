@@ -1,0 +1,61 @@
+"""The devices of the allocated claims the informer holds, kept current claim by claim, so
+that a PreFilter does not rebuild the allocated state from every claim of the cluster
+(upstream's `GatherAllocatedState` walks them all; in Go that is cheap, here it cost 21 ms
+per pod with 5000 allocated claims).
+
+The index counts how many claims hold each whole device. Claims that hold shares of a
+device (consumable capacity) are only marked: while there is one, the manager gathers the
+state from all claims as before.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kubesched.model.dra_claims import ResourceClaim
+from kubesched.plugins.dynamic_resources.structured import AllocatedState, add_allocated_claim
+from kubesched.plugins.dynamic_resources.structured.types import DeviceID
+
+
+class AllocatedIndex:
+    """Per claim key: the whole devices its allocation holds; their counts over claims."""
+
+    def __init__(self) -> None:
+        self.devices: Counter[DeviceID] = Counter()
+        """Device -> how many claims' allocations hold it."""
+        self.by_key: dict[str, tuple[DeviceID, ...]] = {}
+        """Claim key -> the whole devices of its allocation (allocated claims only)."""
+        self.with_shares: set[str] = set()
+        """Keys of allocated claims that hold shares (or consumed capacity)."""
+        self.uid_key: dict[str, str] = {}
+        """Claim uid -> its key, for every claim the informer holds."""
+        self._key_uid: dict[str, str] = {}
+
+    def put(self, key: str, uid: str, claim: ResourceClaim | None) -> None:
+        """The informer's claim `key` is now `claim` (None: gone or unparsable)."""
+        self._remove(key)
+        if claim is None:
+            return
+        self.uid_key[uid] = key
+        self._key_uid[key] = uid
+        if claim.allocation is None:
+            return
+        part = AllocatedState()
+        add_allocated_claim(part, claim.allocation.results, consumable_capacity=True)
+        if part.allocated_shared_device_ids or part.aggregated_capacity:
+            self.with_shares.add(key)
+        devices = tuple(part.allocated_devices)
+        self.by_key[key] = devices
+        self.devices.update(devices)
+
+    def _remove(self, key: str) -> None:
+        uid = self._key_uid.pop(key, None)
+        if uid is not None and self.uid_key.get(uid) == key:
+            del self.uid_key[uid]
+        self.with_shares.discard(key)
+        devices = self.by_key.pop(key, ())
+        if devices:
+            self.devices.subtract(devices)
+            for device in devices:
+                if self.devices[device] <= 0:
+                    del self.devices[device]

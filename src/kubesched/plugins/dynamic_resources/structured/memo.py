@@ -1,0 +1,102 @@
+"""Allocations remembered per node across scheduling cycles, for claims of the same spec.
+
+`Allocator.allocate(node, claims)` is a function of the node, the node's pools (its
+slices and the pools' other slices), the device classes, the claims' specs (requests,
+constraints, config: never their names, except in error texts) and which devices of those
+pools are allocated. Pods made from one ResourceClaimTemplate ask the same thing of every
+node; while none of those inputs changed, the answer (the results, or None: does not fit)
+is the one computed before. The memo keys an answer by exactly those inputs:
+
+- per node, the node object and its pools (`Allocator.pools_cache`, kept while the node
+  object and the list of slices are the same ones);
+- the claims' specs;
+- one bit per device of the node's pools: allocated or not;
+- dropped whole when the slices list or the classes' version changes.
+
+Never remembered: errors (their texts name the claim), and anything while devices can be
+shared (consumable capacity: shares carry a fresh share id each time) or allocated state
+holds shares or consumed capacity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from kubesched.model import Node
+from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
+from kubesched.plugins.dynamic_resources.structured.pools import Pool
+from kubesched.plugins.dynamic_resources.structured.types import DeviceID
+
+Answer = list[AllocationResult] | None
+MAX_ENTRIES = 100_000
+
+
+class AllocationMemo:
+    def __init__(self) -> None:
+        self._base: tuple[object, int] | None = None
+        self._entries: dict[tuple[str, Hashable], tuple[Node, Answer]] = {}
+        self._devices: dict[str, tuple[object, tuple[DeviceID, ...] | None]] = {}
+        """Node name -> (its pools, the devices of those pools; None: some can be shared)."""
+
+    def begin(self, slices: Sequence[object], classes_version: int) -> None:
+        """A cycle over `slices` and the classes at `classes_version` starts."""
+        base = self._base
+        if base is None or base[0] is not slices or base[1] != classes_version:
+            self._base = (slices, classes_version)
+            self._entries.clear()
+            self._devices.clear()
+
+    def key(self, allocator: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> Hashable:
+        """The answer's inputs (None: not to be remembered)."""
+        state = allocator.allocated_state
+        cache = allocator.pools_cache
+        if cache is None or state.aggregated_capacity or state.allocated_shared_device_ids:
+            return None
+        known = cache.get(node.name)
+        if known is None or known[0] is not node:
+            return None
+        devices = self._pool_devices(node.name, known[1])
+        if devices is None:
+            return None
+        allocated = state.allocated_devices
+        bits = tuple([device in allocated for device in devices])
+        specs = tuple((c.requests, c.constraints, c.config) for c in claims)
+        try:
+            hash(specs)
+        except TypeError:  # a spec holding a mapping (capacity requests, opaque config)
+            return None
+        return (specs, bits)
+
+    def _pool_devices(self, node: str, pools: list[Pool]) -> tuple[DeviceID, ...] | None:
+        known = self._devices.get(node)
+        if known is not None and known[0] is pools:
+            return known[1]
+        devices: tuple[DeviceID, ...] | None = tuple(
+            DeviceID(pool.driver, pool.pool, device.name)
+            for pool in pools
+            for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node)
+            for device in slice_.devices
+        )
+        shareable = any(
+            device.allow_multiple_allocations
+            for pool in pools
+            for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node)
+            for device in slice_.devices
+        )
+        if shareable:
+            devices = None
+        self._devices[node] = (pools, devices)
+        return devices
+
+    def get(self, node: Node, key: Hashable) -> tuple[bool, Answer]:
+        """(found, answer)."""
+        found = self._entries.get((node.name, key))
+        if found is None or found[0] is not node:
+            return False, None
+        return True, found[1]
+
+    def put(self, node: Node, key: Hashable, answer: Answer) -> None:
+        if len(self._entries) >= MAX_ENTRIES:
+            self._entries.clear()
+        self._entries[node.name, key] = (node, answer)

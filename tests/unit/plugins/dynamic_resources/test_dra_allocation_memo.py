@@ -1,0 +1,73 @@
+"""The allocation memo (`structured.memo`) changes no answer: a plugin that remembers
+allocations per node and one that allocates afresh every time give the same Filter
+statuses and allocations, pod after pod, while claims get allocated and freed."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from test_dra_plugin import claim, cycle, device_class, handle, node_slice, plugin
+
+from kubesched.model import ApiObject, Pod
+from kubesched.plugins.dynamic_resources import DynamicResources
+from kubesched.plugins.dynamic_resources.plugin import _KEY
+from kubesched.plugins.dynamic_resources.resources import CLAIMS, DEVICE_CLASSES, SLICES
+
+
+def outcome(pl: DynamicResources, h: Any, p: Pod) -> dict[str, Any]:
+    state, statuses = cycle(pl, h, p)
+    shown = {node: None if s is None else (s.code, s.message) for node, s in statuses.items()}
+    data = state.get(_KEY)
+    allocations = {} if data is None else data.node_allocations
+    return {
+        "statuses": shown,
+        "allocations": {n: [r.to_json() for r in rs] for n, rs in allocations.items()},
+    }
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_remembered_allocations_are_the_ones_computed_afresh(seed: int) -> None:
+    rng = random.Random(seed)
+    h = handle(
+        (DEVICE_CLASSES, device_class()),
+        (SLICES, node_slice("n1", 3, numa=True)),
+        (SLICES, node_slice("n2", 2)),
+    )
+    remembering, fresh = plugin(h), plugin(h)
+    fresh._memo.key = lambda *_args: None  # type: ignore[method-assign]
+    store = h.listers.store(CLAIMS)
+    claims: dict[str, ApiObject] = {}
+    for step in range(40):
+        name = f"claim-{step}"
+        obj = claim(name, count=rng.choice([1, 1, 2]))
+        store.on_add(obj)
+        claims[name] = obj
+        p = Pod.from_json(
+            {
+                "metadata": {"name": f"p{step}", "namespace": "default", "uid": f"uid-p{step}"},
+                "spec": {
+                    "containers": [{"name": "c", "image": "i"}],
+                    "resourceClaims": [{"name": "c0", "resourceClaimName": name}],
+                },
+            }
+        )
+        got = outcome(remembering, h, p)
+        assert got == outcome(fresh, h, p)
+        fits = [n for n, results in got["allocations"].items() if results]
+        if fits and rng.random() < 0.7:
+            node = rng.choice(sorted(fits))
+            body = _json(obj) | {"status": {"allocation": got["allocations"][node][0]}}
+            new = ApiObject.from_json(body)
+            store.on_update(obj, new)
+            claims[name] = new
+        if rng.random() < 0.3:
+            gone = rng.choice(sorted(claims))
+            store.on_delete(claims.pop(gone))
+
+
+def _json(obj: ApiObject) -> dict[str, Any]:
+    meta = {"name": obj.name, "namespace": obj.namespace, "uid": obj.uid}
+    meta["resourceVersion"] = str(int(obj.resource_version or "10") + 1)
+    return {"metadata": meta, **obj.body}
