@@ -7,7 +7,14 @@ from pathlib import Path
 
 from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched_conformance import report, specs
-from kubesched_conformance.cluster import NODES, ZONE_LABEL, Setup, node_objects
+from kubesched_conformance.cluster import (
+    NODES,
+    PER_NODE_APPS,
+    ZONE_LABEL,
+    Setup,
+    node_objects,
+    per_node_pods,
+)
 from kubesched_conformance.run import Selection, ginkgo_argv
 
 
@@ -112,3 +119,15 @@ def test_the_nodes_are_kwoks_one_zone_each() -> None:
     assert all(label[NODE_LABEL[0]] == NODE_LABEL[1] for label in labels)
     assert len({label[ZONE_LABEL] for label in labels}) == NODES
     assert nodes[0]["status"]["addresses"][0] == {"type": "InternalIP", "address": "10.255.0.1"}
+
+
+def test_each_node_has_stand_ins_of_the_system_pods_that_request_nothing() -> None:
+    nodes = node_objects()
+
+    pods = per_node_pods(nodes)
+
+    assert len(pods) == len(nodes) * len(PER_NODE_APPS)
+    assert {pod["spec"]["nodeName"] for pod in pods} == {n["metadata"]["name"] for n in nodes}
+    assert all(pod["metadata"]["namespace"] == "kube-system" for pod in pods)
+    assert "kube-proxy-node-1" in {pod["metadata"]["name"] for pod in pods}
+    assert not [c for pod in pods for c in pod["spec"]["containers"] if "resources" in c]
