@@ -59,6 +59,17 @@ SEEDS ?= 1-200
 parity: binaries
 	PARITY_SEEDS=$(SEEDS) QUEUEING_SEEDS=$(QUEUEING_SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py tests/e2e/test_queueing_differential.py -q -n 0
 
+# Kubernetes' own test/e2e/scheduling specs (v1.37.2, unchanged) against the local cluster with
+# kubesched as default-scheduler and no kube-scheduler: once with the defaults, once with the
+# GenericWorkload gate (docs/development.md). The specs' test binary is built once (~5 min
+# cold) into ~/.cache/kubesched/bin. SCHEDULER=kube-scheduler runs the same specs with the
+# real one; a kubesched run then names the specs that failed with it only. Results and logs:
+# conformance-results/<run>/. CONFORMANCE_ARGS passes options, e.g. --focus=NodeSelector.
+SCHEDULER ?= kubesched
+.PHONY: conformance
+conformance: binaries
+	PYTHONPATH=tools $(BIN)/python -m kubesched_conformance run --scheduler=$(SCHEDULER) --out conformance-results $(CONFORMANCE_ARGS)
+
 # Pin anew (a few minutes: pip-compile fetches every file's sha256 from the index), keeping the
 # versions already pinned unless LOCK_ARGS=--upgrade (or --upgrade-package NAME): runtime.lock
 # from pyproject.toml's dependencies (the image installs it), dev.lock from those and dev.in.

@@ -26,25 +26,34 @@ from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, crea
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
 from kubesched.localcluster.flags import GENERIC_WORKLOAD_APISERVER_ARGS
+from kubesched_conformance.binary import ensure_conformance_binary
 
 pytest_plugins = ["harness.fixtures", "harness.workload_fixtures", "harness.diff.fixtures"]
 
 _state: dict[str, object] = {}
+CONFORMANCE_TEST = "test_conformance_slice.py"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Build the binaries (once, cached) before any e2e test runs, outside test timeouts."""
+    """Build the binaries (once, cached) before any e2e test runs, outside test timeouts;
+    the conformance specs' test binary too when its test is collected (~5 min cold)."""
     if "binaries_error" in _state or not any("e2e" in item.path.parts for item in items):
         return
+    _build(config, ensure_binaries, error_key="binaries_error")
+    if any(item.path.name == CONFORMANCE_TEST for item in items):
+        _build(config, ensure_conformance_binary, error_key="conformance_error")
+
+
+def _build(config: pytest.Config, build: Callable[[], object], *, error_key: str) -> None:
     capture = config.pluginmanager.getplugin("capturemanager")
     try:
         if capture is not None:
             with capture.global_and_fixture_disabled():
-                ensure_binaries()
+                build()
         else:
-            ensure_binaries()
+            build()
     except LocalClusterError as error:
-        _state["binaries_error"] = str(error)
+        _state[error_key] = str(error)
 
 
 @pytest.fixture(scope="session")

@@ -87,6 +87,15 @@ def ensure_promtool(*, progress: gobuild.Progress = gobuild.default_progress) ->
     return _cached_or_built(gobuild.promtool_module(), [PROMTOOL], progress)[PROMTOOL]
 
 
+def ensure_module(
+    module: gobuild.GoModule, *, progress: gobuild.Progress = gobuild.default_progress
+) -> dict[str, Path]:
+    """Every binary of `module` (name -> path): from the cache, else built (once) into it,
+    like the control-plane binaries; for wrapper modules outside the package, such as the
+    conformance specs' test binary of `make conformance`."""
+    return _cached_or_built(module, list(module.packages), progress)
+
+
 def find_overrides(
     environ: Mapping[str, str], *, names: tuple[str, ...] = COMPONENTS
 ) -> dict[str, Path]:

@@ -144,11 +144,17 @@ class LocalCluster(ClusterBase):
         self._launch(APISERVER, self._apiserver_launch(self._require_binaries(), restart=True))
 
     # -- optional components ----------------------------------------------------------
-    def start_default_scheduler(self, *, extra_args: Sequence[str] = ()) -> None:
+    def start_default_scheduler(
+        self, *, extra_args: Sequence[str] = (), command: Sequence[str] = ()
+    ) -> None:
         """Start the real kube-scheduler (leader election on, Lease kube-system/kube-scheduler,
-        its own identity `system:kube-scheduler`); return once it holds the Lease."""
+        its own identity `system:kube-scheduler`); return once it holds the Lease.
+        `command` (e.g. `python -m kubesched`) runs in its place with the same flags, config
+        and identity, logged as `kube-scheduler` too."""
         self._require_stopped(SCHEDULER)
-        self._start_scheduler(SCHEDULER, addresses=self._addresses, extra_args=extra_args)
+        self._start_scheduler(
+            SCHEDULER, addresses=self._addresses, extra_args=extra_args, command=command
+        )
         self.scheduler_port = self._addresses.scheduler_port
 
     def start_extra_scheduler(
@@ -187,6 +193,7 @@ class LocalCluster(ClusterBase):
         addresses: Addresses,
         scheduler_name: str = "default-scheduler",
         extra_args: Sequence[str] = (),
+        command: Sequence[str] = (),
     ) -> None:
         files = SchedulerFiles(
             config=self.workdir / f"{name}.yaml",
@@ -205,7 +212,11 @@ class LocalCluster(ClusterBase):
         )
         gate = (flags.GENERIC_WORKLOAD_GATE,) if self.generic_workload else ()
         launch = scheduler_launch(
-            self._require_binaries(), files=files, addresses=addresses, extra=(*gate, *extra_args)
+            self._require_binaries(),
+            files=files,
+            addresses=addresses,
+            extra=(*gate, *extra_args),
+            command=command,
         )
         self._launch(name, launch)
 

@@ -107,15 +107,20 @@ class SchedulerFiles:
 
 
 def scheduler_launch(
-    binaries: Binaries, *, files: SchedulerFiles, addresses: Addresses, extra: Sequence[str]
+    binaries: Binaries,
+    *,
+    files: SchedulerFiles,
+    addresses: Addresses,
+    extra: Sequence[str],
+    command: Sequence[str] = (),
 ) -> Launch:
-    """kube-scheduler on a new free port; ready once /healthz answers and its log (from
-    now on) says it acquired its Lease."""
+    """kube-scheduler (or `command` in its place, given the same flags) on a new free port;
+    ready once /healthz answers and its log (from now on) says it acquired its Lease."""
     offset = files.log.stat().st_size if files.log.exists() else 0
 
     def launch() -> tuple[list[str], Callable[[], bool]]:
         addresses.scheduler_port = port = free_ports(1)[0]
-        argv = [str(binaries.kube_scheduler)]
+        argv = list(command) or [str(binaries.kube_scheduler)]
         argv += flags.scheduler_args(
             config_file=files.config,
             kubeconfig_path=files.kubeconfig,

@@ -29,6 +29,7 @@ CONTROLLERS = (
     "garbage-collector-controller",
     "deployment-controller",
     "replicaset-controller",
+    "replicationcontroller-controller",
     "statefulset-controller",
     "job-controller",
     "ttl-after-finished-controller",
@@ -42,7 +43,8 @@ CONTROLLERS = (
     "resourceclaim-controller",
     "device-taint-eviction-controller",
 )
-"""What runs: workloads (Deployment, ReplicaSet, StatefulSet, Job), namespaces and garbage
+"""What runs: workloads (Deployment, ReplicaSet, ReplicationController, StatefulSet, Job;
+Kubernetes' own e2e specs still create ReplicationControllers), namespaces and garbage
 collection, PersistentVolume binding, node lifecycle with taint-based eviction, PDB status,
 and dynamic resource allocation: the resourceclaim controller (a pod's ResourceClaims made
 from its ResourceClaimTemplates, `status.resourceClaimStatuses`, `reservedFor` of pods

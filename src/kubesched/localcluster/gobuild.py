@@ -64,6 +64,8 @@ class GoModule:
     """Linker flags (strip symbols, stamp the version)."""
     tags: str = ""
     """Go build tags (comma-separated), e.g. to leave out code the binary does not need."""
+    test: bool = False
+    """Build the package's tests into a test binary (`go test -c`) instead of its command."""
 
     @property
     def cache_name(self) -> str:
@@ -73,6 +75,8 @@ class GoModule:
     def source_hash(self) -> str:
         """Digest of everything that changes the binaries: go.mod, go.sum, Go files, flags."""
         digest = hashlib.sha256(self.ldflags.encode())
+        if self.test:
+            digest.update(b"\0test")
         if self.tags:
             digest.update(b"\0tags=" + self.tags.encode())
         for path in sorted(self.directory.iterdir()):
@@ -219,10 +223,12 @@ def build(
 
 
 def build_argv(*, go: Path, module: GoModule, names: list[str], outdir: Path) -> list[str]:
-    """The `go build` command line; one binary is named explicitly (a `.` package would
-    otherwise be named after the module), several land in `outdir/` by command name."""
+    """The `go build` (`go test -c` for a test binary, unvetted) command line; one binary is named
+    explicitly (a `.` package would otherwise be named after the module), several land in
+    `outdir/` by command name."""
     output = str(outdir / names[0]) if len(names) == 1 else f"{outdir}/"
-    argv = [str(go), "build", "-trimpath", "-ldflags", module.ldflags, "-o", output]
+    verb = ["test", "-c", "-vet=off"] if module.test else ["build"]
+    argv = [str(go), *verb, "-trimpath", "-ldflags", module.ldflags, "-o", output]
     if module.tags:
         argv += ["-tags", module.tags]
     return argv + [module.packages[name] for name in names]
