@@ -18,10 +18,10 @@ from typing import Any, Final
 
 from kubesched.framework import Code, Handle, ObjectWriteError, ResourceSpec, Status
 from kubesched.model import ApiObject, Pod
-from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import extended
 from kubesched.plugins.dynamic_resources.extended import NodeClaim
-from kubesched.plugins.dynamic_resources.manager import Claim, DraManager, object_json
+from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 from kubesched.plugins.dynamic_resources.resources import CLAIMS
 
 log = logging.getLogger(__name__)
@@ -38,10 +38,6 @@ class BindError(Exception):
     """PreBind could not record the allocation or the reservation (the text says why)."""
 
 
-def _claim(obj: Any) -> Claim:
-    return Claim(obj, ResourceClaim.from_json(object_json(obj)))
-
-
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -56,7 +52,7 @@ async def bind_claim(
     for attempt in range(CONFLICT_RETRIES):
         if attempt:
             try:
-                current = _claim(
+                current = Claim.of(
                     await handle.get_object(CLAIMS, entry.obj.namespace, entry.obj.name)
                 )
             except ObjectWriteError as exc:
@@ -87,7 +83,7 @@ async def _write(
                 }
             }
             try:
-                current = _claim(await handle.patch_object(CLAIMS, current.obj, patch))
+                current = Claim.of(await handle.patch_object(CLAIMS, current.obj, patch))
             except ObjectWriteError as exc:
                 if exc.conflict:
                     raise
@@ -99,7 +95,7 @@ async def _write(
     if allocation is not None:
         status["allocation"] = {**allocation.to_json(), "allocationTimestamp": _now()}
     patch = {"metadata": {"resourceVersion": current.obj.resource_version}, "status": status}
-    return _claim(await handle.patch_object(CLAIMS, current.obj, patch, status=True))
+    return Claim.of(await handle.patch_object(CLAIMS, current.obj, patch, status=True))
 
 
 def _consumer(pod: Pod) -> dict[str, str]:
@@ -218,7 +214,7 @@ async def wait_for_binding_conditions(
 async def create_claim(handle: Handle, pod: Pod, node_claim: NodeClaim) -> Claim:
     body = extended.creation_body(pod, node_claim.claim)
     try:
-        return _claim(await handle.create_object(CLAIMS, pod.namespace, body))
+        return Claim.of(await handle.create_object(CLAIMS, pod.namespace, body))
     except ObjectWriteError as exc:
         raise BindError(
             f"create claim for extended resources {pod.namespace}/{extended.IN_MEMORY_NAME}: {exc}"
@@ -258,7 +254,7 @@ async def delete_claim(handle: Handle, entry: Claim) -> None:
     try:
         for attempt in range(CONFLICT_RETRIES):
             if attempt:
-                current = _claim(
+                current = Claim.of(
                     await handle.get_object(CLAIMS, entry.obj.namespace, entry.obj.name)
                 )
             if FINALIZER not in current.obj.finalizers:

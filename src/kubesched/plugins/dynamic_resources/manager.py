@@ -48,6 +48,11 @@ class Claim:
     obj: ApiObject
     claim: ResourceClaim
 
+    @classmethod
+    def of(cls, obj: ApiObject) -> Claim:
+        """The claim an informer's or the API server's object holds."""
+        return cls(obj, ResourceClaim.from_json(object_json(obj)))
+
     @property
     def uid(self) -> str:
         return self.obj.uid
@@ -124,7 +129,7 @@ class DraManager:
         self._allocated = AllocatedIndex()
         self.claims: Parsed[Claim] = Parsed(
             _lister(handle, CLAIMS),
-            lambda obj: Claim(obj, ResourceClaim.from_json(object_json(obj))),
+            Claim.of,
             "ResourceClaim",
             lambda key, uid, entry: self._allocated.put(
                 key, uid, None if entry is None else entry.claim
