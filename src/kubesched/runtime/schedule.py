@@ -241,9 +241,7 @@ def find_nodes_that_pass_filters(
     feasible: list[NodeInfo] = []
     run_filter: Callable[[CycleState, Pod, NodeInfo], Status] = fw.run_filter
     if fw.has_nominated_pods():
-        # Pods nominated by preemption hold their room (framework.whatif); their nodes'
-        # results depend on more than the node and the pod, so nothing is memoized.
-        memo_key, run_filter = None, fw.with_nominated_pods(run_filter)
+        memo_key, run_filter = None, _with_nominated_pods(fw, memo_key)
     statuses = diagnosis.node_to_status
     success, error = _SUCCESS_CODE, _ERROR_CODE  # locals: enum attribute reads are slow
     for node in ordered:
@@ -263,6 +261,23 @@ def find_nodes_that_pass_filters(
             statuses.set(node.name, status)
             diagnosis.add_plugin_status(status)
     return feasible
+
+
+def _with_nominated_pods(
+    fw: Framework, key: int | None
+) -> Callable[[CycleState, Pod, NodeInfo], Status]:
+    """The Filter runner when pods nominated by preemption hold their room (runtime.whatif):
+    a node holding some is filtered with them on a kept copy (memoized there under `key`),
+    then plainly, memoized on the node under `key` as every other node is."""
+    if key is None:
+        return fw.with_nominated_pods(fw.run_filter)
+    memo_key = key
+
+    def plain(state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        memoized: Status | None = node.memo.get(memo_key)
+        return memoized or _filter_and_store(fw.run_filter, state, pod, node, memo_key)
+
+    return fw.with_nominated_pods(plain, memo_key)
 
 
 def _filter_and_store(

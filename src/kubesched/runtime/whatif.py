@@ -7,11 +7,17 @@ are added to a copy of the node and of the cycle state; Filter must pass with th
 when it does, once more without them (pod affinity may need them absent). Lower-priority
 nominated pods are ignored: the pod may take the room freed for them. Preemption's dry run
 uses the same runners on node copies with victims removed (see `FilterRunner`).
+
+With a memo key (every running Filter plugin signed the pod, `runtime.memo`), the copy of a
+snapshot node with its nominated pods is kept between cycles, and its Filter results with it:
+while neither the node nor the pods nominated to it change, the next pod that signs the same
+is answered from that copy's memo instead of copying and filtering the node again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -21,6 +27,7 @@ from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
+from kubesched.runtime.memo import store
 
 if TYPE_CHECKING:
     from kubesched.framework.handle import Handle
@@ -28,6 +35,24 @@ if TYPE_CHECKING:
 
 FilterFunc = Callable[[CycleState, Pod, NodeInfo], Status]
 """`Framework.run_filter`'s shape: one pod on one node."""
+
+
+@dataclass(frozen=True, slots=True)
+class _NominatedCopy:
+    """A snapshot node (as of `generation`) with the nominated pods `pods` added: `copy`,
+    whose memo holds the Filter results on it."""
+
+    node: NodeInfo
+    generation: int
+    pods: tuple[Pod, ...]
+    copy: NodeInfo
+
+    def matches(self, node: NodeInfo, pods: tuple[Pod, ...]) -> bool:
+        if self.node is not node or self.generation != node.generation:
+            return False
+        if len(self.pods) != len(pods):
+            return False
+        return all(a is b for a, b in zip(self.pods, pods, strict=True))
 
 
 class WhatIfFiltering:
@@ -47,15 +72,26 @@ class WhatIfFiltering:
             if isinstance(pl, api.PreFilterExtensions)
         ]
 
+    @cached_property
+    def _nominated_copies(self) -> dict[str, _NominatedCopy]:
+        """Node name -> its last copy with nominated pods (one per node: a later one with
+        other pods or of a changed node replaces it)."""
+        return {}
+
     def has_nominated_pods(self) -> bool:
         """Whether any pod is nominated anywhere (else plain filtering is exact)."""
         return self.handle.has_nominated_pods()
 
-    def with_nominated_pods(self, run_filter: FilterFunc) -> FilterFunc:
-        """`run_filter`, except on nodes where nominated pods must be counted."""
+    def with_nominated_pods(
+        self, run_filter: FilterFunc, memo_key: int | None = None
+    ) -> FilterFunc:
+        """`run_filter`, except on nodes where nominated pods must be counted; with
+        `memo_key`, the filtering with nominated pods is memoized on kept node copies."""
 
         def run(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-            return self.run_filter_with_nominated_pods(state, pod, node_info, run_filter)
+            return self.run_filter_with_nominated_pods(
+                state, pod, node_info, run_filter, memo_key=memo_key
+            )
 
         return run
 
@@ -65,34 +101,69 @@ class WhatIfFiltering:
         pod: Pod,
         node_info: NodeInfo,
         run_filter: FilterFunc | None = None,
+        *,
+        memo_key: int | None = None,
     ) -> Status:
         """Filter with the node's nominated pods of >= priority added, then without them.
 
         `run_filter` (default `run_filter`) does the pass on the unchanged node, so a
-        memoizing runner can be reused for it.
+        memoizing runner can be reused for it. `memo_key` (only for snapshot nodes, never
+        for a copy changed in place) keeps the pass with nominated pods for the next pod.
         """
         plain = run_filter or self.run_filter
-        added = self._add_nominated_pods(state, pod, node_info)
-        if added is None:
+        nominated = tuple(
+            other
+            for other in self.handle.nominated_pods_for_node(node_info.name)
+            if other.priority >= pod.priority and other.uid != pod.uid
+        )
+        if not nominated:
             return plain(state, pod, node_info)
-        if isinstance(added, Status):
-            return added
-        state_with, node_with = added
-        status = self.run_filter(state_with, pod, node_with)
+        if memo_key is None:
+            status = self._filter_with(state, pod, node_info, nominated)
+        else:
+            status = self._memoized_filter_with(state, pod, node_info, nominated, memo_key)
         if not status.is_success():
             return status
         return plain(state, pod, node_info)
 
+    def _memoized_filter_with(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        nominated: tuple[Pod, ...],
+        memo_key: int,
+    ) -> Status:
+        kept = self._nominated_copies.get(node_info.name)
+        if kept is not None and kept.matches(node_info, nominated):
+            memoized: Status | None = kept.copy.memo.get(memo_key)
+            if memoized is not None:
+                return memoized
+        added = self._add_nominated_pods(state, pod, node_info, nominated)
+        if isinstance(added, Status):
+            return added
+        state_with, node_with = added
+        status = self.run_filter(state_with, pod, node_with)
+        if status.code is Code.ERROR:
+            return status
+        if kept is None or not kept.matches(node_info, nominated):
+            kept = _NominatedCopy(node_info, node_info.generation, nominated, node_with)
+            self._nominated_copies[node_info.name] = kept
+        store(kept.copy.memo, memo_key, status)
+        return status
+
+    def _filter_with(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: tuple[Pod, ...]
+    ) -> Status:
+        added = self._add_nominated_pods(state, pod, node_info, nominated)
+        if isinstance(added, Status):
+            return added
+        state_with, node_with = added
+        return self.run_filter(state_with, pod, node_with)
+
     def _add_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> tuple[CycleState, NodeInfo] | Status | None:
-        nominated = [
-            other
-            for other in self.handle.nominated_pods_for_node(node_info.name)
-            if other.priority >= pod.priority and other.uid != pod.uid
-        ]
-        if not nominated:
-            return None
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: tuple[Pod, ...]
+    ) -> tuple[CycleState, NodeInfo] | Status:
         state_with, node_with = state.clone(), node_info.clone()
         for other in nominated:
             node_with.add_pod(other)

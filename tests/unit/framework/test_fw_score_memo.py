@@ -113,3 +113,35 @@ def test_a_plugin_that_raises_while_signing_does_not_sign() -> None:
     assert sign(Broken(), make_pod().model()) is None
     legacy = type("Legacy", (), {"memoizable": True, "name": "Legacy"})()
     assert sign(legacy, make_pod().model()) is not None
+
+
+class EmptyNodeFilter(SignedFilter):
+    """Lets a pod only onto a node without pods (the nominated ones counted)."""
+
+    name = "EmptyNode"
+
+    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        self.calls += 1
+        return Status(Code.UNSCHEDULABLE, "taken") if node_info.pods else None
+
+
+def test_filtering_with_nominated_pods_is_memoized_until_the_nominations_change() -> None:
+    plugin = EmptyNodeFilter()
+    handle = FakeHandle(nodes=[make_node().name(n).model() for n in ("a", "b")])
+    fw = Framework(
+        profile_name="p",
+        plugins=PluginLists(filter=[plugin]),
+        score_weights={},
+        percentage_of_nodes_to_score=None,
+        handle=handle,
+    )
+    nodes = list(handle.list_node_infos())
+    handle.nominate(make_pod().name("preemptor").priority(10).model(), "a")
+    assert [place(fw, nodes, "red") for _ in range(3)] == ["b", "b", "b"]
+    assert plugin.calls == 2  # a with its nominated pod, b plainly; then from the memos
+    handle.nominate(make_pod().name("second").priority(10).model(), "a")
+    assert place(fw, nodes, "red") == "b"
+    assert plugin.calls == 3  # a's nominations changed: a filtered again, b from its memo
+    before = plugin.calls
+    assert [place(fw, nodes, "unsignable") for _ in range(2)] == ["b", "b"]
+    assert plugin.calls == before + 4  # no signature: both nodes every cycle
