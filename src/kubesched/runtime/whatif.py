@@ -119,7 +119,7 @@ class WhatIfFiltering:
         if not nominated:
             return plain(state, pod, node_info)
         if memo_key is None:
-            status = self._filter_with(state, pod, node_info, nominated)
+            status, _ = self._filter_with(state, pod, node_info, nominated)
         else:
             status = self._memoized_filter_with(state, pod, node_info, nominated, memo_key)
         if not status.is_success():
@@ -139,12 +139,8 @@ class WhatIfFiltering:
             memoized: Status | None = kept.copy.memo.get(memo_key)
             if memoized is not None:
                 return memoized
-        added = self._add_nominated_pods(state, pod, node_info, nominated)
-        if isinstance(added, Status):
-            return added
-        state_with, node_with = added
-        status = self.run_filter(state_with, pod, node_with)
-        if status.code is Code.ERROR:
+        status, node_with = self._filter_with(state, pod, node_info, nominated)
+        if node_with is None or status.code is Code.ERROR:
             return status
         if kept is None or not kept.matches(node_info, nominated):
             kept = _NominatedCopy(node_info, node_info.generation, nominated, node_with)
@@ -154,12 +150,14 @@ class WhatIfFiltering:
 
     def _filter_with(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: tuple[Pod, ...]
-    ) -> Status:
+    ) -> tuple[Status, NodeInfo | None]:
+        """Filter on a copy of the node with `nominated` added: the status and that copy
+        (None when a PreFilter extension failed, its status then the answer)."""
         added = self._add_nominated_pods(state, pod, node_info, nominated)
         if isinstance(added, Status):
-            return added
+            return added, None
         state_with, node_with = added
-        return self.run_filter(state_with, pod, node_with)
+        return self.run_filter(state_with, pod, node_with), node_with
 
     def _add_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, nominated: tuple[Pod, ...]
