@@ -73,17 +73,20 @@ class SignedFilter:
         return Status(Code.UNSCHEDULABLE, "other team")
 
 
-def framework(plugin: SignedFilter) -> tuple[Framework, list[NodeInfo]]:
-    names = [("a", "red"), ("b", "blue")]
-    handle = FakeHandle(nodes=[make_node().name(n).label("team", t).model() for n, t in names])
-    fw = Framework(
+def framework_on(handle: FakeHandle, plugin: SignedFilter) -> Framework:
+    return Framework(
         profile_name="p",
         plugins=PluginLists(filter=[plugin]),
         score_weights={},
         percentage_of_nodes_to_score=None,
         handle=handle,
     )
-    return fw, list(handle.list_node_infos())
+
+
+def framework(plugin: SignedFilter) -> tuple[Framework, list[NodeInfo]]:
+    names = [("a", "red"), ("b", "blue")]
+    handle = FakeHandle(nodes=[make_node().name(n).label("team", t).model() for n, t in names])
+    return framework_on(handle, plugin), list(handle.list_node_infos())
 
 
 def place(fw: Framework, nodes: list[NodeInfo], team: str) -> str:
@@ -128,13 +131,7 @@ class EmptyNodeFilter(SignedFilter):
 def test_filtering_with_nominated_pods_is_memoized_until_the_nominations_change() -> None:
     plugin = EmptyNodeFilter()
     handle = FakeHandle(nodes=[make_node().name(n).model() for n in ("a", "b")])
-    fw = Framework(
-        profile_name="p",
-        plugins=PluginLists(filter=[plugin]),
-        score_weights={},
-        percentage_of_nodes_to_score=None,
-        handle=handle,
-    )
+    fw = framework_on(handle, plugin)
     nodes = list(handle.list_node_infos())
     handle.nominate(make_pod().name("preemptor").priority(10).model(), "a")
     assert [place(fw, nodes, "red") for _ in range(3)] == ["b", "b", "b"]
