@@ -16,10 +16,13 @@ Device = tuple[str, str, str]
 
 async def dra_problems(client: KubeClient, *, namespace: str, allocates: bool) -> list[str]:
     """What went wrong with the claims (empty: nothing)."""
+    # Pods first: a claim is allocated before its pod is bound, so every pod bound when the
+    # pods were listed has its allocation in the claims listed after, even while a
+    # steady-state run's scheduler is still binding.
+    pods = await list_all(client, f"/api/v1/namespaces/{namespace}/pods", timeout=TIMEOUT)
     claims = await list_all(client, "/apis/resource.k8s.io/v1/resourceclaims", timeout=TIMEOUT)
     problems = _double_allocations(claims)
     if allocates:
-        pods = await list_all(client, f"/api/v1/namespaces/{namespace}/pods", timeout=TIMEOUT)
         by_key = {_key(claim): claim for claim in claims}
         bad = [why for pod in pods for why in _pod_problems(pod, by_key)]
         if bad:
