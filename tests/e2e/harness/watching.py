@@ -18,7 +18,12 @@ WATCH_SECONDS = 60
 
 class PodWatch:
     """`with PodWatch(api, namespace, name) as seen: ...`; `seen.states` holds the pod's
-    states in order (ADDED and MODIFIED), from before it exists until the block ends."""
+    states in order (ADDED and MODIFIED), from before it exists until the block ends.
+
+    The block's end does not wait for the watch: closing a response another thread is
+    reading waits for that read (until the next event or the watch's timeout, up to a
+    minute), so the thread is left to end with its watch (a daemon) and the states are
+    frozen at the block's end."""
 
     def __init__(self, api: ApiClient, namespace: str, name: str) -> None:
         query = urllib.parse.urlencode(
@@ -30,8 +35,8 @@ class PodWatch:
         )
         self._url = f"{api.server}/api/v1/namespaces/{namespace}/pods?{query}"
         self._api = api
-        self.states: list[dict[str, Any]] = []
-        self._reply: Any = None
+        self._seen: list[dict[str, Any]] = []
+        self._frozen: list[dict[str, Any]] | None = None
         self._started = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -46,9 +51,11 @@ class PodWatch:
         _value: BaseException | None,
         _tb: TracebackType | None,
     ) -> None:
-        if self._reply is not None:
-            self._reply.close()
-        self._thread.join(5)
+        self._frozen = list(self._seen)
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        return self._seen if self._frozen is None else self._frozen
 
     def _run(self) -> None:
         request = urllib.request.Request(self._url)
@@ -58,14 +65,15 @@ class PodWatch:
             with urllib.request.urlopen(
                 request, timeout=WATCH_SECONDS + 5, context=context
             ) as reply:
-                self._reply = reply
                 self._started.set()
                 for line in reply:
+                    if self._frozen is not None:
+                        return
                     event = json.loads(line)
                     if event.get("type") in ("ADDED", "MODIFIED"):
-                        self.states.append(event["object"])
-        except (OSError, ValueError, AttributeError):
-            return  # closed by __exit__ (http.client then reads from a closed socket)
+                        self._seen.append(event["object"])
+        except (OSError, ValueError):
+            return  # the watch ended or broke: what was seen stays
         finally:
             self._started.set()
 
