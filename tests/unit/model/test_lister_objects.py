@@ -1,0 +1,52 @@
+"""What the model reads of the built-in resources' listers: a body trimmed to the parts a
+resource keeps (`ResourceSpec.keep`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubesched.apis.config import PluginRef, PluginSet, Profile
+from kubesched.framework import Registry, ResourceSpec
+from kubesched.framework.resources import declared_resources
+from kubesched.model import ApiObject
+
+
+def test_keep_trims_the_body_to_the_paths_and_keeps_the_metadata() -> None:
+    raw: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"namespace": "ns", "name": "web", "labels": {"app": "web"}},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"spec": {}}},
+        "status": {"replicas": 3, "readyReplicas": 2},
+    }
+    obj = ApiObject.from_json(raw, keep=("spec.selector", "status.replicas", "missing.part"))
+    assert obj.body == {
+        "spec": {"selector": {"matchLabels": {"app": "web"}}},
+        "status": {"replicas": 3},
+    }
+    assert (obj.namespace, obj.name, dict(obj.labels)) == ("ns", "web", {"app": "web"})
+    assert ApiObject.from_json(raw, keep=("spec", "spec.selector")).body == {"spec": raw["spec"]}
+    assert ApiObject.from_json(raw, keep=("spec.selector", "spec")).body == {"spec": raw["spec"]}
+    assert ApiObject.from_json(raw).body == {"spec": raw["spec"], "status": raw["status"]}
+
+
+def test_two_plugins_declaring_a_resource_keep_both_parts_or_the_whole_body() -> None:
+    def reading(name: str, spec: ResourceSpec) -> type:
+        return type(name, (), {"name": name, "resources": (spec,)})
+
+    def united(*specs: ResourceSpec) -> tuple[str, ...]:
+        registry = Registry()
+        names = [f"P{i}" for i in range(len(specs))]
+        for name, spec in zip(names, specs, strict=True):
+            registry.register_class(reading(name, spec), source="test")
+        enabled = PluginSet(enabled=tuple(PluginRef(name) for name in names))
+        profile = Profile(scheduler_name="s", plugins={"multiPoint": enabled})
+        (found,) = declared_resources([profile], registry)
+        return found.keep
+
+    selector = ResourceSpec("apps", "v1", "replicasets", keep=("spec.selector",))
+    replicas = ResourceSpec("apps", "v1", "replicasets", keep=("status.replicas",))
+    whole = ResourceSpec("apps", "v1", "replicasets")
+    assert united(selector, replicas) == ("spec.selector", "status.replicas")
+    assert united(selector, whole) == ()
+    assert united(selector, selector) == ("spec.selector",)
