@@ -1,10 +1,10 @@
 """The Handle `kubesched explain` gives plugins: the scheduler's view, and no way to write.
 
-Plugins get the node infos, the nominated pods, the PodDisruptionBudgets, the namespaces
-with their labels and the Services / workload controllers the scheduler would give them.
-A bind raises `ReadOnlyError`, events are dropped, and a preemption is only recorded
-(`preemptions`), so whatever a plugin tries, explain never writes to the cluster, and it
-can still say what preemption would evict.
+Plugins get the node infos, the nominated pods and the listers of what they declare (the
+namespaces, Services, workload controllers and PodDisruptionBudgets among them), as the
+scheduler would give them. A bind raises `ReadOnlyError`, events are dropped, and a
+preemption is only recorded (`preemptions`), so whatever a plugin tries, explain never
+writes to the cluster, and it can still say what preemption would evict.
 """
 
 from __future__ import annotations
@@ -17,16 +17,7 @@ from kubesched.framework import Code, NodeInfo, ObjectWriteError, RecordedPreemp
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
-from kubesched.model import (
-    METADATA_NAME_LABEL,
-    ApiObject,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
-)
-from kubesched.model.workload_store import WorkloadStore
+from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 
 
 class ReadOnlyError(RuntimeError):
@@ -34,21 +25,15 @@ class ReadOnlyError(RuntimeError):
 
 
 class ReadOnlyHandle:
-    """Implements `kubesched.framework.Handle` over a snapshot, without any writes.
-
-    `namespaces` (name -> labels) are the cluster's namespaces; without them every namespace
-    is taken to exist with only the label the API server gives each one."""
+    """Implements `kubesched.framework.Handle` over a snapshot, without any writes."""
 
     def __init__(
         self,
         snapshot: Snapshot,
         *,
         nominated: Iterable[Pod] = (),
-        pdbs: Sequence[PodDisruptionBudget] = (),
-        namespaces: Mapping[str, Mapping[str, str]] | None = None,
         listers: ClusterListers | None = None,
         volumes: VolumeListers | None = None,
-        workloads: Iterable[WorkloadSelector] = (),
     ) -> None:
         self._snapshot = snapshot
         self.listers = listers or ClusterListers()
@@ -58,10 +43,7 @@ class ReadOnlyHandle:
         for pod in nominated:
             if pod.nominated_node_name and not pod.node_name:
                 self._nominated.setdefault(pod.nominated_node_name, []).append(pod)
-        self.pdbs: Sequence[PodDisruptionBudget] = pdbs
-        self._namespaces = namespaces
         self._volumes = volumes if volumes is not None else StaticVolumeListers()
-        self._workloads = WorkloadStore(workloads)
         self.dropped_events: list[tuple[str, str, str]] = []
         """(pod, reason, note) of each event a plugin tried to record."""
         self.preemptions: list[RecordedPreemption] = []
@@ -93,11 +75,6 @@ class ReadOnlyHandle:
     def waiting_pods(self) -> WaitingPods:
         return self._waiting_pods
 
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        if self._namespaces is None:
-            return {METADATA_NAME_LABEL: name}
-        return self._namespaces.get(name)
-
     # ---- volumes: read; the writes of VolumeBinding's PreBind raise ----------------------
 
     @property
@@ -118,20 +95,11 @@ class ReadOnlyHandle:
 
     # ---- preemption: read, and record instead of evicting ------------------------------
 
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        return self._workloads.services(namespace)
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        return self._workloads.controller(kind, namespace, name)
-
     def has_nominated_pods(self) -> bool:
         return bool(self._nominated)
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self._nominated.get(node_name, [])
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        return self.pdbs
 
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0

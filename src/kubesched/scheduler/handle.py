@@ -14,17 +14,7 @@ from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.kube.api import MERGE_PATCH, STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
-from kubesched.model import (
-    METADATA_NAME_LABEL,
-    ApiObject,
-    Namespace,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
-)
-from kubesched.model.workload_store import WorkloadStore
+from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -37,12 +27,9 @@ STATUS_PATCH_TIMEOUT_SECONDS = 10.0
 
 
 class SchedulerHandle:
-    """Implements `kubesched.framework.Handle` over the shared snapshot and API client,
-    its preemption members (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
-    given the namespace informer's store, `namespace_labels` (what pod-affinity
-    `namespaceSelector`s read, see `kubesched.plugins.helper.namespaces`), and, given the
-    store the Service / controller informers fill, `services` / `controller` (what default
-    topology spreading reads, see `kubesched.plugins.helper.spread`)."""
+    """Implements `kubesched.framework.Handle` over the shared snapshot, listers and API
+    client, and its preemption members (nominated pods, evicting victims) over
+    `Preemptions`."""
 
     def __init__(
         self,
@@ -53,12 +40,10 @@ class SchedulerHandle:
         recorder: EventRecorder,
         waiting_pods: WaitingPods,
         preemptions: Preemptions | None = None,
-        namespaces: Mapping[str, Namespace] | None = None,
         listers: ClusterListers | None = None,
         activate: Callable[[Iterable[Pod]], None] | None = None,
         leading: Callable[[], bool] = lambda: True,
         volumes: VolumeListers | None = None,
-        workloads: WorkloadStore | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -68,13 +53,11 @@ class SchedulerHandle:
         self._preemptions = preemptions or Preemptions(
             api=api, recorder=recorder, waiting_pods=waiting_pods, nominator=Nominator()
         )
-        self._namespaces = namespaces
         self._listers = listers or ClusterListers()
         self._activate = activate
         self._leading = leading
         self._tasks: set[asyncio.Task[None]] = set()
         self._volumes = volumes if volumes is not None else StaticVolumeListers()
-        self._workloads = workloads if workloads is not None else WorkloadStore()
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return self._snapshot.node_infos
@@ -101,16 +84,6 @@ class SchedulerHandle:
     def waiting_pods(self) -> WaitingPods:
         return self._waiting_pods
 
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        """The labels of namespace `name` from the informer (None: no such namespace).
-
-        Without a namespace store every namespace is taken to exist with only the label the
-        API server gives each one, `kubernetes.io/metadata.name=<name>`."""
-        if self._namespaces is None:
-            return {METADATA_NAME_LABEL: name}
-        namespace = self._namespaces.get(name)
-        return None if namespace is None else namespace.labels
-
     # ---- volumes --------------------------------------------------------------------------
 
     @property
@@ -129,20 +102,11 @@ class SchedulerHandle:
 
     # ---- preemption ---------------------------------------------------------------------
 
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        return self._workloads.services(namespace)
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        return self._workloads.controller(kind, namespace, name)
-
     def has_nominated_pods(self) -> bool:
         return self._preemptions.has_nominated_pods()
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self._preemptions.nominated_pods_for_node(node_name)
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        return self._preemptions.pod_disruption_budgets()
 
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
+from kubesched.apis.resources import BUILT_IN, NAMESPACES
 from kubesched.framework import (
     SUCCESS,
     Code,
@@ -30,7 +31,7 @@ from kubesched.framework import (
 )
 from kubesched.framework import interfaces as api
 from kubesched.framework.imagestates import ImageStates
-from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework.listers import ClusterListers, IndexedStore, Lister
 from kubesched.framework.resources import PODS, ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.model import (
@@ -41,10 +42,7 @@ from kubesched.model import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
 )
-from kubesched.model.workload_store import WorkloadStore
 from kubesched.runtime import Framework, build_framework
 
 
@@ -62,13 +60,17 @@ class FakeHandle:
     """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
     `bind` raise it.
 
-    For preemption: `nominate(pod, node)` nominates pods, `pdbs` are the
-    PodDisruptionBudgets, and `preempt` records a `RecordedPreemption` (evicting nothing;
-    the preemptor's UID is in `preempting` until the test removes it).
+    For preemption: `nominate(pod, node)` nominates pods, PodDisruptionBudgets go into the
+    `POD_DISRUPTION_BUDGETS` lister (`handle.listers.add(POD_DISRUPTION_BUDGETS, obj)`), and
+    `preempt` records a `RecordedPreemption` (evicting nothing; the preemptor's UID is in
+    `preempting` until the test removes it).
 
-    `namespace_labels` answers as the application's Handle does: with `namespaces` (name ->
-    labels) exactly those namespaces exist, each with its `kubernetes.io/metadata.name`
-    label added; without (None), every namespace exists with only that label."""
+    Its listers serve the resources in-tree plugins read (`kubesched.apis.resources.BUILT_IN`)
+    besides those a test declares: add Services, controllers and budgets to them (`objects`,
+    or `listers.add`). Namespaces:
+    with `namespaces` (name -> labels) exactly those exist, each with its
+    `kubernetes.io/metadata.name` label added; without (None), every namespace exists with
+    only that label."""
 
     nodes: Iterable[Node | NodeInfo] = ()
     pods: Iterable[Pod] = ()
@@ -76,7 +78,6 @@ class FakeHandle:
     """(pod `namespace/name`, node name) per successful bind."""
     events: list[RecordedEvent] = field(default_factory=list)
     bind_error: Exception | None = None
-    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     preemptions: list[RecordedPreemption] = field(default_factory=list)
     preempting: set[str] = field(default_factory=set)
     preemption_attempts: int = 0
@@ -87,6 +88,9 @@ class FakeHandle:
     listers: ClusterListers = field(default_factory=ClusterListers)
     """What `lister`/`pod_lister` read: `FakeHandle(listers=ClusterListers([spec]))`, then
     `handle.listers.add(spec, ApiObject.from_json({...}))` / `listers.pods.on_add(pod)`."""
+    objects: Iterable[tuple[ResourceSpec, Mapping[str, Any]]] = ()
+    """(resource, object JSON) to put in the listers at the start, each resource declared:
+    `FakeHandle(objects=[(SERVICES, {"metadata": {...}, "spec": {...}})])`."""
     activated: list[str] = field(default_factory=list)
     """`namespace/name` of every pod a plugin activated."""
     status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -106,11 +110,8 @@ class FakeHandle:
     `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
     volume_writes: list[tuple[str, str, str]] = field(default_factory=list)
     """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
-    workloads: Iterable[WorkloadSelector] = ()
-    """Services and controllers, for default topology spreading (`services`, `controller`)."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _images: ImageStates = field(default_factory=ImageStates)
-    _workloads: WorkloadStore = field(default_factory=WorkloadStore)
     _waiting: WaitingPods = field(default_factory=WaitingPods)
 
     def __post_init__(self) -> None:
@@ -118,8 +119,20 @@ class FakeHandle:
             self.add_node(node)
         for pod in self.pods:
             self.add_pod(pod)
-        for item in self.workloads:
-            self._workloads.upsert(item)
+        self._serve_namespaces()
+        for spec in BUILT_IN:
+            if not spec.same_resource(PODS):
+                self.listers.declare(spec)
+        for spec, item in self.objects:
+            self.listers.declare(spec).on_add(ApiObject.from_json(item, keep=spec.keep))
+
+    def _serve_namespaces(self) -> None:
+        if self.namespaces is None:
+            self.listers.declare(NAMESPACES, EveryNamespace())
+            return
+        store = self.listers.declare(NAMESPACES)
+        for name, labels in self.namespaces.items():
+            store.on_add(namespace_object(name, labels))
 
     def add_node(self, node: Node | NodeInfo) -> NodeInfo:
         """Add a node (in order: the first node listing an image sets its size, as in the
@@ -158,12 +171,6 @@ class FakeHandle:
     def waiting_pods(self) -> WaitingPods:
         return self._waiting
 
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        if self.namespaces is None:
-            return {METADATA_NAME_LABEL: name}
-        labels = self.namespaces.get(name)
-        return None if labels is None else {METADATA_NAME_LABEL: name, **labels}
-
     @property
     def volume_listers(self) -> VolumeListers:
         return self.volumes
@@ -187,12 +194,6 @@ class FakeHandle:
         self.volume_writes.append(("select-node", claim.key, node_name))
         return written
 
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        return self._workloads.services(namespace)
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        return self._workloads.controller(kind, namespace, name)
-
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""
         self.nominated.setdefault(node_name, []).append(pod)
@@ -202,9 +203,6 @@ class FakeHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return list(self.nominated.get(node_name, ()))
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        return list(self.pdbs)
 
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
@@ -294,6 +292,20 @@ class FakeHandle:
         if self.write_error is not None:
             error, self.write_error = self.write_error, None
             raise error
+
+
+class EveryNamespace(IndexedStore[ApiObject]):
+    """The namespaces of a test that names none: every namespace exists, with only its
+    `kubernetes.io/metadata.name` label (besides those added)."""
+
+    def get(self, name: str, namespace: str = "") -> ApiObject | None:
+        found = IndexedStore.get(self, name, namespace)
+        return found if found is not None else namespace_object(name, {})
+
+
+def namespace_object(name: str, labels: Mapping[str, str]) -> ApiObject:
+    """Namespace `name` with these labels and its name label, as the API server keeps it."""
+    return ApiObject(namespace="", name=name, labels={METADATA_NAME_LABEL: name, **labels})
 
 
 def apply_patch(obj: ApiObject, patch: Mapping[str, Any], *, strategic: bool) -> ApiObject:
