@@ -8,14 +8,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, NodeInfo, ObjectWriteError, WaitingPods
-from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework import Code, ObjectWriteError, WaitingPods
+from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.kube.api import MERGE_PATCH, STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.queue import Nominator
+from kubesched.runtime.handle_base import HandleBase
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.preemption import Preemptions
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 STATUS_PATCH_TIMEOUT_SECONDS = 10.0
 
 
-class SchedulerHandle:
+class SchedulerHandle(HandleBase):
     """Implements `kubesched.framework.Handle` over the shared snapshot, listers and API
     client, and its preemption members (nominated pods, evicting victims) over
     `Preemptions`."""
@@ -53,17 +54,11 @@ class SchedulerHandle:
         self._preemptions = preemptions or Preemptions(
             api=api, recorder=recorder, waiting_pods=waiting_pods, nominator=Nominator()
         )
-        self._listers = listers or ClusterListers()
+        self.listers = listers or ClusterListers()
         self._activate = activate
         self._leading = leading
         self._tasks: set[asyncio.Task[None]] = set()
-        self._volumes = volumes if volumes is not None else StaticVolumeListers()
-
-    def list_node_infos(self) -> Sequence[NodeInfo]:
-        return self._snapshot.node_infos
-
-    def get_node_info(self, name: str) -> NodeInfo | None:
-        return self._snapshot.get(name)
+        self.volumes = volumes if volumes is not None else StaticVolumeListers()
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         await post_binding(self._api, pod, node_name)
@@ -80,15 +75,7 @@ class SchedulerHandle:
             note=note,
         )
 
-    @property
-    def waiting_pods(self) -> WaitingPods:
-        return self._waiting_pods
-
     # ---- volumes --------------------------------------------------------------------------
-
-    @property
-    def volume_listers(self) -> VolumeListers:
-        return self._volumes
 
     async def bind_volume(
         self, volume: PersistentVolume, claim: PersistentVolumeClaim
@@ -126,12 +113,6 @@ class SchedulerHandle:
         self._preemptions.attempted(result=result, seconds=seconds)
 
     # ---- cluster-aware plugins ----------------------------------------------------------
-
-    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
-        return self._listers.store(resource)
-
-    def pod_lister(self) -> Lister[Pod]:
-        return self._listers.pods
 
     def activate(self, pods: Iterable[Pod]) -> None:
         if self._activate is not None:

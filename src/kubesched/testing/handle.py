@@ -31,9 +31,9 @@ from kubesched.framework import (
 )
 from kubesched.framework import interfaces as api
 from kubesched.framework.imagestates import ImageStates
-from kubesched.framework.listers import ClusterListers, IndexedStore, Lister
+from kubesched.framework.listers import ClusterListers, IndexedStore
 from kubesched.framework.resources import PODS, ResourceSpec
-from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
+from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.model import (
     ANN_SELECTED_NODE,
     METADATA_NAME_LABEL,
@@ -44,6 +44,7 @@ from kubesched.model import (
     Pod,
 )
 from kubesched.runtime import Framework, build_framework
+from kubesched.runtime.handle_base import HandleBase
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ class RecordedEvent:
 
 
 @dataclass(slots=True)
-class FakeHandle:
+class FakeHandle(HandleBase):
     """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
     `bind` raise it.
 
@@ -112,7 +113,7 @@ class FakeHandle:
     """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _images: ImageStates = field(default_factory=ImageStates)
-    _waiting: WaitingPods = field(default_factory=WaitingPods)
+    _waiting_pods: WaitingPods = field(default_factory=WaitingPods)
 
     def __post_init__(self) -> None:
         for node in self.nodes:
@@ -167,14 +168,6 @@ class FakeHandle:
     ) -> None:
         self.events.append(RecordedEvent(pod.key, event_type, reason, action, note))
 
-    @property
-    def waiting_pods(self) -> WaitingPods:
-        return self._waiting
-
-    @property
-    def volume_listers(self) -> VolumeListers:
-        return self.volumes
-
     async def bind_volume(
         self, volume: PersistentVolume, claim: PersistentVolumeClaim
     ) -> PersistentVolume:
@@ -198,17 +191,12 @@ class FakeHandle:
         """Nominate a pending pod to a node (as preemption does)."""
         self.nominated.setdefault(node_name, []).append(pod)
 
-    def has_nominated_pods(self) -> bool:
-        return any(self.nominated.values())
-
-    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
-        return list(self.nominated.get(node_name, ()))
-
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
     ) -> None:
-        del pdb_violations  # a metric only
-        self.preemptions.append(RecordedPreemption(preemptor, node_name, tuple(victims)))
+        HandleBase.preempt(
+            self, preemptor, node_name=node_name, victims=victims, pdb_violations=pdb_violations
+        )
         self.preempting.add(preemptor.uid)
 
     def is_preempting(self, uid: str) -> bool:
@@ -217,12 +205,6 @@ class FakeHandle:
     def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
         del result, seconds
         self.preemption_attempts += 1
-
-    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
-        return self.listers.store(resource)
-
-    def pod_lister(self) -> Lister[Pod]:
-        return self.listers.pods
 
     def activate(self, pods: Iterable[Pod]) -> None:
         self.activated.extend(pod.key for pod in pods)
@@ -233,12 +215,6 @@ class FakeHandle:
         if not resource.writes_status:
             raise AssertionError(f"{resource.event_resource} does not declare writes_status")
         self.status_patches.append((obj.key, dict(status)))
-
-    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
-        found = self.listers.store(resource).get(name, namespace)
-        if found is None:
-            raise ObjectWriteError(f"{namespace}/{name} not found", not_found=True)
-        return found
 
     async def patch_object(
         self,
