@@ -28,6 +28,10 @@ class ResourceSpec:
     event_name: str = field(default="", compare=False)
     """The resource name its cluster events carry when upstream has a fixed one for it
     (`resource.k8s.io/ResourceClaim`); empty: derived (see `event_resource`)."""
+    keep: tuple[str, ...] = field(default=(), compare=False)
+    """The parts of each object's body the informer keeps, as dotted paths (`spec.selector`),
+    so a resource read for one field costs little memory; empty: the whole body. The
+    metadata is always kept."""
 
     @property
     def path(self) -> str:
@@ -63,6 +67,37 @@ class ResourceSpec:
 
 PODS = ResourceSpec("", "v1", "pods")
 """Core pods (served from the scheduler's own pod informer)."""
+
+NAMESPACES = ResourceSpec("", "v1", "namespaces", namespaced=False)
+"""Namespaces, for their labels (InterPodAffinity's `namespaceSelector`s)."""
+
+_SELECTOR = ("spec.selector",)
+SERVICES = ResourceSpec("", "v1", "services", keep=_SELECTOR)
+REPLICATION_CONTROLLERS = ResourceSpec("", "v1", "replicationcontrollers", keep=_SELECTOR)
+REPLICA_SETS = ResourceSpec("apps", "v1", "replicasets", keep=_SELECTOR)
+STATEFUL_SETS = ResourceSpec("apps", "v1", "statefulsets", keep=_SELECTOR)
+DEFAULT_SPREADING = (SERVICES, REPLICATION_CONTROLLERS, REPLICA_SETS, STATEFUL_SETS)
+"""What default topology spreading reads, their selectors (upstream `helper.DefaultSelector`:
+the Service, ReplicationController, ReplicaSet and StatefulSet listers)."""
+
+POD_DISRUPTION_BUDGETS = ResourceSpec(
+    "policy",
+    "v1",
+    "poddisruptionbudgets",
+    keep=("spec.selector", "status.disruptionsAllowed", "status.disruptedPods"),
+)
+"""PodDisruptionBudgets, read by preemption (DefaultPreemption)."""
+
+BUILT_IN = (PODS, NAMESPACES, *DEFAULT_SPREADING, POD_DISRUPTION_BUDGETS)
+"""The core resources in-tree plugins read. kubesched's fixed RBAC rules grant reading them
+(`kubesched.manifests.rbac`: PodDisruptionBudgets when a profile preempts), so a plugin
+declaring one adds no rule."""
+
+
+def built_in(spec: ResourceSpec) -> bool:
+    """Whether `spec` is one of `BUILT_IN`."""
+    return any(spec.same_resource(known) for known in BUILT_IN)
+
 
 SCHEDULING_PODGROUPS = ResourceSpec("scheduling.k8s.io", "v1beta1", "podgroups", writes_status=True)
 """kube-scheduler's native PodGroups (the `GenericWorkload` feature gate): read by

@@ -14,6 +14,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.apis.resources import built_in
 from kubesched.doctor.access import Need, may
 from kubesched.doctor.apiserver import whoami
 from kubesched.doctor.context import Context
@@ -93,11 +94,12 @@ def scheduler_needs(target: Target) -> list[Need]:
 
 
 def _declared_needs(target: Target) -> list[Need]:
-    """What enabled plugins declared they read (their informers) and write (status)."""
+    """What enabled plugins declared they read (their informers; the built-in resources are
+    checked above, as RBAC grants them) and write (status)."""
     needs = []
     for spec in target.resources:
         why = f"the {spec.resource} informer (a plugin reads {spec.event_resource})"
-        if spec.resource != "pods" or spec.group:
+        if not built_in(spec):
             needs += [
                 Need(verb=verb, resource=spec.resource, group=spec.group, why=why)
                 for verb in ("list", "watch")

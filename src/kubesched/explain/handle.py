@@ -1,77 +1,54 @@
 """The Handle `kubesched explain` gives plugins: the scheduler's view, and no way to write.
 
-Plugins get the node infos, the nominated pods, the PodDisruptionBudgets, the namespaces
-with their labels and the Services / workload controllers the scheduler would give them.
-A bind raises `ReadOnlyError`, events are dropped, and a preemption is only recorded
-(`preemptions`), so whatever a plugin tries, explain never writes to the cluster, and it
-can still say what preemption would evict.
+Plugins get the node infos, the nominated pods and the listers of what they declare (the
+namespaces, Services, workload controllers and PodDisruptionBudgets among them), as the
+scheduler would give them. A bind raises `ReadOnlyError`, events are dropped, and a
+preemption is only recorded (`preemptions`), so whatever a plugin tries, explain never
+writes to the cluster, and it can still say what preemption would evict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, NodeInfo, ObjectWriteError, RecordedPreemption, WaitingPods
-from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework import Code, RecordedPreemption, WaitingPods
+from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
-from kubesched.model import (
-    METADATA_NAME_LABEL,
-    ApiObject,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
-)
-from kubesched.model.workload_store import WorkloadStore
+from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
+from kubesched.runtime.handle_base import HandleBase
 
 
 class ReadOnlyError(RuntimeError):
     """A plugin tried to change the cluster while explaining."""
 
 
-class ReadOnlyHandle:
-    """Implements `kubesched.framework.Handle` over a snapshot, without any writes.
-
-    `namespaces` (name -> labels) are the cluster's namespaces; without them every namespace
-    is taken to exist with only the label the API server gives each one."""
+class ReadOnlyHandle(HandleBase):
+    """Implements `kubesched.framework.Handle` over a snapshot, without any writes."""
 
     def __init__(
         self,
         snapshot: Snapshot,
         *,
         nominated: Iterable[Pod] = (),
-        pdbs: Sequence[PodDisruptionBudget] = (),
-        namespaces: Mapping[str, Mapping[str, str]] | None = None,
         listers: ClusterListers | None = None,
         volumes: VolumeListers | None = None,
-        workloads: Iterable[WorkloadSelector] = (),
     ) -> None:
         self._snapshot = snapshot
         self.listers = listers or ClusterListers()
         """The objects cluster-aware plugins read (listed once by explain)."""
         self._waiting_pods = WaitingPods()
-        self._nominated: dict[str, list[Pod]] = {}
+        self.nominated = {}
         for pod in nominated:
             if pod.nominated_node_name and not pod.node_name:
-                self._nominated.setdefault(pod.nominated_node_name, []).append(pod)
-        self.pdbs: Sequence[PodDisruptionBudget] = pdbs
-        self._namespaces = namespaces
-        self._volumes = volumes if volumes is not None else StaticVolumeListers()
-        self._workloads = WorkloadStore(workloads)
+                self.nominated.setdefault(pod.nominated_node_name, []).append(pod)
+        self.volumes = volumes if volumes is not None else StaticVolumeListers()
         self.dropped_events: list[tuple[str, str, str]] = []
         """(pod, reason, note) of each event a plugin tried to record."""
         self.preemptions: list[RecordedPreemption] = []
         """Each eviction a preemption plugin asked for (nothing is evicted)."""
-
-    def list_node_infos(self) -> Sequence[NodeInfo]:
-        return self._snapshot.node_infos
-
-    def get_node_info(self, name: str) -> NodeInfo | None:
-        return self._snapshot.get(name)
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         raise ReadOnlyError(
@@ -89,20 +66,7 @@ class ReadOnlyHandle:
     ) -> None:
         self.dropped_events.append((pod.key, reason, note))
 
-    @property
-    def waiting_pods(self) -> WaitingPods:
-        return self._waiting_pods
-
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        if self._namespaces is None:
-            return {METADATA_NAME_LABEL: name}
-        return self._namespaces.get(name)
-
     # ---- volumes: read; the writes of VolumeBinding's PreBind raise ----------------------
-
-    @property
-    def volume_listers(self) -> VolumeListers:
-        return self._volumes
 
     async def bind_volume(
         self, volume: PersistentVolume, claim: PersistentVolumeClaim
@@ -116,28 +80,7 @@ class ReadOnlyHandle:
             f"kubesched explain never selects a node for a claim ({claim.key} to {node_name})"
         )
 
-    # ---- preemption: read, and record instead of evicting ------------------------------
-
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        return self._workloads.services(namespace)
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        return self._workloads.controller(kind, namespace, name)
-
-    def has_nominated_pods(self) -> bool:
-        return bool(self._nominated)
-
-    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
-        return self._nominated.get(node_name, [])
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        return self.pdbs
-
-    def preempt(
-        self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
-    ) -> None:
-        del pdb_violations  # a metric only
-        self.preemptions.append(RecordedPreemption(preemptor, node_name, tuple(victims)))
+    # ---- preemption: recorded (`HandleBase.preempt`), never evicting -------------------
 
     def is_preempting(self, uid: str) -> bool:  # noqa: ARG002 - nothing is ever evicted
         return False
@@ -148,12 +91,6 @@ class ReadOnlyHandle:
 
     # ---- cluster-aware plugins: read what explain listed, write nothing -----------------
 
-    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
-        return self.listers.store(resource)
-
-    def pod_lister(self) -> Lister[Pod]:
-        return self.listers.pods
-
     def activate(self, pods: Iterable[Pod]) -> None:
         """Nothing is queued while explaining."""
 
@@ -161,12 +98,6 @@ class ReadOnlyHandle:
         self, resource: ResourceSpec, obj: ApiObject, status: Mapping[str, Any]
     ) -> None:
         """Explain never writes to the cluster: the patch is dropped."""
-
-    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
-        found = self.listers.store(resource).get(name, namespace)
-        if found is None:
-            raise ObjectWriteError(f"{namespace}/{name} not found", not_found=True)
-        return found
 
     async def patch_object(
         self,

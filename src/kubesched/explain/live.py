@@ -1,11 +1,12 @@
 """Explain against the live cluster: read it once, build the scheduler's view, explain.
 
 Reads, never writes (`Reader` has only GET; `GetOnly` hides the rest of a client): the pod
-(unless it comes from a file), every node and every non-terminal pod, the namespaces (their
-labels, for pod-affinity `namespaceSelector`s), the Services, ReplicationControllers,
-ReplicaSets and StatefulSets (default topology spreading), the PodDisruptionBudgets when the
-profile preempts, and the storage objects when the pod has volumes (`kubesched.explain.volumes`),
-each list paged. A list explain may not read is noted in the answer.
+(unless it comes from a file), every node and every non-terminal pod, what the profile's
+plugins declare (the namespaces, for pod-affinity `namespaceSelector`s; the Services,
+ReplicationControllers, ReplicaSets and StatefulSets, for default topology spreading; the
+PodDisruptionBudgets, for preemption; custom resources), and the storage objects when the pod
+has volumes (`kubesched.explain.volumes`), each list paged. A list explain may not read is
+noted in the answer.
 The cache and snapshot are built exactly as the scheduler's informers fill them
 (`SchedulerCache.add_node` / `add_pod` for bound pods), and the Framework from the very
 profile and plugin registry the scheduler would use.
@@ -13,7 +14,7 @@ profile and plugin registry the scheduler would use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -21,7 +22,7 @@ from kubesched.apis.config import Profile
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config import KubeSchedulerConfiguration
 from kubesched.explain.assumed import assumed_note, with_assumed
-from kubesched.explain.engine import PREEMPTION_PLUGIN, explain_pod
+from kubesched.explain.engine import explain_pod
 from kubesched.explain.group_live import PermitSource, in_group, read_group, read_permit
 from kubesched.explain.group_report import WAITING, PermitView
 from kubesched.explain.group_summary import lacks
@@ -29,18 +30,24 @@ from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
 from kubesched.explain.volumes import read_volumes
-from kubesched.framework import Registry
+from kubesched.framework import (
+    NAMESPACES,
+    POD_DISRUPTION_BUDGETS,
+    REPLICA_SETS,
+    REPLICATION_CONTROLLERS,
+    SERVICES,
+    STATEFUL_SETS,
+    Registry,
+)
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
-from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget, WorkloadSelector
-from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
+from kubesched.model import METADATA_NAME_LABEL, ApiObject, Node, Pod
 from kubesched.runtime import build_framework
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
-PDBS = "/apis/policy/v1/poddisruptionbudgets"
 REQUEST_TIMEOUT_SECONDS = 30.0
 
 
@@ -98,27 +105,18 @@ async def explain_live(
     # their room on the node (Filter counts them).
     ours = set(config.scheduler_names)
     nominated = [p for p in pods if p.scheduler_name in ours and p.uid != pod.uid]
-    listers = await read_declared(api, profile, registry, pods)
     notes = [*notes, *filter(None, [assumed_note(view, own_uid=pod.uid)])]
     if permit is not None and not in_group(pod):
         notes.append("--scheduler-url is not used: the pod belongs to no PodGroup")
     volumes = await read_volumes(lambda path: list_all(api, path), notes) if pod.volumes else None
-    handle = ReadOnlyHandle(
-        snapshot,
-        nominated=nominated,
-        listers=listers,
-        volumes=volumes,
-        namespaces=await _read_namespaces(api, notes),
-        workloads=await _read_workloads(api, notes),
-    )
+    listers = await read_declared(api, profile, registry, pods, notes=notes, pod=pod)
+    handle = ReadOnlyHandle(snapshot, nominated=nominated, listers=listers, volumes=volumes)
     fw = build_framework(
         profile=profile,
         registry=registry,
         handle=handle,
         default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
     )
-    if any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
-        handle.pdbs = await _read_pdbs(api, notes)
     explanation = explain_pod(fw, pod, snapshot.node_infos, hypothetical=source.obj is not None)
     if notes:
         explanation = replace(explanation, notes=(*notes, *explanation.notes))
@@ -132,17 +130,56 @@ async def explain_live(
 
 
 async def read_declared(
-    api: Reader, profile: Profile, registry: Registry, pods: Iterable[Pod]
+    api: Reader,
+    profile: Profile,
+    registry: Registry,
+    pods: Iterable[Pod],
+    *,
+    notes: list[str],
+    pod: Pod,
 ) -> ClusterListers:
-    """The resources the profile's plugins declare (a PodGroup CRD, a ConfigMap rule),
-    listed once, and the pods, so cluster-aware plugins explain as they schedule."""
+    """The resources the profile's plugins declare (namespaces, a PodGroup CRD, a ConfigMap
+    rule), listed once, and the pods, so plugins explain as they schedule `pod`. A resource
+    explain may not list stays empty, noted in `notes` (namespaces: each namespace of the pods
+    with only its name label)."""
     listers = ClusterListers(declared_resources([profile], registry))
-    for pod in pods:
-        listers.pods.on_add(pod)
+    namespaces = {pod.namespace}
+    for listed in pods:
+        listers.pods.on_add(listed)
+        namespaces.add(listed.namespace)
     for spec in listers.specs:
-        for item in await list_all(api, spec.path):
-            listers.add(spec, ApiObject.from_json(item))
+        try:
+            items = await list_all(api, spec.path)
+        except Forbidden:
+            notes.append(_UNREAD.get(spec) or f"cannot list {spec.path} (forbidden): none is read")
+            if spec == NAMESPACES:
+                _name_labels_only(listers, namespaces)
+            continue
+        for item in items:
+            listers.add(spec, ApiObject.from_json(item, keep=spec.keep))
     return listers
+
+
+_SPREADING = "(forbidden): default spreading ignores them"
+_UNREAD = {
+    NAMESPACES: "cannot list namespaces (forbidden): a namespaceSelector sees each namespace "
+    "with only its kubernetes.io/metadata.name label",
+    SERVICES: f"cannot list {SERVICES.path} {_SPREADING}",
+    REPLICATION_CONTROLLERS: f"cannot list {REPLICATION_CONTROLLERS.path} {_SPREADING}",
+    REPLICA_SETS: f"cannot list {REPLICA_SETS.path} {_SPREADING}",
+    STATEFUL_SETS: f"cannot list {STATEFUL_SETS.path} {_SPREADING}",
+    POD_DISRUPTION_BUDGETS: "cannot list PodDisruptionBudgets (forbidden): preemption is "
+    "explained as if there were none",
+}
+"""The note on each built-in resource explain may not list: what that changes."""
+
+
+def _name_labels_only(listers: ClusterListers, names: Iterable[str]) -> None:
+    """Namespaces `names`, each with only the label the API server gives every namespace."""
+    for name in sorted(names):
+        listers.add(
+            NAMESPACES, ApiObject(namespace="", name=name, labels={METADATA_NAME_LABEL: name})
+        )
 
 
 async def fetch_pod(api: Reader, namespace: str, name: str) -> dict[str, Any]:
@@ -178,51 +215,3 @@ async def list_all(
 ) -> list[dict[str, Any]]:
     """Every item of a collection, following `metadata.continue`."""
     return await paged_list(api, path, params=params, timeout=REQUEST_TIMEOUT_SECONDS)
-
-
-WORKLOADS = (
-    (SERVICE, "/api/v1/services"),
-    (REPLICATION_CONTROLLER, "/api/v1/replicationcontrollers"),
-    (REPLICA_SET, "/apis/apps/v1/replicasets"),
-    (STATEFUL_SET, "/apis/apps/v1/statefulsets"),
-)
-
-
-async def _read_namespaces(api: Reader, notes: list[str]) -> dict[str, Mapping[str, str]] | None:
-    """Every namespace with its labels (None, noted, when forbidden)."""
-    try:
-        items = await list_all(api, "/api/v1/namespaces")
-    except Forbidden:
-        notes.append(
-            "cannot list namespaces (forbidden): a namespaceSelector sees each namespace "
-            "with only its kubernetes.io/metadata.name label"
-        )
-        return None
-    namespaces = (Namespace.from_json(item) for item in items)
-    return {namespace.name: namespace.labels for namespace in namespaces}
-
-
-async def _read_workloads(api: Reader, notes: list[str]) -> list[WorkloadSelector]:
-    """The Services and workload controllers default topology spreading reads."""
-    found: list[WorkloadSelector] = []
-    for kind, path in WORKLOADS:
-        try:
-            items = await list_all(api, path)
-        except Forbidden:
-            notes.append(f"cannot list {path} (forbidden): default spreading ignores them")
-            continue
-        found.extend(WorkloadSelector.from_json(kind, item) for item in items)
-    return found
-
-
-async def _read_pdbs(api: Reader, notes: list[str]) -> list[PodDisruptionBudget]:
-    """Every PodDisruptionBudget (preemption prefers victims whose eviction keeps them)."""
-    try:
-        items = await list_all(api, PDBS)
-    except Forbidden:
-        notes.append(
-            "cannot list PodDisruptionBudgets (forbidden): preemption is explained as if "
-            "there were none"
-        )
-        return []
-    return [PodDisruptionBudget.from_json(item) for item in items]

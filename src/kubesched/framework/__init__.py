@@ -12,7 +12,17 @@ This package never imports plugins, the engine, the scheduler, the queue, the ca
 API client.
 """
 
-from kubesched.apis.resources import PODS, ResourceSpec
+from kubesched.apis.resources import (
+    DEFAULT_SPREADING,
+    NAMESPACES,
+    POD_DISRUPTION_BUDGETS,
+    PODS,
+    REPLICA_SETS,
+    REPLICATION_CONTROLLERS,
+    SERVICES,
+    STATEFUL_SETS,
+    ResourceSpec,
+)
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.diagnosis import Diagnosis, NodeToStatus, fit_error_message
 from kubesched.framework.events import (
@@ -80,11 +90,18 @@ from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPod, WaitingPods
 
 __all__ = [
+    "DEFAULT_SPREADING",
     "FILTER_RUNNER_KEY",
     "FORCE_ACTIVATE_EVENT",
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
+    "NAMESPACES",
     "PODS",
+    "POD_DISRUPTION_BUDGETS",
+    "REPLICATION_CONTROLLERS",
+    "REPLICA_SETS",
+    "SERVICES",
+    "STATEFUL_SETS",
     "SUCCESS",
     "UNSCHEDULABLE_TIMEOUT_EVENT",
     "WILDCARD_EVENT",

@@ -21,14 +21,7 @@ from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.status import Code
 from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPods
-from kubesched.model import (
-    ApiObject,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
-)
+from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 
 
 class ObjectWriteError(Exception):
@@ -70,21 +63,13 @@ class Handle(Protocol):
         """Pods held by Permit plugins (shared by all profiles)."""
         ...
 
-    # ---- listers --------------------------------------------------------------------------
-
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        """The labels of namespace `name` (from an informer), or None if there is none."""
-        ...
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        """Every PodDisruptionBudget in the cluster (from an informer: no request)."""
-        ...
-
-    # ---- cluster-aware plugins (see `kubesched.framework.resources`) ---------------------
+    # ---- listers (see `kubesched.framework.resources`) -----------------------------------
 
     def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
         """The lister of a resource the plugin declared (one shared informer feeds it);
-        KeyError if no enabled plugin declared it."""
+        KeyError if no enabled plugin declared it. Namespaces, Services, the workload
+        controllers and PodDisruptionBudgets are read this way too (`NAMESPACES`,
+        `DEFAULT_SPREADING`, `POD_DISRUPTION_BUDGETS`)."""
         ...
 
     def pod_lister(self) -> Lister[Pod]:
@@ -159,18 +144,6 @@ class Handle(Protocol):
     ) -> PersistentVolumeClaim:
         """Annotate `claim` with `volume.kubernetes.io/selected-node: node_name` (as of
         `claim.resource_version`) so that its volume is provisioned for that node."""
-        ...
-
-    # ---- default topology spreading (upstream's Service and controller listers) ----------
-
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        """Every Service in `namespace` (from an informer), for default topology spreading
-        (upstream `helper.DefaultSelector` reads its Service lister)."""
-        ...
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        """The ReplicationController, ReplicaSet or StatefulSet `namespace/name` (from an
-        informer), or None: upstream's RC / ReplicaSet / StatefulSet listers."""
         ...
 
     # ---- nominated pods (upstream's PodNominator) ----------------------------------------

@@ -170,6 +170,19 @@ class ClusterListers:
             )
         return store
 
+    def declare(
+        self, spec: ResourceSpec, store: IndexedStore[ApiObject] | None = None
+    ) -> IndexedStore[ApiObject]:
+        """The store of `spec`, declared now (with `store`, or a new one) unless it was: a
+        test's Handle serving the resources in-tree plugins read (not `PODS`: `pods`)."""
+        found = self._stores.get(_spec_key(spec))
+        if found is None:
+            if store is None:
+                store = IndexedStore(label_indexes=spec.label_indexes)
+            found = self._stores[_spec_key(spec)] = store
+            self._specs.append(spec)
+        return found
+
     def add(self, spec: ResourceSpec, obj: ApiObject) -> None:
         """Put an object into a declared resource's store (tests, explain)."""
         self.store(spec).on_add(obj)

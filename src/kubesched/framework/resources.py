@@ -13,7 +13,10 @@ namespace and by the declared label keys), turns its changes into cluster events
 registered them, and grants its `list`/`watch` (and `patch` on `/status` with
 `writes_status`) in `kubesched manifests` and checks them in `kubesched doctor`.
 Core pods are declared the same way (`PODS`); they are served from the pod informer the
-scheduler runs anyway, with the declared label indexes added to it.
+scheduler runs anyway, with the declared label indexes added to it. So are the other core
+resources in-tree plugins read (`kubesched.framework` exports their specs: `NAMESPACES`, the
+`DEFAULT_SPREADING` Services and controllers, `POD_DISRUPTION_BUDGETS`): one informer each,
+however many plugins declare them.
 """
 
 from __future__ import annotations
@@ -87,7 +90,15 @@ def _unite(old: ResourceSpec | None, new: ResourceSpec) -> ResourceSpec:
         writes_status=old.writes_status or new.writes_status,
         writes=old.writes or new.writes,
         event_name=old.event_name or new.event_name,
+        keep=_kept(old.keep, new.keep),
     )
+
+
+def _kept(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    """What two declarations keep of the body: both parts, or everything if one keeps it."""
+    if not old or not new:
+        return ()
+    return tuple(dict.fromkeys((*old, *new)))
 
 
 __all__ = [

@@ -3,11 +3,11 @@
 What kubesched calls (grep `src/kubesched` for API paths), and the rule that allows it:
 
 * list + watch `/api/v1/pods` and `/api/v1/nodes` (informers)   -> pods, nodes: get/list/watch
-* list + watch `/api/v1/namespaces` (informer: namespace labels for pod-affinity
-  `namespaceSelector`s)                                          -> namespaces: get/list/watch
+* list + watch `/api/v1/namespaces` (InterPodAffinity's declared informer: namespace labels
+  for pod-affinity `namespaceSelector`s)                         -> namespaces: get/list/watch
 * list + watch services, replicationcontrollers (core) and replicasets, statefulsets (apps)
-  (informers: their selectors for default topology spreading, as kube-scheduler)
-                                                                 -> those: list/watch
+  (PodTopologySpread's declared informers: their selectors for default topology spreading,
+  as kube-scheduler)                                             -> those: list/watch
 * POST `pods/{name}/binding` (binder)                            -> pods/binding: create
 * PATCH `pods/{name}/status` (PodScheduled condition)            -> pods/status: patch/update
 * POST/PATCH `events.k8s.io/v1` events (recorder)                -> events: create/patch/update
@@ -22,12 +22,15 @@ What kubesched calls (grep `src/kubesched` for API paths), and the rule that all
 Nothing else: no secrets, no write to other Leases. Only when `preemption` is on (a profile
 has DefaultPreemption, as kube-scheduler's defaults do):
 * DELETE `pods/{name}` (evicting victims)                        -> pods: delete
-* list + watch `/apis/policy/v1/poddisruptionbudgets` (informer)  -> poddisruptionbudgets:
+* list + watch `/apis/policy/v1/poddisruptionbudgets` (DefaultPreemption's declared
+  informer)                                                      -> poddisruptionbudgets:
   list/watch (preemption avoids victims whose eviction breaks a budget)
   (the victims' DisruptionTarget condition is a `pods/status` patch, granted above)
 
 And what enabled plugins declare they read (`kubesched.framework.resources`): each resource
-gets get/list/watch (its informer), and `patch`/`update` on `<resource>/status` when the
+but the built-in ones above (`kubesched.apis.resources.BUILT_IN`, granted by the rules above
+as kube-scheduler's role grants them, whichever plugin declares them) gets get/list/watch
+(its informer), and `patch`/`update` on `<resource>/status` when the
 plugin writes its status (Coscheduling keeps PodGroup status current); with the
 `GenericWorkload` feature gate, native PodGroups (`scheduling.k8s.io`) and their status, which
 the pod-group cycle reads and writes. In the order of (group, resource), whatever the order of
@@ -47,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubesched.apis.resources import PODS, ResourceSpec
+from kubesched.apis.resources import ResourceSpec, built_in
 from kubesched.manifests.meta import RBAC_API, RBAC_GROUP, metadata, service_account_subject
 from kubesched.manifests.options import Names
 
@@ -80,11 +83,11 @@ STORAGE_OBJECTS = (
 
 
 def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:
-    """Reading what plugins declare (pods are granted anyway), and their status writes, by
-    (group, resource)."""
+    """Reading what plugins declare (the built-in resources are granted anyway), and their
+    writes, by (group, resource)."""
     rules = []
     for spec in sorted(resources, key=lambda s: (s.group, s.resource, s.version)):
-        if not spec.same_resource(PODS):
+        if not built_in(spec):
             rules.append(rule(spec.group, (spec.resource,), READ))
         if spec.writes:
             rules.append(

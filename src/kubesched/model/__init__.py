@@ -8,7 +8,7 @@ from kubesched.model.csi import (
     StorageClass,
     VolumeAttachment,
 )
-from kubesched.model.namespace import METADATA_NAME_LABEL, Namespace
+from kubesched.model.namespace import METADATA_NAME_LABEL
 from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
@@ -45,7 +45,6 @@ __all__ = [
     "ClaimRef",
     "ContainerImage",
     "HostPort",
-    "Namespace",
     "Node",
     "OwnerReference",
     "PersistentVolume",

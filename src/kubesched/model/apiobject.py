@@ -49,7 +49,9 @@ class ApiObject:
         return self.body.get("status") or {}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> ApiObject:
+    def from_json(cls, obj: Mapping[str, Any], *, keep: tuple[str, ...] = ()) -> ApiObject:
+        """The object; `keep` (dotted paths, `spec.selector`) trims the body to those parts
+        (`ResourceSpec.keep`)."""
         meta = obj.get("metadata") or {}
         return cls(
             namespace=meta.get("namespace", ""),
@@ -63,5 +65,27 @@ class ApiObject:
             owners=tuple(owner_reference(ref) for ref in meta.get("ownerReferences") or ()),
             finalizers=tuple(meta.get("finalizers") or ()),
             deleting=meta.get("deletionTimestamp") is not None,
-            body={k: v for k, v in obj.items() if k not in _METADATA_KEYS},
+            body=_kept(_body(obj), keep) if keep else _body(obj),
         )
+
+
+def _body(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in _METADATA_KEYS}
+
+
+def _kept(obj: Mapping[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
+    """The parts of `obj` at `paths` (dotted), nested as in `obj`."""
+    kept: dict[str, Any] = {}
+    for path in paths:
+        head, _, rest = path.partition(".")
+        value = obj.get(head)
+        if value is None:
+            continue
+        if not rest:
+            kept[head] = value
+            continue
+        inner = _kept(value, (rest,)) if isinstance(value, Mapping) else {}
+        current = kept.setdefault(head, inner) if inner else value
+        if current is not inner and current is not value:  # a dict of ours: add to it
+            current.update(inner)
+    return kept

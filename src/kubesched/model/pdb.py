@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.model.apiobject import ApiObject
+
 
 @dataclass(frozen=True, slots=True)
 class PodDisruptionBudget:
@@ -29,16 +31,14 @@ class PodDisruptionBudget:
         return f"{self.namespace}/{self.name}"
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> PodDisruptionBudget:
-        meta = obj.get("metadata") or {}
-        spec = obj.get("spec") or {}
-        status = obj.get("status") or {}
-        selector = spec.get("selector")
+    def of(cls, obj: ApiObject) -> PodDisruptionBudget:
+        """The budget `obj` is, from its lister."""
+        selector = obj.spec.get("selector")
         return cls(
-            namespace=meta.get("namespace", ""),
-            name=meta.get("name", ""),
-            resource_version=meta.get("resourceVersion", ""),
+            namespace=obj.namespace,
+            name=obj.name,
+            resource_version=obj.resource_version,
             selector=dict(selector) if isinstance(selector, dict) else None,
-            disruptions_allowed=int(status.get("disruptionsAllowed") or 0),
-            disrupted_pods=frozenset(status.get("disruptedPods") or {}),
+            disruptions_allowed=int(obj.status.get("disruptionsAllowed") or 0),
+            disrupted_pods=frozenset(obj.status.get("disruptedPods") or {}),
         )

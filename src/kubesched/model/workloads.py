@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.model.apiobject import ApiObject
+
 SERVICE = "Service"
 REPLICATION_CONTROLLER = "ReplicationController"
 REPLICA_SET = "ReplicaSet"
@@ -35,13 +37,11 @@ class WorkloadSelector:
         return (self.namespace, self.name)
 
     @classmethod
-    def from_json(cls, kind: str, obj: Mapping[str, Any]) -> WorkloadSelector:
-        meta = obj.get("metadata") or {}
-        selector = (obj.get("spec") or {}).get("selector")
-        namespace = str(meta.get("namespace") or "")
-        name = str(meta.get("name") or "")
-        version = str(meta.get("resourceVersion") or "")
+    def of(cls, obj: ApiObject, *, kind: str) -> WorkloadSelector:
+        """The selector of `obj`, a `kind` object from its lister."""
+        selector = obj.spec.get("selector")
+        version = obj.resource_version
         if kind in MAP_SELECTOR_KINDS:
             labels = None if not selector else {str(k): str(v) for k, v in selector.items()}
-            return cls(kind, namespace, name, match_labels=labels, resource_version=version)
-        return cls(kind, namespace, name, label_selector=selector, resource_version=version)
+            return cls(kind, obj.namespace, obj.name, match_labels=labels, resource_version=version)
+        return cls(kind, obj.namespace, obj.name, label_selector=selector, resource_version=version)

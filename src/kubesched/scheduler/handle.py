@@ -8,24 +8,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, NodeInfo, ObjectWriteError, WaitingPods
-from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework import Code, ObjectWriteError, WaitingPods
+from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.kube.api import MERGE_PATCH, STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
-from kubesched.model import (
-    METADATA_NAME_LABEL,
-    ApiObject,
-    Namespace,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
-)
-from kubesched.model.workload_store import WorkloadStore
+from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.queue import Nominator
+from kubesched.runtime.handle_base import HandleBase
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.preemption import Preemptions
@@ -36,13 +27,10 @@ log = logging.getLogger(__name__)
 STATUS_PATCH_TIMEOUT_SECONDS = 10.0
 
 
-class SchedulerHandle:
-    """Implements `kubesched.framework.Handle` over the shared snapshot and API client,
-    its preemption members (nominated pods, PDBs, evicting victims) over `Preemptions`, and,
-    given the namespace informer's store, `namespace_labels` (what pod-affinity
-    `namespaceSelector`s read, see `kubesched.plugins.helper.namespaces`), and, given the
-    store the Service / controller informers fill, `services` / `controller` (what default
-    topology spreading reads, see `kubesched.plugins.helper.spread`)."""
+class SchedulerHandle(HandleBase):
+    """Implements `kubesched.framework.Handle` over the shared snapshot, listers and API
+    client, and its preemption members (nominated pods, evicting victims) over
+    `Preemptions`."""
 
     def __init__(
         self,
@@ -53,12 +41,10 @@ class SchedulerHandle:
         recorder: EventRecorder,
         waiting_pods: WaitingPods,
         preemptions: Preemptions | None = None,
-        namespaces: Mapping[str, Namespace] | None = None,
         listers: ClusterListers | None = None,
         activate: Callable[[Iterable[Pod]], None] | None = None,
         leading: Callable[[], bool] = lambda: True,
         volumes: VolumeListers | None = None,
-        workloads: WorkloadStore | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
@@ -68,19 +54,11 @@ class SchedulerHandle:
         self._preemptions = preemptions or Preemptions(
             api=api, recorder=recorder, waiting_pods=waiting_pods, nominator=Nominator()
         )
-        self._namespaces = namespaces
-        self._listers = listers or ClusterListers()
+        self.listers = listers or ClusterListers()
         self._activate = activate
         self._leading = leading
         self._tasks: set[asyncio.Task[None]] = set()
-        self._volumes = volumes if volumes is not None else StaticVolumeListers()
-        self._workloads = workloads if workloads is not None else WorkloadStore()
-
-    def list_node_infos(self) -> Sequence[NodeInfo]:
-        return self._snapshot.node_infos
-
-    def get_node_info(self, name: str) -> NodeInfo | None:
-        return self._snapshot.get(name)
+        self.volumes = volumes if volumes is not None else StaticVolumeListers()
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         await post_binding(self._api, pod, node_name)
@@ -97,25 +75,7 @@ class SchedulerHandle:
             note=note,
         )
 
-    @property
-    def waiting_pods(self) -> WaitingPods:
-        return self._waiting_pods
-
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        """The labels of namespace `name` from the informer (None: no such namespace).
-
-        Without a namespace store every namespace is taken to exist with only the label the
-        API server gives each one, `kubernetes.io/metadata.name=<name>`."""
-        if self._namespaces is None:
-            return {METADATA_NAME_LABEL: name}
-        namespace = self._namespaces.get(name)
-        return None if namespace is None else namespace.labels
-
     # ---- volumes --------------------------------------------------------------------------
-
-    @property
-    def volume_listers(self) -> VolumeListers:
-        return self._volumes
 
     async def bind_volume(
         self, volume: PersistentVolume, claim: PersistentVolumeClaim
@@ -129,20 +89,11 @@ class SchedulerHandle:
 
     # ---- preemption ---------------------------------------------------------------------
 
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        return self._workloads.services(namespace)
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        return self._workloads.controller(kind, namespace, name)
-
     def has_nominated_pods(self) -> bool:
         return self._preemptions.has_nominated_pods()
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self._preemptions.nominated_pods_for_node(node_name)
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        return self._preemptions.pod_disruption_budgets()
 
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
@@ -162,12 +113,6 @@ class SchedulerHandle:
         self._preemptions.attempted(result=result, seconds=seconds)
 
     # ---- cluster-aware plugins ----------------------------------------------------------
-
-    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
-        return self._listers.store(resource)
-
-    def pod_lister(self) -> Lister[Pod]:
-        return self._listers.pods
 
     def activate(self, pods: Iterable[Pod]) -> None:
         if self._activate is not None:

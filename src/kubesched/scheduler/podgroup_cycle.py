@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis import names
-from kubesched.apis.resources import SCHEDULING_PODGROUPS
+from kubesched.apis.resources import POD_DISRUPTION_BUDGETS, SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Status
 from kubesched.model import SchedulingPodGroup
+from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
+from kubesched.plugins.helper.listers import declared_lister
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.runtime import Framework
 from kubesched.scheduler.binder import BindingTask
@@ -208,7 +210,7 @@ class PodGroupCycles:
             queued=queued,
             scheduled=self._scheduled(fw, group),
             group_of=group_of,
-            pdbs=fw.handle.pod_disruption_budgets(),
+            pdbs=disruption_budgets(declared_lister(fw.handle, POD_DISRUPTION_BUDGETS)),
             nominator=self.queue.nominator,
             now=time.time(),
         )

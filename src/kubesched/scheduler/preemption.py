@@ -32,8 +32,8 @@ the group: its UID is held (DefaultPreemption's PreEnqueue holds its members), t
 `<scheduler>: preempting to accommodate a higher priority podgroup`, the event's related
 object is the PodGroup), and the members held are activated at the end.
 
-Also here: the pods nominated to nodes (from the queue's nominator) and the
-PodDisruptionBudgets (from an informer the application runs when DefaultPreemption is on).
+Also here: the pods nominated to nodes (from the queue's nominator). PodDisruptionBudgets
+are DefaultPreemption's declared resource, read from their lister.
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from kubesched.apis import names
 from kubesched.framework import Code, WaitingPods
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
-from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
+from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.victims import POD, PODGROUP
 from kubesched.queue import Nominator
 from kubesched.scheduler.binder import FencedError
@@ -99,7 +99,6 @@ class Preemptions:
         waiting_pods: WaitingPods,
         nominator: Nominator,
         activate_held: ActivateHeld = _no_queue,
-        pdbs: Mapping[str, PodDisruptionBudget] | None = None,
         fenced: Callable[[], bool] = lambda: False,
         metrics: SchedulerMetrics | None = None,
     ) -> None:
@@ -109,7 +108,6 @@ class Preemptions:
         self._waiting = waiting_pods
         self._nominator = nominator
         self._activate_held = activate_held
-        self._pdbs: Mapping[str, PodDisruptionBudget] = pdbs if pdbs is not None else {}
         self._fenced = fenced
         """True once leadership may be lost: a former leader evicts nothing (as it binds
         nothing)."""
@@ -125,9 +123,6 @@ class Preemptions:
         if not self.has_nominated_pods():
             return _NO_PODS
         return self._nominator.pods_for_node(node_name)
-
-    def pod_disruption_budgets(self) -> list[PodDisruptionBudget]:
-        return list(self._pdbs.values())
 
     def is_preempting(self, uid: str) -> bool:
         return uid in self._running

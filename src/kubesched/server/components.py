@@ -6,8 +6,8 @@ made in dependency order and handed to what needs them, so nothing is attached l
     metrics, cache, snapshot, API clients (scheduling, election, events, delegated auth),
     event recorder
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
-    informers: pods, nodes, namespaces, PodDisruptionBudgets, Services and workload
-                                       controllers, what plugins declare
+    informers: pods, nodes, what plugins declare (namespaces, Services and workload
+                                       controllers, PodDisruptionBudgets, custom resources)
     leader elector                     (its fence is read by binding and preemption)
     preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
 
@@ -29,15 +29,15 @@ from kubesched.config.flags import (
     OPPORTUNISTIC_BATCHING,
     feature_gates,
 )
-from kubesched.framework import ClusterEvent, EventResource, WaitingPods
+from kubesched.framework import POD_DISRUPTION_BUDGETS, ClusterEvent, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.registry import Registry
 from kubesched.framework.resources import cluster_resources
+from kubesched.informers import Reflector
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.leaderelection import LeaderElector, new_elector
-from kubesched.model import Pod
-from kubesched.model.workload_store import WorkloadStore
+from kubesched.model import ApiObject, Pod
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.runtime import Framework, build_framework
@@ -48,14 +48,8 @@ from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
-from kubesched.server.frameworks import new_queue, preempting, registered
-from kubesched.server.informers import (
-    Informers,
-    declared_informers,
-    feeding_informers,
-    store_informers,
-    workload_informers,
-)
+from kubesched.server.frameworks import new_queue, preempting, registered, registered_resources
+from kubesched.server.informers import Informers, declared_informers, feeding_informers
 from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
 from kubesched.server.volume_informers import uses_volumes, volume_informers
@@ -130,10 +124,8 @@ def build(
     cache, snapshot = SchedulerCache(), Snapshot()
     recorder = EventRecorder(event_client, on_drop=metrics.count_dropped_event)
     nominator, waiting = Nominator(), WaitingPods()
-    namespaces, pdbs = store_informers(client)
     registry = build_registry(config)
     listers = ClusterListers(cluster_resources(config, registry))
-    workloads = WorkloadStore()
     elector = _elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
     leading = elector.is_leader if elector is not None else _always
@@ -155,7 +147,6 @@ def build(
         waiting_pods=waiting,
         nominator=nominator,
         activate_held=activate_held,
-        pdbs=pdbs.store,
         fenced=fenced,
         metrics=metrics,
     )
@@ -167,12 +158,10 @@ def build(
             recorder=recorder,
             waiting_pods=waiting,
             preemptions=preemptions,
-            namespaces=namespaces.store,
             listers=listers,
             activate=activate,
             leading=leading,
             volumes=volumes.listers,
-            workloads=workloads,
         )
         for profile in config.profiles
     }
@@ -191,11 +180,8 @@ def build(
     informers = Informers(
         pods=pods,
         nodes=nodes,
-        namespaces=namespaces,
-        pdbs=pdbs if preempting(frameworks) else None,
-        declared=declared_informers(client, listers, queue),
+        declared=_declared_informers(client, listers, queue, frameworks),
         volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
-        workloads=workload_informers(client, workloads),
     )
     scheduler = Scheduler(
         frameworks=frameworks,
@@ -232,6 +218,21 @@ def build(
             config, metrics, auth_client, elector, informers, waiting=waiting, leading=leading
         ),
     )
+
+
+def _declared_informers(
+    client: KubeClient,
+    listers: ClusterListers,
+    queue: SchedulingQueue,
+    frameworks: Mapping[str, Framework],
+) -> dict[str, Reflector[ApiObject]]:
+    """The informers of the declared resources, feeding the queue with the events plugins
+    registered; PodDisruptionBudgets only when a profile preempts (as RBAC grants them then,
+    `kubesched.manifests.rbac`; DefaultPreemption reads them at PostFilter alone)."""
+    declared = declared_informers(client, listers, queue, evented=registered_resources(frameworks))
+    if not preempting(frameworks):
+        declared.pop(POD_DISRUPTION_BUDGETS.event_resource, None)
+    return declared
 
 
 def _never_fenced() -> bool:

@@ -17,14 +17,20 @@ from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
 
 
-def registered(frameworks: Mapping[str, Framework], resource: EventResource) -> bool:
-    """Whether a plugin of some profile registered an event about `resource`."""
-    return any(
-        event.resource == resource
+def registered_resources(frameworks: Mapping[str, Framework]) -> set[str]:
+    """Every resource a plugin of some profile registered an event about, by name (a
+    wildcard registration names `*`, no resource)."""
+    return {
+        str(event.resource)
         for fw in frameworks.values()
         for events in fw.events_to_register().values()
         for event in events
-    )
+    }
+
+
+def registered(frameworks: Mapping[str, Framework], resource: EventResource) -> bool:
+    """Whether a plugin of some profile registered an event about `resource`."""
+    return str(resource) in registered_resources(frameworks)
 
 
 _STRATEGIES = {

@@ -1,12 +1,13 @@
 """The informers one kubesched process runs, made by one helper.
 
-Pods (non-terminal only, as kube-scheduler) and nodes feed the cache and the queue; namespaces
-(labels for pod-affinity `namespaceSelector`s), PodDisruptionBudgets (read by preemption;
-their informer runs only when a profile preempts) and the Services, ReplicationControllers,
-ReplicaSets and StatefulSets (their selectors, for default topology spreading, kept in one
-`WorkloadStore`) are only read from their stores. Every resource an enabled plugin declares
-(`kubesched.framework.resources`) gets one informer feeding its lister, whose changes are
-cluster events for the queue.
+Pods (non-terminal only, as kube-scheduler) and nodes feed the cache and the queue. Every
+resource an enabled plugin declares (`kubesched.framework.resources`) gets one informer
+feeding its lister: the namespaces (InterPodAffinity), the Services and workload controllers
+(PodTopologySpread's default spreading), the PodDisruptionBudgets (DefaultPreemption), a
+plugin's custom resources. Its changes are cluster events for the queue only when a plugin
+registered events about that resource (upstream, likewise, watches a resource for the queue
+only when a plugin registered it: no plugin requeues pods on namespace, Service, controller or
+PDB changes).
 """
 
 from __future__ import annotations
@@ -23,9 +24,7 @@ from kubesched.framework.resources import ResourceSpec
 from kubesched.informers import Reflector
 from kubesched.informers.health import InformerHealth
 from kubesched.kube.api import WatchApi
-from kubesched.model import ApiObject, Namespace, Node, Pod, PodDisruptionBudget, WorkloadSelector
-from kubesched.model.workload_store import WorkloadStore
-from kubesched.model.workloads import REPLICA_SET, REPLICATION_CONTROLLER, SERVICE, STATEFUL_SET
+from kubesched.model import ApiObject, Node, Pod
 from kubesched.queue import SchedulingQueue
 from kubesched.scheduler.eventhandlers import EventTimer, NodeHandler, PodHandler
 
@@ -33,14 +32,6 @@ from kubesched.scheduler.eventhandlers import EventTimer, NodeHandler, PodHandle
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 PODS_PATH = "/api/v1/pods"
 NODES_PATH = "/api/v1/nodes"
-NAMESPACES_PATH = "/api/v1/namespaces"
-PDB_PATH = "/apis/policy/v1/poddisruptionbudgets"
-WORKLOAD_PATHS = {
-    SERVICE: "/api/v1/services",
-    REPLICATION_CONTROLLER: "/api/v1/replicationcontrollers",
-    REPLICA_SET: "/apis/apps/v1/replicasets",
-    STATEFUL_SET: "/apis/apps/v1/statefulsets",
-}
 
 
 class _Versioned(Protocol):
@@ -52,8 +43,7 @@ T = TypeVar("T", bound=_Versioned)
 
 
 class IgnoreEvents:
-    """For informers that are only read from their stores: their changes trigger nothing
-    (as upstream, no plugin requeues pods on namespace or PDB events)."""
+    """For informers that are only read from their stores: their changes trigger nothing."""
 
     def on_add(self, obj: object) -> None:
         pass
@@ -63,23 +53,6 @@ class IgnoreEvents:
 
     def on_delete(self, obj: object) -> None:
         pass
-
-
-class WorkloadHandler:
-    """Keeps one kind's objects in the shared `WorkloadStore` the Handles read."""
-
-    def __init__(self, store: WorkloadStore) -> None:
-        self._store = store
-
-    def on_add(self, obj: WorkloadSelector) -> None:
-        self._store.upsert(obj)
-
-    def on_update(self, old: WorkloadSelector, new: WorkloadSelector) -> None:
-        del old
-        self._store.upsert(new)
-
-    def on_delete(self, obj: WorkloadSelector) -> None:
-        self._store.delete(obj)
 
 
 def informer(
@@ -103,54 +76,22 @@ def informer(
     )
 
 
-def namespace_informer(api: WatchApi) -> Reflector[Namespace]:
-    """Namespaces, kept as name -> labels for pod-affinity `namespaceSelector`s."""
-    return informer(api, NAMESPACES_PATH, Namespace.from_json, lambda ns: ns.name)
-
-
-def workload_informers(api: WatchApi, store: WorkloadStore) -> dict[str, Reflector[Any]]:
-    """Resource name -> informer of each kind default topology spreading reads."""
-    handler = WorkloadHandler(store)
-    result: dict[str, Reflector[Any]] = {}
-    for kind, path in WORKLOAD_PATHS.items():
-
-        def decode(obj: dict[str, Any], kind: str = kind) -> WorkloadSelector:
-            return WorkloadSelector.from_json(kind, obj)
-
-        reflector = informer(
-            api, path, decode, lambda w: f"{w.namespace}/{w.name}", handler=handler
-        )
-        result[path.rsplit("/", 1)[1]] = reflector
-    return result
-
-
 @dataclass(frozen=True)
 class Informers:
-    """The process's informers; `pdbs` is None when no profile preempts, `volumes` (resource
-    -> informer) empty when no profile enables a volume plugin."""
+    """The process's informers; `volumes` (resource -> informer) empty when no profile
+    enables a volume plugin."""
 
     pods: Reflector[Pod]
     nodes: Reflector[Node]
-    namespaces: Reflector[Namespace]
-    pdbs: Reflector[PodDisruptionBudget] | None
     declared: Mapping[str, Reflector[ApiObject]] = field(default_factory=dict)
     """One per resource plugins declared, by `ResourceSpec.event_resource`."""
     volumes: Mapping[str, Reflector[Any]] = field(default_factory=dict)
-    workloads: dict[str, Reflector[Any]] = field(default_factory=dict)
-    """Services, ReplicationControllers, ReplicaSets, StatefulSets (`workload_informers`)."""
 
     def named(self) -> dict[str, Reflector[Any]]:
         """Resource name -> informer, for every informer that runs."""
-        named: dict[str, Reflector[Any]] = {
-            "nodes": self.nodes,
-            "pods": self.pods,
-            "namespaces": self.namespaces,
-        }
-        if self.pdbs is not None:
-            named["poddisruptionbudgets"] = self.pdbs
+        named: dict[str, Reflector[Any]] = {"nodes": self.nodes, "pods": self.pods}
         named.update(self.declared)
         named.update(self.volumes)
-        named.update(self.workloads)
         return named
 
     def synced(self) -> bool:
@@ -175,12 +116,6 @@ class Informers:
 
     async def wait_synced(self) -> None:
         await asyncio.gather(*(r.synced.wait() for r in self.named().values()))
-
-
-def store_informers(api: WatchApi) -> tuple[Reflector[Namespace], Reflector[PodDisruptionBudget]]:
-    """The store-only informers the Handles read (made before the frameworks)."""
-    pdbs = informer(api, PDB_PATH, PodDisruptionBudget.from_json, lambda pdb: pdb.key)
-    return namespace_informer(api), pdbs
 
 
 class Both:
@@ -231,19 +166,35 @@ class DeclaredResourceEvents:
 
 
 def declared_informers(
-    api: WatchApi, listers: ClusterListers, queue: SchedulingQueue
+    api: WatchApi,
+    listers: ClusterListers,
+    queue: SchedulingQueue,
+    *,
+    evented: Container[str] = (),
 ) -> dict[str, Reflector[ApiObject]]:
-    """One informer per declared resource, feeding its lister and the queue."""
+    """One informer per declared resource, feeding its lister, and the queue when its
+    `event_resource` is `evented` (a plugin registered events about it)."""
     return {
-        spec.event_resource: informer(
-            api,
-            spec.path,
-            ApiObject.from_json,
-            lambda obj: obj.key,
-            handler=DeclaredResourceEvents(spec, listers.store(spec), queue),
-        )
-        for spec in listers.specs
+        spec.event_resource: _declared(api, spec, listers, queue, evented) for spec in listers.specs
     }
+
+
+def _declared(
+    api: WatchApi,
+    spec: ResourceSpec,
+    listers: ClusterListers,
+    queue: SchedulingQueue,
+    evented: Container[str],
+) -> Reflector[ApiObject]:
+    store = listers.store(spec)
+    handler = (
+        DeclaredResourceEvents(spec, store, queue) if spec.event_resource in evented else store
+    )
+
+    def decode(obj: dict[str, Any]) -> ApiObject:
+        return ApiObject.from_json(obj, keep=spec.keep)
+
+    return informer(api, spec.path, decode, lambda obj: obj.key, handler=handler)
 
 
 def feeding_informers(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
+from kubesched.apis.resources import BUILT_IN, NAMESPACES
 from kubesched.framework import (
     SUCCESS,
     Code,
@@ -30,9 +31,9 @@ from kubesched.framework import (
 )
 from kubesched.framework import interfaces as api
 from kubesched.framework.imagestates import ImageStates
-from kubesched.framework.listers import ClusterListers, Lister
+from kubesched.framework.listers import ClusterListers, IndexedStore
 from kubesched.framework.resources import PODS, ResourceSpec
-from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
+from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.model import (
     ANN_SELECTED_NODE,
     METADATA_NAME_LABEL,
@@ -41,11 +42,9 @@ from kubesched.model import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
-    PodDisruptionBudget,
-    WorkloadSelector,
 )
-from kubesched.model.workload_store import WorkloadStore
 from kubesched.runtime import Framework, build_framework
+from kubesched.runtime.handle_base import HandleBase
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +57,21 @@ class RecordedEvent:
 
 
 @dataclass(slots=True)
-class FakeHandle:
+class FakeHandle(HandleBase):
     """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
     `bind` raise it.
 
-    For preemption: `nominate(pod, node)` nominates pods, `pdbs` are the
-    PodDisruptionBudgets, and `preempt` records a `RecordedPreemption` (evicting nothing;
-    the preemptor's UID is in `preempting` until the test removes it).
+    For preemption: `nominate(pod, node)` nominates pods, PodDisruptionBudgets go into the
+    `POD_DISRUPTION_BUDGETS` lister (`handle.listers.add(POD_DISRUPTION_BUDGETS, obj)`), and
+    `preempt` records a `RecordedPreemption` (evicting nothing; the preemptor's UID is in
+    `preempting` until the test removes it).
 
-    `namespace_labels` answers as the application's Handle does: with `namespaces` (name ->
-    labels) exactly those namespaces exist, each with its `kubernetes.io/metadata.name`
-    label added; without (None), every namespace exists with only that label."""
+    Its listers serve the resources in-tree plugins read (`kubesched.apis.resources.BUILT_IN`)
+    besides those a test declares: add Services, controllers and budgets to them (`objects`,
+    or `listers.add`). Namespaces:
+    with `namespaces` (name -> labels) exactly those exist, each with its
+    `kubernetes.io/metadata.name` label added; without (None), every namespace exists with
+    only that label."""
 
     nodes: Iterable[Node | NodeInfo] = ()
     pods: Iterable[Pod] = ()
@@ -76,7 +79,6 @@ class FakeHandle:
     """(pod `namespace/name`, node name) per successful bind."""
     events: list[RecordedEvent] = field(default_factory=list)
     bind_error: Exception | None = None
-    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     preemptions: list[RecordedPreemption] = field(default_factory=list)
     preempting: set[str] = field(default_factory=set)
     preemption_attempts: int = 0
@@ -87,6 +89,9 @@ class FakeHandle:
     listers: ClusterListers = field(default_factory=ClusterListers)
     """What `lister`/`pod_lister` read: `FakeHandle(listers=ClusterListers([spec]))`, then
     `handle.listers.add(spec, ApiObject.from_json({...}))` / `listers.pods.on_add(pod)`."""
+    objects: Iterable[tuple[ResourceSpec, Mapping[str, Any]]] = ()
+    """(resource, object JSON) to put in the listers at the start, each resource declared:
+    `FakeHandle(objects=[(SERVICES, {"metadata": {...}, "spec": {...}})])`."""
     activated: list[str] = field(default_factory=list)
     """`namespace/name` of every pod a plugin activated."""
     status_patches: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -106,20 +111,29 @@ class FakeHandle:
     `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
     volume_writes: list[tuple[str, str, str]] = field(default_factory=list)
     """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
-    workloads: Iterable[WorkloadSelector] = ()
-    """Services and controllers, for default topology spreading (`services`, `controller`)."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _images: ImageStates = field(default_factory=ImageStates)
-    _workloads: WorkloadStore = field(default_factory=WorkloadStore)
-    _waiting: WaitingPods = field(default_factory=WaitingPods)
+    _waiting_pods: WaitingPods = field(default_factory=WaitingPods)
 
     def __post_init__(self) -> None:
         for node in self.nodes:
             self.add_node(node)
         for pod in self.pods:
             self.add_pod(pod)
-        for item in self.workloads:
-            self._workloads.upsert(item)
+        self._serve_namespaces()
+        for spec in BUILT_IN:
+            if not spec.same_resource(PODS):
+                self.listers.declare(spec)
+        for spec, item in self.objects:
+            self.listers.declare(spec).on_add(ApiObject.from_json(item, keep=spec.keep))
+
+    def _serve_namespaces(self) -> None:
+        if self.namespaces is None:
+            self.listers.declare(NAMESPACES, EveryNamespace())
+            return
+        store = self.listers.declare(NAMESPACES)
+        for name, labels in self.namespaces.items():
+            store.on_add(namespace_object(name, labels))
 
     def add_node(self, node: Node | NodeInfo) -> NodeInfo:
         """Add a node (in order: the first node listing an image sets its size, as in the
@@ -154,20 +168,6 @@ class FakeHandle:
     ) -> None:
         self.events.append(RecordedEvent(pod.key, event_type, reason, action, note))
 
-    @property
-    def waiting_pods(self) -> WaitingPods:
-        return self._waiting
-
-    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
-        if self.namespaces is None:
-            return {METADATA_NAME_LABEL: name}
-        labels = self.namespaces.get(name)
-        return None if labels is None else {METADATA_NAME_LABEL: name, **labels}
-
-    @property
-    def volume_listers(self) -> VolumeListers:
-        return self.volumes
-
     async def bind_volume(
         self, volume: PersistentVolume, claim: PersistentVolumeClaim
     ) -> PersistentVolume:
@@ -187,30 +187,16 @@ class FakeHandle:
         self.volume_writes.append(("select-node", claim.key, node_name))
         return written
 
-    def services(self, namespace: str) -> Sequence[WorkloadSelector]:
-        return self._workloads.services(namespace)
-
-    def controller(self, kind: str, namespace: str, name: str) -> WorkloadSelector | None:
-        return self._workloads.controller(kind, namespace, name)
-
     def nominate(self, pod: Pod, node_name: str) -> None:
         """Nominate a pending pod to a node (as preemption does)."""
         self.nominated.setdefault(node_name, []).append(pod)
 
-    def has_nominated_pods(self) -> bool:
-        return any(self.nominated.values())
-
-    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
-        return list(self.nominated.get(node_name, ()))
-
-    def pod_disruption_budgets(self) -> Sequence[PodDisruptionBudget]:
-        return list(self.pdbs)
-
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
     ) -> None:
-        del pdb_violations  # a metric only
-        self.preemptions.append(RecordedPreemption(preemptor, node_name, tuple(victims)))
+        HandleBase.preempt(
+            self, preemptor, node_name=node_name, victims=victims, pdb_violations=pdb_violations
+        )
         self.preempting.add(preemptor.uid)
 
     def is_preempting(self, uid: str) -> bool:
@@ -219,12 +205,6 @@ class FakeHandle:
     def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
         del result, seconds
         self.preemption_attempts += 1
-
-    def lister(self, resource: ResourceSpec) -> Lister[ApiObject]:
-        return self.listers.store(resource)
-
-    def pod_lister(self) -> Lister[Pod]:
-        return self.listers.pods
 
     def activate(self, pods: Iterable[Pod]) -> None:
         self.activated.extend(pod.key for pod in pods)
@@ -235,12 +215,6 @@ class FakeHandle:
         if not resource.writes_status:
             raise AssertionError(f"{resource.event_resource} does not declare writes_status")
         self.status_patches.append((obj.key, dict(status)))
-
-    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
-        found = self.listers.store(resource).get(name, namespace)
-        if found is None:
-            raise ObjectWriteError(f"{namespace}/{name} not found", not_found=True)
-        return found
 
     async def patch_object(
         self,
@@ -294,6 +268,20 @@ class FakeHandle:
         if self.write_error is not None:
             error, self.write_error = self.write_error, None
             raise error
+
+
+class EveryNamespace(IndexedStore[ApiObject]):
+    """The namespaces of a test that names none: every namespace exists, with only its
+    `kubernetes.io/metadata.name` label (besides those added)."""
+
+    def get(self, name: str, namespace: str = "") -> ApiObject | None:
+        found = IndexedStore.get(self, name, namespace)
+        return found if found is not None else namespace_object(name, {})
+
+
+def namespace_object(name: str, labels: Mapping[str, str]) -> ApiObject:
+    """Namespace `name` with these labels and its name label, as the API server keeps it."""
+    return ApiObject(namespace="", name=name, labels={METADATA_NAME_LABEL: name, **labels})
 
 
 def apply_patch(obj: ApiObject, patch: Mapping[str, Any], *, strategic: bool) -> ApiObject:

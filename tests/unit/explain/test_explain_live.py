@@ -17,12 +17,12 @@ from kubesched.explain import (
     build_snapshot,
     explain_live,
 )
-from kubesched.explain.live import WORKLOADS
+from kubesched.framework import DEFAULT_SPREADING
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.server.components import build_registry
 from kubesched.testing import make_node, make_pod
 
-WORKLOAD_PATHS = frozenset(path for _, path in WORKLOADS)
+WORKLOAD_PATHS = frozenset(spec.path for spec in DEFAULT_SPREADING)
 
 
 class FakeApi:
@@ -35,7 +35,11 @@ class FakeApi:
         pdbs: list[dict[str, Any]] | None = None,
         namespaces: list[dict[str, Any]] | None = None,
         workloads: dict[str, list[dict[str, Any]]] | None = None,
+        *,
+        forbidden: tuple[str, ...] = (),
     ) -> None:
+        self.forbidden = forbidden
+        """Collections answering 403 (an identity lacking RBAC)."""
         self.namespaces = namespaces or []
         self.workloads = workloads or {}
         self.nodes = nodes
@@ -48,6 +52,8 @@ class FakeApi:
     ) -> dict[str, Any]:
         params = dict(params or {})
         self.requests.append((path, params))
+        if path in self.forbidden:
+            raise Forbidden(403, "Forbidden", "no", path=path)
         if path == "/api/v1/nodes":
             return self._page(self.nodes, params)
         if path == "/api/v1/namespaces":
@@ -236,6 +242,38 @@ async def test_namespace_selector_sees_the_namespaces_labels(tmp_path: Path) -> 
     ex = await run(api, config(tmp_path), PodSource("default", "p-nss"))
     assert [v.node for v in ex.verdicts if v.feasible] == ["n1"]
     assert ex.chosen == "n1"
+
+
+async def test_unreadable_built_in_resources_are_noted_and_read_as_none(tmp_path: Path) -> None:
+    """Namespaces, Services and PDBs explain may not list: each is noted; a namespaceSelector
+    then sees each namespace with only its name label (so selecting by it still works)."""
+    nodes = [make_node().name(n).capacity(cpu="4", memory="8Gi").obj() for n in ("n1", "n2")]
+    db = make_pod().name("e-db").namespace("team-a").label("app", "db").node("n1")
+    incoming = make_pod().name("p").namespace("default").scheduler("my-scheduler").obj()
+    by_name = {"matchLabels": {"kubernetes.io/metadata.name": "team-a"}}
+    term = {"labelSelector": {"matchLabels": {"app": "db"}}, "namespaceSelector": by_name}
+    incoming["spec"]["affinity"] = {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {**term, "topologyKey": "kubernetes.io/hostname"}
+            ]
+        }
+    }
+    forbidden = ("/api/v1/namespaces", "/api/v1/services")
+    api = FakeApi(nodes, [db.phase("Running").obj(), incoming], forbidden=forbidden)
+    ex = await run(api, config(tmp_path), PodSource("default", "p"))
+    assert ex.chosen == "n1"
+    assert {note for note in ex.notes if note.startswith("cannot list")} == {
+        (
+            "cannot list namespaces (forbidden): a namespaceSelector sees each namespace with only"
+            " its kubernetes.io/metadata.name label"
+        ),
+        "cannot list /api/v1/services (forbidden): default spreading ignores them",
+        (
+            "cannot list PodDisruptionBudgets (forbidden): preemption is explained as if there"
+            " were none"
+        ),
+    }
 
 
 async def test_default_spreading_reads_services(tmp_path: Path) -> None:

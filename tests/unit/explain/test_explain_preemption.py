@@ -5,13 +5,15 @@ text is the scheduler's (the scheduler side runs on an identical snapshot)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from kubesched.explain import ReadOnlyHandle, build_snapshot, explain_pod
 from kubesched.explain.report import Explanation
-from kubesched.framework import CycleState
-from kubesched.model import Node, Pod, PodDisruptionBudget
+from kubesched.framework import POD_DISRUPTION_BUDGETS, CycleState
+from kubesched.framework.listers import ClusterListers
+from kubesched.model import ApiObject, Node, Pod
 from kubesched.runtime import FitError, schedule_pod
 from kubesched.testing import build_test_framework, make_node, make_pod
 
@@ -33,18 +35,21 @@ def preemptor(*, priority: int = 500, cpu: str = "2", never: bool = False) -> Po
 
 
 def handle_for(
-    nodes: Sequence[Node], pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget] = ()
+    nodes: Sequence[Node], pods: Sequence[Pod], pdbs: Sequence[dict[str, Any]] = ()
 ) -> ReadOnlyHandle:
     snapshot = build_snapshot(nodes, pods)
     pending = [p for p in pods if not p.node_name]
-    return ReadOnlyHandle(snapshot, nominated=pending, pdbs=pdbs)
+    listers = ClusterListers([POD_DISRUPTION_BUDGETS])
+    for pdb in pdbs:
+        listers.add(POD_DISRUPTION_BUDGETS, ApiObject.from_json(pdb))
+    return ReadOnlyHandle(snapshot, nominated=pending, listers=listers)
 
 
 def explain(
     nodes: Sequence[Node],
     pods: Sequence[Pod],
     pod: Pod,
-    pdbs: Sequence[PodDisruptionBudget] = (),
+    pdbs: Sequence[dict[str, Any]] = (),
 ) -> tuple[Explanation, ReadOnlyHandle]:
     handle = handle_for(nodes, pods, pdbs)
     fw = build_test_framework(handle=handle)  # type: ignore[arg-type]
@@ -102,13 +107,11 @@ def test_a_pdb_protected_pod_is_not_chosen_while_another_candidate_exists() -> N
         running("guarded", "n1", priority=0, app="guarded"),
         running("free", "n2", priority=0, app="free"),
     ]
-    pdb = PodDisruptionBudget.from_json(
-        {
-            "metadata": {"namespace": "default", "name": "guard"},
-            "spec": {"selector": {"matchLabels": {"app": "guarded"}}},
-            "status": {"disruptionsAllowed": 0},
-        }
-    )
+    pdb = {
+        "metadata": {"namespace": "default", "name": "guard"},
+        "spec": {"selector": {"matchLabels": {"app": "guarded"}}},
+        "status": {"disruptionsAllowed": 0},
+    }
     for _ in range(5):  # the dry run starts at a random node: the PDB must decide
         ex, _ = explain(nodes, pods, preemptor(), pdbs=[pdb])
         assert ex.nominated_node == "n2"

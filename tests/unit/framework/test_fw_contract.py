@@ -112,3 +112,12 @@ def test_each_plugin_readme_carries_its_module_docstring(plugin: type) -> None:
     assert _normalized(docstring) in _normalized(readme.read_text()), (
         f"{readme}'s `{module.name}` section differs from the module's docstring: copy it over"
     )
+
+
+def test_the_guide_describes_every_handle_member() -> None:
+    """docs/writing-plugins.md's "The Handle, member by member" table names each member."""
+    guide = (ROOT / "docs" / "writing-plugins.md").read_text()
+    table = guide.split("### The Handle, member by member", 1)[1].split("\n### ", 1)[0]
+    members = {name for name in vars(kubesched.framework.Handle) if not name.startswith("_")}
+    missing = {name for name in members if not re.search(rf"`(await )?{name}[(`]", table)}
+    assert not missing, f"the Handle table lacks {sorted(missing)}"

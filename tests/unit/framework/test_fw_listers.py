@@ -78,10 +78,21 @@ def test_declared_resources_come_from_enabled_plugins_only() -> None:
         ("resource.k8s.io", "resourceslices"),
         ("resource.k8s.io", "devicetaintrules"),
     }
-    assert {(s.group, s.resource) for s in declared_resources([default], registry)} == dra
+    # InterPodAffinity, PodTopologySpread and DefaultPreemption read built-in resources.
+    built_in = {
+        ("", "namespaces"),
+        ("", "services"),
+        ("", "replicationcontrollers"),
+        ("apps", "replicasets"),
+        ("apps", "statefulsets"),
+        ("policy", "poddisruptionbudgets"),
+    }
+    declared = {(s.group, s.resource) for s in declared_resources([default], registry)}
+    assert declared == dra | built_in
+    without = ("DynamicResources", "InterPodAffinity", "PodTopologySpread", "DefaultPreemption")
     no_dra = Profile(
         scheduler_name="n",
-        plugins={"multiPoint": PluginSet(disabled=(PluginRef("DynamicResources"),))},
+        plugins={"multiPoint": PluginSet(disabled=tuple(PluginRef(n) for n in without))},
     )
     # NodeResourcesFit reads DeviceClasses too (extended resources backed by DRA).
     assert [(s.group, s.resource) for s in declared_resources([no_dra], registry)] == [
@@ -96,6 +107,7 @@ def test_declared_resources_come_from_enabled_plugins_only() -> None:
         ("scheduling.x-k8s.io", "podgroups"),
         ("", "pods"),
         *dra,
+        *built_in,
     }
     assert next(s for s in found if s.resource == "pods").label_indexes == (
         "scheduling.x-k8s.io/pod-group",

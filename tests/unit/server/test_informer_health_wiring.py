@@ -8,10 +8,11 @@ import asyncio
 import pytest
 from api_fakes import HANG, FakeApi
 
+from kubesched.framework import NAMESPACES
 from kubesched.kube.errors import ApiError
-from kubesched.model import Namespace
+from kubesched.model import ApiObject
 from kubesched.server.cachesync import CacheSyncError, wait_synced
-from kubesched.server.informers import NAMESPACES_PATH, Informers, informer
+from kubesched.server.informers import Informers, informer
 
 
 def page(rv: str) -> dict[str, object]:
@@ -20,13 +21,12 @@ def page(rv: str) -> dict[str, object]:
 
 def informers(api: FakeApi) -> Informers:
     def make(path: str) -> object:
-        return informer(api, path, Namespace.from_json, lambda ns: ns.name)
+        return informer(api, path, ApiObject.from_json, lambda ns: ns.name)
 
     return Informers(
         pods=make("/api/v1/pods"),  # type: ignore[arg-type]
         nodes=make("/api/v1/nodes"),  # type: ignore[arg-type]
-        namespaces=make(NAMESPACES_PATH),  # type: ignore[arg-type]
-        pdbs=None,
+        declared={NAMESPACES.event_resource: make(NAMESPACES.path)},  # type: ignore[dict-item]
     )
 
 

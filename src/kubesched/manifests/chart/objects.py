@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.apis.resources import PODS, SCHEDULING_PODGROUPS, ResourceSpec
+from kubesched.apis.resources import SCHEDULING_PODGROUPS, ResourceSpec, built_in
 from kubesched.manifests import exposure, rbac, workload
 from kubesched.manifests.chart import markers
 from kubesched.manifests.meta import metadata, selector_labels
@@ -123,7 +123,7 @@ def _declared_rules(declared: Mapping[str, tuple[ResourceSpec, ...]]) -> list[An
         spec = dataclasses.replace(specs[key], writes_status=True)
         *read, status = rbac.resource_rules([spec])
         gated = key == cycle
-        if read and not spec.same_resource(PODS):
+        if read and not built_in(spec):
             rules += _behind(_any_enabled(readers.get(key, set()), gated=gated), read)
         if writers.get(key) or (gated and SCHEDULING_PODGROUPS.writes_status):
             rules += _behind(_any_enabled(writers.get(key, set()), gated=gated), [status])

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.framework import Lister
+from kubesched.model import ApiObject, Pod, PodDisruptionBudget
+
+
+def disruption_budgets(lister: Lister[ApiObject]) -> list[PodDisruptionBudget]:
+    """Every PodDisruptionBudget of the `POD_DISRUPTION_BUDGETS` lister."""
+    return [PodDisruptionBudget.of(obj) for obj in lister.list()]
 
 
 def _valid_expression(expression: Mapping[str, Any]) -> bool:

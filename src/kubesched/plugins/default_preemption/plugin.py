@@ -25,6 +25,9 @@ Args (`DefaultPreemptionArgs`): `minCandidateNodesPercentage` (default 10) and
 max(percentage of the potential nodes, absolute) candidates (at least one of them
 violating no PodDisruptionBudget); both cannot be 0.
 
+The plugin declares `POD_DISRUPTION_BUDGETS` and reads them from their lister (no queue
+events: upstream registers none).
+
 The Handle is told of every PostFilter run (`preemption_attempted`, for
 `scheduler_preemption_attempts_total` and the evaluation's duration and outcome), as
 upstream counts them: whether or not a candidate was found. `kubesched explain`'s
@@ -43,6 +46,7 @@ from kubesched.apis import names
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import (
     FILTER_RUNNER_KEY,
+    POD_DISRUPTION_BUDGETS,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -59,7 +63,9 @@ from kubesched.framework.listers import Lister
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.default_preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
+from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import GroupOf, group_lookup
+from kubesched.plugins.helper.listers import declared_lister
 
 NAME = names.DEFAULT_PREEMPTION
 _MAX_INT32 = 2**31 - 1
@@ -70,6 +76,7 @@ WAITING_GROUP = "waiting for the preemption for this pod group to be finished"
 
 class DefaultPreemption:
     name = NAME
+    resources = (POD_DISRUPTION_BUDGETS,)
 
     def __init__(
         self,
@@ -81,6 +88,7 @@ class DefaultPreemption:
     ) -> None:
         self.args = DefaultPreemptionArgs.from_v1(args)
         self._handle = handle
+        self._pdbs = declared_lister(handle, POD_DISRUPTION_BUDGETS)
         rng = random.Random()  # noqa: S311 - spreads the dry run's start, not security
         self._offset = offset or (lambda: rng.randrange(_MAX_INT32))
         self._clock = clock
@@ -172,7 +180,7 @@ class DefaultPreemption:
             pod,
             nodes=self._handle.list_node_infos(),
             statuses=statuses,
-            pdbs=self._handle.pod_disruption_budgets(),
+            pdbs=disruption_budgets(self._pdbs),
             min_candidate_nodes_percentage=self.args.min_candidate_nodes_percentage,
             min_candidate_nodes_absolute=self.args.min_candidate_nodes_absolute,
             offset=self._offset(),

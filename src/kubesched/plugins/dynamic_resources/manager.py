@@ -17,8 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from kubesched.framework import Handle, Lister, ResourceSpec
-from kubesched.framework.listers import IndexedStore
+from kubesched.framework import Handle, Lister
 from kubesched.model import ApiObject
 from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
@@ -35,6 +34,7 @@ from kubesched.plugins.dynamic_resources.structured import (
     patched_slices,
 )
 from kubesched.plugins.dynamic_resources.structured.types import DeviceID
+from kubesched.plugins.helper.listers import declared_lister
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -128,7 +128,7 @@ class DraManager:
     def __init__(self, handle: Handle) -> None:
         self._allocated = AllocatedIndex()
         self.claims: Parsed[Claim] = Parsed(
-            _lister(handle, CLAIMS),
+            declared_lister(handle, CLAIMS),
             Claim.of,
             "ResourceClaim",
             lambda key, uid, entry: self._allocated.put(
@@ -136,17 +136,17 @@ class DraManager:
             ),
         )
         self.classes: Parsed[DeviceClass] = Parsed(
-            _lister(handle, DEVICE_CLASSES),
+            declared_lister(handle, DEVICE_CLASSES),
             lambda obj: DeviceClass.from_json(object_json(obj)),
             "DeviceClass",
         )
         self.slices: Parsed[ResourceSlice] = Parsed(
-            _lister(handle, SLICES),
+            declared_lister(handle, SLICES),
             lambda obj: ResourceSlice.from_json(object_json(obj)),
             "ResourceSlice",
         )
         self.taint_rules: Parsed[DeviceTaintRule] = Parsed(
-            _lister(handle, TAINT_RULES),
+            declared_lister(handle, TAINT_RULES),
             lambda obj: DeviceTaintRule.from_json(object_json(obj)),
             "DeviceTaintRule",
         )
@@ -266,15 +266,6 @@ class DraManager:
         return patched
 
 
-def _lister(handle: Handle, spec: ResourceSpec) -> Lister[ApiObject]:
-    """The declared resource's lister; an empty one where the Handle serves no DRA objects
-    (a unit test's or a what-if's Handle without the DRA resources declared)."""
-    try:
-        return handle.lister(spec)
-    except KeyError:
-        return IndexedStore[ApiObject]()
-
-
 def _newer_or_same(seen: str, assumed: str) -> bool:
     try:
         return int(seen) >= int(assumed)
@@ -287,7 +278,7 @@ _MANAGERS: weakref.WeakKeyDictionary[object, DraManager] = weakref.WeakKeyDictio
 
 def shared_manager(handle: Handle) -> DraManager:
     """The manager of the claims lister `handle` serves (one per scheduler)."""
-    lister = _lister(handle, CLAIMS)
+    lister = declared_lister(handle, CLAIMS)
     manager = _MANAGERS.get(lister)
     if manager is None:
         manager = DraManager(handle)

@@ -7,9 +7,9 @@ from (anti-affinity) other pods, per topology domain, as kube-scheduler does.
   no pod anywhere matches its terms, it may go to any node that has the topology keys.
 * Score: preferred terms of the pod, and the terms of existing pods that select it; see
   `scoring`.
-* Terms: see `terms`; `namespaceSelector`: see `plugins.helper.namespaces` (the
-  application's Handle lists namespaces from an informer, as upstream; only a Handle without
-  `namespace_labels` falls back to each namespace's name label).
+* Terms: see `terms`; `namespaceSelector`: see `plugins.helper.namespaces` (the plugin
+  declares `NAMESPACES` and reads their labels from its lister, as upstream from its
+  namespace informer; an unknown namespace has no labels).
 
 Args (`InterPodAffinityArgs`): `hardPodAffinityWeight` (0..100, default 1): the score an
 existing pod's required affinity term that selects the incoming pod adds to its domain;
@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import (
+    NAMESPACES,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -44,6 +45,7 @@ from kubesched.framework import (
 )
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.event_objects import event_objects
+from kubesched.plugins.helper.listers import declared_lister
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
@@ -102,10 +104,13 @@ __all__ = [
 
 class InterPodAffinity:
     name = NAME
+    resources = (NAMESPACES,)
+    """Namespace labels, for `namespaceSelector`s (no queue events: upstream registers none)."""
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         self.args = InterPodAffinityArgs.from_v1(args)
         self._handle = handle
+        self._namespaces = declared_lister(handle, NAMESPACES)
         self._terms = TermCache()
         self._hint_terms = RequiredTermCache()
         self._counts = NodeCountCache()
@@ -121,7 +126,7 @@ class InterPodAffinity:
             pod,
             terms,
             nodes,
-            namespaces=NamespaceLabels(self._handle),
+            namespaces=NamespaceLabels(self._namespaces),
             term_cache=self._terms,
             counts=self._counts,
             totals=self._totals,
@@ -163,7 +168,7 @@ class InterPodAffinity:
             terms,
             self._handle.list_node_infos(),
             hard_weight=self.args.hard_pod_affinity_weight,
-            namespaces=NamespaceLabels(self._handle),
+            namespaces=NamespaceLabels(self._namespaces),
             term_cache=self._terms,
             counts=self._counts,
             pair_totals=self._totals,

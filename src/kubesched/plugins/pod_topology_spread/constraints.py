@@ -3,8 +3,8 @@
 A pod's own `topologySpreadConstraints` win; a pod without any gets the default constraints
 (`PodTopologySpreadArgs`, see `args`). Defaults spread a pod among the pods selected by the
 Services, ReplicationControllers, ReplicaSets and StatefulSets that select it, exactly as
-upstream (`helper.DefaultSelector`, see `kubesched.plugins.helper.spread`), read through the
-Handle (`services`, `controller`); a pod nothing selects gets no default constraints.
+upstream (`helper.DefaultSelector`, see `kubesched.plugins.helper.spread`), read from their
+listers; a pod nothing selects gets no default constraints.
 
 Field defaults as upstream: `minDomains` 1, `nodeAffinityPolicy: Honor`, `nodeTaintsPolicy:
 Ignore`; `matchLabelKeys` adds `key = <the pod's value>` to the selector (kube-scheduler
@@ -17,10 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kubesched.framework import Handle
 from kubesched.model import Pod
 from kubesched.plugins.helper import selectors as sel
-from kubesched.plugins.helper.spread import default_selector
+from kubesched.plugins.helper.spread import SpreadListers, default_selector
 from kubesched.plugins.pod_topology_spread.args import PodTopologySpreadArgs
 
 HONOR = "Honor"
@@ -49,14 +48,14 @@ class Constraint:
 
 
 def pod_constraints(
-    pod: Pod, action: str, args: PodTopologySpreadArgs, *, lister: Handle
+    pod: Pod, action: str, args: PodTopologySpreadArgs, *, workloads: SpreadListers
 ) -> tuple[Constraint, ...]:
     """The pod's constraints with `whenUnsatisfiable == action` (its own, else the defaults,
-    whose selector comes from `lister`, the Handle); raises SelectorError on an invalid label
-    selector."""
+    whose selector comes from the `workloads` listers); raises SelectorError on an invalid
+    label selector."""
     if pod.topology_spread_constraints:
         return _parse(pod.topology_spread_constraints, pod.labels, action)
-    return _defaults(pod, action, args, lister)
+    return _defaults(pod, action, args, workloads)
 
 
 def _parse(
@@ -85,14 +84,14 @@ def _parse(
 
 
 def _defaults(
-    pod: Pod, action: str, args: PodTopologySpreadArgs, lister: Handle
+    pod: Pod, action: str, args: PodTopologySpreadArgs, workloads: SpreadListers
 ) -> tuple[Constraint, ...]:
     """Upstream `buildDefaultConstraints`: the default constraints with the pod's default
     selector; none when that selector is empty."""
     constraints = _parse(args.constraints_for_pods_without, pod.labels, action)
     if not constraints:
         return ()
-    selector = default_selector(pod, lister)
+    selector = default_selector(pod, workloads)
     if selector.empty:
         return ()
     return tuple(

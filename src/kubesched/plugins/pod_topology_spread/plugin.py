@@ -9,7 +9,8 @@ domains (zones, hosts, ...) by their `topologySpreadConstraints`, as kube-schedu
   See `pod_topology_spread_scoring`.
 * Pods without constraints get the default constraints (`PodTopologySpreadArgs`:
   `defaultingType: System|List`, `defaultConstraints`), spreading the pod among the pods
-  of the Services and controllers that select it (`helper.spread.default_selector`).
+  of the Services and controllers that select it (`helper.spread.default_selector`; the
+  plugin declares their resources, `DEFAULT_SPREADING`, and reads their listers).
 
 PreFilter and PreScore do the counting (per-node counts are reused across cycles while a
 node is unchanged, see `plugins.helper.node_counts`); Filter and Score are O(constraints) per node.
@@ -29,6 +30,7 @@ from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import (
+    DEFAULT_SPREADING,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -46,6 +48,7 @@ from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.helper.selectors import SelectorError
+from kubesched.plugins.helper.spread import SpreadListers
 from kubesched.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -78,10 +81,14 @@ __all__ = [
 
 class PodTopologySpread:
     name = NAME
+    resources = DEFAULT_SPREADING
+    """The Services and controllers default constraints spread by (no queue events: upstream
+    registers none)."""
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         self._args = PodTopologySpreadArgs.from_v1(args)
         self._handle = handle
+        self._workloads = SpreadListers.of(handle)
         self._counts = NodeCountCache()
         self._totals = PairTotals()
 
@@ -125,7 +132,9 @@ class PodTopologySpread:
         if not all_nodes:
             return _SKIP
         try:
-            constraints = pod_constraints(pod, SCHEDULE_ANYWAY, self._args, lister=self._handle)
+            constraints = pod_constraints(
+                pod, SCHEDULE_ANYWAY, self._args, workloads=self._workloads
+            )
         except SelectorError as exc:
             return Status(
                 Code.ERROR,
@@ -194,7 +203,7 @@ class PodTopologySpread:
     def _hard_constraints(self, pod: Pod) -> tuple[Constraint, ...]:
         """The DoNotSchedule constraints, PreFilter's and the hints' (upstream
         `getConstraints`); raises SelectorError."""
-        return pod_constraints(pod, DO_NOT_SCHEDULE, self._args, lister=self._handle)
+        return pod_constraints(pod, DO_NOT_SCHEDULE, self._args, workloads=self._workloads)
 
     def is_schedulable_after_assigned_pod_change(
         self, pod: Pod, old: object, new: object

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kubesched.framework import (
+    POD_DISRUPTION_BUDGETS,
     ActionType,
     ClusterEvent,
     Code,
@@ -20,7 +21,7 @@ from kubesched.framework import (
     QueueingHint,
     Status,
 )
-from kubesched.model import Node, Pod, PodDisruptionBudget
+from kubesched.model import Node, Pod
 from kubesched.plugins.default_preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.default_preemption.evaluation import Evaluation
 from kubesched.plugins.default_preemption.plugin import DefaultPreemption
@@ -58,9 +59,12 @@ def incoming(cpu: str = "2", priority: int = HIGH, **fields: Any) -> Pod:
     return builder.model()
 
 
-def protect(label: str, value: str) -> PodDisruptionBudget:
+def protect(label: str, value: str) -> dict[str, Any]:
     """A PDB allowing no disruption (as the API server reports before the controller ran)."""
-    return PodDisruptionBudget(namespace="ns", name="pdb", selector={"matchLabels": {label: value}})
+    return {
+        "metadata": {"namespace": "ns", "name": "pdb"},
+        "spec": {"selector": {"matchLabels": {label: value}}},
+    }
 
 
 def fit_error(handle: FakeHandle, pod: Pod) -> FitError:
@@ -78,7 +82,7 @@ class Case:
     preemptor: Pod
     node: str
     victims: tuple[str, ...]
-    pdbs: Sequence[PodDisruptionBudget] = ()
+    pdbs: Sequence[dict[str, Any]] = ()
 
 
 CASES = [
@@ -149,8 +153,8 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_candidate_selection(case: Case) -> None:
-    handle = FakeHandle(nodes=case.nodes, pods=case.pods)
-    handle.pdbs = list(case.pdbs)
+    pdbs = [(POD_DISRUPTION_BUDGETS, pdb) for pdb in case.pdbs]
+    handle = FakeHandle(nodes=case.nodes, pods=case.pods, objects=pdbs)
     error = fit_error(handle, case.preemptor)
     assert [p.keys for p in handle.preemptions] == [("ns/preemptor", case.node, case.victims)]
     assert error.nominated_node_name == case.node

@@ -6,14 +6,34 @@ from typing import Any
 
 import pytest
 
-from kubesched.model import Pod, WorkloadSelector
-from kubesched.plugins.helper.spread import default_selector
+from kubesched.framework import (
+    REPLICA_SETS,
+    REPLICATION_CONTROLLERS,
+    SERVICES,
+    STATEFUL_SETS,
+    ResourceSpec,
+)
+from kubesched.model import Pod
+from kubesched.plugins.helper.spread import SpreadListers, default_selector
 from kubesched.testing import FakeHandle, make_pod
 
+KINDS = {
+    "Service": SERVICES,
+    "ReplicationController": REPLICATION_CONTROLLERS,
+    "ReplicaSet": REPLICA_SETS,
+    "StatefulSet": STATEFUL_SETS,
+}
 
-def workload(kind: str, name: str, selector: Any, namespace: str = "default") -> WorkloadSelector:
+
+def workload(
+    kind: str, name: str, selector: Any, namespace: str = "default"
+) -> tuple[ResourceSpec, dict[str, Any]]:
     obj = {"metadata": {"namespace": namespace, "name": name}, "spec": {"selector": selector}}
-    return WorkloadSelector.from_json(kind, obj)
+    return KINDS[kind], obj
+
+
+def listers_with(*workloads: tuple[ResourceSpec, dict[str, Any]]) -> SpreadListers:
+    return SpreadListers.of(FakeHandle(objects=workloads))
 
 
 def owned(kind: str, name: str, api_version: str, **labels: str) -> Pod:
@@ -25,21 +45,19 @@ def owned(kind: str, name: str, api_version: str, **labels: str) -> Pod:
     return Pod.from_json(obj)
 
 
-def matches(pod: Pod, handle: FakeHandle, labels: dict[str, str]) -> bool:
-    return default_selector(pod, handle).matches(labels)
+def matches(pod: Pod, listers: SpreadListers, labels: dict[str, str]) -> bool:
+    return default_selector(pod, listers).matches(labels)
 
 
 def test_services_selecting_the_pod_are_merged() -> None:
-    handle = FakeHandle(
-        workloads=[
-            workload("Service", "a", {"app": "web"}),
-            workload("Service", "b", {"tier": "front"}),
-            workload("Service", "other", {"app": "db"}),
-            workload("Service", "elsewhere", {"app": "web"}, namespace="ns2"),
-        ]
+    listers = listers_with(
+        workload("Service", "a", {"app": "web"}),
+        workload("Service", "b", {"tier": "front"}),
+        workload("Service", "other", {"app": "db"}),
+        workload("Service", "elsewhere", {"app": "web"}, namespace="ns2"),
     )
     pod = make_pod().name("p").label("app", "web").label("tier", "front").model()
-    selector = default_selector(pod, handle)
+    selector = default_selector(pod, listers)
     assert selector.equals == (("app", "web"), ("tier", "front"))
 
 
@@ -56,10 +74,10 @@ def test_services_selecting_the_pod_are_merged() -> None:
     ],
 )
 def test_the_controllers_selector_is_added(kind: str, version: str, selector: Any) -> None:
-    handle = FakeHandle(workloads=[workload(kind, "c", selector)])
+    listers = listers_with(workload(kind, "c", selector))
     pod = owned(kind, "c", version, app="web")
-    assert matches(pod, handle, {"app": "web"})
-    assert not matches(pod, handle, {"app": "db"})
+    assert matches(pod, listers, {"app": "web"})
+    assert not matches(pod, listers, {"app": "db"})
 
 
 @pytest.mark.parametrize(
@@ -67,15 +85,15 @@ def test_the_controllers_selector_is_added(kind: str, version: str, selector: An
     [("ReplicaSet", "extensions/v1beta1"), ("Deployment", "apps/v1"), ("StatefulSet", "v1")],
 )
 def test_other_owner_kinds_or_versions_add_nothing(kind: str, version: str) -> None:
-    handle = FakeHandle(workloads=[workload("ReplicaSet", "c", {"matchLabels": {"app": "web"}})])
-    assert default_selector(owned(kind, "c", version, app="web"), handle).empty
+    listers = listers_with(workload("ReplicaSet", "c", {"matchLabels": {"app": "web"}}))
+    assert default_selector(owned(kind, "c", version, app="web"), listers).empty
 
 
 def test_an_invalid_controller_selector_is_ignored() -> None:
     bad = {"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}
-    handle = FakeHandle(
-        workloads=[workload("ReplicaSet", "c", bad), workload("Service", "s", {"app": "web"})]
+    listers = listers_with(
+        workload("ReplicaSet", "c", bad), workload("Service", "s", {"app": "web"})
     )
-    selector = default_selector(owned("ReplicaSet", "c", "apps/v1", app="web"), handle)
+    selector = default_selector(owned("ReplicaSet", "c", "apps/v1", app="web"), listers)
     assert selector.equals == (("app", "web"),)
     assert not selector.others

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework import ActionType, ClusterEvent, EventResource, QueueingHint
-from kubesched.model import Node, Pod, WorkloadSelector
+from kubesched.framework import REPLICA_SETS, ActionType, ClusterEvent, EventResource, QueueingHint
+from kubesched.model import Node, Pod
 from kubesched.model.node import Taint
 from kubesched.plugins import PodTopologySpread
 from kubesched.testing import FakeHandle, make_pod
@@ -22,11 +22,10 @@ LIST = {"defaultingType": "List"}
 
 
 def plugin(
-    args: dict[str, Any] | None = None, workloads: tuple[WorkloadSelector, ...] = ()
+    args: dict[str, Any] | None = None, replica_sets: tuple[dict[str, Any], ...] = ()
 ) -> PodTopologySpread:
-    return PodTopologySpread(
-        args=LIST if args is None else args, handle=FakeHandle(workloads=workloads)
-    )
+    handle = FakeHandle(objects=[(REPLICA_SETS, rs) for rs in replica_sets])
+    return PodTopologySpread(args=LIST if args is None else args, handle=handle)
 
 
 def exists(key: str) -> dict[str, Any]:
@@ -407,13 +406,10 @@ def test_only_do_not_schedule_constraints_count() -> None:
     assert pl.is_schedulable_after_assigned_pod_change(pending, None, p2(("foo", ""))) == SKIP
 
 
-WEB_RS = WorkloadSelector.from_json(
-    "ReplicaSet",
-    {
-        "metadata": {"namespace": "default", "name": "web"},
-        "spec": {"selector": {"matchLabels": {"app": "web"}}},
-    },
-)
+WEB_RS = {
+    "metadata": {"namespace": "default", "name": "web"},
+    "spec": {"selector": {"matchLabels": {"app": "web"}}},
+}
 HARD_DEFAULTS = {
     "defaultingType": "List",
     "defaultConstraints": [

@@ -13,6 +13,7 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
+from kubesched.plugins.helper.spread import SpreadListers
 from kubesched.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -90,13 +91,17 @@ def test_indexed_counts_equal_a_walk_of_every_node(seed: int) -> None:
         cache.update_snapshot(snapshot)
         indexed_nodes, walked = snapshot.node_infos, list(snapshot.node_infos)
         for pod in incoming:
-            hard = pod_constraints(pod, DO_NOT_SCHEDULE, _ARGS, lister=FakeHandle())
+            hard = pod_constraints(
+                pod, DO_NOT_SCHEDULE, _ARGS, workloads=SpreadListers.of(FakeHandle())
+            )
             indexed = indexed_filter_state(pod, hard, indexed_nodes, totals)
             assert indexed is not None
             used += 1
             expected = filter_state(pod, hard, walked, NodeCountCache())
             assert (indexed.counts, indexed.minimums) == (expected.counts, expected.minimums)
-            soft = pod_constraints(pod, SCHEDULE_ANYWAY, _ARGS, lister=FakeHandle())
+            soft = pod_constraints(
+                pod, SCHEDULE_ANYWAY, _ARGS, workloads=SpreadListers.of(FakeHandle())
+            )
             feasible = walked[: len(walked) // 2 + 1]
             for require_all_keys in (True, False):
                 kwargs = {"feasible": feasible, "require_all_keys": require_all_keys}

@@ -6,8 +6,17 @@ from typing import Any
 
 import pytest
 
-from kubesched.framework import Code, CycleState, NodeInfo
-from kubesched.model import Pod, WorkloadSelector
+from kubesched.framework import (
+    REPLICA_SETS,
+    REPLICATION_CONTROLLERS,
+    SERVICES,
+    STATEFUL_SETS,
+    Code,
+    CycleState,
+    NodeInfo,
+    ResourceSpec,
+)
+from kubesched.model import Pod
 from kubesched.plugins import PodTopologySpread
 from kubesched.plugins.helper.args import ArgsError
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin, run_score_plugin
@@ -42,15 +51,25 @@ def placed(on: str, count: int, *labels: str, namespace: str = "default") -> lis
     ]
 
 
+Workload = tuple[ResourceSpec, dict[str, Any]]
+"""A Service or controller: its resource and JSON."""
+_KINDS = {
+    "Service": SERVICES,
+    "ReplicationController": REPLICATION_CONTROLLERS,
+    "ReplicaSet": REPLICA_SETS,
+    "StatefulSet": STATEFUL_SETS,
+}
+
+
 @dataclass
 class Cluster:
     nodes: list[NodeBuilder]
     pods: list[Pod] = field(default_factory=list)
-    workloads: list[WorkloadSelector] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
 
     def handle(self) -> FakeHandle:
         return FakeHandle(
-            nodes=[n.model() for n in self.nodes], pods=self.pods, workloads=self.workloads
+            nodes=[n.model() for n in self.nodes], pods=self.pods, objects=self.workloads
         )
 
 
@@ -408,10 +427,9 @@ def test_two_constraints_with_different_selectors() -> None:
     assert scores(incoming, cluster) == {"a": 60, "b": 20, "x": 100, "y": 60}
 
 
-def _workload(kind: str, name: str, selector: dict[str, Any]) -> WorkloadSelector:
-    return WorkloadSelector.from_json(
-        kind, {"metadata": {"namespace": "default", "name": name}, "spec": {"selector": selector}}
-    )
+def _workload(kind: str, name: str, selector: dict[str, Any]) -> Workload:
+    obj = {"metadata": {"namespace": "default", "name": name}, "spec": {"selector": selector}}
+    return _KINDS[kind], obj
 
 
 WEB_RS = _workload("ReplicaSet", "web", {"matchLabels": {"app": "web"}})
@@ -423,7 +441,7 @@ def _web(name: str, on: str | None = None, *, owned: bool = True) -> Pod:
     return (builder.node(on) if on else builder).model()
 
 
-def _spread_cluster(*workloads: WorkloadSelector) -> Cluster:
+def _spread_cluster(*workloads: Workload) -> Cluster:
     existing = [_web(f"a{i}", "a") for i in range(4)] + [_web(f"b{i}", "b") for i in range(3)]
     existing += [_web(f"c{i}", "c") for i in range(2)] + [_web("d0", "d", owned=False)]
     existing += placed("d", 5, "foo")  # not selected by anything

@@ -1,0 +1,76 @@
+"""`HandleBase`: what the scheduler's, explain's and the tests' Handles share, the same in
+each: an undeclared resource's KeyError, the listers and waiting pods; and, for the two
+in-memory ones, nominations, recorded preemptions and objects read from the listers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from api_fakes import FakeApi
+
+from kubesched.cache import Snapshot
+from kubesched.explain import ReadOnlyHandle
+from kubesched.framework import ObjectWriteError, ResourceSpec, WaitingPods
+from kubesched.framework.listers import ClusterListers
+from kubesched.model import ApiObject
+from kubesched.runtime.handle_base import HandleBase
+from kubesched.scheduler.event_recorder import EventRecorder
+from kubesched.scheduler.handle import SchedulerHandle
+from kubesched.testing import FakeHandle, make_pod
+
+CONFIGMAPS = ResourceSpec("", "v1", "configmaps")
+UNDECLARED = ResourceSpec("example.com", "v1", "widgets")
+
+
+def scheduler_handle(listers: ClusterListers) -> SchedulerHandle:
+    api = FakeApi()
+    return SchedulerHandle(
+        profile="p",
+        snapshot=Snapshot(),
+        api=api,  # type: ignore[arg-type]
+        recorder=EventRecorder(api),  # type: ignore[arg-type]
+        waiting_pods=WaitingPods(),
+        listers=listers,
+    )
+
+
+def handles(listers: ClusterListers) -> list[Any]:
+    return [
+        scheduler_handle(listers),
+        ReadOnlyHandle(Snapshot(), listers=listers),
+        FakeHandle(listers=listers),
+    ]
+
+
+def test_every_handle_reads_the_listers_and_names_the_fix_for_an_undeclared_resource() -> None:
+    listers = ClusterListers([CONFIGMAPS])
+    listers.add(CONFIGMAPS, ApiObject(namespace="ns", name="rule"))
+    for handle in handles(listers):
+        assert isinstance(handle, HandleBase)
+        assert handle.lister(CONFIGMAPS).get("rule", "ns") is not None
+        assert handle.pod_lister() is listers.pods
+        assert isinstance(handle.waiting_pods, WaitingPods)
+        assert handle.volume_listers is not None
+        with pytest.raises(KeyError, match=r"widgets\.v1\.example\.com is not declared: list it"):
+            handle.lister(UNDECLARED)
+
+
+async def test_the_in_memory_handles_hold_nominations_record_preemptions_and_read_objects() -> None:
+    listers = ClusterListers([CONFIGMAPS])
+    listers.add(CONFIGMAPS, ApiObject(namespace="ns", name="rule"))
+    nominated = make_pod().name("held").nominated_node("n1").model()
+    victim = make_pod().name("low").node("n1").model()
+    fake = FakeHandle(listers=listers)
+    fake.nominate(nominated, "n1")
+    for handle in (ReadOnlyHandle(Snapshot(), nominated=[nominated], listers=listers), fake):
+        assert handle.has_nominated_pods()
+        assert [p.name for p in handle.nominated_pods_for_node("n1")] == ["held"]
+        assert handle.nominated_pods_for_node("n2") == []
+        handle.preempt(nominated, node_name="n1", victims=[victim])
+        assert [p.keys for p in handle.preemptions] == [("default/held", "n1", ("default/low",))]
+        assert (await handle.get_object(CONFIGMAPS, "ns", "rule")).name == "rule"
+        with pytest.raises(ObjectWriteError) as missing:
+            await handle.get_object(CONFIGMAPS, "ns", "gone")
+        assert missing.value.not_found
+    assert fake.preempting == {nominated.uid}
