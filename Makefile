@@ -37,13 +37,9 @@ contracts: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
 
-# The conformance slice runs alone after the rest: it starts a cluster of its own, and beside
-# two workers' clusters its specs ran past their timeout (docs/development.md).
-CONFORMANCE_SLICE := tests/e2e/test_conformance_slice.py
 e2e: binaries
 	$(BIN)/kubesched dev-cluster build --helm >/dev/null
-	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS) --ignore=$(CONFORMANCE_SLICE)
-	$(BIN)/pytest $(CONFORMANCE_SLICE) -q -n 0
+	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS)
 
 test: lint typecheck contracts unit e2e
 
