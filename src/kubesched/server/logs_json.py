@@ -1,9 +1,10 @@
 """klog's JSON format (`--logging-format=json`): one object per line with `ts`, `caller`,
 `msg`, `v` (or `err` for errors) and the structured keys of the message as JSON fields.
 
-kubesched's log calls are klog-style templates (`'"Successfully bound pod to node" pod="%s"'`);
-the rendered text is split back into the message and its key/value pairs, so that
-`"pod"`, `"node"`, `"err"` ... are real JSON keys as kube-scheduler writes them.
+A structured call (`extra=kv(pod=..., node=...)`) gives its message and pairs directly; a
+klog-style template (`'"Successfully bound pod to node" pod="%s"'`) is split back into the
+message and its key/value pairs. Either way `"pod"`, `"node"`, `"err"` ... are real JSON keys
+as kube-scheduler writes them.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import json
 import logging
 import re
 
+from kubesched.framework.logkv import pairs_of
 from kubesched.framework.verbosity import verbosity_of
-from kubesched.server.logs_quote import render_message
+from kubesched.server.logs_quote import plain_value, render_message
 
 _MESSAGE = re.compile(r'^"((?:[^"\\]|\\.)*)"\s*(.*)$', re.DOTALL)
 _PAIR = re.compile(r'([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|\S+)')
@@ -57,7 +59,12 @@ class KlogJsonFormatter(logging.Formatter):
         self._extras = extras
 
     def format(self, record: logging.LogRecord) -> str:
-        msg, pairs = split_message(render_message(record))
+        structured = pairs_of(record)
+        if structured is None:
+            msg, pairs = split_message(render_message(record))
+        else:
+            msg = record.getMessage()
+            pairs = {key: plain_value(value) for key, value in structured.items()}
         entry: dict[str, object] = {
             "ts": round(record.created, 6),
             "caller": f"{record.filename}:{record.lineno}",
