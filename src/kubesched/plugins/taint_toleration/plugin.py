@@ -29,6 +29,7 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.logkv import kv
 from kubesched.framework.signs import tolerations_sign
 from kubesched.model import Node, Pod, Toleration
 from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
@@ -68,10 +69,8 @@ class TaintToleration:
             return None
         # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4).
         log.debug(
-            '"node had untolerated taint" node="%s" pod="%s" taint="%s"',
-            node_info.name,
-            pod.key,
-            taint,
+            "node had untolerated taint",
+            extra=kv(node=node_info.name, pod=pod.key, taint=taint),
         )
         return _UNTOLERATED
 
