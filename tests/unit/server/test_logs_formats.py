@@ -13,7 +13,7 @@ from kubesched.config.vmodule import parse_vmodule
 from kubesched.framework.logkv import Bare, kv
 from kubesched.framework.verbosity import V
 from kubesched.server.logs import KlogFormatter, setup_logging
-from kubesched.server.logs_json import KlogJsonFormatter, split_message
+from kubesched.server.logs_json import KlogJsonFormatter
 
 
 def record(
@@ -70,6 +70,13 @@ def test_json_values_with_quotes_and_control_characters_round_trip() -> None:
     assert as_json(record("waiting", **kv(holder=hostile)))["holder"] == hostile
 
 
+def test_json_keeps_a_message_that_only_looks_like_a_template_whole() -> None:
+    text = '"connected" server="https://x" port=6443'
+    entry = as_json(record(text))
+    assert entry["msg"] == text
+    assert "server" not in entry
+
+
 def test_plugin_details_passed_with_extra_are_written() -> None:
     rec = record("Plugin raised an exception", level=logging.ERROR, plugin="Boom", point="Filter")
     assert (
@@ -81,8 +88,9 @@ def test_plugin_details_passed_with_extra_are_written() -> None:
     assert (entry["plugin"], entry["point"]) == ("Boom", "Filter")
 
 
-def test_split_message_leaves_free_text_whole() -> None:
-    assert split_message("plain text, no template") == ("plain text, no template", {})
+def test_a_library_message_is_the_json_msg_whole() -> None:
+    entry = as_json(record("plain text, no template"))
+    assert entry["msg"] == "plain text, no template"
 
 
 def emitted(verbosity: int, vmodule: tuple[str, ...] = ()) -> str:
