@@ -67,11 +67,13 @@ class TaintToleration:
         taint = first_untolerated(taints, pod.tolerations, _DO_NOT_SCHEDULE)
         if taint is None:
             return None
-        # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4).
-        log.debug(
-            "node had untolerated taint",
-            extra=kv(node=node_info.name, pod=pod.key, taint=taint),
-        )
+        # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4). Once per
+        # filtered node: the pairs are built only when the line is shown.
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "node had untolerated taint",
+                extra=kv(node=node_info.name, pod=pod.key, taint=taint),
+            )
         return _UNTOLERATED
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
