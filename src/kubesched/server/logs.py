@@ -5,8 +5,9 @@ Verbosity as klog: `-v N` shows V(N) and below (`kubesched.framework.verbosity.V
 `--vmodule=pattern=N,...` sets it per file (the pattern matches the file name without `.py`,
 `*` and `?` as globs). A structured call (`extra=kv(...)`, `kubesched.framework.logkv`) is
 written `"message" key="value" n=3`, its values quoted as klog quotes them (`logs_quote`); any
-other record is its message as it is. The `extra=` attributes of `EXTRA_KEYS` (`plugin`, `pod`,
-...) that a caller sets one by one are written as key/value pairs after it.
+other record (a library's) is its message, its arguments escaped. The `extra=` attributes of
+`EXTRA_KEYS` (`plugin`, `pod`, ...) that a caller sets one by one are written as key/value
+pairs after it.
 """
 
 from __future__ import annotations
