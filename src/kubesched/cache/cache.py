@@ -36,6 +36,7 @@ from kubesched.cache.debug import CacheDiff, compare_cache, dump_cache
 from kubesched.cache.nodetree import NodeTree
 from kubesched.cache.snapshot import Snapshot
 from kubesched.framework.imagestates import ImageStates
+from kubesched.framework.logkv import kv
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.model import Node, Pod
 
@@ -207,8 +208,8 @@ class SchedulerCache:
         self._refresh(snapshot)
         if snapshot.num_nodes != len(self._tree):
             _log.error(
-                "Snapshot state is not consistent, rebuilding it "
-                f"snapshotNodes={snapshot.num_nodes} cacheNodes={len(self._tree)}"
+                "Snapshot state is not consistent, rebuilding it",
+                extra=kv(snapshotNodes=snapshot.num_nodes, cacheNodes=len(self._tree)),
             )
             snapshot.reset()
             self._refresh(snapshot)

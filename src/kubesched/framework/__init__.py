@@ -68,6 +68,7 @@ from kubesched.framework.interfaces import (
     SignPlugin,
 )
 from kubesched.framework.listers import Lister
+from kubesched.framework.logkv import kv
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.placement import PlacementFeasiblePlugin, PlacementProgress
 from kubesched.framework.registry import (
@@ -159,6 +160,7 @@ __all__ = [
     "WaitingPods",
     "fit_error_message",
     "host_ports_sign",
+    "kv",
     "load_entry_points",
     "load_plugin_modules",
     "node_affinity_sign",

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Generic, Protocol, TypeVar
 
+from kubesched.framework.logkv import kv
 from kubesched.framework.resources import PODS, ResourceSpec
 from kubesched.model import ApiObject, Pod
 
@@ -133,7 +134,7 @@ class IndexedStore(Generic[T]):
             try:
                 listener(old, new)
             except Exception:
-                log.exception('"lister listener failed"')
+                log.exception("lister listener failed", extra=kv())
 
 
 class ClusterListers:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from kubesched.framework.logkv import kv
 from kubesched.framework.status import Code, Status
 
 logger = logging.getLogger("kubesched.framework")
@@ -27,9 +28,7 @@ def cancelled_by_plugin() -> bool:
 
 def raised(plugin: str, point: str, exc: BaseException) -> Status:
     """The ERROR status for a plugin that raised (logged once, with the traceback)."""
-    logger.error(
-        "Plugin raised an exception", extra={"plugin": plugin, "point": point}, exc_info=exc
-    )
+    logger.error("Plugin raised an exception", extra=kv(plugin=plugin, point=point), exc_info=exc)
     return Status(
         Code.ERROR,
         f'plugin "{plugin}" raised {type(exc).__name__} at {point}: {exc}',

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from kubesched.framework.logkv import kv
 from kubesched.informers.health import InformerHealth, failure_hint
 from kubesched.kube.api import WatchApi
 from kubesched.kube.errors import ApiError, Gone
@@ -138,7 +139,7 @@ class Reflector(Generic[T]):
                 backoff = self._settings.initial_backoff
                 self._recovered()
             except Gone as exc:
-                log.info('"watch expired, relisting" path="%s"', self._path)
+                log.info("watch expired, relisting", extra=kv(path=self._path))
                 if need_list:  # the list itself was refused: do not hammer the server
                     self._failed(exc)
                     await self._sleep(backoff)
@@ -157,15 +158,13 @@ class Reflector(Generic[T]):
             self._failing_since = self._clock()
         self._error = _describe(exc)
         log.warning(
-            '"list/watch failed" path="%s" err="%s" fix="%s"',
-            self._path,
-            self._error,
-            failure_hint(exc, self._path),
+            "list/watch failed",
+            extra=kv(path=self._path, err=self._error, fix=failure_hint(exc, self._path)),
         )
 
     def _recovered(self) -> None:
         if self._error:
-            log.info('"list/watch recovered" path="%s"', self._path)
+            log.info("list/watch recovered", extra=kv(path=self._path))
         self._error = ""
 
     def _params(self) -> dict[str, str]:
@@ -200,11 +199,12 @@ class Reflector(Generic[T]):
         except Exception as exc:
             meta = _metadata(raw)
             log.warning(
-                '"skipping malformed object" path="%s" object="%s/%s" err="%s"',
-                self._path,
-                meta.get("namespace", ""),
-                meta.get("name", ""),
-                exc,
+                "skipping malformed object",
+                extra=kv(
+                    path=self._path,
+                    object=f"{meta.get('namespace', '')}/{meta.get('name', '')}",
+                    err=exc,
+                ),
             )
             return None
 

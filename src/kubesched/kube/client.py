@@ -23,6 +23,7 @@ import orjson
 from aiohttp.http_exceptions import LineTooLong
 from yarl import URL
 
+from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
@@ -239,12 +240,10 @@ class KubeClient:
         the wait (CancelledError), so does close() (ConnectionFailed)."""
         log.log(
             V(4),
-            '"Got a Retry-After response" delay="%gs" attempt=%d code=%d verb="%s" path="%s"',
-            delay,
-            attempt,
-            answer.status,
-            method,
-            path,
+            "Got a Retry-After response",
+            extra=kv(
+                delay=f"{delay:g}s", attempt=attempt, code=answer.status, verb=method, path=path
+            ),
         )
         if self._closing is None:
             self._closing = asyncio.Event()

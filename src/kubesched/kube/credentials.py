@@ -15,6 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kubesched.framework.logkv import kv
+
 log = logging.getLogger(__name__)
 
 
@@ -63,8 +65,8 @@ class ExecCredentials:
             ok = await self._loader.load_from_exec_plugin()
             token = getattr(self._loader, "token", None)
             if not ok or not token:
-                log.warning('"exec credential plugin failed; keeping the previous token"')
+                log.warning("exec credential plugin failed; keeping the previous token", extra=kv())
                 return
             self._header = str(token)
             self._expiry = getattr(self._loader, "exec_plugin_expiry", None)
-            log.info('"exec credential refreshed" expires="%s"', self._expiry or "never")
+            log.info("exec credential refreshed", extra=kv(expires=self._expiry or "never"))

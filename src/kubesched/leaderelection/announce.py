@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from kubesched.framework.logkv import Bare, kv
 from kubesched.leaderelection.outcome import ElectionMetrics, StoppedLeading
 from kubesched.leaderelection.settings import ElectionConfig
 
@@ -40,14 +41,15 @@ class Announcer:
     def starting(self, config: ElectionConfig, scheduler_names: tuple[str, ...]) -> None:
         """The first line of a run: which Lease, who we are, the timings."""
         log.info(
-            '"starting leader election" lease="%s" identity="%s" schedulers="%s" '
-            "leaseDuration=%gs renewDeadline=%gs retryPeriod=%gs",
-            self._lease,
-            self._identity,
-            ",".join(scheduler_names),
-            config.lease_duration,
-            config.renew_deadline,
-            config.retry_period,
+            "starting leader election",
+            extra=kv(
+                lease=self._lease,
+                identity=self._identity,
+                schedulers=",".join(scheduler_names),
+                leaseDuration=Bare(f"{config.lease_duration:g}s"),
+                renewDeadline=Bare(f"{config.renew_deadline:g}s"),
+                retryPeriod=Bare(f"{config.retry_period:g}s"),
+            ),
         )
 
     def became_leader(self, transitions: int) -> None:
@@ -55,10 +57,8 @@ class Announcer:
         if self._metrics is not None:
             self._metrics.set_leading(True)
         log.info(
-            '"successfully acquired lease" lease="%s" identity="%s" transitions=%d',
-            self._lease,
-            self._identity,
-            transitions,
+            "successfully acquired lease",
+            extra=kv(lease=self._lease, identity=self._identity, transitions=transitions),
         )
         self._emit("became leader")
 
@@ -68,12 +68,13 @@ class Announcer:
         if not result.was_leader or result.exit_code == 0:
             return
         log.warning(
-            '"stopped leading: no new bindings; finishing in-flight work before exiting" '
-            'lease="%s" identity="%s" reason="%s" detail="%s"',
-            self._lease,
-            self._identity,
-            result.reason.value,
-            result.message,
+            "stopped leading: no new bindings; finishing in-flight work before exiting",
+            extra=kv(
+                lease=self._lease,
+                identity=self._identity,
+                reason=result.reason.value,
+                detail=result.message,
+            ),
         )
 
     def stopped(self, result: StoppedLeading) -> None:
@@ -82,14 +83,19 @@ class Announcer:
             if self._metrics is not None:
                 self._metrics.set_leading(False)
             self._emit("stopped leading")
-        fields = (self._lease, self._identity, result.reason.value, result.holder, result.message)
-        line = '"%s" lease="%s" identity="%s" reason="%s" holder="%s" detail="%s"'
+        pairs = kv(
+            lease=self._lease,
+            identity=self._identity,
+            reason=result.reason.value,
+            holder=result.holder,
+            detail=result.message,
+        )
         if result.exit_code == 0:
-            log.info(line, "leader election stopped", *fields)
+            log.info("leader election stopped", extra=pairs)
         elif result.was_leader:
-            log.error(line, "lost leader lease; stopping so a restart rebuilds state", *fields)
+            log.error("lost leader lease; stopping so a restart rebuilds state", extra=pairs)
         else:
-            log.error(line, "leader election failed", *fields)
+            log.error("leader election failed", extra=pairs)
 
     def observed_holder(self, holder: str) -> None:
         """Call `on_new_leader` when the observed holder changes to a non-empty one."""
@@ -100,7 +106,7 @@ class Announcer:
             try:
                 self.on_new_leader(holder)
             except Exception:
-                log.exception('"on_new_leader failed" lease="%s"', self._lease)
+                log.exception("on_new_leader failed", extra=kv(lease=self._lease))
 
     def _emit(self, what: str) -> None:
         if self._event_sink is None:
@@ -108,4 +114,4 @@ class Announcer:
         try:
             self._event_sink(EVENT_REASON, f"{self._identity} {what}")
         except Exception:
-            log.exception('"could not record leader election event" lease="%s"', self._lease)
+            log.exception("could not record leader election event", extra=kv(lease=self._lease))

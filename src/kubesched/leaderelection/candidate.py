@@ -12,6 +12,7 @@ import enum
 import logging
 import random
 
+from kubesched.framework.logkv import kv
 from kubesched.kube.errors import ApiError, Conflict, Forbidden, NotFound
 from kubesched.leaderelection.clock import Clock, jittered
 from kubesched.leaderelection.lock import LeaseLock
@@ -102,7 +103,7 @@ class Candidate:
         except NotFound:
             return await self._create(start)
         except ApiError as exc:
-            log.warning('"error retrieving lease" lease="%s" err="%s"', self.lock.describe(), exc)
+            log.warning("error retrieving lease", extra=kv(lease=self.lock.describe(), err=exc))
             return Attempt.FAILED
         self.observe(current)
         if current.held and self.lease_valid(start) and not self.holds():
@@ -141,10 +142,8 @@ class Candidate:
             self._wrote(await self.lock.update(record), start)
         except ApiError as exc:
             log.info(
-                '"failed to update lease optimistically, falling back to slow path" '
-                'lease="%s" err="%s"',
-                self.lock.describe(),
-                exc,
+                "failed to update lease optimistically, falling back to slow path",
+                extra=kv(lease=self.lock.describe(), err=exc),
             )
             return False
         return True
@@ -156,7 +155,7 @@ class Candidate:
             self._create_hint.forbidden(self.lock.describe(), exc, now=start)
             return Attempt.FAILED
         except ApiError as exc:
-            log.warning('"error creating lease" lease="%s" err="%s"', self.lock.describe(), exc)
+            log.warning("error creating lease", extra=kv(lease=self.lock.describe(), err=exc))
             return Attempt.FAILED
         return Attempt.SUCCEEDED
 
@@ -164,10 +163,10 @@ class Candidate:
         try:
             self._wrote(await self.lock.update(record), start)
         except Conflict as exc:
-            log.info('"lease changed meanwhile" lease="%s" err="%s"', self.lock.describe(), exc)
+            log.info("lease changed meanwhile", extra=kv(lease=self.lock.describe(), err=exc))
             return Attempt.FAILED
         except ApiError as exc:
-            log.warning('"failed to update lease" lease="%s" err="%s"', self.lock.describe(), exc)
+            log.warning("failed to update lease", extra=kv(lease=self.lock.describe(), err=exc))
             return Attempt.FAILED
         return Attempt.SUCCEEDED
 
@@ -185,9 +184,8 @@ class Candidate:
                 current = await self.lock.get()
             except ApiError as exc:
                 log.warning(
-                    '"could not read lease to release it" lease="%s" err="%s"',
-                    self.lock.describe(),
-                    exc,
+                    "could not read lease to release it",
+                    extra=kv(lease=self.lock.describe(), err=exc),
                 )
                 return False
             self.observe(current)
@@ -201,11 +199,11 @@ class Candidate:
             try:
                 self.observe(await self.lock.update(record))
             except Conflict:
-                log.info('"conflict releasing lease, retrying" lease="%s"', self.lock.describe())
+                log.info("conflict releasing lease, retrying", extra=kv(lease=self.lock.describe()))
                 continue
             except ApiError as exc:
                 log.warning(
-                    '"failed to release lease" lease="%s" err="%s"', self.lock.describe(), exc
+                    "failed to release lease", extra=kv(lease=self.lock.describe(), err=exc)
                 )
                 return False
             return True

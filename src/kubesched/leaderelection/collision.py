@@ -27,6 +27,7 @@ import logging
 from datetime import datetime
 
 from kubesched.apis.errors import KubeschedError
+from kubesched.framework.logkv import kv
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, NotFound
 from kubesched.leaderelection.clock import utc_now
@@ -137,7 +138,7 @@ async def check_lease_collision(
     try:
         record = await read_lease(api, namespace=namespace, name=name, timeout=timeout)
     except ApiError as exc:
-        log.warning('"could not read lease to check collisions" lease="%s" err="%s"', lease, exc)
+        log.warning("could not read lease to check collisions", extra=kv(lease=lease, err=exc))
         return None
     moment = now or utc_now()
     if record is None or not record.is_live(now=moment):
@@ -147,11 +148,13 @@ async def check_lease_collision(
         raise LeaseCollisionError(problem)
     if record.scheduler_names is not None and set(record.scheduler_names) != set(names):
         log.warning(
-            '"lease holder serves other scheduler names; continuing as they overlap '
-            '(a rolling update changing profiles?)" lease="%s" holder="%s" theirs="%s" ours="%s"',
-            lease,
-            record.holder_identity,
-            _ours(record.scheduler_names),
-            _ours(names),
+            "lease holder serves other scheduler names; continuing as they overlap "
+            "(a rolling update changing profiles?)",
+            extra=kv(
+                lease=lease,
+                holder=record.holder_identity,
+                theirs=_ours(record.scheduler_names),
+                ours=_ours(names),
+            ),
         )
     return record

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
+from kubesched.framework.logkv import kv
 from kubesched.leaderelection.announce import Announcer, EventSink, OnNewLeader
 from kubesched.leaderelection.candidate import Attempt, Candidate
 from kubesched.leaderelection.clock import Clock, LoopClock
@@ -154,7 +155,7 @@ class LeaderElector:
             outer_cancelled = current is not None and current.cancelling() > 0
             result = self._stopped_result()
         except Exception as exc:
-            log.exception('"leader election failed" lease="%s"', self.lease)
+            log.exception("leader election failed", extra=kv(lease=self.lease))
             result = self._result(StopReason.ELECTION_FAILED, f"internal error: {exc!r}", exc)
         self._announcer.losing(result)
         result = await self._wind_down(result)
@@ -192,9 +193,11 @@ class LeaderElector:
             return
         error = task.exception()
         if error is None:
-            log.info('"the leading task finished; still holding the lease" lease="%s"', self.lease)
+            log.info(
+                "the leading task finished; still holding the lease", extra=kv(lease=self.lease)
+            )
             return
-        log.error('"the leading task failed" lease="%s" err="%r"', self.lease, error)
+        log.error("the leading task failed", extra=kv(lease=self.lease, err=repr(error)))
         self._request_stop(StopReason.LEADING_TASK_FAILED, error)
 
     async def _renew(self) -> StoppedLeading:
@@ -271,7 +274,7 @@ class LeaderElector:
         try:
             await self._before_release()
         except Exception:
-            log.exception('"before_release failed; releasing anyway" lease="%s"', self.lease)
+            log.exception("before_release failed; releasing anyway", extra=kv(lease=self.lease))
 
     async def _stop_leading_task(self) -> None:
         task = self._leading_task
@@ -280,14 +283,14 @@ class LeaderElector:
         task.cancel()
         _, pending = await asyncio.wait([task], timeout=self.config.renew_deadline)
         if pending:
-            log.error('"the leading task ignores cancellation" lease="%s"', self.lease)
+            log.error("the leading task ignores cancellation", extra=kv(lease=self.lease))
 
     async def _release(self) -> bool:
         try:
             async with asyncio.timeout(self.config.renew_deadline):
                 return await self._candidate.release()
         except TimeoutError:
-            log.warning('"timed out releasing lease" lease="%s"', self.lease)
+            log.warning("timed out releasing lease", extra=kv(lease=self.lease))
             return False
 
     def _report_transition(self) -> None:

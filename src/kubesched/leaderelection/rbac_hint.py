@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from kubesched.framework.logkv import kv
 from kubesched.kube.errors import ApiError
 
 log = logging.getLogger("kubesched.leaderelection")
@@ -44,17 +45,15 @@ class LeaseCreateHint:
             self._explained = True
             self._last_logged = now
             log.error(
-                '"cannot create the leader-election Lease" lease="%s" err="%s" fix="%s"',
-                lease,
-                error,
-                create_forbidden_fix(lease),
+                "cannot create the leader-election Lease",
+                extra=kv(lease=lease, err=error, fix=create_forbidden_fix(lease)),
             )
             return
         if self._last_logged is not None and now - self._last_logged < REPEAT_INTERVAL_SECONDS:
             return
         self._last_logged = now
         log.warning(
-            '"still cannot create the leader-election Lease (403); see the first error for '
-            'the RBAC fix, or run kubesched doctor" lease="%s"',
-            lease,
+            "still cannot create the leader-election Lease (403); see the first error for "
+            "the RBAC fix, or run kubesched doctor",
+            extra=kv(lease=lease),
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 
+from kubesched.framework.logkv import kv
 from kubesched.leaderelection.candidate import Candidate
 from kubesched.leaderelection.clock import Clock
 from kubesched.leaderelection.record import LeaseRecord
@@ -72,12 +73,13 @@ class StandbyReporter:
         self._last_holder = record.holder_identity
         self._last_logged = now
         log.info(
-            '"waiting for leader lease" lease="%s" holder="%s" renewed="%s" expires="%s" '
-            'schedulers="%s" transitions=%d',
-            candidate.lock.describe(),
-            record.holder_identity,
-            describe_renewed(record, self._clock),
-            describe_expiry(candidate.expires_in(now), now - candidate.observed_time),
-            describe_schedulers(record),
-            record.lease_transitions,
+            "waiting for leader lease",
+            extra=kv(
+                lease=candidate.lock.describe(),
+                holder=record.holder_identity,
+                renewed=describe_renewed(record, self._clock),
+                expires=describe_expiry(candidate.expires_in(now), now - candidate.observed_time),
+                schedulers=describe_schedulers(record),
+                transitions=record.lease_transitions,
+            ),
         )

@@ -23,6 +23,7 @@ from kubesched.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
+from kubesched.framework.logkv import kv
 from kubesched.model import Pod
 
 log = logging.getLogger(__name__)
@@ -166,11 +167,8 @@ class QueueingHints:
             result = "Queue" if hint is QueueingHint.QUEUE else "QueueSkip"
         except Exception as exc:  # a broken hint must not strand the pod: QUEUE
             log.warning(
-                '"QueueingHintFn returns error" event="%s" plugin="%s" pod="%s" err="%s"',
-                facts.label,
-                entry.plugin,
-                pod.key,
-                exc,
+                "QueueingHintFn returns error",
+                extra=kv(event=facts.label, plugin=entry.plugin, pod=pod.key, err=exc),
             )
             hint, result = QueueingHint.QUEUE, "Error"
         if self._observe is not None:

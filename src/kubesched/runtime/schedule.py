@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.diagnosis import Diagnosis
+from kubesched.framework.logkv import kv
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
@@ -212,10 +213,8 @@ def _evaluate_nominated_node(
         # As upstream (`HandleErrorWithContext`, then every node is filtered): the error is
         # the full pass's to report if it happens again there.
         logger.error(
-            '"Evaluation failed on nominated node" pod="%s" node="%s" err="%s"',
-            pod.key,
-            node.name,
-            status.message,
+            "Evaluation failed on nominated node",
+            extra=kv(pod=pod.key, node=node.name, err=status.message),
         )
         return []
     diagnosis.node_to_status.set(node.name, status)

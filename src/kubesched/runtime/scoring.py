@@ -17,6 +17,7 @@ from typing import Any, TypeAlias, TypeVar, cast
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kubesched.framework.logkv import kv
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
@@ -265,7 +266,7 @@ def _score_plugin(
 
 def _error(plugin: str, detail: str, exc: BaseException | None) -> Status:
     if exc is not None:
-        logger.error("Score plugin failed", extra={"plugin": plugin}, exc_info=exc)
+        logger.error("Score plugin failed", extra=kv(plugin=plugin), exc_info=exc)
     return Status(
         Code.ERROR, f'running Score plugins: plugin "{plugin}" {detail}', plugin=plugin, error=exc
     )

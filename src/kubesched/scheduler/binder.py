@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from kubesched.cache import SchedulerCache
 from kubesched.framework import Code, CycleState, Diagnosis, Status
+from kubesched.framework.logkv import kv
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod
@@ -158,7 +159,7 @@ class Binder:
             else:
                 self._failed(task, status)
         except Exception as exc:
-            log.exception('"binding cycle failed" pod="%s"', task.assumed.key)
+            log.exception("binding cycle failed", extra=kv(pod=task.assumed.key))
             self._failed(task, Status.from_error(exc))
         finally:
             self._queue.done(task.assumed.uid)
@@ -220,7 +221,9 @@ class Binder:
         if isinstance(status.error, FencedError):
             # We may no longer lead: another replica may already have bound this pod, so
             # write nothing about it. Requeue quietly; if the lease is lost the process exits.
-            log.info('"not binding: leader lease not renewed in time" pod="%s"', task.assumed.key)
+            log.info(
+                "not binding: leader lease not renewed in time", extra=kv(pod=task.assumed.key)
+            )
             self._queue.requeue_after_error(task.qpi, pod_scheduling_cycle=task.scheduling_cycle)
             return
         error = status.error
@@ -229,6 +232,6 @@ class Binder:
             error, pod, self._lookup_pod(pod.key)
         ):
             # Gone, being deleted, re-created, or already bound by someone else.
-            log.info('"dropping pod after binding conflict" pod="%s" err="%s"', pod.key, error)
+            log.info("dropping pod after binding conflict", extra=kv(pod=pod.key, err=error))
             return
         self._on_failure(task.framework, task.qpi, status, task.scheduling_cycle, task.started)

@@ -9,6 +9,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from kubesched.framework.logkv import kv
+
 log = logging.getLogger("kubesched.scheduler.event_recorder")
 
 DROP_LOG_INTERVAL_SECONDS = 60.0
@@ -49,9 +51,8 @@ class DropReport:
         if reason == FORBIDDEN and not self._forbidden_explained:
             self._forbidden_explained = True
             log.error(
-                '"kubesched may not write events; they are dropped" err="%s" fix="%s"',
-                err,
-                EVENTS_RBAC_FIX,
+                "kubesched may not write events; they are dropped",
+                extra=kv(err=err, fix=EVENTS_RBAC_FIX),
             )
         self.flush()
 
@@ -62,11 +63,13 @@ class DropReport:
             return
         counts = ", ".join(f"{reason}={count}" for reason, count in sorted(self._pending.items()))
         log.warning(
-            '"events dropped" count=%d reasons="%s" since="%s" total=%d',
-            sum(self._pending.values()),
-            counts,
-            "start" if self._last_logged < 0 else f"{now - self._last_logged:.0f}s ago",
-            self.total,
+            "events dropped",
+            extra=kv(
+                count=sum(self._pending.values()),
+                reasons=counts,
+                since="start" if self._last_logged < 0 else f"{now - self._last_logged:.0f}s ago",
+                total=self.total,
+            ),
         )
         self._pending.clear()
         self._last_logged = now

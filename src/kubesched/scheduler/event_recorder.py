@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from kubesched.framework.logkv import kv
 from kubesched.kube.api import MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Forbidden, NotFound
 from kubesched.model import Pod
@@ -145,7 +146,7 @@ class EventRecorder:
                 try:
                     await self._write(record)
                 except Exception:  # one bad event must not stop the writer
-                    log.exception('"could not write event" reason="%s"', record.reason)
+                    log.exception("could not write event", extra=kv(reason=record.reason))
         finally:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -204,7 +205,7 @@ class EventRecorder:
             self._drops.dropped(FORBIDDEN, err=str(exc))
             return
         except ApiError as exc:
-            log.debug('"could not write event" reason="%s" err="%s"', record.reason, exc)
+            log.debug("could not write event", extra=kv(reason=record.reason, err=exc))
             self._drops.dropped(WRITE_FAILED)
             return
         self.written += 1
@@ -223,7 +224,7 @@ class EventRecorder:
         except NotFound:
             self._series.pop(key, None)
         except ApiError as exc:
-            log.warning('"could not update event series" event="%s" err="%s"', series.name, exc)
+            log.warning("could not update event series", extra=kv(event=series.name, err=exc))
 
     async def _flush_series_forever(self) -> None:
         while True:

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from kubesched.cache import SchedulerCache
 from kubesched.framework import ActionType, ClusterEvent, EventResource, WaitingPods
+from kubesched.framework.logkv import kv
 from kubesched.model import Node, Pod
 from kubesched.queue import SchedulingQueue
 from kubesched.scheduler.event_changes import node_changes, pod_changes
@@ -46,7 +47,7 @@ def _guarded(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
             try:
                 handler(*args)
             except Exception:
-                log.exception('"event handler failed" handler="%s"', what)
+                log.exception("event handler failed", extra=kv(handler=what))
 
         return guarded
 

@@ -10,6 +10,7 @@ from typing import Any
 from kubesched.cache import Snapshot
 from kubesched.framework import Code, ObjectWriteError, WaitingPods
 from kubesched.framework.listers import ClusterListers
+from kubesched.framework.logkv import kv
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.kube.api import MERGE_PATCH, STRATEGIC_MERGE_PATCH, KubeApi
@@ -188,7 +189,7 @@ class SchedulerHandle(HandleBase):
                 path, body, content_type=MERGE_PATCH, timeout=STATUS_PATCH_TIMEOUT_SECONDS
             )
         except ApiError as exc:
-            log.warning('"could not patch status" path="%s" err="%s"', path, exc)
+            log.warning("could not patch status", extra=kv(path=path, err=exc))
 
 
 def _write_error(exc: ApiError) -> ObjectWriteError:

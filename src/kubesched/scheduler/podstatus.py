@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from kubesched.framework.logkv import kv
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError
 from kubesched.model import Pod
@@ -29,15 +30,12 @@ class ForbiddenOnce:
 
     def report(self, pod: Pod, error: ApiError) -> None:
         if self._explained:
-            log.debug('"could not update pod status (403)" pod="%s"', pod.key)
+            log.debug("could not update pod status (403)", extra=kv(pod=pod.key))
             return
         self._explained = True
         log.error(
-            '"kubesched may not update pod status; pods get no PodScheduled condition" '
-            'pod="%s" err="%s" fix="%s"',
-            pod.key,
-            error,
-            PODS_STATUS_RBAC_FIX,
+            "kubesched may not update pod status; pods get no PodScheduled condition",
+            extra=kv(pod=pod.key, err=error, fix=PODS_STATUS_RBAC_FIX),
         )
 
 

@@ -46,6 +46,7 @@ from typing import Protocol
 
 from kubesched.apis import names
 from kubesched.framework import Code, WaitingPods
+from kubesched.framework.logkv import kv
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import Pod, SchedulingPodGroup
@@ -203,10 +204,7 @@ class Preemptions:
         lower: list[Pod],
     ) -> None:
         log.info(
-            '"preempting" preemptor="%s" node="%s" victims=%d',
-            preemptor.key,
-            node_name,
-            len(victims),
+            "preempting", extra=kv(preemptor=preemptor.key, node=node_name, victims=len(victims))
         )
         activate = False
         failed = False
@@ -221,10 +219,8 @@ class Preemptions:
                 if isinstance(result, BaseException):
                     activate = failed = True
                     log.error(
-                        '"could not preempt victim" preemptor="%s" victim="%s" err="%s"',
-                        preemptor.key,
-                        victim.key,
-                        result,
+                        "could not preempt victim",
+                        extra=kv(preemptor=preemptor.key, victim=victim.key, err=result),
                     )
                 elif result:
                     activate = True  # in memory or gone already: no deletion event will come
@@ -254,7 +250,7 @@ class Preemptions:
                     content_type=STRATEGIC_MERGE_PATCH,
                 )
             except ApiError as exc:  # not critical, as upstream
-                log.warning('"cannot clear nominatedNodeName" pod="%s" err="%s"', pod.key, exc)
+                log.warning("cannot clear nominatedNodeName", extra=kv(pod=pod.key, err=exc))
                 cleared = False
         return cleared
 
@@ -281,7 +277,7 @@ class Preemptions:
                 )
             await self._api.delete(pod_path(victim), body=delete_with_uid(victim))
         except (NotFound, Conflict):
-            log.info('"victim already deleted" victim="%s"', victim.key)
+            log.info("victim already deleted", extra=kv(victim=victim.key))
             return True
         self._event(profile, victim, preemptor, note)
         return False

@@ -17,6 +17,7 @@ from typing import Any
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import CycleState, Status
+from kubesched.framework.logkv import kv
 from kubesched.framework.status import Code
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import KubeApi
@@ -121,7 +122,7 @@ class Scheduler:
             try:
                 tasks = self._schedule(qpi, cycle)
             except Exception as exc:  # the loop never dies because of one pod
-                log.exception('"scheduling cycle crashed" pod="%s"', qpi.pod.key)
+                log.exception("scheduling cycle crashed", extra=kv(pod=qpi.pod.key))
                 self._handle_failure(None, qpi, Status.from_error(exc), cycle, time.monotonic())
                 tasks = []
             for task in tasks:
@@ -156,7 +157,7 @@ class Scheduler:
             return
         if not await self.binder.wait_idle(grace):
             self._bindings_abandoned = True
-            log.warning('"abandoning in-flight bindings at shutdown"')
+            log.warning("abandoning in-flight bindings at shutdown", extra=kv())
 
     def schedule_one(self, qpi: QueuedPodInfo, cycle: int) -> BindingTask | None:
         """Run one scheduling cycle; returns the binding to start, or None."""
@@ -166,7 +167,7 @@ class Scheduler:
             self._queue.done(pod.uid)
             return None
         if log.isEnabledFor(V(3)):
-            log.log(V(3), '"Attempting to schedule pod" pod="%s"', pod.key)
+            log.log(V(3), "Attempting to schedule pod", extra=kv(pod=pod.key))
         started = time.monotonic()
         # A new attempt: forget which plugins rejected the pod last time (upstream's Pop).
         qpi.unschedulable_plugins = set()
@@ -241,9 +242,7 @@ class Scheduler:
             action="Binding",
             note=f"Successfully assigned {pod.key} to {task.node_name}",
         )
-        log.log(
-            V(2), '"Successfully bound pod to node" pod="%s" node="%s"', pod.key, task.node_name
-        )
+        log.log(V(2), "Successfully bound pod to node", extra=kv(pod=pod.key, node=task.node_name))
 
     def _handle_failure(
         self,
@@ -280,13 +279,7 @@ class Scheduler:
         reason = UNSCHEDULABLE if rejected else SCHEDULER_ERROR
         # As upstream: a pod that fits nowhere at V(2), a scheduling error always.
         level = V(2) if rejected else logging.INFO
-        log.log(
-            level,
-            '"Unable to schedule pod" pod="%s" reason="%s" err="%s"',
-            pod.key,
-            reason,
-            message,
-        )
+        log.log(level, "Unable to schedule pod", extra=kv(pod=pod.key, reason=reason, err=message))
         self._record_event(
             controller=profile,
             pod=pod,
@@ -317,11 +310,8 @@ class Scheduler:
             self._status_forbidden.report(pod, exc)
         except ApiError as exc:
             log.error(  # noqa: TRY400 - one line: an API error is no bug to trace back
-                '"Failed to update the nominated node name in the binding cycle" pod="%s"'
-                ' nominatedNodeName="%s" err="%s"',
-                pod.key,
-                node_name,
-                exc,
+                "Failed to update the nominated node name in the binding cycle",
+                extra=kv(pod=pod.key, nominatedNodeName=node_name, err=exc),
             )
 
     async def _set_condition(
@@ -341,7 +331,7 @@ class Scheduler:
         except Forbidden as exc:
             self._status_forbidden.report(pod, exc)
         except ApiError as exc:
-            log.warning('"could not update pod status" pod="%s" err="%s"', pod.key, exc)
+            log.warning("could not update pod status", extra=kv(pod=pod.key, err=exc))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coro)

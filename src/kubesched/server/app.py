@@ -19,6 +19,7 @@ from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.errors import KubeschedError
+from kubesched.framework.logkv import kv
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError, ConnectionFailed, Unauthorized
@@ -112,7 +113,7 @@ async def _check_reachable(client: KubeClient) -> None:
             f"the API server at {server} answered GET /version with {exc}; check that "
             "--kubeconfig/--master point at a Kubernetes API server"
         ) from exc
-    log.info('"connected" server="%s" version="%s"', server, version.get("gitVersion"))
+    log.info("connected", extra=kv(server=server, version=version.get("gitVersion")))
 
 
 async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.Task[Any]]) -> int:
@@ -128,7 +129,7 @@ async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.
     server = components.server
     if config.secure_port:
         await server.start()
-        log.info('"serving securely" address="%s" port=%d', config.bind_address, server.port)
+        log.info("serving securely", extra=kv(address=config.bind_address, port=server.port))
     _dump_cache_on_sigusr2(components)
     _spawn(tasks, components.recorder.run(), "event recorder")
     _spawn(tasks, _report_pending(components), "pending pods metric")
@@ -187,7 +188,8 @@ async def _run_with_election(
         watcher.cancel()
     await drain()
     log.info(
-        '"leader election ended" reason="%s" message="%s"', result.reason.value, result.message
+        "leader election ended",
+        extra=kv(reason=result.reason.value, message=result.message),
     )
     return int(result.exit_code)
 
@@ -224,7 +226,8 @@ async def _wait_synced(components: Components, stop: asyncio.Event) -> bool:
     # collector's scans, which otherwise walk every cached object again and again.
     gc.freeze()
     log.info(
-        '"caches synced" nodes=%d pods=%d', len(informers.nodes.store), len(informers.pods.store)
+        "caches synced",
+        extra=kv(nodes=len(informers.nodes.store), pods=len(informers.pods.store)),
     )
     return True
 
@@ -251,8 +254,8 @@ def _dump_cache_on_sigusr2(components: Components) -> None:
         diff = cache.compare(
             nodes=informers.nodes.store.values(), pods=informers.pods.store.values()
         )
-        log.info('"cache dump" cache="%s"', cache.dump())
-        log.info('"cache comparison" diff="%s"', diff)
+        log.info("cache dump", extra=kv(cache=cache.dump()))
+        log.info("cache comparison", extra=kv(diff=diff))
 
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, dump)

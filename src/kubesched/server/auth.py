@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from kubesched.framework.logkv import kv
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError
 
@@ -220,11 +221,8 @@ class DelegatedAuth:
             allowed = await self.authorize(user, path=path, verb=verb)
         except ApiError as exc:
             log.warning(
-                '"could not authorize a request (SubjectAccessReview)" '
-                'user="%s" path="%s" err="%s"',
-                user.name,
-                path,
-                exc,
+                "could not authorize a request (SubjectAccessReview)",
+                extra=kv(user=user.name, path=path, err=exc),
             )
             return Decision(500, "Internal Server Error: authorization failed", user.name)
         if not allowed:
@@ -240,7 +238,7 @@ class DelegatedAuth:
             return await self.authenticate(token)
         except ApiError as exc:
             log.warning(
-                '"could not authenticate a request (TokenReview)" path="%s" err="%s"', path, exc
+                "could not authenticate a request (TokenReview)", extra=kv(path=path, err=exc)
             )
             return None
 

@@ -15,6 +15,7 @@ import asyncio
 import logging
 
 from kubesched.apis.errors import KubeschedError
+from kubesched.framework.logkv import kv
 from kubesched.server.informers import Informers
 
 log = logging.getLogger("kubesched")
@@ -37,7 +38,7 @@ async def wait_synced(informers: Informers, stop: asyncio.Event, *, timeout: flo
     try:
         while not synced.done():
             if stopped.done():
-                log.info('"stopped while waiting for caches to sync"')
+                log.info("stopped while waiting for caches to sync", extra=kv())
                 return False
             left = deadline - loop.time()
             if left <= 0:
@@ -54,8 +55,8 @@ async def wait_synced(informers: Informers, stop: asyncio.Event, *, timeout: flo
             )
             if not synced.done() and not stopped.done():
                 log.info(
-                    '"waiting for caches to sync" informers="%s"',
-                    "; ".join(informers.not_synced()),
+                    "waiting for caches to sync",
+                    extra=kv(informers="; ".join(informers.not_synced())),
                 )
         return True
     finally:
@@ -74,11 +75,14 @@ async def watch_informers(
             if not health.alive and health.path not in reported:
                 reported.add(health.path)
                 log.error(
-                    '"informer is not running; /livez and /readyz fail" informer="%s" fix="%s"',
-                    health.describe(),
-                    "kubesched schedules from a stale cache until restarted: let the liveness "
-                    "probe restart it (or restart it by hand) and report this line as a bug",
+                    "informer is not running; /livez and /readyz fail",
+                    extra=kv(
+                        informer=health.describe(),
+                        fix="kubesched schedules from a stale cache until restarted: let the "
+                        "liveness probe restart it (or restart it by hand) and report this line "
+                        "as a bug",
+                    ),
                 )
             elif health.alive and health.path in reported:
                 reported.discard(health.path)
-                log.info('"informer is running again" informer="%s"', health.path)
+                log.info("informer is running again", extra=kv(informer=health.path))

@@ -9,6 +9,8 @@ import logging
 import ssl
 from pathlib import Path
 
+from kubesched.framework.logkv import kv
+
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 2.0
@@ -35,10 +37,9 @@ async def reload_forever(
             context.load_cert_chain(str(cert), str(key))
         except (ssl.SSLError, OSError, ValueError) as exc:
             log.warning(
-                '"serving certificate not reloaded; keeping the previous one" cert="%s" err="%s"',
-                cert,
-                exc,
+                "serving certificate not reloaded; keeping the previous one",
+                extra=kv(cert=cert, err=exc),
             )
             continue
         seen = now
-        log.info('"serving certificate reloaded" cert="%s"', cert)
+        log.info("serving certificate reloaded", extra=kv(cert=cert))

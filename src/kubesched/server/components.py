@@ -31,6 +31,7 @@ from kubesched.config.flags import (
 )
 from kubesched.framework import POD_DISRUPTION_BUDGETS, ClusterEvent, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
+from kubesched.framework.logkv import kv
 from kubesched.framework.registry import Registry
 from kubesched.framework.resources import cluster_resources
 from kubesched.informers import Reflector
@@ -264,7 +265,7 @@ def _frameworks(
             batch_metrics=metrics.batch_metrics(profile.scheduler_name),
         )
         frameworks[profile.scheduler_name] = fw
-        log.info('"profile" scheduler="%s" plugins="%s"', profile.scheduler_name, fw.list_plugins())
+        log.info("profile", extra=kv(scheduler=profile.scheduler_name, plugins=fw.list_plugins()))
     check_common_queue_sort(list(frameworks.values()))
     return frameworks
 

@@ -3,8 +3,11 @@
 
 Verbosity as klog: `-v N` shows V(N) and below (`kubesched.framework.verbosity.V`), and
 `--vmodule=pattern=N,...` sets it per file (the pattern matches the file name without `.py`,
-`*` and `?` as globs). Values are quoted as klog quotes them (`logs_quote`). Details a caller
-passes with `extra=` (a raising plugin's `plugin` and `point`) are written as key/value pairs.
+`*` and `?` as globs). A structured call (`extra=kv(...)`, `kubesched.framework.logkv`) is
+written `"message" key="value" n=3`, its values quoted as klog quotes them (`logs_quote`); any
+other record (a library's) is its message, its arguments escaped. The `extra=` attributes of
+`EXTRA_KEYS` (`plugin`, `pod`, ...) that a caller sets one by one are written as key/value
+pairs after it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Iterable
 from kubesched.config.vmodule import parse_vmodule
 from kubesched.framework.verbosity import V, verbosity_of
 from kubesched.server.logs_json import KlogJsonFormatter
-from kubesched.server.logs_quote import escape_value, render_message
+from kubesched.server.logs_quote import escape_value, render_message, render_pair
 
 _LEVEL_LETTER = {"DEBUG": "I", "INFO": "I", "WARNING": "W", "ERROR": "E", "CRITICAL": "F"}
 EXTRA_KEYS = ("plugin", "point", "pod", "node", "profile")
@@ -29,11 +32,7 @@ __all__ = ["KlogFormatter", "escape_value", "setup_logging"]
 
 
 def _extras(record: logging.LogRecord) -> str:
-    pairs = [
-        f'{key}="{escape_value(str(getattr(record, key)))}"'
-        for key in EXTRA_KEYS
-        if hasattr(record, key)
-    ]
+    pairs = [render_pair(key, getattr(record, key)) for key in EXTRA_KEYS if hasattr(record, key)]
     return (" " + " ".join(pairs)) if pairs else ""
 
 

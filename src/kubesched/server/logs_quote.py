@@ -1,11 +1,17 @@
-"""Values quoted as klog quotes them: every string argument is escaped Go-style (`\\n`,
-`\\"`, `\\\\`, `\\x1b`, ...) before it lands between the template's quotes, so a value holding a
-newline or an ESC (a Lease holderIdentity, an error text) can neither forge a log line nor
-write terminal control sequences."""
+"""Values quoted as klog quotes them: every string value is escaped Go-style (`\\n`, `\\"`,
+`\\\\`, `\\x1b`, ...) between its quotes, so a value holding a newline or an ESC (a Lease
+holderIdentity, an error text) can neither forge a log line nor write terminal control
+sequences. Numbers and booleans are written bare (`n=3`, `ok=true`), as klog writes them."""
 
 from __future__ import annotations
 
 import logging
+import math
+import numbers
+
+import numpy as np
+
+from kubesched.framework.logkv import Bare, pairs_of
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -27,6 +33,33 @@ def _escape_char(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def plain_value(value: object) -> object:
+    """A pair's value as JSON holds it: a bool, an int or a finite float (numpy's too) as
+    such, None as None, anything else as its text."""
+    if value is None:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        return number if math.isfinite(number) else str(number)
+    return str(value)
+
+
+def render_pair(key: str, value: object) -> str:
+    """`key="text"` for a string (escaped), `key=3` for a number, `key=true` for a bool."""
+    plain = plain_value(value)
+    if isinstance(plain, bool):
+        return f"{key}={'true' if plain else 'false'}"
+    if isinstance(plain, int | float):
+        return f"{key}={plain!r}"
+    if isinstance(value, Bare):
+        return f"{key}={escape_value(value)}"
+    return f'{key}="{escape_value(str(value))}"'
+
+
 def _quoted_args(args: object) -> object:
     if not isinstance(args, tuple):
         return args
@@ -37,8 +70,13 @@ def _quoted_args(args: object) -> object:
 
 
 def render_message(record: logging.LogRecord) -> str:
-    """The record's message with its arguments escaped; a message without arguments (a
-    template or a caller's preformatted text) is escaped as a whole if it spans lines."""
+    """A structured call as `"message" key="value" n=3`. Any other record (a library's) is its
+    message with its arguments escaped; a message without arguments is escaped as a whole if
+    it spans lines."""
+    pairs = pairs_of(record)
+    if pairs is not None:
+        rendered = (render_pair(key, value) for key, value in pairs.items())
+        return " ".join((f'"{escape_value(record.getMessage())}"', *rendered))
     if not record.args:
         text = str(record.msg)
         return escape_value(text) if "\n" in text else text

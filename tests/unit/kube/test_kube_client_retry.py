@@ -19,6 +19,7 @@ from aiohttp import web
 from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import ApiError, ConnectionFailed, TooManyRequests
 from kubesched.kube.retry import MAX_RETRIES, RetryPolicy, retry_after_seconds
+from kubesched.server.logs_quote import render_message
 
 BINDING = "/api/v1/namespaces/ns/pods/p/binding"
 
@@ -123,7 +124,7 @@ async def test_429_with_retry_after_then_200(
     assert server.bodies[0] == server.bodies[1]  # the binding POST replayed as it was
     assert retries.seen == [("POST", "201")]
     (line,) = (r for r in retry_log.records if "Retry-After" in r.getMessage())
-    assert line.getMessage() == (
+    assert render_message(line) == (
         f'"Got a Retry-After response" delay="1s" attempt=1 code=429 verb="POST" path="{BINDING}"'
     )
     assert line.levelno == logging.INFO - 4  # V(4), as client-go's line

@@ -7,12 +7,14 @@ import logging
 
 import pytest
 
+from kubesched.framework.logkv import pairs_of
 from kubesched.leaderelection import (
     JITTER_FACTOR,
     ElectionConfig,
     StoppedLeading,
     StopReason,
 )
+from kubesched.server.logs_quote import render_message
 
 LD, RD, RP = 15.0, 10.0, 2.0
 
@@ -357,7 +359,7 @@ def test_a_standby_says_who_holds_the_lease_at_a_sensible_rate(h, caplog):
         task_b.cancel()
 
     h.run(main())
-    waiting = [r.getMessage() for r in caplog.records if "waiting for leader lease" in r.message]
+    waiting = [render_message(r) for r in caplog.records if "waiting for leader lease" in r.message]
     # at start, then whenever 30 s have passed (attempts are 2-4.4 s apart)
     assert 3 <= len(waiting) <= 4
     line = waiting[0]
@@ -384,13 +386,9 @@ def test_a_lost_lease_is_logged_as_an_error_with_the_reason(h, caplog):
     h.run(main())
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1
-    assert (
-        errors[0]
-        .getMessage()
-        .startswith(
-            '"lost leader lease; stopping so a restart rebuilds state" lease="ns/lease" '
-            'identity="a" reason="renew deadline exceeded"'
-        )
+    assert render_message(errors[0]).startswith(
+        '"lost leader lease; stopping so a restart rebuilds state" lease="ns/lease" '
+        'identity="a" reason="renew deadline exceeded"'
     )
 
 
@@ -411,5 +409,5 @@ def test_a_standby_logs_at_once_when_the_holder_changes(h, caplog):
         return "b" if b.is_leader() else "c"
 
     leader = h.run(main())
-    holders = [r.args[1] for r in caplog.records if "waiting for leader lease" in r.msg]
+    holders = [pairs_of(r)["holder"] for r in caplog.records if "waiting for leader lease" in r.msg]
     assert holders == ["a", "a", leader]  # both standbys at start; the loser on the change

@@ -6,54 +6,75 @@ import io
 import json
 import logging
 
+import numpy as np
 import pytest
 
 from kubesched.config.vmodule import parse_vmodule
+from kubesched.framework.logkv import Bare, kv
 from kubesched.framework.verbosity import V
 from kubesched.server.logs import KlogFormatter, setup_logging
-from kubesched.server.logs_json import KlogJsonFormatter, split_message
+from kubesched.server.logs_json import KlogJsonFormatter
 
 
 def record(
-    template: str, *args: object, level: int = logging.INFO, **extra: object
+    message: str, *args: object, level: int = logging.INFO, **extra: object
 ) -> logging.LogRecord:
-    rec = logging.LogRecord("kubesched", level, "/x/schedule_one.py", 7, template, args, None)
+    rec = logging.LogRecord("kubesched", level, "/x/schedule_one.py", 7, message, args, None)
     rec.__dict__.update(extra)
     return rec
 
 
+def as_json(rec: logging.LogRecord, extras: tuple[str, ...] = ()) -> dict[str, object]:
+    return json.loads(KlogJsonFormatter(extras).format(rec))
+
+
 def test_json_lines_carry_the_message_and_its_keys() -> None:
-    line = KlogJsonFormatter(("plugin",)).format(
+    entry = as_json(
         record(
-            '"Successfully bound pod to node" pod="%s" node="%s" attempts=%d',
-            "ns/p",
-            "n1",
-            2,
+            "Successfully bound pod to node",
             level=V(2),
-        )
+            **kv(pod="ns/p", node="n1", attempts=np.int64(2), score=np.float64(0.5)),
+        ),
+        ("plugin",),
     )
-    entry = json.loads(line)
     assert entry["msg"] == "Successfully bound pod to node"
     assert entry["v"] == 2
     assert (entry["pod"], entry["node"], entry["attempts"]) == ("ns/p", "n1", 2)
+    assert entry["score"] == 0.5
     assert entry["caller"] == "schedule_one.py:7"
     assert isinstance(entry["ts"], float)
 
 
+def test_json_values_keep_their_types() -> None:
+    pairs = kv(n=3, ok=True, ratio=0.25, missing=None, took=Bare("15s"), names=["a", "b"])
+    entry = as_json(record("typed", **pairs))
+    assert [entry[key] for key in ("n", "ok", "ratio", "missing", "took", "names")] == [
+        3,
+        True,
+        0.25,
+        None,
+        "15s",
+        "['a', 'b']",
+    ]
+
+
 def test_json_errors_have_err_and_no_v() -> None:
-    entry = json.loads(
-        KlogJsonFormatter(()).format(
-            record('"bind failed" pod="%s" err="%s"', "ns/p", "boom", level=logging.ERROR)
-        )
-    )
+    error = RuntimeError("boom")
+    entry = as_json(record("bind failed", level=logging.ERROR, **kv(pod="ns/p", err=error)))
     assert entry["err"] == "boom"
     assert "v" not in entry
 
 
 def test_json_values_with_quotes_and_control_characters_round_trip() -> None:
     hostile = 'a"b\nc\x1bd'
-    entry = json.loads(KlogJsonFormatter(()).format(record('"waiting" holder="%s"', hostile)))
-    assert entry["holder"] == hostile
+    assert as_json(record("waiting", **kv(holder=hostile)))["holder"] == hostile
+
+
+def test_json_keeps_a_message_that_only_looks_like_a_template_whole() -> None:
+    text = '"connected" server="https://x" port=6443'
+    entry = as_json(record(text))
+    assert entry["msg"] == text
+    assert "server" not in entry
 
 
 def test_plugin_details_passed_with_extra_are_written() -> None:
@@ -63,12 +84,13 @@ def test_plugin_details_passed_with_extra_are_written() -> None:
         .format(rec)
         .endswith('Plugin raised an exception plugin="Boom" point="Filter"')
     )
-    entry = json.loads(KlogJsonFormatter(("plugin", "point")).format(rec))
+    entry = as_json(rec, ("plugin", "point"))
     assert (entry["plugin"], entry["point"]) == ("Boom", "Filter")
 
 
-def test_split_message_leaves_free_text_whole() -> None:
-    assert split_message("plain text, no template") == ("plain text, no template", {})
+def test_a_library_message_is_the_json_msg_whole() -> None:
+    entry = as_json(record("plain text, no template"))
+    assert entry["msg"] == "plain text, no template"
 
 
 def emitted(verbosity: int, vmodule: tuple[str, ...] = ()) -> str:

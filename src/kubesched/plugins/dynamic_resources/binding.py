@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from kubesched.framework import Code, Handle, ObjectWriteError, ResourceSpec, Status
+from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject, Pod
 from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import extended
@@ -112,7 +113,7 @@ async def unreserve(handle: Handle, entry: Claim, pod: Pod) -> None:
         await handle.patch_object(CLAIMS, entry.obj, patch, status=True, strategic=True)
     except ObjectWriteError as exc:
         # Retried with the pod's next scheduling attempt.
-        log.warning('"unreserve" resourceclaim="%s" err="%s"', entry.obj.key, exc)
+        log.warning("unreserve", extra=kv(resourceclaim=entry.obj.key, err=exc))
 
 
 async def deallocate(handle: Handle, entry: Claim) -> None:
@@ -125,7 +126,7 @@ async def deallocate(handle: Handle, entry: Claim) -> None:
         await handle.patch_object(CLAIMS, entry.obj, patch, status=True)
     except ObjectWriteError as exc:
         log.warning(
-            '"Deallocation of ResourceClaim failed" resourceclaim="%s" err="%s"', entry.obj.key, exc
+            "Deallocation of ResourceClaim failed", extra=kv(resourceclaim=entry.obj.key, err=exc)
         )
 
 
@@ -275,4 +276,4 @@ async def delete_claim(handle: Handle, entry: Claim) -> None:
         await handle.delete_object(CLAIMS, current.obj)
     except ObjectWriteError as exc:
         if not exc.not_found:
-            log.warning('"delete" resourceclaim="%s" err="%s"', entry.obj.key, exc)
+            log.warning("delete", extra=kv(resourceclaim=entry.obj.key, err=exc))

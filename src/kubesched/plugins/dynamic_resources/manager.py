@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from kubesched.framework import Handle, Lister
+from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject
 from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
@@ -115,7 +116,7 @@ class Parsed(Generic[T]):
             if self._on_put is not None:
                 self._on_put(obj.key, obj.uid, None)
             log.warning(
-                '"Ignoring a %s that does not parse" object="%s" err="%s"', self._kind, obj.key, exc
+                f"Ignoring a {self._kind} that does not parse", extra=kv(object=obj.key, err=exc)
             )
             return
         if self._on_put is not None:

@@ -29,6 +29,7 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.logkv import kv
 from kubesched.framework.signs import tolerations_sign
 from kubesched.model import Node, Pod, Toleration
 from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
@@ -66,13 +67,13 @@ class TaintToleration:
         taint = first_untolerated(taints, pod.tolerations, _DO_NOT_SCHEDULE)
         if taint is None:
             return None
-        # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4).
-        log.debug(
-            '"node had untolerated taint" node="%s" pod="%s" taint="%s"',
-            node_info.name,
-            pod.key,
-            taint,
-        )
+        # kube-scheduler >= 1.33 no longer names the taint (it logs it at -v=4). Once per
+        # filtered node: the pairs are built only when the line is shown.
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "node had untolerated taint",
+                extra=kv(node=node_info.name, pod=pod.key, taint=taint),
+            )
         return _UNTOLERATED
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
