@@ -9,8 +9,6 @@ import logging
 import math
 import numbers
 
-import numpy as np
-
 from kubesched.framework.logkv import Bare, pairs_of
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -38,7 +36,7 @@ def plain_value(value: object) -> object:
     such, None as None, anything else as its text."""
     if value is None:
         return None
-    if isinstance(value, bool | np.bool_):
+    if isinstance(value, bool) or _is_numpy_bool(value):
         return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
@@ -46,6 +44,13 @@ def plain_value(value: object) -> object:
         number = float(value)
         return number if math.isfinite(number) else str(number)
     return str(value)
+
+
+def _is_numpy_bool(value: object) -> bool:
+    """numpy's bool (not a `numbers` type), known by its type: numpy is not a dependency of
+    the installed package, so it is never imported here."""
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool")
 
 
 def render_pair(key: str, value: object) -> str:
