@@ -74,18 +74,19 @@ def _body(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _kept(obj: Mapping[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
-    """The parts of `obj` at `paths` (dotted), nested as in `obj`."""
-    kept: dict[str, Any] = {}
+    """The parts of `obj` at `paths` (dotted), nested as in `obj`: the paths under one key
+    are kept together (a path that ends at the key keeps all of it)."""
+    under: dict[str, list[str]] = {}
     for path in paths:
         head, _, rest = path.partition(".")
+        under.setdefault(head, []).append(rest)
+    kept: dict[str, Any] = {}
+    for head, rests in under.items():
         value = obj.get(head)
         if value is None:
             continue
-        if not rest:
+        if "" in rests:
             kept[head] = value
-            continue
-        inner = _kept(value, (rest,)) if isinstance(value, Mapping) else {}
-        current = kept.setdefault(head, inner) if inner else value
-        if current is not inner and current is not value:  # a dict of ours: add to it
-            current.update(inner)
+        elif isinstance(value, Mapping) and (inner := _kept(value, tuple(rests))):
+            kept[head] = inner
     return kept

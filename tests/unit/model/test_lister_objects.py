@@ -34,6 +34,11 @@ def test_keep_trims_the_body_to_the_paths_and_keeps_the_metadata() -> None:
     assert ApiObject.from_json(raw, keep=("spec", "spec.selector")).body == {"spec": raw["spec"]}
     assert ApiObject.from_json(raw, keep=("spec.selector", "spec")).body == {"spec": raw["spec"]}
     assert ApiObject.from_json(raw).body == {"spec": raw["spec"], "status": raw["status"]}
+    selector = {"matchLabels": {"app": "web"}, "matchExpressions": [], "other": 1}
+    deep = ("spec.selector.matchLabels", "spec.selector.matchExpressions")
+    assert ApiObject.from_json({"spec": {"selector": selector}}, keep=deep).body == {
+        "spec": {"selector": {"matchLabels": {"app": "web"}, "matchExpressions": []}}
+    }
 
 
 def test_two_plugins_declaring_a_resource_keep_both_parts_or_the_whole_body() -> None:
