@@ -19,7 +19,9 @@ async def dra_problems(client: KubeClient, *, namespace: str, allocates: bool) -
     # Pods first: a claim is allocated before its pod is bound, so every pod bound when the
     # pods were listed has its allocation in the claims listed after, even while a
     # steady-state run's scheduler is still binding.
-    pods = await list_all(client, f"/api/v1/namespaces/{namespace}/pods", timeout=TIMEOUT)
+    pods = []
+    if allocates:
+        pods = await list_all(client, f"/api/v1/namespaces/{namespace}/pods", timeout=TIMEOUT)
     claims = await list_all(client, "/apis/resource.k8s.io/v1/resourceclaims", timeout=TIMEOUT)
     problems = _double_allocations(claims)
     if allocates:
