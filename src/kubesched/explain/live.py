@@ -43,7 +43,7 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
-from kubesched.model import METADATA_NAME_LABEL, ApiObject, Node, Pod
+from kubesched.model import ApiObject, Node, Pod, namespace_object
 from kubesched.runtime import build_framework
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
@@ -177,9 +177,7 @@ _UNREAD = {
 def _name_labels_only(listers: ClusterListers, names: Iterable[str]) -> None:
     """Namespaces `names`, each with only the label the API server gives every namespace."""
     for name in sorted(names):
-        listers.add(
-            NAMESPACES, ApiObject(namespace="", name=name, labels={METADATA_NAME_LABEL: name})
-        )
+        listers.add(NAMESPACES, namespace_object(name))
 
 
 async def fetch_pod(api: Reader, namespace: str, name: str) -> dict[str, Any]:

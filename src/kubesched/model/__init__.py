@@ -8,7 +8,7 @@ from kubesched.model.csi import (
     StorageClass,
     VolumeAttachment,
 )
-from kubesched.model.namespace import METADATA_NAME_LABEL
+from kubesched.model.namespace import METADATA_NAME_LABEL, namespace_object
 from kubesched.model.node import ContainerImage, Node, Taint
 from kubesched.model.pdb import PodDisruptionBudget
 from kubesched.model.pod import HostPort, OwnerReference, Pod, Toleration
@@ -60,5 +60,6 @@ __all__ = [
     "Toleration",
     "VolumeAttachment",
     "WorkloadSelector",
+    "namespace_object",
     "pod_group_key",
 ]

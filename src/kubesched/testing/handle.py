@@ -36,12 +36,12 @@ from kubesched.framework.resources import PODS, ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.model import (
     ANN_SELECTED_NODE,
-    METADATA_NAME_LABEL,
     ApiObject,
     Node,
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    namespace_object,
 )
 from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.handle_base import HandleBase
@@ -276,12 +276,7 @@ class EveryNamespace(IndexedStore[ApiObject]):
 
     def get(self, name: str, namespace: str = "") -> ApiObject | None:
         found = IndexedStore.get(self, name, namespace)
-        return found if found is not None else namespace_object(name, {})
-
-
-def namespace_object(name: str, labels: Mapping[str, str]) -> ApiObject:
-    """Namespace `name` with these labels and its name label, as the API server keeps it."""
-    return ApiObject(namespace="", name=name, labels={METADATA_NAME_LABEL: name, **labels})
+        return found if found is not None else namespace_object(name)
 
 
 def apply_patch(obj: ApiObject, patch: Mapping[str, Any], *, strategic: bool) -> ApiObject:
