@@ -76,6 +76,10 @@ class Snapshot:
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
 
+    def position(self, name: str) -> int | None:
+        """Where `name` is in `node_infos` (None: not laid out there)."""
+        return self._position.get(name)
+
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         """Nodes with at least one pod that has pod (anti-)affinity, in `node_infos` order."""

@@ -9,7 +9,7 @@ The FitError text is exactly kube-scheduler's, e.g.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kubesched.framework.status import Code, Status
@@ -31,6 +31,9 @@ class NodeToStatus:
 
     def set(self, node_name: str, status: Status) -> None:
         self._statuses[node_name] = status
+
+    def set_many(self, pairs: Iterable[tuple[str, Status]]) -> None:
+        self._statuses.update(pairs)
 
     def get(self, node_name: str) -> Status:
         return self._statuses.get(node_name, self.absent_nodes_status)

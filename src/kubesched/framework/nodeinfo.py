@@ -124,9 +124,13 @@ class NodeJournal(Protocol):
     """A snapshot's record of which nodes changed (see `node_journal`)."""
 
     journal_epoch: int
+    order_version: int
+    """Changes whenever the node list is laid out anew (positions mean nothing across)."""
 
     @property
     def journal_version(self) -> int: ...
+
+    def position(self, name: str) -> int | None: ...
 
     def changed_since(self, version: int) -> Sequence[str] | None: ...
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.logkv import kv
-from kubesched.framework.nodeinfo import NodeInfo
+from kubesched.framework.nodeinfo import NodeInfo, node_journal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
 from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
+from kubesched.runtime.columns import FilterColumn, filter_window
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
 from kubesched.runtime.framework import Framework
 from kubesched.runtime.memo import store
@@ -236,19 +237,40 @@ def find_nodes_that_pass_filters(
     if not fw.has_filter_plugins:
         return [nodes[(start + i) % count] for i in range(wanted)]
     memo_key = fw.filter_memo_key(state, pod)
-    ordered = [*nodes[start:], *nodes[:start]] if start else nodes
-    feasible: list[NodeInfo] = []
     run_filter: Callable[[CycleState, Pod, NodeInfo], Status] = fw.run_filter
     if fw.has_nominated_pods():
         memo_key, run_filter = None, _with_nominated_pods(fw, memo_key)
+    elif memo_key is not None and (journal := node_journal(nodes)) is not None:
+        column = fw.filter_columns.column(journal, nodes, memo_key)
+        return _by_column(
+            fw, state, pod, diagnosis, nodes, column=column, start=start, wanted=wanted
+        )
+    ordered = [*nodes[start:], *nodes[:start]] if start else nodes
+    return _sequential(
+        state, pod, ordered, diagnosis=diagnosis, wanted=wanted, key=memo_key, run=run_filter
+    )
+
+
+def _sequential(
+    state: CycleState,
+    pod: Pod,
+    ordered: Sequence[NodeInfo],
+    *,
+    diagnosis: Diagnosis,
+    wanted: int,
+    key: int | None,
+    run: Callable[[CycleState, Pod, NodeInfo], Status],
+) -> list[NodeInfo]:
+    """Filter `ordered` one node at a time (memoized on the nodes under `memo_key`)."""
+    feasible: list[NodeInfo] = []
     statuses = diagnosis.node_to_status
     success, error = _SUCCESS_CODE, _ERROR_CODE  # locals: enum attribute reads are slow
     for node in ordered:
-        if memo_key is None:
-            status = run_filter(state, pod, node)
+        if key is None:
+            status = run(state, pod, node)
         else:
-            memoized = node.memo.get(memo_key)
-            status = memoized or _filter_and_store(run_filter, state, pod, node, memo_key)
+            memoized = node.memo.get(key)
+            status = memoized or _filter_and_store(run, state, pod, node, key)
         code = status.code
         if code is success:
             feasible.append(node)
@@ -260,6 +282,32 @@ def find_nodes_that_pass_filters(
             statuses.set(node.name, status)
             diagnosis.add_plugin_status(status)
     return feasible
+
+
+def _by_column(
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    diagnosis: Diagnosis,
+    nodes: Sequence[NodeInfo],
+    *,
+    column: FilterColumn,
+    start: int,
+    wanted: int,
+) -> list[NodeInfo]:
+    """The sequential scan's result, from the column of this cycle's memo key
+    (`runtime.columns`): only nodes it does not know run the Filter plugins."""
+
+    def run_one(position: int) -> Status:
+        status = fw.run_filter(state, pod, nodes[position])
+        if status.code is _ERROR_CODE:
+            raise SchedulingError(status)
+        return status
+
+    positions = filter_window(
+        column, nodes=nodes, start=start, wanted=wanted, diagnosis=diagnosis, run_filter=run_one
+    )
+    return list(map(nodes.__getitem__, positions))
 
 
 def _with_nominated_pods(

@@ -1,0 +1,183 @@
+"""Filter by column (`runtime.columns`) takes the very nodes, in the same order, and records
+the very statuses the sequential scan does, cycle after cycle, while pods are assumed and
+forgotten and nodes are relabelled, tainted, added and deleted (seeded random clusters, the
+default profile, more nodes than the adaptive sample so the window rotates)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kubesched.apis.config import Profile
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.explain.handle import ReadOnlyHandle
+from kubesched.framework import CycleState, NodeInfo
+from kubesched.framework.diagnosis import Diagnosis
+from kubesched.framework.nodeinfo import node_journal
+from kubesched.framework.status import Code, Status
+from kubesched.model import Node, Pod
+from kubesched.plugins import in_tree_registry
+from kubesched.runtime import Framework, SchedulingError, build_framework
+from kubesched.runtime.columns import FilterColumn, FilterColumns, filter_window
+from kubesched.runtime.schedule import find_nodes_that_fit
+from kubesched.testing import make_node, make_pod
+
+NODES = 240
+
+
+def _node(rng: random.Random, name: str) -> Node:
+    builder = make_node().name(name).capacity(cpu=rng.choice(("1", "2", "4")), pods="8")
+    builder.label("disk", rng.choice(("ssd", "hdd")))
+    if rng.random() < 0.2:
+        builder.taint("dedicated", "gpu", "NoSchedule")
+    return builder.model()
+
+
+SHAPES = ("500m", "1500m", "3")
+
+
+def _pod(rng: random.Random, index: int) -> Pod:
+    builder = make_pod().name(f"p{index}").uid(f"uid-{index}").namespace("ns")
+    builder.req(cpu=rng.choice(SHAPES))
+    if rng.random() < 0.3:
+        builder.node_selector(disk="ssd")
+    if rng.random() < 0.3:
+        builder.toleration("dedicated", "gpu", effect="NoSchedule")
+    return builder.model()
+
+
+def _framework(snapshot: Snapshot) -> Framework:
+    return build_framework(
+        profile=Profile(scheduler_name="kubesched"),
+        registry=in_tree_registry(),
+        handle=ReadOnlyHandle(snapshot),
+    )
+
+
+def _fit(fw: Framework, pod: Pod, nodes: list[NodeInfo]) -> tuple[object, ...]:
+    try:
+        feasible, diagnosis = find_nodes_that_fit(fw, CycleState(), pod, nodes)
+    except SchedulingError as exc:
+        return ("error", str(exc), fw.next_start_node_index)
+    return (
+        [node.name for node in feasible],
+        [
+            (name, status.reasons, status.plugin)
+            for name, status in diagnosis.node_to_status.items()
+        ],
+        sorted(diagnosis.unschedulable_plugins),
+        fw.next_start_node_index,
+    )
+
+
+def _churn(rng: random.Random, cache: SchedulerCache, names: list[str], placed: list[Pod]) -> None:
+    for _ in range(rng.randint(0, 3)):
+        roll = rng.random()
+        if roll < 0.5 or not placed:
+            placed.append(cache.assume_pod(_pod(rng, rng.randrange(10**6)), rng.choice(names)))
+        elif roll < 0.8:
+            cache.forget_pod(placed.pop(rng.randrange(len(placed))))
+        elif roll < 0.93:
+            cache.update_node(_node(rng, rng.choice(names)))
+        elif roll < 0.97:
+            name = f"extra-{rng.randrange(10**6)}"
+            cache.add_node(_node(rng, name))
+            names.append(name)
+        else:
+            name = names.pop(rng.randrange(len(names)))
+            cache.remove_node(make_node().name(name).model())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_columns_take_what_the_sequential_scan_takes(seed: int) -> None:
+    rng = random.Random(seed)
+    cache = SchedulerCache()
+    names = [f"n{i}" for i in range(NODES)]
+    for name in names:
+        cache.add_node(_node(rng, name))
+    snapshot = Snapshot()
+    by_column, sequential = _framework(snapshot), _framework(snapshot)
+    incoming = [_pod(rng, 10**7 + i) for i in range(6)]
+    placed: list[Pod] = []
+    rejections = 0
+    for _cycle in range(50):
+        _churn(rng, cache, names, placed)
+        cache.update_snapshot(snapshot)
+        assert node_journal(snapshot.node_infos) is not None
+        for pod in rng.sample(incoming, 3):
+            got = _fit(by_column, pod, snapshot.node_infos)
+            want = _fit(sequential, pod, list(snapshot.node_infos))
+            assert got == want
+            rejections += len(got[1]) if isinstance(got[1], list) else 0
+    assert rejections > 0
+    assert len(by_column.filter_columns) > 0  # the column path ran
+
+
+def _nodes(count: int) -> list[NodeInfo]:
+    return [NodeInfo(make_node().name(f"n{i}").model()) for i in range(count)]
+
+
+def test_the_window_wraps_and_runs_only_unknown_nodes() -> None:
+    nodes = _nodes(10)
+    column = FilterColumn(len(nodes))
+    ran: list[int] = []
+    full = Status(Code.UNSCHEDULABLE, "full", plugin="Fit")
+
+    def run(position: int) -> Status:
+        ran.append(position)
+        return full if position % 3 == 0 else Status(Code.SUCCESS)
+
+    def window(start: int, wanted: int) -> tuple[list[int], list[str]]:
+        diagnosis = Diagnosis()
+        taken = filter_window(
+            column, nodes=nodes, start=start, wanted=wanted, diagnosis=diagnosis, run_filter=run
+        )
+        return taken, [name for name, _ in diagnosis.node_to_status.items()]
+
+    assert window(7, 4) == ([7, 8, 1, 2], ["n9", "n0"])
+    assert ran == [7, 8, 9, 0, 1, 2]
+    assert window(8, 3) == ([8, 1, 2], ["n9", "n0"])
+    assert ran == [7, 8, 9, 0, 1, 2]  # all known
+    assert window(1, 20) == ([1, 2, 4, 5, 7, 8], ["n3", "n6", "n9", "n0"])
+    assert ran == [7, 8, 9, 0, 1, 2, 3, 4, 5, 6]
+
+
+def test_an_error_is_not_kept_and_the_rejections_before_it_are_reported() -> None:
+    nodes = _nodes(4)
+    column = FilterColumn(len(nodes))
+    diagnosis = Diagnosis()
+    busy = Status(Code.UNSCHEDULABLE, "busy", plugin="Fit")
+
+    def run(position: int) -> Status:
+        if position == 2:
+            raise SchedulingError(Status(Code.ERROR, "boom"))
+        return busy
+
+    with pytest.raises(SchedulingError):
+        filter_window(column, nodes=nodes, start=0, wanted=2, diagnosis=diagnosis, run_filter=run)
+    assert [name for name, _ in diagnosis.node_to_status.items()] == ["n0", "n1"]
+    assert bytes(column.results) == bytes([2, 2, 0, 0])
+
+
+def test_columns_start_over_when_the_snapshot_lays_its_nodes_out_anew() -> None:
+    cache = SchedulerCache()
+    for i in range(3):
+        cache.add_node(make_node().name(f"n{i}").model())
+    snapshot = Snapshot()
+    cache.update_snapshot(snapshot)
+    columns = FilterColumns()
+    journal = node_journal(snapshot.node_infos)
+    assert journal is not None
+    column = columns.column(journal, snapshot.node_infos, 1)
+    column.passed(0)
+    column.passed(1)
+    cache.assume_pod(make_pod().name("p").uid("u").model(), "n1")
+    cache.update_snapshot(snapshot)
+    assert columns.column(journal, snapshot.node_infos, 1) is column
+    assert bytes(column.results) == bytes([1, 0, 0])  # n1 changed: forgotten
+    cache.add_node(make_node().name("n3").model())
+    cache.update_snapshot(snapshot)
+    fresh = columns.column(journal, snapshot.node_infos, 1)
+    assert fresh is not column
+    assert bytes(fresh.results) == bytes(4)
