@@ -18,13 +18,15 @@ reaches back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from itertools import compress, islice
 from operator import attrgetter
+from typing import Any, TypeVar
 
 from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
+from kubesched.runtime.score_columns import ScoreColumn
 
 UNKNOWN, PASSED, REJECTED = 0, 1, 2
 _PASSED_MASK = bytes(1 if value == PASSED else 0 for value in range(256))
@@ -32,6 +34,8 @@ _REJECTED_MASK = bytes(1 if value == REJECTED else 0 for value in range(256))
 _NAME = attrgetter("name")
 MAX_COLUMNS = 16
 """Filter memo keys (pod shapes) kept at once; the least recently used goes first."""
+MAX_SCORE_COLUMNS = 8
+"""Score memo keys kept at once (a score column holds a list of ints per plugin)."""
 
 
 class FilterColumn:
@@ -77,31 +81,38 @@ class FilterColumn:
             diagnosis.add_plugin_status(status)
 
 
-class FilterColumns:
-    """A framework's columns for one snapshot's node list (the one it is given)."""
+class NodeColumns:
+    """A framework's Filter and Score columns for one snapshot's node list (the one it is
+    given), caught up with the snapshot's journal before each cycle's use."""
 
-    __slots__ = ("_columns", "_journal", "_layout", "_nodes", "_version")
+    __slots__ = ("_filter", "_journal", "_layout", "_nodes", "_score", "_version")
 
     def __init__(self) -> None:
-        self._columns: dict[int, FilterColumn] = {}
+        self._filter: dict[int, FilterColumn] = {}
+        self._score: dict[Hashable, ScoreColumn] = {}
         self._journal: NodeJournal | None = None
         self._nodes: Sequence[NodeInfo] | None = None
         self._layout: tuple[int, int, int] = (0, 0, 0)
         self._version = 0
 
     def __len__(self) -> int:
-        return len(self._columns)
+        return len(self._filter) + len(self._score)
 
-    def column(self, journal: NodeJournal, nodes: Sequence[NodeInfo], key: int) -> FilterColumn:
-        """The column of `key` for `nodes` (the snapshot's list), caught up with the journal."""
+    def filter_column(
+        self, journal: NodeJournal, nodes: Sequence[NodeInfo], key: int
+    ) -> FilterColumn:
+        """The Filter column of `key` for `nodes` (the snapshot's list), caught up with the
+        journal; the score columns are caught up with it too (`score_column`)."""
         self._catch_up(journal, nodes)
-        columns = self._columns
-        column = columns.pop(key, None)
-        if column is None:
-            column = FilterColumn(len(nodes))
-            if len(columns) >= MAX_COLUMNS:
-                del columns[next(iter(columns))]
-        columns[key] = column
+        return _lru(self._filter, key, MAX_COLUMNS, lambda: FilterColumn(len(nodes)))
+
+    def score_column(self, key: Hashable, weights: Sequence[int]) -> ScoreColumn:
+        """The Score column of `key` (plugins weighted as `weights`, see `ScoreColumn`), for
+        the nodes of this cycle's `filter_column` call."""
+        size = self._layout[2]
+        column = _lru(self._score, key, MAX_SCORE_COLUMNS, lambda: ScoreColumn(size, weights))
+        if column.weights != tuple(weights):
+            column = self._score[key] = ScoreColumn(size, weights)
         return column
 
     def _catch_up(self, journal: NodeJournal, nodes: Sequence[NodeInfo]) -> None:
@@ -111,16 +122,34 @@ class FilterColumns:
             changed = journal.changed_since(self._version)
         self._version = journal.journal_version
         if changed is None:
-            self._columns.clear()
+            self._filter.clear()
+            self._score.clear()
             self._journal, self._nodes, self._layout = journal, nodes, layout
             return
-        if not changed or not self._columns:
+        if not changed or not len(self):
             return
         positions = [
             position for name in set(changed) if (position := journal.position(name)) is not None
         ]
-        for column in self._columns.values():
-            column.forget(positions)
+        for filter_column in self._filter.values():
+            filter_column.forget(positions)
+        for score_column in self._score.values():
+            score_column.forget(positions)
+
+
+_C = TypeVar("_C")
+
+
+def _lru(columns: dict[Any, _C], key: Hashable, limit: int, make: Callable[[], _C]) -> _C:
+    """`columns[key]`, made if missing, as the most recently used (the oldest goes at
+    `limit`)."""
+    column = columns.pop(key, None)
+    if column is None:
+        column = make()
+        if len(columns) >= limit:
+            del columns[next(iter(columns))]
+    columns[key] = column
+    return column
 
 
 def filter_window(

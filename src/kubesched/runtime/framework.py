@@ -29,7 +29,7 @@ from kubesched.model.interning import KeyTable
 from kubesched.runtime import memo
 from kubesched.runtime.batch import OpportunisticBatch
 from kubesched.runtime.binding import BindingCycle
-from kubesched.runtime.columns import FilterColumns
+from kubesched.runtime.columns import NodeColumns
 from kubesched.runtime.enqueue import collect_enqueue_events
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
@@ -125,7 +125,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         signers = memo.can_sign(plugins.score)
         self._signing_scores = [pl for pl in plugins.score if pl.name in signers]
         self._pod_signers = _pod_signers(plugins)
-        self.filter_columns = FilterColumns()
+        self.node_columns = NodeColumns()
         """The memo's Filter results by snapshot position (`runtime.columns`)."""
         self.batch: OpportunisticBatch | None = None
         """OpportunisticBatching (`runtime.batch`), when its gate is on (`build_framework`)."""

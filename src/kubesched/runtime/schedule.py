@@ -27,6 +27,7 @@ from kubesched.runtime.columns import FilterColumn, filter_window
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
 from kubesched.runtime.framework import Framework
 from kubesched.runtime.memo import store
+from kubesched.runtime.score_columns import PositionedNodes
 from kubesched.runtime.scoring import ScoreResult, select_host
 
 logger = logging.getLogger(__name__)
@@ -241,7 +242,7 @@ def find_nodes_that_pass_filters(
     if fw.has_nominated_pods():
         memo_key, run_filter = None, _with_nominated_pods(fw, memo_key)
     elif memo_key is not None and (journal := node_journal(nodes)) is not None:
-        column = fw.filter_columns.column(journal, nodes, memo_key)
+        column = fw.node_columns.filter_column(journal, nodes, memo_key)
         return _by_column(
             fw, state, pod, diagnosis, nodes, column=column, start=start, wanted=wanted
         )
@@ -307,7 +308,7 @@ def _by_column(
     positions = filter_window(
         column, nodes=nodes, start=start, wanted=wanted, diagnosis=diagnosis, run_filter=run_one
     )
-    return list(map(nodes.__getitem__, positions))
+    return PositionedNodes(nodes, positions, fw.node_columns.score_column)
 
 
 def _with_nominated_pods(

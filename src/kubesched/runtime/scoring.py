@@ -10,8 +10,8 @@ import logging
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import add, attrgetter, mul
+from itertools import compress, repeat
+from operator import add, attrgetter, eq, mul
 from typing import Any, TypeAlias, TypeVar, cast
 
 from kubesched.framework import interfaces as api
@@ -23,6 +23,7 @@ from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
 from kubesched.runtime.memo import store
+from kubesched.runtime.score_columns import PositionedNodes
 
 logger = logging.getLogger("kubesched.framework")
 
@@ -113,25 +114,77 @@ def run_score(
     meter = _Meter(state, metered, evaluated)
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
     columns: dict[int, list[int]] = {}
+    summed: frozenset[int] = frozenset()
     if memo is not None:
         memo_key, signed = memo
         memoized = [i for i, pl in enumerate(plugins) if pl.name in signed]
-        found = _memoized_raw_scores(
-            [plugins[i] for i in memoized], state, pod, nodes, memo_key, meter=meter
-        )
+        found: list[list[int]] | None
+        if isinstance(nodes, PositionedNodes) and memoized:
+            by_column = _column_scores(
+                [plugins[i] for i in memoized],
+                state=state,
+                pod=pod,
+                nodes=nodes,
+                key=memo_key,
+                weights=weights,
+                meter=meter,
+            )
+            found, totals = by_column if by_column is not None else (None, None)
+            if totals is not None:
+                result.totals = totals
+                summed = frozenset(i for i in memoized if not _normalizes(plugins[i]))
+        else:
+            found = _memoized_raw_scores(
+                [plugins[i] for i in memoized], state, pod, nodes, memo_key, meter=meter
+            )
         if found is not None:
             columns = dict(zip(memoized, found, strict=True))
     for index, pl in enumerate(plugins):
         raw = columns.get(index)
         scores, status = _score_plugin(
-            pl, state, pod, nodes, weights[pl.name], meter=meter, raw=raw
+            pl, state, pod, nodes, weights[pl.name], meter=meter, raw=raw, checked=index in summed
         )
         if not status.is_success():
             return ScoreResult(nodes=nodes, status=status)
         assert scores is not None
         result.plugins.append(scores)
-        result.totals = _add_weighted(result.totals, scores.normalized, scores.weight)
+        if index not in summed:
+            result.totals = _add_weighted(result.totals, scores.normalized, scores.weight)
     return result
+
+
+def _normalizes(plugin: api.ScorePlugin) -> bool:
+    return getattr(plugin, "normalize_score", None) is not None
+
+
+def _column_scores(
+    plugins: Sequence[api.ScorePlugin],
+    *,
+    state: CycleState,
+    pod: Pod,
+    nodes: PositionedNodes,
+    key: Hashable,
+    weights: dict[str, int],
+    meter: _Meter,
+) -> tuple[list[list[int]], list[int]] | None:
+    """The raw scores of `plugins` from the key's score column (`runtime.score_columns`),
+    and the weighted sum of those without NormalizeScore; None as `_memoized_raw_scores`."""
+    column = nodes.score_column(key, [0 if _normalizes(pl) else weights[pl.name] for pl in plugins])
+    score_fns = [meter.timed(pl.name, "Score", pl.score) for pl in plugins]
+    snapshot_nodes = nodes.source
+
+    def score_row(position: int) -> list[int]:
+        node = snapshot_nodes[position]
+        return [score(state, pod, node) for score in score_fns]
+
+    gathered = column.gather(nodes.positions, score_row)
+    if gathered is None:
+        return None
+    raw, totals, fresh = gathered
+    if fresh:
+        for pl in plugins:
+            meter.evaluated(pl.name, "Score", fresh)
+    return raw, totals
 
 
 def raw_scores(
@@ -234,7 +287,10 @@ def _score_plugin(
     *,
     meter: _Meter,
     raw: list[int] | None = None,
+    checked: bool = False,
 ) -> tuple[PluginScores | None, Status]:
+    """One plugin's scores (`raw` given: already scored); `checked`: `raw` is known to be in
+    range and the plugin has no NormalizeScore (a score column's)."""
     name = pl.name
     if raw is None:
         score = meter.timed(name, "Score", pl.score)
@@ -253,6 +309,8 @@ def _score_plugin(
             return None, _error(name, f"NormalizeScore: {type(exc).__name__}: {exc}", exc)
         if status is not None and status.code is not Code.SUCCESS:
             return None, _error(name, f"NormalizeScore: {status.message}", status.error)
+    if checked:
+        return PluginScores(plugin=name, weight=weight, raw=raw, normalized=raw), SUCCESS
     if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
         value = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
         return None, _error(
@@ -279,9 +337,11 @@ def select_host(result: ScoreResult, *, rng: random.Random | None = None) -> str
     if not totals:
         raise ValueError("empty priority list")
     best = max(totals)
-    ties = [index for index, total in enumerate(totals) if total == best]
-    pick = ties[0] if len(ties) == 1 else ties[(rng or _RNG).randrange(len(ties))]
-    return result.nodes[pick].name
+    tied = totals.count(best)
+    if tied == 1:
+        return result.nodes[totals.index(best)].name
+    ties = list(compress(range(len(totals)), map(eq, totals, repeat(best))))
+    return result.nodes[ties[(rng or _RNG).randrange(tied)]].name
 
 
 _RNG = random.Random()  # noqa: S311 - spreading ties between nodes, not cryptography

@@ -1,7 +1,8 @@
 """Filter by column (`runtime.columns`) takes the very nodes, in the same order, and records
-the very statuses the sequential scan does, cycle after cycle, while pods are assumed and
-forgotten and nodes are relabelled, tainted, added and deleted (seeded random clusters, the
-default profile, more nodes than the adaptive sample so the window rotates)."""
+the very statuses the sequential scan does, and the scores from score columns
+(`runtime.score_columns`) are those of the per-node memo, cycle after cycle, while pods are
+assumed and forgotten and nodes are relabelled, tainted, added and deleted (seeded random
+clusters, the default profile, more nodes than the adaptive sample so the window rotates)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from kubesched.framework.status import Code, Status
 from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
 from kubesched.runtime import Framework, SchedulingError, build_framework
-from kubesched.runtime.columns import FilterColumn, FilterColumns, filter_window
-from kubesched.runtime.schedule import find_nodes_that_fit
+from kubesched.runtime.columns import FilterColumn, NodeColumns, filter_window
+from kubesched.runtime.schedule import find_nodes_that_fit, prioritize_nodes
 from kubesched.testing import make_node, make_pod
 
 NODES = 240
@@ -31,6 +32,8 @@ def _node(rng: random.Random, name: str) -> Node:
     builder.label("disk", rng.choice(("ssd", "hdd")))
     if rng.random() < 0.2:
         builder.taint("dedicated", "gpu", "NoSchedule")
+    if rng.random() < 0.3:
+        builder.taint("spot", "yes", "PreferNoSchedule")
     return builder.model()
 
 
@@ -56,11 +59,15 @@ def _framework(snapshot: Snapshot) -> Framework:
 
 
 def _fit(fw: Framework, pod: Pod, nodes: list[NodeInfo]) -> tuple[object, ...]:
+    state = CycleState()
     try:
-        feasible, diagnosis = find_nodes_that_fit(fw, CycleState(), pod, nodes)
+        feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes)
     except SchedulingError as exc:
         return ("error", str(exc), fw.next_start_node_index)
+    scores = prioritize_nodes(fw, state, pod, feasible) if feasible else None
     return (
+        scores and scores.totals,
+        scores and [(ps.plugin, ps.raw, ps.normalized) for ps in scores.plugins],
         [node.name for node in feasible],
         [
             (name, status.reasons, status.plugin)
@@ -109,9 +116,9 @@ def test_columns_take_what_the_sequential_scan_takes(seed: int) -> None:
             got = _fit(by_column, pod, snapshot.node_infos)
             want = _fit(sequential, pod, list(snapshot.node_infos))
             assert got == want
-            rejections += len(got[1]) if isinstance(got[1], list) else 0
+            rejections += len(got[3]) if isinstance(got[3], list) else 0
     assert rejections > 0
-    assert len(by_column.filter_columns) > 0  # the column path ran
+    assert len(by_column.node_columns) > 0  # the column path ran
 
 
 def _nodes(count: int) -> list[NodeInfo]:
@@ -166,18 +173,18 @@ def test_columns_start_over_when_the_snapshot_lays_its_nodes_out_anew() -> None:
         cache.add_node(make_node().name(f"n{i}").model())
     snapshot = Snapshot()
     cache.update_snapshot(snapshot)
-    columns = FilterColumns()
+    columns = NodeColumns()
     journal = node_journal(snapshot.node_infos)
     assert journal is not None
-    column = columns.column(journal, snapshot.node_infos, 1)
+    column = columns.filter_column(journal, snapshot.node_infos, 1)
     column.passed(0)
     column.passed(1)
     cache.assume_pod(make_pod().name("p").uid("u").model(), "n1")
     cache.update_snapshot(snapshot)
-    assert columns.column(journal, snapshot.node_infos, 1) is column
+    assert columns.filter_column(journal, snapshot.node_infos, 1) is column
     assert bytes(column.results) == bytes([1, 0, 0])  # n1 changed: forgotten
     cache.add_node(make_node().name("n3").model())
     cache.update_snapshot(snapshot)
-    fresh = columns.column(journal, snapshot.node_infos, 1)
+    fresh = columns.filter_column(journal, snapshot.node_infos, 1)
     assert fresh is not column
     assert bytes(fresh.results) == bytes(4)

@@ -18,12 +18,13 @@ def default_normalize_score(
     highest = max(scores, default=0)
     if highest == 0:
         if reverse:
-            for i in range(len(scores)):
-                scores[i] = max_priority
+            scores[:] = [max_priority] * len(scores)
         return
-    for i, score in enumerate(scores):
-        scaled = go_div(max_priority * score, highest)
-        scores[i] = max_priority - scaled if reverse else scaled
+    if highest > 0 and min(scores) >= 0:  # Go's division is Python's floor division here
+        scaled = [max_priority * score // highest for score in scores]
+    else:
+        scaled = [go_div(max_priority * score, highest) for score in scores]
+    scores[:] = [max_priority - value for value in scaled] if reverse else scaled
 
 
 def go_div(numerator: int, denominator: int) -> int:
