@@ -63,6 +63,8 @@ class FilterColumn:
 
     def passing(self, start: int, stop: int, wanted: int) -> list[int]:
         """Up to `wanted` positions in [start, stop) that passed, in order (all known)."""
+        if self.results.find(REJECTED, start, stop) < 0:
+            return list(range(start, min(stop, start + wanted)))
         mask = self.results[start:stop].translate(_PASSED_MASK)
         return list(islice(compress(range(start, stop), mask), wanted))
 
@@ -70,6 +72,8 @@ class FilterColumn:
         self, start: int, stop: int, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
     ) -> None:
         """Record the rejected positions of [start, stop) in `diagnosis`, in order."""
+        if self.results.find(REJECTED, start, stop) < 0:
+            return
         mask = self.results[start:stop].translate(_REJECTED_MASK)
         positions = list(compress(range(start, stop), mask))
         if not positions:

@@ -153,7 +153,7 @@ def find_nodes_that_fit(
     nodes: Sequence[NodeInfo],
     *,
     batch: _Batching | None = None,
-) -> tuple[list[NodeInfo], Diagnosis]:
+) -> tuple[Sequence[NodeInfo], Diagnosis]:
     """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index.
 
     A nominated node, else the batch's hint, is filtered first and taken alone if it fits
@@ -176,7 +176,7 @@ def find_nodes_that_fit(
         diagnosis.node_to_status.absent_nodes_status = Status(
             Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"
         )
-    feasible: list[NodeInfo] = []
+    feasible: Sequence[NodeInfo] = []
     try:
         feasible = find_nodes_that_pass_filters(fw, state, pod, diagnosis, candidates)
     finally:
@@ -226,7 +226,7 @@ def _evaluate_nominated_node(
 
 def find_nodes_that_pass_filters(
     fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: Sequence[NodeInfo]
-) -> list[NodeInfo]:
+) -> Sequence[NodeInfo]:
     """Filter nodes from the rotating start index until enough feasible ones are found."""
     count = len(nodes)
     if not count:
@@ -295,7 +295,7 @@ def _by_column(
     column: FilterColumn,
     start: int,
     wanted: int,
-) -> list[NodeInfo]:
+) -> PositionedNodes:
     """The sequential scan's result, from the column of this cycle's memo key
     (`runtime.columns`): only nodes it does not know run the Filter plugins."""
 

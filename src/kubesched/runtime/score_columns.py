@@ -15,9 +15,10 @@ plugin by plugin, reporting the error as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from itertools import compress
 from operator import not_
+from typing import overload
 
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from kubesched.framework.nodeinfo import NodeInfo
@@ -113,8 +114,9 @@ def _slices(column: list[int], runs: list[tuple[int, int]]) -> list[int]:
     return out
 
 
-class PositionedNodes(list[NodeInfo]):
-    """Feasible nodes found by a column filter: `source[positions[i]]` is the i-th, and
+class PositionedNodes(Sequence[NodeInfo]):
+    """Feasible nodes found by a column filter: `source[positions[i]]` is the i-th (read
+    when asked: a list of them would touch every NodeInfo of the window), and
     `score_column(key, weights)` gives the framework's score columns for `source`."""
 
     __slots__ = ("positions", "score_column", "source")
@@ -125,7 +127,26 @@ class PositionedNodes(list[NodeInfo]):
         positions: list[int],
         score_column: Callable[[Hashable, Sequence[int]], ScoreColumn],
     ) -> None:
-        super().__init__(map(nodes.__getitem__, positions))
         self.source = nodes
         self.positions = positions
         self.score_column = score_column
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
+        if isinstance(index, slice):
+            return list(map(self.source.__getitem__, self.positions[index]))
+        return self.source[self.positions[index]]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return map(self.source.__getitem__, self.positions)
+
+    def __repr__(self) -> str:
+        return f"PositionedNodes({[node.name for node in self]!r})"
