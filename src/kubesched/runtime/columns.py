@@ -164,12 +164,17 @@ def filter_window(
     wanted: int,
     diagnosis: Diagnosis,
     run_filter: Callable[[int], Status],
+    then: Callable[[int], Status] | None = None,
 ) -> list[int]:
     """The positions of the first `wanted` nodes that pass, scanning from `start` around the
     list, as the sequential scan takes them; rejections go to `diagnosis`. Nodes the column
     does not know run `run_filter(position)`, whose result the column keeps (ERROR is not
-    kept: `run_filter` raises for it, with the rejections before it already reported)."""
-    taken: list[int] = []
+    kept: `run_filter` raises for it, with the rejections before it already reported).
+
+    With `then`, the column holds the results of the leading Filter plugins only
+    (`Framework.filter_split`): a node they pass runs `then(position)`, the plugins after
+    them, every time (not kept); it may raise as `run_filter`."""
+    window = _Window(column, nodes, wanted, diagnosis, then)
     results = column.results
     for low, high in ((start, len(nodes)), (0, start)):
         position = low
@@ -177,25 +182,76 @@ def filter_window(
             unknown = results.find(UNKNOWN, position, high)
             stop = high if unknown < 0 else unknown
             if stop > position:
-                need = wanted - len(taken)
-                found = column.passing(position, stop, need)
-                taken += found
-                cut = found[-1] + 1 if len(found) == need else stop
-                column.report_rejected(position, cut, nodes, diagnosis)
-                if len(taken) >= wanted:
-                    return taken
-                position = cut
+                position = window.known(position, stop)
+                if window.full():
+                    return window.taken
             if unknown < 0:
                 break
             status = run_filter(unknown)
             if status.code is Code.SUCCESS:
                 column.passed(unknown)
-                taken.append(unknown)
-                if len(taken) >= wanted:
-                    return taken
+                window.candidate(unknown)
             else:
                 column.rejected(unknown, status)
-                diagnosis.node_to_status.set(nodes[unknown].name, status)
-                diagnosis.add_plugin_status(status)
+                window.reject(unknown, status)
+            if window.full():
+                return window.taken
             position = unknown + 1
-    return taken
+    return window.taken
+
+
+class _Window:
+    """The nodes one `filter_window` call has taken so far, and what it reports."""
+
+    __slots__ = ("column", "diagnosis", "nodes", "taken", "then", "wanted")
+
+    def __init__(
+        self,
+        column: FilterColumn,
+        nodes: Sequence[NodeInfo],
+        wanted: int,
+        diagnosis: Diagnosis,
+        then: Callable[[int], Status] | None,
+    ) -> None:
+        self.column, self.nodes, self.wanted = column, nodes, wanted
+        self.diagnosis, self.then = diagnosis, then
+        self.taken: list[int] = []
+
+    def full(self) -> bool:
+        return len(self.taken) >= self.wanted
+
+    def known(self, start: int, stop: int) -> int:
+        """Take from [start, stop), all known to the column; returns where it stopped."""
+        column, taken = self.column, self.taken
+        if self.then is None:
+            need = self.wanted - len(taken)
+            found = column.passing(start, stop, need)
+            taken += found
+            cut = found[-1] + 1 if len(found) == need else stop
+            column.report_rejected(start, cut, self.nodes, self.diagnosis)
+            return cut
+        cut = stop
+        for position in column.passing(start, stop, stop - start):
+            try:
+                self.candidate(position)
+            except BaseException:
+                column.report_rejected(start, position, self.nodes, self.diagnosis)
+                raise
+            if self.full():
+                cut = position + 1
+                break
+        column.report_rejected(start, cut, self.nodes, self.diagnosis)
+        return cut
+
+    def candidate(self, position: int) -> None:
+        """A node the column's plugins passed: taken, once `then` passes it too."""
+        if self.then is not None:
+            status = self.then(position)
+            if status.code is not Code.SUCCESS:
+                self.reject(position, status)
+                return
+        self.taken.append(position)
+
+    def reject(self, position: int, status: Status) -> None:
+        self.diagnosis.node_to_status.set(self.nodes[position].name, status)
+        self.diagnosis.add_plugin_status(status)

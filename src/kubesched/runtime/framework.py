@@ -10,7 +10,7 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +71,19 @@ class PreFilterOutcome:
 
 _SUCCESS_CODE = Code.SUCCESS  # enum attribute reads are slow in per-node loops
 
+FilterCalls = list[tuple[str, Callable[[CycleState, Pod, NodeInfo], "Status | None"]]]
+"""(plugin name, its filter) in the order they run."""
+
+
+@dataclass(frozen=True, slots=True)
+class FilterSplit:
+    """The running Filter plugins of a cycle in two parts (`Framework.filter_split`)."""
+
+    key: int
+    """The memo key of the leading part's results."""
+    lead: FilterCalls
+    rest: FilterCalls
+
 
 class Framework(BindingCycle, WhatIfFiltering):
     """The plugins of one profile and the runners the scheduler calls for each pod."""
@@ -106,6 +119,8 @@ class Framework(BindingCycle, WhatIfFiltering):
         # ran the plugins; see `runtime.plugin_metrics`).
         self._filter_passes = 0
         self._filter_stops: dict[str, int] = {}
+        self._filter_calls: dict[str, int] = {}
+        """Per plugin, its calls by `run_filters` (counted one by one)."""
         self._counted_skip: frozenset[str] = frozenset()
         if plugin_metrics is not None:
             self._timed_filters = [
@@ -196,11 +211,15 @@ class Framework(BindingCycle, WhatIfFiltering):
 
     def flush_filter_evaluations(self) -> None:
         """Add the pending Filter evaluations to `scheduler_plugin_evaluation_total`."""
-        passes, stops = self._filter_passes, self._filter_stops
-        if not passes and not stops:
+        passes, stops, calls = self._filter_passes, self._filter_stops, self._filter_calls
+        if not passes and not stops and not calls:
             return
-        self._filter_passes, self._filter_stops = 0, {}
+        self._filter_passes, self._filter_stops, self._filter_calls = 0, {}, {}
         if self.plugin_metrics is None:
+            return
+        for name, count in calls.items():
+            self.plugin_metrics.evaluated(name, "Filter", self.profile_name, count)
+        if not passes and not stops:
             return
         reached = passes + sum(stops.values())
         for name, _ in self._filters:
@@ -285,6 +304,46 @@ class Framework(BindingCycle, WhatIfFiltering):
         if None in combined:
             return None
         return self._memo_keys.id_of(("filter", skip, combined))
+
+    def filter_split(self, state: CycleState, pod: Pod) -> FilterSplit | None:
+        """When some running Filter plugin cannot sign the pod (no `filter_memo_key`): the
+        leading running plugins that all signed it, whose results are memoized together
+        under the returned key, and the plugins after them, which then run on every node
+        the leading ones pass (`run_filters`). None when the first running plugin did not
+        sign, or every one did."""
+        skip = state.skip_filter_plugins
+        filters = self._timed_filters if state.record_plugin_metrics else self._filters
+        running = [(name, call) for name, call in filters if not (skip and name in skip)]
+        signatures = memo.cycle_signatures(
+            state, pod, [self._filter_plugins_by_name[name] for name, _ in running]
+        )
+        lead = 0
+        while lead < len(running) and signatures[running[lead][0]] is not None:
+            lead += 1
+        if lead in {0, len(running)}:
+            return None
+        signed = tuple((name, signatures[name]) for name, _ in running[:lead])
+        key = self._memo_keys.id_of(("filter-lead", skip, signed))
+        return FilterSplit(key, running[:lead], running[lead:])
+
+    def run_filters(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: FilterCalls
+    ) -> Status:
+        """Run `filters` (a part of `filter_split`) on one node, stopping at the first
+        rejection (`plugin` set); each plugin call counted for the metrics."""
+        calls = self._filter_calls
+        for name, filter_ in filters:
+            calls[name] = calls.get(name, 0) + 1
+            try:
+                status = filter_(state, pod, node_info)
+            except PLUGIN_ERRORS as exc:
+                return raised(name, "Filter", exc)
+            if status is not None and status.code is not _SUCCESS_CODE:
+                if not status.is_rejected():
+                    return as_error(name, "Filter", status)
+                status.plugin = name
+                return status
+        return SUCCESS
 
     def score_memo_key(self, state: CycleState, pod: Pod) -> tuple[int, frozenset[str]] | None:
         """The key of this cycle's raw scores on a node, and the Score plugins it covers

@@ -25,7 +25,7 @@ from kubesched.model import Pod
 from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
 from kubesched.runtime.columns import FilterColumn, filter_window
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
-from kubesched.runtime.framework import Framework
+from kubesched.runtime.framework import FilterSplit, Framework
 from kubesched.runtime.memo import store
 from kubesched.runtime.score_columns import PositionedNodes
 from kubesched.runtime.scoring import ScoreResult, select_host
@@ -241,11 +241,14 @@ def find_nodes_that_pass_filters(
     run_filter: Callable[[CycleState, Pod, NodeInfo], Status] = fw.run_filter
     if fw.has_nominated_pods():
         memo_key, run_filter = None, _with_nominated_pods(fw, memo_key)
-    elif memo_key is not None and (journal := node_journal(nodes)) is not None:
-        column = fw.node_columns.filter_column(journal, nodes, memo_key)
-        return _by_column(
-            fw, state, pod, diagnosis, nodes, column=column, start=start, wanted=wanted
-        )
+    elif (journal := node_journal(nodes)) is not None:
+        split = None if memo_key is not None else fw.filter_split(state, pod)
+        key = memo_key if split is None else split.key
+        if key is not None:
+            column = fw.node_columns.filter_column(journal, nodes, key)
+            return _by_column(
+                fw, state, pod, diagnosis, nodes, column=column, window=(start, wanted), split=split
+            )
     ordered = [*nodes[start:], *nodes[:start]] if start else nodes
     return _sequential(
         state, pod, ordered, diagnosis=diagnosis, wanted=wanted, key=memo_key, run=run_filter
@@ -293,20 +296,42 @@ def _by_column(
     nodes: Sequence[NodeInfo],
     *,
     column: FilterColumn,
-    start: int,
-    wanted: int,
+    window: tuple[int, int],
+    split: FilterSplit | None,
 ) -> PositionedNodes:
-    """The sequential scan's result, from the column of this cycle's memo key
-    (`runtime.columns`): only nodes it does not know run the Filter plugins."""
+    """The sequential scan's result over `window` (start, wanted), from the column of this
+    cycle's memo key (`runtime.columns`): only nodes it does not know run the Filter
+    plugins; with `split`, the column holds the leading plugins' results and the others run
+    on every node those pass."""
 
-    def run_one(position: int) -> Status:
-        status = fw.run_filter(state, pod, nodes[position])
+    def checked(status: Status) -> Status:
         if status.code is _ERROR_CODE:
             raise SchedulingError(status)
         return status
 
+    def run_one(position: int) -> Status:
+        return checked(fw.run_filter(state, pod, nodes[position]))
+
+    then = None
+    if split is not None:
+        lead, rest = split.lead, split.rest
+
+        def run_lead(position: int) -> Status:
+            return checked(fw.run_filters(state, pod, nodes[position], lead))
+
+        def run_rest(position: int) -> Status:
+            return checked(fw.run_filters(state, pod, nodes[position], rest))
+
+        run_one, then = run_lead, run_rest
+    start, wanted = window
     positions = filter_window(
-        column, nodes=nodes, start=start, wanted=wanted, diagnosis=diagnosis, run_filter=run_one
+        column,
+        nodes=nodes,
+        start=start,
+        wanted=wanted,
+        diagnosis=diagnosis,
+        run_filter=run_one,
+        then=then,
     )
     return PositionedNodes(nodes, positions, fw.node_columns.score_column)
 

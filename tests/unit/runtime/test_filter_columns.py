@@ -47,6 +47,12 @@ def _pod(rng: random.Random, index: int) -> Pod:
         builder.node_selector(disk="ssd")
     if rng.random() < 0.3:
         builder.toleration("dedicated", "gpu", effect="NoSchedule")
+    app = rng.choice(("red", "blue"))
+    builder.label("app", app)
+    if rng.random() < 0.25:  # InterPodAffinity cannot sign it: the Filter plugins split
+        term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "disk"}
+        kind = rng.choice(("podAffinity", "podAntiAffinity"))
+        builder.affinity({kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
     return builder.model()
 
 
@@ -69,10 +75,11 @@ def _fit(fw: Framework, pod: Pod, nodes: list[NodeInfo]) -> tuple[object, ...]:
         scores and scores.totals,
         scores and [(ps.plugin, ps.raw, ps.normalized) for ps in scores.plugins],
         [node.name for node in feasible],
-        [
+        # as a set: no reader depends on the order (the FitError message counts reasons)
+        sorted(
             (name, status.reasons, status.plugin)
             for name, status in diagnosis.node_to_status.items()
-        ],
+        ),
         sorted(diagnosis.unschedulable_plugins),
         fw.next_start_node_index,
     )
@@ -107,17 +114,21 @@ def test_columns_take_what_the_sequential_scan_takes(seed: int) -> None:
     by_column, sequential = _framework(snapshot), _framework(snapshot)
     incoming = [_pod(rng, 10**7 + i) for i in range(6)]
     placed: list[Pod] = []
-    rejections = 0
+    rejections = splits = 0
     for _cycle in range(50):
         _churn(rng, cache, names, placed)
         cache.update_snapshot(snapshot)
         assert node_journal(snapshot.node_infos) is not None
         for pod in rng.sample(incoming, 3):
+            state = CycleState()
+            by_column.run_pre_filter(state, pod, snapshot.node_infos)
+            splits += by_column.filter_split(state, pod) is not None
             got = _fit(by_column, pod, snapshot.node_infos)
             want = _fit(sequential, pod, list(snapshot.node_infos))
             assert got == want
             rejections += len(got[3]) if isinstance(got[3], list) else 0
     assert rejections > 0
+    assert splits > 0
     assert len(by_column.node_columns) > 0  # the column path ran
 
 
@@ -188,3 +199,51 @@ def test_columns_start_over_when_the_snapshot_lays_its_nodes_out_anew() -> None:
     fresh = columns.filter_column(journal, snapshot.node_infos, 1)
     assert fresh is not column
     assert bytes(fresh.results) == bytes(4)
+
+
+def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> None:
+    nodes = _nodes(10)
+    column = FilterColumn(len(nodes))
+    lead_runs: list[int] = []
+    rest_runs: list[int] = []
+    lead_no = Status(Code.UNSCHEDULABLE, "lead", plugin="Lead")
+    rest_no = Status(Code.UNSCHEDULABLE, "rest", plugin="Rest")
+
+    def lead(position: int) -> Status:
+        lead_runs.append(position)
+        return lead_no if position % 4 == 0 else Status(Code.SUCCESS)
+
+    def rest(position: int) -> Status:
+        rest_runs.append(position)
+        if position == 9 and len(rest_runs) > 8:
+            raise SchedulingError(Status(Code.ERROR, "boom"))
+        return rest_no if position % 3 == 0 else Status(Code.SUCCESS)
+
+    def window(start: int, wanted: int, diagnosis: Diagnosis) -> list[int]:
+        return filter_window(
+            column,
+            nodes=nodes,
+            start=start,
+            wanted=wanted,
+            diagnosis=diagnosis,
+            run_filter=lead,
+            then=rest,
+        )
+
+    def rejected(diagnosis: Diagnosis) -> list[str]:
+        return sorted(name for name, _ in diagnosis.node_to_status.items())
+
+    first = Diagnosis()
+    assert window(6, 3, first) == [7, 1, 2]
+    assert lead_runs == [6, 7, 8, 9, 0, 1, 2]
+    assert rest_runs == [6, 7, 9, 1, 2]
+    assert rejected(first) == ["n0", "n6", "n8", "n9"]
+    again = Diagnosis()
+    assert window(6, 3, again) == [7, 1, 2]
+    assert lead_runs == [6, 7, 8, 9, 0, 1, 2]  # the column knows them all now
+    assert rest_runs == [6, 7, 9, 1, 2, 6, 7, 9, 1, 2]  # the later plugins run every time
+    assert rejected(again) == ["n0", "n6", "n8", "n9"]
+    failing = Diagnosis()
+    with pytest.raises(SchedulingError):
+        window(8, 5, failing)
+    assert rejected(failing) == ["n8"]  # those before the failing node (n9), none after
