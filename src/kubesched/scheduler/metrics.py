@@ -120,6 +120,8 @@ class SchedulerMetrics:
         self._hint_children: dict[tuple[str, str, str], Histogram] = {}
         """The series of `queueing_hint_duration` by labels (`labels()` costs more than
         the hint it times)."""
+        self._request_children: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
+        """(code, method, host) -> its request counter and duration histogram."""
         self.event_handling_duration = Histogram(
             "scheduler_event_handling_duration_seconds",
             "Event handling latency in seconds.",
@@ -218,9 +220,13 @@ class SchedulerMetrics:
     def extension_point_observer(self, profile: str) -> Callable[[str, str, float], None]:
         """For `build_framework(observe=...)`: one profile's extension point durations."""
         histogram = self.extension_point_duration
+        children: dict[tuple[str, str], Histogram] = {}  # `labels()` costs a lookup per call
 
         def observe(point: str, status: str, seconds: float) -> None:
-            histogram.labels(point, status, profile).observe(seconds)
+            child = children.get((point, status))
+            if child is None:
+                child = children[point, status] = histogram.labels(point, status, profile)
+            child.observe(seconds)
 
         return observe
 
@@ -247,8 +253,14 @@ class SchedulerMetrics:
 
     def observe_request(self, method: str, host: str, code: str, seconds: float) -> None:
         """A finished API request (a `kubesched.kube.client.RequestObserver`)."""
-        self.rest_client_requests.labels(code, method, host).inc()
-        self.rest_client_duration.labels(method, host).observe(seconds)
+        counted = self._request_children.get((code, method, host))
+        if counted is None:
+            counted = self._request_children[code, method, host] = (
+                self.rest_client_requests.labels(code, method, host),
+                self.rest_client_duration.labels(method, host),
+            )
+        counted[0].inc()
+        counted[1].observe(seconds)
 
     def observe_retry(self, method: str, host: str, code: str) -> None:
         """A retried API request's attempt (a `kubesched.kube.client.RetryObserver`)."""
