@@ -52,6 +52,12 @@ demo: binaries
 bench: binaries
 	$(BIN)/kubesched bench --out bench-results $(BENCH_ARGS)
 
+# The scheduling cycle's CPU alone, in process (no control plane), e.g.
+# make cycle-cost CYCLE_ARGS="--nodes 65000 --initial-pods 10000 --pods 2000".
+.PHONY: cycle-cost
+cycle-cost: $(STAMP)
+	PYTHONPATH=tools $(BIN)/python -m kubesched_cyclecost $(CYCLE_ARGS)
+
 # Differential parity campaign: seeded random clusters decided by kube-scheduler v1.37.2 and
 # by kubesched (tests/e2e/test_parity_differential.py); prints the totals per comparison and
 # writes a reproducer per mismatch to parity-failures/. SEEDS: "1-200", "5,9,40-60".
