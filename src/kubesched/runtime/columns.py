@@ -164,7 +164,7 @@ def filter_window(
     wanted: int,
     diagnosis: Diagnosis,
     run_filter: Callable[[int], Status],
-    then: Callable[[int], Status] | None = None,
+    then: ThenRunner | None = None,
 ) -> list[int]:
     """The positions of the first `wanted` nodes that pass, scanning from `start` around the
     list, as the sequential scan takes them; rejections go to `diagnosis`. Nodes the column
@@ -172,8 +172,8 @@ def filter_window(
     kept: `run_filter` raises for it, with the rejections before it already reported).
 
     With `then`, the column holds the results of the leading Filter plugins only
-    (`Framework.filter_split`): a node they pass runs `then(position)`, the plugins after
-    them, every time (not kept); it may raise as `run_filter`."""
+    (`Framework.filter_split`): the nodes they pass run the plugins after them every time
+    (not kept), through `then` (see `ThenRunner`)."""
     window = _Window(column, nodes, wanted, diagnosis, then)
     results = column.results
     for low, high in ((start, len(nodes)), (0, start)):
@@ -200,6 +200,16 @@ def filter_window(
     return window.taken
 
 
+ThenRunner = Callable[
+    [Sequence[int], int, list[int], list[tuple[int, Status]]],
+    tuple[int, BaseException | None],
+]
+"""`then(positions, wanted, taken, rejected) -> (consumed, error)`: run the later Filter
+plugins on the nodes at `positions` in order, appending those that pass to `taken` until it
+holds `wanted`, and `(position, status)` to `rejected`; returns how many positions it
+consumed and, when the next one failed with ERROR, the error to raise (else None)."""
+
+
 class _Window:
     """The nodes one `filter_window` call has taken so far, and what it reports."""
 
@@ -211,7 +221,7 @@ class _Window:
         nodes: Sequence[NodeInfo],
         wanted: int,
         diagnosis: Diagnosis,
-        then: Callable[[int], Status] | None,
+        then: ThenRunner | None,
     ) -> None:
         self.column, self.nodes, self.wanted = column, nodes, wanted
         self.diagnosis, self.then = diagnosis, then
@@ -230,27 +240,31 @@ class _Window:
             cut = found[-1] + 1 if len(found) == need else stop
             column.report_rejected(start, cut, self.nodes, self.diagnosis)
             return cut
-        cut = stop
-        for position in column.passing(start, stop, stop - start):
-            try:
-                self.candidate(position)
-            except BaseException:
-                column.report_rejected(start, position, self.nodes, self.diagnosis)
-                raise
-            if self.full():
-                cut = position + 1
-                break
+        candidates = column.passing(start, stop, stop - start)
+        consumed, error = self._then(candidates)
+        if error is not None:
+            column.report_rejected(start, candidates[consumed], self.nodes, self.diagnosis)
+            raise error
+        cut = candidates[consumed - 1] + 1 if self.full() else stop
         column.report_rejected(start, cut, self.nodes, self.diagnosis)
         return cut
 
     def candidate(self, position: int) -> None:
         """A node the column's plugins passed: taken, once `then` passes it too."""
-        if self.then is not None:
-            status = self.then(position)
-            if status.code is not Code.SUCCESS:
-                self.reject(position, status)
-                return
-        self.taken.append(position)
+        if self.then is None:
+            self.taken.append(position)
+            return
+        _, error = self._then([position])
+        if error is not None:
+            raise error
+
+    def _then(self, positions: Sequence[int]) -> tuple[int, BaseException | None]:
+        assert self.then is not None
+        rejected: list[tuple[int, Status]] = []
+        consumed, error = self.then(positions, self.wanted, self.taken, rejected)
+        for position, status in rejected:
+            self.reject(position, status)
+        return consumed, error
 
     def reject(self, position: int, status: Status) -> None:
         self.diagnosis.node_to_status.set(self.nodes[position].name, status)

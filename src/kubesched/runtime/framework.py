@@ -10,7 +10,7 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +31,7 @@ from kubesched.runtime.batch import OpportunisticBatch
 from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.columns import NodeColumns
 from kubesched.runtime.enqueue import collect_enqueue_events
+from kubesched.runtime.filter_each import FilterCalls, FilterRun, FilterSplit, filter_each
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
@@ -70,19 +71,6 @@ class PreFilterOutcome:
 
 
 _SUCCESS_CODE = Code.SUCCESS  # enum attribute reads are slow in per-node loops
-
-FilterCalls = list[tuple[str, Callable[[CycleState, Pod, NodeInfo], "Status | None"]]]
-"""(plugin name, its filter) in the order they run."""
-
-
-@dataclass(frozen=True, slots=True)
-class FilterSplit:
-    """The running Filter plugins of a cycle in two parts (`Framework.filter_split`)."""
-
-    key: int
-    """The memo key of the leading part's results."""
-    lead: FilterCalls
-    rest: FilterCalls
 
 
 class Framework(BindingCycle, WhatIfFiltering):
@@ -326,24 +314,29 @@ class Framework(BindingCycle, WhatIfFiltering):
         key = self._memo_keys.id_of(("filter-lead", skip, signed))
         return FilterSplit(key, running[:lead], running[lead:])
 
+    def filter_each(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        filters: FilterCalls,
+        run: FilterRun,
+    ) -> tuple[int, Status | None]:
+        """Run `filters` (a part of `filter_split`) on the nodes at `run.positions`
+        (`runtime.filter_each`); each call is counted for the metrics."""
+        return filter_each(state, pod, nodes, filters, run=run, calls=self._filter_calls)
+
     def run_filters(
         self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: FilterCalls
     ) -> Status:
         """Run `filters` (a part of `filter_split`) on one node, stopping at the first
         rejection (`plugin` set); each plugin call counted for the metrics."""
-        calls = self._filter_calls
-        for name, filter_ in filters:
-            calls[name] = calls.get(name, 0) + 1
-            try:
-                status = filter_(state, pod, node_info)
-            except PLUGIN_ERRORS as exc:
-                return raised(name, "Filter", exc)
-            if status is not None and status.code is not _SUCCESS_CODE:
-                if not status.is_rejected():
-                    return as_error(name, "Filter", status)
-                status.plugin = name
-                return status
-        return SUCCESS
+        run = FilterRun([0], 1)
+        consumed, error = self.filter_each(state, pod, [node_info], filters, run)
+        if error is not None:
+            return error
+        assert consumed == 1
+        return run.rejected[0][1] if run.rejected else SUCCESS
 
     def score_memo_key(self, state: CycleState, pod: Pod) -> tuple[int, frozenset[str]] | None:
         """The key of this cycle's raw scores on a node, and the Score plugins it covers

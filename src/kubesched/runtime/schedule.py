@@ -23,15 +23,17 @@ from kubesched.framework.nodeinfo import NodeInfo, node_journal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
 from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
-from kubesched.runtime.columns import FilterColumn, filter_window
+from kubesched.runtime.columns import FilterColumn, ThenRunner, filter_window
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
-from kubesched.runtime.framework import FilterSplit, Framework
+from kubesched.runtime.filter_each import FilterRun, FilterSplit
+from kubesched.runtime.framework import Framework
 from kubesched.runtime.memo import store
 from kubesched.runtime.score_columns import PositionedNodes
 from kubesched.runtime.scoring import ScoreResult, select_host
 
 logger = logging.getLogger(__name__)
 _SUCCESS_CODE = Code.SUCCESS
+Rejection = tuple[int, Status]
 _ERROR_CODE = Code.ERROR
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -312,15 +314,19 @@ def _by_column(
     def run_one(position: int) -> Status:
         return checked(fw.run_filter(state, pod, nodes[position]))
 
-    then = None
+    then: ThenRunner | None = None
     if split is not None:
         lead, rest = split.lead, split.rest
 
         def run_lead(position: int) -> Status:
             return checked(fw.run_filters(state, pod, nodes[position], lead))
 
-        def run_rest(position: int) -> Status:
-            return checked(fw.run_filters(state, pod, nodes[position], rest))
+        def run_rest(
+            positions: Sequence[int], wanted: int, taken: list[int], rejected: list[Rejection]
+        ) -> tuple[int, BaseException | None]:
+            run = FilterRun(positions, wanted, taken, rejected)
+            consumed, error = fw.filter_each(state, pod, nodes, rest, run)
+            return consumed, None if error is None else SchedulingError(error)
 
         run_one, then = run_lead, run_rest
     start, wanted = window

@@ -7,6 +7,7 @@ clusters, the default profile, more nodes than the adaptive sample so the window
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -21,7 +22,7 @@ from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
 from kubesched.runtime import Framework, SchedulingError, build_framework
 from kubesched.runtime.columns import FilterColumn, NodeColumns, filter_window
-from kubesched.runtime.schedule import find_nodes_that_fit, prioritize_nodes
+from kubesched.runtime.schedule import Rejection, find_nodes_that_fit, prioritize_nodes
 from kubesched.testing import make_node, make_pod
 
 NODES = 240
@@ -219,6 +220,22 @@ def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> No
             raise SchedulingError(Status(Code.ERROR, "boom"))
         return rest_no if position % 3 == 0 else Status(Code.SUCCESS)
 
+    def then(
+        positions: Sequence[int], wanted: int, taken: list[int], rejected: list[Rejection]
+    ) -> tuple[int, BaseException | None]:
+        for consumed, position in enumerate(positions):
+            try:
+                status = rest(position)
+            except SchedulingError as exc:
+                return consumed, exc
+            if status.code is Code.SUCCESS:
+                taken.append(position)
+            else:
+                rejected.append((position, status))
+            if len(taken) >= wanted:
+                return consumed + 1, None
+        return len(positions), None
+
     def window(start: int, wanted: int, diagnosis: Diagnosis) -> list[int]:
         return filter_window(
             column,
@@ -227,7 +244,7 @@ def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> No
             wanted=wanted,
             diagnosis=diagnosis,
             run_filter=lead,
-            then=rest,
+            then=then,
         )
 
     def rejected(diagnosis: Diagnosis) -> list[str]:
