@@ -10,7 +10,7 @@ import logging
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import repeat
 from operator import add, attrgetter, eq, mul
 from typing import Any, TypeAlias, TypeVar, cast
 
@@ -236,6 +236,8 @@ def normalize_raw_scores(
 
 def _add_weighted(totals: list[int], scores: list[int], weight: int) -> list[int]:
     """`totals[i] + scores[i] * weight` for every i (C-level loops: this runs per node)."""
+    if _constant(scores):  # e.g. TaintToleration where no node has PreferNoSchedule taints
+        return list(map(add, totals, repeat(scores[0] * weight)))
     if weight == 1:
         return list(map(add, totals, scores))
     return list(map(add, totals, map(mul, scores, repeat(weight))))
@@ -311,7 +313,13 @@ def _score_plugin(
             return None, _error(name, f"NormalizeScore: {status.message}", status.error)
     if checked:
         return PluginScores(plugin=name, weight=weight, raw=raw, normalized=raw), SUCCESS
-    if normalized and (max(normalized) > MAX_NODE_SCORE or min(normalized) < MIN_NODE_SCORE):
+    if _constant(normalized):
+        in_range = MIN_NODE_SCORE <= normalized[0] <= MAX_NODE_SCORE
+    else:
+        in_range = not normalized or (
+            max(normalized) <= MAX_NODE_SCORE and min(normalized) >= MIN_NODE_SCORE
+        )
+    if not in_range:
         value = next(v for v in normalized if v > MAX_NODE_SCORE or v < MIN_NODE_SCORE)
         return None, _error(
             name,
@@ -320,6 +328,12 @@ def _score_plugin(
             None,
         )
     return PluginScores(plugin=name, weight=weight, raw=raw, normalized=normalized), SUCCESS
+
+
+def _constant(scores: list[int]) -> bool:
+    """Whether every score is the first one (`count` compares the shared small ints by
+    identity: much cheaper than a pass that computes)."""
+    return bool(scores) and scores.count(scores[0]) == len(scores)
 
 
 def _error(plugin: str, detail: str, exc: BaseException | None) -> Status:
@@ -340,8 +354,26 @@ def select_host(result: ScoreResult, *, rng: random.Random | None = None) -> str
     tied = totals.count(best)
     if tied == 1:
         return result.nodes[totals.index(best)].name
-    ties = list(compress(range(len(totals)), map(eq, totals, repeat(best))))
-    return result.nodes[ties[(rng or _RNG).randrange(tied)]].name
+    pick = (rng or _RNG).randrange(tied)
+    return result.nodes[_nth_tie(bytes(map(eq, totals, repeat(best))), pick)].name
+
+
+def _nth_tie(mask: bytes, n: int) -> int:
+    """The index of the `n`-th (from 0) one in `mask` (of zeros and ones): halving by
+    counts, then a short scan, so no list of the tied indexes is built."""
+    low, high = 0, len(mask)
+    while high - low > 64:
+        middle = (low + high) // 2
+        ones = mask.count(1, low, middle)
+        if n < ones:
+            high = middle
+        else:
+            n -= ones
+            low = middle
+    index = mask.index(1, low)
+    for _ in range(n):
+        index = mask.index(1, index + 1)
+    return index
 
 
 _RNG = random.Random()  # noqa: S311 - spreading ties between nodes, not cryptography

@@ -7,7 +7,7 @@ clusters, the default profile, more nodes than the adaptive sample so the window
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -21,7 +21,7 @@ from kubesched.framework.status import Code, Status
 from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
 from kubesched.runtime import Framework, SchedulingError, build_framework
-from kubesched.runtime.columns import FilterColumn, NodeColumns, filter_window
+from kubesched.runtime.columns import FilterColumn, NodeColumns, ThenRunner, filter_window
 from kubesched.runtime.schedule import Rejection, find_nodes_that_fit, prioritize_nodes
 from kubesched.testing import make_node, make_pod
 
@@ -202,6 +202,28 @@ def test_columns_start_over_when_the_snapshot_lays_its_nodes_out_anew() -> None:
     assert bytes(fresh.results) == bytes(4)
 
 
+def _one_by_one(rest: Callable[[int], Status]) -> ThenRunner:
+    """A `ThenRunner` over a per-position filter (may raise SchedulingError)."""
+
+    def then(
+        positions: Sequence[int], wanted: int, taken: list[int], rejected: list[Rejection]
+    ) -> tuple[int, BaseException | None]:
+        for consumed, position in enumerate(positions):
+            try:
+                status = rest(position)
+            except SchedulingError as exc:
+                return consumed, exc
+            if status.code is Code.SUCCESS:
+                taken.append(position)
+            else:
+                rejected.append((position, status))
+            if len(taken) >= wanted:
+                return consumed + 1, None
+        return len(positions), None
+
+    return then
+
+
 def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> None:
     nodes = _nodes(10)
     column = FilterColumn(len(nodes))
@@ -220,22 +242,6 @@ def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> No
             raise SchedulingError(Status(Code.ERROR, "boom"))
         return rest_no if position % 3 == 0 else Status(Code.SUCCESS)
 
-    def then(
-        positions: Sequence[int], wanted: int, taken: list[int], rejected: list[Rejection]
-    ) -> tuple[int, BaseException | None]:
-        for consumed, position in enumerate(positions):
-            try:
-                status = rest(position)
-            except SchedulingError as exc:
-                return consumed, exc
-            if status.code is Code.SUCCESS:
-                taken.append(position)
-            else:
-                rejected.append((position, status))
-            if len(taken) >= wanted:
-                return consumed + 1, None
-        return len(positions), None
-
     def window(start: int, wanted: int, diagnosis: Diagnosis) -> list[int]:
         return filter_window(
             column,
@@ -244,7 +250,7 @@ def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> No
             wanted=wanted,
             diagnosis=diagnosis,
             run_filter=lead,
-            then=then,
+            then=_one_by_one(rest),
         )
 
     def rejected(diagnosis: Diagnosis) -> list[str]:

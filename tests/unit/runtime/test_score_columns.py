@@ -8,8 +8,11 @@ import random
 
 import pytest
 
+from kubesched.framework import NodeInfo
 from kubesched.plugins.helper.normalize import default_normalize_score, go_div
 from kubesched.runtime.score_columns import ScoreColumn, _runs
+from kubesched.runtime.scoring import ScoreResult, _nth_tie, select_host
+from kubesched.testing import make_node
 
 
 def test_runs_are_found_only_without_gaps() -> None:
@@ -66,3 +69,24 @@ def test_default_normalize_score_is_go_s(seed: int) -> None:
         got = list(scores)
         default_normalize_score(got, reverse=reverse)
         assert got == _normalized_as_go(scores, reverse)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_nth_tie_is_the_nth_index_of_the_best_total(seed: int) -> None:
+    rng = random.Random(seed)
+    totals = [rng.choice((7, 7, 7, 3)) for _ in range(rng.randint(1, 700))]
+    if 7 not in totals:
+        totals[0] = 7
+    ties = [index for index, total in enumerate(totals) if total == 7]
+    mask = bytes(total == 7 for total in totals)
+    assert [_nth_tie(mask, n) for n in range(len(ties))] == ties
+
+
+def test_select_host_draws_among_the_tied_nodes_as_before() -> None:
+    nodes = [NodeInfo(make_node().name(f"n{i}").model()) for i in range(300)]
+    totals = [5 if i % 3 else 9 for i in range(300)]
+    ties = [index for index, total in enumerate(totals) if total == 9]
+    for seed in range(20):
+        want = nodes[ties[random.Random(seed).randrange(len(ties))]].name
+        got = select_host(ScoreResult(nodes=nodes, totals=totals), rng=random.Random(seed))
+        assert got == want
