@@ -7,5 +7,6 @@ template with the default profile, as the scheduler's loop does: refresh the sna
 what it prints is the cycle's own cost, which `kubesched bench` cannot separate from the
 rest of the process. The first quarter of the pods warms the memo and is not measured.
 `--placements FILE` writes the chosen node of every pod, one a line (ties are broken by a
-fixed seed), so that two versions of the code can be compared for the same placements.
+fixed seed; "-" for a pod that fits nowhere), so that two versions of the code can be
+compared for the same placements.
 """

@@ -17,7 +17,7 @@ from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.framework import CycleState
 from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
-from kubesched.runtime import Framework, build_framework, scoring
+from kubesched.runtime import FitError, Framework, SchedulingError, build_framework, scoring
 from kubesched.runtime.schedule import schedule_pod
 
 TEMPLATES = (
@@ -64,7 +64,11 @@ def _schedule(
     hosts = []
     for cycle, pod in enumerate(pods, start=first):
         cache.update_snapshot(snapshot)
-        result = schedule_pod(fw, CycleState(), pod, snapshot.node_infos, cycle=cycle)
+        try:
+            result = schedule_pod(fw, CycleState(), pod, snapshot.node_infos, cycle=cycle)
+        except (FitError, SchedulingError):
+            hosts.append("-")  # fits nowhere (or a plugin failed): not placed
+            continue
         cache.assume_pod(pod, result.suggested_host)
         hosts.append(result.suggested_host)
     return hosts
