@@ -76,8 +76,6 @@ class FilterColumn:
             return
         mask = self.results[start:stop].translate(_REJECTED_MASK)
         positions = list(compress(range(start, stop), mask))
-        if not positions:
-            return
         found = list(map(self.statuses.__getitem__, positions))
         names = map(_NAME, map(nodes.__getitem__, positions))
         diagnosis.node_to_status.set_many(zip(names, found, strict=True))
@@ -200,8 +198,10 @@ def filter_window(
     return window.taken
 
 
+Rejection = tuple[int, Status]
+"""A node's position and the status that rejected it."""
 ThenRunner = Callable[
-    [Sequence[int], int, list[int], list[tuple[int, Status]]],
+    [Sequence[int], int, list[int], list[Rejection]],
     tuple[int, BaseException | None],
 ]
 """`then(positions, wanted, taken, rejected) -> (consumed, error)`: run the later Filter
@@ -260,7 +260,7 @@ class _Window:
 
     def _then(self, positions: Sequence[int]) -> tuple[int, BaseException | None]:
         assert self.then is not None
-        rejected: list[tuple[int, Status]] = []
+        rejected: list[Rejection] = []
         consumed, error = self.then(positions, self.wanted, self.taken, rejected)
         for position, status in rejected:
             self.reject(position, status)

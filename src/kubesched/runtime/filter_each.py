@@ -16,6 +16,7 @@ from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
+from kubesched.runtime.columns import Rejection
 
 _SUCCESS_CODE = Code.SUCCESS
 
@@ -31,7 +32,7 @@ class FilterRun:
     wanted: int
     """Stop once `taken` holds this many."""
     taken: list[int] = field(default_factory=list)
-    rejected: list[tuple[int, Status]] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,8 @@ def _one(
     run: FilterRun,
     reached: list[int],
 ) -> tuple[int, Status | None]:
+    """`_several` for one plugin (the usual split: InterPodAffinity or PodTopologySpread
+    alone), without the inner loop and its per-node counter."""
     name, filter_ = named
     taken, rejected, wanted = run.taken, run.rejected, run.wanted
     consumed = 0

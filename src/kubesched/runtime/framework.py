@@ -108,7 +108,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         self._filter_passes = 0
         self._filter_stops: dict[str, int] = {}
         self._filter_calls: dict[str, int] = {}
-        """Per plugin, its calls by `run_filters` (counted one by one)."""
+        """Per plugin, its calls by `filter_each` (the split part of a cycle, counted by call)."""
         self._counted_skip: frozenset[str] = frozenset()
         if plugin_metrics is not None:
             self._timed_filters = [
@@ -129,7 +129,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         self._signing_scores = [pl for pl in plugins.score if pl.name in signers]
         self._pod_signers = _pod_signers(plugins)
         self.node_columns = NodeColumns()
-        """The memo's Filter results by snapshot position (`runtime.columns`)."""
+        """The memo's Filter and Score results by snapshot position (`runtime.columns`)."""
         self.batch: OpportunisticBatch | None = None
         """OpportunisticBatching (`runtime.batch`), when its gate is on (`build_framework`)."""
 

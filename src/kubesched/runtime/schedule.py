@@ -23,7 +23,7 @@ from kubesched.framework.nodeinfo import NodeInfo, node_journal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
 from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
-from kubesched.runtime.columns import FilterColumn, ThenRunner, filter_window
+from kubesched.runtime.columns import FilterColumn, Rejection, ThenRunner, filter_window
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
 from kubesched.runtime.filter_each import FilterRun, FilterSplit
 from kubesched.runtime.framework import Framework
@@ -33,7 +33,6 @@ from kubesched.runtime.scoring import ScoreResult, select_host
 
 logger = logging.getLogger(__name__)
 _SUCCESS_CODE = Code.SUCCESS
-Rejection = tuple[int, Status]
 _ERROR_CODE = Code.ERROR
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -267,7 +266,7 @@ def _sequential(
     key: int | None,
     run: Callable[[CycleState, Pod, NodeInfo], Status],
 ) -> list[NodeInfo]:
-    """Filter `ordered` one node at a time (memoized on the nodes under `memo_key`)."""
+    """Filter `ordered` one node at a time (memoized on the nodes under `key`)."""
     feasible: list[NodeInfo] = []
     statuses = diagnosis.node_to_status
     success, error = _SUCCESS_CODE, _ERROR_CODE  # locals: enum attribute reads are slow

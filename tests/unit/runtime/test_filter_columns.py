@@ -21,8 +21,14 @@ from kubesched.framework.status import Code, Status
 from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
 from kubesched.runtime import Framework, SchedulingError, build_framework
-from kubesched.runtime.columns import FilterColumn, NodeColumns, ThenRunner, filter_window
-from kubesched.runtime.schedule import Rejection, find_nodes_that_fit, prioritize_nodes
+from kubesched.runtime.columns import (
+    FilterColumn,
+    NodeColumns,
+    Rejection,
+    ThenRunner,
+    filter_window,
+)
+from kubesched.runtime.schedule import find_nodes_that_fit, prioritize_nodes
 from kubesched.testing import make_node, make_pod
 
 NODES = 240
