@@ -76,14 +76,8 @@ class FilterState:
     self_match: bool
     """The pod matches all its own required affinity terms."""
     namespaces: NamespaceLabels
-    existing_keys: tuple[str, ...] = ()
-    """The label keys of `existing_counts` (kept in step with it)."""
-
-    def __post_init__(self) -> None:
-        self._refresh_existing_keys()
-
-    def _refresh_existing_keys(self) -> None:
-        self.existing_keys = tuple({key for key, _ in self.existing_counts})
+    existing_keys: tuple[str, ...]
+    """The label keys of `existing_counts` (a key whose pairs all left may stay: harmless)."""
 
     def clone(self) -> FilterState:
         return FilterState(
@@ -95,6 +89,7 @@ class FilterState:
             dict(self.existing_counts),
             self.self_match,
             self.namespaces,
+            self.existing_keys,
         )
 
     def update_with_pod(self, changed: Pod, terms: PodTerms, node: Node, delta: int) -> None:
@@ -104,7 +99,8 @@ class FilterState:
         for term in terms.required_anti_affinity:
             if term.matches(self.pod, labels_of):
                 _add(self.existing_counts, node, term.topology_key, delta)
-        self._refresh_existing_keys()
+                if term.topology_key not in self.existing_keys:
+                    self.existing_keys += (term.topology_key,)
         if matches_all(self.affinity_terms, changed, labels_of):
             for term in self.affinity_terms:
                 _add(self.affinity_counts, node, term.topology_key, delta)
@@ -157,7 +153,7 @@ def filter_state(
     """The counts for `pod` over `nodes` (all nodes); None when there is nothing to check.
     With the snapshot's node list, the counts come from indexes kept across cycles
     (`totals`), else from a walk of the nodes; both give the same counts."""
-    existing = _existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
+    existing, existing_keys = _existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
     affinity, anti = terms.required_affinity, terms.required_anti_affinity
     if not existing and not affinity and not anti:
         return None
@@ -177,6 +173,7 @@ def filter_state(
         existing_counts=existing,
         self_match=matches_all(affinity, pod, namespaces.of),
         namespaces=namespaces,
+        existing_keys=existing_keys,
     )
 
 
@@ -186,7 +183,8 @@ def _existing_anti_affinity(
     namespaces: NamespaceLabels,
     term_cache: TermCache,
     totals: PairTotals,
-) -> dict[Pair, int]:
+) -> tuple[dict[Pair, int], tuple[str, ...]]:
+    """The pairs forbidden to `pod` by existing pods' anti-affinity, and their label keys."""
     indexed = indexed_existing_anti_affinity(pod, nodes, namespaces, term_cache, totals)
     if indexed is not None:
         return indexed
@@ -199,7 +197,7 @@ def _existing_anti_affinity(
             for term in term_cache.of(existing).required_anti_affinity:
                 if term.matches(pod, labels_of):
                     _add(counts, node, term.topology_key, 1)
-    return counts
+    return counts, tuple({key for key, _ in counts})
 
 
 def _count_pairs(

@@ -32,12 +32,13 @@ def indexed_existing_anti_affinity(
     namespaces: NamespaceLabels,
     term_cache: TermCache,
     totals: PairTotals,
-) -> dict[Pair, int] | None:
-    """Pairs forbidden to `pod` by existing pods' required anti-affinity (a copy)."""
+) -> tuple[dict[Pair, int], tuple[str, ...]] | None:
+    """Pairs forbidden to `pod` by existing pods' required anti-affinity (a copy), and
+    their label keys."""
     key = ("existing-anti-affinity", pod.namespace, frozenset(pod.labels.items()))
     contribution = _existing_contribution(pod, namespaces, term_cache)
     index = totals.index(nodes, key, contribution, with_pods_with_required_anti_affinity)
-    return None if index is None else dict(index.totals)
+    return None if index is None else (dict(index.totals), tuple(index.nested))
 
 
 def _existing_contribution(
