@@ -1,6 +1,7 @@
 """events.k8s.io/v1 recorder, as kube-scheduler's event broadcaster.
 
-* Events are queued and written by a background task; recording never blocks scheduling.
+* Events are queued and written by a background task, up to `MAX_WRITES_IN_FLIGHT` at
+  once; recording never blocks scheduling.
 * `reportingController` is the profile's scheduler name, so `kubectl get events` shows which
   scheduler placed a pod; `reportingInstance` is `<controller>-<hostname>`.
 * An event identical to one recorded in the last 6 minutes (same object, reason, action,
@@ -22,7 +23,7 @@ import logging
 import secrets
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 NOTE_MAX_BYTES = 1024
 SERIES_WINDOW_SECONDS = 6 * 60
 SERIES_PATCH_INTERVAL_SECONDS = 30.0
+MAX_WRITES_IN_FLIGHT = 32
+"""Event writes at once (kube-scheduler: a goroutine per event, bounded by its client's QPS)."""
 
 
 def micro_time(moment: datetime | None = None) -> str:
@@ -112,6 +115,8 @@ class EventRecorder:
         self._clock = clock
         self._hostname = hostname or socket.gethostname()
         self._drops = DropReport(on_drop=on_drop, clock=clock)
+        self._slots = asyncio.Semaphore(MAX_WRITES_IN_FLIGHT)
+        self._writing: set[asyncio.Task[None]] = set()
         self.written = 0
 
     @property
@@ -138,28 +143,59 @@ class EventRecorder:
             self._drops.dropped(QUEUE_FULL)
 
     async def run(self) -> None:
-        """Write queued events until cancelled; series patches are flushed periodically."""
+        """Write queued events until cancelled; series patches are flushed periodically.
+
+        Up to `MAX_WRITES_IN_FLIGHT` writes run at once, as kube-scheduler's broadcaster
+        writes each event from its own goroutine: one write at a time would bound the
+        events to one per API round trip, fewer than a busy scheduler binds pods, and the
+        queue would overflow."""
         flusher = asyncio.create_task(self._flush_series_forever())
         try:
             while True:
                 record = await self._queue.get()
-                try:
-                    await self._write(record)
-                except Exception:  # one bad event must not stop the writer
-                    log.exception("could not write event", extra=kv(reason=record.reason))
+                await self._spawn(record)
         finally:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
 
     async def drain(self, timeout: float) -> None:
-        """Write what is queued, for a clean shutdown (bounded by `timeout`)."""
+        """Write what is queued and wait for the writes in flight, for a clean shutdown
+        (bounded by `timeout`)."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
                 while not self._queue.empty():
-                    await self._write(self._queue.get_nowait())
+                    await self._spawn(self._queue.get_nowait())
+                if self._writing:
+                    await asyncio.wait(set(self._writing))
 
-    async def _write(self, record: _Record) -> None:
+    async def _spawn(self, record: _Record) -> None:
+        """Start the request `record` needs, if any, once a write slot is free."""
+        await self._slots.acquire()
+        try:
+            write = self._request_for(record)
+        except Exception:
+            self._slots.release()
+            log.exception("could not write event", extra=kv(reason=record.reason))
+            return
+        if write is None:
+            self._slots.release()
+            return
+        task = asyncio.create_task(self._guarded(write, record.reason))
+        self._writing.add(task)
+        task.add_done_callback(self._writing.discard)
+
+    async def _guarded(self, write: Coroutine[Any, Any, None], reason: str) -> None:
+        try:
+            await write
+        except Exception:  # one bad event must not stop the writer
+            log.exception("could not write event", extra=kv(reason=reason))
+        finally:
+            self._slots.release()
+
+    def _request_for(self, record: _Record) -> Coroutine[Any, Any, None] | None:
+        """Count `record` into its series (decided now, before any request, as upstream's
+        event cache): the create of a new Event, a series patch that is due, or nothing."""
         key = (
             record.controller,
             record.regarding,
@@ -175,17 +211,25 @@ class EventRecorder:
             series.last_seen = now
             series.dirty = True
             if now - series.last_patched >= SERIES_PATCH_INTERVAL_SECONDS:
-                await self._patch_series(key, series)
-            return
-        await self._create(key, record)
-
-    async def _create(self, key: tuple[Any, ...], record: _Record) -> None:
+                return self._patch_series(key, series)
+            return None
         ref = record.regarding
-        name = f"{ref.name}.{secrets.token_hex(8)}"
+        series = _Series(
+            f"{ref.name}.{secrets.token_hex(8)}",
+            ref.namespace or "default",
+            last_patched=now,
+            last_seen=now,
+        )
+        self._series[key] = series
+        self._forget_old_series()
+        return self._create(key, record, series)
+
+    async def _create(self, key: tuple[Any, ...], record: _Record, series: _Series) -> None:
+        ref = record.regarding
         body = {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
-            "metadata": {"name": name, "namespace": ref.namespace or "default"},
+            "metadata": {"name": series.name, "namespace": series.namespace},
             "eventTime": micro_time(),
             "reportingController": record.controller,
             "reportingInstance": f"{record.controller}-{self._hostname}",
@@ -199,30 +243,35 @@ class EventRecorder:
             body["related"] = record.related.as_json()
         try:
             await self._api.post(
-                f"/apis/events.k8s.io/v1/namespaces/{ref.namespace or 'default'}/events", body
+                f"/apis/events.k8s.io/v1/namespaces/{series.namespace}/events", body
             )
-        except Forbidden as exc:
-            self._drops.dropped(FORBIDDEN, err=str(exc))
-            return
         except ApiError as exc:
-            log.debug("could not write event", extra=kv(reason=record.reason, err=exc))
-            self._drops.dropped(WRITE_FAILED)
+            if self._series.get(key) is series:  # not written: the next one creates it again
+                del self._series[key]
+            if isinstance(exc, Forbidden):
+                self._drops.dropped(FORBIDDEN, err=str(exc))
+            else:
+                log.debug("could not write event", extra=kv(reason=record.reason, err=exc))
+                self._drops.dropped(WRITE_FAILED)
             return
         self.written += 1
-        self._series[key] = _Series(
-            name, ref.namespace or "default", last_patched=self._clock(), last_seen=self._clock()
-        )
-        self._forget_old_series()
 
-    async def _patch_series(self, key: tuple[Any, ...], series: _Series) -> None:
+    def _patch_series(self, key: tuple[Any, ...], series: _Series) -> Coroutine[Any, Any, None]:
+        """The series patch, marked done now (so no second one starts meanwhile)."""
         series.last_patched = self._clock()
         series.dirty = False
         patch = {"series": {"count": series.count, "lastObservedTime": micro_time()}}
+        return self._send_patch(key, series, patch)
+
+    async def _send_patch(
+        self, key: tuple[Any, ...], series: _Series, patch: dict[str, Any]
+    ) -> None:
         path = f"/apis/events.k8s.io/v1/namespaces/{series.namespace}/events/{series.name}"
         try:
             await self._api.patch(path, patch, content_type=MERGE_PATCH)
         except NotFound:
-            self._series.pop(key, None)
+            if self._series.get(key) is series:
+                del self._series[key]
         except ApiError as exc:
             log.warning("could not update event series", extra=kv(event=series.name, err=exc))
 

@@ -307,3 +307,66 @@ async def test_drain_is_bounded_by_its_timeout() -> None:
     async with asyncio.timeout(1):
         await rec.drain(timeout=0.01)
     assert rec.written == 0
+
+
+class _HeldApi(FakeApi):
+    """Every POST waits until `release` is set; `in_flight` counts the waiting ones."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def post(self, path, body, *, timeout=None):  # type: ignore[no-untyped-def]
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await self.release.wait()
+            return await super().post(path, body, timeout=timeout)
+        finally:
+            self.in_flight -= 1
+
+
+async def test_writes_run_concurrently_up_to_the_limit() -> None:
+    # One write at a time would bound the events to one per API round trip: fewer than a
+    # busy scheduler binds pods, so the queue would overflow and drop Scheduled events.
+    api, clock = _HeldApi(), FakeClock()
+    rec = recorder(api, clock)
+    total = events_module.MAX_WRITES_IN_FLIGHT + 8
+    for index in range(total):
+        failed(rec, note=f"note {index}")
+    task = asyncio.create_task(rec.run())
+    try:
+        await wait_for(lambda: api.in_flight == events_module.MAX_WRITES_IN_FLIGHT)
+        await asyncio.sleep(0.01)  # no more start while every slot is taken
+        assert api.in_flight == events_module.MAX_WRITES_IN_FLIGHT
+        api.release.set()
+        await wait_for(lambda: rec.written == total)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert api.most_in_flight == events_module.MAX_WRITES_IN_FLIGHT
+    assert len(api.posts()) == total
+    assert rec.dropped == 0
+
+
+async def test_a_repeat_while_its_create_is_in_flight_joins_the_series() -> None:
+    api, clock = _HeldApi(), FakeClock()
+    rec = recorder(api, clock)
+    task = asyncio.create_task(rec.run())
+    try:
+        failed(rec)
+        await wait_for(lambda: api.in_flight == 1)
+        failed(rec)  # the same event before the first is written: counted, not posted
+        await wait_for(rec._queue.empty)
+        api.release.set()
+        await wait_for(lambda: rec.written == 1)
+        clock.step(31)
+        failed(rec)  # count 3, 31 s after the create: patched
+        await wait_for(api.patches)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert len(api.posts()) == 1
+    assert api.patches()[0].body["series"]["count"] == 3
