@@ -147,15 +147,35 @@ class PodHandler:
                 self._queue.move_all_to_active_or_backoff(event, old, new)
                 self._timer(event.label, time.perf_counter() - started)
         elif self._pending_ours(new):
-            if old.resource_version and old.resource_version == new.resource_version:
-                return  # a resync of the same object
-            self._queue.update(old, new, pod_changes(old, new, target=True))
-            if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
-                # The room the old nomination held for lower or equal priority pods is free.
-                self._nomination_freed(old)
-            self._timer(UNSCHEDULED_POD_UPDATE_LABEL, time.perf_counter() - started)
+            self._pending_updated(old, new, started)
         elif self._pending_ours(old):
             self._queue.delete(old)
+
+    def _pending_updated(self, old: Pod, new: Pod, started: float) -> None:
+        if old.resource_version and old.resource_version == new.resource_version:
+            return  # a resync of the same object
+        if self._cache.is_assumed(new.uid):
+            # As upstream: the pod is in its binding cycle. Its updates (a status patch,
+            # such as the nominatedNodeName set while it waits at Permit or PreBind)
+            # must not put it back in the queue nor its nomination in the nominator.
+            if new.deleting and not old.deleting:
+                self._assumed_pod_deleting(new)
+            return
+        self._queue.update(old, new, pod_changes(old, new, target=True))
+        if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+            # The room the old nomination held for lower or equal priority pods is free.
+            self._nomination_freed(old)
+        self._timer(UNSCHEDULED_POD_UPDATE_LABEL, time.perf_counter() - started)
+
+    def _assumed_pod_deleting(self, pod: Pod) -> None:
+        """Upstream `handleAssumedPodDeletion`: a pod waiting at Permit is rejected (its
+        binding cycle then cleans up); one already past it (PreBind, Bind) stops holding
+        its assumed room now."""
+        if self._waiting is not None and self._waiting.reject(pod.uid, "removed"):
+            return
+        assumed = self._cache.get_pod(pod.uid)
+        if assumed is not None:
+            self._cache.forget_pod(assumed)
 
     @_guarded("pod delete")
     def on_delete(self, pod: Pod) -> None:

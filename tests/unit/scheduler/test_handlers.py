@@ -148,6 +148,38 @@ async def test_binding_of_another_pod_requeues_waiting_pods(world: World) -> Non
     assert world.events == [ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)]
 
 
+async def _assumed_in_binding(world: World, pod: Pod) -> None:
+    """`pod` popped, assumed on n1 and its cycle done: its binding is in flight."""
+    world.nodes.on_add(make_node().name("n1").model())
+    world.pods.on_add(pod)
+    qpi = await world.queue.pop()
+    assert qpi is not None
+    world.cache.assume_pod(pod, "n1")
+    world.queue.done(pod.uid)
+
+
+async def test_an_assumed_pods_update_reaches_neither_queue_nor_nominator(world: World) -> None:
+    # As upstream's updatePodInSchedulingQueue: the nominatedNodeName written while the pod
+    # waits in PreBind must not queue it again (a second cycle for a pod being bound) nor
+    # hold its node's room a second time for lower-priority pods.
+    pod = pending()
+    await _assumed_in_binding(world, pod)
+    nominated = dataclasses.replace(pod, nominated_node_name="n1", resource_version="2")
+    world.pods.on_update(pod, nominated)
+    assert world.where(pod) is None
+    assert world.queue.nominator.pods_for_node("n1") == []
+    assert world.cache.is_assumed(pod.uid)
+
+
+async def test_an_assumed_pod_being_deleted_stops_holding_its_room(world: World) -> None:
+    pod = pending()
+    await _assumed_in_binding(world, pod)
+    world.pods.on_update(pod, dataclasses.replace(pod, deleting=True, resource_version="2"))
+    assert world.cache.get_pod(pod.uid) is None
+    assert world.cache.node_info("n1").requested.milli_cpu == 0  # type: ignore[union-attr]
+    assert world.where(pod) is None
+
+
 def test_pending_pod_update_stays_queued(world: World) -> None:
     pod = pending()
     world.pods.on_add(pod)
