@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 NOTE_MAX_BYTES = 1024
 SERIES_WINDOW_SECONDS = 6 * 60
 SERIES_PATCH_INTERVAL_SECONDS = 30.0
+SERIES_PRUNE_AT = 4096
+"""Series kept before the expired ones are looked for."""
 MAX_WRITES_IN_FLIGHT = 32
 """Event writes at once (kube-scheduler: a goroutine per event, bounded by its client's QPS)."""
 
@@ -115,6 +117,7 @@ class EventRecorder:
         self._clock = clock
         self._hostname = hostname or socket.gethostname()
         self._drops = DropReport(on_drop=on_drop, clock=clock)
+        self._prune_at = SERIES_PRUNE_AT
         self._slots = asyncio.Semaphore(MAX_WRITES_IN_FLIGHT)
         self._writing: set[asyncio.Task[None]] = set()
         self.written = 0
@@ -285,10 +288,14 @@ class EventRecorder:
                     await self._patch_series(key, series)
 
     def _forget_old_series(self) -> None:
-        if len(self._series) < 4096:
+        """Drop the series not seen for `SERIES_WINDOW_SECONDS`, once the map has doubled
+        since the last pass (from `SERIES_PRUNE_AT`): amortized O(1) per event, where a pass
+        per event cost O(series) each, O(events^2) in a burst of distinct events."""
+        if len(self._series) < self._prune_at:
             return
         now = self._clock()
         for key in [
             k for k, s in self._series.items() if now - s.last_seen >= SERIES_WINDOW_SECONDS
         ]:
             del self._series[key]
+        self._prune_at = max(SERIES_PRUNE_AT, 2 * len(self._series))

@@ -370,3 +370,25 @@ async def test_a_repeat_while_its_create_is_in_flight_joins_the_series() -> None
         await asyncio.gather(task, return_exceptions=True)
     assert len(api.posts()) == 1
     assert api.patches()[0].body["series"]["count"] == 3
+
+
+async def test_expired_series_are_pruned_each_time_the_map_doubles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A pass over every series per event made a burst of distinct events quadratic (10,000
+    # Scheduled events: 10,000 passes over up to 10,000 series).
+    monkeypatch.setattr(events_module, "SERIES_PRUNE_AT", 8)
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    for index in range(8):
+        failed(rec, note=f"old {index}")
+    await rec.drain(timeout=1)
+    assert len(rec._series) == 8  # a pass at 8: none expired, the next one at 16
+    clock.step(events_module.SERIES_WINDOW_SECONDS + 1)
+    for index in range(7):
+        failed(rec, note=f"new {index}")
+    await rec.drain(timeout=1)
+    assert len(rec._series) == 15  # the 8 expired ones wait for the pass at 16
+    failed(rec, note="new 7")
+    await rec.drain(timeout=1)
+    assert sorted(key[-1] for key in rec._series) == [f"new {index}" for index in range(8)]
