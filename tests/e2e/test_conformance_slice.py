@@ -1,0 +1,63 @@
+"""A short slice of Kubernetes' own test/e2e/scheduling specs (v1.37.2, unchanged), run by
+their test binary against a local cluster with kubesched as `default-scheduler` and no
+kube-scheduler; `make conformance` runs them all (docs/development.md).
+
+The test binary is built at collection (conftest.py) into the binary cache like the
+control-plane binaries: about 5 minutes on 2 cores with a cold Go build cache, about 1 minute
+when the control plane was built first, nothing once cached.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kubesched.localcluster.binaries import cached
+from kubesched_conformance import report
+from kubesched_conformance.binary import BINARY, conformance_module
+from kubesched_conformance.cluster import KUBESCHED, Setup
+from kubesched_conformance.run import Selection, run_setup
+
+SLICE = (
+    "validates that NodeSelector is respected if matching",
+    "validates that NodeSelector is respected if not matching",
+    "validates that taints-tolerations is respected if matching",
+    "validates resource limits of pods that are allowed to run",
+    "validates that required NodeAffinity setting is respected if matching",
+    "LimitRange should create a LimitRange with defaults",
+)
+"""Fast specs that pass with kube-scheduler and with kubesched, 4 of them Conformance. The
+two preemption specs of the first slice are left to `make conformance`: run back to back
+they race (docs/development.md, "Kubernetes' own scheduling specs")."""
+
+
+@pytest.fixture(autouse=True)
+def _e2e_isolation() -> None:
+    """The specs run on their own cluster: the shared one is not needed."""
+    return
+
+
+def test_a_slice_of_the_scheduling_specs_passes_with_kubesched(tmp_path: Path) -> None:
+    paths = cached(conformance_module(), [BINARY])
+    if paths is None:
+        pytest.fail("the conformance test binary was not built (see the collection's output)")
+    messages: list[str] = []
+    focus = "|".join(re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", text) for text in SLICE)
+
+    result = run_setup(
+        Setup(KUBESCHED),
+        binary=paths[BINARY],
+        out=tmp_path,
+        selection=Selection(focus=focus),
+        say=messages.append,
+    )
+
+    ran = [spec for spec in result.results if spec.state != report.NOT_RUN]
+    details = [f"{spec.text}: {spec.state} {spec.message}" for spec in ran]
+    assert len(ran) == len(SLICE), details
+    assert all(spec.state == report.PASSED for spec in ran), (
+        details,
+        (tmp_path / KUBESCHED / "ginkgo.log").read_text()[-4000:],
+    )
