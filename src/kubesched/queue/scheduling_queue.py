@@ -137,6 +137,13 @@ class SchedulingQueue:
                 self._requeue(qpi, strategy, event=event_label(event))
                 return
 
+    def refresh_in_flight(self, pod: Pod) -> None:
+        """Keep the latest object of a pod in flight whose update reaches no pool (it is
+        assumed, as upstream skips those), so that a failure report compares its conditions
+        with what the API holds (upstream reads the pod from the informer at that point)."""
+        if (qpi := self._active.in_flight.get(pod.uid)) is not None:
+            qpi.pod = pod
+
     def delete(self, pod: Pod) -> None:
         """The pod is gone (or bound): drop it from every sub-queue and the nominator."""
         self.nominator.delete(pod.uid)

@@ -158,6 +158,7 @@ class PodHandler:
             # As upstream: the pod is in its binding cycle. Its updates (a status patch,
             # such as the nominatedNodeName set while it waits at Permit or PreBind)
             # must not put it back in the queue nor its nomination in the nominator.
+            self._queue.refresh_in_flight(new)
             if new.deleting and not old.deleting:
                 self._assumed_pod_deleting(new)
             return

@@ -171,6 +171,21 @@ async def test_an_assumed_pods_update_reaches_neither_queue_nor_nominator(world:
     assert world.cache.is_assumed(pod.uid)
 
 
+async def test_an_assumed_pod_in_flight_keeps_its_latest_object(world: World) -> None:
+    # Its failure report (the PodScheduled condition) compares with what the API holds: a
+    # stale object made a Permit timeout's message look written already and left unwritten.
+    world.nodes.on_add(make_node().name("n1").model())
+    pod = pending()
+    world.pods.on_add(pod)
+    qpi = await world.queue.pop()
+    assert qpi is not None
+    world.cache.assume_pod(pod, "n1")
+    newer = dataclasses.replace(pod, nominated_node_name="n1", resource_version="2")
+    world.pods.on_update(pod, newer)
+    assert qpi.pod is newer
+    assert world.queue.nominator.pods_for_node("n1") == []
+
+
 async def test_an_assumed_pod_being_deleted_stops_holding_its_room(world: World) -> None:
     pod = pending()
     await _assumed_in_binding(world, pod)
