@@ -174,9 +174,7 @@ class PodHandler:
         its assumed room now."""
         if self._waiting is not None and self._waiting.reject(pod.uid, "removed"):
             return
-        assumed = self._cache.get_pod(pod.uid)
-        if assumed is not None:
-            self._cache.forget_pod(assumed)
+        self._cache.forget_pod(pod)  # by UID: uncounts the assumed copy, on its node
 
     @_guarded("pod delete")
     def on_delete(self, pod: Pod) -> None:

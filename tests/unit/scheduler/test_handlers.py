@@ -123,12 +123,8 @@ def test_binding_moves_pod_from_queue_to_cache(world: World) -> None:
 
 
 async def test_binding_confirms_an_assumed_pod(world: World) -> None:
-    world.nodes.on_add(make_node().name("n1").model())
     pod = pending()
-    world.pods.on_add(pod)
-    qpi = await world.queue.pop()
-    assert qpi is not None
-    world.cache.assume_pod(pod, "n1")
+    await _assumed(world, pod)
     world.pods.on_update(pod, bound(pod, resource_version="2"))
     world.queue.done(pod.uid)
     assert not world.cache.is_assumed(pod.uid)
@@ -148,13 +144,19 @@ async def test_binding_of_another_pod_requeues_waiting_pods(world: World) -> Non
     assert world.events == [ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)]
 
 
-async def _assumed_in_binding(world: World, pod: Pod) -> None:
-    """`pod` popped, assumed on n1 and its cycle done: its binding is in flight."""
+async def _assumed(world: World, pod: Pod) -> QueuedPodInfo:
+    """`pod` queued, popped (in flight) and assumed on n1."""
     world.nodes.on_add(make_node().name("n1").model())
     world.pods.on_add(pod)
     qpi = await world.queue.pop()
     assert qpi is not None
     world.cache.assume_pod(pod, "n1")
+    return qpi
+
+
+async def _assumed_in_binding(world: World, pod: Pod) -> None:
+    """`pod` assumed on n1 and its cycle done: its binding is in flight."""
+    await _assumed(world, pod)
     world.queue.done(pod.uid)
 
 
@@ -174,12 +176,8 @@ async def test_an_assumed_pods_update_reaches_neither_queue_nor_nominator(world:
 async def test_an_assumed_pod_in_flight_keeps_its_latest_object(world: World) -> None:
     # Its failure report (the PodScheduled condition) compares with what the API holds: a
     # stale object made a Permit timeout's message look written already and left unwritten.
-    world.nodes.on_add(make_node().name("n1").model())
     pod = pending()
-    world.pods.on_add(pod)
-    qpi = await world.queue.pop()
-    assert qpi is not None
-    world.cache.assume_pod(pod, "n1")
+    qpi = await _assumed(world, pod)
     newer = dataclasses.replace(pod, nominated_node_name="n1", resource_version="2")
     world.pods.on_update(pod, newer)
     assert qpi.pod is newer
