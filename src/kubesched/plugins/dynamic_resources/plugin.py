@@ -65,7 +65,8 @@ from kubesched.plugins.dynamic_resources.structured import (
     Allocator,
     Features,
     NodeAllocationError,
-    node_matches,
+    NodePredicate,
+    compile_node_selector,
 )
 from kubesched.plugins.dynamic_resources.structured.allocator import PoolsCache
 from kubesched.plugins.dynamic_resources.structured.memo import AllocationMemo
@@ -96,8 +97,8 @@ class _State:
     """One cycle's claims (written by PreFilter; a pod without claims has none)."""
 
     claims: list[Claim] = field(default_factory=list)
-    available_on: list[Mapping[str, Any] | None] = field(default_factory=list)
-    """The node selector of each allocated claim's allocation (None: any node)."""
+    available_on: list[NodePredicate | None] = field(default_factory=list)
+    """The node selector of each allocated claim's allocation, compiled (None: any node)."""
     allocation: list[AllocationResult | None] = field(default_factory=list)
     """Set by Reserve for the claims it allocated."""
     allocator: Allocator | None = None
@@ -209,7 +210,12 @@ class DynamicResources:
         for index, entry in enumerate(claims):
             claim = entry.claim
             if claim.allocation is not None:
-                data.available_on[index] = claim.allocation.node_selector
+                selector = claim.allocation.node_selector
+                if selector is not None:
+                    try:
+                        data.available_on[index] = compile_node_selector(selector)
+                    except AllocationError as exc:
+                        return _error(str(exc))
                 continue
             if entry.uid in self.manager.pending:
                 return _unschedulable(
@@ -264,9 +270,8 @@ class DynamicResources:
         node = node_info.node
         unavailable = [
             index
-            for index, selector in enumerate(data.available_on)
-            if selector is not None
-            and not node_matches(node, "", all_nodes=False, selector=selector)
+            for index, matches in enumerate(data.available_on)
+            if matches is not None and not matches(node)
         ]
         if data.allocator is not None:
             status = self._allocate(data, node_info, node_claim)

@@ -71,3 +71,33 @@ def _json(obj: ApiObject) -> dict[str, Any]:
     meta = {"name": obj.name, "namespace": obj.namespace, "uid": obj.uid}
     meta["resourceVersion"] = str(int(obj.resource_version or "10") + 1)
     return {"metadata": meta, **obj.body}
+
+
+def test_claims_of_equal_specs_share_their_remembered_answers() -> None:
+    h = handle((DEVICE_CLASSES, device_class()), (SLICES, node_slice("n1", 2)))
+    pl = plugin(h)
+    store = h.listers.store(CLAIMS)
+    for name in ("a", "b"):
+        store.on_add(claim(name))
+    keys = []
+    for name in ("a", "b"):
+        state, _ = cycle(pl, h, _pod(name))
+        data = state.get(_KEY)
+        assert data is not None
+        assert data.allocator is not None
+        node = h.list_node_infos()[0].node
+        keys.append(pl._memo.key(data.allocator, node, [c.claim for c in data.claims]))
+    assert keys[0] is not None
+    assert keys[0] == keys[1]
+
+
+def _pod(claim_name: str) -> Pod:
+    return Pod.from_json(
+        {
+            "metadata": {"name": f"p-{claim_name}", "namespace": "default", "uid": claim_name},
+            "spec": {
+                "containers": [{"name": "c", "image": "i"}],
+                "resourceClaims": [{"name": "c0", "resourceClaimName": claim_name}],
+            },
+        }
+    )

@@ -404,3 +404,48 @@ def test_explain_names_the_devices_a_feasible_node_would_give() -> None:
     assert result["n1"] is None
     assert pl.explain_node(state, "n1") == "devices c: gpu.example.com/n1/gpu-0"
     assert pl.explain_node(state, "n2") is None
+
+
+def _allocated_claim(name: str, node_selector: dict[str, Any]) -> ApiObject:
+    body = claim(name)
+    allocation = {
+        "devices": {
+            "results": [{"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]
+        },
+        "nodeSelector": node_selector,
+    }
+    return ApiObject.from_json(
+        {
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            **body.body,
+            "status": {"allocation": allocation},
+        }
+    )
+
+
+def test_an_allocation_selecting_nodes_by_label_is_matched_per_node() -> None:
+    selector = {
+        "nodeSelectorTerms": [
+            {
+                "matchExpressions": [
+                    {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n2"]}
+                ]
+            }
+        ]
+    }
+    h = handle((DEVICE_CLASSES, device_class()), (CLAIMS, _allocated_claim("c", selector)))
+    h.nodes = [make_node().name(n).label("kubernetes.io/hostname", n).model() for n in ("n1", "n2")]
+    _, result = cycle(plugin(h), h, pod("p", "c"))
+    assert result["n1"].message == "resourceclaim not available on the node"
+    assert result["n2"] is None
+
+
+def test_an_allocation_with_an_invalid_node_selector_fails_prefilter() -> None:
+    selector = {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "Exists"}]}]
+    }
+    h = handle((DEVICE_CLASSES, device_class()), (CLAIMS, _allocated_claim("c", selector)))
+    _, result = cycle(plugin(h), h, pod("p", "c"))
+    status = result["prefilter"]
+    assert status.code is Code.ERROR
+    assert status.message.startswith("failed to parse node selector: ")

@@ -2,7 +2,11 @@
 `k8s.io/dynamic-resource-allocation/structured`, the incubating variant)."""
 
 from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
-from kubesched.plugins.dynamic_resources.structured.pools import node_matches
+from kubesched.plugins.dynamic_resources.structured.pools import (
+    NodePredicate,
+    compile_node_selector,
+    node_matches,
+)
 from kubesched.plugins.dynamic_resources.structured.taint_rules import (
     apply_taint_rules,
     patched_slices,
@@ -26,9 +30,11 @@ __all__ = [
     "DeviceID",
     "Features",
     "NodeAllocationError",
+    "NodePredicate",
     "SharedDeviceID",
     "add_allocated_claim",
     "apply_taint_rules",
+    "compile_node_selector",
     "node_matches",
     "patched_slices",
 ]

@@ -38,14 +38,24 @@ class AllocationMemo:
         self._entries: dict[tuple[str, Hashable], tuple[Node, Answer]] = {}
         self._devices: dict[str, tuple[object, tuple[DeviceID, ...] | None]] = {}
         """Node name -> (its pools, the devices of those pools; None: some can be shared)."""
+        self._specs: dict[Hashable, int] = {}
+        """The claims' specs seen -> a small number standing for them in the keys."""
+        self._last: tuple[tuple[ResourceClaim, ...], int | None] | None = None
+        """The claims last asked about and their specs' number: a cycle asks about the
+        same claims on every node, and hashing their specs is most of a key's cost."""
 
     def begin(self, slices: Sequence[object], classes_version: int) -> None:
         """A cycle over `slices` and the classes at `classes_version` starts."""
         base = self._base
         if base is None or base[0] is not slices or base[1] != classes_version:
             self._base = (slices, classes_version)
-            self._entries.clear()
-            self._devices.clear()
+            self._clear()
+
+    def _clear(self) -> None:
+        self._entries.clear()
+        self._devices.clear()
+        self._specs.clear()
+        self._last = None
 
     def key(self, allocator: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> Hashable:
         """The answer's inputs (None: not to be remembered)."""
@@ -59,14 +69,29 @@ class AllocationMemo:
         devices = self._pool_devices(node.name, known[1])
         if devices is None:
             return None
+        specs = self._specs_number(claims)
+        if specs is None:
+            return None
         allocated = state.allocated_devices
-        bits = tuple([device in allocated for device in devices])
+        return (specs, tuple([device in allocated for device in devices]))
+
+    def _specs_number(self, claims: Sequence[ResourceClaim]) -> int | None:
+        """The number standing for the claims' specs (None: a spec holding a mapping, such
+        as capacity requests or opaque config, which cannot be a key)."""
+        last = self._last
+        if (
+            last is not None
+            and len(last[0]) == len(claims)
+            and all(a is b for a, b in zip(last[0], claims, strict=True))
+        ):
+            return last[1]
         specs = tuple((c.requests, c.constraints, c.config) for c in claims)
         try:
-            hash(specs)
-        except TypeError:  # a spec holding a mapping (capacity requests, opaque config)
-            return None
-        return (specs, bits)
+            number: int | None = self._specs.setdefault(specs, len(self._specs))
+        except TypeError:
+            number = None
+        self._last = (tuple(claims), number)
+        return number
 
     def _pool_devices(self, node: str, pools: list[Pool]) -> tuple[DeviceID, ...] | None:
         known = self._devices.get(node)
@@ -98,5 +123,5 @@ class AllocationMemo:
 
     def put(self, node: Node, key: Hashable, answer: Answer) -> None:
         if len(self._entries) >= MAX_ENTRIES:
-            self._entries.clear()
+            self._clear()
         self._entries[node.name, key] = (node, answer)

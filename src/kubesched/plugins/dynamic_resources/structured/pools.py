@@ -9,7 +9,7 @@ pools with binding conditions last, and slices by name: first-fit follows that o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,9 @@ class Pool:
         return f"{self.driver}/{self.pool}"
 
 
+NodePredicate = Callable[[Node], bool]
+
+
 def node_matches(
     node: Node | None, node_name: str, all_nodes: bool, selector: Mapping[str, Any] | None
 ) -> bool:
@@ -50,15 +53,46 @@ def node_matches(
     if all_nodes:
         return True
     if selector is not None:
-        terms = []
-        for raw in selector.get("nodeSelectorTerms") or ():
-            term = compile_term(raw)
-            if term is not None and term.error:
-                raise AllocationError(f"failed to parse node selector: {term.error}")
-            if term is not None:
-                terms.append(term)
-        return node is not None and selector_matches(terms, node)
+        matches = compile_node_selector(selector)
+        return node is not None and matches(node)
     return False
+
+
+def compile_node_selector(selector: Mapping[str, Any]) -> NodePredicate:
+    """A node selector compiled once (upstream `nodeaffinity.NewNodeSelector`); an invalid
+    term raises AllocationError. The selector an allocation of node-local devices carries
+    (terms of one `metadata.name In [node]` field each) becomes a set of names."""
+    terms = []
+    for raw in selector.get("nodeSelectorTerms") or ():
+        term = compile_term(raw)
+        if term is not None and term.error:
+            raise AllocationError(f"failed to parse node selector: {term.error}")
+        if term is not None:
+            terms.append(term)
+    names = _node_names(selector, len(terms))
+    if names is not None:
+        return lambda node: node.name in names
+    return lambda node: selector_matches(terms, node)
+
+
+def _node_names(selector: Mapping[str, Any], valid_terms: int) -> frozenset[str] | None:
+    """The node names a selector of only `metadata.name In [name]` terms allows, else None."""
+    raw_terms = selector.get("nodeSelectorTerms") or ()
+    if not raw_terms or len(raw_terms) != valid_terms:
+        return None
+    names = set()
+    for raw in raw_terms:
+        fields: Sequence[Mapping[str, Any]] = raw.get("matchFields") or ()
+        if raw.get("matchExpressions") or len(fields) != 1:
+            return None
+        field_ = fields[0]
+        values: Sequence[Any] = field_.get("values") or ()
+        if field_.get("key") != "metadata.name" or field_.get("operator") != "In":
+            return None
+        if len(values) != 1 or not isinstance(values[0], str):
+            return None
+        names.add(values[0])
+    return frozenset(names)
 
 
 def _uses_compatibility_groups(slice_: ResourceSlice) -> bool:
