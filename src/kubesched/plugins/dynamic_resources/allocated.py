@@ -11,6 +11,7 @@ state from all claims as before.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Mapping
 
 from kubesched.model.dra_claims import ResourceClaim
 from kubesched.plugins.dynamic_resources.structured import AllocatedState, add_allocated_claim
@@ -30,6 +31,10 @@ class AllocatedIndex:
         self.uid_key: dict[str, str] = {}
         """Claim uid -> its key, for every claim the informer holds."""
         self._key_uid: dict[str, str] = {}
+        self.pool_versions: dict[tuple[str, str], int] = {}
+        """(driver, pool) -> a number changed whenever the pool's devices in `devices`
+        may have changed (the allocation memo's key)."""
+        self._clock = 0
 
     def put(self, key: str, uid: str, claim: ResourceClaim | None) -> None:
         """The informer's claim `key` is now `claim` (None: gone or unparsable)."""
@@ -47,6 +52,7 @@ class AllocatedIndex:
         devices = tuple(part.allocated_devices)
         self.by_key[key] = devices
         self.devices.update(devices)
+        self._touch(devices)
 
     def _remove(self, key: str) -> None:
         uid = self._key_uid.pop(key, None)
@@ -59,3 +65,42 @@ class AllocatedIndex:
             for device in devices:
                 if self.devices[device] <= 0:
                     del self.devices[device]
+            self._touch(devices)
+
+    def _touch(self, devices: tuple[DeviceID, ...]) -> None:
+        for device in devices:
+            self._clock += 1
+            self.pool_versions[device.driver, device.pool] = self._clock
+
+
+class DevicesInUse:
+    """The index's devices with one cycle's changes (claims just written, allocations in
+    flight) on top, without copying the index: a copy of thousands of devices each cycle
+    cost more than the cycle's allocations. A view, so valid while the index does not
+    change: within the scheduling cycle that asked for it."""
+
+    __slots__ = ("_added", "_base", "_removed")
+
+    def __init__(self, base: Mapping[DeviceID, int]) -> None:
+        self._base = base
+        self._added: set[DeviceID] = set()
+        self._removed: set[DeviceID] = set()
+
+    def __contains__(self, device: object, /) -> bool:
+        if device in self._added:
+            return True
+        return device in self._base and device not in self._removed
+
+    def __iter__(self) -> Iterator[DeviceID]:
+        yield from self._added
+        for device in self._base:
+            if device not in self._removed and device not in self._added:
+                yield device
+
+    def add(self, device: DeviceID, /) -> None:
+        self._added.add(device)
+        self._removed.discard(device)
+
+    def discard(self, device: DeviceID, /) -> None:
+        self._added.discard(device)
+        self._removed.add(device)

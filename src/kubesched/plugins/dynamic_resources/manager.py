@@ -22,7 +22,7 @@ from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject
 from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
-from kubesched.plugins.dynamic_resources.allocated import AllocatedIndex
+from kubesched.plugins.dynamic_resources.allocated import AllocatedIndex, DevicesInUse
 from kubesched.plugins.dynamic_resources.resources import (
     CLAIMS,
     DEVICE_CLASSES,
@@ -197,21 +197,32 @@ class DraManager:
         if not consumable_capacity or index.with_shares:
             return self.gather_allocated_state(consumable_capacity=consumable_capacity)
         overrides = self._overrides()
-        state = AllocatedState(allocated_devices=set(index.devices))
+        changed: set[tuple[str, str]] = set()
+        state = AllocatedState(
+            allocated_devices=DevicesInUse(index.devices),
+            pool_versions=dict(index.pool_versions),
+            changed_pools=changed,
+        )
         removed: Counter[DeviceID] = Counter()
         for key in overrides:
             removed.update(index.by_key.get(key, ()))
         for device, count in removed.items():
+            changed.add((device.driver, device.pool))
             if index.devices[device] <= count:
                 state.allocated_devices.discard(device)
-        for entry in overrides.values():
-            if entry.claim.allocation is not None:
-                add_allocated_claim(state, entry.claim.allocation.results)
+        added = [
+            entry.claim.allocation
+            for entry in overrides.values()
+            if entry.claim.allocation is not None
+        ]
         by_uid = {entry.uid: entry for entry in overrides.values()}
         for uid, allocation in self.pending.items():
             owner = by_uid.get(uid) or self._seen_by_uid(uid, overrides)
             if owner is None or owner.claim.allocation is None:
-                add_allocated_claim(state, allocation.results)
+                added.append(allocation)
+        for allocation in added:
+            add_allocated_claim(state, allocation.results)
+            changed.update((result.driver, result.pool) for result in allocation.results)
         return state
 
     def _overrides(self) -> dict[str, Claim]:

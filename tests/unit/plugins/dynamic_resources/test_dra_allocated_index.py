@@ -42,7 +42,8 @@ def claim_json(
 def equal(manager: DraManager) -> None:
     kept = manager.allocated_state()
     gathered = manager.gather_allocated_state()
-    assert kept.allocated_devices == gathered.allocated_devices
+    assert set(kept.allocated_devices) == gathered.allocated_devices
+    assert all(device in kept.allocated_devices for device in gathered.allocated_devices)
     assert kept.allocated_shared_device_ids == gathered.allocated_shared_device_ids
     assert kept.aggregated_capacity == gathered.aggregated_capacity
 

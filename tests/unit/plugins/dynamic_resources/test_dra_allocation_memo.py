@@ -101,3 +101,34 @@ def _pod(claim_name: str) -> Pod:
             },
         }
     )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_remembered_allocations_hold_with_claims_in_flight(seed: int) -> None:
+    """Allocations Reserve put in flight (and took back) change the devices of their pools
+    without an informer event: the memo must see them too."""
+    rng = random.Random(seed)
+    h = handle(
+        (DEVICE_CLASSES, device_class()),
+        (SLICES, node_slice("n1", 3, numa=True)),
+        (SLICES, node_slice("n2", 2)),
+    )
+    remembering, fresh = plugin(h), plugin(h)
+    fresh._memo.key = lambda *_args: None  # type: ignore[method-assign]
+    store = h.listers.store(CLAIMS)
+    in_flight: list[tuple[Any, Pod, str]] = []
+    for step in range(40):
+        name = f"claim-{step}"
+        store.on_add(claim(name, count=rng.choice([1, 1, 2])))
+        p = _pod(name)
+        state, _ = cycle(remembering, h, p)
+        got = outcome(remembering, h, p)
+        assert got == outcome(fresh, h, p)
+        fits = sorted(n for n, results in got["allocations"].items() if results)
+        if fits and rng.random() < 0.6:
+            node = rng.choice(fits)
+            remembering.reserve(state, p, node)
+            in_flight.append((state, p, node))
+        if in_flight and rng.random() < 0.3:
+            state, p, node = in_flight.pop(rng.randrange(len(in_flight)))
+            remembering.unreserve(state, p, node)

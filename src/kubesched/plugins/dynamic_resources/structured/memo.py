@@ -10,7 +10,10 @@ is the one computed before. The memo keys an answer by exactly those inputs:
 - per node, the node object and its pools (`Allocator.pools_cache`, kept while the node
   object and the list of slices are the same ones);
 - the claims' specs;
-- one bit per device of the node's pools: allocated or not;
+- per pool of the node, the allocated state's number for the pool's allocated devices
+  (`AllocatedState.pool_versions`, kept by the manager's index of the informer's claims),
+  or, for pools with claims in flight or just written, one bit per device: allocated or
+  not (one bit per device for every pool when the state was gathered from all claims);
 - dropped whole when the slices list or the classes' version changes.
 
 Never remembered: errors (their texts name the claim), and anything while devices can be
@@ -29,6 +32,8 @@ from kubesched.plugins.dynamic_resources.structured.pools import Pool
 from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 
 Answer = list[AllocationResult] | None
+PoolDevices = tuple[tuple[tuple[str, str], tuple[DeviceID, ...]], ...]
+"""Per pool of a node: its (driver, pool name) and its devices."""
 MAX_ENTRIES = 100_000
 
 
@@ -36,8 +41,8 @@ class AllocationMemo:
     def __init__(self) -> None:
         self._base: tuple[object, int] | None = None
         self._entries: dict[tuple[str, Hashable], tuple[Node, Answer]] = {}
-        self._devices: dict[str, tuple[object, tuple[DeviceID, ...] | None]] = {}
-        """Node name -> (its pools, the devices of those pools; None: some can be shared)."""
+        self._devices: dict[str, tuple[object, PoolDevices | None]] = {}
+        """Node name -> (its pools, the devices of each; None: some can be shared)."""
         self._specs: dict[Hashable, int] = {}
         """The claims' specs seen -> a small number standing for them in the keys."""
         self._last: tuple[tuple[ResourceClaim, ...], int | None] | None = None
@@ -66,14 +71,29 @@ class AllocationMemo:
         known = cache.get(node.name)
         if known is None or known[0] is not node:
             return None
-        devices = self._pool_devices(node.name, known[1])
-        if devices is None:
+        pools = self._pool_devices(node.name, known[1])
+        if pools is None:
             return None
         specs = self._specs_number(claims)
         if specs is None:
             return None
         allocated = state.allocated_devices
-        return (specs, tuple([device in allocated for device in devices]))
+        versions = state.pool_versions
+        if versions is None:  # "bits", "pools": a bit and a number are equal keys in Python
+            return (specs, "bits", tuple([d in allocated for _, devices in pools for d in devices]))
+        changed = state.changed_pools
+        return (
+            specs,
+            "pools",
+            tuple(
+                [
+                    tuple([d in allocated for d in devices])
+                    if pool in changed
+                    else versions.get(pool, 0)
+                    for pool, devices in pools
+                ]
+            ),
+        )
 
     def _specs_number(self, claims: Sequence[ResourceClaim]) -> int | None:
         """The number standing for the claims' specs (None: a spec holding a mapping, such
@@ -93,15 +113,20 @@ class AllocationMemo:
         self._last = (tuple(claims), number)
         return number
 
-    def _pool_devices(self, node: str, pools: list[Pool]) -> tuple[DeviceID, ...] | None:
+    def _pool_devices(self, node: str, pools: list[Pool]) -> PoolDevices | None:
         known = self._devices.get(node)
         if known is not None and known[0] is pools:
             return known[1]
-        devices: tuple[DeviceID, ...] | None = tuple(
-            DeviceID(pool.driver, pool.pool, device.name)
+        found: PoolDevices | None = tuple(
+            (
+                pool.id,
+                tuple(
+                    DeviceID(pool.driver, pool.pool, device.name)
+                    for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node)
+                    for device in slice_.devices
+                ),
+            )
             for pool in pools
-            for slice_ in (*pool.slices_targeting_node, *pool.slices_not_targeting_node)
-            for device in slice_.devices
         )
         shareable = any(
             device.allow_multiple_allocations
@@ -110,9 +135,9 @@ class AllocationMemo:
             for device in slice_.devices
         )
         if shareable:
-            devices = None
-        self._devices[node] = (pools, devices)
-        return devices
+            found = None
+        self._devices[node] = (pools, found)
+        return found
 
     def get(self, node: Node, key: Hashable) -> tuple[bool, Answer]:
         """(found, answer)."""

@@ -4,9 +4,10 @@ ids, the allocated state, the feature set and its errors (upstream
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from kubesched.model.dra_claims import DeviceRequestAllocationResult
 from kubesched.model.quantity import Quantity
@@ -41,14 +42,30 @@ ConsumedCapacity = dict[str, Quantity]
 """Capacity name -> amount consumed."""
 
 
+class DeviceSet(Protocol):
+    """The devices in use: a set, or a view that need not copy one (the manager's)."""
+
+    def __contains__(self, device: object, /) -> bool: ...
+    def __iter__(self) -> Iterator[DeviceID]: ...
+    def add(self, device: DeviceID, /) -> None: ...
+    def discard(self, device: DeviceID, /) -> None: ...
+
+
 @dataclass(slots=True)
 class AllocatedState:
     """Devices in use by claims already allocated or in flight (upstream
     `schedulerapi.AllocatedState`)."""
 
-    allocated_devices: set[DeviceID] = field(default_factory=set)
+    allocated_devices: DeviceSet = field(default_factory=lambda: set[DeviceID]())
     allocated_shared_device_ids: set[SharedDeviceID] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, ConsumedCapacity] = field(default_factory=dict)
+    pool_versions: Mapping[tuple[str, str], int] | None = None
+    """kubesched's, for the allocation memo (`memo`): when set, for a pool (driver, pool
+    name) outside `changed_pools`, a number that is the same only while the pool's devices
+    in `allocated_devices` are (0: none ever were)."""
+    changed_pools: AbstractSet[tuple[str, str]] = frozenset()
+    """Pools whose allocated devices `pool_versions` does not tell: compare them device by
+    device."""
 
     def is_allocated(self, device: DeviceID) -> bool:
         """Fully allocated, or partly consumed through a share (`IsDeviceAllocated`)."""
