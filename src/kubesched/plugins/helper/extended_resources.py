@@ -15,7 +15,7 @@ from typing import Final
 
 from kubesched.framework import EventResource, Handle, Lister, ResourceSpec
 from kubesched.framework.listers import IndexedStore
-from kubesched.model import ApiObject
+from kubesched.model import ApiObject, Pod
 
 DEVICE_CLASSES: Final = ResourceSpec(
     "resource.k8s.io",
@@ -88,3 +88,13 @@ def extended_resource_classes(handle: Handle) -> ExtendedResourceClasses:
     if found is None:
         found = _SHARED[lister] = ExtendedResourceClasses(lister)
     return found
+
+
+def dra_backed(pod: Pod, classes: ExtendedResourceClasses) -> bool:
+    """Whether a DeviceClass backs an extended resource the pod requests (upstream
+    `shouldDelegateResourceToDRA` without a node: then the scorers' and the filter's
+    answers depend on the devices, and the pod is not signable)."""
+    return any(
+        amount and classes.class_for(name) is not None
+        for name, amount in pod.requests.scalar.items()
+    )

@@ -3,7 +3,9 @@ makes more evenly used. As upstream v1.37 (`balancedResourceScorer`), the score 
 in balance the pod causes: 50 + (50 + balance_with_pod - balance_without_pod) / 2, where a
 balance is (1 - standard deviation of requested/allocatable fractions) * 100, on the real
 requests (pod-level `spec.resources` included). Pods requesting nothing of the configured
-resources are not scored by it (PreScore returns Skip, as upstream since 1.32).
+resources are not scored by it (PreScore returns Skip, as upstream since 1.32). An extended resource a DeviceClass backs
+is scored as NodeResourcesFit scores it (devices of the class on the node, how many are
+allocated; the pod is then not signable).
 
 Args (`NodeResourcesBalancedAllocationArgs`): `resources` (default cpu and memory).
 """
@@ -17,6 +19,12 @@ from kubesched.apis import names
 from kubesched.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from kubesched.framework.signs import resources_sign
 from kubesched.model import Pod
+from kubesched.plugins.helper import dra_devices
+from kubesched.plugins.helper.extended_resources import (
+    DEVICE_CLASSES,
+    dra_backed,
+    extended_resource_classes,
+)
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.balanced_allocation_args import (
     NodeResourcesBalancedAllocationArgs,
@@ -24,39 +32,48 @@ from kubesched.plugins.node_resources.balanced_allocation_args import (
 
 NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _SKIP: Final = Status(Code.SKIP)
-_PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
+_PRE_SCORE_KEY: StateKey[tuple[list[int], rs.DraExtended | None]] = StateKey("PreScore" + NAME)
 
 
 class NodeResourcesBalancedAllocation:
     name = NAME
+    resources = (DEVICE_CLASSES,)
+    """DeviceClasses: which extended resources DRA backs (scored by device counts)."""
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
-        del handle
         self.args = NodeResourcesBalancedAllocationArgs.from_v1(args)
-        self.resources = self.args.resources
-        self._names = [name for name, _ in self.resources]
+        self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
+        self.classes = extended_resource_classes(handle)
+        self._device_counts = dra_devices.counts_source(handle)
 
-    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
-        """Upstream `SignPod`: the pod's requests.
-        Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:
+        """Upstream `SignPod`: the pod's requests; none (not signable) when a DeviceClass
+        backs one of its extended resources. Equal signatures, equal results on a node
+        (`kubesched.framework.signs`)."""
+        if dra_backed(pod, self.classes):
+            return None
         return (resources_sign(pod),)
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         requests = rs.pod_requests(pod, self._names, use_requested=True)
         if not any(requests):
             return _SKIP  # best-effort pods would all pile onto one node otherwise
-        state.write(_PRE_SCORE_KEY, requests)
+        dra = rs.dra_extended(self._names, requests, self.classes, self._device_counts)
+        state.write(_PRE_SCORE_KEY, (requests, dra))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        requests = state.get(_PRE_SCORE_KEY)
-        if requests is None:
+        inputs = state.get(_PRE_SCORE_KEY)
+        if inputs is None:
             requests = rs.pod_requests(pod, self._names, use_requested=True)
             if not any(requests):
                 return 0
+            dra = rs.dra_extended(self._names, requests, self.classes, self._device_counts)
+        else:
+            requests, dra = inputs
         alloc, req = rs.allocatable_and_requested(
-            node_info, self._kinds, requests, use_requested=True
+            node_info, self._kinds, requests, use_requested=True, dra=dra
         )
         allocated = [r - p if a else 0 for r, p, a in zip(req, requests, alloc, strict=True)]
         return rs.balanced(req, allocated, alloc)

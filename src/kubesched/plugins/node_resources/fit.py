@@ -12,7 +12,11 @@ RequestedToCapacityRatio (`requestedToCapacityRatio.shape`), over `scoringStrate
 (default cpu and memory, weight 1), using the non-zero requests (100m/200Mi for containers
 without requests) like upstream, and, like upstream v1.37.2, the containers' requests even
 when the pod has pod-level `spec.resources` (the Filter uses the pod-level ones; see
-`Pod.fit_score_requests`).
+`Pod.fit_score_requests`). An extended resource a DeviceClass
+backs, on a node that does not offer it itself, is scored by the node's devices of that
+class and how many of them are allocated (DRAExtendedResource, as upstream's
+`calculateDRAExtendedResourceAllocatableRequest`; the counts come from DynamicResources'
+informers); a pod requesting such a resource is not signable, as upstream.
 
 Args (`NodeResourcesFitArgs`): `ignoredResources` (extended resource names the filter
 ignores), `ignoredResourceGroups` (their prefixes before `/`), `scoringStrategy`.
@@ -47,6 +51,7 @@ from kubesched.framework import (
 )
 from kubesched.framework.signs import resources_sign
 from kubesched.model import ApiObject, Node, Pod, Resource
+from kubesched.plugins.helper import dra_devices
 from kubesched.plugins.helper.event_objects import (
     added_or_updated,
     deleted,
@@ -56,6 +61,7 @@ from kubesched.plugins.helper.event_objects import (
 from kubesched.plugins.helper.extended_resources import (
     DEVICE_CLASS_PREFIX,
     DEVICE_CLASSES,
+    dra_backed,
     extended_resource_classes,
 )
 from kubesched.plugins.node_resources import resource_scoring as rs
@@ -83,7 +89,7 @@ class FitRequest:
 
 
 _PRE_FILTER_KEY: StateKey[FitRequest] = StateKey("PreFilter" + NAME)
-_PRE_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
+_PRE_SCORE_KEY: StateKey[tuple[list[int], rs.DraExtended | None]] = StateKey("PreScore" + NAME)
 
 
 class NodeResourcesFit:
@@ -98,10 +104,14 @@ class NodeResourcesFit:
         self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
         self._scorer = self.args.scorer()
+        self._device_counts = dra_devices.counts_source(handle)
 
-    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...]:
-        """Upstream `SignPod`: the pod's requests.
+    def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:
+        """Upstream `SignPod`: the pod's requests; none (not signable) when a DeviceClass
+        backs one of its extended resources, whose fit and score depend on the devices.
         Equal signatures, equal results on a node (`kubesched.framework.signs`)."""
+        if dra_backed(pod, self.classes):
+            return None
         if pod.requests.scalar:  # which of them DRA provides depends on the classes
             return (resources_sign(pod), self.classes.version)
         return (resources_sign(pod),)
@@ -126,15 +136,19 @@ class NodeResourcesFit:
         return insufficient_resources(request, node_info, self.classes.class_for)
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
-        state.write(_PRE_SCORE_KEY, rs.pod_requests(pod, self._names, use_requested=False))
+        state.write(_PRE_SCORE_KEY, self._score_inputs(pod))
         return None
 
+    def _score_inputs(self, pod: Pod) -> tuple[list[int], rs.DraExtended | None]:
+        requests = rs.pod_requests(pod, self._names, use_requested=False)
+        dra = rs.dra_extended(self._names, requests, self.classes, self._device_counts)
+        return requests, dra
+
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        requests = state.get(_PRE_SCORE_KEY)
-        if requests is None:
-            requests = rs.pod_requests(pod, self._names, use_requested=False)
+        inputs = state.get(_PRE_SCORE_KEY)
+        requests, dra = inputs if inputs is not None else self._score_inputs(pod)
         alloc, req = rs.allocatable_and_requested(
-            node_info, self._kinds, requests, use_requested=False
+            node_info, self._kinds, requests, use_requested=False, dra=dra
         )
         return self._scorer(req, alloc)
 

@@ -5,16 +5,25 @@ For each configured resource the scorer compares the node's allocatable with wha
 on it plus the pod's request. NodeResourcesFit counts cpu/memory with the non-zero defaults
 (100m / 200Mi for containers without requests); BalancedAllocation uses the real requests.
 Extended resources the pod does not request, and resources the node lacks, are left out.
+An extended resource a DeviceClass backs, on a node that does not offer it itself, counts
+the node's devices of that class and how many are allocated (DRAExtendedResource,
+`DraExtended`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched.model import Pod
 from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
+from kubesched.plugins.helper.dra_devices import CountsSource, DeviceCounts
+from kubesched.plugins.helper.extended_resources import (
+    ExtendedResourceClasses,
+    is_dra_extended_resource_name,
+)
 from kubesched.plugins.helper.normalize import go_div
 from kubesched.plugins.helper.shape import MAX_UTILIZATION, Shape, shape_score
 
@@ -40,12 +49,42 @@ def resource_kinds(names: Sequence[str]) -> tuple[tuple[int, str], ...]:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class DraExtended:
+    """One scoring cycle's DeviceClass-backed resources among the scored ones (upstream
+    `draPreScoreState`): resource name -> its class, and the devices as the cycle found
+    them."""
+
+    classes: Mapping[str, str]
+    counts: DeviceCounts
+
+
+def dra_extended(
+    names: Sequence[str],
+    requests: Sequence[int],
+    classes: ExtendedResourceClasses,
+    source: CountsSource | None,
+) -> DraExtended | None:
+    """The cycle's DraExtended when the pod requests a scored resource a DeviceClass backs
+    (upstream takes the state whenever one is scored; without a request it is never read)."""
+    if source is None:
+        return None
+    backed = {}
+    for name, request in zip(names, requests, strict=True):
+        if request and is_dra_extended_resource_name(name):
+            device_class = classes.class_for(name)
+            if device_class is not None:
+                backed[name] = device_class
+    return DraExtended(backed, source()) if backed else None
+
+
 def allocatable_and_requested(
     node_info: NodeInfo,
     kinds: Sequence[tuple[int, str]],
     pod_requests: Sequence[int],
     *,
     use_requested: bool,
+    dra: DraExtended | None = None,
 ) -> tuple[list[int], list[int]]:
     """Per resource: (node allocatable, node requested + pod request); 0, 0 to leave it out."""
     allocatable = node_info.node.allocatable
@@ -61,10 +100,13 @@ def allocatable_and_requested(
             alloc, used = allocatable.memory, cpu_mem.memory
         elif kind == _EPHEMERAL:
             alloc, used = allocatable.ephemeral_storage, requested.ephemeral_storage
-        elif kind == _SCALAR and pod_request and name in allocatable.scalar:
-            alloc, used = allocatable.scalar[name], requested.scalar.get(name, 0)
+        elif kind == _SCALAR and pod_request:
+            alloc = allocatable.scalar.get(name, 0)
+            used = requested.scalar.get(name, 0)
+            if not alloc and dra is not None and name in dra.classes:
+                alloc, used = dra.counts.of_class(node_info.node, dra.classes[name])
         else:
-            continue  # unrequested extended resource, or one the node does not have
+            continue  # an unrequested extended resource, or one unknown to Kubernetes
         if alloc:
             alloc_out[i] = alloc
             req_out[i] = used + pod_request

@@ -56,7 +56,7 @@ class AllocatedState:
     """Devices in use by claims already allocated or in flight (upstream
     `schedulerapi.AllocatedState`)."""
 
-    allocated_devices: DeviceSet = field(default_factory=lambda: set[DeviceID]())
+    allocated_devices: DeviceSet = field(default_factory=set[DeviceID])
     allocated_shared_device_ids: set[SharedDeviceID] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, ConsumedCapacity] = field(default_factory=dict)
     pool_versions: Mapping[tuple[str, str], int] | None = None

@@ -1,0 +1,135 @@
+"""The devices of a DeviceClass on a node and how many are allocated, for the scorers of
+NodeResourcesFit and NodeResourcesBalancedAllocation (`plugins.helper.dra_devices`), as
+upstream's `calculateDRAResourceTotals` counts them: every slice that serves the node (its
+node name, all nodes, its node selector; per device under perDeviceNodeSelection; whatever
+its pool's generation), each device the class's CEL selectors accept, allocated when a
+claim holds it whole or a share of it, claims in flight included.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from kubesched.framework import Handle
+from kubesched.framework.logkv import kv
+from kubesched.model import Node
+from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.plugins.dynamic_resources.cel import CelCache, SelectorError
+from kubesched.plugins.dynamic_resources.cel.environment import device_variable
+from kubesched.plugins.dynamic_resources.cel.values import CelError
+from kubesched.plugins.dynamic_resources.manager import DraManager, shared_manager
+from kubesched.plugins.dynamic_resources.structured import (
+    AllocatedState,
+    AllocationError,
+    DeviceID,
+    node_matches,
+)
+from kubesched.plugins.helper.dra_devices import CountsSource
+
+log = logging.getLogger(__name__)
+
+
+class _CountError(Exception):
+    pass
+
+
+class DeviceCountsView:
+    """The slices and allocated devices as one scoring cycle found them."""
+
+    def __init__(self, manager: DraManager, cel_cache: CelCache) -> None:
+        self._manager = manager
+        self._cel = cel_cache
+        self._state: AllocatedState = manager.allocated_state()
+        by_node: dict[str, list[ResourceSlice]] = {}
+        others: list[ResourceSlice] = []
+        for slice_ in manager.slices_with_taint_rules():
+            if slice_.node_name and not slice_.all_nodes and not slice_.per_device_node_selection:
+                by_node.setdefault(slice_.node_name, []).append(slice_)
+            else:
+                others.append(slice_)
+        self._by_node, self._others = by_node, others
+
+    def of_class(self, node: Node, device_class: str) -> tuple[int, int]:
+        found = self._manager.device_class(device_class)
+        if found is None:
+            return 0, 0
+        try:
+            return self._count(node, found)
+        except _CountError as exc:
+            log.warning(
+                "Failed to calculate DRA resource capacity and allocated",
+                extra=kv(node=node.name, deviceClass=device_class, err=exc),
+            )
+            return 0, 0
+
+    def _count(self, node: Node, device_class: DeviceClass) -> tuple[int, int]:
+        total = allocated = 0
+        for slice_ in (*self._by_node.get(node.name, ()), *self._others):
+            driver, pool = slice_.driver, slice_.pool.name
+            for device in self._devices(slice_, node):
+                if not self._class_accepts(device_class, device, driver):
+                    continue
+                total += 1
+                if self._state.is_allocated(DeviceID(driver, pool, device.name)):
+                    allocated += 1
+        return total, allocated
+
+    def _devices(self, slice_: ResourceSlice, node: Node) -> Sequence[Device]:
+        """The slice's devices that serve the node (upstream's early filtering)."""
+        try:
+            if slice_.per_device_node_selection:
+                return [
+                    device
+                    for device in slice_.devices
+                    if device.all_nodes
+                    or device.node_name == node.name
+                    or (
+                        device.node_selector is not None
+                        and node_matches(
+                            node,
+                            device.node_name or "",
+                            bool(device.all_nodes),
+                            device.node_selector,
+                        )
+                    )
+                ]
+            if slice_.all_nodes or (not slice_.node_name and slice_.node_selector is None):
+                return slice_.devices
+            if slice_.node_name:
+                return slice_.devices if slice_.node_name == node.name else ()
+            assert slice_.node_selector is not None
+            return (
+                slice_.devices
+                if node_matches(node, "", all_nodes=False, selector=slice_.node_selector)
+                else ()
+            )
+        except AllocationError as exc:
+            raise _CountError(str(exc)) from None
+
+    def _class_accepts(self, device_class: DeviceClass, device: Device, driver: str) -> bool:
+        """All of the class's CEL selectors accept the device; an error fails the count."""
+        for selector in device_class.selectors:
+            expression = selector.expression
+            if expression is None:
+                continue
+            known = self._cel.known_result(expression, device, driver)
+            if known is None:
+                compiled = self._cel.get_or_compile(expression)
+                if compiled.error is not None:
+                    raise _CountError(compiled.error)
+                try:
+                    known = compiled.matches({"device": device_variable(device, driver)})
+                except (SelectorError, CelError) as exc:
+                    raise _CountError(str(exc)) from None
+                self._cel.remember(expression, device, driver, known)
+            if not known:
+                return False
+        return True
+
+
+def counts_source(handle: Handle) -> CountsSource:
+    """A view per call, over the scheduler's shared DRA manager."""
+    manager = shared_manager(handle)
+    cel_cache = CelCache()
+    return lambda: DeviceCountsView(manager, cel_cache)
