@@ -27,9 +27,8 @@ def outcome(pl: DynamicResources, h: Any, p: Pod) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_remembered_allocations_are_the_ones_computed_afresh(seed: int) -> None:
-    rng = random.Random(seed)
+def _two_plugins() -> tuple[Any, DynamicResources, DynamicResources]:
+    """A cluster of two GPU nodes; a plugin that remembers, one that never does."""
     h = handle(
         (DEVICE_CLASSES, device_class()),
         (SLICES, node_slice("n1", 3, numa=True)),
@@ -37,6 +36,13 @@ def test_remembered_allocations_are_the_ones_computed_afresh(seed: int) -> None:
     )
     remembering, fresh = plugin(h), plugin(h)
     fresh._memo.key = lambda *_args: None  # type: ignore[method-assign]
+    return h, remembering, fresh
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_remembered_allocations_are_the_ones_computed_afresh(seed: int) -> None:
+    rng = random.Random(seed)
+    h, remembering, fresh = _two_plugins()
     store = h.listers.store(CLAIMS)
     claims: dict[str, ApiObject] = {}
     for step in range(40):
@@ -108,13 +114,7 @@ def test_remembered_allocations_hold_with_claims_in_flight(seed: int) -> None:
     """Allocations Reserve put in flight (and took back) change the devices of their pools
     without an informer event: the memo must see them too."""
     rng = random.Random(seed)
-    h = handle(
-        (DEVICE_CLASSES, device_class()),
-        (SLICES, node_slice("n1", 3, numa=True)),
-        (SLICES, node_slice("n2", 2)),
-    )
-    remembering, fresh = plugin(h), plugin(h)
-    fresh._memo.key = lambda *_args: None  # type: ignore[method-assign]
+    h, remembering, fresh = _two_plugins()
     store = h.listers.store(CLAIMS)
     in_flight: list[tuple[Any, Pod, str]] = []
     for step in range(40):
