@@ -12,8 +12,6 @@ two halves, consuming the counter set of the pool's second slice: in resource.k8
 ResourceSlice holds devices or shared counters, never both) and sometimes a GPU several
 claims share (`sgpu-0`: allowMultipleAllocations, memory consumed per claim by its
 requestPolicy). `nic.example.com` (some seeds): two NICs with the same pcieRoot attribute.
-In half of the seeds the GPU class backs `example.com/gpu` (DRAExtendedResource), so pods
-requesting it may get GPUs on nodes whose allocatable lacks it.
 
 Every CEL expression comes from `SELECTORS`, which also holds the same test in Python: the
 allocation checks (`harness.diff.devices`) judge an allocation with them, independently of
@@ -28,8 +26,6 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from harness.diff.profiles import GPU
 
 RESOURCE = "resource.k8s.io/v1"
 GPU_DRIVER = "gpu.example.com"
@@ -102,8 +98,6 @@ CLASS_SELECTORS = {
     "whole": [_GPU, f'device.attributes["{GPU_DRIVER}"].type == "gpu"'],
     "nic": [_NIC],
 }
-EXTENDED_SHARE = 0.5
-"""Seeds whose GPU class backs `example.com/gpu` (drawn apart: the other draws stay)."""
 REQUEST_SELECTORS = [  # on GPU classes only (another driver's device has no such attribute)
     f'device.attributes["{GPU_DRIVER}"].model == "h100"',
     f'device.attributes["{GPU_DRIVER}"].numa == 0',
@@ -141,11 +135,6 @@ def dra_world(seed: int, nodes: list[dict[str, Any]]) -> DraWorld:
     kinds = ["gpu", *(k for k in ("a100", "big", "whole") if rng.random() < 0.6)]
     world.classes = {k: f"parity-{seed}-{k}" for k in [*kinds, *(["nic"] if nics else [])]}
     world.objects += [_device_class(name, CLASS_SELECTORS[k]) for k, name in world.classes.items()]
-    if random.Random(f"dra-extended-{seed}").random() < EXTENDED_SHARE:
-        # The GPU class backs the extended resource pods request (DRAExtendedResource): on
-        # nodes without it in their allocatable, DynamicResources allocates GPUs for it and
-        # the "most" and "affinity" profiles score it by the node's GPUs of the class.
-        world.objects[0]["spec"]["extendedResourceName"] = GPU
     for node in with_gpus:
         world.objects += _gpu_slices(world, node)
         if nics and rng.random() < 0.6:
