@@ -3,11 +3,12 @@ makes more evenly used. As upstream v1.37 (`balancedResourceScorer`), the score 
 in balance the pod causes: 50 + (50 + balance_with_pod - balance_without_pod) / 2, where a
 balance is (1 - standard deviation of requested/allocatable fractions) * 100, on the real
 requests (pod-level `spec.resources` included). Pods requesting nothing of the configured
-resources are not scored by it (PreScore returns Skip, as upstream since 1.32). An extended resource a DeviceClass backs
-is scored as NodeResourcesFit scores it (devices of the class on the node, how many are
-allocated; the pod is then not signable). Where that class has CEL selectors,
-kube-scheduler v1.37.2 exits with a nil pointer dereference instead (its BalancedAllocation
-never makes the CEL cache its scorer reads); kubesched counts the devices.
+resources are not scored by it (PreScore returns Skip, as upstream since 1.32). An extended
+resource a DeviceClass backs is scored as NodeResourcesFit scores it (devices of the class
+on the node, how many are allocated; the pod is then not signable). Where that class has CEL
+selectors, kube-scheduler v1.37.2 exits with a nil pointer dereference instead (its
+BalancedAllocation never makes the CEL cache its scorer reads); kubesched counts the
+devices.
 
 Args (`NodeResourcesBalancedAllocationArgs`): `resources` (default cpu and memory).
 """
