@@ -24,10 +24,15 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_str)
 
 
-def to_yaml(objects: Iterable[dict[str, Any]]) -> str:
-    """The objects as YAML documents separated by `---`, keys in the order built."""
+NO_WRAP = 1 << 20
+"""A width no line reaches: the chart's markers must stay on one line each."""
+
+
+def to_yaml(objects: Iterable[dict[str, Any]], *, width: int = 100) -> str:
+    """The objects as YAML documents separated by `---`, keys in the order built; long
+    scalars folded at `width`."""
     documents = [
-        yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=False, width=100)
+        yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=False, width=width)
         for obj in objects
     ]
     return "---\n" + "---\n".join(documents)

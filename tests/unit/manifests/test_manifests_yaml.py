@@ -11,6 +11,8 @@ from manifests_helpers import Build, config_for, of_kind, one
 
 from kubesched.config import load_config
 from kubesched.manifests import ManifestOptions, build_manifests, render_manifests, to_yaml
+from kubesched.manifests.chart import markers
+from kubesched.manifests.render import NO_WRAP
 
 APPLY_ORDER = [
     "Namespace",
@@ -121,3 +123,12 @@ def test_any_valid_names_round_trip(scheduler: str, namespace: str, lease_namesp
     role = one(objects, "Role")
     assert role["metadata"]["namespace"] == lease_namespace
     assert role["rules"][1]["resourceNames"] == [scheduler]
+
+
+def test_a_long_chart_condition_stays_one_template_line() -> None:
+    """Three plugins reading DeviceClasses made the ClusterRole's condition longer than the
+    YAML width: folded, it was no marker any more and helm refused the template."""
+    cond = " ".join(f'(has "Plugin{i:02d}WithALongName" $enabled)' for i in range(5))
+    obj = {"rules": [markers.when(f"or {cond}"), {"apiGroups": [""]}, markers.END]}
+    template = markers.to_template(to_yaml([obj], width=NO_WRAP).removeprefix("---\n"))
+    assert f"{{{{- if or {cond} }}}}" in template.splitlines()

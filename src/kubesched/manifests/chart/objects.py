@@ -24,7 +24,7 @@ from kubesched.manifests import exposure, rbac, workload
 from kubesched.manifests.chart import markers
 from kubesched.manifests.meta import metadata, selector_labels
 from kubesched.manifests.options import ManifestOptions, Names
-from kubesched.manifests.render import to_yaml
+from kubesched.manifests.render import NO_WRAP, to_yaml
 
 TOKEN_NAMES = Names(namespace="@NS@", name="@NAME@", lease_namespace="@LNS@", lease_name="@LEASE@")
 LABELS = "kubesched.labels"
@@ -203,7 +203,7 @@ def _service_monitor(_: Source) -> dict[str, Any]:
 def spread_affinity() -> str:
     """The model's default affinity (one replica per node), as template text."""
     spread = _chart_selectors(workload.spread(TOKEN_NAMES))
-    return markers.to_template(to_yaml([spread]).removeprefix("---\n"))
+    return markers.to_template(to_yaml([spread], width=NO_WRAP).removeprefix("---\n"))
 
 
 def _of(build: Callable[[Names], dict[str, Any]]) -> Callable[[Source], Any]:
@@ -267,7 +267,7 @@ def render_templates(source: Source) -> dict[str, str]:
     """File name under `templates/` -> its text."""
     files: dict[str, str] = {}
     for name, build, condition in TEMPLATES:
-        body = markers.to_template(to_yaml([build(source)]).removeprefix("---\n"))
+        body = markers.to_template(to_yaml([build(source)], width=NO_WRAP).removeprefix("---\n"))
         if name == "deployment.yaml":
             body = '{{- include "kubesched.validate" . }}\n' + body
         if name == "clusterrole.yaml":
