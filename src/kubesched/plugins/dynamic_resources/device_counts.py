@@ -34,21 +34,38 @@ class _CountError(Exception):
     pass
 
 
+class SlicesByNode:
+    """The slices grouped by the node they name, the others apart; kept while the
+    manager's list of slices is the same one."""
+
+    def __init__(self) -> None:
+        self._of: object = None
+        self._grouped: tuple[dict[str, list[ResourceSlice]], list[ResourceSlice]] = ({}, [])
+
+    def of(
+        self, slices: Sequence[ResourceSlice]
+    ) -> tuple[dict[str, list[ResourceSlice]], list[ResourceSlice]]:
+        if slices is not self._of:
+            by_node: dict[str, list[ResourceSlice]] = {}
+            others: list[ResourceSlice] = []
+            for slice_ in slices:
+                named = slice_.node_name and not slice_.all_nodes
+                if named and not slice_.per_device_node_selection:
+                    by_node.setdefault(slice_.node_name or "", []).append(slice_)
+                else:
+                    others.append(slice_)
+            self._of, self._grouped = slices, (by_node, others)
+        return self._grouped
+
+
 class DeviceCountsView:
     """The slices and allocated devices as one scoring cycle found them."""
 
-    def __init__(self, manager: DraManager, cel_cache: CelCache) -> None:
+    def __init__(self, manager: DraManager, cel_cache: CelCache, slices: SlicesByNode) -> None:
         self._manager = manager
         self._cel = cel_cache
         self._state: AllocatedState = manager.allocated_state()
-        by_node: dict[str, list[ResourceSlice]] = {}
-        others: list[ResourceSlice] = []
-        for slice_ in manager.slices_with_taint_rules():
-            if slice_.node_name and not slice_.all_nodes and not slice_.per_device_node_selection:
-                by_node.setdefault(slice_.node_name, []).append(slice_)
-            else:
-                others.append(slice_)
-        self._by_node, self._others = by_node, others
+        self._by_node, self._others = slices.of(manager.slices_with_taint_rules())
 
     def of_class(self, node: Node, device_class: str) -> tuple[int, int]:
         found = self._manager.device_class(device_class)
@@ -131,5 +148,5 @@ class DeviceCountsView:
 def counts_source(handle: Handle) -> CountsSource:
     """A view per call, over the scheduler's shared DRA manager."""
     manager = shared_manager(handle)
-    cel_cache = CelCache()
-    return lambda: DeviceCountsView(manager, cel_cache)
+    cel_cache, slices = CelCache(), SlicesByNode()
+    return lambda: DeviceCountsView(manager, cel_cache, slices)

@@ -48,7 +48,9 @@ class NodeResourcesBalancedAllocation:
         self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
         self.classes = extended_resource_classes(handle)
-        self._device_counts = dra_devices.counts_source(handle)
+        self._dra = rs.DraScoredResources(
+            self._names, self.classes, dra_devices.counts_source(handle)
+        )
 
     def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:
         """Upstream `SignPod`: the pod's requests; none (not signable) when a DeviceClass
@@ -62,7 +64,7 @@ class NodeResourcesBalancedAllocation:
         requests = rs.pod_requests(pod, self._names, use_requested=True)
         if not any(requests):
             return _SKIP  # best-effort pods would all pile onto one node otherwise
-        dra = rs.dra_extended(self._names, requests, self.classes, self._device_counts)
+        dra = self._dra.for_pod(requests)
         state.write(_PRE_SCORE_KEY, (requests, dra))
         return None
 
@@ -72,7 +74,7 @@ class NodeResourcesBalancedAllocation:
             requests = rs.pod_requests(pod, self._names, use_requested=True)
             if not any(requests):
                 return 0
-            dra = rs.dra_extended(self._names, requests, self.classes, self._device_counts)
+            dra = self._dra.for_pod(requests)
         else:
             requests, dra = inputs
         alloc, req = rs.allocatable_and_requested(

@@ -104,7 +104,9 @@ class NodeResourcesFit:
         self._names = [name for name, _ in self.args.resources]
         self._kinds = rs.resource_kinds(self._names)
         self._scorer = self.args.scorer()
-        self._device_counts = dra_devices.counts_source(handle)
+        self._dra = rs.DraScoredResources(
+            self._names, self.classes, dra_devices.counts_source(handle)
+        )
 
     def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:
         """Upstream `SignPod`: the pod's requests; none (not signable) when a DeviceClass
@@ -141,8 +143,7 @@ class NodeResourcesFit:
 
     def _score_inputs(self, pod: Pod) -> tuple[list[int], rs.DraExtended | None]:
         requests = rs.pod_requests(pod, self._names, use_requested=False)
-        dra = rs.dra_extended(self._names, requests, self.classes, self._device_counts)
-        return requests, dra
+        return requests, self._dra.for_pod(requests)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         inputs = state.get(_PRE_SCORE_KEY)

@@ -59,23 +59,31 @@ class DraExtended:
     counts: DeviceCounts
 
 
-def dra_extended(
-    names: Sequence[str],
-    requests: Sequence[int],
-    classes: ExtendedResourceClasses,
-    source: CountsSource | None,
-) -> DraExtended | None:
-    """The cycle's DraExtended when the pod requests a scored resource a DeviceClass backs
-    (upstream takes the state whenever one is scored; without a request it is never read)."""
-    if source is None:
-        return None
-    backed = {}
-    for name, request in zip(names, requests, strict=True):
-        if request and is_dra_extended_resource_name(name):
-            device_class = classes.class_for(name)
-            if device_class is not None:
-                backed[name] = device_class
-    return DraExtended(backed, source()) if backed else None
+class DraScoredResources:
+    """The scored resources a DeviceClass may back (extended resource names, found once),
+    and where a cycle's DraExtended comes from."""
+
+    def __init__(
+        self, names: Sequence[str], classes: ExtendedResourceClasses, source: CountsSource | None
+    ) -> None:
+        self._candidates = tuple(
+            (i, name) for i, name in enumerate(names) if is_dra_extended_resource_name(name)
+        )
+        self._classes, self._source = classes, source
+
+    def for_pod(self, requests: Sequence[int]) -> DraExtended | None:
+        """The cycle's DraExtended when the pod requests a scored resource a DeviceClass
+        backs (upstream takes the state whenever one is scored; without a request it is
+        never read)."""
+        if self._source is None or not self._candidates:
+            return None
+        backed = {}
+        for i, name in self._candidates:
+            if requests[i]:
+                device_class = self._classes.class_for(name)
+                if device_class is not None:
+                    backed[name] = device_class
+        return DraExtended(backed, self._source()) if backed else None
 
 
 def allocatable_and_requested(

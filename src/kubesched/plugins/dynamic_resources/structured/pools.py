@@ -62,6 +62,9 @@ def compile_node_selector(selector: Mapping[str, Any]) -> NodePredicate:
     """A node selector compiled once (upstream `nodeaffinity.NewNodeSelector`); an invalid
     term raises AllocationError. The selector an allocation of node-local devices carries
     (terms of one `metadata.name In [node]` field each) becomes a set of names."""
+    names = _node_names(selector)
+    if names is not None:
+        return lambda node: node.name in names
     terms = []
     for raw in selector.get("nodeSelectorTerms") or ():
         term = compile_term(raw)
@@ -69,16 +72,14 @@ def compile_node_selector(selector: Mapping[str, Any]) -> NodePredicate:
             raise AllocationError(f"failed to parse node selector: {term.error}")
         if term is not None:
             terms.append(term)
-    names = _node_names(selector, len(terms))
-    if names is not None:
-        return lambda node: node.name in names
     return lambda node: selector_matches(terms, node)
 
 
-def _node_names(selector: Mapping[str, Any], valid_terms: int) -> frozenset[str] | None:
-    """The node names a selector of only `metadata.name In [name]` terms allows, else None."""
+def _node_names(selector: Mapping[str, Any]) -> frozenset[str] | None:
+    """The node names a selector of only `metadata.name In [name]` terms allows, else None
+    (such terms are valid and never empty: no term needs compiling)."""
     raw_terms = selector.get("nodeSelectorTerms") or ()
-    if not raw_terms or len(raw_terms) != valid_terms:
+    if not raw_terms:
         return None
     names = set()
     for raw in raw_terms:
