@@ -68,3 +68,16 @@ def test_extended_resources_missing_on_the_node_have_no_room(oracle) -> None:
     pod = make_pod().name("g").node("n").req_named({"example.com/gpu": "1"}).obj()
 
     assert "example.com/gpu" in oracle.overcommitted_nodes([node], [pod])[0]
+
+
+def test_extended_resources_a_device_class_serves_take_no_room(oracle) -> None:
+    node = make_node().name("n").obj()
+    pod = make_pod().name("g").node("n").req_named({"example.com/gpu": "1"}).obj()
+    pod["status"]["extendedResourceClaimStatus"] = {
+        "resourceClaimName": "g-extended-resources-x7k2p",
+        "requestMappings": [
+            {"containerName": "c", "resourceName": "example.com/gpu", "requestName": "r0"}
+        ],
+    }
+
+    assert oracle.overcommitted_nodes([node], [pod]) == []

@@ -5,6 +5,8 @@ bound to it fit its allocatable, for every resource it lists (cpu, memory, pods,
 ephemeral-storage, extended resources). A pod's request follows kube-scheduler:
 max(sum of containers + sidecars, largest init container + sidecars started before it),
 pod-level `spec.resources.requests` replacing container sums where set, plus overhead.
+Extended resources a DeviceClass serves through a claim (the pod's
+`status.extendedResourceClaimStatus.requestMappings`) take no room of the node's allocatable.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ def pod_requests(pod: dict[str, Any]) -> Resources:
     total.update(_requests(spec))  # pod-level resources win where they are set
     total = _add(total, {name: quantity(v) for name, v in (spec.get("overhead") or {}).items()})
     total["pods"] = Decimal(1)
+    served = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+    for mapping in served.get("requestMappings") or ():
+        total.pop(mapping.get("resourceName", ""), None)
     return total
 
 

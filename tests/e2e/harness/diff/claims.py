@@ -1,8 +1,10 @@
 """The ResourceClaims of a scenario on the API server: each incoming pod's own claims
 (`<pod>-c<i>`, made before the pod), a copy per claim for the kubesched twin (`-twin`, freed
-again before kube-scheduler decides, so that both see the same free devices), and the part
-of the resourceclaim controller this control plane lacks: a claim whose pod is gone is
-deallocated and deleted (`release_orphans`)."""
+again before kube-scheduler decides, so that both see the same free devices), the claim a
+scheduler makes for a pod's extended resources backed by a DeviceClass (named in the pod's
+`status.extendedResourceClaimStatus`, compared as the entry `EXTENDED`), and the part of the
+resourceclaim controller this control plane lacks: a claim whose pod is gone is deallocated
+and deleted (`release_orphans`)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ from harness.api import ApiClient, ApiError
 Result = tuple[str, str, str, str, tuple[tuple[str, str], ...]]
 """(request, driver, pool, device, consumed capacity) of one allocated device."""
 Allocation = dict[str, list[Result]]
-"""The pod's claim entry name (`spec.resourceClaims[].name`) -> its devices, in order."""
+"""The pod's claim entry name (`spec.resourceClaims[].name`, or `EXTENDED`) -> its devices,
+in order."""
+EXTENDED = "<extended-resources>"
+"""The entry of the claim a scheduler made for the pod's DRA-backed extended resources."""
 
 
 def claim_names(pod: dict[str, Any]) -> dict[str, str]:
@@ -25,6 +30,24 @@ def claim_names(pod: dict[str, Any]) -> dict[str, str]:
         for entry in pod["spec"].get("resourceClaims") or ()
         if entry.get("resourceClaimName")
     }
+
+
+def extended_claim(pod: dict[str, Any] | None) -> str | None:
+    """The claim a scheduler made for the pod's DRA-backed extended resources (PreBind writes
+    its name to the pod's status before binding), if any."""
+    status = ((pod or {}).get("status") or {}).get("extendedResourceClaimStatus") or {}
+    name = status.get("resourceClaimName")
+    return name if isinstance(name, str) and name else None
+
+
+def claim_entries(api: ApiClient, pod: dict[str, Any]) -> dict[str, str]:
+    """`claim_names` and, once the pod on the server has one, its extended-resource claim."""
+    found = claim_names(pod)
+    meta = pod["metadata"]
+    current = api.get_or_none("Pod", meta["name"], namespace=meta["namespace"])
+    if (name := extended_claim(current)) is not None:
+        found[EXTENDED] = name
+    return found
 
 
 def results(claim: dict[str, Any]) -> list[Result] | None:
@@ -42,7 +65,7 @@ def results(claim: dict[str, Any]) -> list[Result] | None:
 def allocation(api: ApiClient, pod: dict[str, Any]) -> Allocation | None:
     """The devices allocated to each of the pod's claims (None when one is unallocated)."""
     namespace, found = pod["metadata"]["namespace"], {}
-    for entry, name in claim_names(pod).items():
+    for entry, name in claim_entries(api, pod).items():
         claim = api.get_or_none("ResourceClaim", name, namespace=namespace)
         devices = results(claim) if claim is not None else None
         if devices is None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harness.api import ApiClient
-from harness.diff.claims import Allocation, Result, allocation, claim_names, results
+from harness.diff.claims import Allocation, Result, allocation, claim_entries, results
 from harness.diff.compare import Tally
 from harness.diff.dra import SELECTORS, attribute, gibibytes
 from harness.waiting import wait_for
@@ -43,7 +43,7 @@ def problems(
     world = _NodeDevices(api, node)
     found: list[str] = []
     namespace = pod["metadata"]["namespace"]
-    for entry, name in claim_names(pod).items():
+    for entry, name in claim_entries(api, pod).items():
         spec = api.get("ResourceClaim", name, namespace=namespace)["spec"]["devices"]
         found += [f"{entry}: {p}" for p in _claim_problems(world, spec, ours.get(entry, []))]
     mine = [r for entry in ours.values() for r in entry]
@@ -232,7 +232,7 @@ def compare_devices(
         detail = f"on {node}: kube-scheduler {kube}, kubesched {twin[1]}"
         tally.check("devices", key, twin[1] == kube, detail)
         return
-    own = [(meta["namespace"], name) for name in claim_names(pod).values()]
+    own = [(meta["namespace"], name) for name in claim_entries(api, pod).values()]
     others = taken(api, own)
     found = {"kube-scheduler": (node, kube, problems(api, pod, node, kube, others))}
     if twin is not None:

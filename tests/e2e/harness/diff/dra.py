@@ -2,7 +2,7 @@
 as DRA drivers would, DeviceClasses with CEL selectors, and ResourceClaims for some incoming
 pods (see `scenario`).
 
-    world = dra_world(seed, nodes)        # the classes and slices (`world.objects`)
+    world = dra_world(seed, nodes, may_back_extended=True)  # classes, slices (`world.objects`)
     claims = claims_for(world, pod)       # the pod's claims (`spec.resourceClaims` set)
 
 Both drivers publish one pool per node. `gpu.example.com`: whole GPUs `gpu-<i>` (attributes
@@ -12,6 +12,15 @@ two halves, consuming the counter set of the pool's second slice: in resource.k8
 ResourceSlice holds devices or shared counters, never both) and sometimes a GPU several
 claims share (`sgpu-0`: allowMultipleAllocations, memory consumed per claim by its
 requestPolicy). `nic.example.com` (some seeds): two NICs with the same pcieRoot attribute.
+In half of the seeds whose profile allows it the GPU class backs `example.com/gpu`
+(DRAExtendedResource), so pods requesting it may get GPUs on nodes whose allocatable lacks
+it. Never with the `affinity` profile: kube-scheduler v1.37.2 exits (nil CEL cache in
+NodeResourcesBalancedAllocation's Score) when that plugin's scored resources name an extended
+resource a DeviceClass with CEL selectors backs. Nor does a pod that requests the GPU resource
+get claims of its own in those seeds: kube-scheduler v1.37.2 fails PreBind for such a pod on a
+node that offers the resource in its allocatable ("nil or empty request mappings, no update
+of pod ... ExtendedResourceClaimStatus": its Filter keeps an extended-resource claim without
+requests whenever the pod has a claim of its own), and retries it without end; kubesched binds it.
 
 Every CEL expression comes from `SELECTORS`, which also holds the same test in Python: the
 allocation checks (`harness.diff.devices`) judge an allocation with them, independently of
@@ -26,6 +35,8 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from harness.diff.profiles import GPU
 
 RESOURCE = "resource.k8s.io/v1"
 GPU_DRIVER = "gpu.example.com"
@@ -98,6 +109,8 @@ CLASS_SELECTORS = {
     "whole": [_GPU, f'device.attributes["{GPU_DRIVER}"].type == "gpu"'],
     "nic": [_NIC],
 }
+EXTENDED_SHARE = 0.5
+"""Of the seeds that may, those whose GPU class backs `example.com/gpu` (drawn apart)."""
 REQUEST_SELECTORS = [  # on GPU classes only (another driver's device has no such attribute)
     f'device.attributes["{GPU_DRIVER}"].model == "h100"',
     f'device.attributes["{GPU_DRIVER}"].numa == 0',
@@ -118,13 +131,16 @@ class DraWorld:
     """DeviceClasses, then ResourceSlices (created before the first step)."""
     tainted: bool = False
     shared: bool = False
+    backs_extended: bool = False
+    """The GPU class backs `example.com/gpu` (its `extendedResourceName`)."""
 
     def gpu_classes(self) -> list[str]:
         return [name for kind, name in self.classes.items() if kind != "nic"]
 
 
-def dra_world(seed: int, nodes: list[dict[str, Any]]) -> DraWorld:
-    """The classes and slices of `seed` for the scenario's first `nodes`."""
+def dra_world(seed: int, nodes: list[dict[str, Any]], *, may_back_extended: bool) -> DraWorld:
+    """The classes and slices of `seed` for the scenario's first `nodes`; where
+    `may_back_extended`, in some seeds the GPU class backs `example.com/gpu`."""
     world = DraWorld(seed=seed, rng=random.Random(f"dra-{seed}"))
     rng = world.rng
     share = 0.15 if len(nodes) > 50 else rng.choice((0.3, 0.5, 0.7))
@@ -135,6 +151,10 @@ def dra_world(seed: int, nodes: list[dict[str, Any]]) -> DraWorld:
     kinds = ["gpu", *(k for k in ("a100", "big", "whole") if rng.random() < 0.6)]
     world.classes = {k: f"parity-{seed}-{k}" for k in [*kinds, *(["nic"] if nics else [])]}
     world.objects += [_device_class(name, CLASS_SELECTORS[k]) for k, name in world.classes.items()]
+    extended = random.Random(f"dra-extended-{seed}").random() < EXTENDED_SHARE
+    if may_back_extended and extended:
+        world.objects[0]["spec"]["extendedResourceName"] = GPU
+        world.backs_extended = True
     for node in with_gpus:
         world.objects += _gpu_slices(world, node)
         if nics and rng.random() < 0.6:
@@ -236,11 +256,16 @@ def _nic_slice(world: DraWorld, node: str) -> dict[str, Any]:
     return _slice(world, node, NIC_DRIVER, {"devices": devices})
 
 
+def _requests_gpu(pod: dict[str, Any]) -> bool:
+    containers = pod["spec"]["containers"] + (pod["spec"].get("initContainers") or [])
+    return any(GPU in ((c.get("resources") or {}).get("requests") or {}) for c in containers)
+
+
 def claims_for(world: DraWorld, pod: dict[str, Any]) -> list[dict[str, Any]]:
     """The ResourceClaims of `pod` (some pods get none); sets `spec.resourceClaims`."""
     rng = world.rng
-    if rng.random() >= 0.4:
-        return []
+    if rng.random() >= 0.4 or (world.backs_extended and _requests_gpu(pod)):
+        return []  # not both (see the module's docstring)
     meta = pod["metadata"]
     claims = []
     for i in range(1 if rng.random() < 0.8 else 2):

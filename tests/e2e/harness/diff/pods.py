@@ -29,6 +29,8 @@ class Context:
     scheduler: str
     namespaces: list[str] = field(default_factory=list)
     nodes: list[dict[str, Any]] = field(default_factory=list)
+    gpu_backed: bool = False
+    """A DeviceClass backs the GPU extended resource: pods may request it anywhere."""
 
 
 def existing_pods(ctx: Context, *, per_node: int) -> list[dict[str, Any]]:
@@ -144,7 +146,8 @@ def _requests(ctx: Context, pod: dict[str, Any]) -> None:
     rng = ctx.rng
     cpu, memory = rng.choice(CPU_CHOICES), rng.choice(MEMORY_CHOICES)
     requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v != "0"}
-    if rng.random() < 0.08 and any(GPU in n["status"]["allocatable"] for n in ctx.nodes):
+    offered = ctx.gpu_backed or any(GPU in n["status"]["allocatable"] for n in ctx.nodes)
+    if rng.random() < (0.25 if ctx.gpu_backed else 0.08) and offered:
         requests[GPU] = str(rng.randint(1, 2))
         _container(pod)["resources"] = {"limits": {GPU: requests[GPU]}}
     if requests:

@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.api import ApiClient, ApiError
 from harness.diff import compare as cmp
-from harness.diff.claims import claim_names, release_orphans, remove_all
+from harness.diff.claims import claim_entries, claim_names, release_orphans, remove_all
 from harness.diff.devices import compare_devices
 from harness.diff.engine import Engine
 from harness.diff.kslog import Oracle
@@ -185,7 +185,7 @@ def decide(
         _unschedulable(env, Decision(key, ex, namespaces, before, offset), tally, first.failed)
     elif last.bound_to:
         cmp.compare_bound(tally, key, ex, last, sampled=sampled)
-        if claim_names(pod):
+        if claim_entries(api, pod):
             compare_devices(api, tally, pod, last.bound_to, twin)
     current = api.get_or_none("Pod", meta["name"], namespace=meta["namespace"])
     if current is not None and node_name(current):

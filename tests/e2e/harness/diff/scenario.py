@@ -65,7 +65,8 @@ def generate(seed: int) -> Scenario:
     ]
     ctx.nodes = nodes
     scenario.objects += nodes
-    world = dra_world(seed, nodes)
+    world = dra_world(seed, nodes, may_back_extended=profile != "affinity")
+    ctx.gpu_backed = world.backs_extended
     scenario.objects += world.objects
     scenario.objects += workloads(ctx)
     scenario.objects += podgen.existing_pods(ctx, per_node=1 if large else 3)

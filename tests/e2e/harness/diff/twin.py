@@ -4,7 +4,8 @@ that kube-scheduler decides the original pod on that same state.
 
 A twin is not made for gated pods (it would wait for its gate) nor where kubesched's engine
 expects a preemption (the twin would evict pods from the state both sides share). A pod's
-ResourceClaims are copied for its twin (`claims.twin_claims`) and freed with it.
+ResourceClaims are copied for its twin (`claims.twin_claims`) and freed with it, as is the
+claim kubesched made for the twin's DRA-backed extended resources.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.api import ApiClient
-from harness.diff.claims import Allocation, allocation, free, twin_claims
+from harness.diff.claims import Allocation, allocation, extended_claim, free, twin_claims
 from harness.diff.compare import Tally
 from harness.diff.profiles import ORACLE_PREFIX, TWIN_PREFIX, write_config
 from harness.kubesched import KubeschedProcess, start_kubesched
@@ -64,6 +65,10 @@ def run_twin(
     claims = twin_claims(api, twin, "-twin")
     api.create(twin)
     outcome = wait_outcome(api, meta["namespace"], meta["name"], timeout=30)
+    if outcome.bound and (
+        made := extended_claim(api.get("Pod", meta["name"], namespace=meta["namespace"]))
+    ):
+        claims.append(made)
     devices = (allocation(api, twin) or {}) if claims and outcome.bound else None
     if outcome.bound:
         allowed = {v.node for v in ex.feasible} if sampled else set(ex.best)
