@@ -128,13 +128,15 @@ class DraManager:
 
     def __init__(self, handle: Handle) -> None:
         self._allocated = AllocatedIndex()
+        self.pending: dict[str, AllocationResult] = {}
+        """Claim uid -> the allocation Reserve made, until PreBind wrote it or Unreserve."""
+        self.assumed: dict[str, Claim] = {}
+        """Claim key -> the claim as PreBind wrote it, until the informer has that version."""
         self.claims: Parsed[Claim] = Parsed(
             declared_lister(handle, CLAIMS),
             Claim.of,
             "ResourceClaim",
-            lambda key, uid, entry: self._allocated.put(
-                key, uid, None if entry is None else entry.claim
-            ),
+            self._claim_changed,
         )
         self.classes: Parsed[DeviceClass] = Parsed(
             declared_lister(handle, DEVICE_CLASSES),
@@ -151,13 +153,22 @@ class DraManager:
             lambda obj: DeviceTaintRule.from_json(object_json(obj)),
             "DeviceTaintRule",
         )
-        self.pending: dict[str, AllocationResult] = {}
-        """Claim uid -> the allocation Reserve made, until PreBind wrote it or Unreserve."""
-        self.assumed: dict[str, Claim] = {}
-        """Claim key -> the claim as PreBind wrote it, until the informer has that version."""
         self._slices_cache: tuple[int, int, list[ResourceSlice]] | None = None
 
     # ---- claims ------------------------------------------------------------------------
+
+    def _claim_changed(self, key: str, uid: str, entry: Claim | None) -> None:
+        """The informer's claim `key` is now `entry` (None: deleted or unparsable). PreBind's
+        copy goes once the informer has that version or a later one, or the claim is gone
+        (upstream's assume cache drops the object on delete): a claim deallocated and
+        deleted before anything asked for it again would otherwise stay allocated here."""
+        self._allocated.put(key, uid, None if entry is None else entry.claim)
+        assumed = self.assumed.get(key)
+        if assumed is not None and (
+            entry is None
+            or _newer_or_same(entry.obj.resource_version, assumed.obj.resource_version)
+        ):
+            del self.assumed[key]
 
     def claim(self, namespace: str, name: str) -> Claim | None:
         """The claim as the scheduler knows it: as last written by PreBind when the

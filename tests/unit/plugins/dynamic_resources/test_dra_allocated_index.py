@@ -102,3 +102,32 @@ def test_a_selectors_answer_is_remembered_per_device_object_and_errors_never() -
     cache.remember("x", other, DRIVER, True)  # past max_results: everything forgotten first
     assert cache.known_result("true", device, DRIVER) is None
     assert cache.known_result("x", other, DRIVER) is True
+
+
+@pytest.mark.parametrize("deallocated_first", [True, False])
+def test_a_claim_written_by_prebind_and_then_deleted_holds_no_device(
+    deallocated_first: bool,
+) -> None:
+    """PreBind's copy must not outlive the claim: freed (allocation removed, then deleted)
+    or deleted at once, before anything asked the manager for that claim again."""
+    handle = FakeHandle()
+    handle.listers = ClusterListers(ALL)
+    store = handle.listers.store(CLAIMS)
+    manager = DraManager(handle)
+    created = ApiObject.from_json(claim_json("c", "u", 10, [], share=False))
+    store.on_add(created)
+    written = claim_json("c", "u", 11, [0, 1], share=True)
+    manager.assume(Claim(ApiObject.from_json(written), ResourceClaim.from_json(written)))
+    assert manager.gather_allocated_state().allocated_devices
+    last = created
+    if deallocated_first:
+        for version, devices in ((11, [0, 1]), (12, [])):
+            obj = ApiObject.from_json(claim_json("c", "u", version, devices, share=True))
+            store.on_update(last, obj)
+            last = obj
+    store.on_delete(last)
+
+    assert manager.assumed == {}
+    assert not manager.gather_allocated_state().allocated_devices
+    assert not manager.allocated_state().allocated_shared_device_ids
+    equal(manager)
