@@ -11,6 +11,9 @@ Comparisons (each counted in `Tally`):
   chosen-in-best    kube-scheduler's node is among kubesched's top-scored nodes (ties)
   failed-scheduling the FailedScheduling message, word for word (preemption verdict included;
                     its node may be any of the equally ranked preemption candidates)
+  scheduler-error   an attempt that ended in an error (a plugin's, e.g. an allocation that can
+                    never succeed): kubesched's engine has the same error, but for the device
+                    it names (kube-scheduler reports the first node's error to arrive)
   preemption        the nominated node and the victims: one of the candidates kubesched
                     ranks highest (kube-scheduler's search runs in parallel from a random
                     offset and takes the first of equals)
@@ -19,6 +22,7 @@ Comparisons (each counted in `Tally`):
                     feasible for kubesched, and bound to one of them
   kubesched-bound   the kubesched process, on the same state, bound the twin pod to a node of
                     kubesched's top-scored nodes, or reported the same FailedScheduling text
+                    (the same error, for an error)
   devices           a pod with ResourceClaims both bound: on the same node the same devices
                     (the twin's claims are copies of the pod's); on different nodes (a tie)
                     each allocation valid on its node (`harness.diff.devices`)
@@ -26,6 +30,7 @@ Comparisons (each counted in `Tally`):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -38,6 +43,7 @@ COMPARISONS = (
     "plugin-scores",
     "chosen-in-best",
     "failed-scheduling",
+    "scheduler-error",
     "preemption",
     "sampling",
     "kubesched-bound",
@@ -149,6 +155,25 @@ def compare_unschedulable(
         pod,
         expected == message,
         f"kube-scheduler {message!r}, kubesched {ex.failed_scheduling!r}",
+    )
+
+
+_DEVICE_ID = re.compile(r"device [^\s/]+/[^\s/]+/\S+")
+
+
+def same_error(left: str, right: str) -> bool:
+    """The same scheduling error, whichever device it names: upstream filters nodes in
+    parallel and reports the first node's error to arrive, so the device may differ."""
+    return _DEVICE_ID.sub("device <id>", left) == _DEVICE_ID.sub("device <id>", right)
+
+
+def compare_error(tally: Tally, pod: str, ex: Explanation, error: str) -> None:
+    """kube-scheduler's attempt ended in an error (no FailedScheduling verdict)."""
+    tally.check(
+        "scheduler-error",
+        pod,
+        same_error(ex.error, error),
+        f"kube-scheduler {error!r}, kubesched {ex.error!r}",
     )
 
 

@@ -33,6 +33,7 @@ _SCORE = re.compile(
 _FAILED = re.compile(
     r'"Unable to schedule pod; no fit; waiting" pod="([^"]+)" err="((?:[^"\\]|\\.)*)"'
 )
+_ERROR = re.compile(r'"Error selecting node for pod" err="((?:[^"\\]|\\.)*)" pod="([^"]+)"')
 _TARGET = "the target node for the preemption is determined"
 _VICTIM = re.compile(r'"Preemptor Pod preempted victim Pod" preemptor="([^"]+)" victim="([^"]+)"')
 _PREEMPTED = re.compile(r'"Async Preemption finished completely" preemptor="([^"]+)"')
@@ -51,6 +52,9 @@ class OracleAttempt:
     bound_to: str = ""
     failed: str = ""
     """The FailedScheduling message of an attempt that found no node."""
+    error: str = ""
+    """The error an attempt ended with (`"Error selecting node for pod"`: a plugin's error,
+    e.g. an allocation that can never succeed; the pod is retried after its backoff)."""
     evaluated: int = 0
     feasible: int = 0
 
@@ -86,6 +90,8 @@ class Oracle:
                 found[-1].scores[(m.group(2), m.group(3))] = int(m.group(4))
             elif (m := _FAILED.search(line)) and m.group(1) == pod_key:
                 found[-1].failed = _unquote(m.group(2))
+            elif (m := _ERROR.search(line)) and m.group(2) == pod_key:
+                found[-1].error = _unquote(m.group(1))
             elif (m := _BOUND.search(line)) and m.group(1) == pod_key:
                 found[-1].bound_to = m.group(2)
                 found[-1].evaluated, found[-1].feasible = int(m.group(3)), int(m.group(4))
@@ -109,10 +115,12 @@ class Oracle:
         )
 
     def wait_decided(self, pod_key: str, offset: int, timeout: float = 20) -> list[OracleAttempt]:
-        """The attempts, once the last one is logged as bound or failed."""
+        """The attempts, once the last one is logged as bound, failed or ended in an error."""
         return wait_for(
             lambda: self.attempts(pod_key, offset),
-            until=lambda found: bool(found) and bool(found[-1].bound_to or found[-1].failed),
+            until=lambda found: (
+                bool(found) and bool(found[-1].bound_to or found[-1].failed or found[-1].error)
+            ),
             timeout=timeout,
             message=f"kube-scheduler logs a decision for {pod_key}",
         )

@@ -23,10 +23,16 @@ from typing import Any
 
 from harness.api import ApiClient, ApiError
 from harness.diff import compare as cmp
-from harness.diff.claims import claim_entries, claim_names, release_orphans, remove_all
+from harness.diff.claims import (
+    Allocation,
+    claim_entries,
+    claim_names,
+    release_orphans,
+    remove_all,
+)
 from harness.diff.devices import compare_devices
 from harness.diff.engine import Engine
-from harness.diff.kslog import Oracle
+from harness.diff.kslog import Oracle, OracleAttempt
 from harness.diff.pods import started_at
 from harness.diff.reproducer import cluster_state, write_case
 from harness.diff.scenario import Scenario
@@ -180,13 +186,8 @@ def decide(
     if pod["spec"].get("schedulingGates"):
         _check_gated(env, Decision(key, ex, namespaces, before), tally)
     attempts = env.oracle.wait_decided(key, offset)
-    first, last = attempts[0], attempts[-1]
-    if first.failed:
-        _unschedulable(env, Decision(key, ex, namespaces, before, offset), tally, first.failed)
-    elif last.bound_to:
-        cmp.compare_bound(tally, key, ex, last, sampled=sampled)
-        if claim_entries(api, pod):
-            compare_devices(api, tally, pod, last.bound_to, twin)
+    decision = Decision(key, ex, namespaces, before, offset)
+    _compare(env, decision, pod, attempts, tally, twin=twin, sampled=bool(sampled))
     current = api.get_or_none("Pod", meta["name"], namespace=meta["namespace"])
     if current is not None and node_name(current):
         env.started += 1
@@ -196,6 +197,30 @@ def decide(
     time.sleep(SETTLE_SECONDS)
     if len(tally.mismatches) > seen:
         _write_reproducer(env, context, tally.mismatches[seen:], before, pod)
+
+
+def _compare(
+    env: Env,
+    decision: Decision,
+    pod: dict[str, Any],
+    attempts: list[OracleAttempt],
+    tally: cmp.Tally,
+    *,
+    twin: tuple[str, Allocation] | None,
+    sampled: bool,
+) -> None:
+    """What kube-scheduler decided (`attempts`) against kubesched's engine."""
+    first, last, key, ex = attempts[0], attempts[-1], decision.key, decision.ex
+    if first.error:  # retried after its backoff, ending the same way: not waited for
+        cmp.compare_error(tally, key, ex, first.error)
+        with contextlib.suppress(ApiError):
+            env.api.delete("Pod", decision.name, namespace=decision.namespace, grace_period=0)
+    elif first.failed:
+        _unschedulable(env, decision, tally, first.failed)
+    elif last.bound_to:
+        cmp.compare_bound(tally, key, ex, last, sampled=sampled)
+        if claim_entries(env.api, pod):
+            compare_devices(env.api, tally, pod, last.bound_to, twin)
 
 
 def _check_gated(env: Env, decision: Decision, tally: cmp.Tally) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.api import ApiClient
 from harness.diff.claims import Allocation, allocation, extended_claim, free, twin_claims
-from harness.diff.compare import Tally
+from harness.diff.compare import Tally, same_error
 from harness.diff.profiles import ORACLE_PREFIX, TWIN_PREFIX, write_config
 from harness.kubesched import KubeschedProcess, start_kubesched
 from harness.parity import wait_outcome
@@ -77,6 +77,16 @@ def run_twin(
             key,
             outcome.node in allowed,
             f"kubesched bound to {outcome.node}, kubesched's engine allows {sorted(allowed)}",
+        )
+    elif ex.error:
+        message = outcome.message  # naming the twin's claims
+        for name in claims:
+            message = message.replace(f"/{name},", f"/{name.removesuffix('-twin')},")
+        tally.check(
+            "kubesched-bound",
+            key,
+            outcome.reason == "SchedulerError" and same_error(message, ex.error),
+            f"kubesched {outcome.reason} {outcome.message!r}, its engine's error {ex.error!r}",
         )
     else:
         tally.check(
