@@ -48,6 +48,10 @@ class Nominator:
     def node_of(self, uid: str) -> str:
         return self._node_of.get(uid, "")
 
+    def dump(self) -> dict[str, list[str]]:
+        """Node name -> its nominated pods (`ns/name`), for the cache debugger's dump."""
+        return {node: [pod.key for pod in pods.values()] for node, pods in self._by_node.items()}
+
     def pods_for_node(self, node_name: str) -> list[Pod]:
         return list(self._by_node.get(node_name, {}).values())
 

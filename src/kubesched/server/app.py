@@ -246,8 +246,8 @@ async def _report_pending(components: Components) -> None:
 
 
 def _dump_cache_on_sigusr2(components: Components) -> None:
-    """As kube-scheduler's cache debugger: SIGUSR2 logs the cache and how it differs from
-    what the informers see."""
+    """As kube-scheduler's cache debugger: SIGUSR2 logs the cache, how it differs from
+    what the informers see, and the scheduling queue with its nominated pods."""
 
     def dump() -> None:
         informers, cache = components.informers, components.cache
@@ -256,6 +256,14 @@ def _dump_cache_on_sigusr2(components: Components) -> None:
         )
         log.info("cache dump", extra=kv(cache=cache.dump()))
         log.info("cache comparison", extra=kv(diff=diff))
+        queue = components.queue
+        waiting = {
+            name: [qpi.pod.key for qpi in pods] for name, pods in queue.pending_pods().items()
+        }
+        log.info(
+            "scheduling queue dump",
+            extra=kv(pending=waiting, nominated=queue.nominator.dump()),
+        )
 
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, dump)

@@ -84,6 +84,13 @@ def test_nominator_tracks_nominated_node_names():
     assert len(nominator) == 0
 
 
+def test_nominator_dump_lists_each_nodes_nominated_pods():
+    nominator = Nominator()
+    for name, node in (("a", "n1"), ("b", "n1"), ("c", "n2")):
+        nominator.add(make_pod().namespace("ns").name(name).model(), node_name=node)
+    assert nominator.dump() == {"n1": ["ns/a", "ns/b"], "n2": ["ns/c"]}
+
+
 def test_queue_nominates_pods_that_arrive_with_a_nominated_node(queue):
     pod = make_pod().name("p").model()
     pod.nominated_node_name = "n1"
