@@ -1,7 +1,8 @@
 // Package conformance runs Kubernetes' own test/e2e/scheduling specs, unchanged, against a
 // cluster named by --kubeconfig. The suite set-up follows upstream's test/e2e/e2e_test.go
 // and e2e.go, cut to what a local cluster without kubelets, cloud provider or system
-// DaemonSets has: flags, the wait for schedulable nodes, the cluster's IP family.
+// DaemonSets has: flags, the wait for schedulable nodes, the cluster's IP family; and
+// before each spec, a wait for the namespaces of the specs before it to be deleted.
 //
 // Built by `make conformance` (tools/kubesched_conformance) with `go test -c`:
 //
@@ -14,11 +15,14 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-base/logs"
 	"k8s.io/component-base/version"
 	"k8s.io/klog/v2"
@@ -95,3 +99,47 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 		framework.TestContext.IPFamily = "ipv6"
 	}
 })
+
+// namespaceDeletionTimeout bounds the wait for earlier specs' namespaces: the namespace
+// controller of the local cluster empties one in seconds.
+const namespaceDeletionTimeout = 2 * time.Minute
+
+// Each spec starts on a cluster without the pods of the specs before it. The framework
+// deletes a spec's namespace without waiting, and CheckTestingNSDeletedExcept (the
+// SchedulerPreemption specs' BeforeEach) waits only for namespaces named "e2e-tests-*",
+// so in a suite run back to back the next spec's pods can meet the last spec's pods on
+// the nodes: two SchedulerPreemption specs in a row then see 2 of the 5
+// scheduling.k8s.io/foo of node-1 still held, and their medium-priority pod preempts the
+// low-priority one the spec waits for (with kube-scheduler as with kubesched).
+//
+// The wait is a framework extension: each framework instance (one per spec container)
+// then runs it right after its own set-up, before the spec's BeforeEach. A top-level
+// ginkgo.BeforeEach does not run for specs registered through the framework's wrappers.
+func init() {
+	framework.NewFrameworkExtensions = append(framework.NewFrameworkExtensions, func(f *framework.Framework) {
+		ginkgo.BeforeEach(func(ctx context.Context) { waitForTerminatingNamespaces(ctx, f) })
+	})
+}
+
+func waitForTerminatingNamespaces(ctx context.Context, f *framework.Framework) {
+	var terminating []string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, namespaceDeletionTimeout, true,
+		func(ctx context.Context) (bool, error) {
+			namespaces, err := f.ClientSet.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			terminating = terminating[:0]
+			for _, ns := range namespaces.Items {
+				if ns.Status.Phase == v1.NamespaceTerminating {
+					terminating = append(terminating, ns.Name)
+				}
+			}
+			return len(terminating) == 0, nil
+		})
+	if err != nil {
+		framework.Logf("namespaces still terminating after %v: %v", namespaceDeletionTimeout, terminating)
+		return
+	}
+	framework.Logf("no namespace is terminating")
+}
