@@ -22,7 +22,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-base/logs"
 	"k8s.io/component-base/version"
 	"k8s.io/klog/v2"
@@ -122,24 +121,21 @@ func init() {
 }
 
 func waitForTerminatingNamespaces(ctx context.Context, f *framework.Framework) {
-	var terminating []string
-	err := wait.PollUntilContextTimeout(ctx, time.Second, namespaceDeletionTimeout, true,
-		func(ctx context.Context) (bool, error) {
-			namespaces, err := f.ClientSet.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, nil
-			}
-			terminating = terminating[:0]
-			for _, ns := range namespaces.Items {
-				if ns.Status.Phase == v1.NamespaceTerminating {
-					terminating = append(terminating, ns.Name)
-				}
-			}
-			return len(terminating) == 0, nil
-		})
+	namespaces, err := f.ClientSet.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		framework.Logf("namespaces still terminating after %v: %v", namespaceDeletionTimeout, terminating)
+		framework.Logf("listing namespaces to wait for the terminating ones: %v", err)
 		return
 	}
-	framework.Logf("no namespace is terminating")
+	var terminating []string
+	for _, ns := range namespaces.Items {
+		if ns.Status.Phase == v1.NamespaceTerminating {
+			terminating = append(terminating, ns.Name)
+		}
+	}
+	if len(terminating) == 0 {
+		return
+	}
+	if err := framework.WaitForNamespacesDeleted(ctx, f.ClientSet, terminating, namespaceDeletionTimeout); err != nil {
+		framework.Logf("namespaces still terminating after %v: %v", namespaceDeletionTimeout, terminating)
+	}
 }
