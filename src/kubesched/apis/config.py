@@ -89,6 +89,13 @@ class LeaderElection:
     resource_namespace: str = ""
 
 
+JSON_CONTENT_TYPE = "application/json"
+PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
+CONTENT_TYPES = (PROTOBUF_CONTENT_TYPE, JSON_CONTENT_TYPE)
+"""`clientConnection.contentType`s kubesched speaks; protobuf, kube-scheduler's default, for
+the Binding and Event bodies it writes on every pod (`kubesched.kube.protobuf`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ClientConnection:
     """`clientConnection` plus `--master` (a flag only, as in kube-scheduler)."""
@@ -97,7 +104,7 @@ class ClientConnection:
     master: str = ""
     qps: float = 50.0
     burst: int = 100
-    content_type: str = "application/json"
+    content_type: str = PROTOBUF_CONTENT_TYPE
     accept_content_types: str = ""
 
 

@@ -41,8 +41,6 @@ from kubesched.config.validation import validate
 from kubesched.config.yamlfile import read_document
 
 SERVICE_ACCOUNT_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-PROTOBUF = "application/vnd.kubernetes.protobuf"
-JSON = "application/json"
 
 # flag -> (section of the config or "" for the top level, field)
 _COMPONENT_CONFIG_FLAGS = {
@@ -128,7 +126,6 @@ def complete(
     config = _apply_flags(config, options, errors=errors, notices=notices)
     config = _complete_lease(config, environ=environ, namespace_file=namespace_file)
     config = _apply_feature_gates(config)
-    config = _json_content_type(config, notices=notices)
     notices.extend(_parallelism_notice(config))
     errors.extend(validate(config))
     if errors:
@@ -283,17 +280,3 @@ def _parallelism_notice(config: KubeSchedulerConfiguration) -> list[str]:
         "so it has no effect"
     )
     return [notice]
-
-
-def _json_content_type(
-    config: KubeSchedulerConfiguration, *, notices: list[str]
-) -> KubeSchedulerConfiguration:
-    connection = config.client_connection
-    if connection.content_type != PROTOBUF:
-        return config
-    notices.append(
-        f"clientConnection.contentType: kubesched speaks {JSON}, not {PROTOBUF}; using {JSON}"
-    )
-    return dataclasses.replace(
-        config, client_connection=dataclasses.replace(connection, content_type=JSON)
-    )

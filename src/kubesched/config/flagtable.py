@@ -140,7 +140,9 @@ CORE_FLAGS = (
         "kube-api-content-type",
         Kind.STRING,
         DEPRECATED,
-        "Content type of requests; kubesched speaks application/json. Ignored with --config.",
+        "Content type of requests sent to the API server (protobuf: the Binding and Event "
+        "bodies, the rest JSON). Ignored if --config is given. "
+        "(default application/vnd.kubernetes.protobuf)",
     ),
     Flag(
         "pod-initial-backoff-seconds",

@@ -17,6 +17,7 @@ import json
 import re
 
 from kubesched.apis.config import (
+    CONTENT_TYPES,
     UPSTREAM_DEFAULT_SCHEDULER_NAME,
     KubeSchedulerConfiguration,
     LeaderElection,
@@ -137,10 +138,10 @@ def _client_connection(config: KubeSchedulerConfiguration) -> list[str]:
             "clientConnection.burst (--kube-api-burst): must be greater than zero, "
             f"got {connection.burst}"
         )
-    if connection.content_type != "application/json":
+    if connection.content_type not in CONTENT_TYPES:
         errors.append(
             f"clientConnection.contentType (--kube-api-content-type): "
-            f"{connection.content_type!r} is not supported; use application/json"
+            f"{connection.content_type!r} is not supported; use one of {', '.join(CONTENT_TYPES)}"
         )
     return errors
 

@@ -23,17 +23,21 @@ import orjson
 from aiohttp.http_exceptions import LineTooLong
 from yarl import URL
 
+from kubesched.apis.config import JSON_CONTENT_TYPE
 from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
 from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.kube.protobuf import PROTOBUF
+from kubesched.kube.protobuf import encode as encode_protobuf
 from kubesched.kube.ratelimit import TokenBucket
 from kubesched.kube.retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 
 USER_AGENT = "kubesched/0.1"
+JSON = JSON_CONTENT_TYPE
 # One watch event is one JSON line. etcd stores objects up to 1.5 MiB; as JSON (escaped
 # strings, base64 data) such an object can be several times larger, and aiohttp's default
 # line limit (2 x 64 KiB read buffer) would fail the watch on any object over 128 KiB.
@@ -88,9 +92,14 @@ class KubeClient:
         observe: RequestObserver = _ignore,
         observe_retry: RetryObserver = _ignore_retry,
         retry: RetryPolicy = RetryPolicy(),  # noqa: B008 - frozen, shared safely
+        content_type: str = JSON,
     ) -> None:
         """`timeout`: seconds for a whole request, its retries and their waits included
-        (a call's own `timeout` replaces it); `retry`: how Retry-After answers are retried."""
+        (a call's own `timeout` replaces it); `retry`: how Retry-After answers are retried;
+        `content_type`: `clientConnection.contentType`: with protobuf, the bodies of the
+        kinds `kubesched.kube.protobuf` knows (Binding, Event) are sent as protobuf, the
+        rest as JSON; answers are always asked for as JSON."""
+        self._protobuf = content_type == PROTOBUF
         self._connection = connection
         self._observe = observe
         self._observe_retry = observe_retry
@@ -147,7 +156,7 @@ class KubeClient:
             self._session = None
 
     async def _headers(self, content_type: str | None) -> dict[str, str]:
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": JSON}
         authorization = await self._connection.authorization()
         if authorization:
             headers["Authorization"] = authorization
@@ -162,7 +171,7 @@ class KubeClient:
         *,
         body: Any = None,
         params: Mapping[str, str] | None = None,
-        content_type: str = "application/json",
+        content_type: str = JSON,
         timeout: float | None = None,
     ) -> dict[str, Any]:
         """One rate-limited request; returns the decoded JSON body or raises ApiError.
@@ -171,7 +180,7 @@ class KubeClient:
         Retry-After answer is retried as `kubesched.kube.retry` says. `timeout` bounds the
         whole call, retries included."""
         self._check_open()
-        data = None if body is None else orjson.dumps(body)
+        data, content_type = self._encode(body, content_type)
         answer = await self._exchange(
             method,
             path,
@@ -186,6 +195,17 @@ class KubeClient:
                 answer.status, decoded if decoded is not None else answer.body, path=path
             )
         return decoded if isinstance(decoded, dict) else {}
+
+    def _encode(self, body: Any, content_type: str) -> tuple[bytes | None, str]:
+        """The request body and its content type: protobuf where the client speaks it and
+        the body's kind has an encoding, else JSON (or the patch type asked for)."""
+        if body is None:
+            return None, content_type
+        if self._protobuf and content_type == JSON and isinstance(body, dict):
+            encoded = encode_protobuf(body)
+            if encoded is not None:
+                return encoded, PROTOBUF
+        return orjson.dumps(body), content_type
 
     async def _exchange(
         self,

@@ -115,6 +115,7 @@ def build(
             burst=burst,
             observe=metrics.observe_request,
             observe_retry=metrics.observe_retry,
+            content_type=cc.content_type,
         )
 
     client, election_client = new_client(connection), new_client(connection)

@@ -130,10 +130,19 @@ def test_client_connection_flags(load, argv, field, value):
     assert getattr(load(argv).config.client_connection, field) == value
 
 
-def test_protobuf_content_type_falls_back_to_json_with_a_notice(load):
+def test_content_type_is_protobuf_by_default_as_kube_schedulers(load):
+    assert load([]).config.client_connection.content_type == "application/vnd.kubernetes.protobuf"
     result = load(["--kube-api-content-type=application/vnd.kubernetes.protobuf"])
-    assert result.config.client_connection.content_type == "application/json"
-    assert any("kubesched speaks application/json" in notice for notice in result.notices)
+    assert result.config.client_connection.content_type == "application/vnd.kubernetes.protobuf"
+    assert not any("content" in notice.lower() for notice in result.notices)
+
+
+def test_an_unknown_content_type_is_refused(load_errors):
+    (error,) = load_errors(["--kube-api-content-type=application/yaml"])
+    assert error == (
+        "clientConnection.contentType (--kube-api-content-type): 'application/yaml' is not "
+        "supported; use one of application/vnd.kubernetes.protobuf, application/json"
+    )
 
 
 def test_defaults_without_flags(load):

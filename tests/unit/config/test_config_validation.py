@@ -47,7 +47,7 @@ from kubesched.config import default_scheduler_conflicts, validate
         ),
         (
             ["--kube-api-content-type=text/plain"],
-            "'text/plain' is not supported; use application/json",
+            "'text/plain' is not supported; use one of application/vnd.kubernetes.protobuf",
         ),
         (
             ["--pod-initial-backoff-seconds=0"],
