@@ -15,8 +15,7 @@ from kubesched.kube.protobuf import PROTOBUF
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 
-# What the API server sets on every object by itself. The pods name a scheduler nobody runs,
-# so only the test binds them.
+# What the API server sets on every object by itself.
 _SERVER_SET = {"uid", "resourceVersion", "creationTimestamp", "managedFields", "name"}
 
 
@@ -66,6 +65,7 @@ def stored(obj: dict[str, Any]) -> dict[str, Any]:
 def test_protobuf_and_json_bodies_are_stored_alike(
     local_cluster: LocalCluster, api: ApiClient, namespace: str
 ) -> None:
+    # The pods name a scheduler nobody runs, so only the test binds them.
     api.create(make_node().name("pb-node").capacity(cpu="4", pods="10").obj())
     pods = {
         kind: api.create(

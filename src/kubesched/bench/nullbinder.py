@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError, Conflict, ConnectionFailed, NotFound
+from kubesched.kube.protobuf import PROTOBUF
 from kubesched.model import Node, Pod, Resource
 
 INACTIVITY_TIMEOUT = 60.0
@@ -149,7 +150,8 @@ class NullBinder:
 
 async def _main(args: argparse.Namespace) -> None:
     connection = await load_connection(kubeconfig=args.kubeconfig)
-    client = KubeClient(connection, qps=args.qps, burst=args.burst)
+    # Bindings in protobuf, as kubesched's and kube-scheduler's own clients send them.
+    client = KubeClient(connection, qps=args.qps, burst=args.burst, content_type=PROTOBUF)
     try:
         binder = NullBinder(
             client, scheduler_name=args.scheduler_name, concurrency=args.concurrency

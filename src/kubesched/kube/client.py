@@ -1,5 +1,8 @@
 """KubeClient: raw JSON over one aiohttp session, with timeouts, a QPS/burst limiter and watches.
 
+Request bodies of the kinds `kubesched.kube.protobuf` knows (the Binding and the Event) are
+sent as protobuf when `clientConnection.contentType` says so (its default, as kube-scheduler's).
+
 No generated model classes: bodies are decoded with orjson into dicts and turned into slim
 objects by the caller. Every request has a total timeout, its retries included; a watch has
 an inactivity timeout (no event, not even a bookmark, for that long means the connection is

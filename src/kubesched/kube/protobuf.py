@@ -9,7 +9,9 @@ answers None), so a field can never be silently dropped. Reads and watches stay 
 orjson decodes them faster than Python decodes protobuf.
 
 A body is the magic `k8s\\0` and a `runtime.Unknown` {typeMeta, raw}, as the API server's
-protobuf serializer writes it; field numbers are those of the API's `generated.proto`.
+protobuf serializer writes it; field numbers are those of the API's `generated.proto`. Fields
+are written in the JSON object's order (a protobuf reader takes them in any order), so the
+encoding is one pass over the body.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = ["KINDS", "PROTOBUF", "encode"]
 MAGIC = b"k8s\x00"
 
 _VARINT, _BYTES = 0, 2
+_ONE_BYTE = tuple(bytes((value,)) for value in range(0x80))
 
 
 class _Unencodable(Exception):
@@ -33,7 +36,7 @@ class _Unencodable(Exception):
 
 def _varint(value: int) -> bytes:
     if 0 <= value < 0x80:
-        return bytes((value,))
+        return _ONE_BYTE[value]
     if value < 0:
         value += 1 << 64  # int32/int64 negatives are ten-byte two's complement
     out = bytearray()
@@ -57,13 +60,13 @@ Writer = Callable[[bytes, Any], bytes]
 
 
 def _string(tag: bytes, value: Any) -> bytes:
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise _Unencodable(value)
     return _delimited(tag, value.encode())
 
 
 def _integer(tag: bytes, value: Any) -> bytes:
-    if not isinstance(value, int) or isinstance(value, bool):
+    if type(value) is not int:  # a bool is not a count
         raise _Unencodable(value)
     return tag + _varint(value)
 
@@ -73,7 +76,7 @@ _SECONDS, _NANOS = _tag(1, _VARINT), _tag(2, _VARINT)
 
 def _micro_time(tag: bytes, value: Any) -> bytes:
     """An RFC 3339 time (`2026-12-05T12:00:00.123456Z`) as MicroTime {seconds, nanos}."""
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise _Unencodable(value)
     try:
         moment = datetime.fromisoformat(value)
@@ -92,7 +95,7 @@ _KEY, _VALUE = _tag(1, _BYTES), _tag(2, _BYTES)
 
 def _string_map(tag: bytes, value: Any) -> bytes:
     """A `map<string, string>`: one entry message {key = 1, value = 2} per pair."""
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         raise _Unencodable(value)
     return b"".join(
         _delimited(tag, _string(_KEY, key) + _string(_VALUE, item))
@@ -100,30 +103,49 @@ def _string_map(tag: bytes, value: Any) -> bytes:
     )
 
 
+_SKIP = b""
+"""The tag of a JSON field that has no protobuf field (apiVersion and kind, in TypeMeta)."""
+
+
 class Message:
-    """One message type: its fields by JSON name, written in field-number order (as Go's
-    marshaller writes them)."""
+    """One message type: its fields by JSON name (a string field needs no writer)."""
 
-    __slots__ = ("_fields", "_names")
+    __slots__ = ("_fields",)
 
-    def __init__(self, fields: Mapping[str, tuple[int, Writer | Message]]) -> None:
-        ordered = sorted(fields.items(), key=lambda item: item[1][0])
-        self._fields = tuple(
-            (name, _tag(number, _VARINT if writer is _integer else _BYTES), writer)
-            for name, (number, writer) in ordered
-        )
-        self._names = frozenset(fields)
+    def __init__(self, fields: Mapping[str, tuple[int, Writer | Message | None]]) -> None:
+        self._fields = {
+            name: (_tag(number, _VARINT if writer is _integer else _BYTES), writer)
+            for name, (number, writer) in fields.items()
+        }
+
+    def with_type_meta(self) -> Message:
+        """The same message as a top-level object, whose apiVersion and kind are skipped."""
+        top = Message({})
+        top._fields = {**self._fields, "apiVersion": (_SKIP, None), "kind": (_SKIP, None)}
+        return top
 
     def body(self, value: Any) -> bytes:
         """The message's bytes (without tag and length)."""
-        if not isinstance(value, dict) or not value.keys() <= self._names:
+        if type(value) is not dict:
             raise _Unencodable(value)
-        parts = []
-        for name, tag, writer in self._fields:
-            item = value.get(name)
-            if item is not None:
-                parts.append(writer(tag, item))
-        return b"".join(parts)
+        fields, out = self._fields, bytearray()
+        for name, item in value.items():
+            spec = fields.get(name)
+            if spec is None:
+                raise _Unencodable(name)
+            tag, writer = spec
+            if item is None or not tag:
+                continue
+            if writer is not None:
+                out += writer(tag, item)
+            elif type(item) is str:
+                data = item.encode()
+                out += tag
+                out += _varint(len(data))
+                out += data
+            else:
+                raise _Unencodable(item)
+        return bytes(out)
 
     def __call__(self, tag: bytes, value: Any) -> bytes:
         return _delimited(tag, self.body(value))
@@ -131,24 +153,24 @@ class Message:
 
 _OBJECT_META = Message(
     {
-        "name": (1, _string),
-        "generateName": (2, _string),
-        "namespace": (3, _string),
-        "uid": (5, _string),
-        "resourceVersion": (6, _string),
+        "name": (1, None),
+        "generateName": (2, None),
+        "namespace": (3, None),
+        "uid": (5, None),
+        "resourceVersion": (6, None),
         "labels": (11, _string_map),
         "annotations": (12, _string_map),
     }
 )
 _OBJECT_REFERENCE = Message(
     {
-        "kind": (1, _string),
-        "namespace": (2, _string),
-        "name": (3, _string),
-        "uid": (4, _string),
-        "apiVersion": (5, _string),
-        "resourceVersion": (6, _string),
-        "fieldPath": (7, _string),
+        "kind": (1, None),
+        "namespace": (2, None),
+        "name": (3, None),
+        "uid": (4, None),
+        "apiVersion": (5, None),
+        "resourceVersion": (6, None),
+        "fieldPath": (7, None),
     }
 )
 _BINDING = Message({"metadata": (1, _OBJECT_META), "target": (2, _OBJECT_REFERENCE)})
@@ -158,41 +180,47 @@ _EVENT = Message(
         "metadata": (1, _OBJECT_META),
         "eventTime": (2, _micro_time),
         "series": (3, _EVENT_SERIES),
-        "reportingController": (4, _string),
-        "reportingInstance": (5, _string),
-        "action": (6, _string),
-        "reason": (7, _string),
+        "reportingController": (4, None),
+        "reportingInstance": (5, None),
+        "action": (6, None),
+        "reason": (7, None),
         "regarding": (8, _OBJECT_REFERENCE),
         "related": (9, _OBJECT_REFERENCE),
-        "note": (10, _string),
-        "type": (11, _string),
+        "note": (10, None),
+        "type": (11, None),
     }
 )
 
-KINDS: dict[tuple[str, str], Message] = {
-    ("v1", "Binding"): _BINDING,
-    ("events.k8s.io/v1", "Event"): _EVENT,
-}
-"""The (apiVersion, kind) pairs `encode` writes as protobuf."""
-
 _TYPE_META, _RAW = _tag(1, _BYTES), _tag(2, _BYTES)
-_API_VERSION, _KIND = _tag(1, _BYTES), _tag(2, _BYTES)
-_TYPE_KEYS = frozenset({"apiVersion", "kind"})
+
+
+def _type_meta(api_version: str, kind: str) -> bytes:
+    """Unknown.typeMeta, whole: TypeMeta {apiVersion = 1, kind = 2}."""
+    return _delimited(
+        _TYPE_META, _string(_tag(1, _BYTES), api_version) + _string(_tag(2, _BYTES), kind)
+    )
+
+
+KINDS: dict[tuple[str, str], tuple[bytes, Message]] = {
+    (api_version, kind): (MAGIC + _type_meta(api_version, kind), message.with_type_meta())
+    for (api_version, kind), message in {
+        ("v1", "Binding"): _BINDING,
+        ("events.k8s.io/v1", "Event"): _EVENT,
+    }.items()
+}
+"""The (apiVersion, kind) pairs `encode` writes as protobuf: the body's fixed start (magic and
+type meta) and the message."""
 
 
 def encode(body: Mapping[str, Any]) -> bytes | None:
     """`body` (a JSON object with apiVersion and kind) as a protobuf request body, or None
     when its kind or one of its fields is not in the tables (send it as JSON then)."""
-    api_version, kind = body.get("apiVersion"), body.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
+    known = KINDS.get((body.get("apiVersion", ""), body.get("kind", "")))
+    if known is None:
         return None
-    message = KINDS.get((api_version, kind))
-    if message is None:
-        return None
-    fields = {name: value for name, value in body.items() if name not in _TYPE_KEYS}
+    start, message = known
     try:
-        raw = message.body(fields)
+        raw = message.body(body)
     except _Unencodable:
         return None
-    type_meta = _string(_API_VERSION, api_version) + _string(_KIND, kind)
-    return MAGIC + _delimited(_TYPE_META, type_meta) + _delimited(_RAW, raw)
+    return start + _RAW + _varint(len(raw)) + raw

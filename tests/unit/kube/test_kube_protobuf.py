@@ -83,10 +83,10 @@ def test_a_binding_byte_for_byte():
         b"\x0a\x01p"  # ObjectMeta.name
         b"\x1a\x02ns"  # ObjectMeta.namespace (3)
         b"\x2a\x01u"  # ObjectMeta.uid (5)
-        b"\x12\x0e"  # Binding.target, 14 bytes
+        b"\x12\x0e"  # Binding.target, 14 bytes, its fields in the JSON object's order:
+        b"\x2a\x02v1"  # ObjectReference.apiVersion (5)
         b"\x0a\x04Node"  # ObjectReference.kind (1)
         b"\x1a\x02n1"  # ObjectReference.name (3)
-        b"\x2a\x02v1"  # ObjectReference.apiVersion (5)
     )
     assert encode(BINDING) == expected
 
@@ -95,7 +95,8 @@ def test_an_event_with_series_and_related():
     type_meta, raw = unknown(encode(EVENT) or b"")
     assert type_meta == [(1, b"events.k8s.io/v1"), (2, b"Event")]
     fields = parse(raw)
-    assert [number for number, _ in fields] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+    # In the JSON object's order (series last), which any protobuf reader accepts.
+    assert [number for number, _ in fields] == [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 3]
     values = dict(fields)
     assert parse(values[1]) == [(1, b"p.1"), (3, b"ns")]
     # 2026-12-05T12:00:01Z is 1796472001 s after the epoch; 250 us are 250000 ns.
