@@ -221,6 +221,6 @@ def encode(body: Mapping[str, Any]) -> bytes | None:
     start, message = known
     try:
         raw = message.body(body)
-    except _Unencodable:
+    except (_Unencodable, UnicodeEncodeError):  # a lone surrogate: JSON refuses it too
         return None
     return start + _RAW + _varint(len(raw)) + raw

@@ -134,6 +134,7 @@ def test_none_values_are_left_out_as_in_json():
         {**EVENT, "eventTime": "yesterday"},  # not a time
         {**EVENT, "eventTime": "2026-12-05T12:00:00"},  # a time without its zone
         {**EVENT, "series": {"count": True}},  # a bool is not a count
+        {**EVENT, "note": "\udc80"},  # not UTF-8
     ],
 )
 def test_what_it_cannot_encode_stays_json(body: dict[str, Any]):
