@@ -26,7 +26,7 @@ import orjson
 from aiohttp.http_exceptions import LineTooLong
 from yarl import URL
 
-from kubesched.apis.config import JSON_CONTENT_TYPE
+from kubesched.apis.config import JSON_CONTENT_TYPE as JSON
 from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
@@ -40,7 +40,6 @@ from kubesched.kube.retry import RetryPolicy
 log = logging.getLogger(__name__)
 
 USER_AGENT = "kubesched/0.1"
-JSON = JSON_CONTENT_TYPE
 # One watch event is one JSON line. etcd stores objects up to 1.5 MiB; as JSON (escaped
 # strings, base64 data) such an object can be several times larger, and aiohttp's default
 # line limit (2 x 64 KiB read buffer) would fail the watch on any object over 128 KiB.

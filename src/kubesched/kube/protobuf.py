@@ -112,17 +112,17 @@ class Message:
 
     __slots__ = ("_fields",)
 
-    def __init__(self, fields: Mapping[str, tuple[int, Writer | Message | None]]) -> None:
+    def __init__(
+        self, fields: Mapping[str, tuple[int, Writer | Message | None]], *, top_level: bool = False
+    ) -> None:
+        """`top_level`: an object of its own, whose apiVersion and kind (in Unknown's
+        typeMeta) are skipped."""
         self._fields = {
             name: (_tag(number, _VARINT if writer is _integer else _BYTES), writer)
             for name, (number, writer) in fields.items()
         }
-
-    def with_type_meta(self) -> Message:
-        """The same message as a top-level object, whose apiVersion and kind are skipped."""
-        top = Message({})
-        top._fields = {**self._fields, "apiVersion": (_SKIP, None), "kind": (_SKIP, None)}
-        return top
+        if top_level:
+            self._fields.update(apiVersion=(_SKIP, None), kind=(_SKIP, None))
 
     def body(self, value: Any) -> bytes:
         """The message's bytes (without tag and length)."""
@@ -173,7 +173,9 @@ _OBJECT_REFERENCE = Message(
         "fieldPath": (7, None),
     }
 )
-_BINDING = Message({"metadata": (1, _OBJECT_META), "target": (2, _OBJECT_REFERENCE)})
+_BINDING = Message(
+    {"metadata": (1, _OBJECT_META), "target": (2, _OBJECT_REFERENCE)}, top_level=True
+)
 _EVENT_SERIES = Message({"count": (1, _integer), "lastObservedTime": (2, _micro_time)})
 _EVENT = Message(
     {
@@ -188,7 +190,8 @@ _EVENT = Message(
         "related": (9, _OBJECT_REFERENCE),
         "note": (10, None),
         "type": (11, None),
-    }
+    },
+    top_level=True,
 )
 
 _TYPE_META, _RAW = _tag(1, _BYTES), _tag(2, _BYTES)
@@ -202,7 +205,7 @@ def _type_meta(api_version: str, kind: str) -> bytes:
 
 
 KINDS: dict[tuple[str, str], tuple[bytes, Message]] = {
-    (api_version, kind): (MAGIC + _type_meta(api_version, kind), message.with_type_meta())
+    (api_version, kind): (MAGIC + _type_meta(api_version, kind), message)
     for (api_version, kind), message in {
         ("v1", "Binding"): _BINDING,
         ("events.k8s.io/v1", "Event"): _EVENT,
