@@ -1,4 +1,7 @@
-"""KubeClient: raw JSON over one aiohttp session, with timeouts, a QPS/burst limiter and watches.
+"""KubeClient: raw JSON over keep-alive HTTP/1.1, with timeouts, a QPS/burst limiter and watches.
+
+Ordinary requests go through `kubesched.kube.http11`'s lean pool; watches, which stream,
+through one aiohttp session.
 
 Request bodies of the kinds `kubesched.kube.protobuf` knows (the Binding and the Event) are
 sent as protobuf when `clientConnection.contentType` says so (its default, as kube-scheduler's).
@@ -16,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, NamedTuple, Protocol
@@ -32,6 +36,7 @@ from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection
 from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.kube.http11 import HttpError, Pool
 from kubesched.kube.protobuf import PROTOBUF
 from kubesched.kube.protobuf import encode as encode_protobuf
 from kubesched.kube.ratelimit import TokenBucket
@@ -50,6 +55,7 @@ _PLAIN_PATH = re.compile(r"/[A-Za-z0-9._~/-]*")
 # An attempt started at the very end of its call's timeout still gets this long (aiohttp
 # reads a total of 0 as "no timeout").
 _MIN_ATTEMPT_SECONDS = 0.001
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 class RequestObserver(Protocol):
@@ -117,6 +123,12 @@ class KubeClient:
         self._timeout = timeout
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
+        self._pool: Pool | None = None
+        # The request head's fixed lines; Authorization and the body's lines follow per request.
+        self._head_lines = (
+            f"Host: {self._host}\r\nUser-Agent: {USER_AGENT}\r\nAccept-Encoding: gzip\r\n"
+        )
+        self._path_prefix = "" if plain else base.raw_path.rstrip("/")
         self._closed = False
         self._closing: asyncio.Event | None = None  # wakes the retry waits on close()
 
@@ -129,6 +141,29 @@ class KubeClient:
         if self._base_url is not None and _PLAIN_PATH.fullmatch(path):
             return self._base_url.with_path(path, encoded=True)
         return self.server + path
+
+    def _target(self, path: str, params: Mapping[str, str] | None) -> str:
+        """The request target (origin form) of `path` (which starts with `/`) and `params`."""
+        if not params and _PLAIN_PATH.fullmatch(path):
+            return self._path_prefix + path
+        url = URL(self.server + path)
+        if params:
+            url = url.update_query(params)
+        return url.raw_path_qs
+
+    def _ensure_pool(self) -> Pool:
+        self._check_open()
+        if self._pool is None:
+            base = urlsplit(self.server)
+            https = base.scheme == "https"
+            self._pool = Pool(
+                base.hostname or "",
+                base.port or (443 if https else 80),
+                ssl_context=_client_ssl(self._connection.ssl_context) if https else None,
+                limit=self._max_connections,
+                connect_timeout=self._timeout,
+            )
+        return self._pool
 
     def _check_open(self) -> None:
         if self._closed:
@@ -156,6 +191,9 @@ class KubeClient:
         if self._session is not None:
             await self._session.close()
             self._session = None
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
 
     async def _headers(self, content_type: str | None) -> dict[str, str]:
         headers = {"Accept": JSON}
@@ -286,29 +324,45 @@ class KubeClient:
         retry: bool,
     ) -> _Answer:
         """One attempt; `retry` when it is not the first (counted as a retry too)."""
-        session = self._ensure_session()
-        client_timeout = aiohttp.ClientTimeout(total=timeout)
         started, code = time.monotonic(), "<error>"
         try:
-            async with session.request(
-                method,
-                self._url(path),
-                data=data,
-                params=params,
-                headers=headers,
-                timeout=client_timeout,
-            ) as response:
-                code = str(response.status)
-                body = await response.read()
-                return _Answer(response.status, body, response.headers.get("Retry-After"))
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            pool = self._ensure_pool()
+            payload = self._payload(method, self._target(path, params), headers, data)
+            answer = await pool.request(method, payload, timeout=timeout)
+            code = str(answer.status)
+            return _Answer(answer.status, answer.body, answer.headers.get("retry-after"))
+        except (HttpError, TimeoutError, OSError) as exc:
             raise ConnectionFailed(f"{method} {path}: {_describe(exc)}", path=path) from exc
-        except RuntimeError as exc:  # the session was closed while the request waited
-            raise ConnectionFailed(f"{method} {path}: {exc}", path=path) from exc
         finally:
             self._observe(method, self._host, code, time.monotonic() - started)
             if retry:
                 self._observe_retry(method, self._host, code)
+
+    def _payload(
+        self, method: str, target: str, headers: dict[str, str], data: bytes | None
+    ) -> bytes:
+        """The whole request: its head, then `data`."""
+        lines = [f"{method} {target} HTTP/1.1\r\n", self._head_lines]
+        for name, value in headers.items():
+            if "\r" in value or "\n" in value:
+                raise ConnectionFailed(
+                    f"the {name} header has a line break; check the kubeconfig's credentials"
+                )
+            lines.append(f"{name}: {value}\r\n")
+        if data is not None:
+            lines.append(f"Content-Length: {len(data)}\r\n\r\n")
+        elif method in _BODY_METHODS:
+            lines.append("Content-Length: 0\r\n\r\n")
+        else:
+            lines.append("\r\n")
+        try:
+            head = "".join(lines).encode("latin-1")
+        except UnicodeEncodeError as exc:
+            raise ConnectionFailed(
+                f"{method} {target}: a header is not Latin-1 text; check the kubeconfig's "
+                "credentials"
+            ) from exc
+        return head + data if data is not None else head
 
     async def get(
         self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
@@ -422,6 +476,17 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
             return
         if line.strip():
             yield line
+
+
+def _client_ssl(context: ssl.SSLContext | bool) -> ssl.SSLContext:
+    """The TLS context of the connection, or (insecure-skip-tls-verify) one that verifies
+    nothing."""
+    if isinstance(context, ssl.SSLContext):
+        return context
+    unverified = ssl.create_default_context()
+    unverified.check_hostname = False
+    unverified.verify_mode = ssl.CERT_NONE
+    return unverified
 
 
 def _describe(exc: BaseException) -> str:

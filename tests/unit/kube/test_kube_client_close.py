@@ -1,5 +1,5 @@
 """A request that meets a closed client (shutdown) fails as an ordinary ConnectionFailed,
-never with aiohttp's "Session is closed" RuntimeError and never by opening a new session."""
+never with a transport's error and never by opening a new connection pool."""
 
 from __future__ import annotations
 
@@ -32,14 +32,14 @@ class SlowAuth:
 async def test_request_in_progress_when_the_client_closes() -> None:
     connection = SlowAuth()
     client = KubeClient(connection)  # type: ignore[arg-type]
-    client._ensure_session()  # a session exists, as after earlier requests
+    client._ensure_pool()  # a connection pool exists, as after earlier requests
     pending: asyncio.Task[Any] = asyncio.create_task(client.get("/api/v1/pods"))
     await asyncio.sleep(0)
     await client.close()
     connection.release.set()
     with pytest.raises(ConnectionFailed, match="the API client is closed"):
         await pending
-    assert client._session is None
+    assert client._pool is None
 
 
 async def test_request_after_close() -> None:

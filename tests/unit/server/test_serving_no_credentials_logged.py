@@ -32,8 +32,9 @@ class TokenConfiguration:
 
 @pytest.fixture
 async def looping_server() -> AsyncIterator[str]:
-    """An HTTP server that redirects forever (aiohttp raises TooManyRedirects, whose repr
-    holds the request headers) and checks it was sent our token."""
+    """An HTTP server that redirects forever (aiohttp, which opens watches, raises
+    TooManyRedirects, whose repr holds the request headers) and checks it was sent our
+    token."""
     seen: list[str] = []
 
     async def loop(request: web.Request) -> web.StreamResponse:
@@ -58,7 +59,8 @@ async def test_transport_errors_do_not_carry_our_token(looping_server, caplog):
     client = KubeClient(connection, timeout=5.0)
     try:
         with pytest.raises(ConnectionFailed) as caught:
-            await client.get("/api/v1/pods")
+            async for _ in client.watch("/api/v1/pods", params={}, inactivity_timeout=5.0):
+                pass
     finally:
         await client.close()
     error = caught.value
@@ -66,6 +68,22 @@ async def test_transport_errors_do_not_carry_our_token(looping_server, caplog):
     assert OUR_TOKEN in repr(error.__cause__)  # what the message must not be built from
     logging.getLogger("test").error("as a caller would log it", exc_info=error)
     for text in (str(error), repr(error), error.message, caplog.text):
+        assert OUR_TOKEN not in text
+
+
+async def test_a_redirect_is_an_answer_not_followed(looping_server, caplog):
+    """An ordinary request does not follow a redirect (the token would go along): the 302
+    is the answer, an ApiError without the token."""
+    caplog.set_level(logging.DEBUG)
+    client = KubeClient(Connection(looping_server, False, TokenConfiguration()), timeout=5.0)
+    try:
+        with pytest.raises(ApiError) as caught:
+            await client.get("/api/v1/pods")
+    finally:
+        await client.close()
+    assert caught.value.status == 302
+    logging.getLogger("test").error("as a caller would log it", exc_info=caught.value)
+    for text in (str(caught.value), repr(caught.value), caplog.text):
         assert OUR_TOKEN not in text
 
 
