@@ -246,6 +246,7 @@ class Pool:
         self._limit = max(1, limit)
         self._connect_timeout = connect_timeout
         self._idle: list[_Connection] = []
+        self._connections: set[_Connection] = set()  # open ones, idle or in use
         self._open = 0  # connections open or being opened
         self._waiters: deque[asyncio.Future[_Connection | None]] = deque()
         self._closed = False
@@ -265,9 +266,10 @@ class Pool:
         return await self._exchange(connection, method, payload, deadline)
 
     async def close(self) -> None:
-        """Close every connection; requests waiting for one fail."""
+        """Close every connection, idle or in use: requests in flight and those waiting for
+        a connection fail (as aiohttp's session close does)."""
         self._closed = True
-        for connection in self._idle:
+        for connection in list(self._connections):
             connection.close()
         self._idle.clear()
         while self._waiters:
@@ -326,6 +328,7 @@ class Pool:
             self._open -= 1
             self._wake_one()
             raise
+        self._connections.add(connection)
         return connection
 
     def _pass_on(self, waiter: asyncio.Future[_Connection | None]) -> None:
@@ -351,6 +354,7 @@ class Pool:
 
     def _drop(self, connection: _Connection) -> None:
         connection.close()
+        self._connections.discard(connection)
         self._open -= 1
         self._wake_one()
 

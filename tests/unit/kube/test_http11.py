@@ -233,7 +233,7 @@ async def test_the_limit_queues_requests_and_a_cancelled_waiter_passes_its_turn(
     await pool.close()
 
 
-async def test_close_fails_the_waiting_requests(server: Server) -> None:
+async def test_close_fails_the_requests_in_flight_and_waiting(server: Server) -> None:
     server.replies = [lambda writer: None]
     pool = pool_for(server, limit=1)
     first = asyncio.create_task(pool.request("GET", GET, timeout=5))
@@ -243,7 +243,8 @@ async def test_close_fails_the_waiting_requests(server: Server) -> None:
     await pool.close()
     with pytest.raises(HttpError, match="closed"):
         await waiting
-    first.cancel()
+    with pytest.raises(HttpError, match="closed"):
+        await first
     with pytest.raises(HttpError, match="closed"):
         await pool.request("GET", GET, timeout=5)
 
