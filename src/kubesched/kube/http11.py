@@ -281,15 +281,20 @@ class Pool:
         self, connection: _Connection, method: str, payload: bytes, deadline: float
     ) -> Response:
         reusable = False
-        loop = asyncio.get_running_loop()
-        waiter = connection.send(method, payload)
-        expiry = loop.call_at(loop.time() + max(deadline - time.monotonic(), 0.0), _expire, waiter)
+        expiry: asyncio.TimerHandle | None = None
         try:
+            # Inside the try: a connection closed by the server between its hand-over and
+            # this send is released (dropped) like any other, not leaked from the count.
+            waiter = connection.send(method, payload)
+            expiry = asyncio.get_running_loop().call_later(
+                max(deadline - time.monotonic(), 0.0), _expire, waiter
+            )
             response = await waiter
             reusable = not connection.closed
             return response
         finally:
-            expiry.cancel()
+            if expiry is not None:
+                expiry.cancel()
             self._release(connection, reusable=reusable)
 
     async def _acquire(self, deadline: float, *, fresh: bool = False) -> _Connection:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import time
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -281,3 +282,17 @@ def test_parse_chunked_reads_each_chunk_once_and_refuses_bad_sizes() -> None:
             parse_chunked(bad, 0, [])
     with pytest.raises(HttpError, match="CRLF"):
         parse_chunked(b"3\r\nabcXY0\r\n\r\n", 0, [])
+
+
+async def test_a_connection_closed_before_its_request_is_sent_frees_its_slot(
+    server: Server,
+) -> None:
+    server.replies = [ok(), ok(b"after")]
+    pool = pool_for(server, limit=1)
+    await pool.request("GET", GET, timeout=5)
+    connection = pool._idle.pop()  # handed over, as _acquire does
+    connection.close()  # and closed before the request goes out
+    with pytest.raises(HttpError, match="closed"):
+        await pool._exchange(connection, "GET", GET, time.monotonic() + 5)
+    assert (await pool.request("GET", GET, timeout=2)).body == b"after"  # the one slot is free
+    await pool.close()
