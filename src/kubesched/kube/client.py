@@ -34,7 +34,7 @@ from kubesched.apis.config import JSON_CONTENT_TYPE as JSON
 from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
-from kubesched.kube.connection import Connection
+from kubesched.kube.connection import Connection, unverified_context
 from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.http11 import HttpError, Pool
 from kubesched.kube.protobuf import PROTOBUF
@@ -481,12 +481,7 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
 def _client_ssl(context: ssl.SSLContext | bool) -> ssl.SSLContext:
     """The TLS context of the connection, or (insecure-skip-tls-verify) one that verifies
     nothing."""
-    if isinstance(context, ssl.SSLContext):
-        return context
-    unverified = ssl.create_default_context()
-    unverified.check_hostname = False
-    unverified.verify_mode = ssl.CERT_NONE
-    return unverified
+    return context if isinstance(context, ssl.SSLContext) else unverified_context()
 
 
 def _describe(exc: BaseException) -> str:

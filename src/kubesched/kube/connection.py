@@ -72,6 +72,15 @@ class Connection:
         return await self._exec.unauthorized(sent)
 
 
+def unverified_context() -> ssl.SSLContext:
+    """A TLS context that verifies neither the certificate nor the host name (the
+    kubeconfig's insecure-skip-tls-verify, a scheduler port's --insecure)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 def _ssl_context(configuration: Any) -> ssl.SSLContext | bool:
     if not configuration.verify_ssl:
         return False

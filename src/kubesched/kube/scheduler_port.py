@@ -17,7 +17,7 @@ import aiohttp
 import orjson
 
 from kubesched.apis.waitingpods import WAITING_PODS_PATH, PermitViewError
-from kubesched.kube.connection import Connection
+from kubesched.kube.connection import Connection, unverified_context
 
 TIMEOUT_SECONDS = 10.0
 CA_FLAG = "--scheduler-certificate-authority"
@@ -53,9 +53,7 @@ class SchedulerPort:
 
     def context(self, connection: Connection) -> ssl.SSLContext:
         if self.insecure:
-            context = ssl.create_default_context()
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
+            context = unverified_context()
         else:
             try:
                 context = ssl.create_default_context(cafile=self.ca_file or None)

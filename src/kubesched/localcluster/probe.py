@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kubesched.kube.connection import unverified_context
 from kubesched.localcluster.errors import LocalClusterError
 from kubesched.localcluster.process import Process
 
@@ -48,10 +49,7 @@ def _context(endpoint: Endpoint) -> ssl.SSLContext | None:
     if not endpoint.url.startswith("https:"):
         return None
     if not endpoint.verify:
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        return context
+        return unverified_context()
     return ssl.create_default_context(cafile=str(endpoint.ca_file) if endpoint.ca_file else None)
 
 
