@@ -53,7 +53,7 @@ from test_leader_election import (
 from kubesched.localcluster import LocalCluster
 
 LOST = '"lost leader lease; stopping so a restart rebuilds state"'
-STOPPED_LEADING = '"stopped leading: no new bindings; finishing in-flight work before exiting"'
+STOPPED_LEADING = '"stopped leading: no more writes; in-flight bindings are dropped before exiting"'
 EXIT_SECONDS = 30.0
 _KLOG_TIME = re.compile(r"^[IWEF]\d{4} (\d{2}:\d{2}:\d{2}\.\d{6})")
 

@@ -3,8 +3,14 @@
     list (paged) --> diff against the store --> watch from the list's resourceVersion
        ^                                            |  ADDED / MODIFIED / DELETED -> handler
        |                                            |  BOOKMARK -> remember resourceVersion
-       +---- 410 Gone (version compacted) ----------+  timeout / broken -> re-watch from the
-                                                       last resourceVersion, with backoff
+       +---- 410 Gone (version compacted) ----------+  server timeout / idle -> re-watch from
+                                                       the last resourceVersion at once;
+                                                       broken -> the same, with backoff
+
+A watch that brought nothing for `inactivity_timeout` is not an error: the API server sends
+bookmarks only for resources that changed since it started, so a resource nobody changes
+has a quiet watch. It is renewed silently (a dead connection then fails the new watch, and
+that is logged).
 
 Every error (API errors, broken connections, an oversized line, a handler that raised) is
 retried with jittered exponential backoff, as client-go's reflector does: the loop ends only
@@ -27,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from kubesched.framework.logkv import kv
+from kubesched.framework.verbosity import V
 from kubesched.informers.health import InformerHealth, failure_hint
 from kubesched.kube.api import WatchApi
-from kubesched.kube.errors import ApiError, Gone
+from kubesched.kube.errors import ApiError, Gone, WatchIdle
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +55,8 @@ class ReflectorSettings:
     """Timings of one reflector; defaults follow client-go's reflector."""
 
     page_size: int = 500
-    # A watch that sends nothing (not even a bookmark) for this long is treated as dead.
+    # A watch that sends nothing (not even a bookmark) for this long is renewed: quiet
+    # resources get no bookmarks; a dead connection then fails the new watch request.
     inactivity_timeout: float = 120.0
     # Server-side watch timeout is drawn in [min, 2*min) like client-go (5-10 minutes).
     min_watch_timeout: float = 300.0
@@ -138,6 +146,10 @@ class Reflector(Generic[T]):
                 await self._watch()
                 backoff = self._settings.initial_backoff
                 self._recovered()
+            except WatchIdle as exc:
+                # Healthy but quiet (no bookmarks for a resource nobody changes): watch
+                # again from where it was, as client-go renews a watch the server ended.
+                log.log(V(4), "renewing an idle watch", extra=kv(path=self._path, err=exc))
             except Gone as exc:
                 log.info("watch expired, relisting", extra=kv(path=self._path))
                 if need_list:  # the list itself was refused: do not hammer the server

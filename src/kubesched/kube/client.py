@@ -21,7 +21,7 @@ import logging
 import re
 import ssl
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
@@ -35,7 +35,7 @@ from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.connection import Connection, unverified_context
-from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.kube.errors import ApiError, ConnectionFailed, Fenced, WatchIdle
 from kubesched.kube.http11 import HttpError, Pool
 from kubesched.kube.protobuf import PROTOBUF
 from kubesched.kube.protobuf import encode as encode_protobuf
@@ -101,12 +101,17 @@ class KubeClient:
         observe_retry: RetryObserver = _ignore_retry,
         retry: RetryPolicy = RetryPolicy(),  # noqa: B008 - frozen, shared safely
         content_type: str = JSON,
+        write_fence: Callable[[], bool] | None = None,
     ) -> None:
         """`timeout`: seconds for a whole request, its retries and their waits included
         (a call's own `timeout` replaces it); `retry`: how Retry-After answers are retried;
         `content_type`: `clientConnection.contentType`: with protobuf, the bodies of the
         kinds `kubesched.kube.protobuf` knows (Binding, Event) are sent as protobuf, the
-        rest as JSON; answers are always asked for as JSON."""
+        rest as JSON; answers are always asked for as JSON. `write_fence` (the leader
+        elector's `fenced`): every request but a GET asks it at the moment the request
+        would be written to the socket, after the rate limiter and the wait for a
+        connection, and is not sent (raises `Fenced`) while it says True."""
+        self._write_fence = write_fence
         self._protobuf = content_type == PROTOBUF
         self._connection = connection
         self._observe = observe
@@ -328,7 +333,8 @@ class KubeClient:
         try:
             pool = self._ensure_pool()
             payload = self._payload(method, self._target(path, params), headers, data)
-            answer = await pool.request(method, payload, timeout=timeout)
+            guard = self._guard(method, path)
+            answer = await pool.request(method, payload, timeout=timeout, guard=guard)
             code = str(answer.status)
             return _Answer(answer.status, answer.body, answer.headers.get("retry-after"))
         except (HttpError, TimeoutError, OSError) as exc:
@@ -337,6 +343,22 @@ class KubeClient:
             self._observe(method, self._host, code, time.monotonic() - started)
             if retry:
                 self._observe_retry(method, self._host, code)
+
+    def _guard(self, method: str, path: str) -> Callable[[], None] | None:
+        """The check made right before a write is sent (None for reads or without a fence)."""
+        fence = self._write_fence
+        if fence is None or method == "GET":
+            return None
+
+        def check() -> None:
+            if fence():
+                raise Fenced(
+                    f"{method} {path}: not sent: the leader lease was not renewed within "
+                    "its renew deadline (another replica may lead now)",
+                    path=path,
+                )
+
+        return check
 
     def _payload(
         self, method: str, target: str, headers: dict[str, str], data: bytes | None
@@ -406,7 +428,8 @@ class KubeClient:
         """Stream watch events (`{"type": ..., "object": {...}}`) until the server ends it.
 
         A Retry-After answer to the watch request is retried as any request's. Raises
-        ConnectionFailed when nothing arrives for `inactivity_timeout` seconds or the
+        WatchIdle when nothing arrives for `inactivity_timeout` seconds, ConnectionFailed
+        when the answer's head does not come within the client's timeout or the
         connection breaks, and ApiError when the server refuses the watch.
         """
         query = {**params, "watch": "true"}
@@ -446,9 +469,12 @@ class KubeClient:
         session = self._ensure_session()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout)
         started = time.monotonic()
-        response = await session.get(
-            self._url(path), params=query, headers=headers, timeout=timeout
-        )
+        # The head of a watch's answer comes at once; a server that accepts the connection
+        # and never answers is a failure, not a quiet watch.
+        async with asyncio.timeout(self._timeout):
+            response = await session.get(
+                self._url(path), params=query, headers=headers, timeout=timeout
+            )
         code = str(response.status)
         self._observe("GET", self._host, code, time.monotonic() - started)
         if retry:
@@ -467,7 +493,7 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
             async with asyncio.timeout(inactivity_timeout):
                 line = await content.readline(max_line_length=MAX_WATCH_EVENT_BYTES)
         except TimeoutError as exc:
-            raise ConnectionFailed(f"watch idle for {inactivity_timeout:.0f}s") from exc
+            raise WatchIdle(f"watch idle for {inactivity_timeout:.0f}s") from exc
         except LineTooLong as exc:
             raise ConnectionFailed(
                 f"watch event larger than {MAX_WATCH_EVENT_BYTES} bytes"

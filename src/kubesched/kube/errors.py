@@ -68,6 +68,23 @@ class ConnectionFailed(ApiError):
         super().__init__(0, "ConnectionFailed", message, path=path)
 
 
+class Fenced(ApiError):
+    """Not sent: this replica's leader Lease was not renewed within renewDeadline, so another
+    replica may lead already and no scheduling decision (Binding, status patch, claim
+    allocation, preemption deletion, nomination) may leave the process. Checked when the
+    request is written to the socket (`KubeClient`'s write fence)."""
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(0, "Fenced", message, path=path)
+
+
+class WatchIdle(ConnectionFailed):
+    """A watch brought nothing, not even a bookmark, for its inactivity timeout. The API
+    server sends bookmarks only for resources that changed since it started, so a watch on
+    a resource nobody changes is quiet and healthy: renew it (a dead connection then fails
+    the new watch request)."""
+
+
 _BY_STATUS: dict[int, type[ApiError]] = {
     401: Unauthorized,
     403: Forbidden,

@@ -23,6 +23,7 @@ import ssl
 import time
 import zlib
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple, cast
 
 IDLE_SECONDS = 60.0
@@ -30,6 +31,10 @@ MAX_HEAD_BYTES = 64 * 1024
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 _NO_BODY_STATUS = frozenset({204, 304})
 _HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+Guard = Callable[[], None]
+"""Called right before a request is written; raises to keep it from being sent."""
 
 
 class HttpError(OSError):
@@ -251,19 +256,22 @@ class Pool:
         self._waiters: deque[asyncio.Future[_Connection | None]] = deque()
         self._closed = False
 
-    async def request(self, method: str, payload: bytes, *, timeout: float) -> Response:
+    async def request(
+        self, method: str, payload: bytes, *, timeout: float, guard: Guard | None = None
+    ) -> Response:
         """Send `payload` (a whole request: head and body) and return the answer. Raises
         HttpError (or TimeoutError after `timeout` seconds, the wait for a connection
-        included)."""
+        included). `guard` is called at the moment the payload would be written, once a
+        connection is in hand: whatever it raises is raised, and nothing is sent."""
         deadline = time.monotonic() + timeout
         connection = await self._acquire(deadline)
         try:
-            return await self._exchange(connection, method, payload, deadline)
+            return await self._exchange(connection, method, payload, deadline, guard)
         except _Stale:
             if method not in IDEMPOTENT:
                 raise
         connection = await self._acquire(deadline, fresh=True)
-        return await self._exchange(connection, method, payload, deadline)
+        return await self._exchange(connection, method, payload, deadline, guard)
 
     async def close(self) -> None:
         """Close every connection, idle or in use: requests in flight and those waiting for
@@ -278,8 +286,19 @@ class Pool:
                 waiter.set_exception(HttpError("the connection pool is closed"))
 
     async def _exchange(
-        self, connection: _Connection, method: str, payload: bytes, deadline: float
+        self,
+        connection: _Connection,
+        method: str,
+        payload: bytes,
+        deadline: float,
+        guard: Guard | None = None,
     ) -> Response:
+        if guard is not None:
+            try:
+                guard()  # nothing awaited between this check and the write
+            except BaseException:
+                self._release(connection, reusable=True)
+                raise
         reusable = False
         expiry: asyncio.TimerHandle | None = None
         try:

@@ -8,7 +8,9 @@ Typical use by the app (see `LeaderElector.run` for the callbacks)::
     result = await elector.run(on_started_leading=scheduler.run)
     sys.exit(result.exit_code)
 
-The binder asks `elector.fenced()` before each binding.
+`elector.fenced()` is the fence: the scheduling client asks it right before it writes any
+request to the socket (`KubeClient(write_fence=...)`), the binder and preemption before they
+start.
 """
 
 from kubesched.leaderelection.announce import EVENT_REASON, EventSink, OnNewLeader

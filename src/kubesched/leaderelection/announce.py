@@ -64,11 +64,12 @@ class Announcer:
 
     def losing(self, result: StoppedLeading) -> None:
         """Leadership was just lost (not asked to stop): say so at once, before the wind-down
-        (in-flight bindings, release, clean-up) that can take a while before `stopped`."""
+        (in-flight bindings refused at the socket by the fence, release, clean-up) that can
+        take a while before `stopped`."""
         if not result.was_leader or result.exit_code == 0:
             return
         log.warning(
-            "stopped leading: no new bindings; finishing in-flight work before exiting",
+            "stopped leading: no more writes; in-flight bindings are dropped before exiting",
             extra=kv(
                 lease=self._lease,
                 identity=self._identity,

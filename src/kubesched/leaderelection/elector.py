@@ -9,8 +9,9 @@
 Differences from client-go, all on the safe side: a renewal that finds another holder stops
 leading at once instead of polling until the deadline; release re-checks the freshly read
 holder; `fenced()` turns True renewDeadline after the *send* time of the last successful
-renewal, so bindings stop before a standby (which waits leaseDuration from when it saw
-that renewal) can take over.
+renewal, so writes stop before a standby (which waits leaseDuration from when it saw
+that renewal) can take over. The time is monotonic, so it counts a pause of the process
+(SIGSTOP, a VM freeze) too: a leader resumed after its deadline sends nothing more.
 """
 
 from __future__ import annotations

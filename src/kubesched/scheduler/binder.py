@@ -23,7 +23,7 @@ from kubesched.cache import SchedulerCache
 from kubesched.framework import Code, CycleState, Diagnosis, Status
 from kubesched.framework.logkv import kv
 from kubesched.kube.api import KubeApi
-from kubesched.kube.errors import ApiError, Conflict, NotFound
+from kubesched.kube.errors import ApiError, Conflict, Fenced, NotFound
 from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.runtime import FitError
@@ -50,11 +50,6 @@ def binding_settled(error: ApiError, pod: Pod, current: Pod | None) -> bool:
         return True
     message = error.message.lower()
     return isinstance(error, Conflict) and any(text in message for text in _SETTLED_CONFLICTS)
-
-
-class FencedError(RuntimeError):
-    """The leader's last successful renew is older than renewDeadline: bind nothing, evict
-    nothing (leadership may already be someone else's)."""
 
 
 def binding_body(pod: Pod, node_name: str) -> dict[str, object]:
@@ -192,7 +187,7 @@ class Binder:
         if not status.is_success():
             return status
         if self._fenced():
-            return Status.from_error(FencedError("not binding: leader lease not renewed in time"))
+            return Status.from_error(Fenced("not binding: leader lease not renewed in time"))
         status = await fw.run_pre_bind(state, pod, node)
         if not status.is_success():
             return status
@@ -218,11 +213,14 @@ class Binder:
             )
 
     def _report_failure(self, task: BindingTask, status: Status) -> None:
-        if isinstance(status.error, FencedError):
+        if isinstance(status.error, Fenced) or self._fenced():
             # We may no longer lead: another replica may already have bound this pod, so
-            # write nothing about it. Requeue quietly; if the lease is lost the process exits.
+            # write nothing about it (a write refused at the socket, a PreBind or a Bind
+            # that failed meanwhile). Requeue quietly; if the lease is lost the process
+            # exits and the pod is the next leader's.
             log.info(
-                "not binding: leader lease not renewed in time", extra=kv(pod=task.assumed.key)
+                "not binding: leader lease not renewed in time",
+                extra=kv(pod=task.assumed.key, err=status.error),
             )
             self._queue.requeue_after_error(task.qpi, pod_scheduling_cycle=task.scheduling_cycle)
             return

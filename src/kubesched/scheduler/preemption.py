@@ -48,11 +48,10 @@ from kubesched.apis import names
 from kubesched.framework import Code, WaitingPods
 from kubesched.framework.logkv import kv
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH, KubeApi
-from kubesched.kube.errors import ApiError, Conflict, NotFound
+from kubesched.kube.errors import ApiError, Conflict, Fenced, NotFound
 from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.victims import POD, PODGROUP
 from kubesched.queue import Nominator
-from kubesched.scheduler.binder import FencedError
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption_metrics import PreemptionMetrics
@@ -263,7 +262,7 @@ class Preemptions:
         there does."""
         note = f"Preempted by {preemptor.kind} {preemptor.uid} on node {node_name}"
         if self._fenced():
-            raise FencedError("not preempting: leader lease not renewed in time")
+            raise Fenced("not preempting: leader lease not renewed in time")
         waiting = self._waiting.get(victim.uid)
         if waiting is not None and waiting.reject(PLUGIN, "preempted"):
             self._event(profile, victim, preemptor, f"{note} (in kube-scheduler memory).")

@@ -3,12 +3,13 @@
 Nothing here sends a request or starts a task; `kubesched.server.app.run` does both. Parts are
 made in dependency order and handed to what needs them, so nothing is attached later:
 
-    metrics, cache, snapshot, API clients (scheduling, election, events, delegated auth),
-    event recorder
+    metrics, API clients (election, events, delegated auth), event recorder
+    leader elector                     (its fence is read by binding and preemption, and by
+                                       the scheduling client before every write it sends)
+    the scheduling client, cache, snapshot
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
     informers: pods, nodes, what plugins declare (namespaces, Services and workload
                                        controllers, PodDisruptionBudgets, custom resources)
-    leader elector                     (its fence is read by binding and preemption)
     preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
 
 One knot remains, as upstream's `SetPodActivator`: the queue consults the frameworks (QueueSort,
@@ -108,7 +109,13 @@ def build(
         disabled=config.disabled_metrics, generic_workload=config.generic_workload
     )
 
-    def new_client(to: Connection, *, qps: float = cc.qps, burst: int = cc.burst) -> KubeClient:
+    def new_client(
+        to: Connection,
+        *,
+        qps: float = cc.qps,
+        burst: int = cc.burst,
+        write_fence: Callable[[], bool] | None = None,
+    ) -> KubeClient:
         return KubeClient(
             to,
             qps=qps,
@@ -116,21 +123,24 @@ def build(
             observe=metrics.observe_request,
             observe_retry=metrics.observe_retry,
             content_type=cc.content_type,
+            write_fence=write_fence,
         )
 
-    client, election_client = new_client(connection), new_client(connection)
-    event_client = new_client(connection)
+    election_client, event_client = new_client(connection), new_client(connection)
     auth_client = new_client(
         auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST
     )
-    cache, snapshot = SchedulerCache(), Snapshot()
     recorder = EventRecorder(event_client, on_drop=metrics.count_dropped_event)
-    nominator, waiting = Nominator(), WaitingPods()
-    registry = build_registry(config)
-    listers = ClusterListers(cluster_resources(config, registry))
     elector = _elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
     leading = elector.is_leader if elector is not None else _always
+    # Every write of the scheduling client is a scheduling decision: none leaves the
+    # process once the Lease's renew deadline has passed (checked at the socket).
+    client = new_client(connection, write_fence=elector.fenced if elector is not None else None)
+    cache, snapshot = SchedulerCache(), Snapshot()
+    nominator, waiting = Nominator(), WaitingPods()
+    registry = build_registry(config)
+    listers = ClusterListers(cluster_resources(config, registry))
 
     def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
         queue.activate_held(uid, gated_by=gated_by, force=force)

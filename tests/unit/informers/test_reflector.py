@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from api_fakes import HANG, FakeApi, wait_for
 
 from kubesched.informers import Reflector, ReflectorSettings
-from kubesched.kube.errors import ApiError, ConnectionFailed, Gone
+from kubesched.kube.errors import ApiError, ConnectionFailed, Gone, WatchIdle
 
 FAST = ReflectorSettings(
     page_size=2,
@@ -194,6 +195,35 @@ async def test_connection_error_resumes_from_last_resource_version(handler: Reco
     assert [w["resourceVersion"] for w in api.watch_calls] == ["5", "9", "12", "12"]
     assert len(api.gets()) == 1  # no relist for connection errors
     assert handler.log == [("add", "a", "6"), ("update", "a", "6", "12")]
+
+
+async def test_an_idle_watch_is_renewed_quietly(
+    handler: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No event for the inactivity timeout on a resource nobody changes: watched again from
+    the same resourceVersion at once, logged at V(4) only, health unaffected."""
+    api = FakeApi(
+        lists=[[page([], "5")]],
+        watches=[
+            [WatchIdle("watch idle for 120s")],
+            [WatchIdle("watch idle for 120s")],
+            [event("ADDED", raw("a", "6")), HANG],
+        ],
+    )
+    reflector = make(api, handler)
+    with caplog.at_level(1, logger="kubesched.informers.reflector"):
+        task = await start(reflector)
+        await wait_for(lambda: handler.log == [("add", "a", "6")])
+        health = reflector.health()
+        await stop(task)
+
+    assert [w["resourceVersion"] for w in api.watch_calls] == ["5", "5", "5"]
+    assert health.error == ""
+    assert not health.stalled
+    renewals = [r for r in caplog.records if r.getMessage() == "renewing an idle watch"]
+    assert len(renewals) == 2
+    assert all(r.levelno < logging.INFO for r in renewals)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 async def relist_scenario(handler: Recorder, breaker: Any) -> tuple[FakeApi, Reflector[Obj]]:

@@ -296,3 +296,19 @@ async def test_a_connection_closed_before_its_request_is_sent_frees_its_slot(
         await pool._exchange(connection, "GET", GET, time.monotonic() + 5)
     assert (await pool.request("GET", GET, timeout=2)).body == b"after"  # the one slot is free
     await pool.close()
+
+
+async def test_a_guard_that_raises_sends_nothing_and_keeps_the_connection(server: Server) -> None:
+    server.replies = [ok(b"one"), ok(b"two")]
+    pool = pool_for(server, limit=1)
+    assert (await pool.request("GET", GET, timeout=5)).body == b"one"
+
+    def refuse() -> None:
+        raise PermissionError("fenced")
+
+    with pytest.raises(PermissionError):
+        await pool.request("POST", POST, timeout=5, guard=refuse)
+    assert (await pool.request("POST", POST, timeout=5, guard=lambda: None)).body == b"two"
+    assert len(server.requests) == 2
+    assert server.connections == 1
+    await pool.close()

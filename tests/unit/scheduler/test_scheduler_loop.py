@@ -16,7 +16,14 @@ from api_fakes import Call, FakeApi, settle, wait_for
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, CycleState, NodeInfo, Status, WaitingPods
-from kubesched.kube.errors import AlreadyExists, ApiError, Conflict, ConnectionFailed, NotFound
+from kubesched.kube.errors import (
+    AlreadyExists,
+    ApiError,
+    Conflict,
+    ConnectionFailed,
+    Fenced,
+    NotFound,
+)
 from kubesched.model import Node, Pod
 from kubesched.queue import BACKOFF, UNSCHEDULABLE, SchedulingQueue
 from kubesched.scheduler.event_recorder import EventRecorder
@@ -296,6 +303,20 @@ async def test_fenced_scheduler_does_not_post() -> None:
     assert h.cache.pod_count() == 0
     assert h.where(p) == BACKOFF
     # Another replica may already have bound it: nothing is written about the pod.
+    assert h.events == []
+    assert not h.status_patches()
+
+
+async def test_a_binding_refused_by_the_client_fence_is_dropped_quietly() -> None:
+    """The fence closed after the binding cycle started (the pause came while the Binding
+    waited in the client): the client refuses to send it; the pod is forgotten and
+    requeued, nothing is written about it."""
+    h = Harness(nodes(1))
+    h.api.errors["/binding"] = Fenced("POST .../binding: not sent")
+    p = h.add(pod())
+    await h.cycle()
+    assert h.cache.pod_count() == 0
+    assert h.where(p) == BACKOFF
     assert h.events == []
     assert not h.status_patches()
 
