@@ -32,10 +32,9 @@ from typing import Any
 
 import pytest
 from harness import ApiClient, Event, is_bound, wait_for
-from harness.own_cluster import admin_client, own_cluster
+from harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
 
 from kubesched.localcluster import LocalCluster
-from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.testing import make_node, make_pod
 
 SCHEDULER = "throttled-scheduler"
@@ -111,45 +110,6 @@ def throttle(api: ApiClient, namespace: str) -> None:
     )
 
 
-def service_account_kubeconfig(
-    cluster: LocalCluster, api: ApiClient, namespace: str, path: Path
-) -> Path:
-    """A kubeconfig with a real token of a ServiceAccount bound to cluster-admin (RBAC is
-    not what this test is about; flow control sees a ServiceAccount, not system:masters)."""
-    api.create(
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": SERVICE_ACCOUNT}},
-        namespace=namespace,
-    )
-    api.request(
-        "POST",
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-        body={
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": SERVICE_ACCOUNT},
-            "subjects": [
-                {"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": namespace}
-            ],
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": "cluster-admin",
-            },
-        },
-    )
-    answer = api.request(
-        "POST",
-        f"/api/v1/namespaces/{namespace}/serviceaccounts/{SERVICE_ACCOUNT}/token",
-        body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
-    )
-    spec = KubeconfigSpec(
-        server=cluster.server, ca_file=cluster.ca_file, token=answer["status"]["token"], user="sa"
-    )
-    path.write_text(kubeconfig(spec))
-    path.chmod(0o600)
-    return path
-
-
 def create_pods(api: ApiClient, namespace: str, names: list[str], *, threads: int) -> None:
     def create(name: str) -> None:
         pod = make_pod().name(name).namespace(namespace).req(cpu="100m").scheduler(SCHEDULER)
@@ -196,7 +156,9 @@ def test_a_burst_throttled_with_429s_loses_no_pod(
         node = make_node().name(f"node-{index}").capacity(cpu="32", memory="64Gi", pods="110")
         api.create(node.obj())
     throttle(api, namespace)
-    sa_kubeconfig = service_account_kubeconfig(local_cluster, api, namespace, tmp_path / "sa")
+    sa_kubeconfig = service_account_kubeconfig(
+        local_cluster, api, namespace, tmp_path / "sa", account=SERVICE_ACCOUNT
+    )
     proc = kubesched(
         f"--scheduler-name={SCHEDULER}",
         "--leader-elect=true",

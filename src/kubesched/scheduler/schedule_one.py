@@ -85,6 +85,7 @@ class Scheduler:
         self._record_event = record_event
         self._metrics = metrics
         self._lookup_pod = lookup_pod
+        self._fenced = fenced
         self._side_tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[Any] | None = None
         self._bindings_abandoned = False
@@ -275,6 +276,15 @@ class Scheduler:
             self._queue.requeue_after_error(qpi, pod_scheduling_cycle=cycle)
         if nominate is not None:
             self._nominate(current, nominate)
+        if self._fenced():
+            # We may no longer lead: the next leader reports on this pod, not us (neither
+            # the event nor the condition, which the client's fence would refuse anyway).
+            log.log(
+                V(2),
+                "not reporting a failure: leader lease not renewed in time",
+                extra=kv(pod=pod.key),
+            )
+            return
         message = status.message or str(status)
         reason = UNSCHEDULABLE if rejected else SCHEDULER_ERROR
         # As upstream: a pod that fits nowhere at V(2), a scheduling error always.

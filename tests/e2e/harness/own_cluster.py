@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
 from harness.api import ApiClient
 from kubesched.localcluster import LocalCluster, LocalClusterError
+from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 
 
 @contextmanager
@@ -42,3 +44,44 @@ def own_cluster(
 def admin_client(cluster: LocalCluster) -> ApiClient:
     """The admin client of `cluster` (system:masters)."""
     return ApiClient(server=cluster.server, token=cluster.admin_token, ca_file=cluster.ca_file)
+
+
+def service_account_kubeconfig(
+    cluster: LocalCluster, api: ApiClient, namespace: str, path: Path, *, account: str
+) -> Path:
+    """A kubeconfig with a real token of a new ServiceAccount `account` bound to
+    cluster-admin: what the API server sees (flow control, the audit log) is that account,
+    not system:masters; RBAC is not what the tests using it are about."""
+    api.create(
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}},
+        namespace=namespace,
+    )
+    api.request(
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        body={
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": f"{namespace}-{account}"},
+            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace}],
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "cluster-admin",
+            },
+        },
+    )
+    answer = api.request(
+        "POST",
+        f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token",
+        body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
+    )
+    spec = KubeconfigSpec(
+        server=cluster.server,
+        ca_file=cluster.ca_file,
+        token=answer["status"]["token"],
+        user=account,
+    )
+    path.write_text(kubeconfig(spec))
+    path.chmod(0o600)
+    return path

@@ -307,6 +307,17 @@ async def test_fenced_scheduler_does_not_post() -> None:
     assert not h.status_patches()
 
 
+async def test_a_fenced_scheduler_reports_no_failure() -> None:
+    """A pod that fits nowhere while the fence is closed: requeued, nothing written (the
+    FailedScheduling event would go out through the unfenced event client)."""
+    h = Harness(nodes(1), fenced=lambda: True)
+    p = h.add(pod(cpu="100"))
+    await h.cycle()
+    assert h.where(p) == UNSCHEDULABLE
+    assert h.events == []
+    assert not h.status_patches()
+
+
 async def test_a_binding_refused_by_the_client_fence_is_dropped_quietly() -> None:
     """The fence closed after the binding cycle started (the pause came while the Binding
     waited in the client): the client refuses to send it; the pod is forgotten and
