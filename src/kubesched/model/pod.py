@@ -3,6 +3,9 @@
 Requests follow upstream `resource.PodRequests`: the sum of the containers, sidecars
 (restartable init containers) added to it, the largest classic init container (counting the
 sidecars started before it) as a floor, pod-level requests when set, and the pod overhead.
+
+A Pod can be weakly referenced, so that a cache keyed by pod object (InterPodAffinity's
+compiled terms) forgets a pod when it is freed.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ class OwnerReference:
     api_version: str = ""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class Pod:
     namespace: str
     name: str

@@ -7,14 +7,16 @@ the namespace of the pod that owns the term. `topologyKey` names the node label 
 is the term's domain.
 
 Terms of pods already on nodes are compiled once per pod object (`TermCache`); the required
-terms the queueing hints read, once per pod object and kind (`RequiredTermCache`).
+terms the queueing hints read, once per pod object and kind (`RequiredTermCache`). Both
+forget a pod's terms when its object is freed, so they hold the terms of live pods only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kubesched.model import Pod
 from kubesched.plugins.helper import selectors as sel
@@ -24,7 +26,6 @@ POD_AFFINITY = "podAffinity"
 POD_ANTI_AFFINITY = "podAntiAffinity"
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-MAX_CACHED_PODS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,44 +136,81 @@ def compile_term(owner: Pod, raw: Mapping[str, Any], *, weight: int = 0) -> Affi
     )
 
 
-class TermCache:
-    """Compiled terms of pods already placed, per pod object (a changed pod is a new object)."""
+_K = TypeVar("_K", bound=Hashable)
+_HintKey = tuple[int, str]
+"""(id of the pod object, `podAffinity` or `podAntiAffinity`)."""
 
-    __slots__ = ("_pods",)
+
+class _PodRef(weakref.KeyedRef[_K, Pod]):
+    """A weak reference to a cached pod object, with its entry's key."""
+
+    __slots__ = ()
+
+
+class TermCache:
+    """Compiled terms of pods already placed, per pod object (a changed pod is a new object).
+
+    An entry lives as long as its pod object: keyed by the object's identity, it is dropped
+    by a weak reference's callback when the object is freed (once the cache, the snapshot
+    and the queue have let go of a deleted or replaced pod). So the cache holds the terms of
+    the pods alive now, never of every pod ever placed; a hit is one look-up by `id(pod)`
+    (an id is reused only after its object is freed, and its entry with it)."""
+
+    __slots__ = ("_drop", "_pods")
 
     def __init__(self) -> None:
-        self._pods: dict[str, tuple[Pod, PodTerms]] = {}
+        self._pods: dict[int, tuple[PodTerms, _PodRef[int]]] = {}
+        self._drop = _dropper(self._pods)
+
+    def __len__(self) -> int:
+        return len(self._pods)
 
     def of(self, pod: Pod) -> PodTerms:
-        hit = self._pods.get(pod.uid)
-        if hit is not None and hit[0] is pod:
-            return hit[1]
+        hit = self._pods.get(id(pod))
+        if hit is not None:
+            return hit[0]
         terms = pod_terms(pod, strict=False)
-        if len(self._pods) >= MAX_CACHED_PODS:
-            self._pods.clear()
-        self._pods[pod.uid] = (pod, terms)
+        if terms is not NO_TERMS:
+            key = id(pod)
+            self._pods[key] = (terms, _PodRef(pod, self._drop, key))
         return terms
 
 
 class RequiredTermCache:
     """`required_terms` per pod object and kind: the hints ask for the same pending pod's
     (and the same deleted pod's) terms once per unschedulable pod and event. An invalid
-    selector is not cached: it raises SelectorError each time."""
+    selector is not cached: it raises SelectorError each time. An entry goes with its pod
+    object, as in `TermCache`."""
 
-    __slots__ = ("_terms",)
+    __slots__ = ("_drop", "_terms")
 
     def __init__(self) -> None:
-        self._terms: dict[tuple[str, str], tuple[Pod, tuple[AffinityTerm, ...]]] = {}
+        self._terms: dict[_HintKey, tuple[tuple[AffinityTerm, ...], _PodRef[_HintKey]]] = {}
+        self._drop = _dropper(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
 
     def of(self, pod: Pod, kind: str) -> tuple[AffinityTerm, ...]:
         if not pod.affinity or not pod.affinity.get(kind):
             return ()
-        key = (pod.uid, kind)
+        key = (id(pod), kind)
         hit = self._terms.get(key)
-        if hit is not None and hit[0] is pod:
-            return hit[1]
+        if hit is not None:
+            return hit[0]
         terms = required_terms(pod, kind)
-        if len(self._terms) >= MAX_CACHED_PODS:
-            self._terms.clear()
-        self._terms[key] = (pod, terms)
+        self._terms[key] = (terms, _PodRef(pod, self._drop, key))
         return terms
+
+
+def _dropper(
+    entries: dict[_K, tuple[Any, _PodRef[_K]]],
+) -> Callable[[_PodRef[_K]], None]:
+    """The callback of the entries' weak references: a freed pod's entry leaves `entries`."""
+
+    def drop(ref: _PodRef[_K]) -> None:
+        entry = entries.get(ref.key)
+        if entry is not None and entry[1] is ref:
+            del entries[ref.key]
+
+    return drop
