@@ -95,6 +95,20 @@ class GroupManager:
             if not assigned:
                 del self.assigned[name]
 
+    def pod_changed(self, old: Pod | None, new: Pod | None) -> None:
+        """A pod lister listener: a bound member deleted leaves its group's assigned
+        members (scheduler-plugins' pod informer calls Unreserve on such a deletion), so
+        the set holds the members alive, not every pod the group ever had."""
+        if new is None and old is not None and old.node_name:
+            self.unreserve(old)
+
+    def group_changed(self, old: ApiObject | None, new: ApiObject | None) -> None:
+        """A PodGroup lister listener: a deleted group's bookkeeping goes with it."""
+        if new is None and old is not None:
+            name = f"{old.namespace}/{old.name}"
+            for table in (self.assigned, self.last_failure, self.backoff_until, self.started):
+                table.pop(name, None)
+
     def failed(self, name: str, *, backoff: float = 0.0) -> None:
         """The group failed: it sorts behind others, and is refused for `backoff` seconds."""
         self.last_failure[name] = time.time()

@@ -65,6 +65,8 @@ class Coscheduling:
         self._reject_threshold = self.args.reject_threshold
         self._handle = handle
         self.manager = GroupManager(groups=handle.lister(PODGROUPS), pods=handle.pod_lister())
+        handle.pod_lister().subscribe(self.manager.pod_changed)
+        handle.lister(PODGROUPS).subscribe(self.manager.group_changed)
         self._status = StatusKeeper(handle, self.manager)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:

@@ -64,8 +64,9 @@ class StatusKeeper:
             self.refresh(group)
 
     def _group_changed(self, old: ApiObject | None, new: ApiObject | None) -> None:
-        del old
         if new is None:
+            if old is not None:
+                self._written.pop(f"{old.namespace}/{old.name}", None)
             return
         group = PodGroup.of(new)
         self._written.pop(group.full_name, None)
