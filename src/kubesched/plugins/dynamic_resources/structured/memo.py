@@ -16,6 +16,10 @@ is the one computed before. The memo keys an answer by exactly those inputs:
   not (one bit per device for every pool when the state was gathered from all claims);
 - dropped whole when the slices list or the classes' version changes.
 
+A node keeps at most `MAX_ENTRIES_PER_NODE` answers (then forgets them all): the
+allocated state in the keys moves on with every claim allocated or freed, and the answers
+for the states gone by are never asked for again.
+
 Never remembered: errors (their texts name the claim), and anything while devices can be
 shared (consumable capacity: shares carry a fresh share id each time) or allocated state
 holds shares or consumed capacity.
@@ -34,13 +38,19 @@ from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 Answer = list[AllocationResult] | None
 PoolDevices = tuple[tuple[tuple[str, str], tuple[DeviceID, ...]], ...]
 """Per pool of a node: its (driver, pool name) and its devices."""
-MAX_ENTRIES = 100_000
+MAX_ENTRIES_PER_NODE = 32
+"""A node's answers are forgotten when it holds this many (bounds the memory: keys hold the
+allocated state, which changes with every claim allocated or freed, so the answers for
+states gone by would otherwise pile up with every pod ever placed)."""
+MAX_SPECS = 4096
+"""The memo is emptied when it knows this many distinct claim specs."""
 
 
 class AllocationMemo:
     def __init__(self) -> None:
         self._base: tuple[object, int] | None = None
-        self._entries: dict[tuple[str, Hashable], tuple[Node, Answer]] = {}
+        self._entries: dict[str, tuple[Node, dict[Hashable, Answer]]] = {}
+        """Node name -> (the node object, its answers by key)."""
         self._devices: dict[str, tuple[object, PoolDevices | None]] = {}
         """Node name -> (its pools, the devices of each; None: some can be shared)."""
         self._specs: dict[Hashable, int] = {}
@@ -106,6 +116,8 @@ class AllocationMemo:
         ):
             return last[1]
         specs = tuple((c.requests, c.constraints, c.config) for c in claims)
+        if len(self._specs) >= MAX_SPECS:
+            self._clear()  # the numbers start again, with no answer keyed by an old one
         try:
             number: int | None = self._specs.setdefault(specs, len(self._specs))
         except TypeError:
@@ -141,12 +153,19 @@ class AllocationMemo:
 
     def get(self, node: Node, key: Hashable) -> tuple[bool, Answer]:
         """(found, answer)."""
-        found = self._entries.get((node.name, key))
-        if found is None or found[0] is not node:
+        known = self._entries.get(node.name)
+        if known is None or known[0] is not node:
             return False, None
-        return True, found[1]
+        answers = known[1]
+        if key not in answers:
+            return False, None
+        return True, answers[key]
 
     def put(self, node: Node, key: Hashable, answer: Answer) -> None:
-        if len(self._entries) >= MAX_ENTRIES:
-            self._clear()
-        self._entries[node.name, key] = (node, answer)
+        known = self._entries.get(node.name)
+        if known is None or known[0] is not node:
+            known = self._entries[node.name] = (node, {})
+        answers = known[1]
+        if len(answers) >= MAX_ENTRIES_PER_NODE:
+            answers.clear()
+        answers[key] = answer
