@@ -4,6 +4,10 @@ Reserve assumes the PV bindings and the claims' selected node the pod needs, so 
 cycles see those volumes as taken before the API server does; Unreserve (or a failed write)
 restores the informer's objects. An assumed object stands until the informer brings a newer
 `resourceVersion` of it (upstream `AssumeCache`).
+
+An assumed object is dropped when it is next read and the informer has a newer one or none;
+objects nobody reads again (a claim deleted with its pod) are dropped by a pass over the
+assumed ones once their number has doubled (from `PRUNE_AT`), so they do not pile up.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from collections.abc import Sequence
 
 from kubesched.framework.volumes import VolumeListers
 from kubesched.model import PersistentVolume, PersistentVolumeClaim
+
+PRUNE_AT = 1024
+"""Assumed objects (of one kind) kept before the stale ones are looked for."""
 
 
 def newer(left: str, right: str) -> bool:
@@ -29,9 +36,15 @@ class AssumeCache:
         self.listers = listers
         self._volumes: dict[str, PersistentVolume] = {}
         self._claims: dict[str, PersistentVolumeClaim] = {}
+        self._prune_volumes_at = PRUNE_AT
+        self._prune_claims_at = PRUNE_AT
 
     def volume(self, name: str) -> PersistentVolume | None:
-        return self._overlay_volume(self.listers.volume(name))
+        informer = self.listers.volume(name)
+        if informer is None:
+            self._volumes.pop(name, None)
+            return None
+        return self._overlay_volume(informer)
 
     def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         informer = self.listers.claim(namespace, name)
@@ -59,9 +72,22 @@ class AssumeCache:
 
     def assume_volume(self, volume: PersistentVolume) -> None:
         self._volumes[volume.name] = volume
+        if len(self._volumes) >= self._prune_volumes_at:
+            for name in list(self._volumes):
+                self.volume(name)  # drops it if the informer's is newer or gone
+            self._prune_volumes_at = max(PRUNE_AT, 2 * len(self._volumes))
 
     def assume_claim(self, claim: PersistentVolumeClaim) -> None:
         self._claims[claim.key] = claim
+        if len(self._claims) >= self._prune_claims_at:
+            for key in list(self._claims):
+                namespace, _, name = key.partition("/")
+                self.claim(namespace, name)  # drops it if the informer's is newer or gone
+            self._prune_claims_at = max(PRUNE_AT, 2 * len(self._claims))
+
+    def __len__(self) -> int:
+        """Objects assumed now (volumes and claims)."""
+        return len(self._volumes) + len(self._claims)
 
     def restore_volume(self, name: str) -> None:
         self._volumes.pop(name, None)
