@@ -8,9 +8,10 @@ sent as protobuf when `clientConnection.contentType` says so (its default, as ku
 
 No generated model classes: bodies are decoded with orjson into dicts and turned into slim
 objects by the caller. Every request has a total timeout, its retries included; a watch has
-an inactivity timeout (no event, not even a bookmark, for that long means the connection is
-dead). A 429 or 5xx answer with `Retry-After` is waited out and sent again, as client-go
-does (`kubesched.kube.retry`).
+an inactivity timeout (no event, not even a bookmark, for that long ends it with WatchIdle:
+the reflector renews it). With a write fence, no write is sent while the fence is closed
+(`kubesched.kube.fence`). A 429 or 5xx answer with `Retry-After` is waited out and sent
+again, as client-go does (`kubesched.kube.retry`).
 """
 
 from __future__ import annotations
@@ -18,72 +19,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
-import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, NamedTuple, Protocol
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
-from aiohttp.http_exceptions import LineTooLong
-from yarl import URL
 
 from kubesched.apis.config import JSON_CONTENT_TYPE as JSON
 from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
-from kubesched.kube.connection import Connection, unverified_context
-from kubesched.kube.errors import ApiError, ConnectionFailed, Fenced, WatchIdle
+from kubesched.kube.connection import Connection, client_ssl_context
+from kubesched.kube.errors import ApiError, ConnectionFailed
+from kubesched.kube.fence import WriteFence, write_guard
 from kubesched.kube.http11 import HttpError, Pool
-from kubesched.kube.protobuf import PROTOBUF
-from kubesched.kube.protobuf import encode as encode_protobuf
+from kubesched.kube.observers import RequestObserver, RetryObserver, ignore_request, ignore_retry
+from kubesched.kube.protobuf import PROTOBUF, encode_body
 from kubesched.kube.ratelimit import TokenBucket
+from kubesched.kube.request_head import USER_AGENT, RequestHead
 from kubesched.kube.retry import RetryPolicy
+from kubesched.kube.watchlines import watch_lines
 
 log = logging.getLogger(__name__)
 
-USER_AGENT = "kubesched/0.1"
-# One watch event is one JSON line. etcd stores objects up to 1.5 MiB; as JSON (escaped
-# strings, base64 data) such an object can be several times larger, and aiohttp's default
-# line limit (2 x 64 KiB read buffer) would fail the watch on any object over 128 KiB.
-MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024
-# A path of only these characters needs no percent-encoding: object names and namespaces
-# are DNS names, so every path kubesched builds is one. Others go through yarl's encoder.
-_PLAIN_PATH = re.compile(r"/[A-Za-z0-9._~/-]*")
 # An attempt started at the very end of its call's timeout still gets this long (aiohttp
 # reads a total of 0 as "no timeout").
 _MIN_ATTEMPT_SECONDS = 0.001
-_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-
-
-class RequestObserver(Protocol):
-    """Told of every finished request (`rest_client_*` metrics): HTTP method, `host:port`,
-    status code (`<error>` when no answer came), seconds."""
-
-    def __call__(self, method: str, host: str, code: str, seconds: float) -> None: ...
-
-
-class RetryObserver(Protocol):
-    """Told of every attempt after the first (`rest_client_request_retries_total`): HTTP
-    method, `host:port`, status code of that attempt (`<error>` when no answer came)."""
-
-    def __call__(self, method: str, host: str, code: str) -> None: ...
 
 
 class _Answer(NamedTuple):
     status: int
     body: bytes
     retry_after: str | None
-
-
-def _ignore(method: str, host: str, code: str, seconds: float) -> None:
-    """The default observer."""
-
-
-def _ignore_retry(method: str, host: str, code: str) -> None:
-    """The default retry observer."""
 
 
 class KubeClient:
@@ -97,11 +66,11 @@ class KubeClient:
         burst: int = 100,
         timeout: float = 30.0,
         max_connections: int = 64,
-        observe: RequestObserver = _ignore,
-        observe_retry: RetryObserver = _ignore_retry,
+        observe: RequestObserver = ignore_request,
+        observe_retry: RetryObserver = ignore_retry,
         retry: RetryPolicy = RetryPolicy(),  # noqa: B008 - frozen, shared safely
         content_type: str = JSON,
-        write_fence: Callable[[], bool] | None = None,
+        write_fence: WriteFence | None = None,
     ) -> None:
         """`timeout`: seconds for a whole request, its retries and their waits included
         (a call's own `timeout` replaces it); `retry`: how Retry-After answers are retried;
@@ -117,44 +86,19 @@ class KubeClient:
         self._observe = observe
         self._observe_retry = observe_retry
         self._retry = retry
-        self._host = urlsplit(connection.server).netloc
-        base = URL(connection.server)
-        # Joined without a re-parse of the whole URL per request (the binding POST, events,
-        # status patches: one new path per pod); a server URL with a path prefix keeps the
-        # plain concatenation.
-        plain = base.absolute and base.raw_path in {"", "/"} and not base.query_string
-        self._base_url = base if plain else None
+        self._head = RequestHead(connection.server)
+        self._host = self._head.host
         self._limiter = TokenBucket(qps=qps, burst=burst)
         self._timeout = timeout
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._pool: Pool | None = None
-        # The request head's fixed lines; Authorization and the body's lines follow per request.
-        self._head_lines = (
-            f"Host: {self._host}\r\nUser-Agent: {USER_AGENT}\r\nAccept-Encoding: gzip\r\n"
-        )
-        self._path_prefix = "" if plain else base.raw_path.rstrip("/")
         self._closed = False
         self._closing: asyncio.Event | None = None  # wakes the retry waits on close()
 
     @property
     def server(self) -> str:
         return self._connection.server
-
-    def _url(self, path: str) -> URL | str:
-        """The request URL of `path` (which starts with `/`)."""
-        if self._base_url is not None and _PLAIN_PATH.fullmatch(path):
-            return self._base_url.with_path(path, encoded=True)
-        return self.server + path
-
-    def _target(self, path: str, params: Mapping[str, str] | None) -> str:
-        """The request target (origin form) of `path` (which starts with `/`) and `params`."""
-        if not params and _PLAIN_PATH.fullmatch(path):
-            return self._path_prefix + path
-        url = URL(self.server + path)
-        if params:
-            url = url.update_query(params)
-        return url.raw_path_qs
 
     def _ensure_pool(self) -> Pool:
         self._check_open()
@@ -164,7 +108,7 @@ class KubeClient:
             self._pool = Pool(
                 base.hostname or "",
                 base.port or (443 if https else 80),
-                ssl_context=_client_ssl(self._connection.ssl_context) if https else None,
+                ssl_context=client_ssl_context(self._connection.ssl_context) if https else None,
                 limit=self._max_connections,
                 connect_timeout=self._timeout,
             )
@@ -183,7 +127,7 @@ class KubeClient:
                 ssl=self._connection.ssl_context, limit=self._max_connections
             )
             self._session = aiohttp.ClientSession(
-                connector=connector, headers={"User-Agent": USER_AGENT}, json_serialize=_dumps
+                connector=connector, headers={"User-Agent": USER_AGENT}
             )
         return self._session
 
@@ -225,7 +169,7 @@ class KubeClient:
         Retry-After answer is retried as `kubesched.kube.retry` says. `timeout` bounds the
         whole call, retries included."""
         self._check_open()
-        data, content_type = self._encode(body, content_type)
+        data, content_type = encode_body(body, content_type, protobuf=self._protobuf)
         answer = await self._exchange(
             method,
             path,
@@ -240,17 +184,6 @@ class KubeClient:
                 answer.status, decoded if decoded is not None else answer.body, path=path
             )
         return decoded if isinstance(decoded, dict) else {}
-
-    def _encode(self, body: Any, content_type: str) -> tuple[bytes | None, str]:
-        """The request body and its content type: protobuf where the client speaks it and
-        the body's kind has an encoding, else JSON (or the patch type asked for)."""
-        if body is None:
-            return None, content_type
-        if self._protobuf and content_type == JSON and isinstance(body, dict):
-            encoded = encode_protobuf(body)
-            if encoded is not None:
-                return encoded, PROTOBUF
-        return orjson.dumps(body), content_type
 
     async def _exchange(
         self,
@@ -332,8 +265,8 @@ class KubeClient:
         started, code = time.monotonic(), "<error>"
         try:
             pool = self._ensure_pool()
-            payload = self._payload(method, self._target(path, params), headers, data)
-            guard = self._guard(method, path)
+            payload = self._head.payload(method, self._head.target(path, params), headers, data)
+            guard = write_guard(self._write_fence, method, path)
             answer = await pool.request(method, payload, timeout=timeout, guard=guard)
             code = str(answer.status)
             return _Answer(answer.status, answer.body, answer.headers.get("retry-after"))
@@ -343,48 +276,6 @@ class KubeClient:
             self._observe(method, self._host, code, time.monotonic() - started)
             if retry:
                 self._observe_retry(method, self._host, code)
-
-    def _guard(self, method: str, path: str) -> Callable[[], None] | None:
-        """The check made right before a write is sent (None for reads or without a fence)."""
-        fence = self._write_fence
-        if fence is None or method == "GET":
-            return None
-
-        def check() -> None:
-            if fence():
-                raise Fenced(
-                    f"{method} {path}: not sent: the leader lease was not renewed within "
-                    "its renew deadline (another replica may lead now)",
-                    path=path,
-                )
-
-        return check
-
-    def _payload(
-        self, method: str, target: str, headers: dict[str, str], data: bytes | None
-    ) -> bytes:
-        """The whole request: its head, then `data`."""
-        lines = [f"{method} {target} HTTP/1.1\r\n", self._head_lines]
-        for name, value in headers.items():
-            if "\r" in value or "\n" in value:
-                raise ConnectionFailed(
-                    f"the {name} header has a line break; check the kubeconfig's credentials"
-                )
-            lines.append(f"{name}: {value}\r\n")
-        if data is not None:
-            lines.append(f"Content-Length: {len(data)}\r\n\r\n")
-        elif method in _BODY_METHODS:
-            lines.append("Content-Length: 0\r\n\r\n")
-        else:
-            lines.append("\r\n")
-        try:
-            head = "".join(lines).encode("latin-1")
-        except UnicodeEncodeError as exc:
-            raise ConnectionFailed(
-                f"{method} {target}: a header is not Latin-1 text; check the kubeconfig's "
-                "credentials"
-            ) from exc
-        return head + data if data is not None else head
 
     async def get(
         self, path: str, *, params: dict[str, str] | None = None, timeout: float | None = None
@@ -436,7 +327,7 @@ class KubeClient:
         try:
             response = await self._open_watch(path, query)
             async with response:
-                async for line in _lines(response.content, inactivity_timeout):
+                async for line in watch_lines(response.content, inactivity_timeout):
                     event = _loads(line)
                     if isinstance(event, dict):
                         yield event
@@ -473,7 +364,7 @@ class KubeClient:
         # and never answers is a failure, not a quiet watch.
         async with asyncio.timeout(self._timeout):
             response = await session.get(
-                self._url(path), params=query, headers=headers, timeout=timeout
+                self._head.url(path), params=query, headers=headers, timeout=timeout
             )
         code = str(response.status)
         self._observe("GET", self._host, code, time.monotonic() - started)
@@ -484,30 +375,6 @@ class KubeClient:
         async with response:
             body = await response.read()
         return None, _Answer(response.status, body, response.headers.get("Retry-After"))
-
-
-async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
-    while True:
-        try:
-            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation.
-            async with asyncio.timeout(inactivity_timeout):
-                line = await content.readline(max_line_length=MAX_WATCH_EVENT_BYTES)
-        except TimeoutError as exc:
-            raise WatchIdle(f"watch idle for {inactivity_timeout:.0f}s") from exc
-        except LineTooLong as exc:
-            raise ConnectionFailed(
-                f"watch event larger than {MAX_WATCH_EVENT_BYTES} bytes"
-            ) from exc
-        if not line:
-            return
-        if line.strip():
-            yield line
-
-
-def _client_ssl(context: ssl.SSLContext | bool) -> ssl.SSLContext:
-    """The TLS context of the connection, or (insecure-skip-tls-verify) one that verifies
-    nothing."""
-    return context if isinstance(context, ssl.SSLContext) else unverified_context()
 
 
 def _describe(exc: BaseException) -> str:
@@ -523,7 +390,3 @@ def _loads(raw: bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-
-
-def _dumps(obj: Any) -> str:
-    return orjson.dumps(obj).decode()

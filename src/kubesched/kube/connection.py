@@ -81,6 +81,12 @@ def unverified_context() -> ssl.SSLContext:
     return context
 
 
+def client_ssl_context(context: ssl.SSLContext | bool) -> ssl.SSLContext:
+    """The TLS context of a connection's `ssl_context`, or (False: insecure-skip-tls-verify)
+    one that verifies nothing."""
+    return context if isinstance(context, ssl.SSLContext) else unverified_context()
+
+
 def _ssl_context(configuration: Any) -> ssl.SSLContext | bool:
     if not configuration.verify_ssl:
         return False

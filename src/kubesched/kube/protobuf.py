@@ -20,9 +20,12 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+import orjson
+
+from kubesched.apis.config import JSON_CONTENT_TYPE as JSON
 from kubesched.apis.config import PROTOBUF_CONTENT_TYPE as PROTOBUF
 
-__all__ = ["KINDS", "PROTOBUF", "encode"]
+__all__ = ["KINDS", "PROTOBUF", "encode", "encode_body"]
 
 MAGIC = b"k8s\x00"
 
@@ -227,3 +230,15 @@ def encode(body: Mapping[str, Any]) -> bytes | None:
     except (_Unencodable, UnicodeEncodeError):  # a lone surrogate: JSON refuses it too
         return None
     return start + _RAW + _varint(len(raw)) + raw
+
+
+def encode_body(body: Any, content_type: str, *, protobuf: bool) -> tuple[bytes | None, str]:
+    """A request's body and its content type: protobuf when the client speaks it (`protobuf`)
+    and the body's kind has an encoding here, else JSON (or the patch type asked for)."""
+    if body is None:
+        return None, content_type
+    if protobuf and content_type == JSON and isinstance(body, dict):
+        encoded = encode(body)
+        if encoded is not None:
+            return encoded, PROTOBUF
+    return orjson.dumps(body), content_type

@@ -252,7 +252,7 @@ class SchedulerMetrics:
         self.registry.register(_InFlightEventsCollector(counts))
 
     def observe_request(self, method: str, host: str, code: str, seconds: float) -> None:
-        """A finished API request (a `kubesched.kube.client.RequestObserver`)."""
+        """A finished API request (a `kubesched.kube.observers.RequestObserver`)."""
         counted = self._request_children.get((code, method, host))
         if counted is None:
             counted = self._request_children[code, method, host] = (
@@ -263,7 +263,7 @@ class SchedulerMetrics:
         counted[1].observe(seconds)
 
     def observe_retry(self, method: str, host: str, code: str) -> None:
-        """A retried API request's attempt (a `kubesched.kube.client.RetryObserver`)."""
+        """A retried API request's attempt (a `kubesched.kube.observers.RetryObserver`)."""
         self.rest_client_retries.labels(code, method, host).inc()
 
     def exported(self) -> Collector:
