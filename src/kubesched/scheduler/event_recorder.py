@@ -6,7 +6,8 @@
   scheduler placed a pod; `reportingInstance` is `<controller>-<hostname>`.
 * An event identical to one recorded in the last 6 minutes (same object, reason, action,
   type and note) becomes a series: its `series.count` is patched, at most once every 30 s
-  per series, instead of a new Event per retry (an unschedulable pod does not flood).
+  per series, instead of a new Event per retry (an unschedulable pod does not flood). The
+  series are kept 6 to 6.5 minutes after their last event (dropped by the 30 s pass).
 * Notes are truncated to the API's 1 kB limit; when the queue is full, events are dropped
   rather than growing memory. Every event lost (queue full, write failed, 403) is counted
   through `on_drop` (the `kubesched_events_dropped_total` metric) and summarised in the log
@@ -279,6 +280,9 @@ class EventRecorder:
             log.warning("could not update event series", extra=kv(event=series.name, err=exc))
 
     async def _flush_series_forever(self) -> None:
+        """Every `SERIES_PATCH_INTERVAL_SECONDS`: the due series patches, and the series
+        not seen for `SERIES_WINDOW_SECONDS` dropped (the pass walks them all anyway), so
+        the map holds the window's events and at most one interval more."""
         while True:
             await asyncio.sleep(SERIES_PATCH_INTERVAL_SECONDS)
             self._drops.flush()
@@ -286,6 +290,7 @@ class EventRecorder:
             for key, series in list(self._series.items()):
                 if series.dirty and now - series.last_patched >= SERIES_PATCH_INTERVAL_SECONDS:
                     await self._patch_series(key, series)
+            self._drop_expired_series(self._clock())
 
     def _forget_old_series(self) -> None:
         """Drop the series not seen for `SERIES_WINDOW_SECONDS`, once the map has doubled
@@ -293,7 +298,9 @@ class EventRecorder:
         per event cost O(series) each, O(events^2) in a burst of distinct events."""
         if len(self._series) < self._prune_at:
             return
-        now = self._clock()
+        self._drop_expired_series(self._clock())
+
+    def _drop_expired_series(self, now: float) -> None:
         for key in [
             k for k, s in self._series.items() if now - s.last_seen >= SERIES_WINDOW_SECONDS
         ]:

@@ -392,3 +392,25 @@ async def test_expired_series_are_pruned_each_time_the_map_doubles(
     failed(rec, note="new 7")
     await rec.drain(timeout=1)
     assert sorted(key[-1] for key in rec._series) == [f"new {index}" for index in range(8)]
+
+
+async def test_the_periodic_pass_drops_expired_series(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under steady churn (a Scheduled event per pod) the map held 6 to 12 minutes of
+    # events when only the doubling pass dropped them; the 30 s pass keeps it to the window.
+    monkeypatch.setattr(events_module, "SERIES_PATCH_INTERVAL_SECONDS", 0.01)
+    api, clock = FakeApi(), FakeClock()
+    rec = recorder(api, clock)
+    task = asyncio.create_task(rec.run())
+    try:
+        for index in range(100):
+            failed(rec, note=f"old {index}")
+        await wait_for(lambda: rec.written == 100)
+        clock.step(events_module.SERIES_WINDOW_SECONDS - 1)
+        failed(rec, note="recent")
+        await wait_for(lambda: rec.written == 101)
+        clock.step(2)  # the old ones expired, the recent one did not
+        await wait_for(lambda: len(rec._series) == 1)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert [key[-1] for key in rec._series] == ["recent"]
