@@ -1,8 +1,11 @@
 # ruff: noqa: INP001 - a standalone plugin module, deliberately not part of a package
-"""PreferNodeLabel: an example kubesched plugin (Score and Filter).
+"""PreferNodeLabel: an example kubesched plugin (Filter and Score), the one
+docs/writing-plugins.md's quick start builds.
 
 Score: nodes carrying a label get 100, the others 0 (with `values`, the label must have one of
-them). With `required: true` it also filters out the nodes without the label.
+them). With `required: true` it also filters out the nodes without the label. It signs every
+pod alike (`sign_pod`), so its profile keeps OpportunisticBatching and the per-node reuse of
+results.
 
     pluginConfig:
     - name: PreferNodeLabel
@@ -15,9 +18,7 @@ Enable it with `--plugin-module prefer_label` (this directory on PYTHONPATH), or
 directory as a distribution: its pyproject.toml declares the `kubesched.plugins` entry point.
 """
 
-from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from kubesched.framework import (
@@ -34,16 +35,13 @@ from kubesched.framework import (
 )
 from kubesched.model import Pod
 
-NAME = "PreferNodeLabel"
-
 
 class PreferNodeLabel:
-    name = NAME
+    name = "PreferNodeLabel"  # the name profiles enable it by
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         del handle  # this plugin needs nothing from the cluster beyond its arguments
-        unknown = set(args) - {"key", "values", "required"}
-        if unknown:
+        if unknown := set(args) - {"key", "values", "required"}:
             raise ValueError(f"PreferNodeLabel args: unknown fields {sorted(unknown)}")
         key = args.get("key")
         if not isinstance(key, str) or not key:
@@ -66,6 +64,10 @@ class PreferNodeLabel:
 
     def score(self, _state: CycleState, _pod: Pod, node_info: NodeInfo) -> int:
         return MAX_NODE_SCORE if self._matches(node_info) else 0
+
+    def sign_pod(self, _pod: Pod) -> tuple[Hashable, ...]:
+        # What of the pod Filter and Score read: nothing, so every pod signs alike.
+        return ()
 
     def events_to_register(self) -> Sequence[ClusterEvent]:
         # A pod this plugin filtered out may fit once a node is added or relabelled.
