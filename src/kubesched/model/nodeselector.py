@@ -1,4 +1,7 @@
-"""Node selector terms (nodeAffinity, addedAffinity) compiled once per pod and matched per node.
+"""Node selector terms (nodeAffinity, addedAffinity, a ResourceSlice's or an allocation's
+node selector) compiled once and matched per node; in the model because plugins and the DRA
+library (`kubesched.dra`) both read it, as upstream's plugins and
+`dynamic-resource-allocation/structured` both import `component-helpers`.
 
 Semantics of upstream `component-helpers/scheduling/corev1/nodeaffinity`:
 * terms are ORed; an empty term (no expressions, no fields) matches nothing;

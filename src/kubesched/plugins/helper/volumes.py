@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from kubesched.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
-from kubesched.plugins.helper.nodeselector import compile_selector, selector_matches
+from kubesched.model.nodeselector import compile_selector, selector_matches
 
 IN_TREE_TO_CSI: Mapping[str, str] = {
     "kubernetes.io/aws-ebs": "ebs.csi.aws.com",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from kubesched.plugins.helper import nodeselector as ns
+from kubesched.model import nodeselector as ns
 from kubesched.plugins.helper.args import (
     ArgsError,
     PluginArgs,

@@ -34,9 +34,9 @@ from kubesched.framework import (
 )
 from kubesched.framework.signs import node_affinity_sign
 from kubesched.model import Node, Pod
-from kubesched.plugins.helper import nodeselector as ns
+from kubesched.model import nodeselector as ns
+from kubesched.model.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.event_objects import added_or_updated
-from kubesched.plugins.helper.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.normalize import default_normalize_score
 from kubesched.plugins.node_affinity.args import NodeAffinityArgs
 

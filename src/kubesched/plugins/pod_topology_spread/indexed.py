@@ -15,7 +15,7 @@ from collections.abc import Hashable, Sequence
 
 from kubesched.framework import NodeInfo
 from kubesched.model import Pod
-from kubesched.plugins.helper.nodeselector import RequiredAffinity
+from kubesched.model.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.pair_totals import Contribution, ContributionFn, PairTotals
 from kubesched.plugins.pod_topology_spread.constraints import Constraint
 from kubesched.plugins.pod_topology_spread.filtering import (

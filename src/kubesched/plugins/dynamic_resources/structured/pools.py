@@ -15,8 +15,8 @@ from typing import Any
 
 from kubesched.model import Node
 from kubesched.model.dra import CounterSet, Device, ResourceSlice
+from kubesched.model.nodeselector import compile_term, selector_matches
 from kubesched.plugins.dynamic_resources.structured.types import AllocationError, Features
-from kubesched.plugins.helper.nodeselector import compile_term, selector_matches
 
 PoolID = tuple[str, str]
 """(driver, pool name)."""
