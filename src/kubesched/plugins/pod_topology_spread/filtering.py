@@ -26,8 +26,8 @@ from typing import Final
 from kubesched.framework import Code, NodeInfo, Status
 from kubesched.model import Node, Pod
 from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE
+from kubesched.model.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
-from kubesched.plugins.helper.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.tolerations import first_untolerated
 from kubesched.plugins.pod_topology_spread.constraints import Constraint, PodSelector
 
