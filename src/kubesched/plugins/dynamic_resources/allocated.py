@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 
+from kubesched.dra.structured import AllocatedState, add_allocated_claim
+from kubesched.dra.structured.types import DeviceID
 from kubesched.model.dra_claims import ResourceClaim
-from kubesched.plugins.dynamic_resources.structured import AllocatedState, add_allocated_claim
-from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 
 
 class AllocatedIndex:

@@ -11,20 +11,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from kubesched.framework import Handle
-from kubesched.framework.logkv import kv
-from kubesched.model import Node
-from kubesched.model.dra import Device, DeviceClass, ResourceSlice
-from kubesched.plugins.dynamic_resources.cel import CelCache, SelectorError
-from kubesched.plugins.dynamic_resources.cel.environment import device_variable
-from kubesched.plugins.dynamic_resources.cel.values import CelError
-from kubesched.plugins.dynamic_resources.manager import DraManager, shared_manager
-from kubesched.plugins.dynamic_resources.structured import (
+from kubesched.dra.cel import CelCache, SelectorError
+from kubesched.dra.cel.environment import device_variable
+from kubesched.dra.cel.values import CelError
+from kubesched.dra.structured import (
     AllocatedState,
     AllocationError,
     DeviceID,
     node_matches,
 )
+from kubesched.framework import Handle
+from kubesched.framework.logkv import kv
+from kubesched.model import Node
+from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.plugins.dynamic_resources.manager import DraManager, shared_manager
 from kubesched.plugins.helper.dra_devices import CountsSource
 
 log = logging.getLogger(__name__)

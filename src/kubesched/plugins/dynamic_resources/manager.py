@@ -17,6 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from kubesched.dra.structured import (
+    AllocatedState,
+    add_allocated_claim,
+    patched_slices,
+)
+from kubesched.dra.structured.types import DeviceID
 from kubesched.framework import Handle, Lister
 from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject
@@ -29,12 +35,6 @@ from kubesched.plugins.dynamic_resources.resources import (
     SLICES,
     TAINT_RULES,
 )
-from kubesched.plugins.dynamic_resources.structured import (
-    AllocatedState,
-    add_allocated_claim,
-    patched_slices,
-)
-from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 from kubesched.plugins.helper.listers import declared_lister
 
 log = logging.getLogger(__name__)

@@ -31,6 +31,16 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kubesched.apis import names
+from kubesched.dra.cel import CelCache
+from kubesched.dra.structured import (
+    AllocationError,
+    Allocator,
+    Features,
+    NodeAllocationError,
+    NodePredicate,
+    compile_node_selector,
+)
+from kubesched.dra.structured.allocator import PoolsCache
 from kubesched.framework import (
     ActionType,
     ClusterEvent,
@@ -52,24 +62,14 @@ from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.plugins.dynamic_resources import binding, resources
 from kubesched.plugins.dynamic_resources import extended as extended_resources
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
-from kubesched.plugins.dynamic_resources.cel import CelCache
 from kubesched.plugins.dynamic_resources.manager import Claim, shared_manager
+from kubesched.plugins.dynamic_resources.memo import AllocationMemo
 from kubesched.plugins.dynamic_resources.pod_claims import (
     ClaimsNotReady,
     claims_not_generated,
     pod_claims,
     reserved_for_pod,
 )
-from kubesched.plugins.dynamic_resources.structured import (
-    AllocationError,
-    Allocator,
-    Features,
-    NodeAllocationError,
-    NodePredicate,
-    compile_node_selector,
-)
-from kubesched.plugins.dynamic_resources.structured.allocator import PoolsCache
-from kubesched.plugins.dynamic_resources.structured.memo import AllocationMemo
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.extended_resources import extended_resource_classes
 from kubesched.plugins.helper.normalize import default_normalize_score
@@ -351,7 +351,7 @@ class DynamicResources:
         deadline: float | None,
     ) -> list[AllocationResult] | None:
         """The allocator's answer, or the one it gave before for the same inputs (see
-        `structured.memo`)."""
+        `memo`)."""
         key = self._memo.key(allocator, node, claims)
         if key is not None:
             found, answer = self._memo.get(node, key)

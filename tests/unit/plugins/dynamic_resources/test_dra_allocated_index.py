@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from kubesched.dra.cel import CelCache
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject
 from kubesched.model.dra_claims import ResourceClaim
-from kubesched.plugins.dynamic_resources.cel import CelCache
 from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 from kubesched.plugins.dynamic_resources.resources import ALL, CLAIMS
 from kubesched.testing import FakeHandle

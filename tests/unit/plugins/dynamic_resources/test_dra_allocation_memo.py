@@ -1,4 +1,4 @@
-"""The allocation memo (`structured.memo`) changes no answer: a plugin that remembers
+"""The allocation memo (`memo.py`) changes no answer: a plugin that remembers
 allocations per node and one that allocates afresh every time give the same Filter
 statuses and allocations, pod after pod, while claims get allocated and freed."""
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubesched.dra.structured.types import DeviceID
 from kubesched.model.dra import Device, DeviceAttribute
-from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 
 _SCALAR_KINDS = ("string", "int", "bool", "version")
 

@@ -20,16 +20,16 @@ from dra_upstream_builders import (
     region1,
 )
 
-from kubesched.model import Node
-from kubesched.model.dra import DeviceClass, ResourceSlice
-from kubesched.model.dra_claims import ResourceClaim
-from kubesched.model.quantity import Quantity
-from kubesched.plugins.dynamic_resources.cel import CelCache
-from kubesched.plugins.dynamic_resources.structured import (
+from kubesched.dra.cel import CelCache
+from kubesched.dra.structured import (
     AllocatedState,
     AllocationError,
     Allocator,
 )
+from kubesched.model import Node
+from kubesched.model.dra import DeviceClass, ResourceSlice
+from kubesched.model.dra_claims import ResourceClaim
+from kubesched.model.quantity import Quantity
 
 
 def _norm_requirements(reqs: Any) -> list[Any]:

@@ -8,6 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kubesched.dra.structured.types import (
+    AllocationError,
+    ConsumedCapacity,
+    DeviceID,
+)
 from kubesched.model.dra import Device, ResourceSlice
 from kubesched.model.dra_claims import (
     CONFIG_SOURCE_CLAIM,
@@ -18,14 +23,9 @@ from kubesched.model.dra_claims import (
     DeviceToleration,
     ResourceClaim,
 )
-from kubesched.plugins.dynamic_resources.structured.types import (
-    AllocationError,
-    ConsumedCapacity,
-    DeviceID,
-)
 
 if TYPE_CHECKING:
-    from kubesched.plugins.dynamic_resources.structured.state import RunState as _Run
+    from kubesched.dra.structured.state import RunState as _Run
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from kubesched.model.dra import Device, DeviceAttribute, DeviceCapacity
-from kubesched.model.quantity import Quantity
-from kubesched.plugins.dynamic_resources.cel import (
+from kubesched.dra.cel import (
     CelCache,
     SelectorError,
     compile_selector,
     device_variable,
     enhance_runtime_error,
 )
+from kubesched.model.dra import Device, DeviceAttribute, DeviceCapacity
+from kubesched.model.quantity import Quantity
 
 D = "dra.example.com"
 

@@ -6,6 +6,24 @@ from __future__ import annotations
 
 import sys
 
+from kubesched.dra.structured import capacity as cap
+from kubesched.dra.structured.constraints import (
+    Constraint,
+    DistinctAttribute,
+    MatchAttribute,
+)
+from kubesched.dra.structured.selection import Selection
+from kubesched.dra.structured.state import (
+    Candidate,
+    RequestData,
+    RequestKey,
+    claim_name,
+)
+from kubesched.dra.structured.types import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocationError,
+    DeviceID,
+)
 from kubesched.model.dra import Device
 from kubesched.model.dra_claims import (
     ALLOCATION_MODE_ALL,
@@ -13,24 +31,6 @@ from kubesched.model.dra_claims import (
     DeviceRequest,
     DeviceRequestSpec,
     ResourceClaim,
-)
-from kubesched.plugins.dynamic_resources.structured import capacity as cap
-from kubesched.plugins.dynamic_resources.structured.constraints import (
-    Constraint,
-    DistinctAttribute,
-    MatchAttribute,
-)
-from kubesched.plugins.dynamic_resources.structured.selection import Selection
-from kubesched.plugins.dynamic_resources.structured.state import (
-    Candidate,
-    RequestData,
-    RequestKey,
-    claim_name,
-)
-from kubesched.plugins.dynamic_resources.structured.types import (
-    ALLOCATION_RESULTS_MAX_SIZE,
-    AllocationError,
-    DeviceID,
 )
 
 

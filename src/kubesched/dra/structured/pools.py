@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.dra.structured.types import AllocationError, Features
 from kubesched.model import Node
 from kubesched.model.dra import CounterSet, Device, ResourceSlice
 from kubesched.model.nodeselector import compile_term, selector_matches
-from kubesched.plugins.dynamic_resources.structured.types import AllocationError, Features
 
 PoolID = tuple[str, str]
 """(driver, pool name)."""

@@ -1,17 +1,17 @@
 """Structured-parameters allocation of DRA devices (upstream
 `k8s.io/dynamic-resource-allocation/structured`, the incubating variant)."""
 
-from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
-from kubesched.plugins.dynamic_resources.structured.pools import (
+from kubesched.dra.structured.allocator import Allocator
+from kubesched.dra.structured.pools import (
     NodePredicate,
     compile_node_selector,
     node_matches,
 )
-from kubesched.plugins.dynamic_resources.structured.taint_rules import (
+from kubesched.dra.structured.taint_rules import (
     apply_taint_rules,
     patched_slices,
 )
-from kubesched.plugins.dynamic_resources.structured.types import (
+from kubesched.dra.structured.types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatedState,
     AllocationError,

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubesched.model.dra import Device, DeviceSelector, ResourceSlice
-from kubesched.plugins.dynamic_resources.cel import SelectorError, enhance_runtime_error
-from kubesched.plugins.dynamic_resources.structured.pools import node_matches
-from kubesched.plugins.dynamic_resources.structured.state import (
+from kubesched.dra.cel import SelectorError, enhance_runtime_error
+from kubesched.dra.structured.pools import node_matches
+from kubesched.dra.structured.state import (
     RequestData,
     RequestKey,
     RunState,
     claim_name,
 )
-from kubesched.plugins.dynamic_resources.structured.types import AllocationError, DeviceID
+from kubesched.dra.structured.types import AllocationError, DeviceID
+from kubesched.model.dra import Device, DeviceSelector, ResourceSlice
 
 
 class Selection(RunState):

@@ -7,21 +7,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kubesched.model import Node
-from kubesched.model.dra import Device, DeviceClass, ResourceSlice
-from kubesched.model.dra_claims import DeviceRequestSpec, ResourceClaim
-from kubesched.model.quantity import Quantity
-from kubesched.plugins.dynamic_resources.structured.constraints import Constraint
-from kubesched.plugins.dynamic_resources.structured.pools import Pool
-from kubesched.plugins.dynamic_resources.structured.results import DeviceResult
-from kubesched.plugins.dynamic_resources.structured.types import (
+from kubesched.dra.structured.constraints import Constraint
+from kubesched.dra.structured.pools import Pool
+from kubesched.dra.structured.results import DeviceResult
+from kubesched.dra.structured.types import (
     ConsumedCapacity,
     DeviceID,
     Features,
 )
+from kubesched.model import Node
+from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.model.dra_claims import DeviceRequestSpec, ResourceClaim
+from kubesched.model.quantity import Quantity
 
 if TYPE_CHECKING:
-    from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
+    from kubesched.dra.structured.allocator import Allocator
 
 RequestKey = tuple[int, int, int]
 """(claim index, request index, subrequest index)."""

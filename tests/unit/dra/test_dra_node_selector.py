@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.plugins.dynamic_resources.structured import (
+from kubesched.dra.structured import (
     AllocationError,
     compile_node_selector,
     node_matches,

@@ -16,8 +16,7 @@ from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
 
-from kubesched.model.quantity import Quantity, QuantityError
-from kubesched.plugins.dynamic_resources.cel.values import (
+from kubesched.dra.cel.values import (
     INT64_MAX,
     INT64_MIN,
     NONE,
@@ -35,6 +34,7 @@ from kubesched.plugins.dynamic_resources.cel.values import (
     normalize_semver,
     type_name,
 )
+from kubesched.model.quantity import Quantity, QuantityError
 
 Function = Callable[..., Any]
 

@@ -7,26 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kubesched.model.dra import Device, DeviceTaint
-from kubesched.model.dra_claims import DeviceRequestSpec, DeviceToleration, ResourceClaim
-from kubesched.model.quantity import Quantity
-from kubesched.plugins.dynamic_resources.structured import capacity as cap
-from kubesched.plugins.dynamic_resources.structured.pools import Pool
-from kubesched.plugins.dynamic_resources.structured.requests import Requests
-from kubesched.plugins.dynamic_resources.structured.results import DeviceResult
-from kubesched.plugins.dynamic_resources.structured.state import (
+from kubesched.dra.structured import capacity as cap
+from kubesched.dra.structured.pools import Pool
+from kubesched.dra.structured.requests import Requests
+from kubesched.dra.structured.results import DeviceResult
+from kubesched.dra.structured.state import (
     Candidate,
     RequestData,
     RequestKey,
     Undo,
     claim_name,
 )
-from kubesched.plugins.dynamic_resources.structured.types import (
+from kubesched.dra.structured.types import (
     AllocationError,
     ConsumedCapacity,
     DeviceID,
     add_capacity,
 )
+from kubesched.model.dra import Device, DeviceTaint
+from kubesched.model.dra_claims import DeviceRequestSpec, DeviceToleration, ResourceClaim
+from kubesched.model.quantity import Quantity
 
 TAINT_EFFECTS_PREVENTING_ALLOCATION = frozenset({"NoSchedule", "NoExecute"})
 

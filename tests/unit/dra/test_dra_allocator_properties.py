@@ -12,11 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.model import Node
-from kubesched.model.dra import DeviceClass, DeviceTaintRule, ResourceSlice
-from kubesched.model.dra_claims import ResourceClaim
-from kubesched.plugins.dynamic_resources.cel import CelCache
-from kubesched.plugins.dynamic_resources.structured import (
+from kubesched.dra.cel import CelCache
+from kubesched.dra.structured import (
     AllocatedState,
     AllocationError,
     Allocator,
@@ -26,6 +23,9 @@ from kubesched.plugins.dynamic_resources.structured import (
     add_allocated_claim,
     patched_slices,
 )
+from kubesched.model import Node
+from kubesched.model.dra import DeviceClass, DeviceTaintRule, ResourceSlice
+from kubesched.model.dra_claims import ResourceClaim
 
 DRIVER = "gpu.example.com"
 GPU = DeviceClass.from_json(

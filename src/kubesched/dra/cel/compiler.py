@@ -26,8 +26,8 @@ from celpy.celparser import CELParseError, CELParser
 from celpy.evaluation import celbytes, celstr
 from lark import Token, Tree
 
-from kubesched.plugins.dynamic_resources.cel import library
-from kubesched.plugins.dynamic_resources.cel.values import (
+from kubesched.dra.cel import library
+from kubesched.dra.cel.values import (
     NONE,
     CelError,
     CostLimitExceeded,

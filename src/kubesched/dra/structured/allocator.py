@@ -19,21 +19,21 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from kubesched.model import Node
-from kubesched.model.dra import Device, DeviceClass, ResourceSlice
-from kubesched.model.dra_claims import AllocationResult, ResourceClaim
-from kubesched.model.quantity import Quantity
-from kubesched.plugins.dynamic_resources.cel import CelCache, device_variable
-from kubesched.plugins.dynamic_resources.structured.pools import Pool, gather_pools
-from kubesched.plugins.dynamic_resources.structured.results import build_allocation
-from kubesched.plugins.dynamic_resources.structured.search import Search
-from kubesched.plugins.dynamic_resources.structured.state import MaxSizeExceeded
-from kubesched.plugins.dynamic_resources.structured.types import (
+from kubesched.dra.cel import CelCache, device_variable
+from kubesched.dra.structured.pools import Pool, gather_pools
+from kubesched.dra.structured.results import build_allocation
+from kubesched.dra.structured.search import Search
+from kubesched.dra.structured.state import MaxSizeExceeded
+from kubesched.dra.structured.types import (
     AllocatedState,
     AllocationError,
     Features,
     NodeAllocationError,
 )
+from kubesched.model import Node
+from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.model.quantity import Quantity
 
 ClassGetter = Callable[[str], DeviceClass | None]
 PoolsCache = dict[str, tuple[Node, list[Pool]]]

@@ -1,6 +1,6 @@
 """The DRA CEL environment for device selectors, compiled once per expression."""
 
-from kubesched.plugins.dynamic_resources.cel.environment import (
+from kubesched.dra.cel.environment import (
     SELECTOR_MAX_COST,
     CelCache,
     Selector,

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+from kubesched.dra.structured import DeviceID, Features, SharedDeviceID
+from kubesched.dra.structured.types import ALL_FEATURES_OFF
 from kubesched.model.quantity import BINARY_SI, DECIMAL_SI, Quantity
-from kubesched.plugins.dynamic_resources.structured import DeviceID, Features, SharedDeviceID
-from kubesched.plugins.dynamic_resources.structured.types import ALL_FEATURES_OFF
 
 # --- Go names ------------------------------------------------------------------------------
 

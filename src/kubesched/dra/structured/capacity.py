@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
+from kubesched.dra.structured.types import ConsumedCapacity
 from kubesched.model.dra import CapacityRequestPolicy, DeviceCapacity
 from kubesched.model.quantity import INT64_MAX, Quantity
-from kubesched.plugins.dynamic_resources.structured.types import ConsumedCapacity
 
 NOT_REPRESENTABLE = "capacity request cannot be represented in the device's range arithmetic"
 NEGATIVE = "capacity value is negative"

@@ -19,19 +19,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from kubesched.model.dra import Device
-from kubesched.plugins.dynamic_resources.cel.compiler import (
+from kubesched.dra.cel.compiler import (
     CompileError,
     Program,
     Run,
     compile_expression,
 )
-from kubesched.plugins.dynamic_resources.cel.values import (
+from kubesched.dra.cel.values import (
     CelError,
     DefaultMap,
     Semver,
     type_name,
 )
+from kubesched.model.dra import Device
 
 SELECTOR_MAX_COST: Final = 1_000_000
 """`resourceapi.CELSelectorExpressionMaxCost`."""

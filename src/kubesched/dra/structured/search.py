@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import time
 
-from kubesched.model.dra import ResourceSlice
-from kubesched.model.dra_claims import ALLOCATION_MODE_ALL
-from kubesched.plugins.dynamic_resources.structured.devices import Devices
-from kubesched.plugins.dynamic_resources.structured.pools import Pool
-from kubesched.plugins.dynamic_resources.structured.state import (
+from kubesched.dra.structured.devices import Devices
+from kubesched.dra.structured.pools import Pool
+from kubesched.dra.structured.state import (
     Candidate,
     MaxSizeExceeded,
     RequestData,
     RequestKey,
     Undo,
 )
-from kubesched.plugins.dynamic_resources.structured.types import (
+from kubesched.dra.structured.types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationError,
     DeviceID,
 )
+from kubesched.model.dra import ResourceSlice
+from kubesched.model.dra_claims import ALLOCATION_MODE_ALL
 
 Location = tuple[int, int, int]
 """(pool index, slice index, device index) where a request's next device is searched."""

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+from kubesched.dra.structured.allocator import Allocator
+from kubesched.dra.structured.pools import Pool
+from kubesched.dra.structured.types import DeviceID
 from kubesched.model import Node
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
-from kubesched.plugins.dynamic_resources.structured.allocator import Allocator
-from kubesched.plugins.dynamic_resources.structured.pools import Pool
-from kubesched.plugins.dynamic_resources.structured.types import DeviceID
 
 Answer = list[AllocationResult] | None
 PoolDevices = tuple[tuple[tuple[str, str], tuple[DeviceID, ...]], ...]
