@@ -33,7 +33,7 @@ from kubesched.kube.protobuf import PROTOBUF
 from kubesched.model import Node, Pod, Resource
 
 INACTIVITY_TIMEOUT = 60.0
-log = logging.getLogger("kubesched.bench.nullbinder")
+log = logging.getLogger("kubesched.bench.nullbinder")  # its module name, also when run as __main__
 
 
 class RoundRobin:

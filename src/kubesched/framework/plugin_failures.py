@@ -10,7 +10,7 @@ import logging
 from kubesched.framework.logkv import kv
 from kubesched.framework.status import Code, Status
 
-logger = logging.getLogger("kubesched.framework")
+logger = logging.getLogger(__name__)
 
 
 PLUGIN_ERRORS: tuple[type[BaseException], ...] = (Exception, asyncio.CancelledError, SystemExit)

@@ -11,7 +11,7 @@ from kubesched.framework.logkv import Bare, kv
 from kubesched.leaderelection.outcome import ElectionMetrics, StoppedLeading
 from kubesched.leaderelection.settings import ElectionConfig
 
-log = logging.getLogger("kubesched.leaderelection")
+log = logging.getLogger(__name__)
 
 EVENT_REASON = "LeaderElection"
 

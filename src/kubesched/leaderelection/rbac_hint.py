@@ -13,7 +13,7 @@ import logging
 from kubesched.framework.logkv import kv
 from kubesched.kube.errors import ApiError
 
-log = logging.getLogger("kubesched.leaderelection")
+log = logging.getLogger(__name__)
 
 REPEAT_INTERVAL_SECONDS = 60.0
 

@@ -25,7 +25,7 @@ from kubesched.model import Pod
 from kubesched.runtime.memo import store
 from kubesched.runtime.score_columns import PositionedNodes
 
-logger = logging.getLogger("kubesched.framework")
+logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 Metered: TypeAlias = Callable[[CycleState, str, str, Callable[..., Any]], Callable[..., Any]]

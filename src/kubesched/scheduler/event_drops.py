@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kubesched.framework.logkv import kv
 
-log = logging.getLogger("kubesched.scheduler.event_recorder")
+log = logging.getLogger(__name__)
 
 DROP_LOG_INTERVAL_SECONDS = 60.0
 QUEUE_FULL = "queue_full"

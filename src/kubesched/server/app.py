@@ -30,7 +30,7 @@ from kubesched.server.cachesync import CacheSyncError, wait_synced, watch_inform
 from kubesched.server.components import Components, build
 from kubesched.server.served import unserved_problem
 
-log = logging.getLogger("kubesched")
+log = logging.getLogger(__name__)
 
 SHUTDOWN_BINDING_GRACE_SECONDS = 10.0
 CACHE_SYNC_TIMEOUT_SECONDS = 120.0

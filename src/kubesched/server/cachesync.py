@@ -18,7 +18,7 @@ from kubesched.apis.errors import KubeschedError
 from kubesched.framework.logkv import kv
 from kubesched.server.informers import Informers
 
-log = logging.getLogger("kubesched")
+log = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_SECONDS = 15.0
 WATCH_INTERVAL_SECONDS = 10.0

@@ -56,7 +56,7 @@ from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
 from kubesched.server.volume_informers import uses_volumes, volume_informers
 
-log = logging.getLogger("kubesched")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
