@@ -10,6 +10,9 @@ from kubesched.model.resources import Resource
 NO_SCHEDULE = "NoSchedule"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 NO_EXECUTE = "NoExecute"
+DO_NOT_SCHEDULE_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
+"""The taint effects that keep a pod that does not tolerate them off a node (TaintToleration's
+Filter, PodTopologySpread's `nodeTaintsPolicy: Honor`, a device taint in DRA)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from typing import Final
 
 from kubesched.framework import Code, NodeInfo, Status
 from kubesched.model import Node, Pod
-from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE
+from kubesched.model.node import DO_NOT_SCHEDULE_EFFECTS
 from kubesched.model.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.node_counts import CountFn, NodeCountCache
 from kubesched.plugins.helper.tolerations import first_untolerated
@@ -36,7 +36,7 @@ ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing 
 _REJECT_SKEW: Final = Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
 _REJECT_LABEL: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
 _NO_DOMAINS = 2**31 - 1  # upstream's minimum when no domain exists (math.MaxInt32)
-_TAINT_EFFECTS = frozenset({NO_SCHEDULE, NO_EXECUTE})
+_TAINT_EFFECTS = DO_NOT_SCHEDULE_EFFECTS
 
 
 def pod_counter(selector: PodSelector, namespace: str) -> CountFn:

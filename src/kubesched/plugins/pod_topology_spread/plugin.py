@@ -4,9 +4,9 @@ domains (zones, hosts, ...) by their `topologySpreadConstraints`, as kube-schedu
 * `whenUnsatisfiable: DoNotSchedule` constraints filter: a node is rejected if placing the
   pod there would make its domain exceed the global minimum by more than `maxSkew`
   (`node(s) didn't match pod topology spread constraints`), or if it lacks the topology key
-  (`... (missing required label)`). See `pod_topology_spread_filtering`.
+  (`... (missing required label)`). See `filtering`.
 * `ScheduleAnyway` constraints score: fewer matching pods in a node's domains, higher score.
-  See `pod_topology_spread_scoring`.
+  See `scoring`.
 * Pods without constraints get the default constraints (`PodTopologySpreadArgs`:
   `defaultingType: System|List`, `defaultConstraints`), spreading the pod among the pods
   of the Services and controllers that select it (`helper.spread.default_selector`; the

@@ -32,14 +32,14 @@ from kubesched.framework import (
 from kubesched.framework.logkv import kv
 from kubesched.framework.signs import tolerations_sign
 from kubesched.model import Node, Pod, Toleration
-from kubesched.model.node import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
+from kubesched.model.node import DO_NOT_SCHEDULE_EFFECTS, PREFER_NO_SCHEDULE
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.event_objects import added_or_updated
 from kubesched.plugins.helper.normalize import default_normalize_score
 from kubesched.plugins.helper.tolerations import first_untolerated, tolerated
 
 NAME = names.TAINT_TOLERATION
-_DO_NOT_SCHEDULE: Final = frozenset({NO_SCHEDULE, NO_EXECUTE})
+_DO_NOT_SCHEDULE: Final = DO_NOT_SCHEDULE_EFFECTS
 _PREFER_NO_SCHEDULE = PREFER_NO_SCHEDULE
 _UNTOLERATED: Final = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"
