@@ -14,7 +14,7 @@ from kubesched.testing import make_node, make_pod
 
 @pytest.fixture(scope="module")
 def oracle():
-    sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
+    sys.path.insert(0, str(Path(__file__).parents[2] / "e2e"))
     try:
         return importlib.import_module("harness.oracle")
     finally:
