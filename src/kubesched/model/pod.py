@@ -71,6 +71,19 @@ class OwnerReference:
 
 @dataclass(slots=True, weakref_slot=True)
 class Pod:
+    """The fields of a v1 Pod that scheduling reads, parsed once from the API server's JSON
+    (`Pod.from_json`); everything else of the object is dropped, so tens of thousands of
+    pods fit in little memory.
+
+    A Pod is treated as a value: an update from the informer is a new Pod, and the scheduler
+    assumes a pod onto a node with a copy (`on_node`). Caches key results by the object
+    (`id(pod)`, a weak reference), which is why it has a weakref slot. The one field written
+    after parsing is `scheduled_condition`, set when kubesched patched the pod's
+    PodScheduled condition (`kubesched.scheduler.podstatus`), so the same condition is not
+    written twice. `affinity` and `topology_spread_constraints` keep the API's JSON form;
+    the plugins compile them (`kubesched.model.nodeselector`, the InterPodAffinity and
+    PodTopologySpread plugins)."""
+
     namespace: str
     name: str
     uid: str = ""
