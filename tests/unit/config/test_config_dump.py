@@ -229,7 +229,10 @@ def profile_for(draw: st.DrawFn, name: str, queue_sort: PluginSet | None) -> Pro
     plugins = draw(st.dictionaries(st.sampled_from(points), plugin_sets, max_size=3))
     if queue_sort is not None:
         plugins["queueSort"] = queue_sort
-    args = st.dictionaries(st.text(max_size=5), json_values, max_size=3)
+    # `kind` and `apiVersion` are the args' type meta, which loading checks and fills in
+    # (`<Plugin>Args`): not free keys.
+    keys = st.text(max_size=5).filter(lambda key: key not in {"kind", "apiVersion"})
+    args = st.dictionaries(keys, json_values, max_size=3)
     return Profile(
         scheduler_name=name,
         plugins=plugins,
