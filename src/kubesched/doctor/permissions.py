@@ -22,6 +22,7 @@ from kubesched.doctor.result import CheckResult, fail, ok, warn
 from kubesched.doctor.target import ServiceAccount, Target
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import Forbidden, NotFound
+from kubesched.model.storage_kinds import STORAGE_OBJECTS
 
 NAME = "permissions"
 LEASES = "coordination.k8s.io"
@@ -157,15 +158,6 @@ def _preemption_needs() -> list[Need]:
         Need(verb="watch", resource=pdbs, group="policy", why="the PodDisruptionBudget informer"),
         Need(verb="delete", resource="pods", why="preemption evicting lower-priority victims"),
     ]
-
-
-STORAGE_OBJECTS = (
-    "storageclasses",
-    "csinodes",
-    "csidrivers",
-    "csistoragecapacities",
-    "volumeattachments",
-)
 
 
 def _volume_needs() -> list[Need]:

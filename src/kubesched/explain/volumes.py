@@ -10,26 +10,7 @@ from typing import Any
 
 from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.kube.errors import Forbidden
-from kubesched.model import (
-    CSIDriver,
-    CSINode,
-    CSIStorageCapacity,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    StorageClass,
-    VolumeAttachment,
-)
-
-STORAGE = "/apis/storage.k8s.io/v1"
-_LISTS: tuple[tuple[str, str, Callable[[dict[str, Any]], Any]], ...] = (
-    ("claims", "/api/v1/persistentvolumeclaims", PersistentVolumeClaim.from_json),
-    ("volumes", "/api/v1/persistentvolumes", PersistentVolume.from_json),
-    ("classes", f"{STORAGE}/storageclasses", StorageClass.from_json),
-    ("csi_nodes", f"{STORAGE}/csinodes", CSINode.from_json),
-    ("csi_drivers", f"{STORAGE}/csidrivers", CSIDriver.from_json),
-    ("capacities", f"{STORAGE}/csistoragecapacities", CSIStorageCapacity.from_json),
-    ("attachments", f"{STORAGE}/volumeattachments", VolumeAttachment.from_json),
-)
+from kubesched.model.storage_kinds import STORAGE_KINDS
 
 
 async def read_volumes(
@@ -37,10 +18,10 @@ async def read_volumes(
 ) -> StaticVolumeListers:
     """Every storage object the volume plugins read (`list_all(path)` lists, paged)."""
     found: dict[str, list[Any]] = {}
-    for field, path, decode in _LISTS:
+    for kind in STORAGE_KINDS:
         try:
-            found[field] = [decode(item) for item in await list_all(path)]
+            found[kind.lister] = [kind.decode(item) for item in await list_all(kind.path)]
         except Forbidden:
-            notes.append(f"cannot list {path.rsplit('/', 1)[-1]} (forbidden): explained as none")
-            found[field] = []
+            notes.append(f"cannot list {kind.resource} (forbidden): explained as none")
+            found[kind.lister] = []
     return StaticVolumeListers(**found)

@@ -53,6 +53,7 @@ from typing import Any
 from kubesched.apis.resources import ResourceSpec, built_in
 from kubesched.manifests.meta import RBAC_API, RBAC_GROUP, metadata, service_account_subject
 from kubesched.manifests.options import Names
+from kubesched.model.storage_kinds import STORAGE_OBJECTS
 
 AUTH_DELEGATOR = "system:auth-delegator"
 READ = ("get", "list", "watch")
@@ -71,15 +72,6 @@ def rule(
     if names:
         policy["resourceNames"] = list(names)
     return policy
-
-
-STORAGE_OBJECTS = (
-    "storageclasses",
-    "csinodes",
-    "csidrivers",
-    "csistoragecapacities",
-    "volumeattachments",
-)
 
 
 def resource_rules(resources: Sequence[ResourceSpec]) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ a volume plugin.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,15 +18,7 @@ from kubesched.framework import EventResource
 from kubesched.framework.volumes import MappedVolumeListers
 from kubesched.informers import Reflector
 from kubesched.kube.api import WatchApi
-from kubesched.model import (
-    CSIDriver,
-    CSINode,
-    CSIStorageCapacity,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    StorageClass,
-    VolumeAttachment,
-)
+from kubesched.model.storage_kinds import STORAGE_KINDS
 from kubesched.runtime import Framework
 from kubesched.scheduler.eventhandlers import StorageHandler, StorageMove
 from kubesched.server.informers import informer
@@ -34,47 +26,6 @@ from kubesched.server.informers import informer
 VOLUME_PLUGINS = frozenset(
     {names.VOLUME_BINDING, names.VOLUME_RESTRICTIONS, names.VOLUME_ZONE, names.NODE_VOLUME_LIMITS}
 )
-
-_RESOURCES: tuple[tuple[str, str, Callable[[dict[str, Any]], Any], EventResource], ...] = (
-    (
-        "persistentvolumeclaims",
-        "/api/v1/persistentvolumeclaims",
-        PersistentVolumeClaim.from_json,
-        EventResource.PERSISTENT_VOLUME_CLAIM,
-    ),
-    (
-        "persistentvolumes",
-        "/api/v1/persistentvolumes",
-        PersistentVolume.from_json,
-        EventResource.PERSISTENT_VOLUME,
-    ),
-    (
-        "storageclasses",
-        "/apis/storage.k8s.io/v1/storageclasses",
-        StorageClass.from_json,
-        EventResource.STORAGE_CLASS,
-    ),
-    ("csinodes", "/apis/storage.k8s.io/v1/csinodes", CSINode.from_json, EventResource.CSI_NODE),
-    (
-        "csidrivers",
-        "/apis/storage.k8s.io/v1/csidrivers",
-        CSIDriver.from_json,
-        EventResource.CSI_DRIVER,
-    ),
-    (
-        "csistoragecapacities",
-        "/apis/storage.k8s.io/v1/csistoragecapacities",
-        CSIStorageCapacity.from_json,
-        EventResource.CSI_STORAGE_CAPACITY,
-    ),
-    (
-        "volumeattachments",
-        "/apis/storage.k8s.io/v1/volumeattachments",
-        VolumeAttachment.from_json,
-        EventResource.VOLUME_ATTACHMENT,
-    ),
-)
-"""(resource, path, decode, event resource) of each storage informer."""
 
 
 def _key(obj: Any) -> str:
@@ -93,20 +44,11 @@ class VolumeInformers:
 def volume_informers(api: WatchApi, *, move: StorageMove) -> VolumeInformers:
     """Every storage informer, with listers over their stores."""
     reflectors: dict[str, Reflector[Any]] = {}
-    for resource, path, decode, event_resource in _RESOURCES:
-        handler = StorageHandler(resource=event_resource, move=move)
-        reflectors[resource] = informer(api, path, decode, _key, handler=handler)
-    stores = {name: reflector.store for name, reflector in reflectors.items()}
-    listers = MappedVolumeListers(
-        claims=stores["persistentvolumeclaims"],
-        volumes=stores["persistentvolumes"],
-        classes=stores["storageclasses"],
-        csi_nodes=stores["csinodes"],
-        csi_drivers=stores["csidrivers"],
-        capacities=stores["csistoragecapacities"],
-        attachments=stores["volumeattachments"],
-    )
-    return VolumeInformers(reflectors=reflectors, listers=listers)
+    for kind in STORAGE_KINDS:
+        handler = StorageHandler(resource=EventResource(kind.event_name), move=move)
+        reflectors[kind.resource] = informer(api, kind.path, kind.decode, _key, handler=handler)
+    stores = {kind.lister: reflectors[kind.resource].store for kind in STORAGE_KINDS}
+    return VolumeInformers(reflectors=reflectors, listers=MappedVolumeListers(**stores))
 
 
 def uses_volumes(frameworks: Iterable[Framework]) -> bool:
