@@ -19,12 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from kubesched.dra.cel.compiler import (
-    CompileError,
-    Program,
-    Run,
-    compile_expression,
-)
+from kubesched.dra.cel.compiler import compile_expression
+from kubesched.dra.cel.program import CompileError, Program, Run
 from kubesched.dra.cel.values import (
     CelError,
     DefaultMap,
@@ -60,11 +56,11 @@ def device_variable(device: Device, driver: str) -> dict[str, Any]:
                 raise CelError(f"attribute {name}: parse semantic version: {exc}") from None
         elif attr.kind == "versions":
             try:
-                value = [Semver.parse(str(v)) for v in attr.value or ()]  # type: ignore[union-attr]
+                value = [Semver.parse(str(v)) for v in _items(attr.value)]
             except CelError as exc:
                 raise CelError(f"attribute {name}: parse semantic version: {exc}") from None
         elif attr.kind in ("ints", "bools", "strings"):
-            value = list(attr.value or ())  # type: ignore[arg-type]
+            value = list(_items(attr.value))
         elif attr.kind:
             value = attr.value
         else:
@@ -81,6 +77,11 @@ def device_variable(device: Device, driver: str) -> dict[str, Any]:
         "attributes": DefaultMap(attributes, _EMPTY),
         "capacity": DefaultMap(capacity, _EMPTY),
     }
+
+
+def _items(value: object) -> tuple[object, ...]:
+    """A list attribute's values (the model parses each list kind into a tuple)."""
+    return value if isinstance(value, tuple) else ()
 
 
 def enhance_runtime_error(message: str) -> str:

@@ -109,9 +109,11 @@ class Semver:
         for a, b in zip(self.pre, other.pre, strict=False):
             if a == b:
                 continue
-            if isinstance(a, int) != isinstance(b, int):
-                return -1 if isinstance(a, int) else 1
-            return -1 if a < b else 1  # type: ignore[operator]
+            if isinstance(a, int) and isinstance(b, int):
+                return -1 if a < b else 1
+            if isinstance(a, str) and isinstance(b, str):
+                return -1 if a < b else 1
+            return -1 if isinstance(a, int) else 1  # numeric identifiers sort first
         return (len(self.pre) > len(other.pre)) - (len(self.pre) < len(other.pre))
 
     def __str__(self) -> str:
@@ -319,7 +321,8 @@ def compare(a: Any, b: Any) -> int:
     )
     if not comparable:
         raise no_such_overload()
-    return (a > b) - (a < b)  # type: ignore[no-any-return]
+    order: int = (a > b) - (a < b)
+    return order
 
 
 def truthy(value: Any) -> bool:
@@ -327,3 +330,41 @@ def truthy(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     raise no_such_overload()
+
+
+# --- function arguments ----------------------------------------------------------------
+
+
+def str_arg(value: Any) -> str:
+    """A function's argument as a string, or `no such overload`."""
+    if not isinstance(value, str):
+        raise no_such_overload()
+    return value
+
+
+def int_arg(value: Any) -> int:
+    """An `int` argument (not a bool or a `uint`), or `no such overload`."""
+    if not isinstance(value, int) or isinstance(value, bool | Uint):
+        raise no_such_overload()
+    return value
+
+
+def quantity_arg(value: Any) -> Quantity:
+    """A `kubernetes.Quantity` argument, or `no such overload`."""
+    if not isinstance(value, Quantity):
+        raise no_such_overload()
+    return value
+
+
+def semver_arg(value: Any) -> Semver:
+    """A `kubernetes.Semver` argument, or `no such overload`."""
+    if not isinstance(value, Semver):
+        raise no_such_overload()
+    return value
+
+
+def list_arg(value: Any) -> Sequence[Any]:
+    """A list argument, or `no such overload`."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+        raise no_such_overload()
+    return value
