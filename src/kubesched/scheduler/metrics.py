@@ -58,6 +58,33 @@ class SchedulerMetrics:
         """For `build_framework(plugin_metrics=...)`: the store behind
         `scheduler_plugin_execution_duration_seconds` and `scheduler_plugin_evaluation_total`."""
         r.register(PluginMetricsCollector(self.plugin_metrics))
+        self._scheduling_families(r)
+        self._queue_families(r)
+        self._client_families(r)
+        ProcessCollector(registry=r)
+        self._preemption_families(r)
+        self.permit_wait_duration = Histogram(
+            "scheduler_permit_wait_duration_seconds",
+            "Duration of waiting on permit.",
+            ["result"],
+            buckets=_ATTEMPT_BUCKETS,
+            registry=r,
+        )
+        self.workload = WorkloadMetrics(r) if generic_workload else None
+        self._batch = BatchFamilies(r)
+        self.events_dropped = Counter(
+            "kubesched_events_dropped",
+            "Events that could not be written, by reason (queue_full, write_failed, "
+            "forbidden). kube-scheduler has no such metric; kubesched counts every drop.",
+            ["reason"],
+            registry=r,
+        )
+        for reason in ("queue_full", "write_failed", "forbidden"):
+            self.events_dropped.labels(reason)  # exported as 0 from the start, for alerts
+        self._election_families(r)
+
+    def _scheduling_families(self, r: CollectorRegistry) -> None:
+        """Attempts, their latency, pending pods, the SLI, extension points."""
         self.schedule_attempts = Counter(
             "scheduler_schedule_attempts",
             "Number of attempts to schedule pods, by the result.",
@@ -98,6 +125,9 @@ class SchedulerMetrics:
             buckets=_EXTENSION_BUCKETS,
             registry=r,
         )
+
+    def _queue_families(self, r: CollectorRegistry) -> None:
+        """The queue, its hints, event handling, the cache, the algorithm."""
         self.queue_incoming_pods = Counter(
             "scheduler_queue_incoming_pods",
             "Number of pods added to scheduling queues by event and queue type.",
@@ -141,6 +171,9 @@ class SchedulerMetrics:
             buckets=_ATTEMPT_BUCKETS,
             registry=r,
         )
+
+    def _client_families(self, r: CollectorRegistry) -> None:
+        """client-go's rest_client_* families."""
         self.rest_client_requests = Counter(
             "rest_client_requests",
             "Number of HTTP requests, partitioned by status code, method, and host.",
@@ -162,7 +195,9 @@ class SchedulerMetrics:
             ["code", "verb", "host"],
             registry=r,
         )
-        ProcessCollector(registry=r)
+
+    def _preemption_families(self, r: CollectorRegistry) -> None:
+        """Preemption attempts, victims and runs."""
         self.preemption_attempts = Counter(
             "scheduler_preemption_attempts",
             "Total preemption attempts in the cluster till now",
@@ -184,24 +219,9 @@ class SchedulerMetrics:
             ["result"],
             registry=r,
         )
-        self.permit_wait_duration = Histogram(
-            "scheduler_permit_wait_duration_seconds",
-            "Duration of waiting on permit.",
-            ["result"],
-            buckets=_ATTEMPT_BUCKETS,
-            registry=r,
-        )
-        self.workload = WorkloadMetrics(r) if generic_workload else None
-        self._batch = BatchFamilies(r)
-        self.events_dropped = Counter(
-            "kubesched_events_dropped",
-            "Events that could not be written, by reason (queue_full, write_failed, "
-            "forbidden). kube-scheduler has no such metric; kubesched counts every drop.",
-            ["reason"],
-            registry=r,
-        )
-        for reason in ("queue_full", "write_failed", "forbidden"):
-            self.events_dropped.labels(reason)  # exported as 0 from the start, for alerts
+
+    def _election_families(self, r: CollectorRegistry) -> None:
+        """client-go's leader election families."""
         self.leader = Gauge(
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates "

@@ -84,58 +84,65 @@ def _prometheus_rule() -> Group:
                 doc="Labels added to every alert of the chart (e.g. team: platform).",
                 schema=s.string_map(),
             ),
-            _alert(
-                "down",
-                "KubeschedDown: no kubesched target is up (every replica down or unscraped).",
-                after="5m",
-                severity="critical",
-            ),
-            _alert(
-                "noLeader",
-                "KubeschedNoLeader: replicas are up but none leads (sum of\n"
-                "leader_election_master_status is 0): nothing schedules. With leader election.",
-                after="5m",
-                severity="critical",
-            ),
-            _alert(
-                "pendingPods",
-                "KubeschedPendingPodsGrowing: more pods than `threshold` wait in kubesched's\n"
-                "queues (scheduler_pending_pods, gated pods aside) and their number grew over\n"
-                "`window`.",
-                after="15m",
-                severity="warning",
-                threshold=Leaf(
-                    key="threshold",
-                    default=10,
-                    doc="Pending pods above which the alert may fire.",
-                    schema=s.integer(minimum=0),
-                ),
-                window=Leaf(
-                    key="window",
-                    default="15m",
-                    doc="Over how long the number must have grown.",
-                    schema=s.string(pattern=s.PROMETHEUS_DURATION, min_length=1),
-                ),
-            ),
-            _alert(
-                "schedulingErrors",
-                "KubeschedSchedulingErrors: scheduling attempts end in error (an API call of\n"
-                "the cycle or the binding failed: scheduler_schedule_attempts_total{result=\n"
-                '"error"}) faster than `threshold` per second, per profile.',
-                after="10m",
-                severity="warning",
-                threshold=Leaf(
-                    key="threshold",
-                    default=0,
-                    doc="Errors per second (5m rate) above which the alert may fire.",
-                    schema={"type": "number", "minimum": 0},
-                ),
-            ),
+            *_alerts(),
             Leaf(
                 key="extraRules",
                 default=[],
                 doc="More alerting or recording rules, appended to the chart's group.",
                 schema=s.array(s.PROMETHEUS_RULE),
+            ),
+        ),
+    )
+
+
+def _alerts() -> tuple[Group, ...]:
+    """The chart's alerts, each switchable, with its `for:`, severity and thresholds."""
+    return (
+        _alert(
+            "down",
+            "KubeschedDown: no kubesched target is up (every replica down or unscraped).",
+            after="5m",
+            severity="critical",
+        ),
+        _alert(
+            "noLeader",
+            "KubeschedNoLeader: replicas are up but none leads (sum of\n"
+            "leader_election_master_status is 0): nothing schedules. With leader election.",
+            after="5m",
+            severity="critical",
+        ),
+        _alert(
+            "pendingPods",
+            "KubeschedPendingPodsGrowing: more pods than `threshold` wait in kubesched's\n"
+            "queues (scheduler_pending_pods, gated pods aside) and their number grew over\n"
+            "`window`.",
+            after="15m",
+            severity="warning",
+            threshold=Leaf(
+                key="threshold",
+                default=10,
+                doc="Pending pods above which the alert may fire.",
+                schema=s.integer(minimum=0),
+            ),
+            window=Leaf(
+                key="window",
+                default="15m",
+                doc="Over how long the number must have grown.",
+                schema=s.string(pattern=s.PROMETHEUS_DURATION, min_length=1),
+            ),
+        ),
+        _alert(
+            "schedulingErrors",
+            "KubeschedSchedulingErrors: scheduling attempts end in error (an API call of\n"
+            "the cycle or the binding failed: scheduler_schedule_attempts_total{result=\n"
+            '"error"}) faster than `threshold` per second, per profile.',
+            after="10m",
+            severity="warning",
+            threshold=Leaf(
+                key="threshold",
+                default=0,
+                doc="Errors per second (5m rate) above which the alert may fire.",
+                schema={"type": "number", "minimum": 0},
             ),
         ),
     )
