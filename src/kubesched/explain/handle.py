@@ -18,6 +18,7 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers, VolumeListers
 from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
+from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
 
 
@@ -45,6 +46,8 @@ class ReadOnlyHandle(HandleBase):
             if pod.nominated_node_name and not pod.node_name:
                 self.nominated.setdefault(pod.nominated_node_name, []).append(pod)
         self.volumes = volumes if volumes is not None else StaticVolumeListers()
+        self.dra_manager = DraManager(self.listers)
+        """The claims, slices and classes explain listed (DynamicResources, the scorers)."""
         self.dropped_events: list[tuple[str, str, str]] = []
         """(pod, reason, note) of each event a plugin tried to record."""
         self.preemptions: list[RecordedPreemption] = []

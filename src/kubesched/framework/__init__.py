@@ -25,6 +25,7 @@ from kubesched.apis.resources import (
 )
 from kubesched.framework.cycle_state import CycleState, StateKey
 from kubesched.framework.diagnosis import Diagnosis, NodeToStatus, fit_error_message
+from kubesched.framework.dra import SharedDRAManager
 from kubesched.framework.events import (
     FORCE_ACTIVATE_EVENT,
     UNSCHEDULABLE_TIMEOUT_EVENT,
@@ -150,6 +151,7 @@ __all__ = [
     "ResourceSpec",
     "ScoreExtensions",
     "ScorePlugin",
+    "SharedDRAManager",
     "SignPlugin",
     "StateKey",
     "Status",

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kubesched.framework.dra import SharedDRAManager
 from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.resources import ResourceSpec
@@ -144,6 +145,14 @@ class Handle(Protocol):
     ) -> PersistentVolumeClaim:
         """Annotate `claim` with `volume.kubernetes.io/selected-node: node_name` (as of
         `claim.resource_version`) so that its volume is provisioned for that node."""
+        ...
+
+    # ---- DRA (DynamicResources; the resource scorers count devices) -----------------------
+
+    def shared_dra_manager(self) -> SharedDRAManager:
+        """The ResourceClaims, ResourceSlices and DeviceClasses every profile shares, with
+        the allocations in flight between Reserve and PreBind (upstream
+        `SharedDRAManager()`; `kubesched.framework.dra`). One per scheduler."""
         ...
 
     # ---- nominated pods (upstream's PodNominator) ----------------------------------------

@@ -4,10 +4,10 @@ explain`'s read-only one (`kubesched.explain.handle`) and the plugin tests' fake
 
 `HandleBase` reads: the node infos of a snapshot, the listers of the declared resources (a
 resource nobody declared raises KeyError naming the fix, `ClusterListers.store`), the pods,
-the storage objects and the waiting pods. For the two Handles that never reach the cluster it
-also keeps nominations in memory, records each preemption asked for instead of evicting, and
-reads objects from the listers instead of the API server; the scheduler's Handle overrides
-those members.
+the storage objects, the waiting pods and the shared DRA manager. For the Handles that never
+reach the cluster it also keeps nominations in memory, records each preemption asked for
+instead of evicting, and reads objects from the listers instead of the API server; the
+scheduler's Handle overrides those members.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from kubesched.framework import NodeInfo, ObjectWriteError, RecordedPreemption, WaitingPods
+from kubesched.framework import (
+    NodeInfo,
+    ObjectWriteError,
+    RecordedPreemption,
+    SharedDRAManager,
+    WaitingPods,
+)
 from kubesched.framework.listers import ClusterListers, Lister
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import VolumeListers
@@ -46,6 +52,9 @@ class HandleBase:
     """Node name -> the pods nominated to it (the in-memory Handles)."""
     preemptions: list[RecordedPreemption]
     """Each eviction a preemption plugin asked for (the in-memory Handles evict nothing)."""
+    dra_manager: SharedDRAManager
+    """The DRA manager every profile shares: the scheduler's, built once per process, or
+    one over `listers` (`DraManager`) for a Handle that stands alone."""
     _snapshot: NodeInfos
     _waiting_pods: WaitingPods
 
@@ -70,6 +79,9 @@ class HandleBase:
 
     def pod_lister(self) -> Lister[Pod]:
         return self.listers.pods
+
+    def shared_dra_manager(self) -> SharedDRAManager:
+        return self.dra_manager
 
     # ---- in memory: nominations, preemptions, objects read from the listers ------------
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, ObjectWriteError, WaitingPods
+from kubesched.framework import Code, ObjectWriteError, SharedDRAManager, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.logkv import kv
 from kubesched.framework.resources import ResourceSpec
@@ -17,6 +17,7 @@ from kubesched.kube.api import MERGE_PATCH, STRATEGIC_MERGE_PATCH, KubeApi
 from kubesched.kube.errors import ApiError, Conflict, NotFound
 from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.queue import Nominator
+from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
 from kubesched.scheduler.binder import post_binding
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -46,7 +47,10 @@ class SchedulerHandle(HandleBase):
         activate: Callable[[Iterable[Pod]], None] | None = None,
         leading: Callable[[], bool] = lambda: True,
         volumes: VolumeListers | None = None,
+        dra_manager: SharedDRAManager | None = None,
     ) -> None:
+        """`dra_manager`: the one the scheduler shares between its profiles (the
+        composition root builds it); None: one of its own over `listers`."""
         self._profile = profile
         self._snapshot = snapshot
         self._api = api
@@ -60,6 +64,7 @@ class SchedulerHandle(HandleBase):
         self._leading = leading
         self._tasks: set[asyncio.Task[None]] = set()
         self.volumes = volumes if volumes is not None else StaticVolumeListers()
+        self.dra_manager = dra_manager if dra_manager is not None else DraManager(self.listers)
 
     async def bind(self, pod: Pod, node_name: str) -> None:
         await post_binding(self._api, pod, node_name)

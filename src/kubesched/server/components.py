@@ -10,6 +10,7 @@ made in dependency order and handed to what needs them, so nothing is attached l
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
     informers: pods, nodes, what plugins declare (namespaces, Services and workload
                                        controllers, PodDisruptionBudgets, custom resources)
+    the DRA manager                    (over the DRA informers' stores; every Handle's)
     preemption executor -> Handles -> frameworks -> queue -> scheduler -> HTTPS server
 
 One knot remains, as upstream's `SetPodActivator`: the queue consults the frameworks (QueueSort,
@@ -44,6 +45,7 @@ from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.builder import check_common_queue_sort
+from kubesched.runtime.dra_manager import DraManager
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -141,6 +143,8 @@ def build(
     nominator, waiting = Nominator(), WaitingPods()
     registry = build_registry(config)
     listers = ClusterListers(cluster_resources(config, registry))
+    # One DRA manager for every profile (upstream: NewDRAManager, WithSharedDRAManager).
+    dra_manager = DraManager(listers)
 
     def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
         queue.activate_held(uid, gated_by=gated_by, force=force)
@@ -174,6 +178,7 @@ def build(
             activate=activate,
             leading=leading,
             volumes=volumes.listers,
+            dra_manager=dra_manager,
         )
         for profile in config.profiles
     }

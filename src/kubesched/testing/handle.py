@@ -26,6 +26,7 @@ from kubesched.framework import (
     ObjectWriteError,
     RecordedPreemption,
     Registry,
+    SharedDRAManager,
     Status,
     WaitingPods,
 )
@@ -44,6 +45,7 @@ from kubesched.model import (
     namespace_object,
 )
 from kubesched.runtime import Framework, build_framework
+from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
 
 
@@ -111,6 +113,9 @@ class FakeHandle(HandleBase):
     `select_node_for_claim` update them (bumping resourceVersion) and log to `volume_writes`."""
     volume_writes: list[tuple[str, str, str]] = field(default_factory=list)
     """("bind", pv, claim key) or ("select-node", claim key, node) per volume write."""
+    dra: SharedDRAManager | None = None
+    """What `shared_dra_manager` answers; None: a `DraManager` over `listers`, made when a
+    plugin first asks (so a test may replace `listers` before it builds the plugin)."""
     _infos: dict[str, NodeInfo] = field(default_factory=dict)
     _images: ImageStates = field(default_factory=ImageStates)
     _waiting_pods: WaitingPods = field(default_factory=WaitingPods)
@@ -154,6 +159,11 @@ class FakeHandle(HandleBase):
 
     def list_node_infos(self) -> Sequence[NodeInfo]:
         return list(self._infos.values())
+
+    def shared_dra_manager(self) -> SharedDRAManager:
+        if self.dra is None:
+            self.dra = DraManager(self.listers)
+        return self.dra
 
     def get_node_info(self, name: str) -> NodeInfo | None:
         return self._infos.get(name)

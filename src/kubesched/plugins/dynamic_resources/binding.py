@@ -17,12 +17,12 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from kubesched.framework import Code, Handle, ObjectWriteError, ResourceSpec, Status
+from kubesched.framework.dra import Claim, SharedDRAManager
 from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject, Pod
 from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import extended
 from kubesched.plugins.dynamic_resources.extended import NodeClaim
-from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 from kubesched.plugins.dynamic_resources.resources import CLAIMS
 
 log = logging.getLogger(__name__)
@@ -180,7 +180,7 @@ def ready_for_binding(entry: Claim) -> bool:
 
 async def wait_for_binding_conditions(
     handle: Handle,
-    manager: DraManager,
+    manager: SharedDRAManager,
     *,
     claims: list[Claim],
     pod: Pod,

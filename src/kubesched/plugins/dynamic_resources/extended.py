@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from kubesched.framework.dra import Claim, SharedDRAManager
 from kubesched.model import ApiObject, OwnerReference, Pod
 from kubesched.model.dra_claims import DeviceRequest, DeviceRequestSpec, ResourceClaim
 from kubesched.model.pod_extended import ContainerRequests
-from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 from kubesched.plugins.helper.extended_resources import (
     ExtendedResourceClasses,
     is_dra_extended_resource_name,
@@ -53,7 +53,7 @@ def requested(pod: Pod, classes: ExtendedResourceClasses) -> dict[str, int]:
     return dict(scalar)
 
 
-def claim_for(pod: Pod, manager: DraManager) -> Claim:
+def claim_for(pod: Pod, manager: SharedDRAManager) -> Claim:
     """The pod's claim from an earlier cycle, or a new one in memory."""
     for entry in manager.all_claims():
         if entry.obj.annotations.get(ANNOTATION) == "true" and any(

@@ -56,13 +56,13 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.dra import Claim
 from kubesched.model import ApiObject, Node, Pod
 from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.plugins.dynamic_resources import binding, resources
 from kubesched.plugins.dynamic_resources import extended as extended_resources
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
-from kubesched.plugins.dynamic_resources.manager import Claim, shared_manager
 from kubesched.plugins.dynamic_resources.memo import AllocationMemo
 from kubesched.plugins.dynamic_resources.pod_claims import (
     ClaimsNotReady,
@@ -134,7 +134,7 @@ class DynamicResources:
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         self.args = DynamicResourcesArgs.from_v1(args)
         self.handle = handle
-        self.manager = shared_manager(handle)
+        self.manager = handle.shared_dra_manager()
         self.classes = extended_resource_classes(handle)
         self.features = Features()
         self.cel_cache = CelCache()
@@ -199,7 +199,7 @@ class DynamicResources:
                     cel_cache=self.cel_cache,
                     pools_cache=self._pools_cache(slices),
                 )
-                self._memo.begin(slices, self.manager.classes.version)
+                self._memo.begin(slices, self.manager.classes_version())
             except AllocationError as exc:
                 return _error(str(exc))
         return Status(Code.SUCCESS)
@@ -217,7 +217,7 @@ class DynamicResources:
                     except AllocationError as exc:
                         return _error(str(exc))
                 continue
-            if entry.uid in self.manager.pending:
+            if self.manager.has_pending_allocation(entry.uid):
                 return _unschedulable(
                     f"resource claim {claim.key} is in the process of being allocated"
                 )
@@ -441,7 +441,7 @@ class DynamicResources:
             )
         for index, allocation in zip(indexes, results, strict=True):
             data.allocation[index] = allocation
-            self.manager.pending[data.claims[index].uid] = allocation
+            self.manager.signal_pending_allocation(data.claims[index].uid, allocation)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, _node_name: str) -> None:
@@ -450,9 +450,8 @@ class DynamicResources:
             return
         for index, entry in enumerate(data.claims):
             uid = data.initial_extended_uid if index == data.extended_index else entry.uid
-            if data.allocation[index] is not None and uid in self.manager.pending:
-                del self.manager.pending[uid]
-                self.manager.assumed.pop(entry.obj.key, None)
+            if data.allocation[index] is not None and self.manager.remove_pending_allocation(uid):
+                self.manager.restore_assumed(entry.obj.namespace, entry.obj.name)
             if index == data.extended_index:
                 if not extended_resources.in_memory(entry):  # written: delete it
                     self._background(binding.delete_claim(self.handle, entry))
@@ -483,9 +482,9 @@ class DynamicResources:
             written.append(index)
         for index in written:
             if data.allocation[index] is not None:
-                self.manager.pending.pop(data.claims[index].uid, None)
+                self.manager.remove_pending_allocation(data.claims[index].uid)
         if data.extended_index is not None:
-            self.manager.pending.pop(data.initial_extended_uid, None)
+            self.manager.remove_pending_allocation(data.initial_extended_uid)
         if binding.has_binding_conditions(data.claims):
             return await binding.wait_for_binding_conditions(
                 self.handle,

@@ -4,8 +4,8 @@ pod's."""
 
 from __future__ import annotations
 
+from kubesched.framework.dra import Claim, SharedDRAManager
 from kubesched.model import Pod, PodResourceClaim
-from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 
 
 class ClaimsNotReady(Exception):
@@ -43,7 +43,7 @@ def claims_not_generated(pod: Pod) -> bool:
     )
 
 
-def pod_claims(pod: Pod, manager: DraManager) -> list[Claim]:
+def pod_claims(pod: Pod, manager: SharedDRAManager) -> list[Claim]:
     """The pod's claims in `spec.resourceClaims` order (those intentionally not created
     left out); ClaimsNotReady naming the first problem."""
     claims = []

@@ -13,17 +13,11 @@ from __future__ import annotations
 import weakref
 from typing import Final
 
-from kubesched.framework import EventResource, Handle, Lister, ResourceSpec
+from kubesched.framework import Handle, Lister
+from kubesched.framework.dra import DEVICE_CLASSES
 from kubesched.framework.listers import IndexedStore
 from kubesched.model import ApiObject, Pod
 
-DEVICE_CLASSES: Final = ResourceSpec(
-    "resource.k8s.io",
-    "v1",
-    "deviceclasses",
-    namespaced=False,
-    event_name=EventResource.DEVICE_CLASS,
-)
 DEVICE_CLASS_PREFIX: Final = "deviceclass.resource.kubernetes.io/"
 _NATIVE_SUFFIX: Final = "kubernetes.io"
 

@@ -20,18 +20,15 @@ from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from kubesched.framework.dra import DEVICE_CLASSES
 from kubesched.framework.signs import resources_sign
 from kubesched.model import Pod
-from kubesched.plugins.helper import dra_devices
-from kubesched.plugins.helper.extended_resources import (
-    DEVICE_CLASSES,
-    dra_backed,
-    extended_resource_classes,
-)
+from kubesched.plugins.helper.extended_resources import dra_backed, extended_resource_classes
 from kubesched.plugins.node_resources import resource_scoring as rs
 from kubesched.plugins.node_resources.balanced_allocation_args import (
     NodeResourcesBalancedAllocationArgs,
 )
+from kubesched.plugins.node_resources.dra_totals import DraTotals
 
 NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _SKIP: Final = Status(Code.SKIP)
@@ -49,7 +46,7 @@ class NodeResourcesBalancedAllocation:
         self._kinds = rs.resource_kinds(self._names)
         self.classes = extended_resource_classes(handle)
         self._dra = rs.DraScoredResources(
-            self._names, self.classes, dra_devices.counts_source(handle)
+            self._names, self.classes, DraTotals(handle.shared_dra_manager())
         )
 
     def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:

@@ -15,8 +15,9 @@ when the pod has pod-level `spec.resources` (the Filter uses the pod-level ones;
 `Pod.fit_score_requests`). An extended resource a DeviceClass
 backs, on a node that does not offer it itself, is scored by the node's devices of that
 class and how many of them are allocated (DRAExtendedResource, as upstream's
-`calculateDRAExtendedResourceAllocatableRequest`; the counts come from DynamicResources'
-informers); a pod requesting such a resource is not signable, as upstream.
+`calculateDRAExtendedResourceAllocatableRequest`; `dra_totals.py` counts them over the
+scheduler's shared DRA manager, `Handle.shared_dra_manager()`); a pod requesting such a
+resource is not signable, as upstream.
 
 Args (`NodeResourcesFitArgs`): `ignoredResources` (extended resource names the filter
 ignores), `ignoredResourceGroups` (their prefixes before `/`), `scoringStrategy`.
@@ -49,9 +50,9 @@ from kubesched.framework import (
     StateKey,
     Status,
 )
+from kubesched.framework.dra import DEVICE_CLASSES
 from kubesched.framework.signs import resources_sign
 from kubesched.model import ApiObject, Node, Pod, Resource
-from kubesched.plugins.helper import dra_devices
 from kubesched.plugins.helper.event_objects import (
     added_or_updated,
     deleted,
@@ -60,11 +61,11 @@ from kubesched.plugins.helper.event_objects import (
 )
 from kubesched.plugins.helper.extended_resources import (
     DEVICE_CLASS_PREFIX,
-    DEVICE_CLASSES,
     dra_backed,
     extended_resource_classes,
 )
 from kubesched.plugins.node_resources import resource_scoring as rs
+from kubesched.plugins.node_resources.dra_totals import DraTotals
 from kubesched.plugins.node_resources.fit_args import NodeResourcesFitArgs
 
 NAME = names.NODE_RESOURCES_FIT
@@ -105,7 +106,7 @@ class NodeResourcesFit:
         self._kinds = rs.resource_kinds(self._names)
         self._scorer = self.args.scorer()
         self._dra = rs.DraScoredResources(
-            self._names, self.classes, dra_devices.counts_source(handle)
+            self._names, self.classes, DraTotals(handle.shared_dra_manager())
         )
 
     def sign_pod(self, pod: Pod) -> tuple[Hashable, ...] | None:

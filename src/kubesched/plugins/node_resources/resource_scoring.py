@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
 from kubesched.model import Pod
 from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
-from kubesched.plugins.helper.dra_devices import CountsSource, DeviceCounts
 from kubesched.plugins.helper.extended_resources import (
     ExtendedResourceClasses,
     is_dra_extended_resource_name,
 )
 from kubesched.plugins.helper.normalize import go_div
 from kubesched.plugins.helper.shape import MAX_UTILIZATION, Shape, shape_score
+from kubesched.plugins.node_resources.dra_totals import DeviceCountsView, DraTotals
 
 Scorer = Callable[[list[int], list[int]], int]
 
@@ -56,7 +56,7 @@ class DraExtended:
     them."""
 
     classes: Mapping[str, str]
-    counts: DeviceCounts
+    counts: DeviceCountsView
 
 
 class DraScoredResources:
@@ -64,18 +64,18 @@ class DraScoredResources:
     and where a cycle's DraExtended comes from."""
 
     def __init__(
-        self, names: Sequence[str], classes: ExtendedResourceClasses, source: CountsSource | None
+        self, names: Sequence[str], classes: ExtendedResourceClasses, totals: DraTotals
     ) -> None:
         self._candidates = tuple(
             (i, name) for i, name in enumerate(names) if is_dra_extended_resource_name(name)
         )
-        self._classes, self._source = classes, source
+        self._classes, self._totals = classes, totals
 
     def for_pod(self, requests: Sequence[int]) -> DraExtended | None:
         """The cycle's DraExtended when the pod requests a scored resource a DeviceClass
         backs (upstream takes the state whenever one is scored; without a request it is
         never read)."""
-        if self._source is None or not self._candidates:
+        if not self._candidates:
             return None
         backed = {}
         for i, name in self._candidates:
@@ -83,7 +83,7 @@ class DraScoredResources:
                 device_class = self._classes.class_for(name)
                 if device_class is not None:
                     backed[name] = device_class
-        return DraExtended(backed, self._source()) if backed else None
+        return DraExtended(backed, self._totals.view()) if backed else None
 
 
 def allocatable_and_requested(

@@ -1,9 +1,11 @@
 """The devices of a DeviceClass on a node and how many are allocated, for the scorers of
-NodeResourcesFit and NodeResourcesBalancedAllocation (`plugins.helper.dra_devices`), as
-upstream's `calculateDRAResourceTotals` counts them: every slice that serves the node (its
-node name, all nodes, its node selector; per device under perDeviceNodeSelection; whatever
-its pool's generation), each device the class's CEL selectors accept, allocated when a
-claim holds it whole or a share of it, claims in flight included.
+NodeResourcesFit and NodeResourcesBalancedAllocation, as upstream's
+`calculateDRAResourceTotals` counts them, over the scheduler's shared DRA manager
+(`Handle.shared_dra_manager()`) and the DRA library's CEL environment: every slice that
+serves the node (its node name, all nodes, its node selector; per device under
+perDeviceNodeSelection; whatever its pool's generation), each device the class's CEL
+selectors accept, allocated when a claim holds it whole or a share of it, claims in flight
+included.
 """
 
 from __future__ import annotations
@@ -11,21 +13,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from kubesched.dra.cel import CelCache, SelectorError
-from kubesched.dra.cel.environment import device_variable
+from kubesched.dra.cel import CelCache, SelectorError, device_variable
 from kubesched.dra.cel.values import CelError
-from kubesched.dra.structured import (
-    AllocatedState,
-    AllocationError,
-    DeviceID,
-    node_matches,
-)
-from kubesched.framework import Handle
+from kubesched.dra.structured import AllocatedState, AllocationError, DeviceID, node_matches
+from kubesched.framework import SharedDRAManager
 from kubesched.framework.logkv import kv
 from kubesched.model import Node
 from kubesched.model.dra import Device, DeviceClass, ResourceSlice
-from kubesched.plugins.dynamic_resources.manager import DraManager, shared_manager
-from kubesched.plugins.helper.dra_devices import CountsSource
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +55,9 @@ class SlicesByNode:
 class DeviceCountsView:
     """The slices and allocated devices as one scoring cycle found them."""
 
-    def __init__(self, manager: DraManager, cel_cache: CelCache, slices: SlicesByNode) -> None:
+    def __init__(
+        self, manager: SharedDRAManager, cel_cache: CelCache, slices: SlicesByNode
+    ) -> None:
         self._manager = manager
         self._cel = cel_cache
         self._state: AllocatedState = manager.allocated_state()
@@ -145,8 +141,17 @@ class DeviceCountsView:
         return True
 
 
-def counts_source(handle: Handle) -> CountsSource:
-    """A view per call, over the scheduler's shared DRA manager."""
-    manager = shared_manager(handle)
-    cel_cache, slices = CelCache(), SlicesByNode()
-    return lambda: DeviceCountsView(manager, cel_cache, slices)
+class DraTotals:
+    """Where each scoring cycle's counts come from (upstream `getDRAPreScoredParams`): the
+    shared DRA manager, with the compiled selectors, their answers per device and the
+    slices grouped by node kept across cycles."""
+
+    def __init__(self, manager: SharedDRAManager) -> None:
+        self._manager = manager
+        self._cel_cache = CelCache()
+        self._slices = SlicesByNode()
+
+    def view(self) -> DeviceCountsView:
+        """The slices and allocated devices as they are now (called once per scoring
+        cycle that needs them)."""
+        return DeviceCountsView(self._manager, self._cel_cache, self._slices)

@@ -1,82 +1,43 @@
-"""What every DynamicResources instance of the scheduler shares (upstream's
-`SharedDRAManager`): the DRA objects parsed once per change, the claims allocated in Reserve
-but not yet written (in flight), and the claims as PreBind wrote them until the informer
-catches up (upstream's assume cache).
+"""The scheduler's shared DRA manager (upstream's `DefaultDRAManager`), what
+`Handle.shared_dra_manager()` answers: the DRA objects parsed once per change, the claims
+allocated in Reserve but not yet written (in flight), and the claims as PreBind wrote them
+until the informer catches up (upstream's assume cache).
 
-One manager per claims lister: the informers are shared by all profiles, so all profiles'
-plugins share one manager and two pods never get the same device between Reserve and the
-API write, whichever profile schedules them.
+One per process: the composition root builds it over the informers' stores and gives it to
+every profile's Handle, as upstream's scheduler builds one and passes it to every framework
+(`WithSharedDRAManager`); a Handle built without one (explain's, the offline one, a test's)
+builds its own over its listers on first use. Upstream keeps its default beside the plugin;
+here the Handles below the plugins (the runtime's base, explain, the offline check) must be
+able to make one, so it lives in the runtime and reads the declared stores directly.
 """
 
 from __future__ import annotations
 
 import logging
-import weakref
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from kubesched.dra.structured import (
-    AllocatedState,
-    add_allocated_claim,
-    patched_slices,
-)
+from kubesched.dra.structured import AllocatedState, add_allocated_claim, patched_slices
+from kubesched.dra.structured.allocated import AllocatedIndex, DevicesInUse
 from kubesched.dra.structured.types import DeviceID
-from kubesched.framework import Handle, Lister
+from kubesched.framework.dra import (
+    DEVICE_CLASSES,
+    DEVICE_TAINT_RULES,
+    RESOURCE_CLAIMS,
+    RESOURCE_SLICES,
+    Claim,
+    object_json,
+)
+from kubesched.framework.listers import ClusterListers, IndexedStore, Lister
 from kubesched.framework.logkv import kv
+from kubesched.framework.resources import ResourceSpec
 from kubesched.model import ApiObject
 from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
-from kubesched.model.dra_claims import AllocationResult, ResourceClaim
-from kubesched.plugins.dynamic_resources.allocated import AllocatedIndex, DevicesInUse
-from kubesched.plugins.dynamic_resources.resources import (
-    CLAIMS,
-    DEVICE_CLASSES,
-    SLICES,
-    TAINT_RULES,
-)
-from kubesched.plugins.helper.listers import declared_lister
+from kubesched.model.dra_claims import AllocationResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A ResourceClaim: the parsed claim and the object it came from (owners, finalizers
-    and resourceVersion for the writes)."""
-
-    obj: ApiObject
-    claim: ResourceClaim
-
-    @classmethod
-    def of(cls, obj: ApiObject) -> Claim:
-        """The claim an informer's or the API server's object holds."""
-        return cls(obj, ResourceClaim.from_json(object_json(obj)))
-
-    @property
-    def uid(self) -> str:
-        return self.obj.uid
-
-    @property
-    def controller_uid(self) -> str:
-        return next((o.uid for o in self.obj.owners if o.controller), "")
-
-
-def object_json(obj: ApiObject) -> dict[str, Any]:
-    """The JSON the model parsers read back from an ApiObject."""
-    meta: dict[str, Any] = {
-        "name": obj.name,
-        "uid": obj.uid,
-        "resourceVersion": obj.resource_version,
-        "annotations": dict(obj.annotations),
-        "creationTimestamp": obj.creation_timestamp,
-    }
-    if obj.namespace:
-        meta["namespace"] = obj.namespace
-    if obj.deleting:
-        meta["deletionTimestamp"] = "deleting"
-    return {"metadata": meta, **obj.body}
 
 
 class Parsed(Generic[T]):
@@ -124,32 +85,35 @@ class Parsed(Generic[T]):
 
 
 class DraManager:
-    """The parsed claims, classes, slices and taint rules; claims in flight and assumed."""
+    """The parsed claims, classes, slices and taint rules; claims in flight and assumed
+    (implements `kubesched.framework.dra.SharedDRAManager`)."""
 
-    def __init__(self, handle: Handle) -> None:
+    def __init__(self, listers: ClusterListers) -> None:
+        """Over the stores of the DRA resources `listers` serve (an empty store for one no
+        enabled plugin declared: nothing of it exists for the scheduler)."""
         self._allocated = AllocatedIndex()
         self.pending: dict[str, AllocationResult] = {}
         """Claim uid -> the allocation Reserve made, until PreBind wrote it or Unreserve."""
         self.assumed: dict[str, Claim] = {}
         """Claim key -> the claim as PreBind wrote it, until the informer has that version."""
         self.claims: Parsed[Claim] = Parsed(
-            declared_lister(handle, CLAIMS),
+            _store(listers, RESOURCE_CLAIMS),
             Claim.of,
             "ResourceClaim",
             self._claim_changed,
         )
         self.classes: Parsed[DeviceClass] = Parsed(
-            declared_lister(handle, DEVICE_CLASSES),
+            _store(listers, DEVICE_CLASSES),
             lambda obj: DeviceClass.from_json(object_json(obj)),
             "DeviceClass",
         )
         self.slices: Parsed[ResourceSlice] = Parsed(
-            declared_lister(handle, SLICES),
+            _store(listers, RESOURCE_SLICES),
             lambda obj: ResourceSlice.from_json(object_json(obj)),
             "ResourceSlice",
         )
         self.taint_rules: Parsed[DeviceTaintRule] = Parsed(
-            declared_lister(handle, TAINT_RULES),
+            _store(listers, DEVICE_TAINT_RULES),
             lambda obj: DeviceTaintRule.from_json(object_json(obj)),
             "DeviceTaintRule",
         )
@@ -188,6 +152,21 @@ class DraManager:
     def assume(self, claim: Claim) -> None:
         """PreBind wrote `claim`: use it until the informer catches up."""
         self.assumed[claim.obj.key] = claim
+
+    def restore_assumed(self, namespace: str, name: str) -> None:
+        """Drop PreBind's copy of the claim: the informer's is the one again."""
+        self.assumed.pop(f"{namespace}/{name}" if namespace else name, None)
+
+    def signal_pending_allocation(self, uid: str, allocation: AllocationResult) -> None:
+        """Reserve allocated claim `uid`: its devices are in use from now on."""
+        self.pending[uid] = allocation
+
+    def has_pending_allocation(self, uid: str) -> bool:
+        return uid in self.pending
+
+    def remove_pending_allocation(self, uid: str) -> bool:
+        """Forget claim `uid`'s allocation in flight; whether there was one."""
+        return self.pending.pop(uid, None) is not None
 
     def all_claims(self) -> list[Claim]:
         keys = set(self.claims.by_key) | set(self.assumed)
@@ -276,6 +255,9 @@ class DraManager:
     def device_class(self, name: str) -> DeviceClass | None:
         return self.classes.by_key.get(name)
 
+    def classes_version(self) -> int:
+        return self.classes.version
+
     def slices_with_taint_rules(self) -> list[ResourceSlice]:
         """Every slice, the DeviceTaintRules' taints added (cached until one changes)."""
         versions = (self.slices.version, self.taint_rules.version)
@@ -296,14 +278,9 @@ def _newer_or_same(seen: str, assumed: str) -> bool:
         return seen == assumed
 
 
-_MANAGERS: weakref.WeakKeyDictionary[object, DraManager] = weakref.WeakKeyDictionary()
-
-
-def shared_manager(handle: Handle) -> DraManager:
-    """The manager of the claims lister `handle` serves (one per scheduler)."""
-    lister = declared_lister(handle, CLAIMS)
-    manager = _MANAGERS.get(lister)
-    if manager is None:
-        manager = DraManager(handle)
-        _MANAGERS[lister] = manager
-    return manager
+def _store(listers: ClusterListers, spec: ResourceSpec) -> Lister[ApiObject]:
+    """The store of a declared resource, or an empty one."""
+    try:
+        return listers.store(spec)
+    except KeyError:
+        return IndexedStore[ApiObject]()

@@ -4,8 +4,10 @@ that a PreFilter does not rebuild the allocated state from every claim of the cl
 per pod with 5000 allocated claims).
 
 The index counts how many claims hold each whole device. Claims that hold shares of a
-device (consumable capacity) are only marked: while there is one, the manager gathers the
-state from all claims as before.
+device (consumable capacity) are only marked: while there is one, the scheduler's DRA
+manager (`kubesched.runtime.dra_manager`) gathers the state from all claims as before.
+Not in upstream's library (its callers gather the state each time); kept here beside
+`AllocatedState`, which it builds.
 """
 
 from __future__ import annotations
@@ -13,8 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 
-from kubesched.dra.structured import AllocatedState, add_allocated_claim
-from kubesched.dra.structured.types import DeviceID
+from kubesched.dra.structured.types import AllocatedState, DeviceID, add_allocated_claim
 from kubesched.model.dra_claims import ResourceClaim
 
 

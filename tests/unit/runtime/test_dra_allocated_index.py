@@ -1,7 +1,8 @@
-"""What DynamicResources keeps across cycles: the manager's allocated state, kept per claim
-change, equals the state gathered from every claim (upstream `GatherAllocatedState`) through
-random claim adds, updates, deletes, claims assumed after PreBind and allocations in flight;
-a CEL selector's answer is remembered per device object."""
+"""What DynamicResources keeps across cycles: the shared DRA manager's allocated state, kept
+per claim change, equals the state gathered from every claim (upstream
+`GatherAllocatedState`) through random claim adds, updates, deletes, claims assumed after
+PreBind and allocations in flight; a CEL selector's answer is remembered per device
+object."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from typing import Any
 import pytest
 
 from kubesched.dra.cel import CelCache
+from kubesched.framework.dra import Claim
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject
 from kubesched.model.dra_claims import ResourceClaim
-from kubesched.plugins.dynamic_resources.manager import Claim, DraManager
 from kubesched.plugins.dynamic_resources.resources import ALL, CLAIMS
-from kubesched.testing import FakeHandle
+from kubesched.runtime.dra_manager import DraManager
 
 DRIVER = "gpu.example.com"
 
@@ -51,10 +52,9 @@ def equal(manager: DraManager) -> None:
 @pytest.mark.parametrize("seed", range(30))
 def test_the_kept_state_equals_the_gathered_one(seed: int) -> None:
     rng = random.Random(seed)
-    handle = FakeHandle()
-    handle.listers = ClusterListers(ALL)
-    store = handle.listers.store(CLAIMS)
-    manager = DraManager(handle)
+    listers = ClusterListers(ALL)
+    store = listers.store(CLAIMS)
+    manager = DraManager(listers)
     live: dict[str, ApiObject] = {}
     version = 10
     for _step in range(120):
@@ -110,10 +110,9 @@ def test_a_claim_written_by_prebind_and_then_deleted_holds_no_device(
 ) -> None:
     """PreBind's copy must not outlive the claim: freed (allocation removed, then deleted)
     or deleted at once, before anything asked the manager for that claim again."""
-    handle = FakeHandle()
-    handle.listers = ClusterListers(ALL)
-    store = handle.listers.store(CLAIMS)
-    manager = DraManager(handle)
+    listers = ClusterListers(ALL)
+    store = listers.store(CLAIMS)
+    manager = DraManager(listers)
     created = ApiObject.from_json(claim_json("c", "u", 10, [], share=False))
     store.on_add(created)
     written = claim_json("c", "u", 11, [0, 1], share=True)
