@@ -1,7 +1,7 @@
 """The profiles' plugins checked without a cluster, as kube-scheduler checks them before
 `--write-config-to` writes anything: every `--plugin-module` imported, then every profile's
 framework built (defaults merged, each plugin made with its args, multiPoint expanded) over
-an empty fake cluster.
+an empty cluster (`kubesched.runtime.offline.OfflineHandle`, never the tests' fake).
 
     check_plugins(config)   # raises ConfigError, one line per problem
 
@@ -34,7 +34,7 @@ from kubesched.framework.resources import declared_resources
 from kubesched.plugins import config_registry
 from kubesched.plugins.helper.args import ArgsError, UnknownFieldsError
 from kubesched.runtime import Framework, FrameworkError, build_framework, check_common_queue_sort
-from kubesched.testing import FakeHandle
+from kubesched.runtime.offline import OfflineHandle
 
 # kube-scheduler v1.37.2's `validatePluginConfig` table (pkg/scheduler/apis/config/validation).
 _VALIDATED_WITH_THE_FILE = frozenset(
@@ -83,7 +83,7 @@ def plugin_errors(config: KubeSchedulerConfiguration) -> list[str]:
 
 def _build(profile: Profile, *, registry: Registry) -> Framework:
     """The profile's framework over an empty cluster (listers for what its plugins read)."""
-    handle = FakeHandle(listers=ClusterListers(declared_resources([profile], registry)))
+    handle = OfflineHandle(ClusterListers(declared_resources([profile], registry)))
     return build_framework(profile=profile, registry=registry, handle=handle)
 
 

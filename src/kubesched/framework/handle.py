@@ -1,9 +1,10 @@
 """The Handle: everything a plugin may reach beyond its arguments, in one interface.
 
 Plugins get it in their factory (`factory(args=..., handle=...)`). The scheduler's
-implementation is `kubesched.scheduler.handle.SchedulerHandle`; `kubesched explain` has a
-read-only one, and `kubesched.testing.FakeHandle` is the one for plugin tests. Node infos are
-the current cycle's snapshot: read-only.
+implementation is `kubesched.scheduler.handle.SchedulerHandle`; the start-up checks build
+plugins over an offline one (`kubesched.runtime.offline`, an empty cluster), `kubesched
+explain` over a read-only one, and `kubesched.testing.FakeHandle` is the one for plugin
+tests. Node infos are the current cycle's snapshot: read-only.
 
 One more thing PostFilter plugins reach, as upstream's Handle *is* the framework: the
 profile's Filter machinery (`FilterRunner`), in the cycle state under `FILTER_RUNNER_KEY`.

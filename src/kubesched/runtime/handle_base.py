@@ -1,5 +1,6 @@
-"""What the three Handles share: the scheduler's (`kubesched.scheduler.handle`), `kubesched
-explain`'s read-only one (`kubesched.explain.handle`) and the plugin tests' fake
+"""What the Handles share: the scheduler's (`kubesched.scheduler.handle`), the offline one of
+the start-up checks (`kubesched.runtime.offline`) with `kubesched explain`'s read-only one
+over it (`kubesched.explain.handle`), and the plugin tests' fake
 (`kubesched.testing.FakeHandle`).
 
 `HandleBase` reads: the node infos of a snapshot, the listers of the declared resources (a

@@ -1,6 +1,7 @@
-"""`HandleBase`: what the scheduler's, explain's and the tests' Handles share, the same in
-each: an undeclared resource's KeyError, the listers and waiting pods; and, for the two
-in-memory ones, nominations, recorded preemptions and objects read from the listers."""
+"""`HandleBase`: what the scheduler's, explain's, the offline check's and the tests' Handles
+share, the same in each: an undeclared resource's KeyError, the listers, waiting pods and
+the shared DRA manager; and, for the in-memory ones, nominations, recorded preemptions and
+objects read from the listers."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ from api_fakes import FakeApi
 from kubesched.cache import Snapshot
 from kubesched.explain import ReadOnlyHandle
 from kubesched.framework import ObjectWriteError, ResourceSpec, WaitingPods
+from kubesched.framework.dra import DEVICE_CLASSES
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject
+from kubesched.plugins.dynamic_resources.resources import ALL as DRA_RESOURCES
+from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
+from kubesched.runtime.offline import OfflineHandle
 from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.testing import FakeHandle, make_pod
@@ -23,15 +28,18 @@ CONFIGMAPS = ResourceSpec("", "v1", "configmaps")
 UNDECLARED = ResourceSpec("example.com", "v1", "widgets")
 
 
-def scheduler_handle(listers: ClusterListers) -> SchedulerHandle:
+def scheduler_handle(
+    listers: ClusterListers, profile: str = "p", dra_manager: DraManager | None = None
+) -> SchedulerHandle:
     api = FakeApi()
     return SchedulerHandle(
-        profile="p",
+        profile=profile,
         snapshot=Snapshot(),
         api=api,  # type: ignore[arg-type]
         recorder=EventRecorder(api),  # type: ignore[arg-type]
         waiting_pods=WaitingPods(),
         listers=listers,
+        dra_manager=dra_manager,
     )
 
 
@@ -39,6 +47,7 @@ def handles(listers: ClusterListers) -> list[Any]:
     return [
         scheduler_handle(listers),
         ReadOnlyHandle(Snapshot(), listers=listers),
+        OfflineHandle(listers),
         FakeHandle(listers=listers),
     ]
 
@@ -56,6 +65,22 @@ def test_every_handle_reads_the_listers_and_names_the_fix_for_an_undeclared_reso
             handle.lister(UNDECLARED)
 
 
+def test_every_handle_answers_one_dra_manager_over_its_listers() -> None:
+    listers = ClusterListers(DRA_RESOURCES)
+    listers.add(DEVICE_CLASSES, ApiObject.from_json({"metadata": {"name": "gpu"}, "spec": {}}))
+    for handle in handles(listers):
+        manager = handle.shared_dra_manager()
+        assert manager is handle.shared_dra_manager()
+        assert manager.device_class("gpu") is not None
+
+
+def test_the_scheduler_handles_share_the_manager_they_are_given() -> None:
+    listers = ClusterListers(DRA_RESOURCES)
+    shared = DraManager(listers)
+    profiles = [scheduler_handle(listers, name, shared) for name in ("a", "b")]
+    assert all(handle.shared_dra_manager() is shared for handle in profiles)
+
+
 async def test_the_in_memory_handles_hold_nominations_record_preemptions_and_read_objects() -> None:
     listers = ClusterListers([CONFIGMAPS])
     listers.add(CONFIGMAPS, ApiObject(namespace="ns", name="rule"))
@@ -63,7 +88,10 @@ async def test_the_in_memory_handles_hold_nominations_record_preemptions_and_rea
     victim = make_pod().name("low").node("n1").model()
     fake = FakeHandle(listers=listers)
     fake.nominate(nominated, "n1")
-    for handle in (ReadOnlyHandle(Snapshot(), nominated=[nominated], listers=listers), fake):
+    readonly = ReadOnlyHandle(Snapshot(), nominated=[nominated], listers=listers)
+    offline = OfflineHandle(listers)
+    offline.nominated["n1"] = [nominated]
+    for handle in (readonly, offline, fake):
         assert handle.has_nominated_pods()
         assert [p.name for p in handle.nominated_pods_for_node("n1")] == ["held"]
         assert handle.nominated_pods_for_node("n2") == []
