@@ -21,12 +21,21 @@ def cpu_seconds(pid: int) -> float:
 
 def peak_rss_bytes(pid: int) -> int:
     """The process's peak resident set size (VmHWM), 0 if it is gone."""
+    return _status_bytes(pid, "VmHWM:")
+
+
+def rss_bytes(pid: int) -> int:
+    """The process's resident set size now (VmRSS), 0 if it is gone."""
+    return _status_bytes(pid, "VmRSS:")
+
+
+def _status_bytes(pid: int, field: str) -> int:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return 0
     for line in status.splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(field):
             return int(line.split()[1]) * 1024
     return 0
 
