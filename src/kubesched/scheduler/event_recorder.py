@@ -285,9 +285,7 @@ class EventRecorder:
         patch = {"series": {"count": series.count, "lastObservedTime": micro_time()}}
         return self._send_patch(key, series, patch)
 
-    async def _send_patch(
-        self, key: bytes, series: _Series, patch: dict[str, Any]
-    ) -> None:
+    async def _send_patch(self, key: bytes, series: _Series, patch: dict[str, Any]) -> None:
         path = f"/apis/events.k8s.io/v1/namespaces/{series.namespace}/events/{series.name}"
         try:
             await self._api.patch(path, patch, content_type=MERGE_PATCH)
