@@ -18,7 +18,7 @@ import pytest
 
 from kubesched.dra.cel import (
     CelCache,
-    SelectorError,
+    DeviceSelectorError,
     compile_selector,
     device_variable,
     enhance_runtime_error,
@@ -469,7 +469,7 @@ def test_upstream_cel_case(name: str) -> None:
     assert selector.error is None, selector.error
     variables = {"device": device_variable(device, driver)}
     if isinstance(expect, tuple):
-        with pytest.raises(SelectorError, match=None) as caught:
+        with pytest.raises(DeviceSelectorError, match=None) as caught:
             selector.matches(variables)
         assert expect[1] in str(caught.value)
         return
@@ -489,7 +489,7 @@ def test_interrupt_at_a_deadline() -> None:
     selector = compile_selector(expression)
     device = _device({f"{D}/attr{i}": DeviceAttribute("int", i) for i in range(1000)})
     variables = {"device": device_variable(device, D)}
-    with pytest.raises(SelectorError, match="operation interrupted"):
+    with pytest.raises(DeviceSelectorError, match="operation interrupted"):
         selector.matches(variables, deadline=time.monotonic() - 1)
     assert selector.matches(variables) is True
 
@@ -572,7 +572,7 @@ def test_the_kubernetes_libraries_a_selector_reaches(expression: str, expect: bo
 def test_runtime_errors_use_cel_go_texts(expression: str, error: str) -> None:
     selector = compile_selector(expression)
     assert selector.error is None, selector.error
-    with pytest.raises(SelectorError, match=None) as caught:
+    with pytest.raises(DeviceSelectorError, match=None) as caught:
         selector.matches({"device": device_variable(_device(), D)})
     assert error in str(caught.value)
 

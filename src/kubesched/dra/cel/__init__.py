@@ -3,8 +3,8 @@
 from kubesched.dra.cel.environment import (
     SELECTOR_MAX_COST,
     CelCache,
+    DeviceSelectorError,
     Selector,
-    SelectorError,
     compile_selector,
     device_variable,
     enhance_runtime_error,
@@ -13,8 +13,8 @@ from kubesched.dra.cel.environment import (
 __all__ = [
     "SELECTOR_MAX_COST",
     "CelCache",
+    "DeviceSelectorError",
     "Selector",
-    "SelectorError",
     "compile_selector",
     "device_variable",
     "enhance_runtime_error",

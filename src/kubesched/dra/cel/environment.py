@@ -91,7 +91,7 @@ def enhance_runtime_error(message: str) -> str:
     return message
 
 
-class SelectorError(Exception):
+class DeviceSelectorError(Exception):
     """An expression failed for a device (`str()` is cel-go's message)."""
 
 
@@ -111,17 +111,17 @@ class Selector:
         deadline: float | None = None,
     ) -> bool:
         """The selector's answer for one `device` variable (`device_variable`); raises
-        SelectorError with the runtime error's text."""
+        DeviceSelectorError with the runtime error's text."""
         assert self.program is not None
         try:
             result = self.program.evaluate(variables, Run(cost_limit, deadline))
         except CelError as exc:
-            raise SelectorError(str(exc)) from None
+            raise DeviceSelectorError(str(exc)) from None
         except RecursionError:
-            raise SelectorError("max recursion depth exceeded") from None
+            raise DeviceSelectorError("max recursion depth exceeded") from None
         if not isinstance(result, bool):
             kind = type_name(result)
-            raise SelectorError(
+            raise DeviceSelectorError(
                 f"CEL result of type {kind} could not be converted to bool: "
                 f"type conversion error from {kind} to 'bool'"
             )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubesched.dra.cel import SelectorError, enhance_runtime_error
+from kubesched.dra.cel import DeviceSelectorError, enhance_runtime_error
 from kubesched.dra.structured.pools import node_matches
 from kubesched.dra.structured.state import (
     RequestData,
@@ -68,7 +68,7 @@ class Selection(RunState):
             )
         try:
             return compiled.matches(self._input(device, device_id), deadline=self.deadline)
-        except SelectorError as exc:
+        except DeviceSelectorError as exc:
             raise AllocationError(
                 f"{owner}: selector #{index} on device {device_id}: CEL runtime error: "
                 f"{enhance_runtime_error(str(exc))}"
@@ -78,4 +78,4 @@ class Selection(RunState):
         try:
             return self.device_input(device, device_id.driver)
         except Exception as exc:
-            raise SelectorError(str(exc)) from None
+            raise DeviceSelectorError(str(exc)) from None

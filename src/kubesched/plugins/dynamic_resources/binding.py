@@ -35,7 +35,7 @@ POD_STATUS: Final = ResourceSpec("", "v1", "pods", writes=True)
 """The pod's `/status` (the scheduler's RBAC grants its patch): not a declared resource."""
 
 
-class BindError(Exception):
+class ClaimBindError(Exception):
     """PreBind could not record the allocation or the reservation (the text says why)."""
 
 
@@ -57,14 +57,14 @@ async def bind_claim(
                     await handle.get_object(CLAIMS, entry.obj.namespace, entry.obj.name)
                 )
             except ObjectWriteError as exc:
-                raise BindError(f"get updated claim {key} after conflict: {exc}") from None
+                raise ClaimBindError(f"get updated claim {key} after conflict: {exc}") from None
         try:
             return await _write(handle, current, allocation, pod)
         except ObjectWriteError as exc:
             if not exc.conflict:
                 what = "add allocation and reservation to" if allocation else "add reservation to"
-                raise BindError(f"{what} claim {key}: {exc}") from None
-    raise BindError(f"claim {key}: still conflicting after {CONFLICT_RETRIES} tries")
+                raise ClaimBindError(f"{what} claim {key}: {exc}") from None
+    raise ClaimBindError(f"claim {key}: still conflicting after {CONFLICT_RETRIES} tries")
 
 
 async def _write(
@@ -72,10 +72,10 @@ async def _write(
 ) -> Claim:
     key = current.obj.key
     if current.claim.deleting:
-        raise BindError(f"claim {key} got deleted in the meantime")
+        raise ClaimBindError(f"claim {key} got deleted in the meantime")
     if allocation is not None:
         if current.claim.allocation is not None:
-            raise BindError(f"claim {key} got allocated elsewhere in the meantime")
+            raise ClaimBindError(f"claim {key} got allocated elsewhere in the meantime")
         if FINALIZER not in current.obj.finalizers:
             patch = {
                 "metadata": {
@@ -88,9 +88,9 @@ async def _write(
             except ObjectWriteError as exc:
                 if exc.conflict:
                     raise
-                raise BindError(f"add finalizer to claim {key}: {exc}") from None
+                raise ClaimBindError(f"add finalizer to claim {key}: {exc}") from None
     elif current.claim.allocation is None:
-        raise BindError(f"claim {key} got deallocated elsewhere in the meantime")
+        raise ClaimBindError(f"claim {key} got deallocated elsewhere in the meantime")
     reserved = [*(current.obj.status.get("reservedFor") or ()), _consumer(pod)]
     status: dict[str, Any] = {"reservedFor": reserved}
     if allocation is not None:
@@ -144,7 +144,7 @@ def has_binding_conditions(claims: Sequence[Claim]) -> bool:
 
 def ready_for_binding(entry: Claim) -> bool:
     """upstream `isClaimReadyForBinding`: every binding condition of every allocated device
-    True in `status.devices`; BindError when a failure condition is True."""
+    True in `status.devices`; ClaimBindError when a failure condition is True."""
     allocation = entry.claim.allocation
     if allocation is None:
         return False
@@ -167,7 +167,7 @@ def ready_for_binding(entry: Claim) -> bool:
         for name in result.binding_failure_conditions or ():
             failed = conditions.get(name)
             if failed is not None and failed.get("status") == "True":
-                raise BindError(
+                raise ClaimBindError(
                     f"device binding failed: claim={entry.obj.name}, "
                     f'reason={failed.get("reason", "")}, message="{failed.get("message", "")}"'
                 )
@@ -202,7 +202,7 @@ async def wait_for_binding_conditions(
                 ready_for_binding(manager.claim(c.obj.namespace, c.obj.name) or c) for c in claims
             ):
                 return None
-        except BindError as exc:
+        except ClaimBindError as exc:
             return Status(Code.ERROR, str(exc))
         if time.monotonic() + BINDING_POLL_SECONDS > deadline:
             return Status(Code.ERROR, "device binding timeout: context deadline exceeded")
@@ -217,7 +217,7 @@ async def create_claim(handle: Handle, pod: Pod, node_claim: NodeClaim) -> Claim
     try:
         return Claim.of(await handle.create_object(CLAIMS, pod.namespace, body))
     except ObjectWriteError as exc:
-        raise BindError(
+        raise ClaimBindError(
             f"create claim for extended resources {pod.namespace}/{extended.IN_MEMORY_NAME}: {exc}"
         ) from None
 
@@ -228,7 +228,7 @@ async def record_extended_claim(
     """`status.extendedResourceClaimStatus` of the pod: which container request is served
     by which device request of which claim."""
     if not node_claim.mappings:
-        raise BindError(
+        raise ClaimBindError(
             f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
             "ExtendedResourceClaimStatus"
         )
@@ -244,7 +244,7 @@ async def record_extended_claim(
             POD_STATUS, target, {"status": status}, status=True, strategic=True
         )
     except ObjectWriteError as exc:
-        raise BindError(
+        raise ClaimBindError(
             f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {exc}"
         ) from None
 

@@ -473,7 +473,7 @@ class DynamicResources:
                 continue
             try:
                 claim = await self._bind_claim(data, index, pod, node_name)
-            except binding.BindError as exc:
+            except binding.ClaimBindError as exc:
                 return _error(str(exc))
             if claim is None:
                 continue

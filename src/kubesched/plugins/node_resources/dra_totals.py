@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from kubesched.dra.cel import CelCache, SelectorError, device_variable
+from kubesched.dra.cel import CelCache, DeviceSelectorError, device_variable
 from kubesched.dra.cel.values import CelError
 from kubesched.dra.structured import AllocatedState, AllocationError, DeviceID, node_matches
 from kubesched.framework import SharedDRAManager
@@ -133,7 +133,7 @@ class DeviceCountsView:
                     raise _CountError(compiled.error)
                 try:
                     known = compiled.matches({"device": device_variable(device, driver)})
-                except (SelectorError, CelError) as exc:
+                except (DeviceSelectorError, CelError) as exc:
                     raise _CountError(str(exc)) from None
                 self._cel.remember(expression, device, driver, known)
             if not known:
