@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from kubesched.errors import KubeschedError
+
 _UNITS_NS = {
     "ns": 1,
     "us": 1_000,
@@ -27,7 +29,7 @@ _NS_PER_S = 1_000_000_000
 EXAMPLES = "a Go duration such as 15s, 1m30s or 500ms"
 
 
-class DurationError(ValueError):
+class DurationError(KubeschedError, ValueError):
     """The text is not a Go duration; the message says why (without the fix)."""
 
 

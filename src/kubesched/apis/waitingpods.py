@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from kubesched.errors import KubeschedError
+
 WAITING_PODS_PATH = "/debug/waitingpods"
 API_VERSION = "kubesched.io/v1alpha1"
 KIND = "WaitingPodList"
 
 
-class PermitViewError(Exception):
+class PermitViewError(KubeschedError):
     """The waiting pods could not be read; `str()` is one line naming the problem and the fix."""
 
 

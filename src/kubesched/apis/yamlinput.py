@@ -15,13 +15,15 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from kubesched.errors import KubeschedError
+
 MAX_YAML_BYTES = 8 * 1024 * 1024
 """Larger than any config or kubeconfig, and than a 1.5 MiB object written as YAML."""
 MAX_EXPANDED_NODES = 500_000
 """Nodes with aliases expanded; real documents (even a pod of 1.5 MiB) stay far below."""
 
 
-class YamlBoundsError(yaml.YAMLError):
+class YamlBoundsError(KubeschedError, yaml.YAMLError):
     """The document is too large, or expands (through aliases) to too many nodes."""
 
 

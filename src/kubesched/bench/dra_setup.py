@@ -22,6 +22,7 @@ from typing import Any
 
 from kubesched.bench.load import create_all
 from kubesched.bench.workloads import DraSetup
+from kubesched.errors import KubeschedError
 from kubesched.kube.client import KubeClient
 from kubesched.kube.paging import list_all
 
@@ -29,7 +30,7 @@ RESOURCE = "/apis/resource.k8s.io/v1"
 SEED = 1
 
 
-class UnsupportedClaim(Exception):
+class UnsupportedClaim(KubeschedError):
     """A claim the benchmark's direct allocation cannot allocate."""
 
 

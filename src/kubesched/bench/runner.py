@@ -33,6 +33,7 @@ from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
 from kubesched.bench.tracker import PodTracker, TrackerError
 from kubesched.bench.workloads import PodGroup, Workload
+from kubesched.errors import KubeschedError
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.errors import ApiError
@@ -128,7 +129,7 @@ class _CpuBefore:
     plane: dict[str, float]
 
 
-class RunFailed(Exception):
+class RunFailed(KubeschedError):
     """The contender did not finish the run; the message says why."""
 
 

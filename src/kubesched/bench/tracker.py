@@ -15,13 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.errors import KubeschedError
 from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import ConnectionFailed
 
 INACTIVITY_TIMEOUT = 30.0
 
 
-class TrackerError(Exception):
+class TrackerError(KubeschedError):
     """The watch of the measured pods broke in a way that loses events (e.g. 410 Gone)."""
 
 

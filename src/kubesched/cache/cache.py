@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from kubesched.cache.debug import CacheDiff, compare_cache, dump_cache
 from kubesched.cache.nodetree import NodeTree
 from kubesched.cache.snapshot import Snapshot
+from kubesched.errors import KubeschedError
 from kubesched.framework.imagestates import ImageStates
 from kubesched.framework.logkv import kv
 from kubesched.framework.nodeinfo import NodeInfo
@@ -44,7 +45,7 @@ _MIN_TOMBSTONES_BEFORE_PRUNE = 1024
 _log = logging.getLogger(__name__)
 
 
-class CacheError(Exception):
+class CacheError(KubeschedError):
     """An operation that contradicts the pod's state in the cache (a scheduler bug)."""
 
 

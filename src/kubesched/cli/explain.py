@@ -21,6 +21,7 @@ from kubesched.apis.waitingpods import WAITING_PODS_PATH
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, load_config
 from kubesched.config.flagtable import BY_NAME, CANONICAL, FLAGS, Kind
 from kubesched.doctor.session import REQUEST_TIMEOUT_SECONDS
+from kubesched.errors import KubeschedError
 from kubesched.explain import (
     ExplainError,
     Explanation,
@@ -89,7 +90,7 @@ _BOOL_VALUES = {"1", "t", "T", "true", "TRUE", "True", "0", "f", "F", "false", "
 _SHORT = {f"-{flag.short}": flag.name for flag in FLAGS if flag.short}
 
 
-class UsageError(Exception):
+class UsageError(KubeschedError):
     """Bad flags or arguments; exit code 2."""
 
 

@@ -9,9 +9,9 @@ import sys
 from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.apis.errors import KubeschedError
 from kubesched.config import ConfigError, help_text, load_config, write_config
 from kubesched.config.plugin_check import check_plugins
+from kubesched.errors import FatalError
 from kubesched.server import eventloop
 from kubesched.server.app import run_scheduler
 from kubesched.server.gc_tuning import tune_collector
@@ -20,7 +20,7 @@ from kubesched.server.logs import setup_logging
 KUBE_SCHEDULER_VERSION = "v1.37.2"
 """The kube-scheduler release whose behaviour kubesched reproduces."""
 
-FATAL_ERRORS = (KubeschedError,)
+FATAL_ERRORS = (FatalError,)
 """Every fatal error a user may meet derives from it (`kubesched.apis.errors`)."""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 
 # Everything str.splitlines() breaks at: a message must stay on one line whatever it quotes.
 _LINE_BREAKS = {
@@ -17,7 +17,7 @@ def one_line(text: str) -> str:
     return text.translate(_LINE_BREAKS)
 
 
-class ConfigError(KubeschedError):
+class ConfigError(FatalError):
     """The command line or the config file is invalid.
 
     `errors` holds every problem found (not just the first), each one line that names the

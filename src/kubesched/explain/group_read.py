@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kubesched.apis.config import Profile
+from kubesched.errors import KubeschedError
 from kubesched.explain.group_report import GroupReport
 from kubesched.kube.errors import ApiError, Forbidden, NotFound
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 TIMEOUT_SECONDS = 30.0
 
 
-class GroupUnreadable(Exception):
+class GroupUnreadable(KubeschedError):
     """The group could not be read; `str()` is one line naming the fix."""
 
 

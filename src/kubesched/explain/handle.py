@@ -14,13 +14,14 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from kubesched.cache import Snapshot
+from kubesched.errors import KubeschedError
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.volumes import VolumeListers
 from kubesched.model import Pod
 from kubesched.runtime.offline import OfflineHandle
 
 
-class ReadOnlyError(RuntimeError):
+class ReadOnlyError(KubeschedError, RuntimeError):
     """A plugin tried to change the cluster while explaining."""
 
 

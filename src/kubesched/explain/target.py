@@ -14,9 +14,9 @@ from typing import Any
 import yaml
 
 from kubesched.apis.config import Profile
-from kubesched.apis.errors import KubeschedError
 from kubesched.apis.yamlinput import YamlBoundsError, load_all_bounded
 from kubesched.config import KubeSchedulerConfiguration
+from kubesched.errors import FatalError
 
 HYPOTHETICAL_UID = "kubesched-explain-hypothetical"
 DEFAULT_NAMESPACE = "default"
@@ -31,7 +31,7 @@ TEMPLATE_OWNERS = {
 }
 
 
-class ExplainError(KubeschedError):
+class ExplainError(FatalError):
     """A problem with what to explain; `str()` is one line."""
 
 

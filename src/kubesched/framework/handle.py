@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kubesched.errors import KubeschedError
 from kubesched.framework.dra import SharedDRAManager
 from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
@@ -26,7 +27,7 @@ from kubesched.framework.waiting import WaitingPods
 from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 
 
-class ObjectWriteError(Exception):
+class ObjectWriteError(KubeschedError):
     """A read or write through `Handle.get_object` / `Handle.patch_object` failed: the API
     server's answer in one line; `conflict` when the object changed since it was read (read
     it again and retry), `not_found` when it is gone."""

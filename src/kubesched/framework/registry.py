@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterable, Iterator
 from importlib.metadata import EntryPoint, entry_points
 from typing import cast
 
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 from kubesched.framework.interfaces import PluginFactory
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 
 ENTRY_POINT_GROUP = "kubesched.plugins"
 
 
-class PluginRegistrationError(KubeschedError):
+class PluginRegistrationError(FatalError):
     """A plugin module or entry point could not be loaded or registered."""
 
 

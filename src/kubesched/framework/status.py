@@ -14,6 +14,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
+from kubesched.errors import KubeschedError
+
 
 class Code(IntEnum):
     """Status codes, in upstream's order; each one's requeue meaning is in its comment."""
@@ -140,7 +142,7 @@ def is_success(result: Status | None) -> bool:
     return result is None or result.code is Code.SUCCESS
 
 
-class StatusError(Exception):
+class StatusError(KubeschedError):
     """Carries a non-success Status out of a nested call, for the runner that turns it back
     into the Status it returns (upstream returns `*Status` through every level)."""
 

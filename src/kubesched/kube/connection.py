@@ -24,14 +24,14 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from kubesched.apis.errors import KubeschedError
 from kubesched.apis.yamlinput import describe_error, load_all_bounded
+from kubesched.errors import FatalError
 from kubesched.kube.credentials import ExecCredentials
 
 _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
 
-class ConnectionConfigError(KubeschedError):
+class ConnectionConfigError(FatalError):
     """No usable cluster connection could be loaded; the message says what to set."""
 
 

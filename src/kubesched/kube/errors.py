@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesched.errors import KubeschedError
 
-class ApiError(Exception):
+
+class ApiError(KubeschedError):
     """A non-2xx answer from the API server (`status`, `reason` from its Status object)."""
 
     def __init__(self, status: int, reason: str, message: str, *, path: str = "") -> None:

@@ -26,6 +26,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple, cast
 
+from kubesched.errors import KubeschedError
+
 IDLE_SECONDS = 60.0
 MAX_HEAD_BYTES = 64 * 1024
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
@@ -37,7 +39,7 @@ Guard = Callable[[], None]
 """Called right before a request is written; raises to keep it from being sent."""
 
 
-class HttpError(OSError):
+class HttpError(KubeschedError, OSError):
     """The connection failed, or the answer was not a well-formed HTTP/1.1 response."""
 
 

@@ -24,6 +24,7 @@ import orjson
 
 from kubesched.apis.config import JSON_CONTENT_TYPE as JSON
 from kubesched.apis.config import PROTOBUF_CONTENT_TYPE as PROTOBUF
+from kubesched.errors import KubeschedError
 
 __all__ = ["KINDS", "PROTOBUF", "encode", "encode_body"]
 
@@ -33,7 +34,7 @@ _VARINT, _BYTES = 0, 2
 _ONE_BYTE = tuple(bytes((value,)) for value in range(0x80))
 
 
-class _Unencodable(Exception):
+class _Unencodable(KubeschedError):
     """A value these tables cannot encode: the caller sends JSON instead."""
 
 

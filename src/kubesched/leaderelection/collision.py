@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 from kubesched.framework.logkv import kv
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, NotFound
@@ -45,7 +45,7 @@ _BACKGROUND = (
 )
 
 
-class LeaseCollisionError(KubeschedError):
+class LeaseCollisionError(FatalError):
     """This Lease must not be used; the message explains the conflict and the fix."""
 
 

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any
 
+from kubesched.errors import KubeschedError
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ConnectionFailed
 from kubesched.leaderelection.record import (
@@ -31,7 +32,7 @@ def new_identity(hostname: str | None = None) -> str:
     return f"{hostname or socket.gethostname()}_{uuid.uuid4()}"
 
 
-class LockNotInitializedError(RuntimeError):
+class LockNotInitializedError(KubeschedError, RuntimeError):
     """`update` was called before `get` or `create` read the Lease."""
 
 

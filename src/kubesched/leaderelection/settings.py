@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kubesched.apis.config import LeaderElection
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 
 JITTER_FACTOR = 1.2
 """client-go's JitterFactor: acquire retries wait retryPeriod x [1, 1 + 1.2)."""
 
 
-class ElectionConfigError(KubeschedError, ValueError):
+class ElectionConfigError(FatalError, ValueError):
     """The leader election timings (or identity) break client-go's rules."""
 
 

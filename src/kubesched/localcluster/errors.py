@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 
 
-class LocalClusterError(KubeschedError):
+class LocalClusterError(FatalError):
     """Building or running the local control plane failed.
 
     `str(error)` is one line naming what failed and what to do; `details` holds the

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.apis.errors import KubeschedError
 from kubesched.apis.resources import ResourceSpec
 from kubesched.config.validation import is_dns_label
+from kubesched.errors import FatalError
 
 DEFAULT_NAMESPACE = "kubesched-system"
 APP_VERSION = "0.1.0"
@@ -33,7 +33,7 @@ TOKEN_SECRET_SUFFIX = "-token"  # noqa: S105 - a name suffix, no secret
 BUILT_IN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
 
-class ManifestError(KubeschedError, ValueError):
+class ManifestError(FatalError, ValueError):
     """The options cannot give working manifests; the message says the fix in one line."""
 
 

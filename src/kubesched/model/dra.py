@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.errors import KubeschedError
 from kubesched.model.quantity import Quantity, QuantityError
 
 ATTRIBUTE_KINDS = ("int", "bool", "string", "version")
@@ -24,7 +25,7 @@ TAINT_NO_EXECUTE = "NoExecute"
 TAINT_NONE = "None"
 
 
-class DRAObjectError(ValueError):
+class DRAObjectError(KubeschedError, ValueError):
     """A DRA object the allocator cannot read: one line naming the object and the field."""
 
 

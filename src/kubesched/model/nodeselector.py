@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.errors import KubeschedError
 from kubesched.model import Node, Pod
 
 Matcher = Callable[[Node], bool]
@@ -33,7 +34,7 @@ def parse_go_int(text: object) -> int | None:
     return value if -(2**63) <= value < 2**63 else None
 
 
-class TermError(ValueError):
+class TermError(KubeschedError, ValueError):
     """An invalid node selector requirement."""
 
 

@@ -11,6 +11,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from kubesched.errors import KubeschedError
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
     "n": Decimal("1e-9"),
@@ -27,7 +29,7 @@ _DECIMAL = {
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]?)$")
 
 
-class QuantityError(ValueError):
+class QuantityError(KubeschedError, ValueError):
     """A string that is not a Kubernetes quantity."""
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
-from kubesched.apis.errors import KubeschedError
 from kubesched.apis.gotext import go_quote
+from kubesched.errors import FatalError
 from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import Plugin
@@ -61,7 +61,7 @@ _UPSTREAM_ORDER = (
 )
 
 
-class FrameworkError(KubeschedError):
+class FrameworkError(FatalError):
     """A profile's plugin configuration is invalid; the message names the profile."""
 
 

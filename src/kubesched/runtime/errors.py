@@ -3,19 +3,20 @@ no node fits (`FitError`, whose text is kube-scheduler's FailedScheduling messag
 
 from __future__ import annotations
 
+from kubesched.errors import KubeschedError
 from kubesched.framework.diagnosis import NO_NODES_AVAILABLE_MESSAGE, Diagnosis, fit_error_message
 from kubesched.framework.status import Status
 from kubesched.model import Pod
 
 
-class NoNodesAvailableError(Exception):
+class NoNodesAvailableError(KubeschedError):
     """The snapshot has no nodes at all (upstream `ErrNoNodesAvailable`)."""
 
     def __init__(self) -> None:
         super().__init__(NO_NODES_AVAILABLE_MESSAGE)
 
 
-class SchedulingError(Exception):
+class SchedulingError(KubeschedError):
     """A plugin failed with ERROR (or raised) during the cycle; `status` says which and why."""
 
     def __init__(self, status: Status) -> None:
@@ -23,7 +24,7 @@ class SchedulingError(Exception):
         self.status = status
 
 
-class FitError(Exception):
+class FitError(KubeschedError):
     """No node fits the pod; `str()` is kube-scheduler's FailedScheduling message.
 
     The message is built when read, so a PostFilter message added later shows up in it.

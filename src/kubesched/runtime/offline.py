@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from kubesched.errors import KubeschedError
 from kubesched.framework import Code, NodeInfo, RecordedPreemption, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
@@ -24,7 +25,7 @@ from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
 
 
-class OfflineError(RuntimeError):
+class OfflineError(KubeschedError, RuntimeError):
     """A plugin tried to change the cluster through a Handle that has none."""
 
 

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 from kubesched.framework.logkv import kv
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
@@ -36,7 +36,7 @@ SHUTDOWN_BINDING_GRACE_SECONDS = 10.0
 CACHE_SYNC_TIMEOUT_SECONDS = 120.0
 
 
-class AppError(KubeschedError):
+class AppError(FatalError):
     """A fatal start-up problem; the message is one line that names the fix."""
 
 

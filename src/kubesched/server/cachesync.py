@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 from kubesched.framework.logkv import kv
 from kubesched.server.informers import Informers
 
@@ -25,7 +25,7 @@ WATCH_INTERVAL_SECONDS = 10.0
 INFORMER_RBAC = "list/watch pods, nodes and namespaces, and poddisruptionbudgets when preempting"
 
 
-class CacheSyncError(KubeschedError):
+class CacheSyncError(FatalError):
     """The caches did not sync in time; the message names the informers and the fix."""
 
 

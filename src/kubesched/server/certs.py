@@ -27,14 +27,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from kubesched.apis.errors import KubeschedError
+from kubesched.errors import FatalError
 
 CERT_NAME = "kubesched.crt"
 KEY_NAME = "kubesched.key"
 VALIDITY = dt.timedelta(days=365)
 
 
-class CertError(KubeschedError):
+class CertError(FatalError):
     """The serving certificate cannot be set up; the message is one line naming the fix."""
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from kubesched.apis.errors import KubeschedError
 from kubesched.apis.waitingpods import WAITING_PODS_PATH
 from kubesched.config.tls import openssl_cipher_names
+from kubesched.errors import FatalError
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import RequestAuthorizer, User
 from kubesched.server.cert_reload import reload_forever
@@ -37,7 +37,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch"}
 
 
-class ServingError(KubeschedError):
+class ServingError(FatalError):
     """The secure port cannot be served; the message is one line naming the fix."""
 
 

@@ -27,6 +27,7 @@ from kubesched.dra.cel.values import (
     Semver,
     type_name,
 )
+from kubesched.errors import KubeschedError
 from kubesched.model.dra import Device
 
 SELECTOR_MAX_COST: Final = 1_000_000
@@ -91,7 +92,7 @@ def enhance_runtime_error(message: str) -> str:
     return message
 
 
-class DeviceSelectorError(Exception):
+class DeviceSelectorError(KubeschedError):
     """An expression failed for a device (`str()` is cel-go's message)."""
 
 

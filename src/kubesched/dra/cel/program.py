@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kubesched.dra.cel.values import CostLimitExceeded, Interrupted
+from kubesched.errors import KubeschedError
 
 Fn = Callable[[dict[str, Any]], Any]
 RUN: Final = "\x00run"
@@ -17,7 +18,7 @@ INTERRUPT_CHECK_FREQUENCY: Final = 100
 """Comprehension steps between deadline checks (apiserver's `celconfig.CheckFrequency`)."""
 
 
-class CompileError(Exception):
+class CompileError(KubeschedError):
     """The expression does not compile; `str()` is cel-go's text after `compilation failed: `."""
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
+from kubesched.errors import KubeschedError
 from kubesched.model.quantity import Quantity
 
 INT64_MIN: Final = -(2**63)
@@ -19,7 +20,7 @@ INT64_MAX: Final = 2**63 - 1
 UINT64_MAX: Final = 2**64 - 1
 
 
-class CelError(Exception):
+class CelError(KubeschedError):
     """A CEL evaluation error (a cel-go error value)."""
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from kubesched.dra.structured.types import ConsumedCapacity
+from kubesched.errors import KubeschedError
 from kubesched.model.dra import CapacityRequestPolicy, DeviceCapacity
 from kubesched.model.quantity import INT64_MAX, Quantity
 
@@ -21,7 +22,7 @@ NOT_REPRESENTABLE = "capacity request cannot be represented in the device's rang
 NEGATIVE = "capacity value is negative"
 
 
-class CapacityError(Exception):
+class CapacityError(KubeschedError):
     """A request that cannot be represented (fatal for the allocation)."""
 
 

@@ -15,6 +15,7 @@ from kubesched.dra.structured.types import (
     DeviceID,
     Features,
 )
+from kubesched.errors import KubeschedError
 from kubesched.model import Node
 from kubesched.model.dra import Device, DeviceClass, ResourceSlice
 from kubesched.model.dra_claims import DeviceRequestSpec, ResourceClaim
@@ -60,7 +61,7 @@ class Candidate:
     pool: Pool
 
 
-class MaxSizeExceeded(Exception):
+class MaxSizeExceeded(KubeschedError):
     """More devices than a claim's results can hold along this branch of the search."""
 
 

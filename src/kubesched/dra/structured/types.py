@@ -9,6 +9,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
+from kubesched.errors import KubeschedError
 from kubesched.model.dra_claims import DeviceRequestAllocationResult
 from kubesched.model.quantity import Quantity
 
@@ -131,7 +132,7 @@ ALL_FEATURES_OFF = Features(
 )
 
 
-class AllocationError(Exception):
+class AllocationError(KubeschedError):
     """Allocation cannot proceed on any node (a fatal problem of the input, such as a CEL
     runtime error or an unknown DeviceClass); the scheduler reports it as an error."""
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from kubesched.errors import KubeschedError
 from kubesched.framework.listers import Lister
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.coscheduling.podgroup import (
@@ -27,7 +28,7 @@ class PermitOutcome(Enum):
     SUCCESS = "Success"
 
 
-class GangError(Exception):
+class GangError(KubeschedError):
     """Why PreFilter refuses a member (its text is the FailedScheduling message)."""
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from kubesched.errors import KubeschedError
 from kubesched.framework import Code, Handle, ObjectWriteError, ResourceSpec, Status
 from kubesched.framework.dra import Claim, SharedDRAManager
 from kubesched.framework.logkv import kv
@@ -35,7 +36,7 @@ POD_STATUS: Final = ResourceSpec("", "v1", "pods", writes=True)
 """The pod's `/status` (the scheduler's RBAC grants its patch): not a declared resource."""
 
 
-class ClaimBindError(Exception):
+class ClaimBindError(KubeschedError):
     """PreBind could not record the allocation or the reservation (the text says why)."""
 
 

@@ -4,11 +4,12 @@ pod's."""
 
 from __future__ import annotations
 
+from kubesched.errors import KubeschedError
 from kubesched.framework.dra import Claim, SharedDRAManager
 from kubesched.model import Pod, PodResourceClaim
 
 
-class ClaimsNotReady(Exception):
+class ClaimsNotReady(KubeschedError):
     """The pod cannot be scheduled until its claims exist (the text says why)."""
 
 

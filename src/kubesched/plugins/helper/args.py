@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, Self
 
+from kubesched.errors import KubeschedError
 
-class ArgsError(ValueError):
+
+class ArgsError(KubeschedError, ValueError):
     """Invalid plugin args (the framework reports it with the profile and plugin name)."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
+from kubesched.errors import KubeschedError
 from kubesched.framework import NodeInfo
 from kubesched.framework.nodeinfo import NodeJournal, node_journal
 
@@ -29,7 +30,7 @@ MAX_KEYS = 32
 """Indexes kept (least recently used dropped); each holds one entry per contributing node."""
 
 
-class Volatile(Exception):
+class Volatile(KubeschedError):
     """Raised by a contribution function whose result depends on more than the node."""
 
 

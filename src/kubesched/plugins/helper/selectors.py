@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesched.errors import KubeschedError
 from kubesched.model import Pod
 
 IN = "In"
@@ -29,7 +30,7 @@ DOES_NOT_EXIST = "DoesNotExist"
 _OPERATORS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
 
 
-class SelectorError(ValueError):
+class SelectorError(KubeschedError, ValueError):
     """An invalid label selector."""
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from kubesched.dra.cel import CelCache, DeviceSelectorError, device_variable
 from kubesched.dra.cel.values import CelError
 from kubesched.dra.structured import AllocatedState, AllocationError, DeviceID, node_matches
+from kubesched.errors import KubeschedError
 from kubesched.framework import SharedDRAManager
 from kubesched.framework.logkv import kv
 from kubesched.model import Node
@@ -24,7 +25,7 @@ from kubesched.model.dra import Device, DeviceClass, ResourceSlice
 log = logging.getLogger(__name__)
 
 
-class _CountError(Exception):
+class _CountError(KubeschedError):
     pass
 
 

@@ -6,6 +6,7 @@ CSINode exists)."""
 
 from __future__ import annotations
 
+from kubesched.errors import KubeschedError
 from kubesched.framework.volumes import VolumeListers
 from kubesched.model import CSINode, PersistentVolumeClaim, Pod, PodVolume
 from kubesched.plugins.helper.volumes import (
@@ -18,7 +19,7 @@ from kubesched.plugins.helper.volumes import (
 )
 
 
-class ClaimLookupError(Exception):
+class ClaimLookupError(KubeschedError):
     """A claim of the pod to schedule does not exist (`not_found`) or is not its own."""
 
     def __init__(self, message: str, *, not_found: bool) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import time
 from dataclasses import replace
 
+from kubesched.errors import KubeschedError
 from kubesched.framework import Handle
 from kubesched.model import (
     ANN_BOUND_BY_CONTROLLER,
@@ -30,7 +31,7 @@ from kubesched.plugins.volume_binding.matching import PodVolumes
 POLL_SECONDS = 1.0
 
 
-class BindError(Exception):
+class BindError(KubeschedError):
     """Binding the pod's volumes failed (PreBind reports ERROR; the pod is retried)."""
 
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubesched.errors import KubeschedError
 from kubesched.model import CLAIM_LOST_PHASE, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.plugins.helper.volumes import claim_not_found, volume_is_for_pod
 from kubesched.plugins.volume_binding.assume import AssumeCache
 
 
-class ClaimError(Exception):
+class ClaimError(KubeschedError):
     """A claim problem that makes the pod unschedulable and unresolvable (message as upstream)."""
 
 
-class ClassError(Exception):
+class ClassError(KubeschedError):
     """A StorageClass problem upstream reports as an error (`AsStatus`)."""
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.errors import KubeschedError
 from kubesched.model import (
     ANN_SELECTED_NODE,
     NO_PROVISIONER,
@@ -29,7 +30,7 @@ ERR_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 
 
-class MatchError(Exception):
+class MatchError(KubeschedError):
     """An error upstream returns from FindPodVolumes (the Filter reports ERROR)."""
 
 
