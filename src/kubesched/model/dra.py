@@ -20,10 +20,6 @@ ATTRIBUTE_KINDS = ("int", "bool", "string", "version")
 LIST_ATTRIBUTE_KINDS = ("ints", "bools", "strings", "versions")
 """The list-valued attributes of the alpha DRAListTypeAttributes gate."""
 
-TAINT_NO_SCHEDULE = "NoSchedule"
-TAINT_NO_EXECUTE = "NoExecute"
-TAINT_NONE = "None"
-
 
 class DRAObjectError(KubeschedError, ValueError):
     """A DRA object the allocator cannot read: one line naming the object and the field."""

@@ -26,9 +26,11 @@ from kubesched.dra.structured.types import (
 )
 from kubesched.model.dra import Device, DeviceTaint
 from kubesched.model.dra_claims import DeviceRequestSpec, DeviceToleration, ResourceClaim
+from kubesched.model.node import DO_NOT_SCHEDULE_EFFECTS
 from kubesched.model.quantity import Quantity
 
-TAINT_EFFECTS_PREVENTING_ALLOCATION = frozenset({"NoSchedule", "NoExecute"})
+TAINT_EFFECTS_PREVENTING_ALLOCATION = DO_NOT_SCHEDULE_EFFECTS
+"""A device taint with one of these effects keeps the device from being allocated."""
 
 
 class Devices(Requests):
