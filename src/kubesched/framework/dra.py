@@ -21,8 +21,9 @@ from kubesched.apis.resources import ResourceSpec
 from kubesched.dra.structured import AllocatedState
 from kubesched.framework.events import EventResource
 from kubesched.model import ApiObject
-from kubesched.model.dra import DeviceClass, ResourceSlice
+from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.model.dra_classes import DeviceClass
 
 GROUP: Final = "resource.k8s.io"
 VERSION: Final = "v1"

@@ -176,7 +176,7 @@ class DeviceTaint:
         return out
 
 
-def _taint(reader: Reader, raw: Any, path: str) -> DeviceTaint:
+def read_taint(reader: Reader, raw: Any, path: str) -> DeviceTaint:
     taint = reader.mapping(raw, path)
     return DeviceTaint(
         key=reader.string(taint.get("key"), f"{path}.key"),
@@ -249,7 +249,7 @@ def _device(reader: Reader, raw: Any, path: str) -> Device:
         node_selector=reader.node_selector(dev.get("nodeSelector"), f"{path}.nodeSelector"),
         all_nodes=reader.optional_bool(dev.get("allNodes"), f"{path}.allNodes"),
         taints=tuple(
-            _taint(reader, t, f"{path}.taints[{i}]")
+            read_taint(reader, t, f"{path}.taints[{i}]")
             for i, t in enumerate(reader.items(dev.get("taints"), f"{path}.taints"))
         ),
         binds_to_node=bool(reader.optional_bool(dev.get("bindsToNode"), f"{path}.bindsToNode")),
@@ -370,65 +370,6 @@ class DeviceConfiguration:
     copied into the allocation result unchanged."""
 
     raw: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class DeviceClass:
-    name: str
-    resource_version: str = ""
-    creation_timestamp: str = ""
-    selectors: tuple[DeviceSelector, ...] = ()
-    config: tuple[DeviceConfiguration, ...] = ()
-    extended_resource_name: str | None = None
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> DeviceClass:
-        reader, meta = metadata("DeviceClass", obj)
-        name = meta.get("name") or ""
-        spec = reader.mapping(obj.get("spec"), "spec")
-        config = []
-        for i, item in enumerate(reader.items(spec.get("config"), "spec.config")):
-            entry = dict(reader.mapping(item, f"spec.config[{i}]"))
-            config.append(DeviceConfiguration(entry))
-        return cls(
-            name=name,
-            resource_version=meta.get("resourceVersion") or "",
-            creation_timestamp=meta.get("creationTimestamp") or "",
-            selectors=selectors(reader, spec.get("selectors"), "spec.selectors"),
-            config=tuple(config),
-            extended_resource_name=reader.optional_string(
-                spec.get("extendedResourceName"), "spec.extendedResourceName"
-            ),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceTaintRule:
-    """A DeviceTaintRule: its taint is added to every device its selector names (None in a
-    selector field matches any; a rule without a selector matches no device)."""
-
-    name: str
-    taint: DeviceTaint
-    has_selector: bool = True
-    driver: str | None = None
-    pool: str | None = None
-    device: str | None = None
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> DeviceTaintRule:
-        reader, meta = metadata("DeviceTaintRule", obj)
-        name = meta.get("name") or ""
-        spec = reader.mapping(obj.get("spec"), "spec")
-        raw_selector = spec.get("deviceSelector")
-        selector = reader.mapping(raw_selector, "spec.deviceSelector")
-        return cls(
-            name=name,
-            taint=_taint(reader, spec.get("taint"), "spec.taint"),
-            has_selector=raw_selector is not None,
-            driver=reader.optional_string(selector.get("driver"), "spec.deviceSelector.driver"),
-            pool=reader.optional_string(selector.get("pool"), "spec.deviceSelector.pool"),
-            device=reader.optional_string(selector.get("device"), "spec.deviceSelector.device"),
-        )
 
 
 def metadata(kind: str, obj: Any) -> tuple[Reader, Mapping[str, Any]]:

@@ -33,8 +33,9 @@ from kubesched.framework.listers import ClusterListers, IndexedStore, Lister
 from kubesched.framework.logkv import kv
 from kubesched.framework.resources import ResourceSpec
 from kubesched.model import ApiObject
-from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
+from kubesched.model.dra import DRAObjectError, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult
+from kubesched.model.dra_classes import DeviceClass, DeviceTaintRule
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

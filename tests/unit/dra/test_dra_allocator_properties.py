@@ -24,8 +24,9 @@ from kubesched.dra.structured import (
     patched_slices,
 )
 from kubesched.model import Node
-from kubesched.model.dra import DeviceClass, DeviceTaintRule, ResourceSlice
+from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import ResourceClaim
+from kubesched.model.dra_classes import DeviceClass, DeviceTaintRule
 
 DRIVER = "gpu.example.com"
 GPU = DeviceClass.from_json(

@@ -27,8 +27,9 @@ from kubesched.dra.structured import (
     Allocator,
 )
 from kubesched.model import Node
-from kubesched.model.dra import DeviceClass, ResourceSlice
+from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import ResourceClaim
+from kubesched.model.dra_classes import DeviceClass
 from kubesched.model.quantity import Quantity
 
 

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubesched.model.dra import DeviceClass, DeviceTaintRule, DRAObjectError, ResourceSlice
+from kubesched.model.dra import DRAObjectError, ResourceSlice
 from kubesched.model.dra_claims import ResourceClaim
+from kubesched.model.dra_classes import DeviceClass, DeviceTaintRule
 from kubesched.model.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity
 
 SLICE = {

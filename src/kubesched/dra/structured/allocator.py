@@ -31,8 +31,9 @@ from kubesched.dra.structured.types import (
     NodeAllocationError,
 )
 from kubesched.model import Node
-from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.model.dra import Device, ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
+from kubesched.model.dra_classes import DeviceClass
 from kubesched.model.quantity import Quantity
 
 ClassGetter = Callable[[str], DeviceClass | None]

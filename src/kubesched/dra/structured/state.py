@@ -17,8 +17,9 @@ from kubesched.dra.structured.types import (
 )
 from kubesched.errors import KubeschedError
 from kubesched.model import Node
-from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.model.dra import Device, ResourceSlice
 from kubesched.model.dra_claims import DeviceRequestSpec, ResourceClaim
+from kubesched.model.dra_classes import DeviceClass
 from kubesched.model.quantity import Quantity
 
 if TYPE_CHECKING:

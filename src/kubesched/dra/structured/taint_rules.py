@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kubesched.model.dra import DeviceTaintRule, ResourceSlice
+from kubesched.model.dra import ResourceSlice
+from kubesched.model.dra_classes import DeviceTaintRule
 
 
 def apply_taint_rules(slice_: ResourceSlice, rules: Sequence[DeviceTaintRule]) -> ResourceSlice:

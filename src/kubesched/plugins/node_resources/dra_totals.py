@@ -20,7 +20,8 @@ from kubesched.errors import KubeschedError
 from kubesched.framework import SharedDRAManager
 from kubesched.framework.logkv import kv
 from kubesched.model import Node
-from kubesched.model.dra import Device, DeviceClass, ResourceSlice
+from kubesched.model.dra import Device, ResourceSlice
+from kubesched.model.dra_classes import DeviceClass
 
 log = logging.getLogger(__name__)
 
