@@ -2,10 +2,10 @@
 
 from kubesched.framework import RecordedPreemption
 from kubesched.testing.builders import NodeBuilder, PodBuilder, make_node, make_pod
+from kubesched.testing.framework import build_test_framework
 from kubesched.testing.handle import (
     FakeHandle,
     RecordedEvent,
-    build_test_framework,
     run_filter_plugin,
     run_score_plugin,
 )

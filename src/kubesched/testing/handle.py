@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.apis.resources import BUILT_IN, NAMESPACES
 from kubesched.framework import (
     SUCCESS,
@@ -25,7 +24,6 @@ from kubesched.framework import (
     NodeInfo,
     ObjectWriteError,
     RecordedPreemption,
-    Registry,
     SharedDRAManager,
     Status,
     WaitingPods,
@@ -44,7 +42,6 @@ from kubesched.model import (
     Pod,
     namespace_object,
 )
-from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
 
@@ -388,32 +385,3 @@ def run_score_plugin(
         status = plugin.normalize_score(state, pod, scores)
         assert status is None or status.is_success(), f"normalize_score failed: {status!r}"
     return {node.name: score for node, score in zip(nodes, scores, strict=True)}
-
-
-def build_test_framework(
-    *,
-    handle: FakeHandle,
-    plugins: Iterable[type] = (),
-    enabled: dict[str, Sequence[str | tuple[str, int]]] | None = None,
-    plugin_config: dict[str, dict[str, Any]] | None = None,
-    with_defaults: bool = True,
-) -> Framework:
-    """A Framework over the in-tree plugins (unless `with_defaults=False`) plus `plugins`
-    (classes with a `name`), enabled per extension point, e.g. `{"score": [("Mine", 2)]}`."""
-    from kubesched.plugins import in_tree_registry  # noqa: PLC0415 - testing helper only
-
-    registry = in_tree_registry() if with_defaults else Registry()
-    for plugin_class in plugins:
-        registry.register_class(plugin_class, source="test")
-    sets = {
-        point: PluginSet(enabled=tuple(_ref(item) for item in items))
-        for point, items in (enabled or {}).items()
-    }
-    profile = Profile(
-        scheduler_name="test-scheduler", plugins=sets, plugin_config=plugin_config or {}
-    )
-    return build_framework(profile=profile, registry=registry, handle=handle)
-
-
-def _ref(item: str | tuple[str, int]) -> PluginRef:
-    return PluginRef(item) if isinstance(item, str) else PluginRef(item[0], item[1])
