@@ -3,10 +3,11 @@
 Nothing here sends a request or starts a task; `kubesched.server.app.run` does both. Parts are
 made in dependency order and handed to what needs them, so nothing is attached later:
 
-    metrics, API clients (election, events, delegated auth), event recorder
+    build: metrics, API clients (election, events, delegated auth), event recorder
     leader elector                     (its fence is read by binding and preemption, and by
                                        the scheduling client before every write it sends)
-    the scheduling client, cache, snapshot
+    the scheduling client
+    _core: cache, snapshot
     nominator, waiting pods            (shared by the queue, preemption and every Handle)
     informers: pods, nodes, what plugins declare (namespaces, Services and workload
                                        controllers, PodDisruptionBudgets, custom resources)
@@ -15,7 +16,7 @@ made in dependency order and handed to what needs them, so nothing is attached l
 
 One knot remains, as upstream's `SetPodActivator`: the queue consults the frameworks (QueueSort,
 PreEnqueue, requeue hints) and preemption (inside the frameworks' Handles) activates pods in
-the queue; `_activate_held` closes it before `build` returns.
+the queue; `_LateQueue` closes it before `build` returns.
 """
 
 from __future__ import annotations
@@ -39,14 +40,14 @@ from kubesched.framework.resources import cluster_resources
 from kubesched.informers import Reflector
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
-from kubesched.leaderelection import LeaderElector, new_elector
+from kubesched.leaderelection import LeaderElector
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.builder import check_common_queue_sort
 from kubesched.runtime.dra_manager import DraManager
-from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
+from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
@@ -54,9 +55,10 @@ from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
 from kubesched.server.frameworks import new_queue, preempting, registered, registered_resources
 from kubesched.server.informers import Informers, declared_informers, feeding_informers
+from kubesched.server.parts import ClientFactory, leader_elector, pod_event_sink
 from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
-from kubesched.server.volume_informers import uses_volumes, volume_informers
+from kubesched.server.volume_informers import VolumeInformers, uses_volumes, volume_informers
 
 log = logging.getLogger(__name__)
 
@@ -106,63 +108,112 @@ def build(
 
     `auth_connection` (from `--authentication-kubeconfig`/`--authorization-kubeconfig`)
     reviews the callers of the secure port; without it, `connection` does."""
-    cc = config.client_connection
     metrics = SchedulerMetrics(
         disabled=config.disabled_metrics, generic_workload=config.generic_workload
     )
-
-    def new_client(
-        to: Connection,
-        *,
-        qps: float = cc.qps,
-        burst: int = cc.burst,
-        write_fence: Callable[[], bool] | None = None,
-    ) -> KubeClient:
-        return KubeClient(
-            to,
-            qps=qps,
-            burst=burst,
-            observe=metrics.observe_request,
-            observe_retry=metrics.observe_retry,
-            content_type=cc.content_type,
-            write_fence=write_fence,
-        )
-
-    election_client, event_client = new_client(connection), new_client(connection)
-    auth_client = new_client(
+    clients = ClientFactory(config, metrics)
+    election_client, event_client = clients.new(connection), clients.new(connection)
+    auth_client = clients.new(
         auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST
     )
     recorder = EventRecorder(event_client, on_drop=metrics.count_dropped_event)
-    elector = _elector(config, election_client, recorder, metrics)
+    elector = leader_elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
     leading = elector.is_leader if elector is not None else _always
     # Every write of the scheduling client is a scheduling decision: none leaves the
     # process once the Lease's renew deadline has passed (checked at the socket).
-    client = new_client(connection, write_fence=elector.fenced if elector is not None else None)
+    client = clients.new(connection, write_fence=elector.fenced if elector is not None else None)
+    core = _core(
+        config, client=client, recorder=recorder, metrics=metrics, fenced=fenced, leading=leading
+    )
+    return Components(
+        config=config,
+        metrics=metrics,
+        cache=core.cache,
+        client=client,
+        election_client=election_client,
+        event_client=event_client,
+        auth_client=auth_client,
+        recorder=recorder,
+        informers=core.informers,
+        frameworks=core.frameworks,
+        queue=core.queue,
+        preemptions=core.preemptions,
+        scheduler=core.scheduler,
+        elector=elector,
+        server=secure_port(
+            config,
+            metrics,
+            auth_client,
+            elector,
+            core.informers,
+            waiting=core.waiting,
+            leading=leading,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Core:
+    """The scheduling core of one process, as `_core` wires it."""
+
+    cache: SchedulerCache
+    waiting: WaitingPods
+    frameworks: Mapping[str, Framework]
+    queue: SchedulingQueue
+    informers: Informers
+    preemptions: Preemptions
+    scheduler: Scheduler
+
+
+class _LateQueue:
+    """The queue, for the parts made before it (preemption, the Handles, the storage
+    informers): it is made after the frameworks, which hold those parts (upstream's
+    `SetPodActivator` closes the same knot)."""
+
+    queue: SchedulingQueue | None = None
+
+    def _ready(self) -> SchedulingQueue:
+        if self.queue is None:
+            raise RuntimeError("the scheduling queue is used before build() made it")
+        return self.queue
+
+    def activate_held(self, uid: str, *, gated_by: str, force: bool = False) -> None:
+        self._ready().activate_held(uid, gated_by=gated_by, force=force)
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        self._ready().activate(pods)
+
+    def move_pods(self, event: ClusterEvent, old: object, new: object) -> None:
+        self._ready().move_all_to_active_or_backoff(event, old, new)
+
+
+def _core(
+    config: KubeSchedulerConfiguration,
+    *,
+    client: KubeClient,
+    recorder: EventRecorder,
+    metrics: SchedulerMetrics,
+    fenced: Callable[[], bool],
+    leading: Callable[[], bool],
+) -> _Core:
+    """Cache, snapshot, nominator, waiting pods, the profiles' Handles and frameworks, the
+    queue, the informers feeding them, preemption and the scheduler."""
     cache, snapshot = SchedulerCache(), Snapshot()
     nominator, waiting = Nominator(), WaitingPods()
     registry = build_registry(config)
     listers = ClusterListers(cluster_resources(config, registry))
     # One DRA manager for every profile (upstream: NewDRAManager, WithSharedDRAManager).
     dra_manager = DraManager(listers)
-
-    def activate_held(uid: str, *, gated_by: str, force: bool = False) -> None:
-        queue.activate_held(uid, gated_by=gated_by, force=force)
-
-    def activate(pods: Iterable[Pod]) -> None:
-        queue.activate(pods)
-
-    def move_pods(event: ClusterEvent, old: object, new: object) -> None:
-        queue.move_all_to_active_or_backoff(event, old, new)
-
-    volumes = volume_informers(client, move=move_pods)
+    late = _LateQueue()
+    volumes = volume_informers(client, move=late.move_pods)
 
     preemptions = Preemptions(
         api=client,
         recorder=recorder,
         waiting_pods=waiting,
         nominator=nominator,
-        activate_held=activate_held,
+        activate_held=late.activate_held,
         fenced=fenced,
         metrics=metrics,
     )
@@ -175,7 +226,7 @@ def build(
             waiting_pods=waiting,
             preemptions=preemptions,
             listers=listers,
-            activate=activate,
+            activate=late.activate,
             leading=leading,
             volumes=volumes.listers,
             dra_manager=dra_manager,
@@ -183,7 +234,49 @@ def build(
         for profile in config.profiles
     }
     frameworks = _frameworks(config, registry, handles, metrics)
-    queue = new_queue(config, frameworks, nominator, metrics)
+    queue = late.queue = new_queue(config, frameworks, nominator, metrics)
+    informers = _informers(
+        client,
+        cache,
+        queue,
+        frameworks,
+        listers=listers,
+        waiting=waiting,
+        volumes=volumes,
+        metrics=metrics,
+    )
+    scheduler = Scheduler(
+        frameworks=frameworks,
+        cache=cache,
+        snapshot=snapshot,
+        queue=queue,
+        api=client,
+        record_event=pod_event_sink(recorder),
+        metrics=metrics,
+        lookup_pod=informers.pods.store.get,
+        fenced=fenced,
+        pod_groups=config.generic_workload,
+        preempt_group=preemptions.start_group,
+        nominate_for_expectation=feature_gates(config.feature_gates).get(
+            NOMINATED_NODE_NAME_FOR_EXPECTATION, True
+        ),
+    )
+    return _Core(cache, waiting, frameworks, queue, informers, preemptions, scheduler)
+
+
+def _informers(
+    client: KubeClient,
+    cache: SchedulerCache,
+    queue: SchedulingQueue,
+    frameworks: Mapping[str, Framework],
+    *,
+    listers: ClusterListers,
+    waiting: WaitingPods,
+    volumes: VolumeInformers,
+    metrics: SchedulerMetrics,
+) -> Informers:
+    """Pods and nodes (feeding the cache and the queue), what plugins declare, and the
+    storage informers when a profile enables a volume plugin."""
     pods, nodes = feeding_informers(
         client,
         cache=cache,
@@ -194,46 +287,11 @@ def build(
         waiting_pods=waiting,
         timer=metrics.observe_event_handling,
     )
-    informers = Informers(
+    return Informers(
         pods=pods,
         nodes=nodes,
         declared=_declared_informers(client, listers, queue, frameworks),
         volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
-    )
-    scheduler = Scheduler(
-        frameworks=frameworks,
-        cache=cache,
-        snapshot=snapshot,
-        queue=queue,
-        api=client,
-        record_event=_pod_event_sink(recorder),
-        metrics=metrics,
-        lookup_pod=pods.store.get,
-        fenced=fenced,
-        pod_groups=config.generic_workload,
-        preempt_group=preemptions.start_group,
-        nominate_for_expectation=feature_gates(config.feature_gates).get(
-            NOMINATED_NODE_NAME_FOR_EXPECTATION, True
-        ),
-    )
-    return Components(
-        config=config,
-        metrics=metrics,
-        cache=cache,
-        client=client,
-        election_client=election_client,
-        event_client=event_client,
-        auth_client=auth_client,
-        recorder=recorder,
-        informers=informers,
-        frameworks=frameworks,
-        queue=queue,
-        preemptions=preemptions,
-        scheduler=scheduler,
-        elector=elector,
-        server=secure_port(
-            config, metrics, auth_client, elector, informers, waiting=waiting, leading=leading
-        ),
     )
 
 
@@ -284,53 +342,3 @@ def _frameworks(
         log.info("profile", extra=kv(scheduler=profile.scheduler_name, plugins=fw.list_plugins()))
     check_common_queue_sort(list(frameworks.values()))
     return frameworks
-
-
-def _pod_event_sink(recorder: EventRecorder) -> Callable[..., None]:
-    """The scheduler's events about pods, recorded under the profile's name."""
-
-    def record(
-        *, controller: str, pod: Pod, event_type: str, reason: str, action: str, note: str
-    ) -> None:
-        recorder.record(
-            controller=controller,
-            regarding=ObjectRef.of_pod(pod),
-            type=event_type,
-            reason=reason,
-            action=action,
-            note=note,
-        )
-
-    return record
-
-
-def _elector(
-    config: KubeSchedulerConfiguration,
-    client: KubeClient,
-    recorder: EventRecorder,
-    metrics: SchedulerMetrics,
-) -> LeaderElector | None:
-    le = config.leader_election
-    if not le.leader_elect:
-        return None
-    ref = ObjectRef(
-        "Lease", le.resource_namespace, le.resource_name, api_version="coordination.k8s.io/v1"
-    )
-
-    def lease_event(reason: str, message: str) -> None:
-        recorder.record(
-            controller=config.profiles[0].scheduler_name,
-            regarding=ref,
-            type="Normal",
-            reason=reason,
-            action="LeaderElection",
-            note=message,
-        )
-
-    return new_elector(
-        client,
-        settings=le,
-        scheduler_names=config.scheduler_names,
-        event_sink=lease_event,
-        metrics=metrics.election(le.resource_name),
-    )
