@@ -12,7 +12,8 @@ from kubesched.runtime.builder import FrameworkError, build_framework, check_com
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
 from kubesched.runtime.framework import Framework, PreFilterOutcome
 from kubesched.runtime.placement import run_placement_feasible
-from kubesched.runtime.schedule import ScheduleResult, num_feasible_nodes_to_find, schedule_pod
+from kubesched.runtime.sampling import num_feasible_nodes_to_find
+from kubesched.runtime.schedule import ScheduleResult, schedule_pod
 from kubesched.runtime.scoring import ScoreResult, select_host
 
 __all__ = [

@@ -28,34 +28,13 @@ from kubesched.runtime.errors import FitError, NoNodesAvailableError, Scheduling
 from kubesched.runtime.filter_each import FilterRun, FilterSplit
 from kubesched.runtime.framework import Framework
 from kubesched.runtime.memo import store
+from kubesched.runtime.sampling import num_feasible_nodes_to_find
 from kubesched.runtime.score_columns import PositionedNodes
 from kubesched.runtime.scoring import ScoreResult, select_host
 
 logger = logging.getLogger(__name__)
 _SUCCESS_CODE = Code.SUCCESS
 _ERROR_CODE = Code.ERROR
-MIN_FEASIBLE_NODES_TO_FIND = 100
-MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-BASE_PERCENTAGE_OF_NODES_TO_SCORE = 50
-
-
-def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None) -> int:
-    """How many feasible nodes to look for before filtering stops (upstream semantics).
-
-    All nodes below 100 nodes or at 100 %; unset/0 % means adaptive: 50 % - 1 % per 125 nodes,
-    at least 5 %; and never fewer than 100 nodes.
-    """
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    pct = percentage or 0
-    if pct >= 100:
-        return num_all_nodes
-    if pct <= 0:
-        pct = max(
-            BASE_PERCENTAGE_OF_NODES_TO_SCORE - num_all_nodes // 125,
-            MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
-        )
-    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
 @dataclass(frozen=True, slots=True)
