@@ -9,11 +9,9 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 
 from __future__ import annotations
 
-import time
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
@@ -25,16 +23,14 @@ from kubesched.framework.placement import PlacementFeasiblePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
-from kubesched.model.interning import KeyTable
-from kubesched.runtime import memo
 from kubesched.runtime.batch import OpportunisticBatch
 from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.columns import NodeColumns
 from kubesched.runtime.enqueue import collect_enqueue_events
-from kubesched.runtime.filter_each import FilterCalls, FilterRun, FilterSplit, filter_each
 from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
+from kubesched.runtime.result_keys import ResultKeys
 from kubesched.runtime.scoring import ScoreResult, normalize_raw_scores, raw_scores, run_score
 from kubesched.runtime.whatif import WhatIfFiltering
 
@@ -73,7 +69,7 @@ class PreFilterOutcome:
 _SUCCESS_CODE = Code.SUCCESS  # enum attribute reads are slow in per-node loops
 
 
-class Framework(BindingCycle, WhatIfFiltering):
+class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
     """The plugins of one profile and the runners the scheduler calls for each pod."""
 
     def __init__(
@@ -119,15 +115,7 @@ class Framework(BindingCycle, WhatIfFiltering):
         self._enqueue_events = collect_enqueue_events(plugins)
         self.queueing_hints = QueueingHints(self._enqueue_events, observe=observe_hint)
         """The plugins' events and hints, asked by the queue (`runtime.queueing`)."""
-        # Results are reused per node by the plugins' signatures (`kubesched.runtime.memo`).
-        self._memo_keys = KeyTable()
-        self._filter_plugins_by_name = {pl.name: pl for pl in plugins.filter}
-        self._filters_unsigned = frozenset(self._filter_plugins_by_name) - memo.can_sign(
-            plugins.filter
-        )
-        signers = memo.can_sign(plugins.score)
-        self._signing_scores = [pl for pl in plugins.score if pl.name in signers]
-        self._pod_signers = _pod_signers(plugins)
+        self._init_result_keys(plugins)
         self.node_columns = NodeColumns()
         """The memo's Filter and Score results by snapshot position (`runtime.columns`)."""
         self.batch: OpportunisticBatch | None = None
@@ -280,119 +268,6 @@ class Framework(BindingCycle, WhatIfFiltering):
         if self.plugin_metrics is not None:
             self.plugin_metrics.evaluated(plugin, point, self.profile_name, count)
 
-    def filter_memo_key(self, state: CycleState, pod: Pod) -> int | None:
-        """The key of this cycle's Filter results on a node (the signatures of the Filter
-        plugins that run, together), or None when one of them cannot sign the pod."""
-        skip = state.skip_filter_plugins
-        if not self._filters_unsigned <= skip:
-            return None
-        running = [pl for name, pl in self._filter_plugins_by_name.items() if name not in skip]
-        signatures = memo.cycle_signatures(state, pod, running)
-        combined = tuple(signatures[pl.name] for pl in running)
-        if None in combined:
-            return None
-        return self._memo_keys.id_of(("filter", skip, combined))
-
-    def filter_split(self, state: CycleState, pod: Pod) -> FilterSplit | None:
-        """When some running Filter plugin cannot sign the pod (no `filter_memo_key`): the
-        leading running plugins that all signed it, whose results are memoized together
-        under the returned key, and the plugins after them, which then run on every node
-        the leading ones pass (`run_filters`). None when the first running plugin did not
-        sign, or every one did."""
-        skip = state.skip_filter_plugins
-        filters = self._timed_filters if state.record_plugin_metrics else self._filters
-        running = [(name, call) for name, call in filters if not (skip and name in skip)]
-        signatures = memo.cycle_signatures(
-            state, pod, [self._filter_plugins_by_name[name] for name, _ in running]
-        )
-        lead = 0
-        while lead < len(running) and signatures[running[lead][0]] is not None:
-            lead += 1
-        if lead in {0, len(running)}:
-            return None
-        signed = tuple((name, signatures[name]) for name, _ in running[:lead])
-        key = self._memo_keys.id_of(("filter-lead", skip, signed))
-        return FilterSplit(key, running[:lead], running[lead:])
-
-    def filter_each(
-        self,
-        state: CycleState,
-        pod: Pod,
-        nodes: Sequence[NodeInfo],
-        filters: FilterCalls,
-        run: FilterRun,
-    ) -> tuple[int, Status | None]:
-        """Run `filters` (a part of `filter_split`) on the nodes at `run.positions`
-        (`runtime.filter_each`); each call is counted for the metrics."""
-        return filter_each(state, pod, nodes, filters, run=run, calls=self._filter_calls)
-
-    def run_filters(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo, filters: FilterCalls
-    ) -> Status:
-        """Run `filters` (a part of `filter_split`) on one node, stopping at the first
-        rejection (`plugin` set); each plugin call counted for the metrics."""
-        run = FilterRun([0], 1)
-        consumed, error = self.filter_each(state, pod, [node_info], filters, run)
-        if error is not None:
-            return error
-        assert consumed == 1
-        return run.rejected[0][1] if run.rejected else SUCCESS
-
-    def score_memo_key(self, state: CycleState, pod: Pod) -> tuple[int, frozenset[str]] | None:
-        """The key of this cycle's raw scores on a node, and the Score plugins it covers
-        (those that run and signed the pod; the others score every node: unlike Filter, Score
-        has no order to keep). None when no running Score plugin signed the pod."""
-        skip = state.skip_score_plugins
-        running = [pl for pl in self._signing_scores if pl.name not in skip]
-        signatures = memo.cycle_signatures(state, pod, running)
-        signed = tuple(
-            (pl.name, signatures[pl.name]) for pl in running if signatures[pl.name] is not None
-        )
-        if not signed:
-            return None
-        key = self._memo_keys.id_of(("score", skip, signed))
-        return key, frozenset(name for name, _ in signed)
-
-    # --- signatures (upstream `SignPod`) -------------------------------------------------
-
-    def pod_signature(self, state: CycleState, pod: Pod) -> Hashable:
-        """The pod's signature for OpportunisticBatching: its scheduler name and every
-        signature of the profile's PreFilter, Filter, PreScore and Score plugins; None when
-        one of them cannot sign this pod, or has no `sign_pod` at all (then no pod of the
-        profile is signed, as upstream's `computeBatchablePlugins` decides)."""
-        started = time.perf_counter()
-        try:
-            return self._pod_signature(state, pod)
-        finally:
-            self.observe("Sign", "Success", time.perf_counter() - started)
-
-    def _pod_signature(self, state: CycleState, pod: Pod) -> Hashable:
-        signers = self._pod_signers
-        if signers is None:
-            return None
-        signatures = memo.cycle_signatures(state, pod, ())  # shared with the memo's keys
-        parts: list[Hashable] = [pod.scheduler_name]
-        for pl in signers:
-            if pl.name in signatures:
-                signature = signatures[pl.name]
-            else:
-                signature = signatures[pl.name] = self._sign(pl, pod)
-            if signature is None:
-                return None
-            parts.append(signature)
-        return tuple(parts)
-
-    def _sign(self, pl: Any, pod: Pod) -> tuple[Hashable, ...] | None:
-        """One plugin's signature, timed into `scheduler_plugin_execution_duration_seconds`
-        (extension point Sign, every call as upstream's)."""
-        if self.plugin_metrics is None:
-            return memo.sign(pl, pod)
-        started = time.perf_counter()
-        signature = memo.sign(pl, pod)
-        label = "Success" if signature is not None else "Unschedulable"
-        self.plugin_metrics.observe(pl.name, "Sign", label, time.perf_counter() - started)
-        return signature
-
     @timed("PostFilter")
     def run_post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
@@ -501,18 +376,6 @@ class Framework(BindingCycle, WhatIfFiltering):
     def _running_scores(self, state: CycleState) -> list[api.ScorePlugin]:
         skip = state.skip_score_plugins
         return [pl for pl in self.plugins.score if pl.name not in skip]
-
-
-def _pod_signers(plugins: PluginLists) -> list[Any] | None:
-    """The PreFilter, Filter, PreScore and Score plugins once each, if all of them can sign a
-    pod; else None (upstream `computeBatchablePlugins` turns signatures off for the profile)."""
-    candidates: dict[str, Any] = {}
-    for pl in [*plugins.pre_filter, *plugins.filter, *plugins.pre_score, *plugins.score]:
-        candidates.setdefault(pl.name, pl)
-    signers = memo.can_sign(candidates.values())
-    if len(signers) < len(candidates):
-        return None
-    return list(candidates.values())
 
 
 def _no_common_nodes(plugins: set[str]) -> Status:
