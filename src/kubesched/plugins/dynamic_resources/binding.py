@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -278,3 +278,20 @@ async def delete_claim(handle: Handle, entry: Claim) -> None:
     except ObjectWriteError as exc:
         if not exc.not_found:
             log.warning("delete", extra=kv(resourceclaim=entry.obj.key, err=exc))
+
+
+class BackgroundWrites:
+    """Claim writes that nothing waits for (PostFilter's deallocation, Unreserve's), run as
+    tasks kept until they end; outside an event loop (a unit test) the write is dropped."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(work)
+        except RuntimeError:
+            work.close()
+            return
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -23,11 +23,9 @@ v1.37.2 has it behind an alpha gate): the claims of native PodGroups
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Mapping, MutableSequence, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -37,40 +35,39 @@ from kubesched.dra.structured import (
     Allocator,
     Features,
     NodeAllocationError,
-    NodePredicate,
-    compile_node_selector,
 )
 from kubesched.dra.structured.allocator import PoolsCache
 from kubesched.framework import (
-    ActionType,
-    ClusterEvent,
     ClusterEventWithHint,
     Code,
     CycleState,
-    EventResource,
     Handle,
     NodeInfo,
     NodeToStatusReader,
     PostFilterResult,
     QueueingHint,
-    StateKey,
     Status,
 )
-from kubesched.framework.dra import Claim
-from kubesched.model import ApiObject, Node, Pod
+from kubesched.model import Node, Pod
 from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import AllocationResult, ResourceClaim
-from kubesched.plugins.dynamic_resources import binding, resources
+from kubesched.plugins.dynamic_resources import binding, prebind, resources
 from kubesched.plugins.dynamic_resources import extended as extended_resources
+from kubesched.plugins.dynamic_resources import hints as dra_hints
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
+from kubesched.plugins.dynamic_resources.cycle import (
+    KEY,
+    CycleData,
+    check_claims,
+    error,
+    unschedulable,
+)
 from kubesched.plugins.dynamic_resources.memo import AllocationMemo
 from kubesched.plugins.dynamic_resources.pod_claims import (
     ClaimsNotReady,
-    claims_not_generated,
     pod_claims,
     reserved_for_pod,
 )
-from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.extended_resources import extended_resource_classes
 from kubesched.plugins.helper.normalize import default_normalize_score
 
@@ -84,49 +81,6 @@ _NOTHING_TO_DEALLOCATE: Final = Status(Code.UNSCHEDULABLE)
 _NO_STATE: Final = Status(Code.ERROR, "not found")
 
 
-def _unschedulable(reason: str) -> Status:
-    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
-
-
-def _error(reason: str) -> Status:
-    return Status(Code.ERROR, reason)
-
-
-@dataclass(slots=True)
-class _State:
-    """One cycle's claims (written by PreFilter; a pod without claims has none)."""
-
-    claims: list[Claim] = field(default_factory=list)
-    available_on: list[NodePredicate | None] = field(default_factory=list)
-    """The node selector of each allocated claim's allocation, compiled (None: any node)."""
-    allocation: list[AllocationResult | None] = field(default_factory=list)
-    """Set by Reserve for the claims it allocated."""
-    allocator: Allocator | None = None
-    unavailable: set[int] = field(default_factory=set)
-    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
-    extended: dict[str, int] = field(default_factory=dict)
-    """The pod's extended resource requests, when a DeviceClass backs one of them."""
-    extended_index: int | None = None
-    """Where the claim for them is in `claims` (the last one)."""
-    initial_extended_uid: str = ""
-    """That claim's uid in PreFilter (the in-memory claim's, under which Reserve put its
-    allocation in flight)."""
-    node_claims: dict[str, extended_resources.NodeClaim] = field(default_factory=dict)
-    """Per node, that claim with the device requests the node must serve."""
-
-    def user_claims(self) -> bool:
-        return len(self.claims) > (0 if self.extended_index is None else 1)
-
-    def clone(self) -> _State:
-        return self
-
-    def to_allocate(self) -> list[int]:
-        return [i for i, entry in enumerate(self.claims) if entry.claim.allocation is None]
-
-
-_KEY: StateKey[_State] = StateKey(NAME)
-
-
 class DynamicResources:
     name = NAME
     resources = resources.ALL
@@ -138,7 +92,7 @@ class DynamicResources:
         self.classes = extended_resource_classes(handle)
         self.features = Features()
         self.cel_cache = CelCache()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = binding.BackgroundWrites()
         self._pools: tuple[Sequence[ResourceSlice], PoolsCache] | None = None
         self._memo = AllocationMemo()
 
@@ -161,19 +115,19 @@ class DynamicResources:
         try:
             pod_claims(pod, self.manager)
         except ClaimsNotReady as exc:
-            return _unschedulable(str(exc))
+            return unschedulable(str(exc))
         return None
 
     def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
-        data = _State()
-        state.write(_KEY, data)
+        data = CycleData()
+        state.write(KEY, data)
         extended = extended_resources.requested(pod, self.classes) if pod.requests.scalar else {}
         if not pod.claim_sources and not extended:
             return _SKIP
         try:
             claims = pod_claims(pod, self.manager)
         except ClaimsNotReady as exc:
-            return _unschedulable(str(exc))
+            return unschedulable(str(exc))
         if extended:
             data.extended = extended
             data.extended_index = len(claims)
@@ -183,7 +137,7 @@ class DynamicResources:
             return _SKIP
         data.available_on = [None] * len(claims)
         data.allocation = [None] * len(claims)
-        status = self._check_claims(data, claims)
+        status = check_claims(self.manager, data, claims)
         if status is not None:
             return status
         data.claims = claims
@@ -201,63 +155,13 @@ class DynamicResources:
                 )
                 self._memo.begin(slices, self.manager.classes_version())
             except AllocationError as exc:
-                return _error(str(exc))
+                return error(str(exc))
         return Status(Code.SUCCESS)
-
-    def _check_claims(self, data: _State, claims: list[Claim]) -> Status | None:
-        """Note where allocated claims are available; refuse a claim another pod is
-        being allocated, or one whose DeviceClass is missing."""
-        for index, entry in enumerate(claims):
-            claim = entry.claim
-            if claim.allocation is not None:
-                selector = claim.allocation.node_selector
-                if selector is not None:
-                    try:
-                        data.available_on[index] = compile_node_selector(selector)
-                    except AllocationError as exc:
-                        return _error(str(exc))
-                continue
-            if self.manager.has_pending_allocation(entry.uid):
-                return _unschedulable(
-                    f"resource claim {claim.key} is in the process of being allocated"
-                )
-            if index == data.extended_index:
-                continue  # made per node by Filter (or checked there, from an earlier cycle)
-            status = self._check_classes(entry)
-            if status is not None:
-                return status
-        return None
-
-    def _check_classes(self, entry: Claim) -> Status | None:
-        claim = entry.claim
-        for request in claim.requests:
-            if request.exactly is not None:
-                status = self._check_class(request.exactly.device_class_name, request.name)
-            elif request.first_available:
-                status = None
-                for sub in request.first_available:
-                    status = self._check_class(sub.device_class_name, f"{request.name}/{sub.name}")
-                    if status is not None:
-                        break
-            else:
-                status = _unschedulable(
-                    f"resource claim {claim.key}, request {request.name}: unknown request type"
-                )
-            if status is not None:
-                return status
-        return None
-
-    def _check_class(self, class_name: str, request: str) -> Status | None:
-        if not class_name:
-            return _error(f"request {request}: unsupported request type")
-        if self.manager.device_class(class_name) is None:
-            return _unschedulable(f"request {request}: device class {class_name} does not exist")
-        return None
 
     # ---- Filter, PostFilter, Score --------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        data = state.get(_KEY)
+        data = state.get(KEY)
         if data is None or not data.claims:
             return None
         node_claim: extended_resources.NodeClaim | None = None
@@ -279,22 +183,22 @@ class DynamicResources:
                 return status
         if unavailable:
             data.unavailable.update(unavailable)
-            return _unschedulable("resourceclaim not available on the node")
+            return unschedulable("resourceclaim not available on the node")
         return None
 
     def _filter_extended(
-        self, data: _State, pod: Pod, node_info: NodeInfo
+        self, data: CycleData, pod: Pod, node_info: NodeInfo
     ) -> tuple[extended_resources.NodeClaim | None, Status | None]:
         """upstream `filterExtendedResources`."""
         assert data.extended_index is not None
         entry = data.claims[data.extended_index]
         if entry.claim.requests:  # made in an earlier cycle: PostFilter deletes it
-            return None, _unschedulable("cannot schedule extended resource claim")
+            return None, unschedulable("cannot schedule extended resource claim")
         needed = extended_resources.needed_on_node(
             data.extended, node_info.node.allocatable.scalar, self.classes
         )
         if needed is None:
-            return None, _unschedulable("cannot fit resource")
+            return None, unschedulable("cannot fit resource")
         if not needed or entry.claim.allocation is not None:
             return None, None
         node_claim = extended_resources.node_claim(pod, entry, needed, self.classes)
@@ -303,7 +207,7 @@ class DynamicResources:
 
     def _allocate(
         self,
-        data: _State,
+        data: CycleData,
         node_info: NodeInfo,
         node_claim: extended_resources.NodeClaim | None,
     ) -> Status | None:
@@ -320,19 +224,19 @@ class DynamicResources:
         try:
             results = self._allocate_or_recall(data.allocator, node, claims, deadline)
         except NodeAllocationError as exc:
-            return _unschedulable(str(exc))
+            return unschedulable(str(exc))
         except AllocationError as exc:
             if "context deadline exceeded" in str(exc):
-                return _error(f"node {node.name}: timed out trying to allocate devices")
-            return _error(str(exc))
+                return error(f"node {node.name}: timed out trying to allocate devices")
+            return error(str(exc))
         if results is None or len(results) != len(claims):
-            return _unschedulable("cannot allocate all claims")
+            return unschedulable("cannot allocate all claims")
         data.node_allocations[node.name] = results
         return None
 
     def explain_node(self, state: CycleState, node_name: str) -> str | None:
         """For `kubesched explain`: the devices this node would give the pod's claims."""
-        data = state.get(_KEY)
+        data = state.get(KEY)
         results = None if data is None else data.node_allocations.get(node_name)
         if data is None or results is None:
             return None
@@ -366,7 +270,7 @@ class DynamicResources:
     def post_filter(
         self, state: CycleState, pod: Pod, _statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:
-        data = state.get(_KEY)
+        data = state.get(KEY)
         if data is None:
             return None, _NO_STATE
         extended = None if data.extended_index is None else data.claims[data.extended_index]
@@ -378,17 +282,17 @@ class DynamicResources:
                 continue
             reserved = entry.claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
-                self._background(binding.deallocate(self.handle, entry))
+                self._background.start(binding.deallocate(self.handle, entry))
                 return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
         if extended is not None and not extended_resources.in_memory(extended):
             # Made in an earlier cycle, its allocation maybe stale: start anew.
-            self._background(binding.delete_claim(self.handle, extended))
+            self._background.start(binding.delete_claim(self.handle, extended))
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
         return None, _NOTHING_TO_DEALLOCATE
 
     def pre_score(self, state: CycleState, _pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
         """Skip unless a claim has `firstAvailable` requests (every score would be 0)."""
-        data = state.get(_KEY)
+        data = state.get(KEY)
         if data is None or not any(
             request.first_available for entry in data.claims for request in entry.claim.requests
         ):
@@ -396,7 +300,7 @@ class DynamicResources:
         return Status(Code.SUCCESS)
 
     def score(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> int:
-        data = state.read(_KEY)
+        data = state.read(KEY)
         results = data.node_allocations.get(node_info.name)
         if results is None:
             return 0
@@ -425,7 +329,7 @@ class DynamicResources:
     # ---- Reserve, Unreserve, PreBind ------------------------------------------------------
 
     def reserve(self, state: CycleState, _pod: Pod, node_name: str) -> Status | None:
-        data = state.get(_KEY)
+        data = state.get(KEY)
         if data is None or data.allocator is None:
             return None
         indexes = data.to_allocate()
@@ -433,9 +337,9 @@ class DynamicResources:
         if results is None:
             if indexes == [data.extended_index]:
                 return None  # only extended resources, served by the node's device plugin
-            return _error("claim allocation not found for node")
+            return error("claim allocation not found for node")
         if len(results) != len(indexes):
-            return _error(
+            return error(
                 f"internal error, have {len(results)} allocations, {len(indexes)} claims to "
                 f"allocate, want {len(indexes)} claims"
             )
@@ -445,7 +349,7 @@ class DynamicResources:
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, _node_name: str) -> None:
-        data = state.get(_KEY)
+        data = state.get(KEY)
         if data is None:
             return
         for index, entry in enumerate(data.claims):
@@ -454,127 +358,40 @@ class DynamicResources:
                 self.manager.restore_assumed(entry.obj.namespace, entry.obj.name)
             if index == data.extended_index:
                 if not extended_resources.in_memory(entry):  # written: delete it
-                    self._background(binding.delete_claim(self.handle, entry))
+                    self._background.start(binding.delete_claim(self.handle, entry))
                 continue
             if entry.claim.allocation is not None and reserved_for_pod(pod, entry):
-                self._background(binding.unreserve(self.handle, entry, pod))
+                self._background.start(binding.unreserve(self.handle, entry, pod))
 
     def pre_bind_pre_flight(self, state: CycleState, _pod: Pod, _node_name: str) -> Status | None:
-        data = state.get(_KEY)
+        data = state.get(KEY)
         return _SKIP if data is None or not data.claims else None
 
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        data = state.get(_KEY)
+        data = state.get(KEY)
         if data is None or not data.claims:
             return None
-        written = []
-        for index, entry in enumerate(data.claims):
-            if reserved_for_pod(pod, entry):
-                continue
-            try:
-                claim = await self._bind_claim(data, index, pod, node_name)
-            except binding.ClaimBindError as exc:
-                return _error(str(exc))
-            if claim is None:
-                continue
-            self.manager.assume(claim)
-            data.claims[index] = claim
-            written.append(index)
-        for index in written:
-            if data.allocation[index] is not None:
-                self.manager.remove_pending_allocation(data.claims[index].uid)
-        if data.extended_index is not None:
-            self.manager.remove_pending_allocation(data.initial_extended_uid)
-        if binding.has_binding_conditions(data.claims):
-            return await binding.wait_for_binding_conditions(
-                self.handle,
-                self.manager,
-                claims=data.claims,
-                pod=pod,
-                node_name=node_name,
-                timeout=self.args.binding_timeout,
-            )
-        return None
-
-    async def _bind_claim(self, data: _State, index: int, pod: Pod, node_name: str) -> Claim | None:
-        """One claim's allocation and reservation written (None: nothing to write)."""
-        entry = data.claims[index]
-        if index != data.extended_index:
-            return await binding.bind_claim(self.handle, entry, data.allocation[index], pod)
-        node_claim = data.node_claims.get(node_name)
-        if node_claim is None:
-            return None  # the node's device plugin serves the extended resources
-        if extended_resources.in_memory(entry):
-            entry = await binding.create_claim(self.handle, pod, node_claim)
-            data.claims[index] = entry  # Unreserve deletes it from now on
-        claim = await binding.bind_claim(self.handle, entry, data.allocation[index], pod)
-        await binding.record_extended_claim(self.handle, pod, claim, node_claim)
-        return claim
-
-    def _background(self, work: Any) -> None:
-        try:
-            task = asyncio.get_running_loop().create_task(work)
-        except RuntimeError:
-            work.close()
-            return
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        return await prebind.write_claims(
+            self.handle,
+            self.manager,
+            data,
+            pod,
+            node_name,
+            binding_timeout=self.args.binding_timeout,
+        )
 
     # ---- events and hints -----------------------------------------------------------------
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        add_update = ActionType.ADD | ActionType.UPDATE
-        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
-        return (
-            # A resource may depend on node labels for topology filtering.
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, node_actions | ActionType.UPDATE_NODE_ALLOCATABLE)
-            ),
-            # Allocations are kept in claims: any change may make the pod schedulable.
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.RESOURCE_CLAIM, add_update | ActionType.DELETE),
-                self.is_schedulable_after_claim_change,
-            ),
-            # The claim made from a template is named in the pod's status.
-            ClusterEventWithHint(
-                ClusterEvent(
-                    EventResource.TARGET_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM
-                ),
-                self.is_schedulable_after_target_pod_update,
-            ),
-            ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, add_update)),
-            ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, add_update)),
+        return dra_hints.events(
+            claim_change=self.is_schedulable_after_claim_change,
+            target_pod_update=self.is_schedulable_after_target_pod_update,
         )
 
     def is_schedulable_after_claim_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
-        before, after = event_objects(ApiObject, old, new)
-        if after is None:
-            had = before is not None and before.status.get("allocation") is not None
-            return QueueingHint.QUEUE if had else QueueingHint.QUEUE_SKIP
-        if claims_not_generated(pod):
-            return QueueingHint.QUEUE_SKIP  # what pod_claims' ClaimsNotReady says, cheaply
-        try:
-            uses = any(entry.uid == after.uid for entry in pod_claims(pod, self.manager))
-        except ClaimsNotReady:
-            return QueueingHint.QUEUE_SKIP
-        if (
-            before is not None
-            and before.status.get("allocation") is not None
-            and after.status.get("allocation") is None
-        ):
-            return QueueingHint.QUEUE  # deallocated: devices are free again
-        # The pod's own claim: created, or its status changed (not just a finalizer).
-        changed = before is None or dict(before.status) != dict(after.status)
-        return QueueingHint.QUEUE if uses and changed else QueueingHint.QUEUE_SKIP
+        return dra_hints.after_claim_change(self.manager, pod, old, new)
 
     def is_schedulable_after_target_pod_update(
-        self, _pod: Pod, old: object, new: object
+        self, pod: Pod, old: object, new: object
     ) -> QueueingHint:
-        _, modified = event_objects(Pod, old, new)
-        if modified is None:
-            raise TypeError("expected Pod, but got NoneType")
-        try:
-            pod_claims(modified, self.manager)
-        except ClaimsNotReady:
-            return QueueingHint.QUEUE_SKIP
-        return QueueingHint.QUEUE
+        return dra_hints.after_target_pod_update(self.manager, pod, old, new)

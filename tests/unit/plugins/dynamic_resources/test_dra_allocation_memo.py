@@ -12,7 +12,7 @@ from test_dra_plugin import claim, cycle, device_class, handle, node_slice, plug
 
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.dynamic_resources import DynamicResources
-from kubesched.plugins.dynamic_resources.plugin import _KEY
+from kubesched.plugins.dynamic_resources.cycle import KEY as _KEY
 from kubesched.plugins.dynamic_resources.resources import CLAIMS, DEVICE_CLASSES, SLICES
 
 

@@ -375,7 +375,7 @@ def test_a_node_offering_the_resource_itself_leaves_it_to_node_resources_fit() -
 
 
 def pl_key() -> Any:
-    from kubesched.plugins.dynamic_resources.plugin import _KEY  # noqa: PLC0415
+    from kubesched.plugins.dynamic_resources.cycle import KEY as _KEY  # noqa: PLC0415
 
     return _KEY
 
