@@ -21,7 +21,6 @@ from kubesched.framework.dra import SharedDRAManager
 from kubesched.framework.listers import Lister
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.resources import ResourceSpec
-from kubesched.framework.status import Code
 from kubesched.framework.volumes import VolumeListers
 from kubesched.framework.waiting import WaitingPods
 from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
@@ -186,11 +185,6 @@ class Handle(Protocol):
 
     def is_preempting(self, uid: str) -> bool:
         """Whether the victims of the preemptor with `uid` are still being evicted."""
-        ...
-
-    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
-        """Count one run of a preemption PostFilter (`scheduler_preemption_attempts_total`)
-        whose evaluation ended with `result` after `seconds`."""
         ...
 
 

@@ -24,7 +24,7 @@ from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
 from kubesched.runtime.batch import UNRECORDED, BatchMetrics, OpportunisticBatch
 from kubesched.runtime.framework import Framework, PluginLists
-from kubesched.runtime.instrument import ExtensionPointObserver, ignore
+from kubesched.runtime.instrument import ExtensionPointObserver, PluginRunObserver, ignore
 from kubesched.runtime.plugin_metrics import PluginMetrics
 from kubesched.runtime.queueing import HintObserver
 
@@ -76,6 +76,7 @@ def build_framework(
     observe_hint: HintObserver | None = None,
     opportunistic_batching: bool = False,
     batch_metrics: BatchMetrics = UNRECORDED,
+    observe_post_filter: PluginRunObserver | None = None,
 ) -> Framework:
     """The Framework of one profile (raises FrameworkError with a one-line fix-it message).
 
@@ -83,7 +84,7 @@ def build_framework(
     (`runtime.plugin_metrics`), `observe_hint` each queueing hint's (`runtime.queueing`);
     none is needed outside the scheduler. `opportunistic_batching` (the scheduler's
     OpportunisticBatching gate) gives the framework a batch (`runtime.batch`) reporting to
-    `batch_metrics`."""
+    `batch_metrics`. `observe_post_filter` is told of each PostFilter plugin's run."""
     defaults = default_plugins(
         frozenset(registry.names()), generic_workload=profile.generic_workload
     )
@@ -107,6 +108,7 @@ def build_framework(
         observe=observe,
         plugin_metrics=plugin_metrics,
         observe_hint=observe_hint,
+        observe_post_filter=observe_post_filter,
     )
     if opportunistic_batching:
         fw.batch = OpportunisticBatch(

@@ -9,6 +9,7 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from kubesched.runtime.batch import OpportunisticBatch
 from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.columns import NodeColumns
 from kubesched.runtime.enqueue import collect_enqueue_events
-from kubesched.runtime.instrument import ExtensionPointObserver, ignore, timed
+from kubesched.runtime.instrument import ExtensionPointObserver, PluginRunObserver, ignore, timed
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
 from kubesched.runtime.result_keys import ResultKeys
@@ -83,8 +84,12 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
         observe: ExtensionPointObserver = ignore,
         plugin_metrics: PluginMetrics | None = None,
         observe_hint: HintObserver | None = None,
+        observe_post_filter: PluginRunObserver | None = None,
     ) -> None:
         self.profile_name = profile_name
+        self.observe_post_filter = observe_post_filter
+        """Told of each PostFilter plugin's run (its code and seconds): a DefaultPreemption
+        run is a preemption attempt (`scheduler_preemption_attempts_total`)."""
         self.observe = observe
         """Told the duration of each extension point run (see `runtime.instrument`)."""
         self.plugin_metrics = plugin_metrics
@@ -281,11 +286,14 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
         rejector = ""
         state.write(api.FILTER_RUNNER_KEY, self)
         for pl in self.plugins.post_filter:
+            started = time.monotonic()
             try:
                 post_filter = self.metered(state, pl.name, "PostFilter", pl.post_filter)
                 out, status = post_filter(state, pod, statuses)
             except PLUGIN_ERRORS as exc:
+                self._post_filter_ran(pl.name, Code.ERROR, started)
                 return None, raised(pl.name, "PostFilter", exc)
+            self._post_filter_ran(pl.name, Code.SUCCESS if status is None else status.code, started)
             if status is None or status.code is Code.SUCCESS:
                 return out, status or SUCCESS
             if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -298,6 +306,10 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
             reasons.extend(status.reasons)
             rejector = rejector or pl.name
         return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    def _post_filter_ran(self, plugin: str, code: Code, started: float) -> None:
+        if self.observe_post_filter is not None:
+            self.observe_post_filter(plugin, code, time.monotonic() - started)
 
     # --- scoring --------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeAlias, TypeVar
 
-from kubesched.framework.status import Status
+from kubesched.framework.status import Code, Status
 
 ExtensionPointObserver: TypeAlias = Callable[[str, str, float], None]
 """Told `(extension_point, status, seconds)`."""
@@ -22,6 +22,10 @@ ExtensionPointObserver: TypeAlias = Callable[[str, str, float], None]
 
 def ignore(point: str, status: str, seconds: float) -> None:
     """The observer when nobody records metrics."""
+
+
+PluginRunObserver: TypeAlias = Callable[[str, Code, float], None]
+"""Told `(plugin, code, seconds)` of each run of a plugin at one extension point."""
 
 
 class _Observed(Protocol):

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from kubesched.errors import KubeschedError
-from kubesched.framework import Code, NodeInfo, RecordedPreemption, WaitingPods
+from kubesched.framework import NodeInfo, RecordedPreemption, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers
@@ -86,10 +86,6 @@ class OfflineHandle(HandleBase):
 
     def is_preempting(self, uid: str) -> bool:  # noqa: ARG002 - nothing is ever evicted
         return False
-
-    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
-        """Nothing to count: no metrics are exported."""
-        del result, seconds
 
     # ---- cluster-aware plugins: read the listers, write nothing -------------------------
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import Code, ObjectWriteError, SharedDRAManager, WaitingPods
+from kubesched.framework import ObjectWriteError, SharedDRAManager, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.logkv import kv
 from kubesched.framework.resources import ResourceSpec
@@ -114,9 +114,6 @@ class SchedulerHandle(HandleBase):
 
     def is_preempting(self, uid: str) -> bool:
         return self._preemptions.is_preempting(uid)
-
-    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
-        self._preemptions.attempted(result=result, seconds=seconds)
 
     # ---- cluster-aware plugins ----------------------------------------------------------
 

@@ -129,10 +129,12 @@ class Preemptions:
 
     # ---- acting -------------------------------------------------------------------------
 
-    def attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
-        """DefaultPreemption's PostFilter ran once; its evaluation ended with `result` after
-        `seconds` (`preemption_metrics`)."""
-        self._observe.attempted(result, seconds)
+    def observe_post_filter(self, plugin: str, code: Code, seconds: float) -> None:
+        """A PostFilter plugin ran (`build_framework(observe_post_filter=)`): each run of
+        DefaultPreemption is a preemption attempt, ended with `code` after `seconds`
+        (`preemption_metrics`), with or without a candidate, as upstream counts them."""
+        if plugin == names.DEFAULT_PREEMPTION:
+            self._observe.attempted(code, seconds)
 
     def start(
         self,

@@ -233,7 +233,7 @@ def _core(
         )
         for profile in config.profiles
     }
-    frameworks = _frameworks(config, registry, handles, metrics)
+    frameworks = _frameworks(config, registry, handles, metrics, preemptions)
     queue = late.queue = new_queue(config, frameworks, nominator, metrics)
     informers = _informers(
         client,
@@ -323,6 +323,7 @@ def _frameworks(
     registry: Registry,
     handles: Mapping[str, SchedulerHandle],
     metrics: SchedulerMetrics,
+    preemptions: Preemptions,
 ) -> dict[str, Framework]:
     frameworks = {}
     batching = feature_gates(config.feature_gates).get(OPPORTUNISTIC_BATCHING, True)
@@ -337,6 +338,7 @@ def _frameworks(
             observe_hint=metrics.observe_queueing_hint,
             opportunistic_batching=batching,
             batch_metrics=metrics.batch_metrics(profile.scheduler_name),
+            observe_post_filter=preemptions.observe_post_filter,
         )
         frameworks[profile.scheduler_name] = fw
         log.info("profile", extra=kv(scheduler=profile.scheduler_name, plugins=fw.list_plugins()))

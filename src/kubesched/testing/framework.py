@@ -8,6 +8,7 @@ from typing import Any
 from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.framework import Registry
 from kubesched.runtime import Framework, build_framework
+from kubesched.runtime.instrument import PluginRunObserver
 from kubesched.testing.handle import FakeHandle
 
 
@@ -18,9 +19,11 @@ def build_test_framework(
     enabled: dict[str, Sequence[str | tuple[str, int]]] | None = None,
     plugin_config: dict[str, dict[str, Any]] | None = None,
     with_defaults: bool = True,
+    observe_post_filter: PluginRunObserver | None = None,
 ) -> Framework:
     """A Framework over the in-tree plugins (unless `with_defaults=False`) plus `plugins`
-    (classes with a `name`), enabled per extension point, e.g. `{"score": [("Mine", 2)]}`."""
+    (classes with a `name`), enabled per extension point, e.g. `{"score": [("Mine", 2)]}`;
+    `observe_post_filter` is told of each PostFilter plugin's run."""
     from kubesched.plugins import in_tree_registry  # noqa: PLC0415 - testing helper only
 
     registry = in_tree_registry() if with_defaults else Registry()
@@ -33,7 +36,12 @@ def build_test_framework(
     profile = Profile(
         scheduler_name="test-scheduler", plugins=sets, plugin_config=plugin_config or {}
     )
-    return build_framework(profile=profile, registry=registry, handle=handle)
+    return build_framework(
+        profile=profile,
+        registry=registry,
+        handle=handle,
+        observe_post_filter=observe_post_filter,
+    )
 
 
 def _ref(item: str | tuple[str, int]) -> PluginRef:

@@ -80,8 +80,6 @@ class FakeHandle(HandleBase):
     bind_error: Exception | None = None
     preemptions: list[RecordedPreemption] = field(default_factory=list)
     preempting: set[str] = field(default_factory=set)
-    preemption_attempts: int = 0
-    """How often a preemption PostFilter ran."""
     nominated: dict[str, list[Pod]] = field(default_factory=dict)
     """Node name -> pods nominated to it."""
     namespaces: dict[str, dict[str, str]] | None = None
@@ -208,10 +206,6 @@ class FakeHandle(HandleBase):
 
     def is_preempting(self, uid: str) -> bool:
         return uid in self.preempting
-
-    def preemption_attempted(self, *, result: Code = Code.SUCCESS, seconds: float = 0.0) -> None:
-        del result, seconds
-        self.preemption_attempts += 1
 
     def activate(self, pods: Iterable[Pod]) -> None:
         self.activated.extend(pod.key for pod in pods)

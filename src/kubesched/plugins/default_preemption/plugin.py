@@ -28,11 +28,11 @@ violating no PodDisruptionBudget); both cannot be 0.
 The plugin declares `POD_DISRUPTION_BUDGETS` and reads them from their lister (no queue
 events: upstream registers none).
 
-The Handle is told of every PostFilter run (`preemption_attempted`, for
-`scheduler_preemption_attempts_total` and the evaluation's duration and outcome), as
-upstream counts them: whether or not a candidate was found. `kubesched explain`'s
-read-only Handle records the eviction instead of doing it, and `DefaultPreemption.evaluate`
-is the dry run alone.
+Every PostFilter run is a preemption attempt (`scheduler_preemption_attempts_total`, and the
+evaluation's duration and outcome), whether or not a candidate was found, as upstream counts
+them: the framework tells the scheduler of each run (`build_framework(observe_post_filter=)`),
+so the plugin holds no metric. `kubesched explain`'s read-only Handle records the eviction
+instead of doing it, and `DefaultPreemption.evaluate` is the dry run alone.
 """
 
 from __future__ import annotations
@@ -148,11 +148,7 @@ class DefaultPreemption:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:
-        started = time.monotonic()
         evaluation = self.evaluate(state, pod, statuses)
-        self._handle.preemption_attempted(
-            result=evaluation.status.code, seconds=time.monotonic() - started
-        )
         candidate = evaluation.candidate
         if candidate is None:
             result = PostFilterResult("") if evaluation.clear_nomination else None

@@ -239,12 +239,16 @@ def test_events_to_register_is_upstreams_with_async_preemption() -> None:
 def test_every_post_filter_run_is_counted_as_an_attempt() -> None:
     """`scheduler_preemption_attempts_total` counts runs, with or without a candidate."""
     handle = FakeHandle(nodes=[node("a", "1")], pods=[running("low", "a")])
-    fw = build_test_framework(handle=handle)
+    runs: list[tuple[str, Code]] = []
+    fw = build_test_framework(
+        handle=handle, observe_post_filter=lambda plugin, code, _s: runs.append((plugin, code))
+    )
     with pytest.raises(FitError):
         schedule_pod(fw, CycleState(), incoming(cpu="1"), handle.list_node_infos())
     with pytest.raises(FitError):
         schedule_pod(fw, CycleState(), incoming(cpu="8"), handle.list_node_infos())
-    assert handle.preemption_attempts == 2
+    preemption = [code for plugin, code in runs if plugin == "DefaultPreemption"]
+    assert preemption == [Code.SUCCESS, Code.UNSCHEDULABLE]
     assert len(handle.preemptions) == 1
 
 

@@ -70,7 +70,10 @@ class Loop:
             waiting_pods=waiting,
             preemptions=self.preemptions,
         )
-        self.fw = build_test_framework(handle=handle)  # type: ignore[arg-type]
+        self.fw = build_test_framework(
+            handle=handle,  # type: ignore[arg-type]
+            observe_post_filter=self.preemptions.observe_post_filter,
+        )
         self.clock = Clock()
 
         def pre_enqueue(pod: Pod) -> str | None:
