@@ -21,7 +21,7 @@ however many plugins declare them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from kubesched.apis.config import KubeSchedulerConfiguration, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
@@ -109,8 +109,3 @@ __all__ = [
     "plugin_resources",
     "resource_event",
 ]
-
-
-def by_resource(specs: Iterable[ResourceSpec]) -> Mapping[tuple[str, str, str], ResourceSpec]:
-    """Specs keyed by (group, version, resource)."""
-    return {_key(spec): spec for spec in specs}

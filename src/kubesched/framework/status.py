@@ -132,11 +132,6 @@ SUCCESS: Final = Status(Code.SUCCESS)
 """The one success status the runners return. Treat it as read-only."""
 
 
-def as_status(result: Status | None) -> Status:
-    """A plugin's return value as a Status (`None` becomes `SUCCESS`)."""
-    return SUCCESS if result is None else result
-
-
 def is_success(result: Status | None) -> bool:
     """True for `None` and for SUCCESS-coded statuses (plugins may return either)."""
     return result is None or result.code is Code.SUCCESS

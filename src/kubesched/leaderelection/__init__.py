@@ -31,7 +31,6 @@ from kubesched.leaderelection.elector import (
 from kubesched.leaderelection.factory import new_elector
 from kubesched.leaderelection.lock import LeaseLock, new_identity
 from kubesched.leaderelection.outcome import (
-    AlwaysLeader,
     ElectionMetrics,
     Leadership,
     StoppedLeading,
@@ -55,7 +54,6 @@ __all__ = [
     "LEASE_LABEL",
     "LEASE_LABEL_SELECTOR",
     "SCHEDULER_NAMES_ANNOTATION",
-    "AlwaysLeader",
     "BeforeRelease",
     "Clock",
     "ElectionConfig",

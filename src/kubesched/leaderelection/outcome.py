@@ -57,18 +57,6 @@ class Leadership(Protocol):
         ...
 
 
-class AlwaysLeader:
-    """`Leadership` for `--leader-elect=false`: a single replica that always leads."""
-
-    def is_leader(self) -> bool:
-        """Always True."""
-        return True
-
-    def fenced(self) -> bool:
-        """Never fenced."""
-        return False
-
-
 class ElectionMetrics(Protocol):
     """Hooks for `leader_election_master_status` and `leader_election_slowpath_total`."""
 

@@ -54,7 +54,6 @@ __all__ = [
     "ManifestOptions",
     "build_manifests",
     "check_namespace",
-    "render_manifests",
     "to_yaml",
 ]
 
@@ -101,11 +100,6 @@ def _exposure(
     if options.service_monitor:
         objects += [*metrics_reader_objects(names), service_monitor(names)]
     return objects
-
-
-def render_manifests(config: KubeSchedulerConfiguration, options: ManifestOptions) -> str:
-    """`build_manifests` as one YAML stream."""
-    return to_yaml(build_manifests(config, options))
 
 
 def _namespaces(names: Names, *, leader_elect: bool) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.framework import SUCCESS, Code, Status
-from kubesched.framework.status import as_status, is_success
+from kubesched.framework.status import is_success
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,6 @@ def test_message_joins_reasons_and_plugin_is_recorded() -> None:
 
 
 def test_none_is_success_and_success_is_shared() -> None:
-    assert as_status(None) is SUCCESS
     assert Status.success() is SUCCESS
     assert is_success(None)
     assert is_success(Status(Code.SUCCESS))

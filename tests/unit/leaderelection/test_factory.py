@@ -8,9 +8,7 @@ import pytest
 
 from kubesched.apis.config import LeaderElection
 from kubesched.leaderelection import (
-    AlwaysLeader,
     ElectionConfigError,
-    Leadership,
     new_elector,
 )
 
@@ -43,9 +41,3 @@ def test_new_elector_refuses_bad_timings(h):
     settings = LeaderElection(lease_duration=5, renew_deadline=10, resource_name="x")
     with pytest.raises(ElectionConfigError):
         new_elector(h.api("a"), settings=settings, scheduler_names=("x",))
-
-
-def test_always_leader_for_a_single_replica():
-    leadership: Leadership = AlwaysLeader()
-    assert leadership.is_leader()
-    assert not leadership.fenced()

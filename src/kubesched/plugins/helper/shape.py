@@ -15,7 +15,7 @@ from typing import Any
 
 from kubesched.framework import MAX_NODE_SCORE
 from kubesched.plugins.helper.args import check_fields, integer, mapping
-from kubesched.plugins.helper.fielderrors import invalid, raise_all, required
+from kubesched.plugins.helper.fielderrors import invalid, required
 from kubesched.plugins.helper.normalize import broken_linear
 
 Shape = tuple[tuple[int, int], ...]
@@ -26,15 +26,6 @@ MAX_CUSTOM_PRIORITY_SCORE = 10
 """The highest score of a shape point (upstream `config.MaxCustomPriorityScore`)."""
 
 _INT32 = (-(2**31), 2**31 - 1)
-
-
-def parse_shape(points: Sequence[Any], *, path: str) -> Shape:
-    """Decode and validate a shape as upstream's `validateFunctionShape` (its texts, its
-    order: at least one point, then the first unsorted utilization, then each point's ranges;
-    several errors aggregated as upstream's); `path` names the list (`VolumeBindingArgs.shape`)."""
-    decoded, errors = decode_shape(points, path=path)
-    raise_all(errors)
-    return decoded
 
 
 def decode_shape(points: Sequence[Any], *, path: str) -> tuple[Shape, list[str]]:

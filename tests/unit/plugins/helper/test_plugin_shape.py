@@ -6,9 +6,17 @@ from typing import Any
 import pytest
 
 from kubesched.plugins.helper.args import ArgsError
-from kubesched.plugins.helper.shape import parse_shape, shape_score, shape_to_v1
+from kubesched.plugins.helper.fielderrors import raise_all
+from kubesched.plugins.helper.shape import Shape, decode_shape, shape_score, shape_to_v1
 
 PATH = "VolumeBindingArgs.shape"
+
+
+def parse_shape(points: list[Any], *, path: str) -> Shape:
+    """The shape, or ArgsError with every error (as VolumeBindingArgs raises them)."""
+    decoded, errors = decode_shape(points, path=path)
+    raise_all(errors)
+    return decoded
 
 
 @pytest.mark.parametrize(
