@@ -5,11 +5,11 @@ patch as JSON; with application/json everything is JSON; answers are asked for a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from types import SimpleNamespace
 
 import orjson
 import pytest
 from aiohttp import web
+from kube_server import plain_client, serving
 
 from kubesched.apis.config import ClientConnection
 from kubesched.kube.client import KubeClient
@@ -23,13 +23,6 @@ BINDING = {
 }
 
 
-class Connection(SimpleNamespace):
-    ssl_context = False
-
-    async def authorization(self) -> str | None:
-        return None
-
-
 @pytest.fixture
 async def seen() -> AsyncIterator[tuple[str, list[tuple[str, str, bytes]]]]:
     """The server's URL and every request's (Content-Type, Accept, body)."""
@@ -40,19 +33,12 @@ async def seen() -> AsyncIterator[tuple[str, list[tuple[str, str, bytes]]]]:
         requests.append((headers.get("Content-Type", ""), headers["Accept"], await request.read()))
         return web.json_response({"kind": "Status", "status": "Success"}, status=201)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    yield f"http://127.0.0.1:{port}", requests
-    await runner.cleanup()
+    async with serving(answer) as url:
+        yield url, requests
 
 
 def client(url: str, content_type: str) -> KubeClient:
-    return KubeClient(Connection(server=url), content_type=content_type)  # type: ignore[arg-type]
+    return plain_client(url, content_type=content_type)
 
 
 def test_protobuf_is_the_default_content_type_as_kube_schedulers():

@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
 from aiohttp import web
+from kube_server import plain_client, serving
 
 from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import Fenced
@@ -35,26 +35,9 @@ class Server:
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
     state = Server()
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", state.answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    state.url = f"http://127.0.0.1:{port}"
-    yield state
-    await runner.cleanup()
-
-
-class Connection(SimpleNamespace):
-    ssl_context = False
-
-    async def authorization(self) -> str | None:
-        return None
-
-    async def unauthorized(self, sent: str | None) -> bool:
-        return False
+    async with serving(state.answer) as url:
+        state.url = url
+        yield state
 
 
 class Fence:
@@ -66,8 +49,7 @@ class Fence:
 
 
 def fenced_client(server: Server, fence: Fence, **options: int) -> KubeClient:
-    connection = Connection(server=server.url)
-    return KubeClient(connection, write_fence=fence, **options)  # type: ignore[arg-type]
+    return plain_client(server.url, write_fence=fence, **options)
 
 
 async def test_no_write_leaves_while_fenced_reads_do(server: Server) -> None:

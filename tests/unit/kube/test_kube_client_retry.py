@@ -11,10 +11,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
 from aiohttp import web
+from kube_server import plain_client, serving
 
 from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import ApiError, ConnectionFailed, TooManyRequests
@@ -62,26 +62,9 @@ class Server:
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
     state = Server()
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", state.answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    state.url = f"http://127.0.0.1:{port}"
-    yield state
-    await runner.cleanup()
-
-
-class Connection(SimpleNamespace):
-    ssl_context = False
-
-    async def authorization(self) -> str | None:
-        return None
-
-    async def unauthorized(self, sent: str | None) -> bool:
-        return False
+    async with serving(state.answer) as url:
+        state.url = url
+        yield state
 
 
 @dataclass
@@ -101,7 +84,7 @@ def retries() -> Retries:
 
 @pytest.fixture
 async def client(server: Server, retries: Retries) -> AsyncIterator[KubeClient]:
-    kube = KubeClient(Connection(server=server.url), observe_retry=retries)  # type: ignore[arg-type]
+    kube = plain_client(server.url, observe_retry=retries)
     yield kube
     await kube.close()
 
@@ -176,7 +159,7 @@ async def test_at_most_ten_retries_then_the_last_error(
 async def test_a_long_retry_after_is_shortened_to_the_cap(server: Server) -> None:
     server.script(Reply(503, "3600"), Reply(200))
     policy = RetryPolicy(max_delay=0.2)
-    client = KubeClient(Connection(server=server.url), retry=policy)  # type: ignore[arg-type]
+    client = plain_client(server.url, retry=policy)
     started = time.monotonic()
     await client.get("/api/v1/pods")
     assert 0.2 <= time.monotonic() - started < 5
