@@ -54,12 +54,15 @@ class FilterColumn:
             results[position] = UNKNOWN
             statuses.pop(position, None)
 
-    def passed(self, position: int) -> None:
-        self.results[position] = PASSED
+    def next_unknown(self, position: int, stop: int) -> int:
+        return self.results.find(UNKNOWN, position, stop)
 
-    def rejected(self, position: int, status: Status) -> None:
-        self.results[position] = REJECTED
-        self.statuses[position] = status
+    def keep(self, position: int, status: Status) -> None:
+        if status.code is Code.SUCCESS:
+            self.results[position] = PASSED
+        else:
+            self.results[position] = REJECTED
+            self.statuses[position] = status
 
     def passing(self, start: int, stop: int, wanted: int) -> list[int]:
         """Up to `wanted` positions in [start, stop) that passed, in order (all known)."""
@@ -100,24 +103,23 @@ class NodeColumns:
     def __len__(self) -> int:
         return len(self._filter) + len(self._score)
 
-    def filter_column(
-        self, journal: NodeJournal, nodes: Sequence[NodeInfo], key: int
-    ) -> FilterColumn:
-        """The Filter column of `key` for `nodes` (the snapshot's list), caught up with the
-        journal; the score columns are caught up with it too (`score_column`)."""
-        self._catch_up(journal, nodes)
-        return _lru(self._filter, key, MAX_COLUMNS, lambda: FilterColumn(len(nodes)))
+    def filter_column(self, key: int) -> FilterColumn:
+        """The Filter column of `key` for the nodes of this cycle's `catch_up`."""
+        size = self._layout[2]
+        return _lru(self._filter, key, MAX_COLUMNS, lambda: FilterColumn(size))
 
     def score_column(self, key: Hashable, weights: Sequence[int]) -> ScoreColumn:
         """The Score column of `key` (plugins weighted as `weights`, see `ScoreColumn`), for
-        the nodes of this cycle's `filter_column` call."""
+        the nodes of this cycle's `catch_up`."""
         size = self._layout[2]
         column = _lru(self._score, key, MAX_SCORE_COLUMNS, lambda: ScoreColumn(size, weights))
         if column.weights != tuple(weights):
             column = self._score[key] = ScoreColumn(size, weights)
         return column
 
-    def _catch_up(self, journal: NodeJournal, nodes: Sequence[NodeInfo]) -> None:
+    def catch_up(self, journal: NodeJournal, nodes: Sequence[NodeInfo]) -> None:
+        """Forget what changed on `nodes` (a snapshot's list) since the last cycle, as
+        `journal` (that snapshot's) says; start over for another list or layout."""
         layout = (journal.journal_epoch, journal.order_version, len(nodes))
         changed: Sequence[str] | None = None
         if journal is self._journal and nodes is self._nodes and layout == self._layout:
@@ -152,120 +154,3 @@ def _lru(columns: dict[Any, _C], key: Hashable, limit: int, make: Callable[[], _
             del columns[next(iter(columns))]
     columns[key] = column
     return column
-
-
-def filter_window(
-    column: FilterColumn,
-    *,
-    nodes: Sequence[NodeInfo],
-    start: int,
-    wanted: int,
-    diagnosis: Diagnosis,
-    run_filter: Callable[[int], Status],
-    then: ThenRunner | None = None,
-) -> list[int]:
-    """The positions of the first `wanted` nodes that pass, scanning from `start` around the
-    list, as the sequential scan takes them; rejections go to `diagnosis`. Nodes the column
-    does not know run `run_filter(position)`, whose result the column keeps (ERROR is not
-    kept: `run_filter` raises for it, with the rejections before it already reported).
-
-    With `then`, the column holds the results of the leading Filter plugins only
-    (`Framework.filter_split`): the nodes they pass run the plugins after them every time
-    (not kept), through `then` (see `ThenRunner`)."""
-    window = _Window(column, nodes, wanted, diagnosis, then)
-    results = column.results
-    for low, high in ((start, len(nodes)), (0, start)):
-        position = low
-        while position < high:
-            unknown = results.find(UNKNOWN, position, high)
-            stop = high if unknown < 0 else unknown
-            if stop > position:
-                position = window.known(position, stop)
-                if window.full():
-                    return window.taken
-            if unknown < 0:
-                break
-            status = run_filter(unknown)
-            if status.code is Code.SUCCESS:
-                column.passed(unknown)
-                window.candidate(unknown)
-            else:
-                column.rejected(unknown, status)
-                window.reject(unknown, status)
-            if window.full():
-                return window.taken
-            position = unknown + 1
-    return window.taken
-
-
-Rejection = tuple[int, Status]
-"""A node's position and the status that rejected it."""
-ThenRunner = Callable[
-    [Sequence[int], int, list[int], list[Rejection]],
-    tuple[int, BaseException | None],
-]
-"""`then(positions, wanted, taken, rejected) -> (consumed, error)`: run the later Filter
-plugins on the nodes at `positions` in order, appending those that pass to `taken` until it
-holds `wanted`, and `(position, status)` to `rejected`; returns how many positions it
-consumed and, when the next one failed with ERROR, the error to raise (else None)."""
-
-
-class _Window:
-    """The nodes one `filter_window` call has taken so far, and what it reports."""
-
-    __slots__ = ("column", "diagnosis", "nodes", "taken", "then", "wanted")
-
-    def __init__(
-        self,
-        column: FilterColumn,
-        nodes: Sequence[NodeInfo],
-        wanted: int,
-        diagnosis: Diagnosis,
-        then: ThenRunner | None,
-    ) -> None:
-        self.column, self.nodes, self.wanted = column, nodes, wanted
-        self.diagnosis, self.then = diagnosis, then
-        self.taken: list[int] = []
-
-    def full(self) -> bool:
-        return len(self.taken) >= self.wanted
-
-    def known(self, start: int, stop: int) -> int:
-        """Take from [start, stop), all known to the column; returns where it stopped."""
-        column, taken = self.column, self.taken
-        if self.then is None:
-            need = self.wanted - len(taken)
-            found = column.passing(start, stop, need)
-            taken += found
-            cut = found[-1] + 1 if len(found) == need else stop
-            column.report_rejected(start, cut, self.nodes, self.diagnosis)
-            return cut
-        candidates = column.passing(start, stop, stop - start)
-        consumed, error = self._then(candidates)
-        if error is not None:
-            column.report_rejected(start, candidates[consumed], self.nodes, self.diagnosis)
-            raise error
-        cut = candidates[consumed - 1] + 1 if self.full() else stop
-        column.report_rejected(start, cut, self.nodes, self.diagnosis)
-        return cut
-
-    def candidate(self, position: int) -> None:
-        """A node the column's plugins passed: taken, once `then` passes it too."""
-        if self.then is None:
-            self.taken.append(position)
-            return
-        _, error = self._then([position])
-        if error is not None:
-            raise error
-
-    def _then(self, positions: Sequence[int]) -> tuple[int, BaseException | None]:
-        assert self.then is not None
-        rejected: list[Rejection] = []
-        consumed, error = self.then(positions, self.wanted, self.taken, rejected)
-        for position, status in rejected:
-            self.reject(position, status)
-        return consumed, error
-
-    def reject(self, position: int, status: Status) -> None:
-        self.diagnosis.node_to_status.set(self.nodes[position].name, status)
-        self.diagnosis.add_plugin_status(status)

@@ -16,10 +16,11 @@ from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
-from kubesched.runtime.columns import Rejection
 
 _SUCCESS_CODE = Code.SUCCESS
 
+Rejection = tuple[int, Status]
+"""A node's position and the status that rejected it."""
 FilterCalls = list[tuple[str, Callable[[CycleState, Pod, NodeInfo], "Status | None"]]]
 """(plugin name, its filter) in the order they run."""
 

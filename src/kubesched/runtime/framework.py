@@ -29,6 +29,7 @@ from kubesched.runtime.binding import BindingCycle
 from kubesched.runtime.columns import NodeColumns
 from kubesched.runtime.enqueue import collect_enqueue_events
 from kubesched.runtime.instrument import ExtensionPointObserver, PluginRunObserver, ignore, timed
+from kubesched.runtime.kept_scores import Places, kept_scores
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
 from kubesched.runtime.result_keys import ResultKeys
@@ -338,16 +339,30 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
             state.skip_score_plugins = frozenset(skipped)
 
     @timed("Score")
-    def run_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> ScoreResult:
-        """Score, normalize, weigh and sum (see `ScoreResult`); `result.status` on failure."""
+    def run_score(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        *,
+        places: Places | None = None,
+    ) -> ScoreResult:
+        """Score, normalize, weigh and sum (see `ScoreResult`); `result.status` on failure.
+        `places`: the snapshot's list and the nodes' positions in it, when this cycle caught
+        up with its journal (kept scores are then read by position)."""
         plugins = [pl for pl in self.plugins.score if pl.name not in state.skip_score_plugins]
+        memo = self.score_memo_key(state, pod)
+        kept = None
+        if memo is not None:
+            key, signed = memo
+            kept = signed, kept_scores(key, nodes, places, self.node_columns)
         return run_score(
             state=state,
             pod=pod,
             nodes=nodes,
             plugins=plugins,
             weights=self.score_weights,
-            memo=self.score_memo_key(state, pod),
+            kept=kept,
             metered=self.metered,
             evaluated=self._evaluated,
         )

@@ -13,27 +13,26 @@ pod of the same signature left as next best, as kube-scheduler does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.logkv import kv
-from kubesched.framework.nodeinfo import NodeInfo, node_journal
+from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
 from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
-from kubesched.runtime.columns import FilterColumn, Rejection, ThenRunner, filter_window
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
-from kubesched.runtime.filter_each import FilterRun, FilterSplit
+from kubesched.runtime.feasible import FeasibleNodes, FeasibleWindow, RestRunner
+from kubesched.runtime.filter_each import FilterRun
 from kubesched.runtime.framework import Framework
-from kubesched.runtime.memo import store
+from kubesched.runtime.kept_filters import FilterPlan, plan_filters
+from kubesched.runtime.kept_scores import Places
 from kubesched.runtime.sampling import num_feasible_nodes_to_find
-from kubesched.runtime.score_columns import PositionedNodes
 from kubesched.runtime.scoring import ScoreResult, select_host
 
 logger = logging.getLogger(__name__)
-_SUCCESS_CODE = Code.SUCCESS
 _ERROR_CODE = Code.ERROR
 
 
@@ -53,6 +52,7 @@ def schedule_pod(
     pod: Pod,
     nodes: Sequence[NodeInfo],
     *,
+    journal: NodeJournal | None = None,
     post_filter: bool = True,
     cycle: int | None = None,
 ) -> ScheduleResult:
@@ -60,6 +60,8 @@ def schedule_pod(
 
     Raises NoNodesAvailableError (empty snapshot), FitError (no node fits; PostFilter has run
     and its message is in the error) or SchedulingError (a plugin failed with ERROR).
+    `journal` is the snapshot's when `nodes` is its list: results kept by position
+    (`runtime.columns`) are then caught up with what changed and reused.
     `post_filter=False` (a member in a pod-group cycle, as upstream) skips PostFilter.
     `cycle` (the queue's scheduling cycle) lets `fw.batch` hint a node and keep this cycle's
     scores; without it the cycle runs in full and leaves the batch alone (explain, tests).
@@ -69,7 +71,9 @@ def schedule_pod(
     batch = None
     if fw.batch is not None and cycle is not None:
         batch = _Batching(fw.batch, fw, state, pod, cycle)
-    feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes, batch=batch)
+    if journal is not None:
+        fw.node_columns.catch_up(journal, nodes)
+    feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes, journal=journal, batch=batch)
     if not feasible:
         error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
         if post_filter:
@@ -79,7 +83,8 @@ def schedule_pod(
         if batch is not None:
             batch.store(feasible[0].name, None)
         return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, None)
-    scores = prioritize_nodes(fw, state, pod, feasible)
+    places = (feasible.source, feasible.positions) if journal is not None else None
+    scores = prioritize_nodes(fw, state, pod, feasible, places=places)
     host = select_host(scores)
     if batch is not None:
         batch.store(host, scores)
@@ -132,33 +137,36 @@ def find_nodes_that_fit(
     pod: Pod,
     nodes: Sequence[NodeInfo],
     *,
+    journal: NodeJournal | None = None,
     batch: _Batching | None = None,
-) -> tuple[Sequence[NodeInfo], Diagnosis]:
+) -> tuple[FeasibleNodes, Diagnosis]:
     """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index.
 
     A nominated node, else the batch's hint, is filtered first and taken alone if it fits
-    (the start index then stays)."""
+    (the start index then stays). `journal`: see `schedule_pod`."""
     diagnosis = Diagnosis()
     pre = fw.run_pre_filter(state, pod, nodes)
     diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
     if not pre.status.is_success():
-        return [], _pre_filter_failed(pre.status, diagnosis)
+        return FeasibleNodes(nodes, []), _pre_filter_failed(pre.status, diagnosis)
     # As upstream: the hint is asked even for a nominated pod (the batch then says no).
     hint = batch.node_hint() if batch is not None else ""
     if pod.nominated_node_name or hint:
         nominated = _evaluate_nominated_node(fw, state, pod, diagnosis, hint)
-        if nominated:
+        if nominated is not None:
             return nominated, diagnosis
     candidates = nodes
     if pre.node_names is not None:
-        candidates = _restricted(fw, pre.node_names)
+        candidates, journal = _restricted(fw, pre.node_names), None
         plugins = " ".join(sorted(diagnosis.unschedulable_plugins))
         diagnosis.node_to_status.absent_nodes_status = Status(
             Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"
         )
-    feasible: Sequence[NodeInfo] = []
+    feasible = FeasibleNodes(candidates, [])
     try:
-        feasible = find_nodes_that_pass_filters(fw, state, pod, diagnosis, candidates)
+        feasible = find_nodes_that_pass_filters(
+            fw, state, pod, diagnosis, candidates, journal=journal
+        )
     finally:
         # Always advance, so every node gets its turn even when cycles fail.
         processed = len(feasible) + len(diagnosis.node_to_status)
@@ -184,13 +192,13 @@ def _restricted(fw: Framework, names: object) -> list[NodeInfo]:
 
 def _evaluate_nominated_node(
     fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, hint: str = ""
-) -> list[NodeInfo]:
+) -> FeasibleNodes | None:
     node = fw.handle.get_node_info(pod.nominated_node_name or hint)
     if node is None:
-        return []
+        return None
     status = fw.run_filter_with_nominated_pods(state, pod, node)
     if status.is_success():
-        return [node]
+        return FeasibleNodes([node], [0])
     if status.code is Code.ERROR:
         # As upstream (`HandleErrorWithContext`, then every node is filtered): the error is
         # the full pass's to report if it happens again there.
@@ -198,169 +206,116 @@ def _evaluate_nominated_node(
             "Evaluation failed on nominated node",
             extra=kv(pod=pod.key, node=node.name, err=status.message),
         )
-        return []
+        return None
     diagnosis.node_to_status.set(node.name, status)
     diagnosis.add_plugin_status(status)
-    return []
+    return None
 
 
 def find_nodes_that_pass_filters(
-    fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, nodes: Sequence[NodeInfo]
-) -> Sequence[NodeInfo]:
-    """Filter nodes from the rotating start index until enough feasible ones are found."""
-    count = len(nodes)
-    if not count:
-        return []
-    wanted = num_feasible_nodes_to_find(count, fw.percentage_of_nodes_to_score)
-    if not fw.has_score_plugins:
-        wanted = 1
-    start = fw.next_start_node_index
-    if not fw.has_filter_plugins:
-        return [nodes[(start + i) % count] for i in range(wanted)]
-    memo_key = fw.filter_memo_key(state, pod)
-    run_filter: Callable[[CycleState, Pod, NodeInfo], Status] = fw.run_filter
-    if fw.has_nominated_pods():
-        memo_key, run_filter = None, _with_nominated_pods(fw, memo_key)
-    elif (journal := node_journal(nodes)) is not None:
-        split = None if memo_key is not None else fw.filter_split(state, pod)
-        key = memo_key if split is None else split.key
-        if key is not None:
-            column = fw.node_columns.filter_column(journal, nodes, key)
-            return _by_column(
-                fw, state, pod, diagnosis, nodes, column=column, window=(start, wanted), split=split
-            )
-    ordered = [*nodes[start:], *nodes[:start]] if start else nodes
-    return _sequential(
-        state, pod, ordered, diagnosis=diagnosis, wanted=wanted, key=memo_key, run=run_filter
-    )
-
-
-def _sequential(
-    state: CycleState,
-    pod: Pod,
-    ordered: Sequence[NodeInfo],
-    *,
-    diagnosis: Diagnosis,
-    wanted: int,
-    key: int | None,
-    run: Callable[[CycleState, Pod, NodeInfo], Status],
-) -> list[NodeInfo]:
-    """Filter `ordered` one node at a time (memoized on the nodes under `key`)."""
-    feasible: list[NodeInfo] = []
-    statuses = diagnosis.node_to_status
-    success, error = _SUCCESS_CODE, _ERROR_CODE  # locals: enum attribute reads are slow
-    for node in ordered:
-        if key is None:
-            status = run(state, pod, node)
-        else:
-            memoized = node.memo.get(key)
-            status = memoized or _filter_and_store(run, state, pod, node, key)
-        code = status.code
-        if code is success:
-            feasible.append(node)
-            if len(feasible) >= wanted:
-                break
-        elif code is error:
-            raise SchedulingError(status)
-        else:
-            statuses.set(node.name, status)
-            diagnosis.add_plugin_status(status)
-    return feasible
-
-
-def _by_column(
     fw: Framework,
     state: CycleState,
     pod: Pod,
     diagnosis: Diagnosis,
     nodes: Sequence[NodeInfo],
     *,
-    column: FilterColumn,
-    window: tuple[int, int],
-    split: FilterSplit | None,
-) -> PositionedNodes:
-    """The sequential scan's result over `window` (start, wanted), from the column of this
-    cycle's memo key (`runtime.columns`): only nodes it does not know run the Filter
-    plugins; with `split`, the column holds the leading plugins' results and the others run
-    on every node those pass."""
+    journal: NodeJournal | None = None,
+) -> FeasibleNodes:
+    """Upstream `findNodesThatPassFilters`: Filter nodes from the rotating start index until
+    enough feasible ones are found, rejections recorded in `diagnosis` in the order met.
 
-    def checked(status: Status) -> Status:
-        if status.code is _ERROR_CODE:
-            raise SchedulingError(status)
-        return status
-
-    def run_one(position: int) -> Status:
-        return checked(fw.run_filter(state, pod, nodes[position]))
-
-    then: ThenRunner | None = None
-    if split is not None:
-        lead, rest = split.lead, split.rest
-
-        def run_lead(position: int) -> Status:
-            return checked(fw.run_filters(state, pod, nodes[position], lead))
-
-        def run_rest(
-            positions: Sequence[int], wanted: int, taken: list[int], rejected: list[Rejection]
-        ) -> tuple[int, BaseException | None]:
-            run = FilterRun(positions, wanted, taken, rejected)
-            consumed, error = fw.filter_each(state, pod, nodes, rest, run)
-            return consumed, None if error is None else SchedulingError(error)
-
-        run_one, then = run_lead, run_rest
-    start, wanted = window
-    positions = filter_window(
-        column,
-        nodes=nodes,
-        start=start,
-        wanted=wanted,
-        diagnosis=diagnosis,
-        run_filter=run_one,
-        then=then,
-    )
-    return PositionedNodes(nodes, positions, fw.node_columns.score_column)
+    What earlier cycles found is reused through the cycle's `FilterPlan`
+    (`runtime.kept_filters`): only the nodes it does not know run the Filter plugins; a run
+    of nodes it knows is taken in one step. `journal` is the snapshot's when `nodes` is its
+    list (its columns then hold the results)."""
+    count = len(nodes)
+    if not count:
+        return FeasibleNodes(nodes, [])
+    wanted = num_feasible_nodes_to_find(count, fw.percentage_of_nodes_to_score)
+    if not fw.has_score_plugins:
+        wanted = 1
+    start = fw.next_start_node_index % count
+    if not fw.has_filter_plugins:
+        return FeasibleNodes(nodes, [(start + i) % count for i in range(wanted)])
+    plan = plan_filters(fw, state, pod, nodes, journal)
+    rest = _rest_runner(fw, state, pod, nodes, plan)
+    window = FeasibleWindow(nodes, wanted, diagnosis, plan.kept, rest)
+    return FeasibleNodes(nodes, filter_around(window, plan, state, pod, start))
 
 
-def _with_nominated_pods(
-    fw: Framework, key: int | None
-) -> Callable[[CycleState, Pod, NodeInfo], Status]:
-    """The Filter runner when pods nominated by preemption hold their room (runtime.whatif):
-    a node holding some is filtered with them on a kept copy (memoized there under `key`),
-    then plainly, memoized on the node under `key` as every other node is."""
-    if key is None:
-        return fw.with_nominated_pods(fw.run_filter)
-    memo_key = key
-
-    def plain(state: CycleState, pod: Pod, node: NodeInfo) -> Status:
-        memoized: Status | None = node.memo.get(memo_key)
-        return memoized or _filter_and_store(fw.run_filter, state, pod, node, memo_key)
-
-    return fw.with_nominated_pods(plain, memo_key)
+def filter_around(
+    window: FeasibleWindow, plan: FilterPlan, state: CycleState, pod: Pod, start: int
+) -> list[int]:
+    """The positions of the first nodes that pass, up to the window's `wanted`, met from
+    `start` around the window's node list."""
+    count = len(window.nodes)
+    for low, high in ((start, count), (0, start)):
+        if _filter_range(window, plan, state, pod, (low, high)):
+            break
+    return window.taken
 
 
-def _filter_and_store(
-    run_filter: Callable[[CycleState, Pod, NodeInfo], Status],
+def _filter_range(
+    window: FeasibleWindow,
+    plan: FilterPlan,
     state: CycleState,
     pod: Pod,
-    node: NodeInfo,
-    key: int,
-) -> Status:
-    """Run the Filter plugins on `node` and keep the result for `key` (errors are not kept)."""
-    status = run_filter(state, pod, node)
-    if status.code is not _ERROR_CODE:
-        store(node.memo, key, status)
-    return status
+    bounds: tuple[int, int],
+) -> bool:
+    """Filter the nodes of [low, high) in order into `window`: a run of nodes `plan.kept`
+    knows in one step, each other node through `plan.run` (its result then kept). True once
+    the window is full."""
+    kept, run, nodes = plan.kept, plan.run, window.nodes
+    position, high = bounds
+    while position < high:
+        unknown = kept.next_unknown(position, high)
+        stop = high if unknown < 0 else unknown
+        if stop > position:
+            position = window.known(position, stop)
+            if window.full():
+                return True
+        if unknown < 0:
+            return False
+        status = run(state, pod, nodes[unknown])
+        if status.code is not _ERROR_CODE:
+            kept.keep(unknown, status)
+        window.fresh(unknown, status)
+        if window.full():
+            return True
+        position = unknown + 1
+    return False
+
+
+def _rest_runner(
+    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plan: FilterPlan
+) -> RestRunner | None:
+    rest = plan.rest
+    if rest is None:
+        return None
+
+    def run_rest(run: FilterRun) -> tuple[int, Status | None]:
+        return fw.filter_each(state, pod, nodes, rest, run)
+
+    return run_rest
 
 
 def prioritize_nodes(
-    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    *,
+    places: Places | None = None,
 ) -> ScoreResult:
-    """PreScore + Score; without score plugins every node scores 1 (upstream)."""
+    """Upstream `prioritizeNodes`: PreScore + Score; without score plugins every node
+    scores 1. `places`: the snapshot's list whose journal this cycle caught up with and
+    the nodes' positions in it (the score columns then hold their kept scores)."""
     if not fw.has_score_plugins:
         return ScoreResult(nodes=nodes, totals=[1] * len(nodes))
     status = fw.run_pre_score(state, pod, nodes)
     if not status.is_success():
         raise SchedulingError(status)
-    result = fw.run_score(state, pod, nodes)
+    result = fw.run_score(state, pod, nodes, places=places)
     if not result.status.is_success():
         raise SchedulingError(result.status)
     return result

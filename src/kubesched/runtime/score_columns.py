@@ -2,9 +2,9 @@
 
 The Score side of `runtime.columns`: for the plugins that signed the pod (the memo key stands
 for them), each plugin's raw score of node i is `values[plugin][i]`, known where
-`known[i]` is set. The feasible nodes a column filter found come with their positions
-(`PositionedNodes`); when those run contiguously around the list (every node of the window
-passed), a plugin's scores are a slice of its column, not a Python step per node. `static[i]`
+`known[i]` is set. The feasible nodes the filter loop found come with their positions
+(`runtime.feasible.FeasibleNodes`); when those run contiguously around the list (every node
+of the window passed), a plugin's scores are a slice of its column, not a Python step per node. `static[i]`
 is the weighted sum of node i's scores by the plugins without NormalizeScore: their part of
 every total, ready to be added once.
 
@@ -15,13 +15,11 @@ plugin by plugin, reporting the error as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress
 from operator import not_
-from typing import overload
 
 from kubesched.framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
-from kubesched.framework.nodeinfo import NodeInfo
 
 
 class ScoreColumn:
@@ -112,41 +110,3 @@ def _slices(column: list[int], runs: list[tuple[int, int]]) -> list[int]:
     for low, high in runs:
         out += column[low:high]
     return out
-
-
-class PositionedNodes(Sequence[NodeInfo]):
-    """Feasible nodes found by a column filter: `source[positions[i]]` is the i-th (read
-    when asked: a list of them would touch every NodeInfo of the window), and
-    `score_column(key, weights)` gives the framework's score columns for `source`."""
-
-    __slots__ = ("positions", "score_column", "source")
-
-    def __init__(
-        self,
-        nodes: Sequence[NodeInfo],
-        positions: list[int],
-        score_column: Callable[[Hashable, Sequence[int]], ScoreColumn],
-    ) -> None:
-        self.source = nodes
-        self.positions = positions
-        self.score_column = score_column
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-    @overload
-    def __getitem__(self, index: int) -> NodeInfo: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
-        if isinstance(index, slice):
-            return list(map(self.source.__getitem__, self.positions[index]))
-        return self.source[self.positions[index]]
-
-    def __iter__(self) -> Iterator[NodeInfo]:
-        return map(self.source.__getitem__, self.positions)
-
-    def __repr__(self) -> str:
-        return f"PositionedNodes({[node.name for node in self]!r})"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import add, attrgetter, eq, mul
+from operator import add, eq, mul
 from typing import Any, TypeAlias, TypeVar, cast
 
 from kubesched.framework import interfaces as api
@@ -22,8 +22,7 @@ from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
-from kubesched.runtime.memo import store
-from kubesched.runtime.score_columns import PositionedNodes
+from kubesched.runtime.kept_scores import KeptScores
 
 logger = logging.getLogger(__name__)
 
@@ -99,50 +98,49 @@ def run_score(
     nodes: Sequence[NodeInfo],
     plugins: Sequence[api.ScorePlugin],
     weights: dict[str, int],
-    memo: tuple[Hashable, frozenset[str]] | None = None,
+    kept: tuple[frozenset[str], KeptScores] | None = None,
     metered: Metered = _unmetered,
     evaluated: Evaluated = _uncounted,
 ) -> ScoreResult:
     """Upstream `RunScorePlugins`: score every node with every plugin, normalize, weigh.
 
-    With `memo` (a key and the plugins it covers: those that signed the pod, see
-    `kubesched.runtime.memo`), their raw scores stored on a node for that key are reused, and
-    new ones stored; the other plugins score every node. The key stands for those plugins'
-    signatures and the cycle's skipped plugins. `metered` times
-    a plugin call on sampled cycles, `evaluated` counts the nodes a plugin really scored
+    With `kept` (the plugins that signed the pod, and where their raw scores of earlier
+    cycles are kept: `runtime.kept_scores`), those plugins' kept scores are read and new
+    ones kept; the other plugins score every node. `metered` times a plugin call on
+    sampled cycles, `evaluated` counts the nodes a plugin really scored
     (`runtime.plugin_metrics`)."""
     meter = _Meter(state, metered, evaluated)
     result = ScoreResult(nodes=nodes, totals=[0] * len(nodes))
     columns: dict[int, list[int]] = {}
     summed: frozenset[int] = frozenset()
-    if memo is not None:
-        memo_key, signed = memo
+    if kept is not None:
+        signed, store = kept
         memoized = [i for i, pl in enumerate(plugins) if pl.name in signed]
-        found: list[list[int]] | None
-        if isinstance(nodes, PositionedNodes) and memoized:
-            by_column = _column_scores(
-                [plugins[i] for i in memoized],
-                state=state,
-                pod=pod,
-                nodes=nodes,
-                key=memo_key,
-                weights=weights,
-                meter=meter,
-            )
-            found, totals = by_column if by_column is not None else (None, None)
+        found = _gather(
+            [plugins[i] for i in memoized],
+            store,
+            state=state,
+            pod=pod,
+            weights=weights,
+            meter=meter,
+        )
+        if found is not None:
+            raw, totals = found
+            columns = dict(zip(memoized, raw, strict=True))
             if totals is not None:
                 result.totals = totals
                 summed = frozenset(i for i in memoized if not _normalizes(plugins[i]))
-        else:
-            found = _memoized_raw_scores(
-                [plugins[i] for i in memoized], state, pod, nodes, memo_key, meter=meter
-            )
-        if found is not None:
-            columns = dict(zip(memoized, found, strict=True))
     for index, pl in enumerate(plugins):
-        raw = columns.get(index)
+        raw_scores = columns.get(index)
         scores, status = _score_plugin(
-            pl, state, pod, nodes, weights[pl.name], meter=meter, raw=raw, checked=index in summed
+            pl,
+            state,
+            pod,
+            nodes,
+            weights[pl.name],
+            meter=meter,
+            raw=raw_scores,
+            checked=index in summed,
         )
         if not status.is_success():
             return ScoreResult(nodes=nodes, status=status)
@@ -157,27 +155,27 @@ def _normalizes(plugin: api.ScorePlugin) -> bool:
     return getattr(plugin, "normalize_score", None) is not None
 
 
-def _column_scores(
+def _gather(
     plugins: Sequence[api.ScorePlugin],
+    kept: KeptScores,
     *,
     state: CycleState,
     pod: Pod,
-    nodes: PositionedNodes,
-    key: Hashable,
     weights: dict[str, int],
     meter: _Meter,
-) -> tuple[list[list[int]], list[int]] | None:
-    """The raw scores of `plugins` from the key's score column (`runtime.score_columns`),
-    and the weighted sum of those without NormalizeScore; None as `_memoized_raw_scores`."""
-    column = nodes.score_column(key, [0 if _normalizes(pl) else weights[pl.name] for pl in plugins])
+) -> tuple[list[list[int]], list[int] | None] | None:
+    """The kept raw scores of `plugins` (the others are scored afresh and kept), and the
+    weighted sum of those without NormalizeScore when kept too; None when there is no
+    plugin or one raised (then each plugin is scored on its own, reporting the error)."""
+    if not plugins:
+        return None
     score_fns = [meter.timed(pl.name, "Score", pl.score) for pl in plugins]
-    snapshot_nodes = nodes.source
 
-    def score_row(position: int) -> list[int]:
-        node = snapshot_nodes[position]
+    def score_row(node: NodeInfo) -> list[int]:
         return [score(state, pod, node) for score in score_fns]
 
-    gathered = column.gather(nodes.positions, score_row)
+    static = [0 if _normalizes(pl) else weights[pl.name] for pl in plugins]
+    gathered = kept.gather(plugins, score_row, static)
     if gathered is None:
         return None
     raw, totals, fresh = gathered
@@ -241,43 +239,6 @@ def _add_weighted(totals: list[int], scores: list[int], weight: int) -> list[int
     if weight == 1:
         return list(map(add, totals, scores))
     return list(map(add, totals, map(mul, scores, repeat(weight))))
-
-
-_MEMO = attrgetter("memo")
-
-
-def _memoized_raw_scores(
-    plugins: Sequence[api.ScorePlugin],
-    state: CycleState,
-    pod: Pod,
-    nodes: Sequence[NodeInfo],
-    key: Hashable,
-    *,
-    meter: _Meter,
-) -> list[list[int]] | None:
-    """Per plugin, the raw score of each node: a node's scores (one row per node) come from
-    its memo, or are computed and stored. None if there is no plugin, or one raised (the
-    caller then scores plugin by plugin and reports the error as before)."""
-    if not plugins:
-        return None
-    rows: list[tuple[int, ...] | None] = list(map(dict.get, map(_MEMO, nodes), repeat(key)))
-    if None in rows:
-        score_fns = [meter.timed(pl.name, "Score", pl.score) for pl in plugins]
-        fresh = 0
-        try:
-            for index, node in enumerate(nodes):
-                if rows[index] is None:
-                    row = tuple([score(state, pod, node) for score in score_fns])
-                    store(node.memo, key, row)
-                    rows[index] = row
-                    fresh += 1
-        except Exception:
-            return None
-        for pl in plugins:
-            meter.evaluated(pl.name, "Score", fresh)
-    if not rows:
-        return [[] for _ in plugins]
-    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def _score_plugin(

@@ -69,6 +69,7 @@ class _Trial:
                 result.state,
                 qpi.pod,
                 self.snapshot.node_infos,
+                journal=self.snapshot,
                 post_filter=False,
                 cycle=self.cycle,
             )

@@ -177,7 +177,10 @@ class Scheduler:
         state = CycleState()
         state.record_plugin_metrics = _RNG.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
         try:
-            result = schedule_pod(fw, state, pod, self._snapshot.node_infos, cycle=cycle)
+            snapshot = self._snapshot
+            result = schedule_pod(
+                fw, state, pod, snapshot.node_infos, journal=snapshot, cycle=cycle
+            )
         except FitError as err:
             qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(err.diagnosis.pending_plugins)

@@ -1,8 +1,10 @@
-"""Filter by column (`runtime.columns`) takes the very nodes, in the same order, and records
-the very statuses the sequential scan does, and the scores from score columns
-(`runtime.score_columns`) are those of the per-node memo, cycle after cycle, while pods are
-assumed and forgotten and nodes are relabelled, tainted, added and deleted (seeded random
-clusters, the default profile, more nodes than the adaptive sample so the window rotates)."""
+"""The one filter loop (`runtime.schedule.find_nodes_that_pass_filters`) takes the very nodes,
+in the same order, and records the very statuses whichever results it reuses: the snapshot's
+columns (`runtime.columns`, with its journal handed over) or the per-node memo (a plain list);
+the scores from score columns (`runtime.score_columns`) are those of the per-node memo, cycle
+after cycle, while pods are assumed and forgotten and nodes are relabelled, tainted, added and
+deleted (seeded random clusters, the default profile, more nodes than the adaptive sample so
+the window rotates)."""
 
 from __future__ import annotations
 
@@ -16,19 +18,16 @@ from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.framework import CycleState, NodeInfo
 from kubesched.framework.diagnosis import Diagnosis
-from kubesched.framework.nodeinfo import node_journal
+from kubesched.framework.nodeinfo import NodeJournal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
 from kubesched.runtime import Framework, SchedulingError, build_framework
-from kubesched.runtime.columns import (
-    FilterColumn,
-    NodeColumns,
-    Rejection,
-    ThenRunner,
-    filter_window,
-)
-from kubesched.runtime.schedule import find_nodes_that_fit, prioritize_nodes
+from kubesched.runtime.columns import FilterColumn, NodeColumns
+from kubesched.runtime.feasible import FeasibleWindow
+from kubesched.runtime.filter_each import FilterRun
+from kubesched.runtime.kept_filters import FilterPlan
+from kubesched.runtime.schedule import filter_around, find_nodes_that_fit, prioritize_nodes
 from kubesched.testing import make_node, make_pod
 
 NODES = 240
@@ -71,13 +70,18 @@ def _framework(snapshot: Snapshot) -> Framework:
     )
 
 
-def _fit(fw: Framework, pod: Pod, nodes: list[NodeInfo]) -> tuple[object, ...]:
+def _fit(
+    fw: Framework, pod: Pod, nodes: Sequence[NodeInfo], journal: NodeJournal | None = None
+) -> tuple[object, ...]:
     state = CycleState()
+    if journal is not None:
+        fw.node_columns.catch_up(journal, nodes)
     try:
-        feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes)
+        feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes, journal=journal)
     except SchedulingError as exc:
         return ("error", str(exc), fw.next_start_node_index)
-    scores = prioritize_nodes(fw, state, pod, feasible) if feasible else None
+    places = (feasible.source, feasible.positions) if journal is not None else None
+    scores = prioritize_nodes(fw, state, pod, feasible, places=places) if feasible else None
     return (
         scores and scores.totals,
         scores and [(ps.plugin, ps.raw, ps.normalized) for ps in scores.plugins],
@@ -125,12 +129,11 @@ def test_columns_take_what_the_sequential_scan_takes(seed: int) -> None:
     for _cycle in range(50):
         _churn(rng, cache, names, placed)
         cache.update_snapshot(snapshot)
-        assert node_journal(snapshot.node_infos) is not None
         for pod in rng.sample(incoming, 3):
             state = CycleState()
             by_column.run_pre_filter(state, pod, snapshot.node_infos)
             splits += by_column.filter_split(state, pod) is not None
-            got = _fit(by_column, pod, snapshot.node_infos)
+            got = _fit(by_column, pod, snapshot.node_infos, snapshot)
             want = _fit(sequential, pod, list(snapshot.node_infos))
             assert got == want
             rejections += len(got[3]) if isinstance(got[3], list) else 0
@@ -141,6 +144,50 @@ def test_columns_take_what_the_sequential_scan_takes(seed: int) -> None:
 
 def _nodes(count: int) -> list[NodeInfo]:
     return [NodeInfo(make_node().name(f"n{i}").model()) for i in range(count)]
+
+
+_POD = make_pod().name("p").model()
+
+
+def _window(
+    column: FilterColumn,
+    nodes: Sequence[NodeInfo],
+    *,
+    start: int,
+    wanted: int,
+    diagnosis: Diagnosis,
+    run: Callable[[int], Status],
+    rest: Callable[[int], Status] | None = None,
+) -> list[int]:
+    """`filter_around` with `column` kept, `run(position)` for the kept plugins and
+    `rest(position)` (one by one) for the others."""
+    positions = {id(node): position for position, node in enumerate(nodes)}
+
+    def run_node(_state: CycleState, _pod: Pod, node: NodeInfo) -> Status:
+        return run(positions[id(node)])
+
+    window = FeasibleWindow(nodes, wanted, diagnosis, column, _one_by_one(rest) if rest else None)
+    plan = FilterPlan(column, run_node)
+    return filter_around(window, plan, CycleState(), _POD, start)
+
+
+def _one_by_one(rest: Callable[[int], Status]) -> Callable[[FilterRun], tuple[int, Status | None]]:
+    """A rest runner over a per-position filter (which may return ERROR)."""
+
+    def then(run: FilterRun) -> tuple[int, Status | None]:
+        for consumed, position in enumerate(run.positions):
+            status = rest(position)
+            if status.code is Code.ERROR:
+                return consumed, status
+            if status.code is Code.SUCCESS:
+                run.taken.append(position)
+            else:
+                run.rejected.append((position, status))
+            if len(run.taken) >= run.wanted:
+                return consumed + 1, None
+        return len(run.positions), None
+
+    return then
 
 
 def test_the_window_wraps_and_runs_only_unknown_nodes() -> None:
@@ -155,9 +202,7 @@ def test_the_window_wraps_and_runs_only_unknown_nodes() -> None:
 
     def window(start: int, wanted: int) -> tuple[list[int], list[str]]:
         diagnosis = Diagnosis()
-        taken = filter_window(
-            column, nodes=nodes, start=start, wanted=wanted, diagnosis=diagnosis, run_filter=run
-        )
+        taken = _window(column, nodes, start=start, wanted=wanted, diagnosis=diagnosis, run=run)
         return taken, [name for name, _ in diagnosis.node_to_status.items()]
 
     assert window(7, 4) == ([7, 8, 1, 2], ["n9", "n0"])
@@ -175,12 +220,10 @@ def test_an_error_is_not_kept_and_the_rejections_before_it_are_reported() -> Non
     busy = Status(Code.UNSCHEDULABLE, "busy", plugin="Fit")
 
     def run(position: int) -> Status:
-        if position == 2:
-            raise SchedulingError(Status(Code.ERROR, "boom"))
-        return busy
+        return Status(Code.ERROR, "boom") if position == 2 else busy
 
     with pytest.raises(SchedulingError):
-        filter_window(column, nodes=nodes, start=0, wanted=2, diagnosis=diagnosis, run_filter=run)
+        _window(column, nodes, start=0, wanted=2, diagnosis=diagnosis, run=run)
     assert [name for name, _ in diagnosis.node_to_status.items()] == ["n0", "n1"]
     assert bytes(column.results) == bytes([2, 2, 0, 0])
 
@@ -192,42 +235,21 @@ def test_columns_start_over_when_the_snapshot_lays_its_nodes_out_anew() -> None:
     snapshot = Snapshot()
     cache.update_snapshot(snapshot)
     columns = NodeColumns()
-    journal = node_journal(snapshot.node_infos)
-    assert journal is not None
-    column = columns.filter_column(journal, snapshot.node_infos, 1)
-    column.passed(0)
-    column.passed(1)
+    columns.catch_up(snapshot, snapshot.node_infos)
+    column = columns.filter_column(1)
+    column.keep(0, Status(Code.SUCCESS))
+    column.keep(1, Status(Code.SUCCESS))
     cache.assume_pod(make_pod().name("p").uid("u").model(), "n1")
     cache.update_snapshot(snapshot)
-    assert columns.filter_column(journal, snapshot.node_infos, 1) is column
+    columns.catch_up(snapshot, snapshot.node_infos)
+    assert columns.filter_column(1) is column
     assert bytes(column.results) == bytes([1, 0, 0])  # n1 changed: forgotten
     cache.add_node(make_node().name("n3").model())
     cache.update_snapshot(snapshot)
-    fresh = columns.filter_column(journal, snapshot.node_infos, 1)
+    columns.catch_up(snapshot, snapshot.node_infos)
+    fresh = columns.filter_column(1)
     assert fresh is not column
     assert bytes(fresh.results) == bytes(4)
-
-
-def _one_by_one(rest: Callable[[int], Status]) -> ThenRunner:
-    """A `ThenRunner` over a per-position filter (may raise SchedulingError)."""
-
-    def then(
-        positions: Sequence[int], wanted: int, taken: list[int], rejected: list[Rejection]
-    ) -> tuple[int, BaseException | None]:
-        for consumed, position in enumerate(positions):
-            try:
-                status = rest(position)
-            except SchedulingError as exc:
-                return consumed, exc
-            if status.code is Code.SUCCESS:
-                taken.append(position)
-            else:
-                rejected.append((position, status))
-            if len(taken) >= wanted:
-                return consumed + 1, None
-        return len(positions), None
-
-    return then
 
 
 def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> None:
@@ -245,18 +267,12 @@ def test_with_then_the_later_plugins_run_on_every_node_the_column_passes() -> No
     def rest(position: int) -> Status:
         rest_runs.append(position)
         if position == 9 and len(rest_runs) > 8:
-            raise SchedulingError(Status(Code.ERROR, "boom"))
+            return Status(Code.ERROR, "boom")
         return rest_no if position % 3 == 0 else Status(Code.SUCCESS)
 
     def window(start: int, wanted: int, diagnosis: Diagnosis) -> list[int]:
-        return filter_window(
-            column,
-            nodes=nodes,
-            start=start,
-            wanted=wanted,
-            diagnosis=diagnosis,
-            run_filter=lead,
-            then=_one_by_one(rest),
+        return _window(
+            column, nodes, start=start, wanted=wanted, diagnosis=diagnosis, run=lead, rest=rest
         )
 
     def rejected(diagnosis: Diagnosis) -> list[str]:

@@ -12,6 +12,7 @@ from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.model import Pod
 from kubesched.runtime import FitError, Framework, schedule_pod
 from kubesched.runtime.framework import PluginLists
+from kubesched.runtime.kept_scores import NodeMemoScores
 from kubesched.runtime.memo import sign
 from kubesched.runtime.scoring import run_score
 from kubesched.testing import FakeHandle, make_node, make_pod
@@ -42,7 +43,7 @@ def test_signed_plugins_are_reused_beside_one_that_is_not() -> None:
             nodes=nodes,
             plugins=[cheap, fresh],
             weights=weights,
-            memo=(7, frozenset({"Cheap"})),
+            kept=(frozenset({"Cheap"}), NodeMemoScores(7, nodes)),
         )
         for _ in range(3)
     ]

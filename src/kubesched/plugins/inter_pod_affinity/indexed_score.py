@@ -53,7 +53,7 @@ class IndexedScore:
         one; with `shared`, `into` may alias the index: it is never changed after);
         False when the index cannot be used."""
         key = ("existing-score", hard_weight, pod.namespace, frozenset(pod.labels.items()))
-        fn = _existing_contribution(pod, hard_weight, namespaces, term_cache)
+        fn = existing_contribution(pod, hard_weight, namespaces, term_cache)
         index = self.totals.index(self.nodes, key, fn, with_pods_with_affinity)
         if index is None:
             return False
@@ -75,7 +75,7 @@ class IndexedScore:
             key_id, count = term_counter((term,), namespaces, counts)
             if key_id is None:
                 return False
-            fn = _incoming_contribution(term, sign, count)
+            fn = incoming_contribution(term, sign, count)
             index = self.totals.index(self.nodes, ("preferred", term, sign), fn, _with_pods)
             if index is None:
                 return False
@@ -93,9 +93,18 @@ def _with_pods(nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
     return [node_info for node_info in nodes if node_info.pods]
 
 
-def _existing_contribution(
-    pod: Pod, hard_weight: int, namespaces: NamespaceLabels, term_cache: TermCache
+def existing_contribution(
+    pod: Pod,
+    hard_weight: int,
+    namespaces: NamespaceLabels,
+    term_cache: TermCache,
+    *,
+    indexed: bool = True,
 ) -> Callable[[NodeInfo], Contribution]:
+    """What a node adds to the pair totals for `pod` through its existing pods' terms that
+    select it (+weight for preferred affinity, -weight for preferred anti-affinity,
+    +`hard_weight` for required affinity): the one sum of the walk and the index. With
+    `indexed`, a term that depends on namespace labels raises `Volatile` (no index for it)."""
     labels_of = namespaces.of
 
     def contribution(node_info: NodeInfo) -> Contribution:
@@ -108,7 +117,7 @@ def _existing_contribution(
             if hard_weight > 0:
                 weighted += [(t, hard_weight) for t in theirs.required_affinity]
             for term, weight in weighted:
-                if term.labels_dependent:
+                if indexed and term.labels_dependent:
                     raise Volatile
                 value = labels.get(term.topology_key)
                 if value is not None and term.matches(pod, labels_of):
@@ -118,9 +127,12 @@ def _existing_contribution(
     return contribution
 
 
-def _incoming_contribution(
+def incoming_contribution(
     term: AffinityTerm, sign: int, count: Callable[[NodeInfo], int]
 ) -> Callable[[NodeInfo], Contribution]:
+    """What a node adds to the pair totals through the incoming pod's preferred `term`
+    (`sign` +1 affinity, -1 anti-affinity): its weight per matching pod on the node."""
+
     def contribution(node_info: NodeInfo) -> Contribution:
         value = node_info.node.labels.get(term.topology_key)
         if value is None or not node_info.pods:

@@ -16,7 +16,7 @@ between the lowest and the highest score (truncated; all 0 when they are equal).
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
 
 from kubesched.framework import MAX_NODE_SCORE, NodeInfo
@@ -24,9 +24,13 @@ from kubesched.framework.nodeinfo import with_pods_with_affinity
 from kubesched.model import Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
-from kubesched.plugins.helper.pair_totals import PairTotals
+from kubesched.plugins.helper.pair_totals import Contribution, PairTotals
 from kubesched.plugins.inter_pod_affinity.counting import term_counter
-from kubesched.plugins.inter_pod_affinity.indexed_score import IndexedScore
+from kubesched.plugins.inter_pod_affinity.indexed_score import (
+    IndexedScore,
+    existing_contribution,
+    incoming_contribution,
+)
 from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, PodTerms, TermCache
 
 
@@ -62,9 +66,9 @@ class _Totals:
         self.scores: dict[str, dict[str, int]] = {}
         self.matched = False
 
-    def add(self, node: Node, key: str, weight: int) -> None:
-        value = node.labels.get(key)
-        if value is not None:
+    def add_pairs(self, pairs: Contribution) -> None:
+        """Add ((label key, value), weight) pairs (`indexed_score`'s contributions)."""
+        for (key, value), weight in pairs:
             values = self.scores.setdefault(key, {})
             values[value] = values.get(value, 0) + weight
             self.matched = True
@@ -121,20 +125,9 @@ def _existing_pods_terms(
     term_cache: TermCache,
 ) -> None:
     """Weights of the terms of existing pods (with pod affinity) that select `pod`."""
-    labels_of = namespaces.of
+    contribution = existing_contribution(pod, hard_weight, namespaces, term_cache, indexed=False)
     for node_info in with_pods_with_affinity(all_nodes):
-        node = node_info.node
-        if not node.labels:
-            continue
-        for existing in node_info.pods_with_affinity:
-            theirs = term_cache.of(existing)
-            weighted = [(t, t.weight) for t in theirs.preferred_affinity]
-            weighted += [(t, -t.weight) for t in theirs.preferred_anti_affinity]
-            if hard_weight > 0:
-                weighted += [(t, hard_weight) for t in theirs.required_affinity]
-            for term, weight in weighted:
-                if term.matches(pod, labels_of):
-                    totals.add(node, term.topology_key, weight)
+        totals.add_pairs(contribution(node_info))
 
 
 def _incoming_terms(
@@ -145,12 +138,25 @@ def _incoming_terms(
     totals: _Totals,
 ) -> None:
     """Weights of the incoming pod's preferred terms, per matching existing pod."""
-    counters = [(term, sign, *term_counter((term,), namespaces, cache)) for term, sign in preferred]
+    contributions = [
+        incoming_contribution(term, sign, _counter(term, namespaces, cache))
+        for term, sign in preferred
+    ]
     for node_info in all_nodes:
-        if not node_info.pods:
-            continue
-        node = node_info.node
-        for term, sign, key_id, count in counters:
-            found = count(node_info) if key_id is None else cache.count(node_info, key_id, count)
-            if found:
-                totals.add(node, term.topology_key, sign * term.weight * found)
+        if node_info.pods:
+            for contribution in contributions:
+                totals.add_pairs(contribution(node_info))
+
+
+def _counter(
+    term: AffinityTerm, namespaces: NamespaceLabels, cache: NodeCountCache
+) -> Callable[[NodeInfo], int]:
+    """The count of the pods on a node that `term` matches (cached per node when it can)."""
+    key_id, count = term_counter((term,), namespaces, cache)
+    if key_id is None:
+        return count
+
+    def cached(node_info: NodeInfo) -> int:
+        return cache.count(node_info, key_id, count)
+
+    return cached
