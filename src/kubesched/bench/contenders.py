@@ -22,6 +22,23 @@ KUBESCHED = "kubesched"
 KUBE_SCHEDULER = "kube-scheduler"
 NULL_BINDER = "null-binder"
 CONTENDERS = (KUBESCHED, KUBE_SCHEDULER, NULL_BINDER)
+SOURCE_TREE = "kubesched@"
+"""`kubesched@DIR`: kubesched from another checkout's `DIR/src` (e.g. a `git worktree` of an
+older commit), so that two versions run in one bench on the same machine."""
+
+
+def is_contender(name: str) -> bool:
+    """A contender `kubesched bench --contenders` knows: one of `CONTENDERS`, or
+    `kubesched@DIR` where DIR/src/kubesched exists."""
+    tree = source_tree(name)
+    return name in CONTENDERS or (tree is not None and (tree / "kubesched").is_dir())
+
+
+def source_tree(name: str) -> Path | None:
+    """The `src` folder a `kubesched@DIR` contender runs from; None for the others."""
+    if not name.startswith(SOURCE_TREE):
+        return None
+    return Path(name.removeprefix(SOURCE_TREE)).expanduser().resolve() / "src"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +72,9 @@ def contender_argv(
 ) -> list[str]:
     """The command line that starts contender `name` against `cluster`; `flags` are added
     to either scheduler's (kube-scheduler's flags, which kubesched takes too)."""
-    config = cluster.workdir / f"{name}.yaml"
+    config = cluster.workdir / f"{_label(name)}.yaml"
     config.write_text(scheduler_config(kubeconfig=cluster.kubeconfig_path, limits=limits))
-    if name == KUBESCHED:
+    if name == KUBESCHED or source_tree(name) is not None:
         return [sys.executable, "-m", "kubesched", f"--config={config}", "--secure-port=0", *flags]
     if name == KUBE_SCHEDULER:
         assert cluster.binaries is not None
@@ -82,4 +99,14 @@ def start_contender(
 ) -> Process:
     """Start the contender's process (logged to the cluster's logs/<name>.log)."""
     argv = contender_argv(name, cluster, limits, flags)
-    return cluster.spawn(name, argv, env=dict(os.environ))
+    env = dict(os.environ)
+    tree = source_tree(name)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
+    return cluster.spawn(_label(name), argv, env=env)
+
+
+def _label(name: str) -> str:
+    """`name` as a file name (a `kubesched@DIR` contender's DIR has slashes)."""
+    tree = source_tree(name)
+    return name if tree is None else f"kubesched-{tree.parent.name}"

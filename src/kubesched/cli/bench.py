@@ -25,6 +25,7 @@ from kubesched.bench import (
     write_outputs,
 )
 from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
+from kubesched.bench.contenders import is_contender
 from kubesched.bench.suite import run_suite, write_suite
 
 DEFAULT_SCHEDULER_NAME = "bench-scheduler"
@@ -58,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--contenders",
         default=",".join(CONTENDERS),
-        help=f"comma-separated, run in this order (default {','.join(CONTENDERS)})",
+        help=f"comma-separated, run in this order (default {','.join(CONTENDERS)}); "
+        "kubesched@DIR runs the kubesched of another checkout (e.g. a git worktree of an "
+        "older commit) beside this one",
     )
     parser.add_argument("--out", type=Path, default=Path("bench-results"))
     parser.add_argument("--qps", type=float, default=5000.0, help="client QPS of contenders")
@@ -150,9 +153,12 @@ def _suite(args: argparse.Namespace, contenders: list[str], argv: list[str]) -> 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
-    unknown = [c for c in contenders if c not in CONTENDERS]
+    unknown = [c for c in contenders if not is_contender(c)]
     if unknown or not contenders:
-        print(f"kubesched bench: unknown contender(s) {unknown}; choose from {CONTENDERS}")
+        print(
+            f"kubesched bench: unknown contender(s) {unknown}; choose from {CONTENDERS}, "
+            "or kubesched@DIR for the kubesched of another checkout (DIR/src/kubesched)"
+        )
         return 2
     if args.suite:
         return _suite(args, contenders, argv)
