@@ -25,6 +25,7 @@ from typing import NoReturn
 
 from kubesched.cli import manifests_flags
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, complete, parse_options
+from kubesched.config.args_check import IN_TREE_ARGS
 from kubesched.config.flagtable import BY_NAME, CANONICAL, SCHEDULER_NAME_NOTICE
 from kubesched.config.plugin_check import check_plugins
 from kubesched.manifests import (
@@ -92,7 +93,7 @@ def main(argv: list[str]) -> int:
             return _write_chart(Path(own.helm_chart), config, options, notices)
         text = _render(config, options, crds_only=own.crds_only)
     except ConfigError as error:
-        return _fail(error.notices, error.errors)
+        return _fail(error.notices, (error.line,))
     except ManifestError as error:
         return _fail(notices, (str(error),))
     _print_notices(notices)
@@ -158,12 +159,13 @@ def _config(
     for flag, why in _REFUSED.items():
         if options.given(flag):
             raise ManifestError(f"--{flag}: {PROG} {why}")
-    result = complete(options, environ={"POD_NAMESPACE": namespace})
+    result = complete(options, environ={"POD_NAMESPACE": namespace}, args_checks=IN_TREE_ARGS)
     try:
-        check_plugins(result.config)  # as `kubesched --write-config-to` refuses them
+        checked = check_plugins(result.config)  # as `kubesched --write-config-to` refuses them
     except ConfigError as error:
-        raise ConfigError(error.errors, notices=result.notices) from error
-    return _in_cluster(result.config, notices=list(result.notices), master=options.given("master"))
+        raise ConfigError(error.problems(), notices=result.notices + error.notices) from error
+    notices = [*result.notices, *checked.notices]
+    return _in_cluster(checked.config, notices=notices, master=options.given("master"))
 
 
 def _check_own_typos(argv: list[str]) -> None:

@@ -10,6 +10,7 @@ from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import ConfigError, help_text, load_config, write_config
+from kubesched.config.args_check import IN_TREE_ARGS
 from kubesched.config.plugin_check import check_plugins
 from kubesched.errors import FatalError
 from kubesched.server import eventloop
@@ -42,11 +43,11 @@ def version_text(*, raw: bool = False) -> str:
 
 
 def _report(exc: ConfigError) -> int:
-    """Print a ConfigError's notices and errors (one line each); the exit code 1."""
+    """Print a ConfigError's notices, then its problems in one line as kube-scheduler
+    aggregates them; the exit code 1."""
     for notice in exc.notices:
         print(notice, file=sys.stderr)
-    for error in exc.errors:
-        print(f"kubesched: {error}", file=sys.stderr)
+    print(f"kubesched: {exc.line}", file=sys.stderr)
     return 1
 
 
@@ -60,7 +61,7 @@ def _write_config(config: KubeSchedulerConfiguration, path: str) -> int:
 
 def main(argv: list[str]) -> int:
     try:
-        result = load_config(argv)
+        result = load_config(argv, args_checks=IN_TREE_ARGS)
     except ConfigError as exc:
         return _report(exc)
     for notice in result.notices:
@@ -68,11 +69,13 @@ def main(argv: list[str]) -> int:
     if result.show_help or result.show_version:
         print(help_text() if result.show_help else version_text(raw=result.show_version == "raw"))
         return 0
-    config = result.config
     try:
-        check_plugins(config)  # before writing or serving anything, as kube-scheduler
+        checked = check_plugins(result.config)  # before writing or serving, as kube-scheduler
     except ConfigError as exc:
         return _report(exc)
+    for notice in checked.notices:
+        print(notice, file=sys.stderr)
+    config = checked.config
     if result.write_config_to:
         return _write_config(config, result.write_config_to)
     setup_logging(

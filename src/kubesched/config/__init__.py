@@ -29,10 +29,12 @@ from kubesched.config.complete import (
 from kubesched.config.dump import configz, dump_config, write_config
 from kubesched.config.errors import ConfigError
 from kubesched.config.flags import Options, help_text, parse_options
+from kubesched.config.profiles import ArgsChecks
 from kubesched.config.validation import default_scheduler_conflicts, validate
 
 __all__ = [
     "SERVICE_ACCOUNT_NAMESPACE_FILE",
+    "ArgsChecks",
     "ConfigError",
     "KubeSchedulerConfiguration",
     "LoadResult",
@@ -55,8 +57,12 @@ def load_config(
     *,
     environ: Mapping[str, str] = os.environ,
     namespace_file: Path = SERVICE_ACCOUNT_NAMESPACE_FILE,
+    args_checks: ArgsChecks | None = None,
 ) -> LoadResult:
     """Parse the flags, read `--config`, complete and validate: the command line to a
-    completed config. Raises ConfigError holding every problem, one line each."""
+    completed config. Raises ConfigError holding every problem, one line each.
+    `args_checks`: see `complete`."""
     options = parse_options(argv)
-    return complete(options, environ=environ, namespace_file=namespace_file)
+    return complete(
+        options, environ=environ, namespace_file=namespace_file, args_checks=args_checks
+    )

@@ -37,6 +37,7 @@ from kubesched.apis.config import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfigu
 from kubesched.config.errors import ConfigError, one_line
 from kubesched.config.flags import GENERIC_WORKLOAD, Options, feature_gates
 from kubesched.config.fromfile import decode_file
+from kubesched.config.profiles import ArgsChecks
 from kubesched.config.validation import validate
 from kubesched.config.yamlfile import read_document
 
@@ -113,9 +114,12 @@ def complete(
     *,
     environ: Mapping[str, str] = os.environ,
     namespace_file: Path = SERVICE_ACCOUNT_NAMESPACE_FILE,
+    args_checks: ArgsChecks | None = None,
 ) -> LoadResult:
     """Build, complete and validate the config from parsed options; raise ConfigError with
-    every problem (the flags' errors included) at once."""
+    every problem (the flags' errors included) at once. `args_checks` validates the plugins'
+    args with the file (`kubesched.config.args_check.IN_TREE_ARGS`); without it they are
+    checked when the profiles are built."""
     if options.show_help:
         return LoadResult(config=KubeSchedulerConfiguration(), show_help=True)
     if options.show_version:
@@ -123,11 +127,20 @@ def complete(
     errors = list(options.errors)
     notices = list(options.notices)
     config = _base_config(options, errors=errors, notices=notices)
+    decoded = len(errors) == len(options.errors)
     config = _apply_flags(config, options, errors=errors, notices=notices)
     config = _complete_lease(config, environ=environ, namespace_file=namespace_file)
     config = _apply_feature_gates(config)
     notices.extend(_parallelism_notice(config))
-    errors.extend(validate(config))
+    # As kube-scheduler: a file that does not decode (plugin args included) is refused for
+    # that alone; one that does is validated as a whole, every problem at once.
+    decoding = None
+    if decoded and args_checks is not None:
+        decoding = args_checks.decoding_error(config.profiles)
+    if decoding is not None:
+        errors.append(decoding)
+    elif decoded:
+        errors.extend(validate(config, args_checks=args_checks))
     if errors:
         raise ConfigError(errors, notices=notices)
     return LoadResult(

@@ -3,68 +3,107 @@
 framework built (defaults merged, each plugin made with its args, multiPoint expanded) over
 an empty cluster (`kubesched.runtime.offline.OfflineHandle`, never the tests' fake).
 
-    check_plugins(config)   # raises ConfigError, one line per problem
+    checked = check_plugins(config)   # raises ConfigError with every problem
+    config, notices = checked.config, checked.notices
 
 `kubesched run`, `kubesched --write-config-to` and `kubesched manifests` (YAML and
 `--helm-chart`) call it, so what one refuses the others refuse. The checks are the
-scheduler's own (`kubesched.framework.build_framework`, each plugin's args parsing and
-`check_common_queue_sort`); this module only runs them offline and words plugin-args errors
-with kube-scheduler's field paths:
+scheduler's own (`kubesched.runtime.build_framework`, each plugin's args parsing); this
+module runs them offline and words their errors as kube-scheduler v1.37.2 does:
 
-* the args kube-scheduler validates with the config file (`validatePluginConfig`) are named
-  by their place in the file, `profiles[0].pluginConfig[1].args.hardPodAffinityWeight:
-  Invalid value: 101: not in valid range [0, 100]`;
-* the others (NodeResourcesFit: v1.37.2's validation table lists it as
-  "NodeResourcesFitArgs", so only building the plugin validates it) as its framework words
-  them, `initializing plugin "NodeResourcesFit": scoringStrategy.type: Unsupported value:
-  ...`, followed by their place in the file;
-* several errors of one plugin's args make one line, `[a, b]`, as kube-scheduler's error
-  aggregate lists them (`kubesched.plugins.helper.fielderrors`).
+* a profile that cannot be built: `initializing profiles: creating profile for scheduler
+  name NAME: <the framework's error>` (kube-scheduler stops at the first such profile;
+  kubesched lists each profile's, aggregated);
+* args kube-scheduler only checks when it builds the plugin (NodeResourcesFit: v1.37.2's
+  validation table lists it as "NodeResourcesFitArgs") as `initializing plugin
+  "NodeResourcesFit": scoringStrategy.type: Unsupported value: ...`, their place in the file
+  as the hint; the args it validates with the file are refused before
+  (`kubesched.config.profiles`);
+* a `pluginConfig` for a plugin that does not exist is dropped with a notice: kube-scheduler
+  reads only the args of the plugins it builds and ignores the rest.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import re
 from collections.abc import Iterable
 
 from kubesched.apis.config import KubeSchedulerConfiguration, Profile
-from kubesched.config.errors import ConfigError
+from kubesched.apis.gotext import go_quote
+from kubesched.config.args_check import decoding_message
+from kubesched.config.errors import ConfigError, Problem
+from kubesched.config.profiles import VALIDATED_WITH_THE_FILE
 from kubesched.framework import PluginRegistrationError, Registry
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.plugins import config_registry
 from kubesched.plugins.helper.args import ArgsError, UnknownFieldsError
-from kubesched.runtime import Framework, FrameworkError, build_framework, check_common_queue_sort
+from kubesched.runtime import Framework, FrameworkError, build_framework
 from kubesched.runtime.offline import OfflineHandle
 
-# kube-scheduler v1.37.2's `validatePluginConfig` table (pkg/scheduler/apis/config/validation).
-_VALIDATED_WITH_THE_FILE = frozenset(
-    {
-        "DefaultPreemption",
-        "InterPodAffinity",
-        "NodeAffinity",
-        "NodeResourcesBalancedAllocation",
-        "PodTopologySpread",
-        "VolumeBinding",
-        "DynamicResources",
-    }
-)
 _IMPORT_HINT = "make it importable here: pip install its package, or add its folder to PYTHONPATH"
 
 
-def check_plugins(config: KubeSchedulerConfiguration) -> None:
-    """Raise ConfigError with every plugin problem of `config` (none: it returns)."""
-    errors = plugin_errors(config)
-    if errors:
+@dataclasses.dataclass(frozen=True, slots=True)
+class PluginCheck:
+    """A config whose plugins build: `config` without the `pluginConfig` of plugins that do
+    not exist (kube-scheduler ignores them, so the effective config has none), and a notice
+    for each of those."""
+
+    config: KubeSchedulerConfiguration
+    notices: tuple[str, ...] = ()
+
+
+def check_plugins(config: KubeSchedulerConfiguration) -> PluginCheck:
+    """The config ready to run; raises ConfigError with every plugin problem of `config`."""
+    try:
+        registry = config_registry(config.plugin_modules)
+    except PluginRegistrationError as error:
+        raise ConfigError([_registration_message(error)]) from error
+    pruned, notices = _without_unknown_plugin_config(config, registry)
+    errors = _build_errors(pruned, registry)
+    if errors:  # one line: the notices about ignored args would only add noise
         raise ConfigError(errors)
+    return PluginCheck(config=pruned, notices=tuple(notices))
 
 
 def plugin_errors(config: KubeSchedulerConfiguration) -> list[str]:
     """Every plugin problem of `config`, one line each: a plugin module that cannot be
     loaded, else each profile whose framework cannot be built, else differing queue sorts."""
     try:
-        registry = config_registry(config.plugin_modules)
-    except PluginRegistrationError as error:
-        return [_registration_message(error)]
+        check_plugins(config)
+    except ConfigError as error:
+        return list(error.errors)
+    return []
+
+
+def _without_unknown_plugin_config(
+    config: KubeSchedulerConfiguration, registry: Registry
+) -> tuple[KubeSchedulerConfiguration, list[str]]:
+    notices: list[str] = []
+    profiles: list[Profile] = []
+    for position, profile in enumerate(config.profiles):
+        known = {name: args for name, args in profile.plugin_config.items() if name in registry}
+        for index, name in enumerate(profile.plugin_config):
+            if name not in known:
+                notices.append(_unknown_plugin_notice(name, registry, position, index))
+        profiles.append(dataclasses.replace(profile, plugin_config=known))
+    return dataclasses.replace(config, profiles=tuple(profiles)), notices
+
+
+def _unknown_plugin_notice(name: str, registry: Registry, position: int, index: int) -> str:
+    close = difflib.get_close_matches(name, registry.names(), n=1)
+    guess = f"; did you mean {close[0]}?" if close else ""
+    return (
+        f"profiles[{position}].pluginConfig[{index}]: plugin {name!r} does not exist, so its "
+        f"args are ignored (as kube-scheduler ignores them){guess}"
+    )
+
+
+def _build_errors(config: KubeSchedulerConfiguration, registry: Registry) -> list[str]:
+    """Each profile's first error as kube-scheduler words it, then differing queue sorts."""
     frameworks: list[Framework] = []
     errors: list[str] = []
     for position, profile in enumerate(config.profiles):
@@ -74,10 +113,23 @@ def plugin_errors(config: KubeSchedulerConfiguration) -> list[str]:
             errors.append(_framework_message(error, profile=profile, position=position))
     if errors:
         return errors
-    try:
-        check_common_queue_sort(frameworks)
-    except FrameworkError as error:
-        return [str(error)]
+    return _common_queue_sort(frameworks)
+
+
+def _common_queue_sort(frameworks: list[Framework]) -> list[str]:
+    """kube-scheduler's profile map check: every profile sorts the one queue the same way."""
+    first = frameworks[0].plugins.queue_sort[0].name if frameworks else ""
+    for framework in frameworks[1:]:
+        mine = framework.plugins.queue_sort[0].name
+        if mine != first:
+            return [
+                Problem(
+                    "initializing profiles: different queue sort plugins for profile "
+                    f"{go_quote(framework.profile_name)}: {go_quote(mine)}, first: "
+                    f"{go_quote(first)}",
+                    "one scheduling queue serves every profile, sorted by one plugin",
+                )
+            ]
     return []
 
 
@@ -93,45 +145,61 @@ def _registration_message(error: PluginRegistrationError) -> str:
     return str(error)
 
 
-def _framework_message(error: FrameworkError, *, profile: Profile, position: int) -> str:
-    """The builder's message, or for plugin args kube-scheduler's wording and field path."""
+def _framework_message(error: FrameworkError, *, profile: Profile, position: int) -> Problem:
+    """kube-scheduler's error for a profile it cannot build (`initializing profiles: creating
+    profile for scheduler name NAME: ...`), the builder's extra words as the hint."""
+    name = profile.scheduler_name
+    wrapper = f"initializing profiles: creating profile for scheduler name {name}: "
     cause = error.__cause__
     if isinstance(cause, UnknownFieldsError):
-        decoding = _decoding_message(cause, profile.plugin_config, position=position)
+        decoding = decoding_message(cause, profile.plugin_config, position=position)
         if decoding is not None:
-            return f"profile {profile.scheduler_name!r}: {decoding}"
+            return decoding
     found = _args_field(str(cause), profile.plugin_config) if isinstance(cause, ArgsError) else None
     if found is None:
-        return str(error)
-    index, name = found
+        return _builder_problem(str(error).removeprefix(f"profile {name!r}: "), wrapper, name)
+    index, plugin = found
     path = f"profiles[{position}].pluginConfig[{index}].args"
-    prefix = f"{name}Args."
-    if name in _VALIDATED_WITH_THE_FILE:
-        text = str(cause).replace(prefix, f"{path}.")
-    else:
-        text = f'initializing plugin "{name}": {str(cause).replace(prefix, "")} (at {path})'
-    return f"profile {profile.scheduler_name!r}: {text}"
+    prefix = f"{plugin}Args."
+    if plugin in VALIDATED_WITH_THE_FILE:
+        return Problem(str(cause).replace(prefix, f"{path}."))
+    text = str(cause).replace(prefix, "")
+    return Problem(f'{wrapper}initializing plugin "{plugin}": {text}', f"at {path}")
 
 
-def _decoding_message(
-    error: UnknownFieldsError, names: Iterable[str], *, position: int
-) -> str | None:
-    """kube-scheduler's strict-decoding text for unknown fields in a plugin's args (its file
-    is decoded before anything is validated), with the valid fields as a hint."""
-    for index, name in enumerate(names):
-        root = f"{name}Args"
-        if error.kind == root or error.kind.startswith((f"{root}.", f"{root}[")):
-            below = error.kind.removeprefix(root).removeprefix(".")
-            fields = ", ".join(
-                f'unknown field "{below}.{field}"' if below else f'unknown field "{field}"'
-                for field in error.fields
-            )
-            return (
-                f"strict decoding error: decoding .profiles[{position}].pluginConfig[{index}]: "
-                f"strict decoding error: decoding args for plugin {name}: strict decoding error: "
-                f"{fields} (valid fields{f' of {below}' if below else ''}: {error.hint})"
-            )
-    return None
+_QUEUE_SORTS = re.compile(r"exactly one queueSort plugin is required, got (\d+)")
+_INITIALIZING = re.compile(
+    r"initializing plugin '(?P<plugin>[^']+)' \((?P<where>enabled at [A-Za-z]+)\): (?P<error>.*)"
+)
+_EXTRA = re.compile(r"(?P<exact>.*?)(?: \((?P<where>enabled at [A-Za-z]+)\))?(?:; (?P<hint>.*))?$")
+
+
+def _builder_problem(message: str, wrapper: str, name: str) -> Problem:
+    """The builder's message in kube-scheduler's words (its hints apart)."""
+    quoted = go_quote(name)
+    counted = _QUEUE_SORTS.fullmatch(message)
+    if counted is not None:
+        return Problem(
+            f"{wrapper}only one queue sort plugin required for profile with scheduler name "
+            f"{quoted}, but got {counted[1]}",
+            "enable exactly one queueSort plugin; disable the others",
+        )
+    if message == "at least one bind plugin is required":
+        return Problem(
+            f"{wrapper}at least one bind plugin is needed for profile with scheduler name {quoted}",
+            "enable DefaultBinder or another bind plugin",
+        )
+    initializing = _INITIALIZING.fullmatch(message)
+    if initializing is not None:
+        return Problem(
+            f"{wrapper}initializing plugin {go_quote(initializing['plugin'])}: "
+            f"{initializing['error']}",
+            initializing["where"],
+        )
+    parts = _EXTRA.fullmatch(message)
+    assert parts is not None  # the pattern matches any one-line text
+    hints = [parts[group] for group in ("where", "hint") if parts[group]]
+    return Problem(f"{wrapper}{parts['exact']}", "; ".join(hints))
 
 
 def _args_field(message: str, names: Iterable[str]) -> tuple[int, str] | None:

@@ -14,34 +14,41 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import re
 
 from kubesched.apis.config import (
     CONTENT_TYPES,
     UPSTREAM_DEFAULT_SCHEDULER_NAME,
     KubeSchedulerConfiguration,
     LeaderElection,
-    PluginSet,
-    Profile,
 )
 from kubesched.apis.durations import format_duration
+from kubesched.config.dnsnames import is_dns_label, is_dns_subdomain
+from kubesched.config.errors import Problem
+from kubesched.config.profiles import ArgsChecks
+from kubesched.config.profiles import percentage as _percentage
+from kubesched.config.profiles import validate_profiles as _profiles
 from kubesched.config.tls import unknown_suites
 from kubesched.config.vmodule import parse_vmodule
 
+__all__ = ["default_scheduler_conflicts", "is_dns_label", "is_dns_subdomain", "validate"]
+
 JITTER_FACTOR = 1.2  # client-go tools/leaderelection
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL.pattern}(\.{_DNS_LABEL.pattern})*")
-_REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 _LE = "leaderElection"
 
 
-def validate(config: KubeSchedulerConfiguration) -> list[str]:
-    """Every problem of `config`, one line each (empty when valid)."""
+def validate(
+    config: KubeSchedulerConfiguration, *, args_checks: ArgsChecks | None = None
+) -> list[str]:
+    """Every problem of `config`, one line each (empty when valid), in the order of
+    kube-scheduler's `ValidateKubeSchedulerConfiguration` (its aggregate lists them so),
+    then kubesched's own checks of the command line."""
     return [
-        *_leader_election(config),
         *_client_connection(config),
-        *_scheduling(config),
-        *_profiles(config.profiles),
+        *_leader_election(config),
+        *_parallelism(config),
+        *_profiles(config.profiles, args_checks=args_checks),
+        *_percentage("percentageOfNodesToScore", config.percentage_of_nodes_to_score),
+        *_backoff(config),
         *_command_line(config),
     ]
 
@@ -51,24 +58,18 @@ def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def is_dns_subdomain(name: str) -> bool:
-    """True for a DNS-1123 subdomain, the form of a Lease name and of spec.schedulerName."""
-    return len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None
-
-
-def is_dns_label(name: str) -> bool:
-    """True for a DNS-1123 label, the form of a namespace name."""
-    return len(name) <= 63 and _DNS_LABEL.fullmatch(name) is not None
-
-
 def _leader_election(config: KubeSchedulerConfiguration) -> list[str]:
     election = config.leader_election
     errors: list[str] = []
+    if election.leader_elect:
+        errors += _timings(election)
     if election.resource_lock != "leases":
         errors.append(
-            f"{_LE}.resourceLock: Invalid value: {_quoted(election.resource_lock)}: resourceLock "
-            'value must be "leases" (kubesched only supports leases; use '
-            "--leader-elect-resource-lock=leases)"
+            Problem(
+                f"{_LE}.resourceLock: Invalid value: {_quoted(election.resource_lock)}: "
+                'resourceLock value must be "leases"',
+                "kubesched only supports leases; use --leader-elect-resource-lock=leases",
+            )
         )
     if not election.leader_elect:
         return errors
@@ -76,14 +77,17 @@ def _leader_election(config: KubeSchedulerConfiguration) -> list[str]:
     named_after_profile = bool(config.profiles) and (
         election.resource_name == config.profiles[0].scheduler_name
     )
-    return errors + _timings(election) + _lease_names(election, check_name=not named_after_profile)
+    return errors + _lease_names(election, check_name=not named_after_profile)
 
 
 def _timings(election: LeaderElection) -> list[str]:
+    """component-base's `ValidateLeaderElectionConfiguration`, then client-go's jitter rule."""
     lease, renew, retry = election.lease_duration, election.renew_deadline, election.retry_period
-    errors = [
-        f'{_LE}.{field}: Invalid value: "{format_duration(value)}": must be greater than zero '
-        f"(--leader-elect-{flag})"
+    errors: list[str] = [
+        Problem(
+            f'{_LE}.{field}: Invalid value: "{format_duration(value)}": must be greater than zero',
+            f"--leader-elect-{flag}",
+        )
         for field, flag, value in (
             ("leaseDuration", "lease-duration", lease),
             ("renewDeadline", "renew-deadline", renew),
@@ -91,16 +95,17 @@ def _timings(election: LeaderElection) -> list[str]:
         )
         if value <= 0
     ]
-    if errors:
-        return errors
     if lease <= renew:
         errors.append(  # kube-scheduler shows renewDeadline's value here
-            f'{_LE}.leaseDuration: Invalid value: "{format_duration(renew)}": must be greater '
-            f"than `RenewDeadline` (leaseDuration {format_duration(lease)}, renewDeadline "
-            f"{format_duration(renew)}: --leader-elect-lease-duration, "
-            "--leader-elect-renew-deadline; defaults 15s and 10s)"
+            Problem(
+                f'{_LE}.leaseDuration: Invalid value: "{format_duration(renew)}": must be '
+                "greater than `RenewDeadline`",
+                f"leaseDuration {format_duration(lease)}, renewDeadline "
+                f"{format_duration(renew)}: --leader-elect-lease-duration, "
+                "--leader-elect-renew-deadline; defaults 15s and 10s",
+            )
         )
-    if renew <= JITTER_FACTOR * retry:
+    if not errors and renew <= JITTER_FACTOR * retry:
         errors.append(
             f"{_LE}.renewDeadline (--leader-elect-renew-deadline): {format_duration(renew)} "
             f"must be greater than {JITTER_FACTOR} x retryPeriod "
@@ -128,15 +133,19 @@ def _lease_names(election: LeaderElection, *, check_name: bool) -> list[str]:
 def _client_connection(config: KubeSchedulerConfiguration) -> list[str]:
     connection = config.client_connection
     errors: list[str] = []
+    if connection.burst < 0:
+        errors.append(
+            Problem(
+                f"clientConnection.burst: Invalid value: {connection.burst}: must be non-negative",
+                "--kube-api-burst, default 100",
+            )
+        )
+    elif connection.burst == 0:
+        errors.append("clientConnection.burst (--kube-api-burst): must be greater than zero, got 0")
     if connection.qps <= 0:
         errors.append(
             "clientConnection.qps (--kube-api-qps): must be greater than zero, "
-            f"got {connection.qps}"
-        )
-    if connection.burst <= 0:
-        errors.append(
-            "clientConnection.burst (--kube-api-burst): must be greater than zero, "
-            f"got {connection.burst}"
+            f"got {connection.qps:g}"
         )
     if connection.content_type not in CONTENT_TYPES:
         errors.append(
@@ -146,102 +155,36 @@ def _client_connection(config: KubeSchedulerConfiguration) -> list[str]:
     return errors
 
 
-def _scheduling(config: KubeSchedulerConfiguration) -> list[str]:
-    errors: list[str] = []
-    if config.parallelism <= 0:
-        errors.append(
+def _parallelism(config: KubeSchedulerConfiguration) -> list[str]:
+    if config.parallelism > 0:
+        return []
+    return [
+        Problem(
             f"parallelism: Invalid value: {config.parallelism}: should be an integer value "
-            "greater than zero (default 16)"
+            "greater than zero",
+            "default 16",
         )
-    errors += _percentage("percentageOfNodesToScore", config.percentage_of_nodes_to_score)
+    ]
+
+
+def _backoff(config: KubeSchedulerConfiguration) -> list[str]:
+    errors: list[str] = []
     initial, maximum = config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds
     if initial <= 0:
         errors.append(
-            f"podInitialBackoffSeconds: Invalid value: {initial:g}: must be greater than 0 "
-            "(--pod-initial-backoff-seconds, default 1)"
+            Problem(
+                f"podInitialBackoffSeconds: Invalid value: {initial:g}: must be greater than 0",
+                "--pod-initial-backoff-seconds, default 1",
+            )
         )
     if maximum < initial:
         errors.append(
-            f"podMaxBackoffSeconds: Invalid value: {maximum:g}: must be greater than or equal to "
-            f"PodInitialBackoffSeconds ({initial:g}; --pod-max-backoff-seconds, default 10)"
-        )
-    return errors
-
-
-def _percentage(path: str, value: int | None) -> list[str]:
-    if value is None or 0 <= value <= 100:
-        return []
-    return [f"{path}: Invalid value: {value}: not in valid range [0-100] (0 or unset: adaptive)"]
-
-
-def _profiles(profiles: tuple[Profile, ...]) -> list[str]:
-    if not profiles:
-        return ["profiles: at least one profile is required"]
-    errors: list[str] = []
-    first_index: dict[str, int] = {}
-    for position, profile in enumerate(profiles):
-        path = f"profiles[{position}]"
-        errors += _profile(profile, path=path)
-        name = profile.scheduler_name
-        if name in first_index:
-            errors.append(
-                f"{path}.schedulerName: duplicate {name!r} (also profiles[{first_index[name]}]); "
-                "scheduler names must be unique"
+            Problem(
+                f"podMaxBackoffSeconds: Invalid value: {maximum:g}: must be greater than or equal "
+                "to PodInitialBackoffSeconds",
+                f"podInitialBackoffSeconds is {initial:g}; --pod-max-backoff-seconds, default 10",
             )
-        first_index.setdefault(name, position)
-    return errors + _common_queue_sort(profiles)
-
-
-def _profile(profile: Profile, *, path: str) -> list[str]:
-    errors: list[str] = []
-    name = profile.scheduler_name
-    if not name:
-        errors.append(
-            f"{path}.schedulerName: Required value: pods pick a profile by spec.schedulerName"
         )
-    elif not is_dns_subdomain(name):
-        errors.append(
-            f"{path}.schedulerName: {name!r} is not a DNS-1123 subdomain (lowercase letters, "
-            "digits, '-' and '.'), so no pod could name it in spec.schedulerName"
-        )
-    errors += _percentage(f"{path}.percentageOfNodesToScore", profile.percentage_of_nodes_to_score)
-    for point, plugin_set in profile.plugins.items():
-        errors += [
-            f"{path}.plugins.{point}.enabled[{position}]: {ref.name!r} was removed in "
-            "kubescheduler.config.k8s.io/v1; delete it"
-            for position, ref in enumerate(plugin_set.enabled)
-            if ref.name in _REMOVED_PLUGINS
-        ]
-    errors += [
-        f"{path}.pluginConfig: {name!r} was removed in kubescheduler.config.k8s.io/v1; delete it"
-        for name in profile.plugin_config
-        if name in _REMOVED_PLUGINS
-    ]
-    return errors
-
-
-def _common_queue_sort(profiles: tuple[Profile, ...]) -> list[str]:
-    canon = profiles[0].plugins.get("queueSort", PluginSet())
-    errors: list[str] = []
-    if len(canon.enabled) > 1:
-        errors.append(
-            f"profiles[0].plugins.queueSort.enabled: only one queue sort plugin can be enabled, "
-            f"got {len(canon.enabled)}"
-        )
-    sort_name = canon.enabled[0].name if canon.enabled else ""
-    canon_args = profiles[0].plugin_config.get(sort_name)
-    for position, profile in enumerate(profiles[1:], start=1):
-        if profile.plugins.get("queueSort", PluginSet()) != canon:
-            errors.append(
-                f"profiles[{position}].plugins.queueSort: must be the same for all profiles "
-                "(one scheduling queue serves them all); copy profiles[0]'s"
-            )
-        args = profile.plugin_config.get(sort_name)
-        if sort_name and args is not None and args != canon_args:
-            errors.append(
-                f"profiles[{position}].pluginConfig[{sort_name}].args: the queue sort plugin's "
-                "args must be the same for all profiles"
-            )
     return errors
 
 

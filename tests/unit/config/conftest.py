@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kubesched.config import ConfigError, LoadResult, load_config
+from kubesched.config.args_check import IN_TREE_ARGS
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
@@ -50,6 +51,7 @@ def load(tmp_path: Path) -> Load:
             argv,
             environ=environ or {},
             namespace_file=namespace_file or tmp_path / "no-such-namespace-file",
+            args_checks=IN_TREE_ARGS,  # as the commands load it
         )
 
     return run

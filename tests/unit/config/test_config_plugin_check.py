@@ -11,12 +11,14 @@ import pytest
 
 from kubesched.cli import main as kubesched
 from kubesched.config import ConfigError, LoadResult
-from kubesched.config.plugin_check import plugin_errors
+from kubesched.config.plugin_check import check_plugins, plugin_errors
 
 # The `load` and `write_config` fixtures of conftest.py.
 Load = Callable[..., LoadResult]
 WriteFile = Callable[[str], str]
 PROG = "kubesched manifests"
+# kube-scheduler's words for a profile it cannot build
+WRAPPER = "initializing profiles: creating profile for scheduler name my-scheduler: "
 POINTS = {
     "queueSort": "QueueSortPlugin",
     "preEnqueue": "PreEnqueuePlugin",
@@ -34,8 +36,11 @@ POINTS = {
 
 
 def errors_of(load: Load, write_config: WriteFile, body: str, *flags: str) -> list[str]:
-    """The plugin errors of a config file (which must load: its problems are the plugins')."""
-    config = load([f"--config={write_config(body)}", *flags]).config
+    """The errors of a config file: loading it, else building its profiles' plugins."""
+    try:
+        config = load([f"--config={write_config(body)}", *flags]).config
+    except ConfigError as error:  # the args kube-scheduler validates with the file
+        return list(error.errors)
     errors = plugin_errors(config)
     assert all("\n" not in error for error in errors), errors
     return errors
@@ -80,8 +85,8 @@ def test_an_unknown_plugin_is_refused_at_each_extension_point(
     errors = errors_of(load, write_config, enabling(point, "NodeResorcesFit"))
     assert len(errors) == 1
     assert errors[0].startswith(
-        f"profile 'my-scheduler': {upstream_type} \"NodeResorcesFit\" does not exist "
-        f"(enabled at {point}); available plugins: "
+        f'{WRAPPER}{upstream_type} "NodeResorcesFit" '
+        f"does not exist (enabled at {point}; available plugins: "
     )
     assert "NodeResourcesFit" in errors[0].split("available plugins: ")[1]
 
@@ -91,7 +96,7 @@ def test_an_unknown_multipoint_plugin_is_named_as_kube_scheduler_names_it(
 ) -> None:
     errors = errors_of(load, write_config, enabling("multiPoint", "PreferNodeLable"))
     assert len(errors) == 1
-    assert 'PreFilterPlugin "PreferNodeLable" does not exist (enabled at multiPoint)' in errors[0]
+    assert 'PreFilterPlugin "PreferNodeLable" does not exist (enabled at multiPoint;' in errors[0]
 
 
 def test_each_profile_is_checked(load: Load, write_config: WriteFile) -> None:
@@ -104,22 +109,25 @@ def test_each_profile_is_checked(load: Load, write_config: WriteFile) -> None:
         """
     errors = errors_of(load, write_config, body)
     assert [error.split(" does not exist")[0] for error in errors] == [
-        "profile 'a': FilterPlugin \"Nope\"",
-        "profile 'b': ScorePlugin \"Nada\"",
+        'initializing profiles: creating profile for scheduler name a: FilterPlugin "Nope"',
+        'initializing profiles: creating profile for scheduler name b: ScorePlugin "Nada"',
     ]
 
 
 def test_plugin_config_for_a_plugin_that_does_not_exist(
     load: Load, write_config: WriteFile
 ) -> None:
-    """kube-scheduler ignores these args (it only reads the args of the plugins it builds);
-    kubesched refuses them as the typo they usually are."""
-    errors = errors_of(load, write_config, with_args("InterPodAfinity", "{}"))
-    assert len(errors) == 1
-    assert errors[0].startswith(
-        "profile 'my-scheduler': pluginConfig names plugin 'InterPodAfinity', which does not "
-        "exist; available plugins: "
+    """kube-scheduler ignores these args (it only reads the args of the plugins it builds),
+    and so does kubesched, with a notice naming the likely typo."""
+    config = load([f"--config={write_config(with_args('InterPodAfinity', '{}'))}"]).config
+    checked = check_plugins(config)
+    assert checked.notices == (
+        (
+            "profiles[0].pluginConfig[1]: plugin 'InterPodAfinity' does not exist, so its args "
+            "are ignored (as kube-scheduler ignores them); did you mean InterPodAffinity?"
+        ),
     )
+    assert list(checked.config.profiles[0].plugin_config) == ["NodeAffinity"]
 
 
 def test_plugin_config_given_twice_is_refused_while_loading(
@@ -209,7 +217,12 @@ def test_bad_in_tree_args_are_refused_with_kube_schedulers_text(
     load: Load, write_config: WriteFile, plugin: str, args: str, expected: str
 ) -> None:
     errors = errors_of(load, write_config, with_args(plugin, args))
-    assert errors == [f"profile 'my-scheduler': {expected}"]
+    wrapper = (
+        "initializing profiles: creating profile for scheduler name my-scheduler: "
+        if expected.startswith("initializing")
+        else ""
+    )
+    assert errors == [f"{wrapper}{expected}"]
 
 
 def test_unknown_args_fields_are_refused_with_kube_schedulers_decoding_text(
@@ -218,7 +231,7 @@ def test_unknown_args_fields_are_refused_with_kube_schedulers_decoding_text(
     errors = errors_of(load, write_config, with_args("InterPodAffinity", "{bogus: 1, also: 2}"))
     assert errors == [
         (
-            "profile 'my-scheduler': strict decoding error: decoding .profiles[0].pluginConfig[1]: "
+            "strict decoding error: decoding .profiles[0].pluginConfig[1]: "
             "strict decoding error: decoding args for plugin InterPodAffinity: strict decoding "
             'error: unknown field "also", unknown field "bogus" (valid fields: '
             "hardPodAffinityWeight, ignorePreferredTermsOfExistingPods)"
@@ -236,8 +249,10 @@ def test_an_args_error_without_an_upstream_path_keeps_the_builders_words(
     load: Load, write_config: WriteFile
 ) -> None:
     (error,) = errors_of(load, write_config, with_args("NodeName", "{bogus: 1}"))
-    assert error.startswith("profile 'my-scheduler': initializing plugin 'NodeName'"), error
-    assert error.endswith("plugin NodeName takes no args, got: bogus"), error
+    assert error == (
+        f'{WRAPPER}initializing plugin "NodeName": plugin '
+        "NodeName takes no args, got: bogus (enabled at multiPoint)"
+    )
 
 
 def test_a_plugin_module_that_cannot_be_imported(load: Load) -> None:
@@ -293,8 +308,8 @@ def test_a_plugin_of_a_plugin_module_is_known_and_its_args_checked(
     errors = errors_of(load, write_config, bad, "--plugin-module=picky_plugin")
     assert errors == [
         (
-            "profile 'my-scheduler': initializing plugin 'Picky' (enabled at filter): "
-            "PickyArgs.strict: expected a boolean"
+            f'{WRAPPER}initializing plugin "Picky": '
+            "PickyArgs.strict: expected a boolean (enabled at filter)"
         )
     ]
 
@@ -304,8 +319,8 @@ def test_a_plugin_of_a_plugin_module_is_known_and_its_args_checked(
 
 BAD_ARGS = with_args("InterPodAffinity", "{hardPodAffinityWeight: 101}")
 BAD_ARGS_TEXT = (
-    "profile 'my-scheduler': profiles[0].pluginConfig[1].args.hardPodAffinityWeight: "
-    "Invalid value: 101: not in valid range [0, 100]"
+    "profiles[0].pluginConfig[1].args.hardPodAffinityWeight: Invalid value: 101: not in valid "
+    "range [0, 100]"
 )
 
 
@@ -342,10 +357,10 @@ def test_each_command_refuses_bad_args(
     ("body_and_flags", "expected"),
     [
         ((enabling("preFilter", "Nope"), ""), 'PreFilterPlugin "Nope" does not exist'),
-        ((with_args("Nope", "{}"), ""), "pluginConfig names plugin 'Nope', which does not exist"),
+        ((BAD_ARGS, ""), "hardPodAffinityWeight: Invalid value: 101"),
         (("", "--plugin-module=does_not_exist"), "No module named 'does_not_exist'; make it"),
     ],
-    ids=["unknown-plugin", "unknown-plugin-config", "plugin-module"],
+    ids=["unknown-plugin", "bad-args", "plugin-module"],
 )
 def test_the_helm_chart_is_not_written_for_a_bad_config(
     capsys: pytest.CaptureFixture[str],

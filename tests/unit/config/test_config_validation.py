@@ -43,6 +43,10 @@ from kubesched.config import default_scheduler_conflicts, validate
         (["--kube-api-qps=0"], "clientConnection.qps (--kube-api-qps): must be greater than zero"),
         (
             ["--kube-api-burst=-1"],
+            "clientConnection.burst: Invalid value: -1: must be non-negative (--kube-api-burst, default 100)",
+        ),
+        (
+            ["--kube-api-burst=0"],
             "clientConnection.burst (--kube-api-burst): must be greater than zero",
         ),
         (
@@ -60,7 +64,7 @@ from kubesched.config import default_scheduler_conflicts, validate
             ["--pod-max-backoff-seconds=0"],
             (
                 "podMaxBackoffSeconds: Invalid value: 0: must be greater than or equal to "
-                "PodInitialBackoffSeconds (1; --pod-max-backoff-seconds, default 10)"
+                "PodInitialBackoffSeconds (podInitialBackoffSeconds is 1; --pod-max-backoff-seconds, default 10)"
             ),
         ),
         (["--secure-port=70000"], "--secure-port: 70000 is not a port"),
@@ -107,41 +111,41 @@ def test_flag_validation(load_errors, argv, message):
             "podInitialBackoffSeconds: 20",
             (
                 "podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to "
-                "PodInitialBackoffSeconds (20;"
+                "PodInitialBackoffSeconds (podInitialBackoffSeconds is 20;"
             ),
         ),
         (
             "profiles: [{schedulerName: a}, {}]",
-            "profiles[1].schedulerName: Required value: pods pick a profile by spec.schedulerName",
+            "profiles[1].schedulerName: Required value (pods pick a profile by spec.schedulerName)",
         ),
         ("profiles: [{schedulerName: ''}]", "profiles[0].schedulerName: Required value"),
         (
             "profiles: [{schedulerName: a}, {schedulerName: a}]",
-            "profiles[1].schedulerName: duplicate 'a' (also profiles[0]); scheduler names must be unique",
+            "profiles[1].schedulerName: Duplicate value: {} ('a' is also profiles[0]'s; scheduler names must be unique)",
         ),
         (
             "profiles: [{schedulerName: a_b}]",
             "profiles[0].schedulerName: 'a_b' is not a DNS-1123 subdomain",
         ),
         (
-            "leaderElection: {leaseDuration: -1s}",
+            "leaderElection: {retryPeriod: -1s}",
             (
-                'leaderElection.leaseDuration: Invalid value: "-1s": must be greater than zero '
-                "(--leader-elect-lease-duration)"
+                'leaderElection.retryPeriod: Invalid value: "-1s": must be greater than zero '
+                "(--leader-elect-retry-period)"
             ),
         ),
         ("leaderElection: {resourceLock: endpointsleases}", "kubesched only supports leases"),
         (
             "profiles: [{plugins: {filter: {enabled: [{name: EBSLimits}]}}}]",
-            "profiles[0].plugins.filter.enabled[0]: 'EBSLimits' was removed in kubescheduler.config.k8s.io/v1; delete it",
+            'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1") (delete it)',
         ),
         (
             "profiles: [{pluginConfig: [{name: GCEPDLimits}]}]",
-            "profiles[0].pluginConfig: 'GCEPDLimits' was removed",
+            'profiles[0].pluginConfig[0]: Invalid value: "GCEPDLimits": was invalid in version',
         ),
         (
             "profiles: [{plugins: {queueSort: {enabled: [{name: A}, {name: B}]}}}]",
-            "profiles[0].plugins.queueSort.enabled: only one queue sort plugin can be enabled, got 2",
+            "profiles[0].plugins.queueSort.Enabled: Invalid value: 2: only one queue sort plugin can be enabled",
         ),
         (
             """profiles:
@@ -149,7 +153,10 @@ def test_flag_validation(load_errors, argv, message):
                 plugins: {queueSort: {enabled: [{name: Q}], disabled: [{name: "*"}]}}
               - schedulerName: b
             """,
-            "profiles[1].plugins.queueSort: must be the same for all profiles",
+            (
+                'profiles[1].plugins.queueSort: Invalid value: {"Enabled":null,"Disabled":null}: '
+                "must be the same for all profiles"
+            ),
         ),
         (
             """profiles:
@@ -160,7 +167,10 @@ def test_flag_validation(load_errors, argv, message):
                 plugins: {queueSort: {enabled: [{name: Q}]}}
                 pluginConfig: [{name: Q, args: {x: 2}}]
             """,
-            "profiles[1].pluginConfig[Q].args: the queue sort plugin's args must be the same",
+            (
+                'profiles[1].pluginConfig.args: Invalid value: {"x":2}: queueSort must be the '
+                "same for all profiles"
+            ),
         ),
     ],
 )
@@ -200,7 +210,7 @@ def test_validate_accepts_the_defaults_once_completed():
     )
     assert validate(completed) == []
     assert validate(dataclasses.replace(completed, profiles=())) == [
-        "profiles: at least one profile is required"
+        "profiles: Required value (at least one profile is required)"
     ]
 
 
