@@ -18,13 +18,14 @@ from kubesched.model import HostPort, Node, Pod, Resource
 
 
 def _has_affinity(pod: Pod) -> bool:
-    affinity = pod.affinity or {}
-    return bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))
+    affinity = pod.affinity
+    return affinity is not None and bool(affinity.pod_affinity or affinity.pod_anti_affinity)
 
 
 def _has_required_anti_affinity(pod: Pod) -> bool:
-    anti = (pod.affinity or {}).get("podAntiAffinity") or {}
-    return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    affinity = pod.affinity
+    anti = affinity.pod_anti_affinity if affinity is not None else None
+    return anti is not None and bool(anti.required)
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ from typing import Any
 
 from kubesched.errors import KubeschedError
 from kubesched.model import Node, Pod
+from kubesched.model.affinity import NodeAffinity
 
 Matcher = Callable[[Node], bool]
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -149,9 +150,14 @@ def preferred_score(terms: Sequence[tuple[int, Term]], node: Node) -> int:
     return sum(weight for weight, term in terms if term.matches(node))
 
 
-def node_affinity(pod: Pod) -> Mapping[str, Any]:
-    """The pod's `spec.affinity.nodeAffinity` ({} when unset)."""
-    return (pod.affinity or {}).get("nodeAffinity") or {}
+def node_affinity(pod: Pod) -> NodeAffinity:
+    """The pod's `spec.affinity.nodeAffinity` (an empty one when unset)."""
+    affinity = pod.affinity
+    found = affinity.node_affinity if affinity is not None else None
+    return _NO_NODE_AFFINITY if found is None else found
+
+
+_NO_NODE_AFFINITY = NodeAffinity()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +169,7 @@ class RequiredAffinity:
 
     @classmethod
     def of(cls, pod: Pod) -> RequiredAffinity:
-        required = node_affinity(pod).get(REQUIRED)
+        required = node_affinity(pod).required
         terms = compile_selector(required) if required is not None else None
         return cls(tuple(pod.node_selector.items()), terms)
 

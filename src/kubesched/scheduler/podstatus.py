@@ -1,9 +1,14 @@
 """Writes to a pod's status the way kube-scheduler does: the PodScheduled condition and
-`status.nominatedNodeName`, patched on `pods/status` only when they change."""
+`status.nominatedNodeName`, patched on `pods/status` only when they change.
+
+A Pod is never written after it was parsed: the condition kubesched last patched on a pod
+object is remembered beside it (`written_condition`), for as long as that object lives (the
+informer's next version of the pod carries it in its own `scheduled_condition`)."""
 
 from __future__ import annotations
 
 import logging
+import weakref
 from datetime import UTC, datetime
 
 from kubesched.framework.logkv import kv
@@ -43,9 +48,49 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+Condition = tuple[str, str, str]
+"""PodScheduled's (status, reason, message)."""
+
+
+class _WrittenConditions:
+    """The condition last patched per pod object, dropped when the object is freed."""
+
+    __slots__ = ("_by_pod",)
+
+    def __init__(self) -> None:
+        self._by_pod: dict[int, tuple[weakref.ref[Pod], Condition]] = {}
+
+    def get(self, pod: Pod) -> Condition | None:
+        entry = self._by_pod.get(id(pod))
+        return entry[1] if entry is not None and entry[0]() is pod else None
+
+    def put(self, pod: Pod, condition: Condition) -> None:
+        key = id(pod)
+        by_pod = self._by_pod
+
+        def drop(_ref: weakref.ref[Pod]) -> None:
+            entry = by_pod.get(key)
+            if entry is not None and entry[0] is _ref:
+                del by_pod[key]
+
+        self._by_pod[key] = (weakref.ref(pod, drop), condition)
+
+    def __len__(self) -> int:
+        return len(self._by_pod)
+
+
+_WRITTEN = _WrittenConditions()
+
+
+def written_condition(pod: Pod) -> Condition | None:
+    """The PodScheduled condition as the API server has it after kubesched's last patch of
+    this pod object, else as the object was read."""
+    return _WRITTEN.get(pod) or pod.scheduled_condition
+
+
 def condition_changed(pod: Pod, *, status: str, reason: str, message: str) -> bool:
     """True when the pod's PodScheduled condition differs from (status, reason, message)."""
-    return pod.scheduled_condition != (status, reason, message)
+    return written_condition(pod) != (status, reason, message)
 
 
 async def patch_pod_scheduled(
@@ -72,7 +117,8 @@ async def patch_pod_scheduled(
     if pod.generation:
         # kube-scheduler >= 1.34 records which pod generation the condition describes.
         condition["observedGeneration"] = pod.generation
-    if pod.scheduled_condition is None or pod.scheduled_condition[0] != status:
+    current = written_condition(pod)
+    if current is None or current[0] != status:
         # Like upstream `UpdatePodCondition`: the transition time moves only with the status.
         condition["lastTransitionTime"] = _now()
     body: dict[str, object] = {
@@ -83,7 +129,7 @@ async def patch_pod_scheduled(
         body["status"] = {"conditions": [condition], "nominatedNodeName": nominated_node_name}
     path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
     await api.patch(path, body, content_type=STRATEGIC_MERGE_PATCH, timeout=timeout)
-    pod.scheduled_condition = (status, reason, message)
+    _WRITTEN.put(pod, (status, reason, message))
     return True
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 
 import pytest
@@ -10,11 +11,13 @@ from api_fakes import FakeApi
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.errors import ApiError
 from kubesched.model import Pod
+from kubesched.scheduler import podstatus
 from kubesched.scheduler.podstatus import (
     SCHEDULER_ERROR,
     UNSCHEDULABLE,
     condition_changed,
     patch_pod_scheduled,
+    written_condition,
 )
 from kubesched.testing import make_pod
 
@@ -54,7 +57,8 @@ async def test_first_condition_is_patched_with_the_upstream_shape() -> None:
     assert condition["message"] == MESSAGE
     assert condition["lastProbeTime"] is None
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", condition["lastTransitionTime"])
-    assert pod.scheduled_condition == ("False", UNSCHEDULABLE, MESSAGE)
+    assert written_condition(pod) == ("False", UNSCHEDULABLE, MESSAGE)
+    assert pod.scheduled_condition is None  # the object read is never written
 
 
 async def test_unchanged_condition_is_not_patched() -> None:
@@ -124,7 +128,7 @@ async def test_failed_patch_raises_and_leaves_the_pod_unchanged() -> None:
     pod = make_pod().name("p").model()
     with pytest.raises(ApiError):
         await patch_pod_scheduled(api, pod, status="False", reason=UNSCHEDULABLE, message=MESSAGE)
-    assert pod.scheduled_condition is None
+    assert written_condition(pod) is None
     # so the next attempt tries again
     assert await patch_pod_scheduled(
         api, pod, status="False", reason=UNSCHEDULABLE, message=MESSAGE
@@ -140,3 +144,15 @@ async def test_transition_time_moves_only_when_the_status_changes() -> None:
     # A PATCH without the field keeps the old value, as upstream's UpdatePodCondition does.
     assert "lastTransitionTime" not in same_status
     assert "lastTransitionTime" in new_status
+
+
+async def test_what_was_written_is_forgotten_with_the_pod_object() -> None:
+    api = FakeApi()
+    pods = [make_pod().name(f"p{i}").uid(f"u{i}").model() for i in range(50)]
+    for pod in pods:
+        await patch_pod_scheduled(api, pod, status="False", reason=UNSCHEDULABLE, message=MESSAGE)
+    assert all(written_condition(pod) is not None for pod in pods)
+    before = len(podstatus._WRITTEN)
+    del pods, pod
+    gc.collect()
+    assert len(podstatus._WRITTEN) <= before - 50

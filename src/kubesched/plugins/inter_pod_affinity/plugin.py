@@ -44,6 +44,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import Node, Pod
+from kubesched.model.affinity import POD_AFFINITY, POD_ANTI_AFFINITY
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.listers import declared_lister
 from kubesched.plugins.helper.namespaces import NamespaceLabels
@@ -60,8 +61,6 @@ from kubesched.plugins.inter_pod_affinity.filtering import (
 )
 from kubesched.plugins.inter_pod_affinity.scoring import ScoreState, score_state
 from kubesched.plugins.inter_pod_affinity.terms import (
-    POD_AFFINITY,
-    POD_ANTI_AFFINITY,
     RequiredTermCache,
     TermCache,
     matches_all,

@@ -19,13 +19,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kubesched.model import Pod
+from kubesched.model.affinity import PodAffinityTerm
 from kubesched.plugins.helper import selectors as sel
 
 NamespaceLabelsOf = Callable[[str], Mapping[str, str]]
-POD_AFFINITY = "podAffinity"
-POD_ANTI_AFFINITY = "podAntiAffinity"
-_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,15 +77,14 @@ NO_TERMS = PodTerms()
 def pod_terms(pod: Pod, *, strict: bool = True) -> PodTerms:
     """The pod's terms; an invalid selector raises SelectorError, or with `strict=False`
     drops that group of terms (as upstream's cache does for pods already placed)."""
-    affinity = pod.affinity or {}
-    if not affinity.get(POD_AFFINITY) and not affinity.get(POD_ANTI_AFFINITY):
+    affinity = pod.affinity
+    if affinity is None or not (affinity.pod_affinity or affinity.pod_anti_affinity):
         return NO_TERMS
     groups = []
-    for kind in (POD_AFFINITY, POD_ANTI_AFFINITY):
-        spec = affinity.get(kind) or {}
-        for compile_group, field in ((_required, _REQUIRED), (_preferred, _PREFERRED)):
+    for kind in (affinity.pod_affinity, affinity.pod_anti_affinity):
+        for group in (kind.required, kind.preferred) if kind else ((), ()):
             try:
-                groups.append(compile_group(pod, spec.get(field) or ()))
+                groups.append(_compiled(pod, group))
             except sel.SelectorError:
                 if strict:
                     raise
@@ -99,40 +95,33 @@ def pod_terms(pod: Pod, *, strict: bool = True) -> PodTerms:
 def required_terms(pod: Pod, kind: str) -> tuple[AffinityTerm, ...]:
     """The pod's required `podAffinity` or `podAntiAffinity` terms alone (upstream
     `GetAffinityTerms(pod, GetPod[Anti]AffinityTerms(...))`); raises SelectorError."""
-    spec = (pod.affinity or {}).get(kind) or {}
-    return _required(pod, spec.get(_REQUIRED) or ())
+    spec = pod.affinity.of_kind(kind) if pod.affinity is not None else None
+    return _compiled(pod, spec.required) if spec else ()
 
 
-def _required(pod: Pod, raw: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
-    return tuple(compile_term(pod, term) for term in raw)
+def _compiled(pod: Pod, terms: Sequence[PodAffinityTerm]) -> tuple[AffinityTerm, ...]:
+    return tuple(compile_term(pod, term) for term in terms)
 
 
-def _preferred(pod: Pod, raw: Sequence[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
-    return tuple(
-        compile_term(pod, item.get("podAffinityTerm") or {}, weight=int(item.get("weight") or 0))
-        for item in raw
-    )
-
-
-def compile_term(owner: Pod, raw: Mapping[str, Any], *, weight: int = 0) -> AffinityTerm:
+def compile_term(owner: Pod, term: PodAffinityTerm) -> AffinityTerm:
+    """One term of `owner`'s, compiled (its weight kept); raises SelectorError."""
     selector = sel.with_label_keys(
-        raw.get("labelSelector"),
-        match_keys=raw.get("matchLabelKeys") or (),
-        mismatch_keys=raw.get("mismatchLabelKeys") or (),
+        term.label_selector,
+        match_keys=term.match_label_keys,
+        mismatch_keys=term.mismatch_label_keys,
         labels=owner.labels,
     )
-    listed = raw.get("namespaces") or ()
-    namespace_selector = raw.get("namespaceSelector")
-    if not listed and namespace_selector is None:
+    namespace_selector = term.namespace_selector
+    if not term.namespaces and namespace_selector is None:
         namespaces = frozenset({owner.namespace})
     else:
-        namespaces = frozenset(str(ns) for ns in listed)
+        namespaces = frozenset(term.namespaces)
     return AffinityTerm(
         selector=sel.compile_selector(selector),
-        topology_key=str(raw.get("topologyKey") or ""),
+        topology_key=term.topology_key,
         namespaces=namespaces,
         namespace_selector=sel.compile_selector(namespace_selector),
-        weight=weight,
+        weight=term.weight,
     )
 
 
@@ -192,7 +181,7 @@ class RequiredTermCache:
         return len(self._terms)
 
     def of(self, pod: Pod, kind: str) -> tuple[AffinityTerm, ...]:
-        if not pod.affinity or not pod.affinity.get(kind):
+        if pod.affinity is None or not pod.affinity.of_kind(kind):
             return ()
         key = (id(pod), kind)
         hit = self._terms.get(key)

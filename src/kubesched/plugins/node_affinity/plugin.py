@@ -70,7 +70,7 @@ class NodeAffinity:
     def pre_filter(
         self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]
     ) -> Status | frozenset[str] | None:
-        required = ns.node_affinity(pod).get(ns.REQUIRED)
+        required = ns.node_affinity(pod).required
         if required is None and self._added_required is None and not pod.node_selector:
             return _SKIP
         state.write(_PRE_FILTER_KEY, RequiredAffinity.of(pod))
@@ -88,7 +88,7 @@ class NodeAffinity:
         return None if required.matches(node) else _REJECT_POD
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
-        preferred = ns.compile_preferred(ns.node_affinity(pod).get(ns.PREFERRED) or ())
+        preferred = ns.compile_preferred(ns.node_affinity(pod).preferred)
         if not preferred and not self._added_preferred:
             return _SKIP
         state.write(_PRE_SCORE_KEY, preferred)
@@ -97,7 +97,7 @@ class NodeAffinity:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         preferred = state.get(_PRE_SCORE_KEY)
         if preferred is None:
-            preferred = ns.compile_preferred(ns.node_affinity(pod).get(ns.PREFERRED) or ())
+            preferred = ns.compile_preferred(ns.node_affinity(pod).preferred)
         node = node_info.node
         return ns.preferred_score(self._added_preferred, node) + ns.preferred_score(preferred, node)
 

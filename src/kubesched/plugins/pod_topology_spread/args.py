@@ -69,11 +69,6 @@ class PodTopologySpreadArgs(PluginArgs):
     def system_defaulted(self) -> bool:
         return self.defaulting_type == SYSTEM_DEFAULTING
 
-    @property
-    def constraints_for_pods_without(self) -> tuple[Mapping[str, Any], ...]:
-        """The constraints a pod without its own gets (before its default selector)."""
-        return SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else self.default_constraints
-
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
         """Upstream defaulting and `ValidatePodTopologySpreadArgs` (every error, aggregated

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from kubesched.model import Pod
+from kubesched.model.affinity import TopologySpreadConstraint
 from kubesched.plugins.helper import selectors as sel
 from kubesched.plugins.helper.spread import SpreadListers, default_selector
-from kubesched.plugins.pod_topology_spread.args import PodTopologySpreadArgs
+from kubesched.plugins.pod_topology_spread.args import (
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    PodTopologySpreadArgs,
+)
 
 HONOR = "Honor"
 IGNORE = "Ignore"
@@ -59,25 +63,25 @@ def pod_constraints(
 
 
 def _parse(
-    raw: Sequence[Mapping[str, Any]], labels: Mapping[str, str], action: str
+    constraints: Sequence[TopologySpreadConstraint], labels: Mapping[str, str], action: str
 ) -> tuple[Constraint, ...]:
     result = []
-    for item in raw:
-        if item.get("whenUnsatisfiable") != action:
+    for item in constraints:
+        if item.when_unsatisfiable != action:
             continue
-        selector = sel.compile_selector(item.get("labelSelector"))
-        keys = [k for k in item.get("matchLabelKeys") or () if k in labels]
+        selector = sel.compile_selector(item.label_selector)
+        keys = [k for k in item.match_label_keys if k in labels]
         if keys:
             selector = selector.with_equals((k, labels[k]) for k in keys)
-        min_domains = item.get("minDomains")
+        min_domains = item.min_domains
         result.append(
             Constraint(
-                max_skew=int(item.get("maxSkew") or 0),
-                topology_key=str(item.get("topologyKey") or ""),
+                max_skew=item.max_skew,
+                topology_key=item.topology_key,
                 selector=selector,
-                min_domains=1 if min_domains is None else int(min_domains),
-                honor_node_affinity=(item.get("nodeAffinityPolicy") or HONOR) == HONOR,
-                honor_taints=(item.get("nodeTaintsPolicy") or IGNORE) == HONOR,
+                min_domains=1 if min_domains is None else min_domains,
+                honor_node_affinity=(item.node_affinity_policy or HONOR) == HONOR,
+                honor_taints=(item.node_taints_policy or IGNORE) == HONOR,
             )
         )
     return tuple(result)
@@ -88,7 +92,7 @@ def _defaults(
 ) -> tuple[Constraint, ...]:
     """Upstream `buildDefaultConstraints`: the default constraints with the pod's default
     selector; none when that selector is empty."""
-    constraints = _parse(args.constraints_for_pods_without, pod.labels, action)
+    constraints = _parse(_default_constraints(args), pod.labels, action)
     if not constraints:
         return ()
     selector = default_selector(pod, workloads)
@@ -105,3 +109,19 @@ def _defaults(
         )
         for c in constraints
     )
+
+
+_SYSTEM_DEFAULTS = tuple(TopologySpreadConstraint.from_json(c) for c in SYSTEM_DEFAULT_CONSTRAINTS)
+_LISTED: dict[int, tuple[object, tuple[TopologySpreadConstraint, ...]]] = {}
+"""id of an args' `default_constraints` -> (that tuple, kept so the id stays its own; typed)."""
+
+
+def _default_constraints(args: PodTopologySpreadArgs) -> tuple[TopologySpreadConstraint, ...]:
+    """The constraints a pod without its own gets, typed once per args."""
+    if args.system_defaulted:
+        return _SYSTEM_DEFAULTS
+    raw = args.default_constraints
+    hit = _LISTED.get(id(raw))
+    if hit is None or hit[0] is not raw:
+        hit = _LISTED[id(raw)] = (raw, tuple(map(TopologySpreadConstraint.from_json, raw)))
+    return hit[1]
