@@ -10,7 +10,7 @@ shared SUCCESS on success, with `plugin` set on failures. The binding-cycle runn
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -32,8 +32,9 @@ from kubesched.runtime.instrument import ExtensionPointObserver, PluginRunObserv
 from kubesched.runtime.kept_scores import Places, kept_scores
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
+from kubesched.runtime.rescoring import Rescoring
 from kubesched.runtime.result_keys import ResultKeys
-from kubesched.runtime.scoring import ScoreResult, normalize_raw_scores, raw_scores, run_score
+from kubesched.runtime.scoring import ScoreResult, run_score
 from kubesched.runtime.whatif import WhatIfFiltering
 
 
@@ -71,7 +72,7 @@ class PreFilterOutcome:
 _SUCCESS_CODE = Code.SUCCESS  # enum attribute reads are slow in per-node loops
 
 
-class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
+class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
     """The plugins of one profile and the runners the scheduler calls for each pod."""
 
     def __init__(
@@ -350,7 +351,7 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
         """Score, normalize, weigh and sum (see `ScoreResult`); `result.status` on failure.
         `places`: the snapshot's list and the nodes' positions in it, when this cycle caught
         up with its journal (kept scores are then read by position)."""
-        plugins = [pl for pl in self.plugins.score if pl.name not in state.skip_score_plugins]
+        plugins = self._running_scores(state)
         memo = self.score_memo_key(state, pod)
         kept = None
         if memo is not None:
@@ -366,43 +367,6 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys):
             metered=self.metered,
             evaluated=self._evaluated,
         )
-
-    def run_raw_scores(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> tuple[dict[str, int], Status]:
-        """The Score plugins that run in this cycle on one node, without NormalizeScore or
-        weight (upstream `RunRawScorePlugins`; the batch rescores a node with it)."""
-        return raw_scores(
-            state=state,
-            pod=pod,
-            node=node_info,
-            plugins=self._running_scores(state),
-            metered=self.metered,
-        )
-
-    def normalize_scores(
-        self,
-        state: CycleState,
-        pod: Pod,
-        nodes: Sequence[NodeInfo],
-        raw: Sequence[Mapping[str, int]],
-    ) -> tuple[list[int], Status]:
-        """The totals of `nodes` from their raw scores: NormalizeScore, weights, sum
-        (upstream `NormalizeScores`)."""
-        result = normalize_raw_scores(
-            state=state,
-            pod=pod,
-            nodes=nodes,
-            raw=raw,
-            plugins=self._running_scores(state),
-            weights=self.score_weights,
-            metered=self.metered,
-        )
-        return result.totals, result.status
-
-    def _running_scores(self, state: CycleState) -> list[api.ScorePlugin]:
-        skip = state.skip_score_plugins
-        return [pl for pl in self.plugins.score if pl.name not in skip]
 
 
 def _no_common_nodes(plugins: set[str]) -> Status:

@@ -4,9 +4,9 @@ The Score side of `runtime.columns`: for the plugins that signed the pod (the me
 for them), each plugin's raw score of node i is `values[plugin][i]`, known where
 `known[i]` is set. The feasible nodes the filter loop found come with their positions
 (`runtime.feasible.FeasibleNodes`); when those run contiguously around the list (every node
-of the window passed), a plugin's scores are a slice of its column, not a Python step per node. `static[i]`
-is the weighted sum of node i's scores by the plugins without NormalizeScore: their part of
-every total, ready to be added once.
+of the window passed), a plugin's scores are a slice of its column, not a Python step per
+node. `static[i]` is the weighted sum of node i's scores by the plugins without
+NormalizeScore: their part of every total, ready to be added once.
 
 Only scores in [MIN_NODE_SCORE, MAX_NODE_SCORE] are kept for those plugins, so their stored
 scores need no range check; a node scoring out of range is not kept, and the caller scores
