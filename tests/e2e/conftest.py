@@ -22,13 +22,22 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator
 
 import pytest
-from harness import ApiClient, assert_no_node_overcommitted, clean_cluster, create_namespace
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
 from kubesched.localcluster.flags import GENERIC_WORKLOAD_APISERVER_ARGS
 from kubesched_conformance.binary import ensure_conformance_binary
+from tests.e2e.harness import (
+    ApiClient,
+    assert_no_node_overcommitted,
+    clean_cluster,
+    create_namespace,
+)
 
-pytest_plugins = ["harness.fixtures", "harness.workload_fixtures", "harness.diff.fixtures"]
+pytest_plugins = [
+    "tests.e2e.harness.fixtures",
+    "tests.e2e.harness.workload_fixtures",
+    "tests.e2e.harness.diff.fixtures",
+]
 
 _state: dict[str, object] = {}
 CONFORMANCE_TEST = "test_conformance_slice.py"

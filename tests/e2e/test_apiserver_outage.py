@@ -27,7 +27,10 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from harness import (
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
     ApiClient,
     condition,
     is_bound,
@@ -37,10 +40,7 @@ from harness import (
     quantity,
     wait_for,
 )
-from harness.own_cluster import admin_client, own_cluster
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_node, make_pod
+from tests.e2e.harness.own_cluster import admin_client, own_cluster
 
 SCHEDULER = "outage-scheduler"
 POD_CPU = "500m"

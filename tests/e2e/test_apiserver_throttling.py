@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient, Event, is_bound, wait_for
-from harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, Event, is_bound, wait_for
+from tests.e2e.harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
 
 SCHEDULER = "throttled-scheduler"
 SERVICE_ACCOUNT = "throttled-kubesched"

@@ -11,10 +11,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness import ApiClient, is_bound, wait_for
-
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 SCHEDULER = "auth-flood-scheduler"
 FLOODERS = 24

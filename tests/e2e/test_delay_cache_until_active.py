@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness import ApiClient
-from test_leader_election import (
+from kubesched.localcluster import LocalCluster
+from tests.e2e.harness import ApiClient
+from tests.e2e.test_leader_election import (
     LEASE_DURATION,
     RENEW_DEADLINE,
     RETRY_PERIOD,
@@ -17,8 +18,6 @@ from test_leader_election import (
     wait_all_bound,
     wait_holder,
 )
-
-from kubesched.localcluster import LocalCluster
 
 SCHEDULER = "delayed-scheduler"
 SYNCED = '"caches synced"'

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import wait_for
 
 from kubesched.localcluster import ensure_binaries
 from kubesched.localcluster.dra_objects import DRIVER, claim_template
 from kubesched.localcluster.paths import CACHE_ENV
+from tests.e2e.harness import wait_for
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 UP = "kubesched dev-cluster up --dra"

@@ -26,11 +26,11 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import TEST_LABEL, ApiClient, ApiError, wait_for
-from harness.kubesched import start_kubesched
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_pod
+from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, wait_for
+from tests.e2e.harness.kubesched import start_kubesched
 
 CLI_TIMEOUT_SECONDS = 90.0
 LEASE_GROUP = "coordination.k8s.io"

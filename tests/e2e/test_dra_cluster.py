@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, wait_for
-from harness.workloads import kwok_node, unique
 
 from kubesched.localcluster import LocalCluster
 from kubesched.localcluster.dra_driver import LocalDraDriver
 from kubesched.localcluster.dra_objects import ATTACHED, DRIVER, NodeGpus, claim_template
+from tests.e2e.harness import ApiClient, wait_for
+from tests.e2e.harness.workloads import kwok_node, unique
 
 RESOURCE = "/apis/resource.k8s.io/v1"
 

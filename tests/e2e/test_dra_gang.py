@@ -10,15 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient, unschedulable_message, wait_for
-from test_gang_coscheduling import ELECTION, podgroup_crd  # noqa: F401 - its CRD fixture
-from test_gang_coscheduling import PG_PATH as COSCHED_PG_PATH
-from test_gang_coscheduling import SCHEDULER as COSCHED
-from test_gang_coscheduling import _bound as cosched_bound
-from test_gang_coscheduling import _config as cosched_config
-from test_gang_coscheduling import _group as cosched_group
-from test_gang_coscheduling import _never_partial as never_partial
-from test_gang_native import (  # noqa: F401 - the module's fixtures, reused
+
+from kubesched.plugins.coscheduling import POD_GROUP_LABEL
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, unschedulable_message, wait_for
+from tests.e2e.test_gang_coscheduling import ELECTION, podgroup_crd  # noqa: F401 - its CRD fixture
+from tests.e2e.test_gang_coscheduling import PG_PATH as COSCHED_PG_PATH
+from tests.e2e.test_gang_coscheduling import SCHEDULER as COSCHED
+from tests.e2e.test_gang_coscheduling import _bound as cosched_bound
+from tests.e2e.test_gang_coscheduling import _config as cosched_config
+from tests.e2e.test_gang_coscheduling import _group as cosched_group
+from tests.e2e.test_gang_coscheduling import _never_partial as never_partial
+from tests.e2e.test_gang_native import (  # noqa: F401 - the module's fixtures, reused
     NODE_LABEL,
     ORACLE,
     OURS,
@@ -31,9 +34,6 @@ from test_gang_native import (  # noqa: F401 - the module's fixtures, reused
     both,
     oracle,
 )
-
-from kubesched.plugins.coscheduling import POD_GROUP_LABEL
-from kubesched.testing import make_node, make_pod
 
 RESOURCE = "resource.k8s.io/v1"
 DRIVER = "gpu.example.com"

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, ApiError, wait_for
-from harness.parity import Outcome, wait_outcome
-from harness.workload_fixtures import WORKLOAD_SCHEDULER
-from harness.workloads import delete_workloads, deployment, kwok_node, unique
 
 from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, ApiError, wait_for
+from tests.e2e.harness.parity import Outcome, wait_outcome
+from tests.e2e.harness.workload_fixtures import WORKLOAD_SCHEDULER
+from tests.e2e.harness.workloads import delete_workloads, deployment, kwok_node, unique
 
 DEFAULT = "default-scheduler"
 DRIVER = "gpu.example.com"

@@ -10,9 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient
-from harness.workloads import kwok_node, unique
-from test_dra_parity import (  # noqa: F401 - the module's fixtures, reused
+
+from kubesched.localcluster import LocalCluster
+from kubesched.localcluster.dra_driver import LocalDraDriver
+from kubesched.localcluster.dra_objects import DRIVER, NodeGpus, device_taint_rule, node_slices
+from tests.e2e.harness import ApiClient
+from tests.e2e.harness.workloads import kwok_node, unique
+from tests.e2e.test_dra_parity import (  # noqa: F401 - the module's fixtures, reused
     Published,
     claim,
     decide_both,
@@ -22,10 +26,6 @@ from test_dra_parity import (  # noqa: F401 - the module's fixtures, reused
     pod_with,
     same,
 )
-
-from kubesched.localcluster import LocalCluster
-from kubesched.localcluster.dra_driver import LocalDraDriver
-from kubesched.localcluster.dra_objects import DRIVER, NodeGpus, device_taint_rule, node_slices
 
 
 def of_type(kind: str) -> list[dict[str, Any]]:

@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness import ApiClient, is_bound, wait_for
-
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 SCHEDULER = "events-client-scheduler"
 PODS = 30

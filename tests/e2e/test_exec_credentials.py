@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from harness import ApiClient, is_bound, wait_for
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 SCHEDULER = "exec-credentials-scheduler"
 

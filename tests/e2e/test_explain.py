@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import ApiClient, is_bound, wait_for
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 SCHEDULER = "explain-scheduler"
 CLI_TIMEOUT_SECONDS = 90.0

@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient, wait_for
-from test_explain import explain
-from test_gang_coscheduling import (
+
+from kubesched.apis.waitingpods import WAITING_PODS_PATH
+from kubesched.localcluster import LocalCluster
+from tests.e2e.harness import ApiClient, wait_for
+from tests.e2e.test_explain import explain
+from tests.e2e.test_gang_coscheduling import (
     ELECTION,
     _bound,
     _config,
@@ -24,9 +27,6 @@ from test_gang_coscheduling import (
     _nodes,
     podgroup_crd,  # noqa: F401 - the module's fixture
 )
-
-from kubesched.apis.waitingpods import WAITING_PODS_PATH
-from kubesched.localcluster import LocalCluster
 
 HELD = ["hold-0", "hold-1", "hold-2"]
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import ApiClient, ApiError, is_bound, unschedulable_message, wait_for
 
 from kubesched.manifests.crds import pod_group_crd
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, ApiError, is_bound, unschedulable_message, wait_for
 
 SCHEDULER = "gang-scheduler"
 PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"

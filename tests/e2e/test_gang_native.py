@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, unschedulable_message, wait_for
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
 
 ORACLE, OURS = "gang-oracle", "gang-kubesched"
 SCHEDULERS = (ORACLE, OURS)

@@ -16,8 +16,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, wait_for
-from test_gang_native import (
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.test_gang_native import (
     NODE_LABEL,
     ORACLE,
     OURS,
@@ -31,11 +34,8 @@ from test_gang_native import (
     both,
     oracle,
 )
-from test_metrics_parity import families
-from test_serving import https_get
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_pod
+from tests.e2e.test_metrics_parity import families
+from tests.e2e.test_serving import https_get
 
 __all__ = ["both", "oracle"]  # the fixtures, shared with test_gang_native
 

@@ -15,10 +15,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from harness import ApiClient
-from test_doctor import kubesched_lease
-
 from kubesched.localcluster import LocalCluster
+from tests.e2e.harness import ApiClient
+from tests.e2e.test_doctor import kubesched_lease
 
 SCHEDULER = "hostile-values-scheduler"
 FORGED = 'I1201 08:00:00.000000       1 app.py:1] "caches synced"'

@@ -19,9 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, wait_for
-from harness.image import Mount, Sandbox, config_dir, unpack_image
-from harness.kubesched import KubeschedProcess, free_port
 from packaging.utils import canonicalize_name
 
 from kubesched.localcluster import LocalCluster
@@ -29,6 +26,9 @@ from kubesched.testing import make_node, make_pod
 from kubesched_image.build import Result, build
 from kubesched_image.lockfiles import read_debian_lock, read_requirement_pins
 from kubesched_image.project import Project
+from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.image import Mount, Sandbox, config_dir, unpack_image
+from tests.e2e.harness.kubesched import KubeschedProcess, free_port
 
 SCHEDULER = "image-scheduler"
 CONFIG_DIR = "/etc/kubesched"

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, wait_for
-from harness.image import Mount, Sandbox, config_dir, unpack_image
-from harness.kubesched import KubeschedProcess, free_port
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from kubesched_image import oci, spec
 from kubesched_image.build import build
 from kubesched_image.project import Project
+from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.image import Mount, Sandbox, config_dir, unpack_image
+from tests.e2e.harness.kubesched import KubeschedProcess, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "make image IMAGE_PLUGINS=examples/prefer_label/prefer_label.py"

@@ -13,12 +13,12 @@ import logging
 from typing import Any
 
 import pytest
-from harness import ApiClient
 
 from kubesched.informers import Reflector, ReflectorSettings
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.localcluster import LocalCluster
+from tests.e2e.harness import ApiClient
 
 IDLE_LIMIT = 1.5
 SETTINGS = ReflectorSettings(

@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient
 
 from kubesched.informers import Reflector, ReflectorSettings
 from kubesched.kube.client import KubeClient
@@ -31,6 +30,7 @@ from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.model import Pod
 from kubesched.server.informers import NON_TERMINAL_PODS
 from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient
 
 SETTINGS = ReflectorSettings(
     page_size=2,  # a few pages per list

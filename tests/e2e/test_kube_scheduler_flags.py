@@ -7,13 +7,12 @@ import json
 import re
 import subprocess
 
-from harness import ApiClient, is_bound, wait_for
-from test_serving import https_get
-
 from kubesched.config.flags import parse_options
 from kubesched.config.flagtable import BY_NAME, Kind
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.test_serving import https_get
 
 # kubeadm's kube-scheduler static pod (`/etc/kubernetes/manifests/kube-scheduler.yaml`), with
 # its kubeconfig path pointed at the test cluster's.

@@ -12,9 +12,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from harness import ApiClient, is_bound, node_name, wait_for
-
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, node_name, wait_for
 
 SCHEDULER = "large-objects-scheduler"
 

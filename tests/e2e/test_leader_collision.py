@@ -13,8 +13,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from harness import ApiClient
-from test_leader_election import (
+
+from tests.e2e.harness import ApiClient
+from tests.e2e.test_leader_election import (
     DEFAULT_LEASE,
     identity_of,
     lease_spec,

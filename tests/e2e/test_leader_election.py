@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Self
 
 import yaml
-from harness import ApiClient, is_bound, node_name, wait_for
 
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, node_name, wait_for
 
 LEASE_DURATION = 4.0
 RENEW_DEADLINE = 3.0

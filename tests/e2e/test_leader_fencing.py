@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness import (
+from kubesched.localcluster import LocalCluster
+from tests.e2e.harness import (
     ApiClient,
     assert_stays,
     condition,
@@ -28,7 +29,7 @@ from harness import (
     node_name,
     wait_for,
 )
-from test_leader_election import (
+from tests.e2e.test_leader_election import (
     CRASH_FAILOVER_BOUND,
     LEASE_DURATION,
     RENEW_DEADLINE,
@@ -49,8 +50,6 @@ from test_leader_election import (
     wait_holder,
     wait_one_scheduled_event_each,
 )
-
-from kubesched.localcluster import LocalCluster
 
 LOST = '"lost leader lease; stopping so a restart rebuilds state"'
 STOPPED_LEADING = '"stopped leading: no more writes; in-flight bindings are dropped before exiting"'

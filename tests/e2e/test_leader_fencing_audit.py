@@ -25,18 +25,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, wait_for
-from harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
-from test_leader_election import (
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
+from tests.e2e.test_leader_election import (
     CRASH_FAILOVER_BOUND,
     identity_of,
     micro_time,
     replica_args,
     wait_holder,
 )
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_node, make_pod
 
 SCHEDULER = "audited-scheduler"
 BURST = 500

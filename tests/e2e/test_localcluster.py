@@ -6,7 +6,9 @@ from __future__ import annotations
 import base64
 import json
 
-from harness import (
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
     ApiClient,
     assert_stays,
     is_bound,
@@ -14,9 +16,6 @@ from harness import (
     node_name,
     wait_for,
 )
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_node, make_pod
 
 
 def test_default_scheduler_binds_a_pod_without_scheduler_name(

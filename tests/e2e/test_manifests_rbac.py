@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import TEST_LABEL, ApiClient, ApiError, is_bound, is_unschedulable, wait_for
 
 from kubesched.localcluster import LocalCluster
 from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, is_bound, is_unschedulable, wait_for
 
 CLUSTER_SCOPED = ("ClusterRole", "ClusterRoleBinding")
 

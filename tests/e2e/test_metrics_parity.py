@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import ApiClient, is_bound, is_unschedulable, wait_for
 from prometheus_client.parser import text_string_to_metric_families
-from test_serving import https_get
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, is_unschedulable, wait_for
+from tests.e2e.test_serving import https_get
 
 # What kubesched exports as kube-scheduler does. kube-scheduler's others are listed, with the
 # reason kubesched lacks them, in docs/operations.md ("Metrics").

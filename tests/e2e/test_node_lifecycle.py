@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import ApiClient, condition, node_name, wait_for
-from harness.parity import wait_outcome
-from harness.workload_fixtures import WORKLOAD_SCHEDULER
-from harness.workloads import deployment, kwok_node, pods_of, unique, wait_rolled_out
-
 from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, condition, node_name, wait_for
+from tests.e2e.harness.parity import wait_outcome
+from tests.e2e.harness.workload_fixtures import WORKLOAD_SCHEDULER
+from tests.e2e.harness.workloads import deployment, kwok_node, pods_of, unique, wait_rolled_out
 
 UNREACHABLE = "node.kubernetes.io/unreachable"
 DEFAULT = "default-scheduler"

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import TEST_LABEL
-from harness.diff.compare import Tally
-from harness.diff.fixtures import record
-from harness.diff.reproducer import load_case
-from harness.diff.runner import Env, apply, decide, ensure_priority_classes
+
+from tests.e2e.harness import TEST_LABEL
+from tests.e2e.harness.diff.compare import Tally
+from tests.e2e.harness.diff.fixtures import record
+from tests.e2e.harness.diff.reproducer import load_case
+from tests.e2e.harness.diff.runner import Env, apply, decide, ensure_priority_classes
 
 CASES_DIR = Path(__file__).parent.parent / "parity_cases"
 

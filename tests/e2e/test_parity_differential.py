@@ -9,9 +9,10 @@ wrote (`parity-failures/seed-<seed>-step-<n>.yaml`, the format of tests/parity_c
 from __future__ import annotations
 
 import pytest
-from harness.diff.fixtures import record, seeds_from_env
-from harness.diff.runner import Env, run_scenario
-from harness.diff.scenario import generate
+
+from tests.e2e.harness.diff.fixtures import record, seeds_from_env
+from tests.e2e.harness.diff.runner import Env, run_scenario
+from tests.e2e.harness.diff.scenario import generate
 
 FIXED_SEEDS = (1, 2, 3, 7)
 """Seed 7 is a cluster of over 100 nodes (see `scenario.LARGE_EVERY`)."""

@@ -22,9 +22,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from harness import ApiClient, Event, assert_stays, condition, is_bound, node_name, wait_for
 
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
+    ApiClient,
+    Event,
+    assert_stays,
+    condition,
+    is_bound,
+    node_name,
+    wait_for,
+)
 
 SCHEDULER = "preempting-scheduler"
 DEFAULT = "default-scheduler"

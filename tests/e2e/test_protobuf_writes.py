@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from harness import ApiClient
-
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.kube.protobuf import PROTOBUF
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient
 
 # What the API server sets on every object by itself.
 _SERVER_SET = {"uid", "resourceVersion", "creationTimestamp", "managedFields", "name"}

@@ -21,8 +21,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from harness.api import ApiClient, ApiError
-from harness.diff.churn import (
+
+from tests.e2e.harness.api import ApiClient, ApiError
+from tests.e2e.harness.diff.churn import (
     DEVICE_CLASS,
     POOLS,
     RESOURCE,
@@ -37,8 +38,8 @@ from harness.diff.churn import (
     pod_object,
     slice_object,
 )
-from harness.diff.fixtures import seeds_from_env
-from harness.diff.runner import Env
+from tests.e2e.harness.diff.fixtures import seeds_from_env
+from tests.e2e.harness.diff.runner import Env
 
 FIXED_SEEDS = (5, 11, 27)
 """Chosen to cover every kind of change, claims included."""

@@ -17,8 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ApiClient
-from test_doctor import (
+
+from kubesched.localcluster import LocalCluster
+from kubesched.manifests.rbac import cluster_rules
+from kubesched.plugins.dynamic_resources.resources import ALL as DRA_RESOURCES
+from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient
+from tests.e2e.test_doctor import (
     ClusterObjects,
     bind_cluster_role,
     cluster_objects,
@@ -28,11 +33,6 @@ from test_doctor import (
     token_kubeconfig,
     unique,
 )
-
-from kubesched.localcluster import LocalCluster
-from kubesched.manifests.rbac import cluster_rules
-from kubesched.plugins.dynamic_resources.resources import ALL as DRA_RESOURCES
-from kubesched.testing import make_pod
 
 __all__ = ["cluster_objects"]  # the fixture, used below
 

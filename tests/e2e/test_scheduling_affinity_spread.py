@@ -16,11 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness import ApiClient, create_namespace, wait_for
-from harness.parity import Outcome, traceback_free, wait_outcome
-
 from kubesched.testing import make_node, make_pod
 from kubesched.testing.builders import PodBuilder
+from tests.e2e.harness import ApiClient, create_namespace, wait_for
+from tests.e2e.harness.parity import Outcome, traceback_free, wait_outcome
 
 SCHEDULER = "spread-scheduler"
 DEFAULT = "default-scheduler"

@@ -11,11 +11,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness import TEST_LABEL, ApiClient, ApiError, condition, is_bound, node_name, wait_for
-from harness.parity import pod_events, wait_scheduled_by, write_config
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
+    TEST_LABEL,
+    ApiClient,
+    ApiError,
+    condition,
+    is_bound,
+    node_name,
+    wait_for,
+)
+from tests.e2e.harness.parity import pod_events, wait_scheduled_by, write_config
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_DIR = REPO / "examples" / "prefer_label"

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import time
 
-from harness import (
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
     ApiClient,
     condition,
     is_bound,
@@ -15,9 +16,7 @@ from harness import (
     node_name,
     wait_for,
 )
-from harness.parity import pod_events, traceback_free, wait_outcome
-
-from kubesched.testing import make_node, make_pod
+from tests.e2e.harness.parity import pod_events, traceback_free, wait_outcome
 
 SCHEDULER = "capacity-scheduler"
 DEFAULT = "default-scheduler"

@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import (
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
     TEST_LABEL,
     ApiClient,
     ApiError,
@@ -26,10 +29,7 @@ from harness import (
     is_pending_unbound,
     wait_for,
 )
-from harness.parity import pod_events, traceback_free, wait_scheduled_by, write_config
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_node, make_pod
+from tests.e2e.harness.parity import pod_events, traceback_free, wait_scheduled_by, write_config
 
 DEFAULT = "default-scheduler"
 # More pods for the second scheduler, besides pod3 of "Configure Multiple Schedulers".

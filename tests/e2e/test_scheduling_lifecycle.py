@@ -6,7 +6,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from harness import (
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import (
     ApiClient,
     assert_stays,
     condition,
@@ -16,10 +18,13 @@ from harness import (
     node_name,
     wait_for,
 )
-from harness.parity import pod_events, traceback_free, wait_outcome, wait_scheduled_by, write_config
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_node, make_pod
+from tests.e2e.harness.parity import (
+    pod_events,
+    traceback_free,
+    wait_outcome,
+    wait_scheduled_by,
+    write_config,
+)
 
 SCHEDULER = "lifecycle-scheduler"
 DEFAULT = "default-scheduler"

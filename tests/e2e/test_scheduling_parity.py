@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from harness import ApiClient, assert_stays, condition, is_bound, node_name, wait_for
-from harness.kubesched import KubeschedProcess, start_kubesched
-from harness.parity import (
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from kubesched.testing.builders import NodeBuilder, PodBuilder
+from tests.e2e.harness import ApiClient, assert_stays, condition, is_bound, node_name, wait_for
+from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.parity import (
     Outcome,
     pod_events,
     split_post_filter,
@@ -26,10 +30,6 @@ from harness.parity import (
     wait_outcome,
     with_limits,
 )
-
-from kubesched.localcluster import LocalCluster
-from kubesched.testing import make_node, make_pod
-from kubesched.testing.builders import NodeBuilder, PodBuilder
 
 SCHEDULER = "parity-scheduler"
 DEFAULT = "default-scheduler"

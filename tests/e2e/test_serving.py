@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, is_bound, wait_for
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 RBAC = "rbac.authorization.k8s.io/v1"
 

@@ -19,10 +19,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from harness.kubesched import KubeschedProcess, free_port
 
 from kubesched.localcluster import LocalCluster
 from kubesched.server.certs import self_signed_pem
+from tests.e2e.harness.kubesched import KubeschedProcess, free_port
 
 
 def served_certificate(port: int) -> bytes:

@@ -9,9 +9,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from harness import ApiClient, wait_for
-
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, wait_for
 
 SCHEDULER = "shutdown-clean-scheduler"
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from harness import ApiClient, is_bound, wait_for
-
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 
 def test_kubesched_places_its_pod(kubesched, api: ApiClient, namespace: str) -> None:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness import condition, wait_for
-from harness.kubesched import free_port
-from harness.parity import write_config
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import condition, wait_for
+from tests.e2e.harness.kubesched import free_port
+from tests.e2e.harness.parity import write_config
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True)

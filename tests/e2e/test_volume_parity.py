@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import ApiClient, node_name, wait_for
-from harness.parity import Outcome, wait_outcome
-from harness.volumes import (
+
+from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, node_name, wait_for
+from tests.e2e.harness.parity import Outcome, wait_outcome
+from tests.e2e.harness.volumes import (
     DEFAULT,
     FakeProvisioner,
     claim,
@@ -26,11 +28,9 @@ from harness.volumes import (
     wait_claim_bound,
     zonal_volume,
 )
-from harness.watching import PodWatch
-from harness.workload_fixtures import WORKLOAD_SCHEDULER
-from harness.workloads import kwok_node, unique
-
-from kubesched.testing import make_pod
+from tests.e2e.harness.watching import PodWatch
+from tests.e2e.harness.workload_fixtures import WORKLOAD_SCHEDULER
+from tests.e2e.harness.workloads import kwok_node, unique
 
 OURS = WORKLOAD_SCHEDULER
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from harness import ApiClient, is_unschedulable, node_name, wait_for
-from harness.workload_fixtures import WORKLOAD_SCHEDULER
-from harness.workloads import (
+from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, is_unschedulable, node_name, wait_for
+from tests.e2e.harness.workload_fixtures import WORKLOAD_SCHEDULER
+from tests.e2e.harness.workloads import (
     deployment,
     job,
     kwok_node,
@@ -21,8 +22,6 @@ from harness.workloads import (
     wait_all_scheduled_by,
     wait_rolled_out,
 )
-
-from kubesched.testing import make_pod
 
 DEFAULT = "default-scheduler"
 

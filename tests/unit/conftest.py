@@ -1,5 +1,6 @@
-"""Unit tests. This conftest puts `tests/unit` on `sys.path` (pytest's prepend import mode), so
-shared fakes such as `api_fakes` import from every test folder."""
+"""Unit tests. Every test folder is a package (`tests.unit.<area>`), so shared fakes import
+by their full name from every folder (`from tests.unit.api_fakes import FakeApi`) and mypy
+checks the tests as one tree."""
 
 from collections.abc import Iterator
 

@@ -3,10 +3,15 @@
 Fixtures (tests/e2e/conftest.py): `local_cluster`, `api`, `namespace`, `new_namespace`.
 """
 
-from harness.api import KINDS, ApiClient, ApiError, Event
-from harness.isolation import TEST_LABEL, clean_cluster, create_namespace
-from harness.oracle import assert_no_node_overcommitted, overcommitted_nodes, pod_requests, quantity
-from harness.waiting import (
+from tests.e2e.harness.api import KINDS, ApiClient, ApiError, Event
+from tests.e2e.harness.isolation import TEST_LABEL, clean_cluster, create_namespace
+from tests.e2e.harness.oracle import (
+    assert_no_node_overcommitted,
+    overcommitted_nodes,
+    pod_requests,
+    quantity,
+)
+from tests.e2e.harness.waiting import (
     assert_stays,
     condition,
     is_bound,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.kubesched import KubeschedProcess, start_kubesched
 from kubesched.localcluster import LocalCluster
+from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
 
 StartKubesched = Callable[..., KubeschedProcess]
 

@@ -13,7 +13,7 @@ import re
 import secrets
 from typing import Any
 
-from harness.api import ApiClient, ApiError
+from tests.e2e.harness.api import ApiClient, ApiError
 
 TEST_LABEL = "kubesched.e2e/test"
 _NAMESPACED_KINDS = (

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.api import ApiClient
 from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
+from tests.e2e.harness.api import ApiClient
 
 
 @contextmanager

@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from harness.api import ApiClient, Event
-from harness.waiting import condition, node_name, wait_for
+from tests.e2e.harness.api import ApiClient, Event
+from tests.e2e.harness.waiting import condition, node_name, wait_for
 
 PREEMPTION_SEPARATOR = " preemption: "
 _HEADER = re.compile(r"^0/(\d+) nodes are available:(.*)$", re.DOTALL)

@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Self
 
-from harness.api import ApiClient
-from harness.parity import Outcome, wait_outcome
-from harness.waiting import wait_for
-from harness.workloads import unique
 from kubesched.testing import make_pod
+from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.parity import Outcome, wait_outcome
+from tests.e2e.harness.waiting import wait_for
+from tests.e2e.harness.workloads import unique
 
 DEFAULT = "default-scheduler"
 HOSTNAME = "kubernetes.io/hostname"

@@ -11,7 +11,7 @@ import urllib.request
 from types import TracebackType
 from typing import Any, Self
 
-from harness.api import ApiClient
+from tests.e2e.harness.api import ApiClient
 
 WATCH_SECONDS = 60
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.api import ApiClient
-from harness.kubesched import KubeschedProcess, start_kubesched
-from harness.oracle import assert_no_node_overcommitted
-from harness.workloads import delete_workloads
 from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.localcluster.controller_manager import NodeHealthTimings
+from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.oracle import assert_no_node_overcommitted
+from tests.e2e.harness.workloads import delete_workloads
 
 WORKLOAD_SCHEDULER = "my-scheduler"
 

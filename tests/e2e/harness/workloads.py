@@ -12,10 +12,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from harness.api import ApiClient
-from harness.waiting import wait_for
 from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.testing import make_node, make_pod
+from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.waiting import wait_for
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "Job")
 

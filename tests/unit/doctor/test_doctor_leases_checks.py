@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from doctor_fakes import FakeCluster, context, lease, target
 
 from kubesched.doctor import CheckStatus
 from kubesched.doctor.collision import check_collision
 from kubesched.doctor.default_scheduler import check_default_scheduler
 from kubesched.doctor.holder import check_holder
+from tests.unit.doctor.doctor_fakes import FakeCluster, context, lease, target
 
 KUBE_SCHEDULER = lease("kube-system", "kube-scheduler", holder="master_1234")
 

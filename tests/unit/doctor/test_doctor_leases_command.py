@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from doctor_fakes import NOW, FakeCluster, lease
-
 from kubesched.doctor import list_scheduler_leases, served_by_live
 from kubesched.doctor.leasetable import leases_json, leases_table
+from tests.unit.doctor.doctor_fakes import NOW, FakeCluster, lease
 
 
 def cluster() -> FakeCluster:

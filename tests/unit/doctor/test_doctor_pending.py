@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from doctor_fakes import FakeCluster, context, lease, pod
-
 from kubesched.doctor import CheckStatus
 from kubesched.doctor.pending import check_pending
+from tests.unit.doctor.doctor_fakes import FakeCluster, context, lease, pod
 
 
 def cluster_with_schedulers() -> FakeCluster:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from doctor_fakes import (
+from kubesched.doctor import CheckStatus, ServiceAccount
+from kubesched.doctor.permissions import check_permissions, scheduler_needs
+from kubesched.kube.errors import Forbidden
+from tests.unit.doctor.doctor_fakes import (
     FakeCluster,
     Rule,
     context,
@@ -11,10 +14,6 @@ from doctor_fakes import (
     lease,
     target,
 )
-
-from kubesched.doctor import CheckStatus, ServiceAccount
-from kubesched.doctor.permissions import check_permissions, scheduler_needs
-from kubesched.kube.errors import Forbidden
 
 SA = ServiceAccount("custom-scheduler-ns", "custom-scheduler-sa")
 SA_USER = "system:serviceaccount:custom-scheduler-ns:custom-scheduler-sa"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from doctor_fakes import NOW, FakeCluster, correct_rules, lease, pod, target
 
 from kubesched.cli import doctor as doctor_cli
 from kubesched.config import load_config
@@ -13,6 +12,7 @@ from kubesched.doctor import CheckStatus, ServiceAccount, as_json, exit_code, ru
 from kubesched.doctor.durations import ago, expires, short
 from kubesched.doctor.result import CheckResult
 from kubesched.kube.errors import ConnectionFailed, Forbidden
+from tests.unit.doctor.doctor_fakes import NOW, FakeCluster, correct_rules, lease, pod, target
 
 
 def healthy_cluster() -> FakeCluster:

@@ -11,7 +11,7 @@ could not be ported, with the reason.
 # ruff: noqa: E501, F405, F403, N806, N816, RET504, UP034
 from typing import Any
 
-from dra_upstream_builders import *
+from tests.unit.dra.dra_upstream_builders import *
 
 nonExistentAttribute = resourceapi.FullyQualifiedName(driverA + "/" + "NonExistentAttribute")
 boolAttribute = resourceapi.FullyQualifiedName(driverA + "/" + "boolAttribute")

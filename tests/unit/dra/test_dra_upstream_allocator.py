@@ -8,17 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from dra_upstream_allocator_cases import CASES, SKIPPED
-from dra_upstream_builders import (
-    ErrorMatcher,
-    expected_result,
-    features,
-    fixedShareID,
-    js,
-    node,
-    node1,
-    region1,
-)
 
 from kubesched.dra.cel import CelCache
 from kubesched.dra.structured import (
@@ -31,6 +20,17 @@ from kubesched.model.dra import ResourceSlice
 from kubesched.model.dra_claims import ResourceClaim
 from kubesched.model.dra_classes import DeviceClass
 from kubesched.model.quantity import Quantity
+from tests.unit.dra.dra_upstream_allocator_cases import CASES, SKIPPED
+from tests.unit.dra.dra_upstream_builders import (
+    ErrorMatcher,
+    expected_result,
+    features,
+    fixedShareID,
+    js,
+    node,
+    node1,
+    region1,
+)
 
 
 def _norm_requirements(reqs: Any) -> list[Any]:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from explain_fakes import FixedPreFilter, SkippingScore, TableFilter, TableScore, framework
 
 from kubesched.explain import NOT_ENABLED, explain_pod, summary
 from kubesched.explain.report import FILTER, PREFILTER
@@ -19,6 +18,13 @@ from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.model import Node, Pod
 from kubesched.runtime import FitError, Framework, schedule_pod
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
+from tests.unit.explain.explain_fakes import (
+    FixedPreFilter,
+    SkippingScore,
+    TableFilter,
+    TableScore,
+    framework,
+)
 
 TAINT = "node(s) had untolerated taint(s)"
 

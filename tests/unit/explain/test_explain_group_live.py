@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from group_fakes import NOW, URL
-
 from kubesched.apis.waitingpods import PermitViewError, WaitingPodList, WaitingPodRecord, encode
 from kubesched.config import load_config
 from kubesched.explain.group_live import PermitSource, read_group, read_permit
@@ -15,6 +13,7 @@ from kubesched.explain.group_report import PermitView
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.model import Pod
 from kubesched.testing import make_pod
+from tests.unit.explain.group_fakes import NOW, URL
 
 LABEL = "scheduling.x-k8s.io/pod-group"
 COSCHED = "/apis/scheduling.x-k8s.io/v1alpha1"

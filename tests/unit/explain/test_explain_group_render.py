@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from group_fakes import URL, group, known, waiting
-
 from kubesched.explain.group_render import group_dict, group_lines, permit_text
 from kubesched.explain.group_report import PermitView
+from tests.unit.explain.group_fakes import URL, group, known, waiting
 
 
 def sample():

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from group_fakes import URL, group, known, waiting
 
 from kubesched.explain.group_report import PermitView
 from kubesched.explain.group_summary import NEEDS_URL, lacks
+from tests.unit.explain.group_fakes import URL, group, known, waiting
 
 HELD = known(*(waiting(f"w{i}") for i in range(4)))
 

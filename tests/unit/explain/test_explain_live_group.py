@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_explain_live import FakeApi, config, run
-
 from kubesched.apis.waitingpods import WaitingPodList, WaitingPodRecord, encode
 from kubesched.explain import GetOnly, PermitSource, PodSource, explain_live, table, to_dict
 from kubesched.kube.errors import NotFound
 from kubesched.server.components import build_registry
 from kubesched.testing import make_node, make_pod
+from tests.unit.explain.test_explain_live import FakeApi, config, run
 
 LABEL = "scheduling.x-k8s.io/pod-group"
 GROUP_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/ml/podgroups/resnet"

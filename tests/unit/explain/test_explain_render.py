@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 
-from explain_fakes import TableFilter, TableScore, framework
-
 from kubesched.explain import as_json, explain_pod, table
 from kubesched.explain.report import Explanation
 from kubesched.framework import Code, Status
 from kubesched.testing import make_pod
+from tests.unit.explain.explain_fakes import TableFilter, TableScore, framework
 
 REJECT = Status(Code.UNSCHEDULABLE, "Insufficient cpu")
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from api_fakes import HANG, FakeApi, wait_for
 
 from kubesched.informers import Reflector, ReflectorSettings
 from kubesched.kube.errors import ApiError, ConnectionFailed, Gone, WatchIdle
+from tests.unit.api_fakes import HANG, FakeApi, wait_for
 
 FAST = ReflectorSettings(
     page_size=2,

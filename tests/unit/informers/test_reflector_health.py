@@ -7,11 +7,11 @@ import asyncio
 import logging
 
 import pytest
-from api_fakes import HANG, FakeApi, wait_for
-from test_reflector import FAST, Obj, Recorder, decode, event, page, raw
 
 from kubesched.informers import Reflector
 from kubesched.kube.errors import ApiError
+from tests.unit.api_fakes import HANG, FakeApi, wait_for
+from tests.unit.informers.test_reflector import FAST, Obj, Recorder, decode, event, page, raw
 
 
 class Clock:

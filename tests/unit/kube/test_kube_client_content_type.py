@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 import orjson
 import pytest
 from aiohttp import web
-from kube_server import plain_client, serving
 
 from kubesched.apis.config import ClientConnection
 from kubesched.kube.client import KubeClient
 from kubesched.kube.protobuf import MAGIC, PROTOBUF
+from tests.unit.kube.kube_server import plain_client, serving
 
 BINDING = {
     "apiVersion": "v1",

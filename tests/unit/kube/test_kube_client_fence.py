@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import pytest
 from aiohttp import web
-from kube_server import plain_client, serving
 
 from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import Fenced
+from tests.unit.kube.kube_server import plain_client, serving
 
 BINDING = "/api/v1/namespaces/ns/pods/p/binding"
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 import pytest
 from aiohttp import web
-from kube_server import plain_client, serving
 
 from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import ApiError, ConnectionFailed, TooManyRequests
 from kubesched.kube.retry import MAX_RETRIES, RetryPolicy, retry_after_seconds
 from kubesched.server.logs_quote import render_message
+from tests.unit.kube.kube_server import plain_client, serving
 
 BINDING = "/api/v1/namespaces/ns/pods/p/binding"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from api_fakes import FakeClock
 
 from kubesched.kube.ratelimit import TokenBucket
+from tests.unit.api_fakes import FakeClock
 
 
 class FakeSleep:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_fakes import FakeApi, wait_for
 
 from kubesched.kube.api import MERGE_PATCH
 from kubesched.kube.errors import NotFound
@@ -27,6 +26,7 @@ from kubesched.localcluster.dra_objects import (
     device_taint_rule,
     node_slices,
 )
+from tests.unit.api_fakes import FakeApi, wait_for
 
 NOW = "2026-01-01T00:00:00Z"
 

@@ -16,7 +16,7 @@ from kubesched.testing import make_node, make_pod
 def oracle():
     sys.path.insert(0, str(Path(__file__).parents[2] / "e2e"))
     try:
-        return importlib.import_module("harness.oracle")
+        return importlib.import_module("tests.e2e.harness.oracle")
     finally:
         sys.path.pop(0)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from manifests_helpers import Build, Objects, config_for
 
 from kubesched.localcluster import ensure_helm
 from kubesched.manifests import ManifestOptions, build_manifests
+from tests.unit.manifests.manifests_helpers import Build, Objects, config_for
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chart_render import CHART, NAMESPACE, helm_template
+from tests.unit.manifests.chart_render import CHART, NAMESPACE, helm_template
 
 DASHBOARD = CHART / "dashboards" / "kubesched.json"
 

@@ -13,9 +13,14 @@ from typing import Any, NamedTuple
 
 import pytest
 import yaml
-from chart_render import cluster_role_rules, helm_refusal, helm_template, manifests_objects
 
 from kubesched.cli import manifests
+from tests.unit.manifests.chart_render import (
+    cluster_role_rules,
+    helm_refusal,
+    helm_template,
+    manifests_objects,
+)
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 COSCHEDULING = {

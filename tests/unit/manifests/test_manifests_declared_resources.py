@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from manifests_helpers import config_for
-
 from kubesched.apis.resources import SCHEDULING_PODGROUPS, ResourceSpec
 from kubesched.manifests.crds import pod_group_crd
 from kubesched.manifests.rbac import cluster_rules, resource_rules
 from kubesched.plugins import config_resources
 from kubesched.plugins.coscheduling import PODGROUPS
 from kubesched.plugins.coscheduling.podgroup import GROUP_PODS
+from tests.unit.manifests.manifests_helpers import config_for
 
 
 def test_declared_resources_are_read_and_status_written() -> None:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 import yaml
-from manifests_helpers import Build, config_for, one, rules_granting
 
 from kubesched.manifests.preemption import preemption_enabled
+from tests.unit.manifests.manifests_helpers import Build, config_for, one, rules_granting
 
 
 def config_file(tmp_path: Path, *profiles: dict[str, Any]) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from manifests_helpers import Build, of_kind, one, rules_granting
 
 from kubesched.manifests.rbac import AUTH_DELEGATOR, cluster_rules, lease_rules
+from tests.unit.manifests.manifests_helpers import Build, of_kind, one, rules_granting
 
 LEASES = "coordination.k8s.io"
 

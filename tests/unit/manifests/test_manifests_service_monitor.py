@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from manifests_helpers import Build, of_kind, one
+from tests.unit.manifests.manifests_helpers import Build, of_kind, one
 
 NAMESPACE = "kubesched-system"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from manifests_helpers import Build, of_kind, one
 
 from kubesched.manifests import ManifestError
 from kubesched.manifests.workload import CERT_DIR, CONFIG_HASH_ANNOTATION
+from tests.unit.manifests.manifests_helpers import Build, of_kind, one
 
 
 def pod_spec(objects: list[dict[str, Any]]) -> dict[str, Any]:

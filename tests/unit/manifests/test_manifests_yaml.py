@@ -7,12 +7,12 @@ from pathlib import Path
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from manifests_helpers import Build, config_for, of_kind, one
 
 from kubesched.config import load_config
 from kubesched.manifests import ManifestOptions, build_manifests, to_yaml
 from kubesched.manifests.chart import markers
 from kubesched.manifests.render import NO_WRAP
+from tests.unit.manifests.manifests_helpers import Build, config_for, of_kind, one
 
 APPLY_ORDER = [
     "Namespace",

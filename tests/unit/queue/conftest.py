@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from queue_fakes import FakeClock, gates, priority_sort
 
 from kubesched.queue import SchedulingQueue
+from tests.unit.queue.queue_fakes import FakeClock, gates, priority_sort
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ async def test_backoff_ends_in_the_window_after_it_expires(queue, clock):
 
 
 async def test_backoff_settings_are_honoured(clock):
-    from queue_fakes import priority_sort  # noqa: PLC0415
+    from tests.unit.queue.queue_fakes import priority_sort  # noqa: PLC0415
 
     queue = SchedulingQueue(
         less=priority_sort, clock=clock, pod_initial_backoff_seconds=3, pod_max_backoff_seconds=5
@@ -113,7 +113,7 @@ async def test_an_idle_queue_pops_a_rejected_pod_from_backoff(queue, clock):
 
 
 async def test_without_the_gate_an_idle_queue_waits_for_backoffs(clock):
-    from queue_fakes import priority_sort  # noqa: PLC0415
+    from tests.unit.queue.queue_fakes import priority_sort  # noqa: PLC0415
 
     queue = SchedulingQueue(less=priority_sort, clock=clock, pop_from_backoff=False)
     queue.add(make_pod().name("p").model())

@@ -6,11 +6,11 @@ import asyncio
 
 from hypothesis import given
 from hypothesis import strategies as st
-from queue_fakes import priority_sort
 
 from kubesched.queue import SchedulingQueue
 from kubesched.queue.heap import KeyedHeap
 from kubesched.testing import make_pod
+from tests.unit.queue.queue_fakes import priority_sort
 
 
 async def drain(queue: SchedulingQueue) -> list[str]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from queue_fakes import priority_sort
-
 from kubesched.framework import ActionType, ClusterEvent, EventResource
 from kubesched.queue import QueuedPodInfo, QueueingStrategy, SchedulingQueue
 from kubesched.testing import make_pod
+from tests.unit.queue.queue_fakes import priority_sort
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
 POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_fakes import FakeApi
 
 from kubesched.cache import Snapshot
 from kubesched.explain import ReadOnlyHandle
@@ -23,6 +22,7 @@ from kubesched.runtime.offline import OfflineHandle
 from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.testing import FakeHandle, make_pod
+from tests.unit.api_fakes import FakeApi
 
 CONFIGMAPS = ResourceSpec("", "v1", "configmaps")
 UNDECLARED = ResourceSpec("example.com", "v1", "widgets")

@@ -4,7 +4,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from fw_fakes import FakeReserve
 
 from kubesched.framework import SUCCESS, Code, CycleState, Status
 from kubesched.framework.waiting import go_duration
@@ -12,6 +11,7 @@ from kubesched.plugins import DefaultBinder
 from kubesched.runtime import Framework
 from kubesched.runtime.framework import PluginLists
 from kubesched.testing import FakeHandle, make_pod
+from tests.unit.runtime.fw_fakes import FakeReserve
 
 POD = make_pod().name("p").uid("uid-p").model()
 

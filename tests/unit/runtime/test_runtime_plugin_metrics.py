@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fw_fakes import FakeFilter, FakePreFilter, FakeReserve, FakeScore
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -16,6 +15,7 @@ from kubesched.runtime.instrument import status_label
 from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics
 from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
 from kubesched.testing import FakeHandle, make_node, make_pod
+from tests.unit.runtime.fw_fakes import FakeFilter, FakePreFilter, FakeReserve, FakeScore
 
 NAMES = ["a", "b", "c", "d"]
 REJECT = Status(Code.UNSCHEDULABLE, "nope")

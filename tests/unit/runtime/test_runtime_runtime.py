@@ -4,7 +4,6 @@ import random
 from typing import Any
 
 import pytest
-from fw_fakes import FakeFilter, FakeNormalizedScore, FakePreFilter, FakeScore
 
 from kubesched.framework import (
     SUCCESS,
@@ -20,6 +19,7 @@ from kubesched.runtime import Framework, select_host
 from kubesched.runtime.framework import PluginLists
 from kubesched.runtime.queueing import Requeue
 from kubesched.testing import FakeHandle, make_node, make_pod
+from tests.unit.runtime.fw_fakes import FakeFilter, FakeNormalizedScore, FakePreFilter, FakeScore
 
 POD = make_pod().name("p").model()
 UNSCHED = Code.UNSCHEDULABLE

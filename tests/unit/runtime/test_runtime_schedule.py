@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fw_fakes import FakeFilter, FakePreFilter, FakeScore
 
 from kubesched.framework import Code, CycleState, NodeInfo, Status
 from kubesched.runtime import (
@@ -16,6 +15,7 @@ from kubesched.runtime import (
 )
 from kubesched.runtime.framework import PluginLists
 from kubesched.testing import FakeHandle, build_test_framework, make_node, make_pod
+from tests.unit.runtime.fw_fakes import FakeFilter, FakePreFilter, FakeScore
 
 
 @pytest.mark.parametrize(

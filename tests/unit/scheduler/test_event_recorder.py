@@ -6,7 +6,6 @@ import asyncio
 import re
 
 import pytest
-from api_fakes import FakeApi, FakeClock, wait_for
 
 from kubesched.kube.api import MERGE_PATCH
 from kubesched.kube.errors import ApiError, ConnectionFailed, NotFound
@@ -18,6 +17,7 @@ from kubesched.scheduler.event_recorder import (
     truncate_note,
 )
 from kubesched.scheduler.metrics import SchedulerMetrics
+from tests.unit.api_fakes import FakeApi, FakeClock, wait_for
 
 POD = ObjectRef("Pod", "ns", "p", "uid-p")
 EVENTS_PATH = "/apis/events.k8s.io/v1/namespaces/ns/events"

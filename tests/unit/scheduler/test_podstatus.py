@@ -6,7 +6,6 @@ import gc
 import re
 
 import pytest
-from api_fakes import FakeApi
 
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
 from kubesched.kube.errors import ApiError
@@ -20,6 +19,7 @@ from kubesched.scheduler.podstatus import (
     written_condition,
 )
 from kubesched.testing import make_pod
+from tests.unit.api_fakes import FakeApi
 
 MESSAGE = "0/3 nodes are available: 3 Insufficient cpu."
 

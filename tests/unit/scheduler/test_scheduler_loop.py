@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import pytest
-from api_fakes import Call, FakeApi, settle, wait_for
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, CycleState, NodeInfo, Status, WaitingPods
@@ -31,6 +30,7 @@ from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.testing import build_test_framework, make_node, make_pod
+from tests.unit.api_fakes import Call, FakeApi, settle, wait_for
 
 PROFILE = "test-scheduler"
 

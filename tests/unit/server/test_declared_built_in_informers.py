@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from api_fakes import FakeApi, wait_for
-
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import (
     DEFAULT_SPREADING,
@@ -31,6 +29,7 @@ from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.server.informers import declared_informers
 from kubesched.testing import make_node, make_pod, run_filter_plugin
+from tests.unit.api_fakes import FakeApi, wait_for
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from api_fakes import HANG, FakeApi
 
 from kubesched.framework import NAMESPACES
 from kubesched.kube.errors import ApiError
 from kubesched.model import ApiObject
 from kubesched.server.cachesync import CacheSyncError, wait_synced
 from kubesched.server.informers import Informers, informer
+from tests.unit.api_fakes import HANG, FakeApi
 
 
 def page(rv: str) -> dict[str, object]:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from serving_fakes import (
+
+from kubesched.kube.errors import ConnectionFailed, Forbidden
+from kubesched.server.auth import DelegatedAuth, bearer_token
+from tests.unit.server.serving_fakes import (
     ADMIN_TOKEN,
     NOBODY_TOKEN,
     VIEWER_TOKEN,
     FakeReviewer,
     ManualClock,
 )
-
-from kubesched.kube.errors import ConnectionFailed, Forbidden
-from kubesched.server.auth import DelegatedAuth, bearer_token
 
 
 def auth(reviewer: FakeReviewer, clock: ManualClock | None = None, **kwargs) -> DelegatedAuth:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 from cryptography import x509
-from serving_fakes import FakeReviewer
 
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server import certs
 from kubesched.server.auth import DelegatedAuth
 from kubesched.server.certs import CertError, ensure_self_signed, serving_context
 from kubesched.server.serving import HealthServer, ServingError, ServingOptions
+from tests.unit.server.serving_fakes import FakeReviewer
 
 
 def make_server(**options: object) -> HealthServer:

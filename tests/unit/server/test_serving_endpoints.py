@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
-from serving_fakes import ADMIN_TOKEN, NOBODY_TOKEN, VIEWER_TOKEN, FakeReviewer
 
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import DelegatedAuth
 from kubesched.server.serving import HealthServer, ServingOptions
+from tests.unit.server.serving_fakes import ADMIN_TOKEN, NOBODY_TOKEN, VIEWER_TOKEN, FakeReviewer
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
-from serving_fakes import ADMIN_TOKEN, NOBODY_TOKEN, FakeReviewer
 
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
@@ -19,6 +18,7 @@ from kubesched.kube.errors import ApiError, ConnectionFailed, Forbidden
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import DelegatedAuth
 from kubesched.server.serving import HealthServer, ServingOptions
+from tests.unit.server.serving_fakes import ADMIN_TOKEN, NOBODY_TOKEN, FakeReviewer
 
 OUR_TOKEN = "our-very-secret-kubeconfig-token"
 

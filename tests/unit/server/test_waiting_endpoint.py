@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
-from serving_fakes import ADMIN_TOKEN, VIEWER_TOKEN, FakeReviewer
 
 from kubesched.apis.waitingpods import WAITING_PODS_PATH, decode
 from kubesched.framework import WaitingPod, WaitingPods
@@ -17,6 +16,7 @@ from kubesched.server.auth import DelegatedAuth
 from kubesched.server.serving import HealthServer, ServingOptions
 from kubesched.server.waiting_endpoint import waiting_pods_document
 from kubesched.testing import make_pod
+from tests.unit.server.serving_fakes import ADMIN_TOKEN, VIEWER_TOKEN, FakeReviewer
 
 
 async def test_the_document_lists_each_waiting_pod_in_wall_clock_time():

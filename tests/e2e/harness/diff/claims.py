@@ -12,7 +12,7 @@ import contextlib
 import copy
 from typing import Any
 
-from harness.api import ApiClient, ApiError
+from tests.e2e.harness.api import ApiClient, ApiError
 
 Result = tuple[str, str, str, str, tuple[tuple[str, str], ...]]
 """(request, driver, pool, device, consumed capacity) of one allocated device."""

@@ -34,8 +34,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from harness.diff.kslog import OracleAttempt
 from kubesched.explain import Explanation
+from tests.e2e.harness.diff.kslog import OracleAttempt
 
 COMPARISONS = (
     "queueing",

@@ -16,11 +16,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from harness.api import ApiClient
-from harness.diff.claims import Allocation, Result, allocation, claim_entries, results
-from harness.diff.compare import Tally
-from harness.diff.dra import SELECTORS, attribute, gibibytes
-from harness.waiting import wait_for
+from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.diff.claims import Allocation, Result, allocation, claim_entries, results
+from tests.e2e.harness.diff.compare import Tally
+from tests.e2e.harness.diff.dra import SELECTORS, attribute, gibibytes
+from tests.e2e.harness.waiting import wait_for
 
 DeviceId = tuple[str, str, str]
 """(driver, pool, device)."""

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.diff.profiles import GPU
+from tests.e2e.harness.diff.profiles import GPU
 
 RESOURCE = "resource.k8s.io/v1"
 GPU_DRIVER = "gpu.example.com"

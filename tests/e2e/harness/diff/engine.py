@@ -7,12 +7,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from harness.diff.profiles import ORACLE_PREFIX, write_config
 from kubesched.config import load_config
 from kubesched.explain import Explanation, GetOnly, PodSource, explain_live
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.server.components import build_registry
+from tests.e2e.harness.diff.profiles import ORACLE_PREFIX, write_config
 
 
 class Engine:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.api import ApiClient
-from harness.diff.compare import Tally
-from harness.diff.engine import Engine
-from harness.diff.kslog import start_oracle
-from harness.diff.runner import Env
-from harness.diff.twin import start_twin
 from kubesched.localcluster import LocalCluster
+from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.diff.compare import Tally
+from tests.e2e.harness.diff.engine import Engine
+from tests.e2e.harness.diff.kslog import start_oracle
+from tests.e2e.harness.diff.runner import Env
+from tests.e2e.harness.diff.twin import start_twin
 
 TOTALS = Tally()
 """Every comparison of the session (printed at the end: the campaign's totals)."""

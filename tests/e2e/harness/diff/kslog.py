@@ -19,11 +19,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.diff.profiles import ORACLE_PREFIX, write_config
-from harness.waiting import wait_for
 from kubesched.localcluster import LocalCluster, Process, ensure_binaries
 from kubesched.localcluster.flags import scheduler_args
 from kubesched.localcluster.probe import Endpoint, free_ports, get
+from tests.e2e.harness.diff.profiles import ORACLE_PREFIX, write_config
+from tests.e2e.harness.waiting import wait_for
 
 NAME = "kube-scheduler-parity"
 _ATTEMPT = re.compile(r'"Attempting to schedule pod" pod="([^"]+)"')

@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.diff.profiles import GPU, ZONE
+from tests.e2e.harness.diff.profiles import GPU, ZONE
 
 HOST = "kubernetes.io/hostname"
 APPS = ("web", "db", "cache", "batch")

@@ -21,25 +21,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.api import ApiClient, ApiError
-from harness.diff import compare as cmp
-from harness.diff.claims import (
+from kubesched.explain import Explanation
+from tests.e2e.harness.api import ApiClient, ApiError
+from tests.e2e.harness.diff import compare as cmp
+from tests.e2e.harness.diff.claims import (
     Allocation,
     claim_entries,
     claim_names,
     release_orphans,
     remove_all,
 )
-from harness.diff.devices import compare_devices
-from harness.diff.engine import Engine
-from harness.diff.kslog import Oracle, OracleAttempt
-from harness.diff.pods import started_at
-from harness.diff.reproducer import cluster_state, write_case
-from harness.diff.scenario import Scenario
-from harness.diff.twin import run_twin, wants_twin
-from harness.diff.workloads import priority_classes
-from harness.waiting import node_name, wait_for
-from kubesched.explain import Explanation
+from tests.e2e.harness.diff.devices import compare_devices
+from tests.e2e.harness.diff.engine import Engine
+from tests.e2e.harness.diff.kslog import Oracle, OracleAttempt
+from tests.e2e.harness.diff.pods import started_at
+from tests.e2e.harness.diff.reproducer import cluster_state, write_case
+from tests.e2e.harness.diff.scenario import Scenario
+from tests.e2e.harness.diff.twin import run_twin, wants_twin
+from tests.e2e.harness.diff.workloads import priority_classes
+from tests.e2e.harness.waiting import node_name, wait_for
 
 SETTLE_SECONDS = 0.25
 """After a change to nodes or bound pods: time for kube-scheduler's informers to see it."""

@@ -17,10 +17,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.diff import pods as podgen
-from harness.diff.dra import claims_for, dra_world
-from harness.diff.profiles import GPU, PROFILES, ZONE
-from harness.diff.workloads import workloads
+from tests.e2e.harness.diff import pods as podgen
+from tests.e2e.harness.diff.dra import claims_for, dra_world
+from tests.e2e.harness.diff.profiles import GPU, PROFILES, ZONE
+from tests.e2e.harness.diff.workloads import workloads
 
 MI = 1024 * 1024
 HOST = "kubernetes.io/hostname"

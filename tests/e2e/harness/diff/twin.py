@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.api import ApiClient
-from harness.diff.claims import Allocation, allocation, extended_claim, free, twin_claims
-from harness.diff.compare import Tally, same_error
-from harness.diff.profiles import ORACLE_PREFIX, TWIN_PREFIX, write_config
-from harness.kubesched import KubeschedProcess, start_kubesched
-from harness.parity import wait_outcome
 from kubesched.explain import Explanation
 from kubesched.localcluster import LocalCluster
+from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.diff.claims import Allocation, allocation, extended_claim, free, twin_claims
+from tests.e2e.harness.diff.compare import Tally, same_error
+from tests.e2e.harness.diff.profiles import ORACLE_PREFIX, TWIN_PREFIX, write_config
+from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.parity import wait_outcome
 
 SETTLE_SECONDS = 0.25
 CLAIMS_SETTLE_SECONDS = 0.75

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.diff.pods import Context
+from tests.e2e.harness.diff.pods import Context
 
 PRIORITY_CLASSES = {"parity-low": -5, "parity-high": 1000}
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from api_fakes import FakeApi
-
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import WaitingPod, WaitingPods
 from kubesched.kube.errors import ApiError, NotFound
@@ -22,6 +20,7 @@ from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.testing import build_test_framework, make_node, make_pod
+from tests.unit.api_fakes import FakeApi
 
 PROFILE = "preempting-scheduler"
 HIGH = 1000

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from test_plugin_default_preemption_core import NOW, CpuRunner, names, node, preemptor
-
 from kubesched.framework import Code, CycleState, Status
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.evaluation import (
@@ -17,6 +15,13 @@ from kubesched.plugins.default_preemption.evaluation import (
     select_victims_on_node,
 )
 from kubesched.testing import make_pod
+from tests.unit.plugins.default_preemption.test_plugin_default_preemption_core import (
+    NOW,
+    CpuRunner,
+    names,
+    node,
+    preemptor,
+)
 
 
 def _group(name: str, priority: int, **spec: object) -> SchedulingPodGroup:

@@ -8,12 +8,19 @@ import random
 from typing import Any
 
 import pytest
-from test_dra_plugin import claim, cycle, device_class, handle, node_slice, plugin
 
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.dynamic_resources import DynamicResources
 from kubesched.plugins.dynamic_resources.cycle import KEY as _KEY
 from kubesched.plugins.dynamic_resources.resources import CLAIMS, DEVICE_CLASSES, SLICES
+from tests.unit.plugins.dynamic_resources.test_dra_plugin import (
+    claim,
+    cycle,
+    device_class,
+    handle,
+    node_slice,
+    plugin,
+)
 
 
 def outcome(pl: DynamicResources, h: Any, p: Pod) -> dict[str, Any]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from volume_objects import pvc
 
 from kubesched.framework import ActionType, ClusterEvent, EventResource, QueueingHint
 from kubesched.model import CSIDriver, CSINode, CSIStorageCapacity, Pod, StorageClass
 from kubesched.plugins import VolumeBinding
 from kubesched.testing import FakeHandle, make_pod
+from tests.unit.plugins.volumes.volume_objects import pvc
 
 QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 MIGRATED = "storage.alpha.kubernetes.io/migrated-plugins"

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from volume_objects import pvc
 
 from kubesched.framework import ActionType, ClusterEvent, EventResource, QueueingHint
 from kubesched.model import Pod
 from kubesched.plugins import VolumeRestrictions
 from kubesched.testing import FakeHandle, make_pod
+from tests.unit.plugins.volumes.volume_objects import pvc
 
 QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 

@@ -5,12 +5,12 @@ and `TestIsSchedulableAfterPersistentVolumeChange` tables)."""
 from __future__ import annotations
 
 import pytest
-from volume_objects import pv, pvc
 
 from kubesched.framework import ActionType, ClusterEvent, EventResource, QueueingHint
 from kubesched.model import Pod, StorageClass
 from kubesched.plugins import VolumeZone
 from kubesched.testing import FakeHandle, make_pod
+from tests.unit.plugins.volumes.volume_objects import pv, pvc
 
 QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from volume_objects import csi_driver, csi_node, pv, pvc, storage_class
-
 from kubesched.framework import Code
 from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.plugins import NodeVolumeLimits
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
+from tests.unit.plugins.volumes.volume_objects import csi_driver, csi_node, pv, pvc, storage_class
 
 DRIVER = "ebs.csi.aws.com"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from volume_objects import capacity, csi_driver, pv, pvc, storage_class
 
 from kubesched.framework import Code, CycleState
 from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.model import ANN_SELECTED_NODE
 from kubesched.plugins import VolumeBinding
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin, run_score_plugin
+from tests.unit.plugins.volumes.volume_objects import capacity, csi_driver, pv, pvc, storage_class
 
 NODES = [
     make_node().name(n).label("kubernetes.io/hostname", n).label("zone", z).model()

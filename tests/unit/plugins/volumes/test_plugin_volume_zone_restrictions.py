@@ -3,12 +3,11 @@ DynamicResources (refuses resource claims)."""
 
 from __future__ import annotations
 
-from volume_objects import pv, pvc, storage_class
-
 from kubesched.framework import Code
 from kubesched.framework.volumes import StaticVolumeListers
 from kubesched.plugins import VolumeRestrictions, VolumeZone
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
+from tests.unit.plugins.volumes.volume_objects import pv, pvc, storage_class
 
 ZONE = "topology.kubernetes.io/zone"
 UNRES = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
