@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
-from kubesched.runtime.score_columns import ScoreColumn
+from kubesched.runtime.kept_scores import ScoreColumn
 
 UNKNOWN, PASSED, REJECTED = 0, 1, 2
 _PASSED_MASK = bytes(1 if value == PASSED else 0 for value in range(256))

@@ -1,5 +1,6 @@
 """Filter results kept from earlier cycles: the one object the filter loop asks which nodes
-still need the Filter plugins run and what they said last time (`FilterPlan`).
+still need the Filter plugins run and what they said last time (`FilterPlan`), and what the
+loop has taken so far (`FeasibleWindow`, giving `FeasibleNodes`).
 
 `plan_filters` picks, once per cycle, what may be reused:
 - the snapshot's columns (`runtime.columns`), when the cycle filters a snapshot's node list and
@@ -15,16 +16,17 @@ after them then run on every node the kept part passes (`FilterPlan.rest`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, overload
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
-from kubesched.runtime.filter_each import FilterCalls
+from kubesched.runtime.errors import SchedulingError
+from kubesched.runtime.filter_each import FilterCalls, FilterRun
 from kubesched.runtime.memo import store
 
 if TYPE_CHECKING:
@@ -146,8 +148,9 @@ class FilterPlan:
     kept: KeptFilterResults
     run: FilterFunc
     """The Filter plugins whose results `kept` holds, on one node."""
-    rest: FilterCalls | None = None
-    """Plugins that ran on every node `run` passes, never kept (the split's later part)."""
+    rest: RestRunner | None = None
+    """Runs the plugins after the kept ones on nodes `run` passes, never kept (the split's
+    later part, `Framework.filter_each`)."""
 
 
 def plan_filters(
@@ -170,7 +173,11 @@ def plan_filters(
         split = fw.filter_split(state, pod)
         if split is None:
             return FilterPlan(NOTHING_KEPT, run)
-        key, run, rest = split.key, _leading(fw, split.lead), split.rest
+        key, run, rest = (
+            split.key,
+            _leading(fw, split.lead),
+            _later(fw, state, pod, nodes, split.rest),
+        )
     if journal is None:
         return FilterPlan(NodeMemos(nodes, key), run, rest)
     return FilterPlan(fw.node_columns.filter_column(key), run, rest)
@@ -183,6 +190,15 @@ def _leading(fw: Framework, lead: FilterCalls) -> FilterFunc:
     return run_lead
 
 
+def _later(
+    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], rest: FilterCalls
+) -> RestRunner:
+    def run_rest(run: FilterRun) -> tuple[int, Status | None]:
+        return fw.filter_each(state, pod, nodes, rest, run)
+
+    return run_rest
+
+
 def _holds_nominated_pods(fw: Framework) -> Callable[[NodeInfo], bool]:
     nominated = fw.handle.nominated_pods_for_node
 
@@ -190,3 +206,106 @@ def _holds_nominated_pods(fw: Framework) -> Callable[[NodeInfo], bool]:
         return bool(nominated(node.name))
 
     return holds
+
+
+RestRunner = Callable[[FilterRun], tuple[int, "Status | None"]]
+"""Runs the plugins of `FilterPlan.rest` over `run.positions` (`Framework.filter_each`):
+returns how many positions it consumed and the ERROR status of the next, else None."""
+
+
+class FeasibleNodes(Sequence[NodeInfo]):
+    """Feasible nodes found by the filter loop: `source[positions[i]]` is the i-th (read
+    when asked: a list of them would touch every NodeInfo of the window)."""
+
+    __slots__ = ("positions", "source")
+
+    def __init__(self, nodes: Sequence[NodeInfo], positions: list[int]) -> None:
+        self.source = nodes
+        self.positions = positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
+        if isinstance(index, slice):
+            return list(map(self.source.__getitem__, self.positions[index]))
+        return self.source[self.positions[index]]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return map(self.source.__getitem__, self.positions)
+
+    def __repr__(self) -> str:
+        return f"FeasibleNodes({[node.name for node in self]!r})"
+
+
+class FeasibleWindow:
+    """The positions one filter loop has taken, up to `wanted`, and what it reports."""
+
+    __slots__ = ("diagnosis", "kept", "nodes", "rest", "taken", "wanted")
+
+    def __init__(
+        self,
+        nodes: Sequence[NodeInfo],
+        wanted: int,
+        diagnosis: Diagnosis,
+        kept: KeptFilterResults,
+        rest: RestRunner | None,
+    ) -> None:
+        self.nodes, self.wanted, self.diagnosis = nodes, wanted, diagnosis
+        self.kept, self.rest = kept, rest
+        self.taken: list[int] = []
+
+    def full(self) -> bool:
+        return len(self.taken) >= self.wanted
+
+    def known(self, start: int, stop: int) -> int:
+        """Take from [start, stop), whose results are all kept; returns where it stopped."""
+        kept, taken = self.kept, self.taken
+        if self.rest is None:
+            need = self.wanted - len(taken)
+            found = kept.passing(start, stop, need)
+            taken += found
+            cut = found[-1] + 1 if len(found) == need else stop
+            kept.report_rejected(start, cut, self.nodes, self.diagnosis)
+            return cut
+        candidates = kept.passing(start, stop, stop - start)
+        consumed, error = self._rest(candidates)
+        if error is not None:
+            kept.report_rejected(start, candidates[consumed], self.nodes, self.diagnosis)
+            raise SchedulingError(error)
+        cut = candidates[consumed - 1] + 1 if self.full() else stop
+        kept.report_rejected(start, cut, self.nodes, self.diagnosis)
+        return cut
+
+    def fresh(self, position: int, status: Status) -> None:
+        """A node the kept part's plugins just ran on (its result already kept)."""
+        code = status.code
+        if code is Code.SUCCESS:
+            if self.rest is None:
+                self.taken.append(position)
+                return
+            _, error = self._rest([position])
+            if error is not None:
+                raise SchedulingError(error)
+            return
+        if code is Code.ERROR:
+            raise SchedulingError(status)
+        self.reject(position, status)
+
+    def _rest(self, positions: Sequence[int]) -> tuple[int, Status | None]:
+        assert self.rest is not None
+        run = FilterRun(positions, self.wanted, self.taken)
+        consumed, error = self.rest(run)
+        for position, status in run.rejected:
+            self.reject(position, status)
+        return consumed, error
+
+    def reject(self, position: int, status: Status) -> None:
+        self.diagnosis.node_to_status.set(self.nodes[position].name, status)
+        self.diagnosis.add_plugin_status(status)

@@ -24,10 +24,13 @@ from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
 from kubesched.runtime.batch import OpportunisticBatch, ScoredNode, SortedScoredNodes
 from kubesched.runtime.errors import FitError, NoNodesAvailableError, SchedulingError
-from kubesched.runtime.feasible import FeasibleNodes, FeasibleWindow, RestRunner
-from kubesched.runtime.filter_each import FilterRun
 from kubesched.runtime.framework import Framework
-from kubesched.runtime.kept_filters import FilterPlan, plan_filters
+from kubesched.runtime.kept_filters import (
+    FeasibleNodes,
+    FeasibleWindow,
+    FilterPlan,
+    plan_filters,
+)
 from kubesched.runtime.kept_scores import Places
 from kubesched.runtime.sampling import num_feasible_nodes_to_find
 from kubesched.runtime.scoring import ScoreResult, select_host
@@ -238,8 +241,7 @@ def find_nodes_that_pass_filters(
     if not fw.has_filter_plugins:
         return FeasibleNodes(nodes, [(start + i) % count for i in range(wanted)])
     plan = plan_filters(fw, state, pod, nodes, journal)
-    rest = _rest_runner(fw, state, pod, nodes, plan)
-    window = FeasibleWindow(nodes, wanted, diagnosis, plan.kept, rest)
+    window = FeasibleWindow(nodes, wanted, diagnosis, plan.kept, plan.rest)
     return FeasibleNodes(nodes, filter_around(window, plan, state, pod, start))
 
 
@@ -284,19 +286,6 @@ def _filter_range(
             return True
         position = unknown + 1
     return False
-
-
-def _rest_runner(
-    fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], plan: FilterPlan
-) -> RestRunner | None:
-    rest = plan.rest
-    if rest is None:
-        return None
-
-    def run_rest(run: FilterRun) -> tuple[int, Status | None]:
-        return fw.filter_each(state, pod, nodes, rest, run)
-
-    return run_rest
 
 
 def prioritize_nodes(

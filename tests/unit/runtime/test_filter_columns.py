@@ -1,7 +1,7 @@
 """The one filter loop (`runtime.schedule.find_nodes_that_pass_filters`) takes the very nodes,
 in the same order, and records the very statuses whichever results it reuses: the snapshot's
 columns (`runtime.columns`, with its journal handed over) or the per-node memo (a plain list);
-the scores from score columns (`runtime.score_columns`) are those of the per-node memo, cycle
+the scores from score columns (`runtime.kept_scores`) are those of the per-node memo, cycle
 after cycle, while pods are assumed and forgotten and nodes are relabelled, tainted, added and
 deleted (seeded random clusters, the default profile, more nodes than the adaptive sample so
 the window rotates)."""
@@ -24,9 +24,8 @@ from kubesched.model import Node, Pod
 from kubesched.plugins import in_tree_registry
 from kubesched.runtime import Framework, SchedulingError, build_framework
 from kubesched.runtime.columns import FilterColumn, NodeColumns
-from kubesched.runtime.feasible import FeasibleWindow
 from kubesched.runtime.filter_each import FilterRun
-from kubesched.runtime.kept_filters import FilterPlan
+from kubesched.runtime.kept_filters import FeasibleWindow, FilterPlan
 from kubesched.runtime.schedule import filter_around, find_nodes_that_fit, prioritize_nodes
 from kubesched.testing import make_node, make_pod
 

@@ -1,4 +1,4 @@
-"""Score columns (`runtime.score_columns`): scores come back for any set of positions, by
+"""Score columns (`runtime.kept_scores`): scores come back for any set of positions, by
 slices when they run contiguously around the list, and only unknown positions are scored; a
 score out of range is not kept."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from kubesched.framework import NodeInfo
 from kubesched.plugins.helper.normalize import default_normalize_score, go_div
-from kubesched.runtime.score_columns import ScoreColumn, _runs
+from kubesched.runtime.kept_scores import ScoreColumn, _runs
 from kubesched.runtime.scoring import ScoreResult, _nth_tie, select_host
 from kubesched.testing import make_node
 
