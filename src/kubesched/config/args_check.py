@@ -12,6 +12,7 @@ Loading the file (`kubesched.config.load_config`) takes these checks as a parame
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -52,15 +53,21 @@ class InTreeArgsChecks:
         except UnknownFieldsError:
             return []  # a decoding error: reported alone, before any of these
         except ArgsError as error:
-            text = str(error)
-            kind = f"{name}Args."
-            if text.startswith(f"[{kind}") and text.endswith("]"):
-                text = text[1:-1]
-            return [text.replace(kind, f"{path}.")]
+            return _at(str(error), kind=f"{name}Args.", path=path)
         return []
 
 
 IN_TREE_ARGS = InTreeArgsChecks()
+
+
+def _at(text: str, *, kind: str, path: str) -> list[str]:
+    """An args error (`<Plugin>Args.x: ...`, or their aggregate `[<Plugin>Args.x: ...,
+    <Plugin>Args.y: ...]`) as the errors it holds, each at its place in the file."""
+    if text.startswith(f"[{kind}") and text.endswith("]"):
+        parts = re.split(rf", (?={re.escape(kind)})", text[1:-1])
+    else:
+        parts = [text]
+    return [part.replace(kind, f"{path}.", 1) for part in parts]
 
 
 def decoding_message(

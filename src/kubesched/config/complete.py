@@ -174,7 +174,7 @@ def _base_config(
         errors.extend(error.errors)
         return KubeSchedulerConfiguration()
     config, decoder = decode_file(document, source=options.config_file)
-    errors.extend(decoder.errors)
+    errors.extend(decoder.problems())
     notices.extend(decoder.notices)
     return config
 

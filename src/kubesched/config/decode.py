@@ -16,6 +16,8 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from kubesched.apis.durations import EXAMPLES, DurationError, parse_duration
+from kubesched.apis.gotext import go_quote
+from kubesched.config.errors import Problem
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
@@ -66,6 +68,19 @@ class Decoder:
         self.source = source
         self.errors: list[str] = []
         self.notices: list[str] = []
+        self.unknown_fields: list[tuple[str, str]] = []  # (path, hint)
+
+    def problems(self) -> list[str]:
+        """Every decoding error; the unknown fields as one, in kube-scheduler's strict
+        decoding text (`strict decoding error: unknown field "a", unknown field "b"`) with
+        the likely names as the hint. kube-scheduler reports a value it cannot decode before
+        unknown fields, so those come first."""
+        if not self.unknown_fields:
+            return list(self.errors)
+        fields = ", ".join(f'unknown field "{path}"' for path, _ in self.unknown_fields)
+        hints = "; ".join(f"{path}: {hint}" for path, hint in self.unknown_fields if hint)
+        hint = f"{self.source}: {hints}" if hints else self.source
+        return [*self.errors, Problem(f"strict decoding error: {fields}", hint)]
 
     def error(self, path: str, message: str) -> None:
         """Record that the value at `path` is wrong; `message` says why and how to fix it."""
@@ -99,8 +114,8 @@ class Decoder:
             elif key in allowed:
                 known[key] = item
             else:
-                hint = (hints or {}).get(key) or f"unknown field{suggest(key, allowed)}"
-                self.error(child(path, key), hint)
+                hint = (hints or {}).get(key) or suggest(key, allowed).removeprefix(" ")
+                self.unknown_fields.append((child(path, key), hint.strip("()")))
         return known
 
     def items(self, value: object, *, path: str) -> list[Any]:
@@ -160,8 +175,11 @@ class Decoder:
             return None
         try:
             return parse_duration(value)
-        except DurationError as error:
-            self.error(path, f"{error}; use {EXAMPLES}")
+        except DurationError as error:  # Go's time.ParseDuration text, as kube-scheduler's
+            go_text = re.sub(r"'([^']*)'", lambda found: go_quote(found[1]), str(error))
+            self.errors.append(
+                Problem(f"time: {go_text}", f"{self.source}: {path}: use {EXAMPLES}")
+            )
             return None
 
     def json_object(self, value: object, *, path: str) -> dict[str, Any] | None:

@@ -30,10 +30,14 @@ class Problem(str):  # noqa: SLOT000 - a str subtype cannot have non-empty __slo
 
     exact: str
     hint: str
+    subject: str
+    """What the hint is about when several problems are printed together (default: the
+    field path that starts the exact text)."""
 
-    def __new__(cls, exact: str, hint: str = "") -> Self:
+    def __new__(cls, exact: str, hint: str = "", *, subject: str = "") -> Self:
         problem = super().__new__(cls, f"{exact} ({hint})" if hint else exact)
         problem.exact, problem.hint = exact, hint
+        problem.subject = subject or exact.split(": ", 1)[0]
         return problem
 
 
@@ -63,7 +67,7 @@ class ConfigError(FatalError):
         several = len(set(self.exact)) > 1  # then each hint names its field
         self.hints: tuple[str, ...] = tuple(
             dict.fromkeys(
-                one_line(f"{p.exact.split(': ', 1)[0]}: {p.hint}" if several else p.hint)
+                one_line(f"{p.subject}: {p.hint}" if several else p.hint)
                 for p in problems
                 if p.hint
             )

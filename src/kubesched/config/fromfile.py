@@ -27,6 +27,7 @@ from kubesched.apis.config import (
 )
 from kubesched.apis.gotext import go_quote
 from kubesched.config.decode import Decoder, child, index
+from kubesched.config.errors import Problem
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -210,10 +211,11 @@ def _plugin_config(decoder: Decoder, value: object, *, path: str) -> dict[str, d
         if not name:
             continue
         if name in first_seen:  # kube-scheduler's field.Duplicate, at the same path
-            decoder.error(
-                item_path,
-                f"Duplicate value: {go_quote(name)} (also "
-                f"{first_seen[name]}); keep one entry per plugin",
+            decoder.errors.append(
+                Problem(
+                    f"{item_path}: Duplicate value: {go_quote(name)}",
+                    f"{decoder.source}: also {first_seen[name]}; keep one entry per plugin",
+                )
             )
         else:
             first_seen[name] = item_path

@@ -164,7 +164,9 @@ def _framework_message(error: FrameworkError, *, profile: Profile, position: int
     if plugin in VALIDATED_WITH_THE_FILE:
         return Problem(str(cause).replace(prefix, f"{path}."))
     text = str(cause).replace(prefix, "")
-    return Problem(f'{wrapper}initializing plugin "{plugin}": {text}', f"at {path}")
+    return Problem(
+        f'{wrapper}initializing plugin "{plugin}": {text}', f"at {path}", subject=f"profile {name}"
+    )
 
 
 _QUEUE_SORTS = re.compile(r"exactly one queueSort plugin is required, got (\d+)")
@@ -183,11 +185,13 @@ def _builder_problem(message: str, wrapper: str, name: str) -> Problem:
             f"{wrapper}only one queue sort plugin required for profile with scheduler name "
             f"{quoted}, but got {counted[1]}",
             "enable exactly one queueSort plugin; disable the others",
+            subject=f"profile {name}",
         )
     if message == "at least one bind plugin is required":
         return Problem(
             f"{wrapper}at least one bind plugin is needed for profile with scheduler name {quoted}",
             "enable DefaultBinder or another bind plugin",
+            subject=f"profile {name}",
         )
     initializing = _INITIALIZING.fullmatch(message)
     if initializing is not None:
@@ -195,11 +199,12 @@ def _builder_problem(message: str, wrapper: str, name: str) -> Problem:
             f"{wrapper}initializing plugin {go_quote(initializing['plugin'])}: "
             f"{initializing['error']}",
             initializing["where"],
+            subject=f"profile {name}",
         )
     parts = _EXTRA.fullmatch(message)
     assert parts is not None  # the pattern matches any one-line text
     hints = [parts[group] for group in ("where", "hint") if parts[group]]
-    return Problem(f"{wrapper}{parts['exact']}", "; ".join(hints))
+    return Problem(f"{wrapper}{parts['exact']}", "; ".join(hints), subject=f"profile {name}")
 
 
 def _args_field(message: str, names: Iterable[str]) -> tuple[int, str] | None:

@@ -34,9 +34,9 @@ VALIDATED_WITH_THE_FILE = frozenset(
     }
 )
 """kube-scheduler v1.37.2's `validatePluginConfig` table."""
+# Upstream names the version the plugins were removed in by core/v1's SchemeGroupVersion: "v1".
 _REMOVED_TEXT = (
-    f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version '
-    f'"{API_VERSION}")'
+    f'was invalid in version "v1" (KubeSchedulerConfiguration is version "{API_VERSION}")'
 )
 
 

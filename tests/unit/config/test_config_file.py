@@ -5,6 +5,7 @@
 import pytest
 
 from kubesched.apis.config import LeaderElection, PluginRef, PluginSet, Profile
+from kubesched.config import ConfigError
 
 COMPLETED_DEFAULT_ELECTION = LeaderElection(
     resource_name="kubesched", resource_namespace="kube-system"
@@ -176,24 +177,8 @@ def test_plugin_args_keep_dates_as_strings(load, write_config):
     ("body", "message"),
     [
         (
-            "profiles: [{plugins: {score: {enabled: [{name: A}, {name: B, wieght: 3}]}}}]",
-            'profiles[0].plugins.score.enabled[1].wieght: unknown field (did you mean "weight"?)',
-        ),
-        ("paralellism: 4", 'paralellism: unknown field (did you mean "parallelism"?)'),
-        ("leaderelection: {}", 'did you mean "leaderElection"? field names are case-sensitive'),
-        ("schedulerName: x", "schedulerName: unknown field; a scheduler name belongs to a profile"),
-        ("profiles: [{name: x}]", "profiles[0].name: unknown field"),
-        (
-            "profiles: [{plugins: {filters: {}}}]",
-            'plugins.filters: unknown field (did you mean "filter"?)',
-        ),
-        (
             "leaderElection: {leaseDuration: 15}",
             "leaderElection.leaseDuration: must be a Go duration such as 15s, 1m30s or 500ms (a string), got number 15",
-        ),
-        (
-            "leaderElection: {leaseDuration: 15x}",
-            "leaderElection.leaseDuration: unknown unit 'x' in duration '15x'; use a Go duration",
         ),
         (
             "leaderElection: {leaderElect: 'yes'}",
@@ -222,10 +207,6 @@ def test_plugin_args_keep_dates_as_strings(load, write_config):
         (
             "profiles: [{plugins: {score: {enabled: [x]}}}]",
             "profiles[0].plugins.score.enabled[0]: must be a mapping, got string 'x'",
-        ),
-        (
-            "profiles: [{pluginConfig: [{name: A}, {name: A}]}]",
-            'profiles[0].pluginConfig[1]: Duplicate value: "A" (also profiles[0].pluginConfig[0]); keep one entry per plugin',
         ),
         ("profiles: [{pluginConfig: [{args: {}}]}]", "profiles[0].pluginConfig[0].name: required"),
         (
@@ -288,4 +269,60 @@ def test_all_decoding_errors_are_reported_together(load_errors, write_config):
             plugins: {score: {enabled: [{name: A, wieght: 1}]}}
     """)
     errors = load_errors(["--config", path, "--zzz"])
-    assert len(errors) == 6, errors
+    assert len(errors) == 5, errors  # the two unknown fields make one, as kube-scheduler's
+
+
+@pytest.mark.parametrize(
+    ("body", "exact", "hint"),
+    [
+        (
+            "profiles: [{plugins: {score: {enabled: [{name: A}, {name: B, wieght: 3}]}}}]",
+            'strict decoding error: unknown field "profiles[0].plugins.score.enabled[1].wieght"',
+            'profiles[0].plugins.score.enabled[1].wieght: did you mean "weight"?',
+        ),
+        (
+            "paralellism: 4",
+            'strict decoding error: unknown field "paralellism"',
+            'paralellism: did you mean "parallelism"?',
+        ),
+        (
+            "leaderelection: {}",
+            'strict decoding error: unknown field "leaderelection"',
+            'did you mean "leaderElection"? field names are case-sensitive',
+        ),
+        (
+            "schedulerName: x",
+            'strict decoding error: unknown field "schedulerName"',
+            "a scheduler name belongs to a profile",
+        ),
+        ("profiles: [{name: x}]", 'strict decoding error: unknown field "profiles[0].name"', ""),
+        (
+            "paralellism: 4\nprofiles: [{plugins: {filters: {}}}]",
+            (
+                'strict decoding error: unknown field "paralellism", unknown field '
+                '"profiles[0].plugins.filters"'
+            ),
+            'profiles[0].plugins.filters: did you mean "filter"?',
+        ),
+        (
+            "profiles: [{pluginConfig: [{name: A}, {name: A}]}]",
+            'profiles[0].pluginConfig[1]: Duplicate value: "A"',
+            "also profiles[0].pluginConfig[0]; keep one entry per plugin",
+        ),
+        (
+            "leaderElection: {leaseDuration: 15x}",
+            'time: unknown unit "x" in duration "15x"',
+            "leaderElection.leaseDuration: use a Go duration",
+        ),
+    ],
+)
+def test_decoding_errors_in_kube_schedulers_words(load, write_config, body, exact, hint):
+    """Unknown fields (all in one error) and bad durations: kube-scheduler's text, then the
+    file, the field and the fix."""
+    path = write_config(body)
+    with pytest.raises(ConfigError) as caught:
+        load(["--config", path])
+    assert caught.value.exact == (exact,)
+    (given,) = caught.value.hints
+    assert given.startswith(f"{path}")
+    assert hint in given

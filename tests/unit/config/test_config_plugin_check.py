@@ -143,9 +143,9 @@ def test_plugin_config_given_twice_is_refused_while_loading(
     path = write_config(body)
     with pytest.raises(ConfigError) as caught:
         load([f"--config={path}"])
-    assert str(caught.value) == (
-        f'{path}: profiles[0].pluginConfig[1]: Duplicate value: "NodeResourcesFit" '
-        "(also profiles[0].pluginConfig[0]); keep one entry per plugin"
+    assert caught.value.line == (
+        'profiles[0].pluginConfig[1]: Duplicate value: "NodeResourcesFit" '
+        f"({path}: also profiles[0].pluginConfig[0]; keep one entry per plugin)"
     )
 
 

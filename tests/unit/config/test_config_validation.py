@@ -137,7 +137,7 @@ def test_flag_validation(load_errors, argv, message):
         ("leaderElection: {resourceLock: endpointsleases}", "kubesched only supports leases"),
         (
             "profiles: [{plugins: {filter: {enabled: [{name: EBSLimits}]}}}]",
-            'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1") (delete it)',
+            'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1") (delete it)',
         ),
         (
             "profiles: [{pluginConfig: [{name: GCEPDLimits}]}]",
