@@ -17,7 +17,7 @@ import copy
 import random
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -30,6 +30,7 @@ from kubesched.leaderelection import (
 )
 from kubesched.leaderelection.candidate import Candidate
 
+T = TypeVar("T")
 WALL_BASE = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
@@ -60,7 +61,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         return self._now
 
 
-def run_virtual(coro: Coroutine[Any, Any, Any]) -> Any:
+def run_virtual(coro: Coroutine[Any, Any, T]) -> T:
     """Run `coro` to completion on a fresh virtual-time loop, then clean up."""
     loop = VirtualTimeLoop()
     try:
@@ -130,7 +131,8 @@ class FakeLeaseStore:
         return "" if lease is None else lease["spec"].get("holderIdentity", "")
 
     def spec(self, namespace: str = "ns", name: str = "lease") -> dict[str, Any]:
-        return self.leases[(namespace, name)]["spec"]
+        spec: dict[str, Any] = self.leases[(namespace, name)]["spec"]
+        return spec
 
 
 class FakeKubeApi:
@@ -229,7 +231,7 @@ class Harness:
         self.apis: dict[str, FakeKubeApi] = {}
         self.events: list[tuple[str, str, str]] = []  # (identity, reason, message)
 
-    def run(self, coro: Coroutine[Any, Any, Any]) -> Any:
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return run_virtual(coro)
 
     async def wait_until(

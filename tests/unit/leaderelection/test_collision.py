@@ -13,13 +13,21 @@ from kubesched.leaderelection import (
     LeaseCollisionError,
     check_lease_collision,
 )
+from kubesched.leaderelection.record import LeaseRecord
+from tests.unit.leaderelection.conftest import Harness
 
 WALL_BASE = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 SYMPTOM = '"attempting to acquire leader lease kube-system/kube-scheduler..."'
 NOW = WALL_BASE + timedelta(seconds=3)  # the leases below were renewed at WALL_BASE
 
 
-def check(h, namespace="ns", name="lease", names=("my-scheduler",), now=NOW):
+def check(
+    h: Harness,
+    namespace: str = "ns",
+    name: str = "lease",
+    names: tuple[str, ...] = ("my-scheduler",),
+    now: datetime = NOW,
+) -> LeaseRecord | None:
     return h.run(
         check_lease_collision(
             h.api("me"), namespace=namespace, name=name, scheduler_names=names, now=now
@@ -27,20 +35,28 @@ def check(h, namespace="ns", name="lease", names=("my-scheduler",), now=NOW):
     )
 
 
-def hold(h, holder, *, namespace="ns", name="lease", names=None, renewed="2026-01-02T03:04:05Z"):
+def hold(
+    h: Harness,
+    holder: str,
+    *,
+    namespace: str = "ns",
+    name: str = "lease",
+    names: str | None = None,
+    renewed: str = "2026-01-02T03:04:05Z",
+) -> None:
     meta = {} if names is None else {"annotations": {SCHEDULER_NAMES_ANNOTATION: names}}
     spec = {"holderIdentity": holder, "leaseDurationSeconds": 15, "renewTime": renewed}
     h.store.put_foreign(namespace, name, spec, **meta)
 
 
-def assert_explains(message):
+def assert_explains(message: str) -> None:
     assert "\n" not in message
     assert "leaderElection.resourceName (--leader-elect-resource-name)" in message
     assert "The default kube-scheduler holds the Lease kube-system/kube-scheduler" in message
     assert SYMPTOM in message
 
 
-def test_kube_schedulers_lease_is_refused_to_a_second_scheduler(h):
+def test_kube_schedulers_lease_is_refused_to_a_second_scheduler(h: Harness) -> None:
     with pytest.raises(LeaseCollisionError) as info:
         check(h, namespace="kube-system", name="kube-scheduler")
     message = str(info.value)
@@ -55,7 +71,7 @@ def test_kube_schedulers_lease_is_refused_to_a_second_scheduler(h):
     assert h.api("me").calls == []  # refused without asking the API server
 
 
-def test_replacing_a_live_default_scheduler_is_refused(h):
+def test_replacing_a_live_default_scheduler_is_refused(h: Harness) -> None:
     hold(h, "master-1_1234", namespace="kube-system", name="kube-scheduler")
     with pytest.raises(LeaseCollisionError) as info:
         check(h, namespace="kube-system", name="kube-scheduler", names=("default-scheduler",))
@@ -67,19 +83,19 @@ def test_replacing_a_live_default_scheduler_is_refused(h):
 
 
 @pytest.mark.parametrize("state", ["absent", "expired", "released", "our replica"])
-def test_replacing_the_default_scheduler_is_allowed_when_it_is_gone(h, state):
-    key = {"namespace": "kube-system", "name": "kube-scheduler"}
+def test_replacing_the_default_scheduler_is_allowed_when_it_is_gone(h: Harness, state: str) -> None:
+    ns, name = "kube-system", "kube-scheduler"
     if state == "expired":
-        hold(h, "master-1_1234", renewed="2026-01-02T03:03:00Z", **key)
+        hold(h, "master-1_1234", renewed="2026-01-02T03:03:00Z", namespace=ns, name=name)
     elif state == "released":
-        hold(h, "", **key)
+        hold(h, "", namespace=ns, name=name)
     elif state == "our replica":
-        hold(h, "kubesched-0_99", names="default-scheduler", **key)
-    record = check(h, names=("default-scheduler",), **key)
+        hold(h, "kubesched-0_99", names="default-scheduler", namespace=ns, name=name)
+    record = check(h, names=("default-scheduler",), namespace=ns, name=name)
     assert (record is None) == (state == "absent")
 
 
-def test_a_lease_held_by_another_component_is_refused(h):
+def test_a_lease_held_by_another_component_is_refused(h: Harness) -> None:
     hold(h, "some-controller_77")
     with pytest.raises(LeaseCollisionError) as info:
         check(h)
@@ -89,7 +105,7 @@ def test_a_lease_held_by_another_component_is_refused(h):
     assert "not kubesched" in message
 
 
-def test_a_lease_held_by_another_kubesched_deployment_is_refused(h):
+def test_a_lease_held_by_another_kubesched_deployment_is_refused(h: Harness) -> None:
     hold(h, "gpu-0_1", names="gpu-scheduler,batch-scheduler")
     with pytest.raises(LeaseCollisionError) as info:
         check(h, names=("my-scheduler",))
@@ -99,25 +115,29 @@ def test_a_lease_held_by_another_kubesched_deployment_is_refused(h):
     assert "this one serves my-scheduler" in message
 
 
-def test_a_replica_of_the_same_scheduler_is_a_peer(h):
+def test_a_replica_of_the_same_scheduler_is_a_peer(h: Harness) -> None:
     hold(h, "kubesched-0_1", names="my-scheduler")
     record = check(h)
     assert record is not None
     assert record.holder_identity == "kubesched-0_1"
 
 
-def test_overlapping_names_are_allowed_with_a_warning(h, caplog):
+def test_overlapping_names_are_allowed_with_a_warning(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
     hold(h, "kubesched-0_1", names="my-scheduler")
     check(h, names=("my-scheduler", "new-profile"))
     assert "lease holder serves other scheduler names" in caplog.text
 
 
-def test_a_stale_foreign_holder_is_no_collision(h):
+def test_a_stale_foreign_holder_is_no_collision(h: Harness) -> None:
     hold(h, "some-controller_77")
     assert check(h, now=WALL_BASE + timedelta(seconds=15)) is not None
 
 
-def test_an_unreadable_lease_is_left_to_the_elector(h, caplog):
+def test_an_unreadable_lease_is_left_to_the_elector(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.WARNING)
     h.api("me").failures.append(Forbidden(403, "Forbidden", "cannot get leases"))
     assert check(h) is None

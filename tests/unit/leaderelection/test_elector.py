@@ -15,20 +15,21 @@ from kubesched.leaderelection import (
     StopReason,
 )
 from kubesched.server.logs_quote import render_message
+from tests.unit.leaderelection.conftest import FakeMetrics, Harness
 
 LD, RD, RP = 15.0, 10.0, 2.0
 
 
-def test_a_single_replica_leads_and_stops_cleanly(h, fake_metrics):
+def test_a_single_replica_leads_and_stops_cleanly(h: Harness, fake_metrics: FakeMetrics) -> None:
     stopped: list[StoppedLeading] = []
     started = asyncio.Event()
     a = h.elector("a", metrics=fake_metrics)
 
-    async def lead():
+    async def lead() -> None:
         started.set()
         await asyncio.Event().wait()
 
-    async def main():
+    async def main() -> StoppedLeading:
         task = asyncio.create_task(
             a.run(on_started_leading=lead, on_stopped_leading=stopped.append)
         )
@@ -57,10 +58,10 @@ def test_a_single_replica_leads_and_stops_cleanly(h, fake_metrics):
     assert h.store.spec()["holderIdentity"] == ""
 
 
-def test_two_replicas_exactly_one_leads(h):
+def test_two_replicas_exactly_one_leads(h: Harness) -> None:
     a, b = h.elector("a", seed=1), h.elector("b", seed=2)
 
-    async def main():
+    async def main() -> set[str]:
         tasks = [asyncio.create_task(e.run()) for e in (a, b)]
         leaders = set()
         for _ in range(600):
@@ -76,18 +77,19 @@ def test_two_replicas_exactly_one_leads(h):
 
 
 @pytest.mark.parametrize(("skew_a", "skew_b"), [(0, 0), (-3600, 3600), (86400, -5)])
-def test_failover_after_the_leader_stops_renewing(h, skew_a, skew_b):
+def test_failover_after_the_leader_stops_renewing(h: Harness, skew_a: int, skew_b: int) -> None:
     """Wall-clock skew changes nothing: only our monotonic clock and observed changes count."""
     a = h.elector("a", seed=3, skew=skew_a)
     b = h.elector("b", seed=4, skew=skew_b)
 
-    async def main():
+    async def main() -> tuple[float, float, float, StoppedLeading]:
         task_a = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         task_b = asyncio.create_task(b.run())
         await asyncio.sleep(20.3)
         h.api("a").partitioned = True  # a is cut off: it can neither renew nor release
         last_renew = a.last_renew_monotonic()
+        assert last_renew is not None
         fenced_at = await h.wait_until(a.fenced)
         took_over = await h.wait_until(b.is_leader)
         result_a = await task_a
@@ -105,24 +107,24 @@ def test_failover_after_the_leader_stops_renewing(h, skew_a, skew_b):
     assert h.store.spec()["leaseTransitions"] == 1
 
 
-def test_release_on_stop_lets_the_standby_lead_within_a_jittered_retry(h):
+def test_release_on_stop_lets_the_standby_lead_within_a_jittered_retry(h: Harness) -> None:
     order: list[str] = []
     a = h.elector("a", seed=5)
     b = h.elector("b", seed=6)
 
-    async def lead():
+    async def lead() -> None:
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
             order.append("leading task cancelled")
             raise
 
-    async def before_release():
+    async def before_release() -> None:
         order.append(f"before_release holder={h.store.holder()} fenced={a.fenced()}")
         await asyncio.sleep(3)  # in-flight bindings finish
         order.append("bindings done")
 
-    async def main():
+    async def main() -> tuple[StoppedLeading, float]:
         task_a = asyncio.create_task(a.run(on_started_leading=lead, before_release=before_release))
         await h.wait_until(a.is_leader)
         task_b = asyncio.create_task(b.run())
@@ -146,11 +148,11 @@ def test_release_on_stop_lets_the_standby_lead_within_a_jittered_retry(h):
     assert h.store.spec()["leaseTransitions"] == 1
 
 
-def test_cancelling_run_releases_then_reraises(h):
+def test_cancelling_run_releases_then_reraises(h: Harness) -> None:
     stopped: list[StoppedLeading] = []
     a = h.elector("a")
 
-    async def main():
+    async def main() -> None:
         task = asyncio.create_task(a.run(on_stopped_leading=stopped.append))
         await h.wait_until(a.is_leader)
         task.cancel()
@@ -163,12 +165,12 @@ def test_cancelling_run_releases_then_reraises(h):
     assert stopped[0].released
 
 
-def test_a_standby_asked_to_stop_writes_nothing(h):
+def test_a_standby_asked_to_stop_writes_nothing(h: Harness) -> None:
     h.foreign("kube-scheduler-x")
     stopped: list[StoppedLeading] = []
     a = h.elector("a")
 
-    async def main():
+    async def main() -> StoppedLeading:
         task = asyncio.create_task(a.run(on_stopped_leading=stopped.append))
         await asyncio.sleep(5)
         a.stop()
@@ -184,7 +186,7 @@ def test_a_standby_asked_to_stop_writes_nothing(h):
     assert h.events == []
 
 
-def test_stop_before_run_returns_at_once(h):
+def test_stop_before_run_returns_at_once(h: Harness) -> None:
     a = h.elector("a")
     a.stop()
     result = h.run(a.run())
@@ -192,10 +194,10 @@ def test_stop_before_run_returns_at_once(h):
     assert h.store.writes == []
 
 
-def test_run_twice_is_refused(h):
+def test_run_twice_is_refused(h: Harness) -> None:
     a = h.elector("a")
 
-    async def main():
+    async def main() -> None:
         a.stop()
         await a.run()
         with pytest.raises(RuntimeError, match="only once"):
@@ -204,10 +206,10 @@ def test_run_twice_is_refused(h):
     h.run(main())
 
 
-def test_a_lease_taken_by_another_holder_stops_leading_at_once(h):
+def test_a_lease_taken_by_another_holder_stops_leading_at_once(h: Harness) -> None:
     a = h.elector("a")
 
-    async def main():
+    async def main() -> tuple[StoppedLeading, float]:
         task = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         h.foreign("intruder")
@@ -225,19 +227,20 @@ def test_a_lease_taken_by_another_holder_stops_leading_at_once(h):
     assert h.store.holder() == "intruder"
 
 
-def test_a_hanging_renewal_times_out_and_the_slow_path_renews(h):
+def test_a_hanging_renewal_times_out_and_the_slow_path_renews(h: Harness) -> None:
     a = h.elector("a")
 
-    async def main():
+    async def main() -> tuple[float, float | None, bool]:
         task = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         h.api("a").hang_next = 1  # the fast-path renewal at t=2 hangs
         fenced_meanwhile = False
 
-        def renewed():
+        def renewed() -> bool:
             nonlocal fenced_meanwhile
             fenced_meanwhile |= a.fenced()
-            return a.last_renew_monotonic() > 0
+            last = a.last_renew_monotonic()
+            return last is not None and last > 0
 
         renewed_at = await h.wait_until(renewed)
         task.cancel()
@@ -251,15 +254,16 @@ def test_a_hanging_renewal_times_out_and_the_slow_path_renews(h):
     assert [verb for verb, _ in h.api("a").calls[:4]] == ["get", "post", "put", "get"]
 
 
-def test_fencing_turns_on_renew_deadline_after_the_last_renewal(h):
+def test_fencing_turns_on_renew_deadline_after_the_last_renewal(h: Harness) -> None:
     a = h.elector("a")
 
-    async def main():
+    async def main() -> tuple[bool, bool]:
         task = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         await asyncio.sleep(4.5)
         h.api("a").partitioned = True
         last = a.last_renew_monotonic()
+        assert last is not None
         loop = asyncio.get_running_loop()
         await asyncio.sleep(last + RD - loop.time() - 0.01)
         before = a.fenced()
@@ -271,8 +275,8 @@ def test_fencing_turns_on_renew_deadline_after_the_last_renewal(h):
     assert h.run(main()) == (False, True)
 
 
-def test_lease_transitions_count_every_change_of_holder(h):
-    async def main():
+def test_lease_transitions_count_every_change_of_holder(h: Harness) -> None:
+    async def main() -> None:
         for identity in ("a", "b", "c"):
             elector = h.elector(identity)
             task = asyncio.create_task(elector.run())
@@ -284,11 +288,11 @@ def test_lease_transitions_count_every_change_of_holder(h):
     assert h.store.spec()["leaseTransitions"] == 2
 
 
-def test_new_leaders_are_reported(h):
+def test_new_leaders_are_reported(h: Harness) -> None:
     seen: list[str] = []
     a, b = h.elector("a"), h.elector("b")
 
-    async def main():
+    async def main() -> None:
         task_a = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         task_b = asyncio.create_task(b.run(on_new_leader=seen.append))
@@ -302,11 +306,11 @@ def test_new_leaders_are_reported(h):
     assert seen == ["a", "b"]
 
 
-def test_a_failing_leading_task_ends_leadership_and_releases(h):
+def test_a_failing_leading_task_ends_leadership_and_releases(h: Harness) -> None:
     a = h.elector("a")
     boom = RuntimeError("scheduler crashed")
 
-    async def lead():
+    async def lead() -> None:
         await asyncio.sleep(7)
         raise boom
 
@@ -317,15 +321,16 @@ def test_a_failing_leading_task_ends_leadership_and_releases(h):
     assert result.released
 
 
-def test_health_check_flags_a_leader_that_stopped_renewing(h):
+def test_health_check_flags_a_leader_that_stopped_renewing(h: Harness) -> None:
     a, b = h.elector("a"), h.elector("b")
 
-    async def main():
+    async def main() -> tuple[tuple[str | None, str | None], str | None]:
         tasks = [asyncio.create_task(a.run())]
         await h.wait_until(a.is_leader)
         tasks.append(asyncio.create_task(b.run()))
         await asyncio.sleep(1)
         healthy = (a.check(), b.check())
+        assert a._candidate.last_renew_start is not None
         a._candidate.last_renew_start -= LD + 21  # a wedged renew loop
         stale = a.check()
         for task in tasks:
@@ -337,17 +342,19 @@ def test_health_check_flags_a_leader_that_stopped_renewing(h):
     assert stale == "failed election to renew leadership on lease ns/lease"
 
 
-def test_invalid_timings_are_refused_before_running(h):
+def test_invalid_timings_are_refused_before_running(h: Harness) -> None:
     with pytest.raises(ValueError, match="renewDeadline"):
         h.elector("a", config=ElectionConfig(lease_duration=10, renew_deadline=10))
 
 
-def test_a_standby_says_who_holds_the_lease_at_a_sensible_rate(h, caplog):
+def test_a_standby_says_who_holds_the_lease_at_a_sensible_rate(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="kubesched.leaderelection")
     a = h.elector("a")
     b = h.elector("b", standby_log_interval=30)
 
-    async def main():
+    async def main() -> None:
         task_a = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         await asyncio.sleep(1.5)
@@ -373,11 +380,13 @@ def test_a_standby_says_who_holds_the_lease_at_a_sensible_rate(h, caplog):
     )
 
 
-def test_a_lost_lease_is_logged_as_an_error_with_the_reason(h, caplog):
+def test_a_lost_lease_is_logged_as_an_error_with_the_reason(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="kubesched.leaderelection")
     a = h.elector("a")
 
-    async def main():
+    async def main() -> StoppedLeading:
         task = asyncio.create_task(a.run())
         await h.wait_until(a.is_leader)
         h.api("a").partitioned = True
@@ -392,11 +401,13 @@ def test_a_lost_lease_is_logged_as_an_error_with_the_reason(h, caplog):
     )
 
 
-def test_a_standby_logs_at_once_when_the_holder_changes(h, caplog):
+def test_a_standby_logs_at_once_when_the_holder_changes(
+    h: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="kubesched.leaderelection")
     a, b, c = h.elector("a"), h.elector("b", seed=1), h.elector("c", seed=2)
 
-    async def main():
+    async def main() -> str:
         tasks = [asyncio.create_task(a.run())]
         await h.wait_until(a.is_leader)
         tasks += [asyncio.create_task(e.run()) for e in (b, c)]
@@ -409,5 +420,7 @@ def test_a_standby_logs_at_once_when_the_holder_changes(h, caplog):
         return "b" if b.is_leader() else "c"
 
     leader = h.run(main())
-    holders = [pairs_of(r)["holder"] for r in caplog.records if "waiting for leader lease" in r.msg]
+    waiting = [pairs_of(r) for r in caplog.records if "waiting for leader lease" in r.msg]
+    holders = [pairs["holder"] for pairs in waiting if pairs is not None]
+    assert len(holders) == len(waiting)
     assert holders == ["a", "a", leader]  # both standbys at start; the loser on the change

@@ -11,9 +11,10 @@ from kubesched.leaderelection import (
     ElectionConfigError,
     new_elector,
 )
+from tests.unit.leaderelection.conftest import Harness
 
 
-def test_new_elector_uses_the_section(h):
+def test_new_elector_uses_the_section(h: Harness) -> None:
     settings = LeaderElection(
         lease_duration=30,
         renew_deadline=20,
@@ -27,7 +28,7 @@ def test_new_elector_uses_the_section(h):
     assert elector.config.request_timeout == 10
     assert "_" in elector.identity
 
-    async def main():
+    async def main() -> None:
         task = asyncio.create_task(elector.run())
         await h.wait_until(elector.is_leader)
         task.cancel()
@@ -37,7 +38,7 @@ def test_new_elector_uses_the_section(h):
     assert h.store.leases["custom-scheduler-ns", "my-custom-scheduler"]
 
 
-def test_new_elector_refuses_bad_timings(h):
+def test_new_elector_refuses_bad_timings(h: Harness) -> None:
     settings = LeaderElection(lease_duration=5, renew_deadline=10, resource_name="x")
     with pytest.raises(ElectionConfigError):
         new_elector(h.api("a"), settings=settings, scheduler_names=("x",))

@@ -10,9 +10,10 @@ import pytest
 from kubesched.kube.errors import AlreadyExists, Conflict, ConnectionFailed, NotFound
 from kubesched.leaderelection import LeaseRecord, new_identity
 from kubesched.leaderelection.lock import LockNotInitializedError
+from tests.unit.leaderelection.conftest import Harness
 
 
-def test_identity_is_hostname_underscore_uuid4():
+def test_identity_is_hostname_underscore_uuid4() -> None:
     identity = new_identity("node-1")
     assert re.fullmatch(
         r"node-1_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", identity
@@ -21,10 +22,10 @@ def test_identity_is_hostname_underscore_uuid4():
     assert new_identity()
 
 
-def test_get_missing_raises_not_found(h):
+def test_get_missing_raises_not_found(h: Harness) -> None:
     lock = h.lock("a")
 
-    async def main():
+    async def main() -> None:
         with pytest.raises(NotFound):
             await lock.get()
 
@@ -32,10 +33,10 @@ def test_get_missing_raises_not_found(h):
     assert h.api("a").calls == [("get", "/apis/coordination.k8s.io/v1/namespaces/ns/leases/lease")]
 
 
-def test_create_then_update_with_resource_version(h):
+def test_create_then_update_with_resource_version(h: Harness) -> None:
     lock = h.lock("a")
 
-    async def main():
+    async def main() -> None:
         created = await lock.create(lock.our_record(holder_identity="a", lease_duration_seconds=15))
         assert created.holder_identity == "a"
         assert created.scheduler_names == ("my-scheduler",)
@@ -57,10 +58,10 @@ def test_create_then_update_with_resource_version(h):
     assert lock.describe() == "ns/lease"
 
 
-def test_stale_update_conflicts_and_duplicate_create_already_exists(h):
+def test_stale_update_conflicts_and_duplicate_create_already_exists(h: Harness) -> None:
     a, b = h.lock("a"), h.lock("b")
 
-    async def main():
+    async def main() -> None:
         await a.create(a.our_record(holder_identity="a"))
         with pytest.raises(AlreadyExists):
             await b.create(b.our_record(holder_identity="b"))
@@ -73,21 +74,21 @@ def test_stale_update_conflicts_and_duplicate_create_already_exists(h):
     assert h.store.holder() == "a"
 
 
-def test_update_before_reading_is_a_programming_error(h):
+def test_update_before_reading_is_a_programming_error(h: Harness) -> None:
     lock = h.lock("a")
 
-    async def main():
+    async def main() -> None:
         with pytest.raises(LockNotInitializedError):
             await lock.update(LeaseRecord())
 
     h.run(main())
 
 
-def test_a_request_that_hangs_times_out_as_connection_failed(h):
+def test_a_request_that_hangs_times_out_as_connection_failed(h: Harness) -> None:
     lock = h.lock("a", timeout=1.5)
     h.api("a").hang_next = 1
 
-    async def main():
+    async def main() -> float:
         loop = asyncio.get_running_loop()
         with pytest.raises(ConnectionFailed, match=r"no answer within 1.5s"):
             await lock.get()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,14 +20,14 @@ from kubesched.leaderelection.record import format_micro_time, parse_micro_time
 MOMENT = datetime(2026, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)
 
 
-def test_micro_time_is_rfc3339_utc_with_six_digits():
+def test_micro_time_is_rfc3339_utc_with_six_digits() -> None:
     assert format_micro_time(MOMENT) == "2026-01-02T03:04:05.123456Z"
     assert format_micro_time(MOMENT.replace(microsecond=0)) == "2026-01-02T03:04:05.000000Z"
     plus_two = MOMENT.astimezone(timezone(timedelta(hours=2)))
     assert format_micro_time(plus_two) == "2026-01-02T03:04:05.123456Z"
 
 
-def test_parse_accepts_what_other_writers_send():
+def test_parse_accepts_what_other_writers_send() -> None:
     assert parse_micro_time("2026-01-02T03:04:05.123456Z") == MOMENT
     assert parse_micro_time("2026-01-02T03:04:05Z") == MOMENT.replace(microsecond=0)
     assert parse_micro_time("2026-01-02T05:04:05.123456+02:00") == MOMENT
@@ -36,23 +37,24 @@ def test_parse_accepts_what_other_writers_send():
 
 
 @given(st.datetimes(timezones=st.just(UTC)))
-def test_micro_time_round_trips(moment):
+def test_micro_time_round_trips(moment: datetime) -> None:
     assert parse_micro_time(format_micro_time(moment)) == moment
 
 
-def full_record(**overrides):
-    values = {
-        "holder_identity": "host_1",
-        "lease_duration_seconds": 15,
-        "acquire_time": MOMENT,
-        "renew_time": MOMENT + timedelta(seconds=4),
-        "lease_transitions": 3,
-        "scheduler_names": ("a", "b"),
-    }
-    return LeaseRecord(**(values | overrides))
+def full_record(
+    *, holder_identity: str = "host_1", renew_time: datetime | None = MOMENT + timedelta(seconds=4)
+) -> LeaseRecord:
+    return LeaseRecord(
+        holder_identity=holder_identity,
+        lease_duration_seconds=15,
+        acquire_time=MOMENT,
+        renew_time=renew_time,
+        lease_transitions=3,
+        scheduler_names=("a", "b"),
+    )
 
 
-def test_new_lease_carries_spec_label_and_annotation():
+def test_new_lease_carries_spec_label_and_annotation() -> None:
     lease = full_record().new_lease(namespace="ns", name="l")
     assert lease["apiVersion"] == "coordination.k8s.io/v1"
     assert lease["kind"] == "Lease"
@@ -68,13 +70,13 @@ def test_new_lease_carries_spec_label_and_annotation():
     assert LEASE_LABEL_SELECTOR == "kubesched.io/lease=scheduler"
 
 
-def test_round_trip_through_json():
+def test_round_trip_through_json() -> None:
     record = full_record()
     assert LeaseRecord.from_lease(record.new_lease(namespace="ns", name="l")) == record
 
 
-def test_apply_keeps_foreign_metadata_and_resource_version():
-    lease = {
+def test_apply_keeps_foreign_metadata_and_resource_version() -> None:
+    lease: dict[str, Any] = {
         "metadata": {
             "name": "l",
             "namespace": "ns",
@@ -93,7 +95,7 @@ def test_apply_keeps_foreign_metadata_and_resource_version():
     assert lease["spec"]["holderIdentity"] == "old"  # the input is not modified
 
 
-def test_a_lease_without_our_annotation_is_not_kubesched():
+def test_a_lease_without_our_annotation_is_not_kubesched() -> None:
     record = LeaseRecord.from_lease(
         {"metadata": {}, "spec": {"holderIdentity": "kube-scheduler-host_x"}}
     )
@@ -102,7 +104,7 @@ def test_a_lease_without_our_annotation_is_not_kubesched():
     assert record.held
 
 
-def test_missing_spec_fields_default():
+def test_missing_spec_fields_default() -> None:
     record = LeaseRecord.from_lease(
         {"metadata": {"annotations": {SCHEDULER_NAMES_ANNOTATION: " a , ,b"}}}
     )
@@ -110,7 +112,7 @@ def test_missing_spec_fields_default():
     assert not record.held
 
 
-def test_is_live_by_wall_clock():
+def test_is_live_by_wall_clock() -> None:
     record = full_record()
     renewed = MOMENT + timedelta(seconds=4)
     assert record.is_live(now=renewed + timedelta(seconds=14.9))
@@ -119,5 +121,5 @@ def test_is_live_by_wall_clock():
     assert not full_record(renew_time=None).is_live(now=renewed)
 
 
-def test_paths():
+def test_paths() -> None:
     assert lease_path("ns", "l") == "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l"

@@ -15,7 +15,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubesched.leaderelection import ElectionConfig
+from kubesched.leaderelection import ElectionConfig, LeaderElector
+from tests.unit.leaderelection.conftest import Harness
 
 REPLICAS = 3
 CHAOS_UNTIL = 120.0
@@ -38,7 +39,9 @@ timings = st.sampled_from(
 )
 
 
-async def replica(harness, index, config, seed, live):
+async def replica(
+    harness: Harness, index: int, config: ElectionConfig, seed: int, live: dict[int, LeaderElector]
+) -> None:
     generation = 0
     while True:
         identity = f"r{index}-{generation}"
@@ -49,7 +52,7 @@ async def replica(harness, index, config, seed, live):
         generation += 1
 
 
-async def chaos(harness, plan):
+async def chaos(harness: Harness, plan: list[tuple[int, float, float]]) -> None:
     loop = asyncio.get_running_loop()
     for index, start, duration in sorted(plan, key=lambda item: item[1]):
         await asyncio.sleep(max(0.0, start - loop.time()))
@@ -70,15 +73,19 @@ async def chaos(harness, plan):
     latencies=st.lists(st.floats(0, 0.3), min_size=REPLICAS, max_size=REPLICAS),
 )
 def test_never_two_unfenced_leaders_and_one_leader_after_healing(
-    harness_factory, plan, config, seed, latencies
-):
+    harness_factory: type[Harness],
+    plan: list[tuple[int, float, float]],
+    config: ElectionConfig,
+    seed: int,
+    latencies: list[float],
+) -> None:
     harness = harness_factory()
-    live: dict[int, object] = {}
+    live: dict[int, LeaderElector] = {}
     rng = random.Random(seed)
     for index, latency in enumerate(latencies):
         harness.api(f"r{index}").latency = latency
 
-    async def main():
+    async def main() -> tuple[list[str], str]:
         tasks = [
             asyncio.create_task(replica(harness, i, config, rng.randrange(1000), live))
             for i in range(REPLICAS)

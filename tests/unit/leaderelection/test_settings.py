@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TypedDict
 
 import pytest
 from hypothesis import given
@@ -18,7 +19,13 @@ from kubesched.leaderelection import (
 )
 
 
-def test_defaults_are_kube_schedulers():
+class Durations(TypedDict, total=False):
+    lease_duration: float
+    renew_deadline: float
+    retry_period: float
+
+
+def test_defaults_are_kube_schedulers() -> None:
     config = ElectionConfig()
     assert (config.lease_duration, config.renew_deadline, config.retry_period) == (15, 10, 2)
     assert config.release_on_cancel
@@ -49,13 +56,13 @@ RETRY = "leaderElection.retryPeriod (--leader-elect-retry-period)"
         ({"retry_period": math.nan}, f"{RETRY} must be greater than zero"),
     ],
 )
-def test_each_rule_is_enforced_with_a_clear_message(kwargs, expected):
+def test_each_rule_is_enforced_with_a_clear_message(kwargs: Durations, expected: str) -> None:
     with pytest.raises(ElectionConfigError, match="invalid leader election configuration") as info:
         ElectionConfig(**kwargs)
     assert expected in str(info.value)
 
 
-def test_all_problems_are_reported_at_once():
+def test_all_problems_are_reported_at_once() -> None:
     with pytest.raises(ElectionConfigError) as info:
         ElectionConfig(lease_duration=0, renew_deadline=0, retry_period=0)
     message = str(info.value)
@@ -63,23 +70,25 @@ def test_all_problems_are_reported_at_once():
     assert "must be greater than leaderElection.renewDeadline" in message
 
 
-def test_renew_deadline_just_above_jittered_retry_is_valid():
+def test_renew_deadline_just_above_jittered_retry_is_valid() -> None:
     ElectionConfig(lease_duration=3, renew_deadline=2.41, retry_period=2)
 
 
-def test_empty_identity_is_refused():
+def test_empty_identity_is_refused() -> None:
     lock = LeaseLock(object(), namespace="ns", name="l", identity="", scheduler_names=("s",))  # type: ignore[arg-type]
     with pytest.raises(ElectionConfigError, match="Lock identity is empty"):
         LeaderElector(lock)
 
 
 @pytest.mark.parametrize(("renew", "timeout"), [(10, 5.0), (1.5, 1.0), (0.5, 1.0), (30, 15.0)])
-def test_request_timeout_is_half_the_renew_deadline_at_least_one_second(renew, timeout):
+def test_request_timeout_is_half_the_renew_deadline_at_least_one_second(
+    renew: float, timeout: float
+) -> None:
     config = ElectionConfig(lease_duration=renew + 1, renew_deadline=renew, retry_period=0.1)
     assert config.request_timeout == timeout
 
 
-def test_from_config_takes_the_completed_section():
+def test_from_config_takes_the_completed_section() -> None:
     section = LeaderElection(lease_duration=30, renew_deadline=20, retry_period=4)
     config = ElectionConfig.from_config(section)
     assert (config.lease_duration, config.renew_deadline, config.retry_period) == (30, 20, 4)
@@ -89,7 +98,9 @@ durations = st.floats(min_value=-5, max_value=100, allow_nan=False)
 
 
 @given(lease=durations, renew=durations, retry=durations)
-def test_valid_exactly_when_client_go_would_accept(lease, renew, retry):
+def test_valid_exactly_when_client_go_would_accept(
+    lease: float, renew: float, retry: float
+) -> None:
     accepted = lease > renew > JITTER_FACTOR * retry and min(lease, renew, retry) > 0
     try:
         ElectionConfig(lease_duration=lease, renew_deadline=renew, retry_period=retry)
