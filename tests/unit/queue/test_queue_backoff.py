@@ -9,6 +9,7 @@ import pytest
 import kubesched.queue.scheduling_queue as sq
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.testing import make_pod
+from tests.unit.queue.queue_fakes import FakeClock
 
 
 async def attempt(queue: SchedulingQueue) -> QueuedPodInfo:
@@ -17,13 +18,16 @@ async def attempt(queue: SchedulingQueue) -> QueuedPodInfo:
     return qpi
 
 
-async def test_backoff_doubles_per_attempt_up_to_the_maximum(queue, clock):
+async def test_backoff_doubles_per_attempt_up_to_the_maximum(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().name("p").model())
     durations = []
     for _ in range(6):
         qpi = await attempt(queue)
         queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
         assert queue.pending_counts()["backoff"] == 1
+        assert qpi.backoff_expiration is not None
         durations.append(qpi.backoff_expiration - clock.now)
         # Backoffs end on whole seconds: the pod leaves at the first window after its end.
         clock.step(durations[-1] + 0.999)
@@ -35,7 +39,9 @@ async def test_backoff_doubles_per_attempt_up_to_the_maximum(queue, clock):
     assert durations == pytest.approx([1, 2, 4, 8, 10, 10])
 
 
-async def test_backoff_ends_in_the_window_after_it_expires(queue, clock):
+async def test_backoff_ends_in_the_window_after_it_expires(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     clock.now = 1000.4
     queue.add(make_pod().name("p").model())
     qpi = await attempt(queue)
@@ -49,7 +55,7 @@ async def test_backoff_ends_in_the_window_after_it_expires(queue, clock):
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_backoff_settings_are_honoured(clock):
+async def test_backoff_settings_are_honoured(clock: FakeClock) -> None:
     from tests.unit.queue.queue_fakes import priority_sort  # noqa: PLC0415
 
     queue = SchedulingQueue(
@@ -59,12 +65,15 @@ async def test_backoff_settings_are_honoured(clock):
     for expected in (3, 5, 5):
         qpi = await attempt(queue)
         queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
+        assert qpi.backoff_expiration is not None
         assert qpi.backoff_expiration - clock.now == expected
         clock.step(expected + 1)
         queue.flush_backoff_completed()
 
 
-async def test_the_count_is_the_errors_in_a_row_else_the_rejections(queue, clock):
+async def test_the_count_is_the_errors_in_a_row_else_the_rejections(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().name("p").model())
     for _ in range(3):
         qpi = await attempt(queue)
@@ -75,10 +84,13 @@ async def test_the_count_is_the_errors_in_a_row_else_the_rejections(queue, clock
     assert (qpi.unschedulable_count, qpi.consecutive_errors_count) == (3, 0)
     queue.requeue_after_error(qpi, pod_scheduling_cycle=queue.scheduling_cycle)
     assert (qpi.unschedulable_count, qpi.consecutive_errors_count) == (3, 1)
+    assert qpi.backoff_expiration is not None
     assert qpi.backoff_expiration - clock.now == 1, "one error: 1 s, not the 4th rejection's 8 s"
 
 
-async def test_backoff_flush_moves_pods_in_expiry_order(queue, clock):
+async def test_backoff_flush_moves_pods_in_expiry_order(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     for name in ("a", "b"):
         queue.add(make_pod().name(name).model())
     first, second = await attempt(queue), await attempt(queue)
@@ -93,7 +105,9 @@ async def test_backoff_flush_moves_pods_in_expiry_order(queue, clock):
     assert queue.pending_counts()["backoff"] == 0
 
 
-async def test_an_idle_queue_pops_a_rejected_pod_from_backoff(queue, clock):
+async def test_an_idle_queue_pops_a_rejected_pod_from_backoff(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().name("rejected").model())
     queue.add(make_pod().name("error").model())
     rejected, error = await attempt(queue), await attempt(queue)
@@ -112,7 +126,7 @@ async def test_an_idle_queue_pops_a_rejected_pod_from_backoff(queue, clock):
         await asyncio.wait_for(queue.pop(), 0.05)  # the errored pod waits its backoff out
 
 
-async def test_without_the_gate_an_idle_queue_waits_for_backoffs(clock):
+async def test_without_the_gate_an_idle_queue_waits_for_backoffs(clock: FakeClock) -> None:
     from tests.unit.queue.queue_fakes import priority_sort  # noqa: PLC0415
 
     queue = SchedulingQueue(less=priority_sort, clock=clock, pop_from_backoff=False)
@@ -126,7 +140,9 @@ async def test_without_the_gate_an_idle_queue_waits_for_backoffs(clock):
         await asyncio.wait_for(queue.pop(), 0.05)
 
 
-async def test_unschedulable_pods_are_flushed_after_five_minutes(queue, clock):
+async def test_unschedulable_pods_are_flushed_after_five_minutes(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().name("p").model())
     qpi = await attempt(queue)
     qpi.unschedulable_plugins = {"NodeResourcesFit"}
@@ -140,7 +156,9 @@ async def test_unschedulable_pods_are_flushed_after_five_minutes(queue, clock):
     assert queue.pending_counts() == {"active": 1, "backoff": 0, "unschedulable": 0, "gated": 0}
 
 
-async def test_flush_loops_run_and_stop(queue, clock, monkeypatch):
+async def test_flush_loops_run_and_stop(
+    queue: SchedulingQueue, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sq, "BACKOFF_FLUSH_PERIOD", 0.01)
     queue.add(make_pod().model())
     qpi = await attempt(queue)

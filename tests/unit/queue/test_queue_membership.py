@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from kubesched.model.pod import Pod
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.testing import make_pod
+from tests.unit.queue.queue_fakes import FakeClock
 
 
-async def test_gated_pod_is_not_tried_until_its_gates_are_removed(queue):
+async def test_gated_pod_is_not_tried_until_its_gates_are_removed(queue: SchedulingQueue) -> None:
     gated = make_pod().name("p").scheduling_gate("example.com/wait").model()
     queue.add(gated)
     assert queue.pending_counts() == {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 1}
@@ -26,7 +28,9 @@ async def test_gated_pod_is_not_tried_until_its_gates_are_removed(queue):
     assert not popped.gated
 
 
-async def test_cluster_events_do_not_release_gated_pods(queue, clock):
+async def test_cluster_events_do_not_release_gated_pods(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().scheduling_gate("g").model())
     clock.step(1000)
     queue.move_all_to_active_or_backoff(object())
@@ -34,7 +38,7 @@ async def test_cluster_events_do_not_release_gated_pods(queue, clock):
     assert queue.pending_counts()["gated"] == 1
 
 
-async def _place(queue: SchedulingQueue, where: str):
+async def _place(queue: SchedulingQueue, where: str) -> Pod:
     pod = make_pod().name("p").model()
     if where == "gated":
         pod = make_pod().name("p").scheduling_gate("g").model()
@@ -53,7 +57,7 @@ async def _place(queue: SchedulingQueue, where: str):
 
 
 @pytest.mark.parametrize("where", ["active", "backoff", "unschedulable", "gated", "in-flight"])
-async def test_delete_removes_the_pod_everywhere(queue, where):
+async def test_delete_removes_the_pod_everywhere(queue: SchedulingQueue, where: str) -> None:
     pod = await _place(queue, where)
     queue.nominator.add(pod, node_name="n1")
     queue.delete(pod)
@@ -66,7 +70,7 @@ async def test_delete_removes_the_pod_everywhere(queue, where):
         assert queue.get(pod.uid) is None
 
 
-def test_nominator_tracks_nominated_node_names():
+def test_nominator_tracks_nominated_node_names() -> None:
     nominator = Nominator()
     pod = make_pod().name("p").model()
     pod.nominated_node_name = "n1"
@@ -84,14 +88,14 @@ def test_nominator_tracks_nominated_node_names():
     assert len(nominator) == 0
 
 
-def test_nominator_dump_lists_each_nodes_nominated_pods():
+def test_nominator_dump_lists_each_nodes_nominated_pods() -> None:
     nominator = Nominator()
     for name, node in (("a", "n1"), ("b", "n1"), ("c", "n2")):
         nominator.add(make_pod().namespace("ns").name(name).model(), node_name=node)
     assert nominator.dump() == {"n1": ["ns/a", "ns/b"], "n2": ["ns/c"]}
 
 
-def test_queue_nominates_pods_that_arrive_with_a_nominated_node(queue):
+def test_queue_nominates_pods_that_arrive_with_a_nominated_node(queue: SchedulingQueue) -> None:
     pod = make_pod().name("p").model()
     pod.nominated_node_name = "n1"
     queue.add(pod)

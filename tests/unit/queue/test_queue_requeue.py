@@ -5,7 +5,7 @@ from __future__ import annotations
 from kubesched.framework import ActionType, ClusterEvent, EventResource
 from kubesched.queue import QueuedPodInfo, QueueingStrategy, SchedulingQueue
 from kubesched.testing import make_pod
-from tests.unit.queue.queue_fakes import priority_sort
+from tests.unit.queue.queue_fakes import FakeClock, priority_sort
 
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
 POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
@@ -20,14 +20,16 @@ async def fail(queue: SchedulingQueue, *plugins: str) -> QueuedPodInfo:
     return qpi
 
 
-async def test_rejected_pod_waits_for_an_event(queue):
+async def test_rejected_pod_waits_for_an_event(queue: SchedulingQueue) -> None:
     queue.add(make_pod().model())
     await fail(queue, "NodeResourcesFit")
     assert queue.pending_counts()["unschedulable"] == 1
     assert queue.in_flight_pods() == [], "add_unschedulable_if_not_present calls done"
 
 
-async def test_event_moves_pod_to_backoff_then_active(queue, clock):
+async def test_event_moves_pod_to_backoff_then_active(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().model())
     await fail(queue, "NodeResourcesFit")
     queue.move_all_to_active_or_backoff(NODE_ADD)
@@ -37,7 +39,9 @@ async def test_event_moves_pod_to_backoff_then_active(queue, clock):
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_event_after_backoff_moves_pod_straight_to_active(queue, clock):
+async def test_event_after_backoff_moves_pod_straight_to_active(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().model())
     await fail(queue, "NodeResourcesFit")
     clock.step(5)
@@ -45,8 +49,9 @@ async def test_event_after_backoff_moves_pod_straight_to_active(queue, clock):
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_events_go_only_to_pods_they_may_help(clock):
-    def strategy(qpi, event, old, new):
+async def test_events_go_only_to_pods_they_may_help(clock: FakeClock) -> None:
+    def strategy(qpi: QueuedPodInfo, event: object, old: object, new: object) -> QueueingStrategy:
+        assert isinstance(event, ClusterEvent)
         if event.resource == "Node" and "NodeResourcesFit" in qpi.unschedulable_plugins:
             return QueueingStrategy.AFTER_BACKOFF
         return QueueingStrategy.SKIP
@@ -63,7 +68,7 @@ async def test_events_go_only_to_pods_they_may_help(clock):
     assert [q.pod.name for q in queue.pending_pods()["active"]] == ["fit"]
 
 
-async def test_pre_check_narrows_the_candidates(queue, clock):
+async def test_pre_check_narrows_the_candidates(queue: SchedulingQueue, clock: FakeClock) -> None:
     queue.add(make_pod().name("a").model())
     queue.add(make_pod().name("b").model())
     await fail(queue, "X")
@@ -75,7 +80,7 @@ async def test_pre_check_narrows_the_candidates(queue, clock):
     assert queue.pending_counts()["active"] == 2
 
 
-async def test_an_event_during_the_cycle_sends_pod_to_backoff(queue):
+async def test_an_event_during_the_cycle_sends_pod_to_backoff(queue: SchedulingQueue) -> None:
     queue.add(make_pod().model())
     qpi = await queue.pop()
     assert qpi is not None
@@ -90,7 +95,9 @@ async def test_an_event_during_the_cycle_sends_pod_to_backoff(queue):
     assert queue.pending_counts()["unschedulable"] == 1
 
 
-async def test_update_of_the_pod_during_its_cycle_sends_it_to_backoff(queue):
+async def test_update_of_the_pod_during_its_cycle_sends_it_to_backoff(
+    queue: SchedulingQueue,
+) -> None:
     pod = make_pod().name("p").model()
     queue.add(pod)
     qpi = await queue.pop()
@@ -104,7 +111,7 @@ async def test_update_of_the_pod_during_its_cycle_sends_it_to_backoff(queue):
     assert queue.pending_counts()["backoff"] == 1
 
 
-async def test_error_goes_to_backoff(queue):
+async def test_error_goes_to_backoff(queue: SchedulingQueue) -> None:
     queue.add(make_pod().model())
     qpi = await queue.pop()
     assert qpi is not None
@@ -114,7 +121,9 @@ async def test_error_goes_to_backoff(queue):
     assert qpi.unschedulable_plugins == set()
 
 
-async def test_update_with_a_spec_change_frees_an_unschedulable_pod(queue, clock):
+async def test_update_with_a_spec_change_frees_an_unschedulable_pod(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     old = make_pod().name("p").model()
     queue.add(old)
     await fail(queue, "NodeAffinity")
@@ -129,7 +138,7 @@ async def test_update_with_a_spec_change_frees_an_unschedulable_pod(queue, clock
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_activate_skips_backoff(queue):
+async def test_activate_skips_backoff(queue: SchedulingQueue) -> None:
     pod = make_pod().name("p").model()
     queue.add(pod)
     await fail(queue, "X")
@@ -137,7 +146,9 @@ async def test_activate_skips_backoff(queue):
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_activate_of_an_in_flight_pod_requeues_it_after_the_cycle(queue):
+async def test_activate_of_an_in_flight_pod_requeues_it_after_the_cycle(
+    queue: SchedulingQueue,
+) -> None:
     pod = make_pod().name("p").model()
     queue.add(pod)
     qpi = await queue.pop()
@@ -148,7 +159,7 @@ async def test_activate_of_an_in_flight_pod_requeues_it_after_the_cycle(queue):
     assert queue.pending_counts()["backoff"] == 1
 
 
-async def test_requeue_of_a_pod_already_queued_is_refused(queue):
+async def test_requeue_of_a_pod_already_queued_is_refused(queue: SchedulingQueue) -> None:
     pod = make_pod().name("p").model()
     queue.add(pod)
     qpi = await queue.pop()
@@ -159,10 +170,10 @@ async def test_requeue_of_a_pod_already_queued_is_refused(queue):
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_only_events_a_hint_queues_for_count_during_the_cycle(clock):
+async def test_only_events_a_hint_queues_for_count_during_the_cycle(clock: FakeClock) -> None:
     asked = []
 
-    def strategy(qpi, event, old, new):
+    def strategy(qpi: QueuedPodInfo, event: object, old: object, new: object) -> QueueingStrategy:
         asked.append((event, new))
         return QueueingStrategy.AFTER_BACKOFF if new == "helps" else QueueingStrategy.SKIP
 
@@ -179,8 +190,8 @@ async def test_only_events_a_hint_queues_for_count_during_the_cycle(clock):
     assert queue.inflight.counts == {"PodPopped": 0, "NodeAdd": 0}, "all dropped after done"
 
 
-async def test_a_pending_plugin_that_says_queue_skips_the_backoff(clock):
-    def strategy(qpi, event, old, new):
+async def test_a_pending_plugin_that_says_queue_skips_the_backoff(clock: FakeClock) -> None:
+    def strategy(qpi: QueuedPodInfo, event: object, old: object, new: object) -> QueueingStrategy:
         return QueueingStrategy.IMMEDIATELY
 
     queue = SchedulingQueue(less=priority_sort, requeue_strategy=strategy, clock=clock)
@@ -193,7 +204,9 @@ async def test_a_pending_plugin_that_says_queue_skips_the_backoff(clock):
     assert queue.pending_counts()["active"] == 1
 
 
-async def test_events_no_plugin_registered_are_neither_applied_nor_recorded(clock):
+async def test_events_no_plugin_registered_are_neither_applied_nor_recorded(
+    clock: FakeClock,
+) -> None:
     queue = SchedulingQueue(less=priority_sort, interested=lambda event: False, clock=clock)
     queue.add(make_pod().name("a").model())
     queue.add(make_pod().name("b").model())
@@ -206,7 +219,9 @@ async def test_events_no_plugin_registered_are_neither_applied_nor_recorded(cloc
     assert "NodeAdd" not in queue.inflight.counts
 
 
-async def test_the_leftover_flush_moves_each_pod_once_per_period(queue, clock):
+async def test_the_leftover_flush_moves_each_pod_once_per_period(
+    queue: SchedulingQueue, clock: FakeClock
+) -> None:
     queue.add(make_pod().name("p").model())
     qpi = await fail(queue, "X")
     clock.step(301)
