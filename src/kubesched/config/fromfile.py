@@ -62,6 +62,7 @@ _LEADER = (
 )
 _CLIENT = ("kubeconfig", "acceptContentTypes", "contentType", "qps", "burst")
 _T = TypeVar("_T")
+_GROUP = "kubescheduler.config.k8s.io"
 _PROFILE = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
 
 
@@ -103,6 +104,15 @@ def _type_meta_ok(decoder: Decoder, document: object, top: dict[str, Any]) -> bo
         return False  # already reported
     api_version = decoder.string(top.get("apiVersion"), path="apiVersion")
     kind = decoder.string(top.get("kind"), path="kind")
+    if api_version and kind and (api_version, kind) != (API_VERSION, KIND):
+        decoder.errors.append(  # kube-scheduler's scheme has no such type
+            Problem(
+                f"no kind {go_quote(kind)} is registered for version {go_quote(api_version)} in "
+                'scheme "pkg/runtime/scheme.go:111"',
+                f"{decoder.source}: kubesched reads apiVersion: {API_VERSION}, kind: {KIND}",
+            )
+        )
+        return False
     if api_version != API_VERSION:
         found = "missing" if api_version is None else f"{api_version!r} is not supported"
         decoder.error("apiVersion", f"{found}; kubesched reads apiVersion: {API_VERSION}")
@@ -233,7 +243,13 @@ def _args_body(decoder: Decoder, args: dict[str, Any], *, name: str, path: str) 
     if api_version is not None and api_version != API_VERSION:
         decoder.error(child(path, "apiVersion"), f"{api_version!r}; plugin args use {API_VERSION}")
     if kind is not None and kind != f"{name}Args":
-        decoder.error(child(path, "kind"), f"{kind!r}; the args of {name} are kind {name}Args")
+        decoder.errors.append(
+            Problem(
+                f"decoding .{path.removesuffix('.args')}: args for plugin {name} were not of "
+                f"type {name}Args.{_GROUP}, got {kind}.{_GROUP}",
+                f"{decoder.source}: {child(path, 'kind')}: the args of {name} are kind {name}Args",
+            )
+        )
     return {key: value for key, value in args.items() if key not in ("apiVersion", "kind")}
 
 

@@ -246,11 +246,11 @@ def test_decoding_errors(load_errors, write_config, body, message):
         ),
         (
             "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration",
-            "apiVersion: 'kubescheduler.config.k8s.io/v1beta3' is not supported; kubesched reads apiVersion: kubescheduler.config.k8s.io/v1",
+            'no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3" in scheme "pkg/runtime/scheme.go:111"',
         ),
         (
             "apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy",
-            "kind: 'Policy' is not supported; kubesched reads kind: KubeSchedulerConfiguration",
+            'no kind "Policy" is registered for version "kubescheduler.config.k8s.io/v1" in scheme',
         ),
         ("- a list", "(top level): must be a mapping, got a list"),
     ],
