@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kubesched.apis.config import Profile
+from kubesched.config.decode import json_kind
 from kubesched.config.errors import Problem
 from kubesched.plugins.helper.args import ArgsError, UnknownFieldsError
 from kubesched.plugins.plugin_args import PLUGIN_ARGS
@@ -29,9 +30,16 @@ class InTreeArgsChecks:
         """kube-scheduler's strict-decoding error for the first unknown field in a plugin's
         args (it decodes the file, args included, before it validates anything), or None."""
         for position, profile in enumerate(profiles):
-            for name, args in profile.plugin_config.items():
+            for index, (name, args) in enumerate(profile.plugin_config.items()):
                 if name not in PLUGIN_ARGS:
                     continue
+                mistyped = _mistyped(name, args)
+                if mistyped is not None:
+                    where = f".profiles[{position}].pluginConfig[{index}]"
+                    return Problem(
+                        f"decoding {where}: decoding args for plugin {name}: {mistyped}",
+                        f"{where.removeprefix('.')}.args: the field's value has the wrong type",
+                    )
                 try:
                     PLUGIN_ARGS[name].from_v1(args)
                 except UnknownFieldsError as error:
@@ -58,6 +66,31 @@ class InTreeArgsChecks:
 
 
 IN_TREE_ARGS = InTreeArgsChecks()
+
+
+_INT64_FIELDS = frozenset({("VolumeBinding", "bindTimeoutSeconds")})
+
+
+def _mistyped(name: str, args: Mapping[str, Any]) -> str | None:
+    """Go's JSON decoder's error for the first whole-number or boolean field of the args
+    given a value of another JSON type, as kube-scheduler decodes them; None if none."""
+    for field, default in PLUGIN_ARGS[name].default().to_v1().items():
+        value = args.get(field)
+        if value is None:
+            continue
+        if isinstance(default, bool):
+            go_type = "bool" if not isinstance(value, bool) else ""
+        elif isinstance(default, int):
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            go_type = "" if whole else ("int64" if (name, field) in _INT64_FIELDS else "int32")
+        else:
+            continue
+        if go_type:
+            return (
+                f"json: cannot unmarshal {json_kind(value)} into Go struct field "
+                f"{name}Args.{field} of type {go_type}"
+            )
+    return None
 
 
 def _at(text: str, *, kind: str, path: str) -> list[str]:

@@ -118,14 +118,28 @@ class Decoder:
                 self.unknown_fields.append((child(path, key), hint.strip("()")))
         return known
 
-    def items(self, value: object, *, path: str) -> list[Any]:
-        """The items of the list `value` (null counts as empty)."""
+    def items(self, value: object, *, path: str, go: tuple[str, str] | None = None) -> list[Any]:
+        """The items of the list `value` (null counts as empty). `go`: the Go struct field
+        and type kube-scheduler decodes it into, for its error text."""
         if value is None:
             return []
         if not isinstance(value, list):
-            self.error(path, f"must be a list, got {describe(value)}")
+            self._mistyped(path, value, go, f"must be a list, got {describe(value)}")
             return []
         return value
+
+    def _mistyped(self, path: str, value: object, go: tuple[str, str] | None, message: str) -> None:
+        """A value of the wrong JSON type: Go's JSON decoder's text when `go` names the struct
+        field and type, else our own."""
+        if go is None:
+            self.error(path, message)
+            return
+        field, go_type = go
+        exact = (
+            f"json: cannot unmarshal {json_kind(value)} into Go struct field {field} of type "
+            f"{go_type}"
+        )
+        self.errors.append(Problem(exact, f"{self.source}: {path}: {message}"))
 
     def string(self, value: object, *, path: str) -> str | None:
         """`value` as a string; numbers and booleans are errors (quote them in YAML)."""
@@ -141,12 +155,16 @@ class Decoder:
         self.error(path, f"must be true or false, got {describe(value)}")
         return None
 
-    def integer(self, value: object, *, path: str, bits: int = 32) -> int | None:
-        """`value` as a whole number that fits Go's int32 (or int64)."""
+    def integer(
+        self, value: object, *, path: str, bits: int = 32, go: str | None = None
+    ) -> int | None:
+        """`value` as a whole number that fits Go's int32 (or int64); `go`: the Go struct
+        kube-scheduler decodes the field into, for its error text."""
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            self.error(path, f"must be a whole number, got {describe(value)}")
+            go_field = (f"{go}.{path.rsplit('.', 1)[-1]}", f"int{bits}") if go else None
+            self._mistyped(path, value, go_field, f"must be a whole number, got {describe(value)}")
             return None
         low, high = _INT32 if bits == 32 else _INT64
         if not low <= value <= high:
@@ -195,6 +213,17 @@ class Decoder:
             self.error(path, problem)
             return None
         return value
+
+
+def json_kind(value: object) -> str:
+    """The JSON type of `value` as Go's `json.UnmarshalTypeError` names it."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return f"number {value}"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _json_problem(value: object, *, depth: int) -> str:

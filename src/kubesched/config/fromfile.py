@@ -63,6 +63,7 @@ _LEADER = (
 _CLIENT = ("kubeconfig", "acceptContentTypes", "contentType", "qps", "burst")
 _T = TypeVar("_T")
 _GROUP = "kubescheduler.config.k8s.io"
+_GO = "KubeSchedulerConfiguration"  # the Go struct of the top-level fields
 _PROFILE = ("schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
 
 
@@ -78,9 +79,9 @@ def decode_file(document: object, *, source: str) -> tuple[KubeSchedulerConfigur
         profiles=_profiles(decoder, top.get("profiles")),
         leader_election=_leader_election(decoder, top.get("leaderElection")),
         client_connection=_client_connection(decoder, top.get("clientConnection")),
-        parallelism=_or(decoder.integer(top.get("parallelism"), path="parallelism"), 16),
+        parallelism=_or(decoder.integer(top.get("parallelism"), path="parallelism", go=_GO), 16),
         percentage_of_nodes_to_score=decoder.integer(
-            top.get("percentageOfNodesToScore"), path="percentageOfNodesToScore"
+            top.get("percentageOfNodesToScore"), path="percentageOfNodesToScore", go=_GO
         ),
         pod_initial_backoff_seconds=_seconds(decoder, top, "podInitialBackoffSeconds", 1),
         pod_max_backoff_seconds=_seconds(decoder, top, "podMaxBackoffSeconds", 10),
@@ -135,11 +136,12 @@ def _ignored_fields(decoder: Decoder, top: dict[str, Any]) -> None:
 
 
 def _seconds(decoder: Decoder, top: dict[str, Any], name: str, default: int) -> float:
-    return float(_or(decoder.integer(top.get(name), path=name, bits=64), default))
+    return float(_or(decoder.integer(top.get(name), path=name, bits=64, go=_GO), default))
 
 
 def _profiles(decoder: Decoder, value: object) -> tuple[Profile, ...]:
-    items = decoder.items(value, path="profiles")
+    go = ("KubeSchedulerConfiguration.profiles", "[]v1.KubeSchedulerProfile")
+    items = decoder.items(value, path="profiles", go=go)
     if not items:
         return (Profile(),)
     single = len(items) == 1
