@@ -1,7 +1,8 @@
 """KubeClient: raw JSON over keep-alive HTTP/1.1, with timeouts, a QPS/burst limiter and watches.
 
 Ordinary requests go through `kubesched.kube.http11`'s lean pool; watches, which stream,
-through one aiohttp session.
+through one aiohttp session. Both open their connections the same way (`Connection.route`:
+directly, or through the kubeconfig's or the environment's proxy).
 
 Request bodies of the kinds `kubesched.kube.protobuf` knows (the Binding and the Event) are
 sent as protobuf when `clientConnection.contentType` says so (its default, as kube-scheduler's).
@@ -22,7 +23,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
@@ -31,7 +31,7 @@ from kubesched.apis.config import JSON_CONTENT_TYPE as JSON
 from kubesched.framework.logkv import kv
 from kubesched.framework.verbosity import V
 from kubesched.kube.api import STRATEGIC_MERGE_PATCH
-from kubesched.kube.connection import Connection, client_ssl_context
+from kubesched.kube.connection import Connection
 from kubesched.kube.errors import ApiError, ConnectionFailed
 from kubesched.kube.fence import WriteFence, write_guard
 from kubesched.kube.http11 import HttpError, Pool
@@ -40,6 +40,7 @@ from kubesched.kube.protobuf import PROTOBUF, encode_body
 from kubesched.kube.ratelimit import TokenBucket
 from kubesched.kube.request_head import USER_AGENT, RequestHead
 from kubesched.kube.retry import RetryPolicy
+from kubesched.kube.watch_connector import watch_connector
 from kubesched.kube.watchlines import watch_lines
 
 log = logging.getLogger(__name__)
@@ -103,14 +104,8 @@ class KubeClient:
     def _ensure_pool(self) -> Pool:
         self._check_open()
         if self._pool is None:
-            base = urlsplit(self.server)
-            https = base.scheme == "https"
             self._pool = Pool(
-                base.hostname or "",
-                base.port or (443 if https else 80),
-                ssl_context=client_ssl_context(self._connection.ssl_context) if https else None,
-                limit=self._max_connections,
-                connect_timeout=self._timeout,
+                self._connection.route(), limit=self._max_connections, connect_timeout=self._timeout
             )
         return self._pool
 
@@ -123,8 +118,8 @@ class KubeClient:
     def _ensure_session(self) -> aiohttp.ClientSession:
         self._check_open()
         if self._session is None:
-            connector = aiohttp.TCPConnector(
-                ssl=self._connection.ssl_context, limit=self._max_connections
+            connector = watch_connector(
+                self._connection.route(), limit=self._max_connections, connect_timeout=self._timeout
             )
             self._session = aiohttp.ClientSession(
                 connector=connector, headers={"User-Agent": USER_AGENT}

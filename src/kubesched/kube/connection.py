@@ -5,7 +5,9 @@ tokens, exec credential plugins) and in-cluster service-account config; we only 
 result into an `ssl.SSLContext`, a base URL and a token source for our own aiohttp session.
 Resolution order follows kube-scheduler (`clientcmd.BuildConfigFromFlags`): an explicit
 `--kubeconfig` file; else in-cluster config when running in a pod; else the KUBECONFIG
-environment variable or ~/.kube/config. `--master` overrides the server address.
+environment variable or ~/.kube/config. `--master` overrides the server address. The
+cluster's `proxy-url` and `tls-server-name`, and the HTTPS_PROXY/NO_PROXY environment, are
+honoured as kubectl honours them (`kubesched.kube.proxy`, `kubesched.kube.dial`).
 
 kubernetes_asyncio (with its generated API models) is imported only here, when a connection
 is loaded: commands that never connect (`--version`, `--help`, `manifests`,
@@ -27,6 +29,8 @@ import yaml
 from kubesched.apis.yamlinput import describe_error, load_all_bounded
 from kubesched.errors import FatalError
 from kubesched.kube.credentials import ExecCredentials
+from kubesched.kube.dial import Route
+from kubesched.kube.proxy import Proxy, ProxyConfigError, select_proxy
 
 _IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
@@ -44,10 +48,27 @@ class Connection:
     _configuration: Any
     _loader: Any = None
     _exec: ExecCredentials | None = None
+    proxy: Proxy | None = None
+    """The proxy every connection to the API server goes through (`kubesched.kube.proxy`)."""
+    tls_server_name: str | None = None
+    """The kubeconfig cluster's `tls-server-name`: TLS checks the server's certificate
+    against it (and sends it as SNI) instead of the server URL's host."""
 
     def __post_init__(self) -> None:
         if self._loader is not None and ExecCredentials.applies_to(self._loader):
             self._exec = ExecCredentials(self._loader)
+
+    def route(self) -> Route:
+        """How to open a connection to the API server (decided here, once per client)."""
+        base = urlsplit(self.server)
+        https = base.scheme == "https"
+        return Route(
+            base.hostname or "",
+            base.port or (443 if https else 80),
+            ssl=client_ssl_context(self.ssl_context) if https else None,
+            tls_server_name=self.tls_server_name,
+            proxy=self.proxy,
+        )
 
     async def authorization(self) -> str | None:
         """The `Authorization` header value: an exec plugin's token (re-run on expiry), or
@@ -193,7 +214,14 @@ async def load_connection(
         configuration.host = master
     server = str(configuration.host).rstrip("/")
     _check_server_url(server, from_flag=bool(master))
-    return Connection(server, _ssl_context(configuration), configuration, loader)
+    try:
+        proxy = select_proxy(server, proxy_url=getattr(configuration, "proxy", None), environ=env)
+    except ProxyConfigError as exc:
+        raise ConnectionConfigError(str(exc)) from exc
+    connection = Connection(server, _ssl_context(configuration), configuration, loader)
+    connection.proxy = proxy
+    connection.tls_server_name = getattr(configuration, "tls_server_name", None) or None
+    return connection
 
 
 def _check_server_url(server: str, *, from_flag: bool) -> None:

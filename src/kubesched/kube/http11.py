@@ -7,8 +7,9 @@ stream reader) each cost about as much CPU as the scheduling cycle's Score phase
 keep-alive connection, and the answer is parsed by an `asyncio.Protocol` straight into
 status, headers and body.
 
-`Pool` keeps at most `limit` connections to one server (TLS or plain TCP): a request takes
-an idle connection, opens one, or waits for one to be released. Connections idle for longer
+`Pool` keeps at most `limit` connections to one server, each opened by its `Route` (TLS or
+plain TCP, directly or through a proxy): a request takes an idle connection, opens one, or
+waits for one to be released. Connections idle for longer
 than `IDLE_SECONDS` are closed rather than reused (the API server closes idle ones after 90
 s). A connection is reused only after a complete answer; a timeout, a cancel or a broken
 answer closes it. A request on a reused connection that ended before any byte of the answer
@@ -19,14 +20,16 @@ may have acted on it). Answers with `Content-Encoding: gzip` are inflated.
 from __future__ import annotations
 
 import asyncio
-import ssl
 import time
 import zlib
 from collections import deque
 from collections.abc import Callable
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from kubesched.errors import KubeschedError
+
+if TYPE_CHECKING:
+    from kubesched.kube.dial import Route
 
 IDLE_SECONDS = 60.0
 MAX_HEAD_BYTES = 64 * 1024
@@ -238,18 +241,8 @@ def _content_length(value: str) -> int:
 class Pool:
     """Keep-alive connections to one server; see the module docstring."""
 
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        *,
-        ssl_context: ssl.SSLContext | None,
-        limit: int,
-        connect_timeout: float,
-    ) -> None:
-        self._host = host
-        self._port = port
-        self._ssl = ssl_context
+    def __init__(self, route: Route, *, limit: int, connect_timeout: float) -> None:
+        self._route = route
         self._limit = max(1, limit)
         self._connect_timeout = connect_timeout
         self._idle: list[_Connection] = []
@@ -343,13 +336,7 @@ class Pool:
         self._open += 1
         try:
             async with asyncio.timeout(self._connect_timeout):
-                _, connection = await asyncio.get_running_loop().create_connection(
-                    _Connection,
-                    self._host,
-                    self._port,
-                    ssl=self._ssl,
-                    server_hostname=self._host if self._ssl is not None else None,
-                )
+                _, connection = await self._route.open(_Connection)
         except BaseException:
             self._open -= 1
             self._wake_one()

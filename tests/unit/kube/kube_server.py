@@ -10,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from kubesched.kube.client import KubeClient
+from kubesched.kube.dial import Route
 
 Answer = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -40,6 +41,10 @@ class PlainConnection(SimpleNamespace):
 
     async def unauthorized(self, sent: str | None) -> bool:
         return False
+
+    def route(self) -> Route:
+        host, _, port = str(self.server).removeprefix("http://").partition(":")
+        return Route(host, int(port))
 
 
 def plain_client(url: str, **options: Any) -> KubeClient:

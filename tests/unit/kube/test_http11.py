@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from kubesched.kube import http11
+from kubesched.kube.dial import Route
 from kubesched.kube.http11 import HttpError, Pool, parse_chunked, parse_head
 
 GET = b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n"
@@ -73,7 +74,7 @@ async def server() -> AsyncIterator[Server]:
 
 
 def pool_for(server: Server, limit: int = 4) -> Pool:
-    return Pool("127.0.0.1", server.port, ssl_context=None, limit=limit, connect_timeout=5.0)
+    return Pool(Route("127.0.0.1", server.port), limit=limit, connect_timeout=5.0)
 
 
 async def test_content_length_answers_reuse_one_connection(server: Server) -> None:
@@ -251,7 +252,7 @@ async def test_close_fails_the_requests_in_flight_and_waiting(server: Server) ->
 
 
 async def test_connection_refused_is_an_os_error() -> None:
-    pool = Pool("127.0.0.1", 1, ssl_context=None, limit=1, connect_timeout=2.0)
+    pool = Pool(Route("127.0.0.1", 1), limit=1, connect_timeout=2.0)
     with pytest.raises(OSError):  # the transport's own error, whatever its errno
         await pool.request("GET", GET, timeout=2)
     with pytest.raises(OSError):  # again: the slot was given back

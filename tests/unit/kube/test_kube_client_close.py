@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from kubesched.kube.client import KubeClient
+from kubesched.kube.dial import Route
 from kubesched.kube.errors import ConnectionFailed
 
 
@@ -27,6 +28,9 @@ class SlowAuth:
 
     async def unauthorized(self, sent: str | None) -> bool:
         return False
+
+    def route(self) -> Route:
+        return Route("127.0.0.1", 9)
 
 
 async def test_request_in_progress_when_the_client_closes() -> None:
