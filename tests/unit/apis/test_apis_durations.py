@@ -27,7 +27,7 @@ from kubesched.apis.durations import DurationError, format_duration, parse_durat
         ("1h1m1s1ms", 3661.001),
     ],
 )
-def test_parses_go_durations(text, seconds):
+def test_parses_go_durations(text: str, seconds: float) -> None:
     assert parse_duration(text) == pytest.approx(seconds)
 
 
@@ -46,7 +46,7 @@ def test_parses_go_durations(text, seconds):
         ("15S", "unknown unit"),
     ],
 )
-def test_rejects_what_go_rejects(text, reason):
+def test_rejects_what_go_rejects(text: str, reason: str) -> None:
     with pytest.raises(DurationError, match=reason.replace('"', "'")):
         parse_duration(text)
 
@@ -67,10 +67,10 @@ def test_rejects_what_go_rejects(text, reason):
         (2.4, "2.4s"),
     ],
 )
-def test_formats_like_go(seconds, text):
+def test_formats_like_go(seconds: float, text: str) -> None:
     assert format_duration(seconds) == text
 
 
 @pytest.mark.parametrize("text", ["15s", "1m30s", "500ms", "1h0m0s", "2.5s", "1.000000001s"])
-def test_round_trips(text):
+def test_round_trips(text: str) -> None:
     assert format_duration(parse_duration(text)) == text

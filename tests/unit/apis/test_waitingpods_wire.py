@@ -3,6 +3,8 @@ else is one PermitViewError line."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import pytest
 
 from kubesched.apis.waitingpods import (
@@ -15,7 +17,7 @@ from kubesched.apis.waitingpods import (
 )
 
 
-def test_a_round_trip_keeps_every_field_to_the_millisecond():
+def test_a_round_trip_keeps_every_field_to_the_millisecond() -> None:
     record = WaitingPodRecord("ml", "r-0", "u", "gang", "n1", ("Coscheduling",), 100.25, 130.5)
     listed = WaitingPodList(leading=True, observed_at=110.125, items=(record,))
     assert decode(encode(listed)) == listed
@@ -42,7 +44,7 @@ def test_a_round_trip_keeps_every_field_to_the_millisecond():
         ),
     ],
 )
-def test_anything_else_is_one_line(doc, message):
+def test_anything_else_is_one_line(doc: Collection[str], message: str) -> None:
     with pytest.raises(PermitViewError) as caught:
         decode(doc)
     assert str(caught.value).startswith(message)
