@@ -127,7 +127,7 @@ def test_the_dra_checks_catch_a_device_twice_and_a_claim_not_reserved() -> None:
     (first,) = allocate_claims([claim("a")], slices, rng=random.Random(1))
     (second,) = allocate_claims([claim("b")], slices, rng=random.Random(1))
     assert _double_allocations([first, second])[0].startswith("1 device(s) allocated twice")
-    pod = {
+    pod: dict[str, Any] = {
         "metadata": {"name": "p", "namespace": "init", "uid": "u1"},
         "spec": {
             "nodeName": "scheduler-perf-dra-0",
