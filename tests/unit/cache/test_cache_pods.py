@@ -21,7 +21,7 @@ def cache() -> SchedulerCache:
     return cache
 
 
-def test_assumed_pod_counts_at_once_and_is_confirmed_by_the_informer(cache):
+def test_assumed_pod_counts_at_once_and_is_confirmed_by_the_informer(cache: SchedulerCache) -> None:
     pod = make_pod().name("p").req(cpu="500m").model()
     assumed = cache.assume_pod(pod, "a")
     assert assumed.node_name == "a"
@@ -34,27 +34,27 @@ def test_assumed_pod_counts_at_once_and_is_confirmed_by_the_informer(cache):
     assert cpu_on(cache, "a") == 500
 
 
-def test_forget_uncounts_an_assumed_pod(cache):
+def test_forget_uncounts_an_assumed_pod(cache: SchedulerCache) -> None:
     pod = make_pod().name("p").req(cpu="1").model()
     assumed = cache.assume_pod(pod, "a")
     assert cache.forget_pod(assumed)
     assert (cpu_on(cache, "a"), cache.pod_count(), cache.is_assumed(pod.uid)) == (0, 0, False)
 
 
-def test_assuming_a_pod_twice_is_an_error(cache):
+def test_assuming_a_pod_twice_is_an_error(cache: SchedulerCache) -> None:
     pod = make_pod().name("p").model()
     cache.assume_pod(pod, "a")
     with pytest.raises(CacheError, match="can't be assumed"):
         cache.assume_pod(pod, "b")
 
 
-def test_pod_confirmed_on_another_node_moves(cache):
+def test_pod_confirmed_on_another_node_moves(cache: SchedulerCache) -> None:
     cache.assume_pod(make_pod().name("p").req(cpu="1").model(), "a")
     cache.add_pod(make_pod().name("p").req(cpu="1").node("b").model())
     assert (cpu_on(cache, "a"), cpu_on(cache, "b")) == (0, 1000)
 
 
-def test_update_and_remove_of_a_bound_pod(cache):
+def test_update_and_remove_of_a_bound_pod(cache: SchedulerCache) -> None:
     old = make_pod().name("p").req(cpu="1").node("a").model()
     cache.add_pod(old)
     new = make_pod().name("p").req(cpu="2").node("a").model()
@@ -64,7 +64,7 @@ def test_update_and_remove_of_a_bound_pod(cache):
     assert (cpu_on(cache, "a"), cache.pod_count()) == (0, 0)
 
 
-def test_terminal_pods_do_not_count(cache):
+def test_terminal_pods_do_not_count(cache: SchedulerCache) -> None:
     cache.add_pod(make_pod().name("done").req(cpu="1").node("a").phase("Succeeded").model())
     assert cache.pod_count() == 0
     running = make_pod().name("p").req(cpu="1").node("a").model()
@@ -73,12 +73,12 @@ def test_terminal_pods_do_not_count(cache):
     assert (cpu_on(cache, "a"), cache.pod_count()) == (0, 0)
 
 
-def test_unbound_pods_are_ignored(cache):
+def test_unbound_pods_are_ignored(cache: SchedulerCache) -> None:
     cache.add_pod(make_pod().name("pending").model())
     assert cache.pod_count() == 0
 
 
-def test_pod_before_its_node_counts_when_the_node_arrives():
+def test_pod_before_its_node_counts_when_the_node_arrives() -> None:
     cache = SchedulerCache()
     cache.add_pod(make_pod().name("early").req(cpu="1").node("late").model())
     assert (cache.node_count(), cache.pod_count()) == (0, 1)
@@ -89,7 +89,7 @@ def test_pod_before_its_node_counts_when_the_node_arrives():
     assert (info.requested.milli_cpu, info.allocatable.milli_cpu) == (1000, 4000)
 
 
-def test_deleted_node_stays_a_ghost_until_its_pods_are_gone(cache):
+def test_deleted_node_stays_a_ghost_until_its_pods_are_gone(cache: SchedulerCache) -> None:
     node = make_node().name("a").model()
     pod = make_pod().name("p").req(cpu="1").node("a").model()
     cache.add_pod(pod)
@@ -103,13 +103,15 @@ def test_deleted_node_stays_a_ghost_until_its_pods_are_gone(cache):
     assert cache.snapshot().get("a") is not None
 
 
-def test_dump_and_compare(cache):
+def test_dump_and_compare(cache: SchedulerCache) -> None:
     bound = make_pod().name("bound").req(cpu="1").node("a").model()
     cache.add_pod(bound)
     cache.assume_pod(make_pod().name("assumed").model(), "b")
     dump = cache.dump()
     assert dump["assumed_pods"] == ["default/assumed"]
-    assert dump["nodes"]["a"] == {
+    per_node = dump["nodes"]
+    assert isinstance(per_node, dict)
+    assert per_node["a"] == {
         "exists": True,
         "pods": 1,
         "requested_milli_cpu": 1000,

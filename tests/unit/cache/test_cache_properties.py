@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.cache.debug import requested_sum
+from kubesched.model import Pod
 from kubesched.testing import make_node, make_pod
 
 NODES = ["n0", "n1", "n2"]
@@ -20,7 +21,7 @@ OPS = st.tuples(
 )
 
 
-def pod(index: int, node: str, cpu: str):
+def pod(index: int, node: str, cpu: str) -> Pod:
     builder = make_pod().name(f"p{index}").req(cpu=cpu, memory="1Mi")
     return (builder.node(node) if node else builder).model()
 
@@ -52,7 +53,9 @@ def view(snapshot: Snapshot) -> list[tuple[str, int, int, list[str]]]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(OPS, max_size=60))
-def test_requested_is_the_sum_of_the_pods_and_snapshots_are_exact(ops):
+def test_requested_is_the_sum_of_the_pods_and_snapshots_are_exact(
+    ops: list[tuple[str, int, str, str]],
+) -> None:
     cache = SchedulerCache()
     incremental = Snapshot()
     for op in ops:
@@ -65,7 +68,10 @@ def test_requested_is_the_sum_of_the_pods_and_snapshots_are_exact(ops):
             info = cache.node_info(name)
             if info is not None:
                 assert info.requested == requested_sum(info)
-                assert all(cache.get_pod(uid).node_name == name for uid in info.pods)
+                assert all(
+                    (found := cache.get_pod(uid)) is not None and found.node_name == name
+                    for uid in info.pods
+                )
     counted = sum(len(info.pods) for n in NODES if (info := cache.node_info(n)))
     assert counted == cache.pod_count()
     cache.update_snapshot(incremental)

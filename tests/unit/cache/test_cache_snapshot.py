@@ -25,7 +25,7 @@ def cluster(*names: str) -> SchedulerCache:
     return cache
 
 
-def test_only_changed_nodes_are_recloned():
+def test_only_changed_nodes_are_recloned() -> None:
     cache = cluster("a", "b", "c")
     snapshot = Snapshot()
     cache.update_snapshot(snapshot)
@@ -42,7 +42,7 @@ def test_only_changed_nodes_are_recloned():
     assert all(x is y for x, y in zip(snapshot.node_infos, after.values(), strict=True))
 
 
-def test_snapshot_is_isolated_from_later_cache_changes():
+def test_snapshot_is_isolated_from_later_cache_changes() -> None:
     cache = cluster("a")
     snapshot = cache.snapshot()
     cache.assume_pod(make_pod().req(cpu="1").model(), "a")
@@ -51,7 +51,7 @@ def test_snapshot_is_isolated_from_later_cache_changes():
     assert info.requested.milli_cpu == 0
 
 
-def test_nodes_added_and_removed_between_snapshots():
+def test_nodes_added_and_removed_between_snapshots() -> None:
     cache = cluster("a", "b")
     snapshot = cache.snapshot()
     cache.remove_node(make_node().name("a").model())
@@ -61,7 +61,7 @@ def test_nodes_added_and_removed_between_snapshots():
     assert (snapshot.num_nodes, "a" in snapshot, snapshot.get("a")) == (2, False, None)
 
 
-def test_node_order_interleaves_zones():
+def test_node_order_interleaves_zones() -> None:
     cache = SchedulerCache()
     for name, zone in [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b"), ("c1", "c")]:
         cache.add_node(make_node().name(name).label("topology.kubernetes.io/zone", zone).model())
@@ -69,7 +69,7 @@ def test_node_order_interleaves_zones():
     assert order == ["a1", "b1", "c1", "a2", "a3"]
 
 
-def test_zone_change_reorders():
+def test_zone_change_reorders() -> None:
     cache = cluster("x", "y")
     snapshot = cache.snapshot()
     cache.update_node(make_node().name("x").label("topology.kubernetes.io/zone", "z").model())
@@ -77,7 +77,7 @@ def test_zone_change_reorders():
     assert [info.name for info in snapshot.node_infos] == ["y", "x"]
 
 
-def test_affinity_lists_follow_the_pods():
+def test_affinity_lists_follow_the_pods() -> None:
     cache = cluster("a", "b")
     snapshot = cache.snapshot()
     assert snapshot.have_pods_with_affinity == []
@@ -94,7 +94,7 @@ def test_affinity_lists_follow_the_pods():
     )
 
 
-def test_old_snapshot_rebuilds_after_deleted_names_are_pruned():
+def test_old_snapshot_rebuilds_after_deleted_names_are_pruned() -> None:
     cache = cluster("keep")
     old = cache.snapshot()
     for i in range(_MIN_TOMBSTONES_BEFORE_PRUNE + 2):
@@ -107,7 +107,7 @@ def test_old_snapshot_rebuilds_after_deleted_names_are_pruned():
     assert [info.name for info in old.node_infos] == ["keep", "new"]
 
 
-def test_snapshot_of_another_cache_is_rebuilt():
+def test_snapshot_of_another_cache_is_rebuilt() -> None:
     big = cluster("a", "b", "c")
     for i in range(5):
         big.add_pod(make_pod().node("a").name(f"p{i}").model())
