@@ -22,6 +22,7 @@ from kubesched.apis.config import (
     Profile,
 )
 from kubesched.config import ConfigError, configz, dump_config, load_config, write_config
+from tests.unit.config.conftest import Load, WriteFile
 
 # Flags that have no field in the file: they are passed again when the dump is loaded.
 COMMAND_LINE_ONLY = ["--master=https://10.0.0.1:6443", "--secure-port=10300", "-v=2"]
@@ -47,14 +48,14 @@ def reload(config_text: str, tmp_path: Path, extra: list[str]) -> KubeSchedulerC
          "--leader-elect-retry-period=500ms"],
     ],
 )  # fmt: skip
-def test_round_trip_from_flags(load, tmp_path, argv):
+def test_round_trip_from_flags(load: Load, tmp_path: Path, argv: list[str]) -> None:
     first = load([*argv, *COMMAND_LINE_ONLY]).config
     again = reload(dump_config(first), tmp_path, COMMAND_LINE_ONLY)
     assert dump_config(again) == dump_config(first)
     assert dataclasses.replace(again, profiles=first.profiles) == first
 
 
-def test_round_trip_from_a_full_file(load, write_config, tmp_path):
+def test_round_trip_from_a_full_file(load: Load, write_config: WriteFile, tmp_path: Path) -> None:
     path = write_config("""
         parallelism: 4
         percentageOfNodesToScore: 0
@@ -79,7 +80,7 @@ def test_round_trip_from_a_full_file(load, write_config, tmp_path):
     assert dataclasses.replace(again, profiles=first.profiles) == first
 
 
-def test_dump_is_kube_scheduler_configuration_v1(load):
+def test_dump_is_kube_scheduler_configuration_v1(load: Load) -> None:
     text = dump_config(load(["--lock-object-name=lease-a"]).config)
     document = yaml.safe_load(text)
     assert text.startswith(
@@ -115,7 +116,7 @@ def test_dump_is_kube_scheduler_configuration_v1(load):
     assert "percentageOfNodesToScore" not in document
 
 
-def test_user_args_are_written_over_the_defaults(load, write_config):
+def test_user_args_are_written_over_the_defaults(load: Load, write_config: WriteFile) -> None:
     path = write_config("""
         profiles:
           - schedulerName: a
@@ -133,12 +134,12 @@ def test_user_args_are_written_over_the_defaults(load, write_config):
     }
 
 
-def test_configz_is_json_under_componentconfig(load):
+def test_configz_is_json_under_componentconfig(load: Load) -> None:
     config = load([]).config
     assert json.loads(configz(config)) == {"componentconfig": yaml.safe_load(dump_config(config))}
 
 
-def test_write_config_to_stdout_and_file(load, tmp_path):
+def test_write_config_to_stdout_and_file(load: Load, tmp_path: Path) -> None:
     config = load([]).config
     out = io.StringIO()
     write_config(config, path="-", stdout=out)
@@ -147,7 +148,7 @@ def test_write_config_to_stdout_and_file(load, tmp_path):
     assert (tmp_path / "c.yaml").read_text() == dump_config(config)
 
 
-def test_write_config_to_an_unwritable_path(load, tmp_path):
+def test_write_config_to_an_unwritable_path(load: Load, tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         write_config(load([]).config, path=str(tmp_path / "missing-dir" / "c.yaml"))
     assert caught.value.errors == (
@@ -245,7 +246,7 @@ def profile_for(draw: st.DrawFn, name: str, queue_sort: PluginSet | None) -> Pro
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(config=configurations())
-def test_any_valid_config_round_trips(tmp_path, config):
+def test_any_valid_config_round_trips(tmp_path: Path, config: KubeSchedulerConfiguration) -> None:
     again = reload(dump_config(config), tmp_path, [])
     assert dump_config(again) == dump_config(config)
     assert dataclasses.replace(again, profiles=config.profiles) == config

@@ -6,6 +6,7 @@ import pytest
 
 from kubesched.apis.config import LeaderElection, PluginRef, PluginSet, Profile
 from kubesched.config import ConfigError
+from tests.unit.config.conftest import Load, LoadErrors, WriteFile
 
 COMPLETED_DEFAULT_ELECTION = LeaderElection(
     resource_name="kubesched", resource_namespace="kube-system"
@@ -23,7 +24,7 @@ profiles:
 """
 
 
-def test_mission_config_file(load, write_file):
+def test_mission_config_file(load: Load, write_file: WriteFile) -> None:
     config = load([f"--config={write_file(MISSION_CONFIG)}"]).config
     assert config.scheduler_names == ("my-custom-scheduler",)
     assert config.leader_election == LeaderElection(
@@ -31,7 +32,9 @@ def test_mission_config_file(load, write_file):
     )
 
 
-def test_the_first_guides_enabled_field_is_read_as_leader_elect(load, write_config):
+def test_the_first_guides_enabled_field_is_read_as_leader_elect(
+    load: Load, write_config: WriteFile
+) -> None:
     path = write_config("""
         leaderElection:
           enabled: false
@@ -48,7 +51,7 @@ def test_the_first_guides_enabled_field_is_read_as_leader_elect(load, write_conf
     )
 
 
-def test_all_upstream_fields(load, write_config):
+def test_all_upstream_fields(load: Load, write_config: WriteFile) -> None:
     path = write_config("""
         parallelism: 8
         percentageOfNodesToScore: 30
@@ -140,16 +143,22 @@ def test_all_upstream_fields(load, write_config):
         ("leaderElection: null", "leader_election", COMPLETED_DEFAULT_ELECTION),
     ],
 )
-def test_upstream_defaults(load, write_config, body, field, value):
+def test_upstream_defaults(
+    load: Load,
+    write_config: WriteFile,
+    body: str,
+    field: str,
+    value: LeaderElection | tuple[str] | int | None,
+) -> None:
     assert getattr(load(["--config", write_config(body)]).config, field) == value
 
 
-def test_client_connection_zero_means_default(load, write_config):
+def test_client_connection_zero_means_default(load: Load, write_config: WriteFile) -> None:
     config = load(["--config", write_config("clientConnection: {qps: 0, burst: 0}")]).config
     assert (config.client_connection.qps, config.client_connection.burst) == (50, 100)
 
 
-def test_json_config_file(load, write_file):
+def test_json_config_file(load: Load, write_file: WriteFile) -> None:
     path = write_file(
         '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
         ' "profiles": [{"schedulerName": "json-sched"}]}'
@@ -157,13 +166,13 @@ def test_json_config_file(load, write_file):
     assert load(["--config", path]).config.scheduler_names == ("json-sched",)
 
 
-def test_profiling_fields_are_accepted_with_a_notice(load, write_config):
+def test_profiling_fields_are_accepted_with_a_notice(load: Load, write_config: WriteFile) -> None:
     result = load(["--config", write_config("enableProfiling: true")])
     assert result.notices[0].endswith("enableProfiling: has no effect: kubesched serves no "
                                       "/debug/pprof endpoints")  # fmt: skip
 
 
-def test_plugin_args_keep_dates_as_strings(load, write_config):
+def test_plugin_args_keep_dates_as_strings(load: Load, write_config: WriteFile) -> None:
     path = write_config("""
         profiles:
           - pluginConfig:
@@ -228,7 +237,9 @@ def test_plugin_args_keep_dates_as_strings(load, write_config):
         ("1: x", "(top level): field names must be strings, got 1"),
     ],
 )
-def test_decoding_errors(load_errors, write_config, body, message):
+def test_decoding_errors(
+    load_errors: LoadErrors, write_config: WriteFile, body: str, message: str
+) -> None:
     path = write_config(body)
     errors = load_errors(["--config", path])
     assert len(errors) == 1, errors
@@ -255,12 +266,16 @@ def test_decoding_errors(load_errors, write_config, body, message):
         ("- a list", "(top level): must be a mapping, got a list"),
     ],
 )
-def test_type_meta_errors(load_errors, write_file, text, message):
+def test_type_meta_errors(
+    load_errors: LoadErrors, write_file: WriteFile, text: str, message: str
+) -> None:
     errors = load_errors(["--config", write_file(text)])
     assert any(message in error for error in errors), errors
 
 
-def test_all_decoding_errors_are_reported_together(load_errors, write_config):
+def test_all_decoding_errors_are_reported_together(
+    load_errors: LoadErrors, write_config: WriteFile
+) -> None:
     path = write_config("""
         parallelism: many
         leaderElection: {leaseDuration: soon, resourceNmae: x}
@@ -316,7 +331,9 @@ def test_all_decoding_errors_are_reported_together(load_errors, write_config):
         ),
     ],
 )
-def test_decoding_errors_in_kube_schedulers_words(load, write_config, body, exact, hint):
+def test_decoding_errors_in_kube_schedulers_words(
+    load: Load, write_config: WriteFile, body: str, exact: str, hint: str
+) -> None:
     """Unknown fields (all in one error) and bad durations: kube-scheduler's text, then the
     file, the field and the fix."""
     path = write_config(body)

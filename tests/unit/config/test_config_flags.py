@@ -5,6 +5,7 @@ import pytest
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import help_text, parse_options
+from tests.unit.config.conftest import Load, LoadErrors
 
 # The first guide's command line and Deployment args, verbatim.
 GUIDE_1_COMMAND = [
@@ -21,7 +22,7 @@ GUIDE_2 = [
 ]
 
 
-def test_first_guide_command_line(load):
+def test_first_guide_command_line(load: Load) -> None:
     result = load(GUIDE_1_COMMAND)
     election = result.config.leader_election
     assert election.leader_elect is True
@@ -32,7 +33,7 @@ def test_first_guide_command_line(load):
     assert result.config.scheduler_names == ("kubesched",)
 
 
-def test_first_guide_deployment_args(load):
+def test_first_guide_deployment_args(load: Load) -> None:
     result = load(GUIDE_1_DEPLOYMENT)
     assert result.config.scheduler_names == ("my-custom-scheduler",)
     assert result.config.lease == "custom-scheduler-ns/my-custom-scheduler"
@@ -52,7 +53,7 @@ def test_first_guide_deployment_args(load):
     )
 
 
-def test_second_guide_lock_object_flags(load):
+def test_second_guide_lock_object_flags(load: Load) -> None:
     result = load(GUIDE_2)
     assert result.config.lease == "lock-object-namespace/lock-object-name"
     assert [notice.split(";")[1].strip() for notice in result.notices] == [
@@ -72,7 +73,9 @@ def test_second_guide_lock_object_flags(load):
         (["--leader-elect-retry-period=1s", "--leader-elect-retry-period=3s"], (15, 10, 3)),
     ],
 )
-def test_leader_election_durations(load, argv, seconds):
+def test_leader_election_durations(
+    load: Load, argv: list[str], seconds: tuple[int, int, float]
+) -> None:
     election = load(argv).config.leader_election
     assert (election.lease_duration, election.renew_deadline, election.retry_period) == seconds
 
@@ -90,7 +93,7 @@ def test_leader_election_durations(load, argv, seconds):
         (["--leader-elect=false", "--leader-elect"], True),
     ],
 )
-def test_boolean_flags(load, argv, expected):
+def test_boolean_flags(load: Load, argv: list[str], expected: bool) -> None:
     assert load(argv).config.leader_election.leader_elect is expected
 
 
@@ -112,7 +115,7 @@ def test_boolean_flags(load, argv, expected):
         (["--tls-cert-file=/c.pem"], "tls_cert_file", "/c.pem"),
     ],
 )
-def test_scalar_flags(load, argv, field, value):
+def test_scalar_flags(load: Load, argv: list[str], field: str, value: object) -> None:
     assert getattr(load(argv).config, field) == value
 
 
@@ -126,18 +129,18 @@ def test_scalar_flags(load, argv, field, value):
         (["--kube-api-content-type=application/json"], "content_type", "application/json"),
     ],
 )
-def test_client_connection_flags(load, argv, field, value):
+def test_client_connection_flags(load: Load, argv: list[str], field: str, value: object) -> None:
     assert getattr(load(argv).config.client_connection, field) == value
 
 
-def test_content_type_is_protobuf_by_default_as_kube_schedulers(load):
+def test_content_type_is_protobuf_by_default_as_kube_schedulers(load: Load) -> None:
     assert load([]).config.client_connection.content_type == "application/vnd.kubernetes.protobuf"
     result = load(["--kube-api-content-type=application/vnd.kubernetes.protobuf"])
     assert result.config.client_connection.content_type == "application/vnd.kubernetes.protobuf"
     assert not any("content" in notice.lower() for notice in result.notices)
 
 
-def test_an_unknown_content_type_is_refused(load_errors):
+def test_an_unknown_content_type_is_refused(load_errors: LoadErrors) -> None:
     (error,) = load_errors(["--kube-api-content-type=application/yaml"])
     assert error == (
         "clientConnection.contentType (--kube-api-content-type): 'application/yaml' is not "
@@ -145,7 +148,7 @@ def test_an_unknown_content_type_is_refused(load_errors):
     )
 
 
-def test_defaults_without_flags(load):
+def test_defaults_without_flags(load: Load) -> None:
     config = load([]).config
     assert config == KubeSchedulerConfiguration(
         leader_election=config.leader_election, client_connection=config.client_connection
@@ -191,27 +194,27 @@ def test_defaults_without_flags(load):
         (["--leader-elect-reso=x"], "did you mean"),
     ],
 )
-def test_flag_errors(load_errors, argv, message):
+def test_flag_errors(load_errors: LoadErrors, argv: list[str], message: str) -> None:
     errors = load_errors(argv)
     assert len(errors) == 1
     assert message in errors[0]
 
 
-def test_every_flag_error_is_reported_at_once(load_errors):
+def test_every_flag_error_is_reported_at_once(load_errors: LoadErrors) -> None:
     errors = load_errors(["stray", "--zzz", "--kube-api-qps=x", "--secure-port=99999", "--v=-1"])
     assert len(errors) == 5
 
 
-def test_unknown_flag_value_is_not_reported_twice(load_errors):
+def test_unknown_flag_value_is_not_reported_twice(load_errors: LoadErrors) -> None:
     assert len(load_errors(["--zzz", "value"])) == 1
 
 
-def test_flags_are_never_abbreviated(load_errors):
+def test_flags_are_never_abbreviated(load_errors: LoadErrors) -> None:
     assert "unknown flag --leader-elect-resource-name" not in load_errors(["--leader-e=x"])[0]
     assert load_errors(["--kubecon=x"])[0].startswith("unknown flag --kubecon")
 
 
-def test_help(load):
+def test_help(load: Load) -> None:
     result = load(["-h"])
     assert result.show_help
     text = help_text()
@@ -219,13 +222,13 @@ def test_help(load):
         assert name in text
 
 
-def test_write_config_to_is_returned(load):
+def test_write_config_to_is_returned(load: Load) -> None:
     assert load(["--write-config-to=-"]).write_config_to == "-"
     assert load(["--write-config-to", "/tmp/out.yaml"]).write_config_to == "/tmp/out.yaml"
     assert load([]).write_config_to == ""
 
 
-def test_parse_options_records_only_given_flags():
+def test_parse_options_records_only_given_flags() -> None:
     options = parse_options(["--leader-elect=false", "--lock-object-name=x"])
     assert options.values == {"leader-elect": False, "leader-elect-resource-name": "x"}
     assert options.given("leader-elect-resource-name")
@@ -233,14 +236,14 @@ def test_parse_options_records_only_given_flags():
     assert options.errors == ()
 
 
-def test_last_spelling_wins_between_alias_and_canonical(load):
+def test_last_spelling_wins_between_alias_and_canonical(load: Load) -> None:
     config = load(["--lock-object-name=a", "--leader-elect-resource-name=b"]).config
     assert config.leader_election.resource_name == "b"
     config = load(["--leader-elect-resource-name=b", "--leader-election-resource-name=c"]).config
     assert config.leader_election.resource_name == "c"
 
 
-def test_kube_scheduler_flags_take_effect(load):
+def test_kube_scheduler_flags_take_effect(load: Load) -> None:
     config = load(
         [
             "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
@@ -266,7 +269,7 @@ def test_kube_scheduler_flags_take_effect(load):
     assert config.vmodule == ("schedule_one=4",)
 
 
-def test_flags_for_missing_features_print_one_notice_each(load):
+def test_flags_for_missing_features_print_one_notice_each(load: Load) -> None:
     result = load(
         ["--profiling", "--requestheader-client-ca-file=/ca.crt", "--feature-gates=A=true,B=false"]
     )
@@ -283,10 +286,10 @@ def test_flags_for_missing_features_print_one_notice_each(load):
     )
 
 
-def test_profiling_false_needs_no_notice(load):
+def test_profiling_false_needs_no_notice(load: Load) -> None:
     assert load(["--profiling=false"]).notices == ()
 
 
 @pytest.mark.parametrize(("argv", "shown"), [(["--version"], "true"), (["--version=raw"], "raw")])
-def test_version(load, argv, shown):
+def test_version(load: Load, argv: list[str], shown: str) -> None:
     assert load(argv).show_version == shown

@@ -66,13 +66,13 @@ def assert_clean(outcome: LoadResult | ConfigError) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(document=documents | type_meta)
-def test_junk_documents_only_raise_config_error(document):
+def test_junk_documents_only_raise_config_error(document: object) -> None:
     assert_clean(load_text(yaml.safe_dump(document)))
 
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(max_size=200) | st.binary(max_size=200))
-def test_junk_text_only_raises_config_error(text):
+def test_junk_text_only_raises_config_error(text: str | bytes) -> None:
     assert_clean(load_text(text))
 
 
@@ -85,7 +85,7 @@ def test_junk_text_only_raises_config_error(text):
          "[" * 5000, "{a: " * 3000]
     )
 )  # fmt: skip
-def test_recursive_and_deep_yaml(text):
+def test_recursive_and_deep_yaml(text: str) -> None:
     assert_clean(load_text(text))
 
 
@@ -102,7 +102,7 @@ flag_args = st.builds(
 
 @settings(max_examples=300, deadline=None)
 @given(parts=st.lists(flag_args | st.lists(st.text(max_size=6), max_size=1), max_size=6))
-def test_junk_command_lines_only_raise_config_error(parts):
+def test_junk_command_lines_only_raise_config_error(parts: list[list[str]]) -> None:
     argv = [item for part in parts for item in part]
     assert_clean(load_argv(argv))
 

@@ -1,9 +1,12 @@
 """Flags against the config file, as kube-scheduler's Options.ApplyTo does it, and the
 completion of the Lease name and namespace."""
 
+from pathlib import Path
+
 import pytest
 
 from kubesched.config import ConfigError
+from tests.unit.config.conftest import Load, LoadErrors, WriteFile
 
 FILE = """
     clientConnection: {kubeconfig: /from/file, qps: 10, burst: 20}
@@ -21,7 +24,7 @@ FILE = """
 """
 
 
-def test_leader_election_flags_override_the_file(load, write_config):
+def test_leader_election_flags_override_the_file(load: Load, write_config: WriteFile) -> None:
     argv = [
         f"--config={write_config(FILE)}",
         "--leader-elect-lease-duration=40s",
@@ -34,12 +37,12 @@ def test_leader_election_flags_override_the_file(load, write_config):
     assert (election.resource_namespace, election.resource_name) == ("flag-ns", "flag-lease")
 
 
-def test_leader_elect_false_overrides_the_file(load, write_config):
+def test_leader_elect_false_overrides_the_file(load: Load, write_config: WriteFile) -> None:
     argv = ["--config", write_config(FILE), "--leader-elect=false"]
     assert load(argv).config.leader_election.leader_elect is False
 
 
-def test_flags_not_given_leave_the_file_alone(load, write_config):
+def test_flags_not_given_leave_the_file_alone(load: Load, write_config: WriteFile) -> None:
     election = load(["--config", write_config(FILE)]).config.leader_election
     assert (election.lease_duration, election.resource_name) == (30, "file-lease")
 
@@ -55,14 +58,16 @@ def test_flags_not_given_leave_the_file_alone(load, write_config):
         ("--pod-max-backoff-seconds=99", "podMaxBackoffSeconds"),
     ],
 )
-def test_component_config_flags_are_ignored_with_config(load, write_config, flag, field):
+def test_component_config_flags_are_ignored_with_config(
+    load: Load, write_config: WriteFile, flag: str, field: str
+) -> None:
     path = write_config(FILE)
     result = load(["--config", path, flag])
     config = result.config
     assert config.client_connection.kubeconfig == "/from/file"
     assert (config.client_connection.qps, config.client_connection.burst) == (10, 20)
     assert (config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds) == (3, 30)
-    name = flag.split("=")[0]
+    name = flag.split("=", maxsplit=1)[0]
     assert result.notices == (
         (
             f"flag {name} is ignored because --config is given (as kube-scheduler does); "
@@ -71,7 +76,7 @@ def test_component_config_flags_are_ignored_with_config(load, write_config, flag
     )
 
 
-def test_command_line_only_flags_apply_with_config(load, write_config):
+def test_command_line_only_flags_apply_with_config(load: Load, write_config: WriteFile) -> None:
     argv = [
         "--config", write_config(FILE), "--master=https://x:6443", "--secure-port=1234",
         "--bind-address=127.0.0.1", "-v=4", "--logging-format=json", "--plugin-module=m",
@@ -82,13 +87,17 @@ def test_command_line_only_flags_apply_with_config(load, write_config):
     assert (config.verbosity, config.logging_format, config.plugin_modules) == (4, "json", ("m",))
 
 
-def test_scheduler_name_renames_the_single_profile_of_a_file(load, write_config):
+def test_scheduler_name_renames_the_single_profile_of_a_file(
+    load: Load, write_config: WriteFile
+) -> None:
     config = load(["--config", write_config(FILE), "--scheduler-name=flag-sched"]).config
     assert config.scheduler_names == ("flag-sched",)
     assert config.leader_election.resource_name == "file-lease"
 
 
-def test_scheduler_name_with_several_profiles_is_an_error(load_errors, write_config):
+def test_scheduler_name_with_several_profiles_is_an_error(
+    load_errors: LoadErrors, write_config: WriteFile
+) -> None:
     path = write_config("profiles: [{schedulerName: a}, {schedulerName: b}]")
     assert load_errors(["--config", path, "--scheduler-name=c"]) == (
         (
@@ -98,7 +107,7 @@ def test_scheduler_name_with_several_profiles_is_an_error(load_errors, write_con
     )
 
 
-def test_notices_travel_with_the_error(load, write_config):
+def test_notices_travel_with_the_error(load: Load, write_config: WriteFile) -> None:
     with pytest.raises(ConfigError) as caught:
         load(["--config", write_config("parallelism: 0"), "--lock-object-name=x"])
     assert caught.value.notices[0].startswith("flag --lock-object-name is deprecated")
@@ -121,7 +130,13 @@ def test_notices_travel_with_the_error(load, write_config):
         (["--lock-object-name=flag-lease"], ({}, "sa-ns"), "sa-ns/flag-lease"),
     ],
 )
-def test_lease_completion(load, tmp_path, argv, where, lease):
+def test_lease_completion(
+    load: Load,
+    tmp_path: Path,
+    argv: list[str],
+    where: tuple[dict[str, str], str | None],
+    lease: str,
+) -> None:
     environ, namespace_file_text = where
     namespace_file = tmp_path / "namespace"
     if namespace_file_text is not None:
@@ -129,6 +144,8 @@ def test_lease_completion(load, tmp_path, argv, where, lease):
     assert load(argv, environ=environ, namespace_file=namespace_file).config.lease == lease
 
 
-def test_lease_name_defaults_to_the_first_profile_of_the_file(load, write_config):
+def test_lease_name_defaults_to_the_first_profile_of_the_file(
+    load: Load, write_config: WriteFile
+) -> None:
     path = write_config("profiles: [{schedulerName: first}, {schedulerName: second}]")
     assert load(["--config", path]).config.lease == "kube-system/first"

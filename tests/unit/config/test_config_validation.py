@@ -8,6 +8,7 @@ import pytest
 
 from kubesched.apis.config import KubeSchedulerConfiguration, LeaderElection
 from kubesched.config import default_scheduler_conflicts, validate
+from tests.unit.config.conftest import Load, LoadErrors, WriteFile
 
 
 @pytest.mark.parametrize(
@@ -72,7 +73,7 @@ from kubesched.config import default_scheduler_conflicts, validate
         (["-v=-1"], "-v: must be zero or more"),
     ],
 )
-def test_flag_validation(load_errors, argv, message):
+def test_flag_validation(load_errors: LoadErrors, argv: list[str], message: str) -> None:
     errors = load_errors(argv)
     assert len(errors) == 1, errors
     assert message in errors[0]
@@ -174,13 +175,15 @@ def test_flag_validation(load_errors, argv, message):
         ),
     ],
 )
-def test_file_validation(load_errors, write_config, body, message):
+def test_file_validation(
+    load_errors: LoadErrors, write_config: WriteFile, body: str, message: str
+) -> None:
     errors = load_errors(["--config", write_config(body)])
     assert len(errors) == 1, errors
     assert message in errors[0]
 
 
-def test_same_queue_sort_in_all_profiles_is_valid(load, write_config):
+def test_same_queue_sort_in_all_profiles_is_valid(load: Load, write_config: WriteFile) -> None:
     path = write_config("""
         profiles:
           - schedulerName: a
@@ -193,18 +196,18 @@ def test_same_queue_sort_in_all_profiles_is_valid(load, write_config):
     assert load(["--config", path]).config.scheduler_names == ("a", "b")
 
 
-def test_leader_election_checks_only_apply_when_electing(load):
+def test_leader_election_checks_only_apply_when_electing(load: Load) -> None:
     config = load(["--leader-elect=false", "--leader-elect-lease-duration=1s"]).config
     assert config.leader_election.lease_duration == 1
 
 
-def test_all_validation_errors_at_once(load_errors, write_config):
+def test_all_validation_errors_at_once(load_errors: LoadErrors, write_config: WriteFile) -> None:
     path = write_config("parallelism: 0\npercentageOfNodesToScore: 101\n")
     argv = ["--config", path, "--leader-elect-lease-duration=1s", "--bind-address=x"]
     assert len(load_errors(argv)) == 4
 
 
-def test_validate_accepts_the_defaults_once_completed():
+def test_validate_accepts_the_defaults_once_completed() -> None:
     completed = KubeSchedulerConfiguration(
         leader_election=LeaderElection(resource_name="kubesched", resource_namespace="kube-system")
     )
@@ -214,7 +217,7 @@ def test_validate_accepts_the_defaults_once_completed():
     ]
 
 
-def test_default_scheduler_lease_conflict(load):
+def test_default_scheduler_lease_conflict(load: Load) -> None:
     config = load(
         ["--lock-object-name=kube-scheduler", "--lock-object-namespace=kube-system"]
     ).config
@@ -226,23 +229,23 @@ def test_default_scheduler_lease_conflict(load):
     assert message.endswith("--leader-elect-resource-name=kubesched")
 
 
-def test_default_scheduler_lease_is_fine_without_leader_election(load):
+def test_default_scheduler_lease_is_fine_without_leader_election(load: Load) -> None:
     config = load(["--leader-elect=false", "--lock-object-name=kube-scheduler"]).config
     assert default_scheduler_conflicts(config) == ()
 
 
-def test_replacing_the_default_scheduler_with_its_lease_is_the_safe_way(load):
+def test_replacing_the_default_scheduler_with_its_lease_is_the_safe_way(load: Load) -> None:
     argv = ["--scheduler-name=default-scheduler", "--lock-object-name=kube-scheduler"]
     config = load(argv).config
     assert config.replaces_default_scheduler
     assert default_scheduler_conflicts(config) == ()
 
 
-def test_replacing_the_default_scheduler_with_another_lease_is_flagged(load):
+def test_replacing_the_default_scheduler_with_another_lease_is_flagged(load: Load) -> None:
     config = load(["--scheduler-name=default-scheduler"]).config
     (message,) = default_scheduler_conflicts(config)
     assert "stop kube-scheduler first" in message
 
 
-def test_no_conflicts_by_default(load):
+def test_no_conflicts_by_default(load: Load) -> None:
     assert default_scheduler_conflicts(load([]).config) == ()
