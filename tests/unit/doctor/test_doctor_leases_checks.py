@@ -14,7 +14,7 @@ KUBE_SCHEDULER = lease("kube-system", "kube-scheduler", holder="master_1234")
 
 
 # -- collision ---------------------------------------------------------------------------
-async def test_kubesched_on_the_default_schedulers_lease_collides():
+async def test_kubesched_on_the_default_schedulers_lease_collides() -> None:
     cluster = FakeCluster()
     cluster.add(KUBE_SCHEDULER)
     tgt = target("my-custom-scheduler", namespace="kube-system", lease_name="kube-scheduler")
@@ -25,7 +25,7 @@ async def test_kubesched_on_the_default_schedulers_lease_collides():
     assert "--leader-elect-resource-name=my-custom-scheduler" in result.fix
 
 
-async def test_replacing_a_live_kube_scheduler_collides():
+async def test_replacing_a_live_kube_scheduler_collides() -> None:
     cluster = FakeCluster()
     cluster.add(KUBE_SCHEDULER)
     tgt = target("default-scheduler", namespace="kube-system", lease_name="kube-scheduler")
@@ -35,7 +35,7 @@ async def test_replacing_a_live_kube_scheduler_collides():
     assert "stop the default scheduler first" in result.fix
 
 
-async def test_replacing_a_stopped_kube_scheduler_is_fine():
+async def test_replacing_a_stopped_kube_scheduler_is_fine() -> None:
     cluster = FakeCluster()
     cluster.add(lease("kube-system", "kube-scheduler", renewed_ago=600))
     tgt = target("default-scheduler", namespace="kube-system", lease_name="kube-scheduler")
@@ -49,7 +49,7 @@ async def test_replacing_a_stopped_kube_scheduler_is_fine():
         ("other-scheduler", "two deployments share one Lease"),
     ],
 )
-async def test_a_live_foreign_holder_collides(names, expected):
+async def test_a_live_foreign_holder_collides(names: str | None, expected: str) -> None:
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="someone", names=names))
     result = await check_collision(context(cluster))
@@ -57,7 +57,7 @@ async def test_a_live_foreign_holder_collides(names, expected):
     assert expected in result.detail
 
 
-async def test_our_own_replica_holding_the_lease_is_fine():
+async def test_our_own_replica_holding_the_lease_is_fine() -> None:
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", names="my-scheduler"))
     cluster.add(KUBE_SCHEDULER)
@@ -66,13 +66,13 @@ async def test_our_own_replica_holding_the_lease_is_fine():
     assert "sched-ns/my-scheduler is this scheduler's own Lease" in result.detail
 
 
-async def test_a_stale_foreign_holder_does_not_collide():
+async def test_a_stale_foreign_holder_does_not_collide() -> None:
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="old", renewed_ago=300))
     assert (await check_collision(context(cluster))).status is CheckStatus.OK
 
 
-async def test_another_live_scheduler_serving_our_name_collides():
+async def test_another_live_scheduler_serving_our_name_collides() -> None:
     cluster = FakeCluster()
     cluster.add(lease("elsewhere", "rival", holder="rival-1", names="my-scheduler,x"))
     result = await check_collision(context(cluster))
@@ -80,7 +80,7 @@ async def test_another_live_scheduler_serving_our_name_collides():
     assert "my-scheduler by rival-1 (elsewhere/rival)" in result.detail
 
 
-async def test_serving_default_scheduler_beside_a_live_kube_scheduler_collides():
+async def test_serving_default_scheduler_beside_a_live_kube_scheduler_collides() -> None:
     cluster = FakeCluster()
     cluster.add(KUBE_SCHEDULER)
     tgt = target("default-scheduler", namespace="sched-ns", lease_name="mine")
@@ -89,14 +89,14 @@ async def test_serving_default_scheduler_beside_a_live_kube_scheduler_collides()
     assert "kube-system/kube-scheduler" in result.detail
 
 
-async def test_no_lease_without_leader_election():
+async def test_no_lease_without_leader_election() -> None:
     result = await check_collision(context(FakeCluster(), target(leader_elect=False)))
     assert result.status is CheckStatus.OK
     assert "leader election is off" in result.detail
 
 
 # -- holder ------------------------------------------------------------------------------
-async def test_live_holder():
+async def test_live_holder() -> None:
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="r1", names="my-scheduler", transitions=3))
     result = await check_holder(context(cluster))
@@ -105,7 +105,7 @@ async def test_live_holder():
     assert result.data["state"] == "live"
 
 
-async def test_a_holder_that_is_not_this_scheduler_is_a_warning():
+async def test_a_holder_that_is_not_this_scheduler_is_a_warning() -> None:
     cluster = FakeCluster()
     cluster.add(KUBE_SCHEDULER)
     tgt = target("my-custom-scheduler", namespace="kube-system", lease_name="kube-scheduler")
@@ -114,7 +114,7 @@ async def test_a_holder_that_is_not_this_scheduler_is_a_warning():
     assert "serves default-scheduler, not this scheduler" in result.detail
 
 
-async def test_stale_holder():
+async def test_stale_holder() -> None:
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="gone", renewed_ago=300, names="x"))
     result = await check_holder(context(cluster))
@@ -124,7 +124,7 @@ async def test_stale_holder():
     assert result.data["expiresInSeconds"] == pytest.approx(-285)
 
 
-async def test_released_lease():
+async def test_released_lease() -> None:
     cluster = FakeCluster()
     cluster.add(lease("sched-ns", "my-scheduler", holder="", names="my-scheduler"))
     result = await check_holder(context(cluster))
@@ -132,7 +132,7 @@ async def test_released_lease():
     assert result.data["state"] == "released"
 
 
-async def test_missing_lease():
+async def test_missing_lease() -> None:
     result = await check_holder(context(FakeCluster()))
     assert result.status is CheckStatus.WARN
     assert "does not exist" in result.detail
@@ -140,7 +140,7 @@ async def test_missing_lease():
 
 
 # -- default scheduler -------------------------------------------------------------------
-async def test_default_scheduler_alive():
+async def test_default_scheduler_alive() -> None:
     cluster = FakeCluster()
     cluster.add(KUBE_SCHEDULER)
     result = await check_default_scheduler(context(cluster))
@@ -148,7 +148,7 @@ async def test_default_scheduler_alive():
     assert "held by master_1234 (kube-scheduler)" in result.detail
 
 
-async def test_default_scheduler_stale_or_missing():
+async def test_default_scheduler_stale_or_missing() -> None:
     cluster = FakeCluster()
     assert (await check_default_scheduler(context(cluster))).status is CheckStatus.WARN
     cluster.add(lease("kube-system", "kube-scheduler", renewed_ago=100))

@@ -25,7 +25,7 @@ def cluster() -> FakeCluster:
     return fake
 
 
-async def test_it_lists_the_default_lease_and_labelled_ones():
+async def test_it_lists_the_default_lease_and_labelled_ones() -> None:
     leases = await list_scheduler_leases(cluster())
     assert [lease.key for lease in leases] == [
         "custom-scheduler-ns/my-custom-scheduler",
@@ -34,14 +34,14 @@ async def test_it_lists_the_default_lease_and_labelled_ones():
     ]
 
 
-async def test_namespace_filter():
+async def test_namespace_filter() -> None:
     fake = cluster()
     leases = await list_scheduler_leases(fake, namespace="custom-scheduler-ns")
     assert [lease.key for lease in leases] == ["custom-scheduler-ns/my-custom-scheduler"]
     assert all("kube-system" not in path for path, _ in fake.gets)
 
 
-async def test_served_names_of_live_leases():
+async def test_served_names_of_live_leases() -> None:
     leases = await list_scheduler_leases(cluster())
     assert served_by_live(leases, NOW) == {
         "my-custom-scheduler": ["custom-scheduler-ns/my-custom-scheduler"],
@@ -49,7 +49,7 @@ async def test_served_names_of_live_leases():
     }
 
 
-async def test_table():
+async def test_table() -> None:
     text = leases_table(await list_scheduler_leases(cluster()), NOW)
     lines = text.splitlines()
     assert lines[0].split() == [
@@ -64,7 +64,7 @@ async def test_table():
     assert stale.endswith("stale")
 
 
-async def test_json():
+async def test_json() -> None:
     document = json.loads(leases_json(await list_scheduler_leases(cluster()), NOW))
     row = next(r for r in document["leases"] if r["name"] == "my-custom-scheduler")
     assert row["namespace"] == "custom-scheduler-ns"
@@ -76,5 +76,5 @@ async def test_json():
     assert row["expiresInSeconds"] == 14.0
 
 
-def test_empty():
+def test_empty() -> None:
     assert leases_table([], NOW) == "No scheduler Leases found."

@@ -15,7 +15,7 @@ def cluster_with_schedulers() -> FakeCluster:
     return cluster
 
 
-async def test_pods_for_live_schedulers_are_fine():
+async def test_pods_for_live_schedulers_are_fine() -> None:
     cluster = cluster_with_schedulers()
     cluster.pods = [
         pod("ns", "p1", "my-scheduler"),
@@ -27,7 +27,7 @@ async def test_pods_for_live_schedulers_are_fine():
     assert "3 unscheduled pending pods" in result.detail
 
 
-async def test_pods_without_a_live_scheduler_are_listed_by_name():
+async def test_pods_without_a_live_scheduler_are_listed_by_name() -> None:
     cluster = cluster_with_schedulers()
     cluster.pods = [
         pod("ns", "orphan-1", "unknown"),
@@ -47,7 +47,7 @@ async def test_pods_without_a_live_scheduler_are_listed_by_name():
     assert "kubesched --scheduler-name=unknown" in result.fix
 
 
-async def test_default_scheduler_pods_wait_when_kube_scheduler_is_gone():
+async def test_default_scheduler_pods_wait_when_kube_scheduler_is_gone() -> None:
     cluster = FakeCluster()
     cluster.add(lease("kube-system", "kube-scheduler", renewed_ago=60))
     cluster.pods = [pod("ns", "plain")]
@@ -57,14 +57,14 @@ async def test_default_scheduler_pods_wait_when_kube_scheduler_is_gone():
     assert "start the default kube-scheduler" in result.fix
 
 
-async def test_our_own_name_unserved_says_start_this_kubesched():
+async def test_our_own_name_unserved_says_start_this_kubesched() -> None:
     cluster = FakeCluster()
     cluster.pods = [pod("ns", "mine", "my-scheduler")]
     result = await check_pending(context(cluster))
     assert "start this kubesched" in result.fix
 
 
-async def test_it_asks_only_for_unscheduled_pending_pods():
+async def test_it_asks_only_for_unscheduled_pending_pods() -> None:
     cluster = FakeCluster()
     await check_pending(context(cluster))
     params = next(p for path, p in cluster.gets if path == "/api/v1/pods")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.doctor import CheckStatus, ServiceAccount
+from kubesched.doctor import CheckStatus, ServiceAccount, Target
 from kubesched.doctor.permissions import check_permissions, scheduler_needs
 from kubesched.kube.errors import Forbidden
 from tests.unit.doctor.doctor_fakes import (
@@ -19,11 +19,11 @@ SA = ServiceAccount("custom-scheduler-ns", "custom-scheduler-sa")
 SA_USER = "system:serviceaccount:custom-scheduler-ns:custom-scheduler-sa"
 
 
-def sa_target():
+def sa_target() -> Target:
     return target("my-custom-scheduler", namespace="custom-scheduler-ns", service_account=SA)
 
 
-async def test_leader_election_guide_rbac_names_the_pitfall():
+async def test_leader_election_guide_rbac_names_the_pitfall() -> None:
     cluster = FakeCluster()
     cluster.grant(SA_USER, leader_election_guide_rules())
     result = await check_permissions(context(cluster, sa_target()))
@@ -41,7 +41,7 @@ async def test_leader_election_guide_rbac_names_the_pitfall():
     assert "list namespaces" in denied  # the namespace informer (namespaceSelector labels)
 
 
-async def test_the_create_review_carries_no_name_like_a_real_create():
+async def test_the_create_review_carries_no_name_like_a_real_create() -> None:
     cluster = FakeCluster()
     cluster.grant(SA_USER, leader_election_guide_rules())
     await check_permissions(context(cluster, sa_target()))
@@ -54,7 +54,7 @@ async def test_the_create_review_carries_no_name_like_a_real_create():
     assert {"name" in attrs for attrs in creates} == {False, True}  # plain, then the probe
 
 
-async def test_subject_access_review_carries_the_service_accounts_groups():
+async def test_subject_access_review_carries_the_service_accounts_groups() -> None:
     cluster = FakeCluster()
     cluster.grant(SA_USER, correct_rules("custom-scheduler-ns", "my-custom-scheduler"))
     await check_permissions(context(cluster, sa_target()))
@@ -64,7 +64,7 @@ async def test_subject_access_review_carries_the_service_accounts_groups():
     assert "system:serviceaccounts:custom-scheduler-ns" in review["spec"]["groups"]
 
 
-async def test_correct_rbac_passes():
+async def test_correct_rbac_passes() -> None:
     cluster = FakeCluster(service_accounts={("custom-scheduler-ns", "custom-scheduler-sa")})
     cluster.grant(SA_USER, correct_rules("custom-scheduler-ns", "my-custom-scheduler"))
     result = await check_permissions(context(cluster, sa_target()))
@@ -73,7 +73,7 @@ async def test_correct_rbac_passes():
     assert SA_USER in result.detail
 
 
-async def test_own_credentials_use_self_subject_access_reviews():
+async def test_own_credentials_use_self_subject_access_reviews() -> None:
     cluster = FakeCluster(me="alice")
     cluster.grant("alice", correct_rules("sched-ns", "my-scheduler"))
     result = await check_permissions(context(cluster))
@@ -82,7 +82,7 @@ async def test_own_credentials_use_self_subject_access_reviews():
     assert {r["kind"] for r in cluster.reviews()} == {"SelfSubjectAccessReview"}
 
 
-async def test_missing_create_without_the_pitfall_rule():
+async def test_missing_create_without_the_pitfall_rule() -> None:
     rules = [
         r
         for r in correct_rules("sched-ns", "my-scheduler")
@@ -97,7 +97,7 @@ async def test_missing_create_without_the_pitfall_rule():
     assert "separate rule without resourceNames" in result.fix
 
 
-async def test_pitfall_is_a_warning_while_the_lease_exists():
+async def test_pitfall_is_a_warning_while_the_lease_exists() -> None:
     cluster = FakeCluster(me="alice")
     rules = [r for r in correct_rules("sched-ns", "my-scheduler") if "leases" not in r.resources]
     rules.append(
@@ -110,7 +110,7 @@ async def test_pitfall_is_a_warning_while_the_lease_exists():
     assert "works until the Lease is deleted" in result.detail
 
 
-async def test_other_denials_fail_with_their_purpose():
+async def test_other_denials_fail_with_their_purpose() -> None:
     rules = [
         r for r in correct_rules("sched-ns", "my-scheduler") if r.resources != ("pods/binding",)
     ]
@@ -121,7 +121,7 @@ async def test_other_denials_fail_with_their_purpose():
     assert "create pods/binding (binding pods)" in result.detail
 
 
-async def test_missing_metrics_auth_permissions_only_warn():
+async def test_missing_metrics_auth_permissions_only_warn() -> None:
     cluster = FakeCluster(me="alice")
     cluster.grant("alice", correct_rules("sched-ns", "my-scheduler", metrics_auth=False))
     result = await check_permissions(context(cluster))
@@ -129,12 +129,12 @@ async def test_missing_metrics_auth_permissions_only_warn():
     assert "tokenreviews" in result.detail
 
 
-async def test_no_lease_permissions_needed_without_leader_election():
+async def test_no_lease_permissions_needed_without_leader_election() -> None:
     needs = scheduler_needs(target(leader_elect=False))
     assert all(n.resource != "leases" for n in needs)
 
 
-async def test_missing_service_account_warns():
+async def test_missing_service_account_warns() -> None:
     cluster = FakeCluster()
     cluster.grant(SA_USER, correct_rules("custom-scheduler-ns", "my-custom-scheduler"))
     result = await check_permissions(context(cluster, sa_target()))
@@ -142,7 +142,7 @@ async def test_missing_service_account_warns():
     assert "does not exist" in result.detail
 
 
-async def test_when_reviews_are_forbidden_it_says_why():
+async def test_when_reviews_are_forbidden_it_says_why() -> None:
     cluster = FakeCluster()
     cluster.errors["/apis/authorization.k8s.io/v1/subjectaccessreviews"] = Forbidden(
         403, "Forbidden", "cannot create subjectaccessreviews"

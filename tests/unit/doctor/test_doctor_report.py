@@ -23,7 +23,7 @@ def healthy_cluster() -> FakeCluster:
     return cluster
 
 
-async def test_all_checks_pass_on_a_healthy_cluster():
+async def test_all_checks_pass_on_a_healthy_cluster() -> None:
     results = await run_checks(healthy_cluster(), target(), server="https://k8s", now=NOW)
     assert [r.name for r in results] == [
         "api-server",
@@ -38,7 +38,7 @@ async def test_all_checks_pass_on_a_healthy_cluster():
     assert "https://k8s answers as alice, Kubernetes v1.37.2" in results[0].detail
 
 
-async def test_an_unreachable_api_server_stops_the_run():
+async def test_an_unreachable_api_server_stops_the_run() -> None:
     cluster = FakeCluster()
     cluster.errors["/version"] = ConnectionFailed("GET /version: connection refused")
     results = await run_checks(cluster, target(), server="https://k8s", now=NOW)
@@ -48,7 +48,7 @@ async def test_an_unreachable_api_server_stops_the_run():
     assert exit_code(results) == 1
 
 
-async def test_a_check_that_cannot_read_warns_instead_of_crashing():
+async def test_a_check_that_cannot_read_warns_instead_of_crashing() -> None:
     cluster = healthy_cluster()
     cluster.errors["/api/v1/pods"] = Forbidden(403, "Forbidden", "pods is forbidden")
     results = await run_checks(cluster, target(), now=NOW)
@@ -58,7 +58,7 @@ async def test_a_check_that_cannot_read_warns_instead_of_crashing():
     assert exit_code(results) == 0
 
 
-async def test_doctor_writes_nothing_but_reviews():
+async def test_doctor_writes_nothing_but_reviews() -> None:
     cluster = healthy_cluster()
     cluster.pods = [pod("ns", "p", "nobody")]
     await run_checks(cluster, target(), now=NOW)
@@ -69,7 +69,7 @@ async def test_doctor_writes_nothing_but_reviews():
     }
 
 
-async def test_table_and_json():
+async def test_table_and_json() -> None:
     cluster = healthy_cluster()
     cluster.pods = [pod("ns", "p", "nobody")]
     tgt = target(service_account=ServiceAccount("sched-ns", "sa"))
@@ -97,19 +97,19 @@ async def test_table_and_json():
         ("custom-scheduler-ns/custom-scheduler-sa", ("custom-scheduler-ns", "custom-scheduler-sa")),
     ],
 )
-def test_service_account_parsing(text, expected):
+def test_service_account_parsing(text: str, expected: tuple[str, str]) -> None:
     account = ServiceAccount.parse(text)
     assert (account.namespace, account.name) == expected
     assert account.username == f"system:serviceaccount:{expected[0]}:{expected[1]}"
 
 
 @pytest.mark.parametrize("text", ["sa", "/sa", "ns/", "NS/sa", "a/b/c"])
-def test_bad_service_accounts(text):
+def test_bad_service_accounts(text: str) -> None:
     with pytest.raises(ValueError, match="NAMESPACE/NAME"):
         ServiceAccount.parse(text)
 
 
-def test_target_from_the_guides_flags():
+def test_target_from_the_guides_flags() -> None:
     loaded = load_config(
         [
             "--leader-elect=true",
@@ -125,7 +125,7 @@ def test_target_from_the_guides_flags():
     assert tgt.service_account == ServiceAccount("custom-scheduler-ns", "custom-scheduler-sa")
 
 
-def test_cli_usage_errors_exit_2(capsys):
+def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert doctor_cli.main(["--service-account=nope"]) == 2
     assert "NAMESPACE/NAME" in capsys.readouterr().err
     assert doctor_cli.main(["--no-such-flag"]) == 2
@@ -136,11 +136,11 @@ def test_cli_usage_errors_exit_2(capsys):
     ("seconds", "expected"),
     [(1.25, "1.2s"), (42, "42s"), (190, "3m10s"), (3 * 3600 + 120, "3h2m"), (3 * 86400, "3d")],
 )
-def test_short_durations(seconds, expected):
+def test_short_durations(seconds: float, expected: str) -> None:
     assert short(seconds) == expected
 
 
-def test_ago_and_expires():
+def test_ago_and_expires() -> None:
     assert ago(None) == "never"
     assert ago(5) == "5.0s ago"
     assert expires(12) == "in 12s"
