@@ -10198,4 +10198,4 @@ CASES = {
     ),
 }
 
-SKIPPED = {}
+SKIPPED: dict[str, str] = {}

@@ -67,12 +67,18 @@ resourceapi = SimpleNamespace(
 v1 = SimpleNamespace(NodeSelectorOpIn="In")
 math = SimpleNamespace(MaxInt=sys.maxsize)
 ptr = SimpleNamespace(To=lambda x: x)
+
+
+def _make_shared_device_id(device_id: DeviceID, share: str | None) -> SharedDeviceID:
+    return SharedDeviceID(*device_id, share or "")
+
+
 internal = SimpleNamespace(
     Stable="stable",
     Incubating="incubating",
     Experimental="experimental",
     AllocatorChannel=str,
-    MakeSharedDeviceID=lambda device_id, share: SharedDeviceID(*device_id, share or ""),
+    MakeSharedDeviceID=_make_shared_device_id,
 )
 sets = SimpleNamespace(New=lambda *items: set(items))
 slices = SimpleNamespace(Concat=lambda *lists: [x for lst in lists for x in (lst or [])])
@@ -342,10 +348,12 @@ def requestWithPrioritizedList(name: str, *subs: _SubRequest) -> _Request:
 
 class _Claim(_Wrapped):
     def _copy(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.data))
+        copied: dict[str, Any] = json.loads(json.dumps(self.data))
+        return copied
 
     def _devices(self, data: dict[str, Any]) -> dict[str, Any]:
-        return data.setdefault("spec", {}).setdefault("devices", {})
+        devices: dict[str, Any] = data.setdefault("spec", {}).setdefault("devices", {})
+        return devices
 
     def withTolerations(self, *tolerations: Any) -> _Claim:
         data = self._copy()
@@ -409,7 +417,8 @@ class _Device(_Wrapped):
         self.from_counters = from_counters
 
     def _copy(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.data))
+        copied: dict[str, Any] = json.loads(json.dumps(self.data))
+        return copied
 
     def withTaints(self, *taints: Any) -> _Device:
         data = self._copy()
@@ -487,7 +496,9 @@ def device(name: str, capacity: Any, attributes: Any) -> _Device:
     return _Device(data, from_counters)
 
 
-def deviceCounterConsumption(counter_set: str, counters: Mapping[str, Quantity]) -> dict[str, Any]:
+def deviceCounterConsumption(
+    counter_set: str, counters: Mapping[str, Quantity] | None
+) -> dict[str, Any]:
     return {
         "counterSet": counter_set,
         "counters": {k: {"value": str(v)} for k, v in (counters or {}).items()},
@@ -495,12 +506,12 @@ def deviceCounterConsumption(counter_set: str, counters: Mapping[str, Quantity])
 
 
 def deviceCounterConsumptionWithGroups(
-    counter_set: str, counters: Mapping[str, Quantity], *groups: str
+    counter_set: str, counters: Mapping[str, Quantity] | None, *groups: str
 ) -> dict[str, Any]:
     return {**deviceCounterConsumption(counter_set, counters), "compatibilityGroups": list(groups)}
 
 
-def counterSet(name: str, counters: Mapping[str, Quantity]) -> dict[str, Any]:
+def counterSet(name: str, counters: Mapping[str, Quantity] | None) -> dict[str, Any]:
     return {"name": name, "counters": {k: {"value": str(v)} for k, v in (counters or {}).items()}}
 
 
@@ -589,7 +600,7 @@ def deviceAllocationResultWithSkipNodeOperations(
 
 class _Result(_Wrapped):
     def withConsumedCapacity(
-        self, share_id: str | None, consumed: Mapping[str, Quantity]
+        self, share_id: str | None, consumed: Mapping[str, Quantity] | None
     ) -> dict[str, Any]:
         out = dict(self.data)
         if share_id is not None:
