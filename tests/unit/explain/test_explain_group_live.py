@@ -24,7 +24,7 @@ SERVED = {"resources": [{"name": "podgroups"}]}
 class Objects:
     """GET by path; anything else is NotFound (or Forbidden, for `forbidden` paths)."""
 
-    def __init__(self, objects: dict[str, dict[str, Any]], forbidden: tuple[str, ...] = ()):
+    def __init__(self, objects: dict[str, dict[str, Any]], forbidden: tuple[str, ...] = ()) -> None:
         self.objects = objects
         self.forbidden = forbidden
 
@@ -75,7 +75,7 @@ def held(*names: str, leading: bool = True) -> PermitSource:
     return PermitSource(url=URL, read=read)
 
 
-async def test_a_coscheduling_group_with_its_members_and_the_permit_view(tmp_path):
+async def test_a_coscheduling_group_with_its_members_and_the_permit_view(tmp_path: Path) -> None:
     api = Objects(
         {
             f"{COSCHED}/namespaces/ml/podgroups/resnet": podgroup(
@@ -114,7 +114,7 @@ async def test_a_coscheduling_group_with_its_members_and_the_permit_view(tmp_pat
     assert report.notes == ()
 
 
-async def test_coscheduling_not_enabled_and_the_group_missing(tmp_path):
+async def test_coscheduling_not_enabled_and_the_group_missing(tmp_path: Path) -> None:
     pod = member("r-0")
     api = Objects({COSCHED: SERVED})
     report = await read_group(
@@ -126,7 +126,7 @@ async def test_coscheduling_not_enabled_and_the_group_missing(tmp_path):
     assert not report.permit.url
 
 
-async def test_the_crd_not_installed_or_forbidden_is_one_line(tmp_path):
+async def test_the_crd_not_installed_or_forbidden_is_one_line(tmp_path: Path) -> None:
     pod = member("r-0")
     report = await read_group(
         Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), view=PermitView()
@@ -157,7 +157,7 @@ def native_member(name: str, node: str = "") -> Pod:
     return Pod.from_json(obj)
 
 
-async def test_a_native_podgroup_is_read_as_a_plain_object(tmp_path):
+async def test_a_native_podgroup_is_read_as_a_plain_object(tmp_path: Path) -> None:
     condition = {
         "type": "PodGroupInitiallyScheduled",
         "status": "False",
@@ -183,7 +183,7 @@ async def test_a_native_podgroup_is_read_as_a_plain_object(tmp_path):
     assert report.notes[0].startswith("profile gang does not enable GangScheduling")
 
 
-async def test_the_native_api_not_served(tmp_path):
+async def test_the_native_api_not_served(tmp_path: Path) -> None:
     pod = native_member("t-0")
     report = await read_group(
         Objects({}), pod, [pod], profile=profile(tmp_path), enabled=(), view=PermitView()
@@ -195,7 +195,7 @@ async def test_the_native_api_not_served(tmp_path):
     assert "--runtime-config=scheduling.k8s.io/v1beta1=true" in report.problem
 
 
-async def test_a_pod_of_no_group_has_no_section(tmp_path):
+async def test_a_pod_of_no_group_has_no_section(tmp_path: Path) -> None:
     pod = make_pod().name("solo").model()
     assert (
         await read_group(
@@ -205,7 +205,7 @@ async def test_a_pod_of_no_group_has_no_section(tmp_path):
     )
 
 
-async def test_the_permit_view_failing_or_on_a_standby(tmp_path):
+async def test_the_permit_view_failing_or_on_a_standby(tmp_path: Path) -> None:
     api = Objects({f"{COSCHED}/namespaces/ml/podgroups/resnet": podgroup({"minMember": 2})})
     pod = member("r-0")
 

@@ -6,11 +6,11 @@ import json
 from dataclasses import replace
 
 from kubesched.explain.group_render import group_dict, group_lines, permit_text
-from kubesched.explain.group_report import PermitView
+from kubesched.explain.group_report import GroupReport, PermitView
 from tests.unit.explain.group_fakes import URL, group, known, waiting
 
 
-def sample():
+def sample() -> GroupReport:
     held = known(waiting("w0"), waiting("w1"))
     report = group(5, bound=1, waiting_=2, gated=1, pending=1, permit=held)
     return replace(
@@ -21,7 +21,7 @@ def sample():
     )
 
 
-def test_the_table_section():
+def test_the_table_section() -> None:
     assert group_lines(sample()) == [
         "group: PodGroup ml/resnet (scheduling.x-k8s.io/v1alpha1), minMember 5",
         "  timeout at Permit: 120s (spec.scheduleTimeoutSeconds)",
@@ -43,7 +43,7 @@ def test_the_table_section():
     ]
 
 
-def test_the_json_section():
+def test_the_json_section() -> None:
     found = json.loads(json.dumps(group_dict(sample())))
     assert found["minMember"] == 5
     assert found["status"] == {"phase": "Scheduling", "scheduled": "1", "running": "0"}
@@ -61,7 +61,7 @@ def test_the_json_section():
     assert [h["name"] for h in permit["held"]] == ["w0", "w1"]
 
 
-def test_the_permit_view_says_what_it_needs_or_what_went_wrong():
+def test_the_permit_view_says_what_it_needs_or_what_went_wrong() -> None:
     assert permit_text(PermitView()).startswith(
         "unknown: pass --scheduler-url=https://LEADER:10259 (the kubesched leader's secure port)"
     )

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from kubesched.explain.group_report import PermitView
+from kubesched.explain.group_report import GroupReport, PermitView
 from kubesched.explain.group_summary import NEEDS_URL, lacks
 from tests.unit.explain.group_fakes import URL, group, known, waiting
 
@@ -61,11 +61,11 @@ HELD = known(*(waiting(f"w{i}") for i in range(4)))
         ),
     ],
 )
-def test_what_the_group_lacks(report, expected):
+def test_what_the_group_lacks(report: GroupReport, expected: str) -> None:
     assert lacks(report) == expected
 
 
-def test_a_member_that_fits_now_waits_for_its_cycle():
+def test_a_member_that_fits_now_waits_for_its_cycle() -> None:
     report = group(bound=2, waiting_=4, pending=2, permit=HELD)
     assert lacks(report, pod_fits=True) == (
         "6 of 8 fit (4 waiting at Permit, 2 bound); 2 more must reach Permit (this member "
@@ -73,14 +73,14 @@ def test_a_member_that_fits_now_waits_for_its_cycle():
     )
 
 
-def test_a_profile_without_the_gang_plugin_waits_for_nothing():
+def test_a_profile_without_the_gang_plugin_waits_for_nothing() -> None:
     assert lacks(replace(group(pending=5), enforced_by="")) == (
         "nothing kubesched waits for: its profile enables no gang plugin for this group, so "
         "it places the members one by one (5 of minMember 8 exist)"
     )
 
 
-def test_a_missing_or_unreadable_group_says_so():
+def test_a_missing_or_unreadable_group_says_so() -> None:
     assert lacks(replace(group(), found=False)) == (
         "PodGroup ml/resnet does not exist; its members wait until it is created"
     )

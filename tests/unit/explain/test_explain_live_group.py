@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from kubesched.apis.waitingpods import WaitingPodList, WaitingPodRecord, encode
@@ -50,7 +51,7 @@ profiles:
 """
 
 
-async def test_a_gang_member_gets_a_group_section(tmp_path):
+async def test_a_gang_member_gets_a_group_section(tmp_path: Path) -> None:
     path = tmp_path / "gang.yaml"
     path.write_text(GANG_PROFILE)
     ex = await run(gang_api(), config(tmp_path, f"--config={path}"), PodSource("ml", "r-0"))
@@ -64,7 +65,7 @@ async def test_a_gang_member_gets_a_group_section(tmp_path):
     assert to_dict(ex)["group"]["lacks"] == ex.group.lacks
 
 
-async def test_without_coscheduling_the_group_waits_for_nothing(tmp_path):
+async def test_without_coscheduling_the_group_waits_for_nothing(tmp_path: Path) -> None:
     ex = await run(gang_api(), config(tmp_path), PodSource("ml", "r-0"))
     assert ex.group is not None
     assert ex.group.lacks.startswith("nothing kubesched waits for")
@@ -72,7 +73,7 @@ async def test_without_coscheduling_the_group_waits_for_nothing(tmp_path):
     assert ex.group.timeout == ""
 
 
-async def test_a_pod_of_no_group_has_none(tmp_path):
+async def test_a_pod_of_no_group_has_none(tmp_path: Path) -> None:
     api = gang_api()
     api.pods.append(make_pod().name("solo").namespace("ml").scheduler("my-scheduler").obj())
     ex = await run(api, config(tmp_path), PodSource("ml", "solo"))
@@ -80,7 +81,7 @@ async def test_a_pod_of_no_group_has_none(tmp_path):
     assert to_dict(ex)["group"] is None
 
 
-async def test_members_held_at_permit_use_their_nodes_room(tmp_path):
+async def test_members_held_at_permit_use_their_nodes_room(tmp_path: Path) -> None:
     """n1 has 4 CPUs; r-1 (3 CPUs) waits at Permit there, so r-0 (2 CPUs) does not fit."""
     path = tmp_path / "gang.yaml"
     path.write_text(GANG_PROFILE)
@@ -116,7 +117,7 @@ async def test_members_held_at_permit_use_their_nodes_room(tmp_path):
     assert plain.chosen == "n1"
 
 
-async def test_the_scheduler_url_is_not_used_for_a_pod_of_no_group(tmp_path):
+async def test_the_scheduler_url_is_not_used_for_a_pod_of_no_group(tmp_path: Path) -> None:
     api = gang_api()
     api.pods.append(make_pod().name("solo").namespace("ml").scheduler("my-scheduler").obj())
 
