@@ -40,7 +40,11 @@ def test_index_follows_adds_updates_and_deletes() -> None:
 def test_unindexed_labels_are_scanned_and_listeners_hear_changes() -> None:
     store = IndexedStore[ApiObject]()
     heard: list[tuple[str | None, str | None]] = []
-    store.subscribe(lambda old, new: heard.append((old and old.name, new and new.name)))
+    store.subscribe(
+        lambda old, new: heard.append(
+            (old.name if old is not None else None, new.name if new is not None else None)
+        )
+    )
     store.on_add(_cm("x", env="prod"))
     store.on_delete(_cm("x", env="prod"))
     assert heard == [(None, "x"), ("x", None)]
