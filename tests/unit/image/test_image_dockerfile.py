@@ -45,7 +45,9 @@ def _pairs(keyword: str) -> dict[str, str]:
     pairs: dict[str, str] = {}
     for k, rest in _final_stage():
         if k == keyword:
-            pairs.update(item.split("=", 1) for item in shlex.split(rest))
+            for item in shlex.split(rest):
+                key, value = item.split("=", 1)
+                pairs[key] = value
     return pairs
 
 
@@ -70,7 +72,9 @@ def test_the_same_labels() -> None:
 def test_the_same_python_minor_version() -> None:
     (argument,) = [rest for k, rest in _instructions() if k == "ARG" and "PYTHON_IMAGE" in rest]
     base = argument.split("=", 1)[1]
-    assert re.fullmatch(r"python:(\d+\.\d+)-slim", base)[1] == wheels.PYTHON
+    found = re.fullmatch(r"python:(\d+\.\d+)-slim", base)
+    assert found is not None, base
+    assert found[1] == wheels.PYTHON
     debs = {pin.name: pin.version for pin in read_debian_lock(PROJECT.debian_lock)}
     assert debs["python3.11-minimal"].startswith(wheels.PYTHON + ".")
     assert f"/usr/bin/python{wheels.PYTHON}" == spec.PYTHON

@@ -4,6 +4,7 @@ checked; SBOM identifiers well formed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ HASH = "a" * 64
     ],
 )
 def test_a_bad_lock_line_is_one_line_naming_the_file_and_the_fix(
-    tmp_path: Path, reader, text: str, expected: str
+    tmp_path: Path, reader: Callable[[Path], object], text: str, expected: str
 ) -> None:
     path = tmp_path / "some.lock"
     path.write_text(text)
@@ -79,7 +80,7 @@ class FakeApt:
     def __init__(self, packages: dict[str, tuple[str, str]]) -> None:
         self.packages = packages  # name -> (version, Depends)
 
-    def __call__(self, argv, *, cwd=None, missing: str) -> str:
+    def __call__(self, argv: Sequence[str], *, cwd: Path | None = None, missing: str) -> str:
         if argv[:2] == ["apt-cache", "policy"]:
             return "".join(
                 f"{name}:\n  Installed: (none)\n  Candidate: "
@@ -97,7 +98,12 @@ class FakeApt:
         return "\n".join(paragraphs)
 
 
-def _resolve(monkeypatch: pytest.MonkeyPatch, packages, roots, excluded=()) -> dict[str, str]:
+def _resolve(
+    monkeypatch: pytest.MonkeyPatch,
+    packages: dict[str, tuple[str, str]],
+    roots: Iterable[str],
+    excluded: Iterable[str] = (),
+) -> dict[str, str]:
     monkeypatch.setattr(debian, "_run", FakeApt({"base-files": ("12.4", ""), **packages}))
     request = DebianRequest(
         roots=dict.fromkeys(roots, "why"), excluded=dict.fromkeys(excluded, "why")

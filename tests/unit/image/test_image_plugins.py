@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,9 @@ def test_a_module_file_and_a_package_folder_are_taken(tmp_path: Path) -> None:
         (lambda d: _write(d / "loose" / "a.py").parent, "not a package (no __init__.py)"),
     ],
 )
-def test_a_path_that_is_no_module_says_what_to_pass(tmp_path: Path, make, expected: str) -> None:
+def test_a_path_that_is_no_module_says_what_to_pass(
+    tmp_path: Path, make: Callable[[Path], Path], expected: str
+) -> None:
     with pytest.raises(ImageError, match=re.escape(expected)) as caught:
         plugin_sources([make(tmp_path)])
     assert "\n" not in str(caught.value)
