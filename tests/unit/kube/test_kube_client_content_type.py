@@ -41,7 +41,7 @@ def client(url: str, content_type: str) -> KubeClient:
     return plain_client(url, content_type=content_type)
 
 
-def test_protobuf_is_the_default_content_type_as_kube_schedulers():
+def test_protobuf_is_the_default_content_type_as_kube_schedulers() -> None:
     assert ClientConnection().content_type == PROTOBUF
 
 

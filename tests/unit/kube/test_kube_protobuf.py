@@ -72,7 +72,7 @@ def unknown(body: bytes) -> tuple[list[tuple[int, Any]], bytes]:
     return parse(type_meta), raw
 
 
-def test_a_binding_byte_for_byte():
+def test_a_binding_byte_for_byte() -> None:
     expected = (
         b"k8s\x00"
         b"\x0a\x0d"  # Unknown.typeMeta, 13 bytes
@@ -91,7 +91,7 @@ def test_a_binding_byte_for_byte():
     assert encode(BINDING) == expected
 
 
-def test_an_event_with_series_and_related():
+def test_an_event_with_series_and_related() -> None:
     type_meta, raw = unknown(encode(EVENT) or b"")
     assert type_meta == [(1, b"events.k8s.io/v1"), (2, b"Event")]
     fields = parse(raw)
@@ -108,7 +108,7 @@ def test_an_event_with_series_and_related():
     assert parse(values[9]) == [(1, b"Pod"), (2, b"ns"), (3, b"preemptor"), (4, b"u2")]
 
 
-def test_labels_are_map_entries_in_key_order():
+def test_labels_are_map_entries_in_key_order() -> None:
     body = {**BINDING, "metadata": {"name": "p", "labels": {"b": "2", "a": "1"}}}
     _, raw = unknown(encode(body) or b"")
     metadata = parse(dict(parse(raw))[1])
@@ -116,7 +116,7 @@ def test_labels_are_map_entries_in_key_order():
     assert entries == [[(1, b"a"), (2, b"1")], [(1, b"b"), (2, b"2")]]
 
 
-def test_none_values_are_left_out_as_in_json():
+def test_none_values_are_left_out_as_in_json() -> None:
     body = {**BINDING, "metadata": {"name": "p", "namespace": None}}
     _, raw = unknown(encode(body) or b"")
     assert parse(dict(parse(raw))[1]) == [(1, b"p")]
@@ -137,11 +137,11 @@ def test_none_values_are_left_out_as_in_json():
         {**EVENT, "note": "\udc80"},  # not UTF-8
     ],
 )
-def test_what_it_cannot_encode_stays_json(body: dict[str, Any]):
+def test_what_it_cannot_encode_stays_json(body: dict[str, Any]) -> None:
     assert encode(body) is None
 
 
-def test_a_negative_integer_is_ten_bytes_of_twos_complement():
+def test_a_negative_integer_is_ten_bytes_of_twos_complement() -> None:
     _, raw = unknown(encode({**EVENT, "series": {"count": -1}}) or b"")
     series = dict(parse(raw))[3]
     assert series == b"\x08" + b"\xff" * 9 + b"\x01"

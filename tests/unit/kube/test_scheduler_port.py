@@ -60,7 +60,7 @@ async def scheduler(tmp_path: Path) -> AsyncIterator[tuple[str, Path]]:
     await runner.cleanup()
 
 
-async def test_the_document_with_the_kubeconfig_token(scheduler):
+async def test_the_document_with_the_kubeconfig_token(scheduler: tuple[str, Path]) -> None:
     url, cert = scheduler
     found = await get_json(SchedulerPort(url, ca_file=str(cert)), connection(), WAITING_PODS_PATH)
     assert found == {"kind": "WaitingPodList", "items": []}
@@ -68,7 +68,7 @@ async def test_the_document_with_the_kubeconfig_token(scheduler):
     assert (await get_json(insecure, connection(), WAITING_PODS_PATH))["kind"] == "WaitingPodList"
 
 
-async def test_an_untrusted_certificate_names_both_fixes(scheduler):
+async def test_an_untrusted_certificate_names_both_fixes(scheduler: tuple[str, Path]) -> None:
     url, _ = scheduler
     with pytest.raises(PermitViewError) as caught:
         await get_json(SchedulerPort(url), connection(), WAITING_PODS_PATH)
@@ -87,13 +87,13 @@ async def test_an_untrusted_certificate_names_both_fixes(scheduler):
         ("/text", "with something that is not JSON"),
     ],
 )
-async def test_refusals_are_one_line(scheduler, path, expected):
+async def test_refusals_are_one_line(scheduler: tuple[str, Path], path: str, expected: str) -> None:
     url, _ = scheduler
     with pytest.raises(PermitViewError, match=expected.replace("(", r"\(").replace(")", r"\)")):
         await get_json(SchedulerPort(url, insecure=True), connection(), path)
 
 
-def test_kube_scheduler_does_not_serve_the_endpoint():
+def test_kube_scheduler_does_not_serve_the_endpoint() -> None:
     port = SchedulerPort("https://127.0.0.1:10259")
     with pytest.raises(
         PermitViewError, match=r"does not serve /debug/waitingpods \(kube-scheduler"
@@ -101,7 +101,7 @@ def test_kube_scheduler_does_not_serve_the_endpoint():
         _decoded(port, WAITING_PODS_PATH, 404, b"404 page not found")
 
 
-async def test_a_token_the_scheduler_does_not_accept_is_401(scheduler):
+async def test_a_token_the_scheduler_does_not_accept_is_401(scheduler: tuple[str, Path]) -> None:
     url, _ = scheduler
 
     class NoToken(TokenConfiguration):
@@ -116,12 +116,12 @@ async def test_a_token_the_scheduler_does_not_accept_is_401(scheduler):
 @pytest.mark.parametrize(
     "url", ["http://127.0.0.1:10259", "127.0.0.1:10259", "https://", "https://h:x"]
 )
-async def test_a_bad_url(url):
+async def test_a_bad_url(url: str) -> None:
     with pytest.raises(PermitViewError, match="give the https:// address of kubesched's secure"):
         await get_json(SchedulerPort(url), connection(), WAITING_PODS_PATH)
 
 
-async def test_nobody_listening():
+async def test_nobody_listening() -> None:
     with pytest.raises(PermitViewError) as caught:
         await get_json(SchedulerPort("https://127.0.0.1:1"), connection(), WAITING_PODS_PATH)
     assert str(caught.value).startswith("cannot reach the scheduler at https://127.0.0.1:1 (")
