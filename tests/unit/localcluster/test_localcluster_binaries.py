@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,7 @@ def test_non_executable_files_are_ignored(tmp_path: Path) -> None:
 
 
 def test_missing_go_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gobuild.shutil, "which", lambda _name: None)
+    monkeypatch.setattr(shutil, "which", lambda _name: None)  # what gobuild looks Go up with
 
     with pytest.raises(LocalClusterError) as caught:
         ensure_binaries(progress=lambda _: None)

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from kubesched.testing import make_node, make_pod
-
-
-@pytest.fixture(scope="module")
-def oracle():
-    sys.path.insert(0, str(Path(__file__).parents[2] / "e2e"))
-    try:
-        return importlib.import_module("tests.e2e.harness.oracle")
-    finally:
-        sys.path.pop(0)
+from tests.e2e.harness import oracle
 
 
 @pytest.mark.parametrize(
@@ -32,11 +21,11 @@ def oracle():
         ("1k", "1000"),
     ],
 )
-def test_quantities(oracle, text, value) -> None:
+def test_quantities(text: str, value: str) -> None:
     assert oracle.quantity(text) == Decimal(value)
 
 
-def test_pod_requests_follow_init_and_sidecar_rules(oracle) -> None:
+def test_pod_requests_follow_init_and_sidecar_rules() -> None:
     pod = (
         make_pod()
         .req(cpu="1")
@@ -51,7 +40,7 @@ def test_pod_requests_follow_init_and_sidecar_rules(oracle) -> None:
     assert oracle.pod_requests(pod)["pods"] == 1
 
 
-def test_overcommit_is_reported_and_terminal_pods_are_ignored(oracle) -> None:
+def test_overcommit_is_reported_and_terminal_pods_are_ignored() -> None:
     node = make_node().name("n").capacity(cpu="2", pods="2").obj()
     fits = make_pod().name("a").node("n").req(cpu="1").obj()
     done = make_pod().name("b").node("n").req(cpu="4").phase("Succeeded").obj()
@@ -63,14 +52,14 @@ def test_overcommit_is_reported_and_terminal_pods_are_ignored(oracle) -> None:
     assert problems[0].startswith("node n: cpu 2.5 > allocatable 2")
 
 
-def test_extended_resources_missing_on_the_node_have_no_room(oracle) -> None:
+def test_extended_resources_missing_on_the_node_have_no_room() -> None:
     node = make_node().name("n").obj()
     pod = make_pod().name("g").node("n").req_named({"example.com/gpu": "1"}).obj()
 
     assert "example.com/gpu" in oracle.overcommitted_nodes([node], [pod])[0]
 
 
-def test_extended_resources_a_device_class_serves_take_no_room(oracle) -> None:
+def test_extended_resources_a_device_class_serves_take_no_room() -> None:
     node = make_node().name("n").obj()
     pod = make_pod().name("g").node("n").req_named({"example.com/gpu": "1"}).obj()
     pod["status"]["extendedResourceClaimStatus"] = {
