@@ -29,7 +29,15 @@ KUBE_SCHEDULER_DEFAULTS = {
 }
 """kube-scheduler v1.37.2's `--write-config-to` pluginConfig args of its default profile."""
 
-_BY_NAME = {plugin.name: plugin for plugin in IN_TREE_PLUGINS}
+
+def _plugin_name(plugin: type) -> str:
+    """The `name` class attribute every in-tree plugin class carries."""
+    name = getattr(plugin, "name", None)
+    assert isinstance(name, str), plugin
+    return name
+
+
+_BY_NAME = {_plugin_name(plugin): plugin for plugin in IN_TREE_PLUGINS}
 
 
 @pytest.mark.parametrize("name", [ref.name for ref in DEFAULT_MULTI_POINT])

@@ -11,9 +11,11 @@ import pytest
 from kubesched.framework import Code, CycleState, QueueingHint
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject, Pod
+from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import DynamicResources
 from kubesched.plugins.dynamic_resources.binding import FINALIZER
 from kubesched.plugins.dynamic_resources.resources import ALL, CLAIMS, DEVICE_CLASSES, SLICES
+from kubesched.runtime.dra_manager import DraManager
 from kubesched.testing import FakeHandle, make_node
 
 DRIVER = "gpu.example.com"
@@ -96,6 +98,13 @@ def handle(*objects: tuple[Any, ApiObject]) -> FakeHandle:
     return h
 
 
+def pending_of(pl: DynamicResources) -> dict[str, AllocationResult]:
+    """The allocations PreBind has not written yet (the engine's manager keeps them)."""
+    manager = pl.manager
+    assert isinstance(manager, DraManager)
+    return manager.pending
+
+
 def plugin(h: FakeHandle) -> DynamicResources:
     return DynamicResources(args={}, handle=h)
 
@@ -162,7 +171,7 @@ def test_allocates_on_the_node_with_enough_devices_and_writes_it_in_prebind() ->
     results = written.status["allocation"]["devices"]["results"]
     assert [(r["pool"], r["device"]) for r in results] == [("n2", "gpu-0"), ("n2", "gpu-1")]
     assert written.status["reservedFor"] == [{"resource": "pods", "name": "p", "uid": "uid-p"}]
-    assert not pl.manager.pending
+    assert not pending_of(pl)
 
 
 def test_devices_in_use_are_not_allocated_twice() -> None:
@@ -238,7 +247,7 @@ def test_a_cel_selector_picks_devices() -> None:
     state, result = cycle(pl, h, p)
     assert result["n1"] is None
     pl.reserve(state, p, "n1")
-    allocation = pl.manager.pending["uid-c"]
+    allocation = pending_of(pl)["uid-c"]
     assert [r.device for r in allocation.results] == ["gpu-1", "gpu-3"]
 
 
@@ -345,7 +354,7 @@ def test_an_extended_resource_backed_by_a_class_is_allocated_as_devices() -> Non
         ],
         "resourceClaimName": made.name,
     }
-    assert not pl.manager.pending
+    assert not pending_of(pl)
 
 
 def test_an_init_container_reuses_the_devices_of_a_later_container() -> None:

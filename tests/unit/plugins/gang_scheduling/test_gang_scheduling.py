@@ -96,9 +96,9 @@ def test_placement_feasible(scheduled: int, remaining: int, expected: Any) -> No
 def test_placement_feasible_of_a_basic_group_needs_one_member() -> None:
     _, plugin = _setup(0)
     group = SchedulingPodGroup.of(_group(min_count=None))
-    assert (
-        _status(plugin.placement_feasible(group, PlacementProgress(0, 0)))[0] is Code.UNSCHEDULABLE
-    )  # type: ignore[index]
+    status = _status(plugin.placement_feasible(group, PlacementProgress(0, 0)))
+    assert status is not None
+    assert status[0] is Code.UNSCHEDULABLE
     assert plugin.placement_feasible(group, PlacementProgress(1, 0)) is None
 
 

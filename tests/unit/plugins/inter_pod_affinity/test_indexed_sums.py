@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.model import Node, Pod
+from kubesched.framework.listers import IndexedStore
+from kubesched.model import ApiObject, Node, Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.inter_pod_affinity.filtering import filter_state
 from kubesched.plugins.inter_pod_affinity.scoring import score_state
 from kubesched.plugins.inter_pod_affinity.terms import TermCache, pod_terms
-from kubesched.testing import FakeHandle, make_node, make_pod
+from kubesched.testing import make_node, make_pod
 
 ZONE = "zone"
 HOST = "kubernetes.io/hostname"
@@ -118,7 +119,7 @@ def test_indexed_sums_equal_a_walk_of_every_node(seed: int) -> None:
     for node in nodes.values():
         cache.add_node(node)
     snapshot = Snapshot()
-    namespaces = NamespaceLabels(FakeHandle())
+    namespaces = NamespaceLabels(IndexedStore[ApiObject]())  # the pods' terms name namespaces
     totals = PairTotals()
     placed: list[Pod] = []
     incoming = [_pod(rng, 10**7 + i) for i in range(4)]

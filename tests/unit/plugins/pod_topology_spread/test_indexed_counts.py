@@ -104,16 +104,23 @@ def test_indexed_counts_equal_a_walk_of_every_node(seed: int) -> None:
             )
             feasible = walked[: len(walked) // 2 + 1]
             for require_all_keys in (True, False):
-                kwargs = {"feasible": feasible, "require_all_keys": require_all_keys}
                 with_index = score_state(
                     pod,
                     soft,
+                    feasible=feasible,
+                    require_all_keys=require_all_keys,
                     all_nodes=indexed_nodes,
                     cache=NodeCountCache(),
                     totals=totals,
-                    **kwargs,
                 )
-                walk = score_state(pod, soft, all_nodes=walked, cache=NodeCountCache(), **kwargs)
+                walk = score_state(
+                    pod,
+                    soft,
+                    feasible=feasible,
+                    require_all_keys=require_all_keys,
+                    all_nodes=walked,
+                    cache=NodeCountCache(),
+                )
                 assert with_index.counts == walk.counts
     assert used
 

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypedDict, Unpack
+
 from kubesched.framework import Code
 from kubesched.framework.volumes import StaticVolumeListers
+from kubesched.model import (
+    CSIDriver,
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from kubesched.plugins import NodeVolumeLimits
 from kubesched.testing import FakeHandle, make_node, make_pod, run_filter_plugin
 from tests.unit.plugins.volumes.volume_objects import csi_driver, csi_node, pv, pvc, storage_class
@@ -11,17 +21,25 @@ from tests.unit.plugins.volumes.volume_objects import csi_driver, csi_node, pv, 
 DRIVER = "ebs.csi.aws.com"
 
 
+class Listers(TypedDict, total=False):
+    claims: Iterable[PersistentVolumeClaim]
+    volumes: Iterable[PersistentVolume]
+    classes: Iterable[StorageClass]
+    csi_nodes: Iterable[CSINode]
+    csi_drivers: Iterable[CSIDriver]
+
+
 def run(
-    *claims: str, inline: dict[str, object] | None = None, **listers: object
+    *claim_names: str, inline: dict[str, object] | None = None, **listers: Unpack[Listers]
 ) -> dict[str, tuple[Code, str]]:
     held = make_pod().name("held").namespace("default").uid("h").node("full").claim("held").model()
     h = FakeHandle(
         nodes=[make_node().name(n).model() for n in ("full", "free")],
         pods=[held],
-        volumes=StaticVolumeListers(**listers),  # type: ignore[arg-type]
+        volumes=StaticVolumeListers(**listers),
     )
     pod = make_pod().name("p").namespace("default")
-    for claim in claims:
+    for claim in claim_names:
         pod = pod.claim(claim)
     if inline:
         pod = pod.volume(inline)
@@ -29,7 +47,7 @@ def run(
     return {n: (s.code, s.message) for n, s in got.items()}
 
 
-OBJECTS = {
+OBJECTS: Listers = {
     "claims": [
         pvc("held", volume="pv-held", bound=True),
         pvc("new", volume="pv-new", bound=True),
@@ -56,7 +74,10 @@ def test_a_volume_already_attached_to_the_node_is_not_counted_twice() -> None:
 
 
 def test_inline_ebs_is_translated_to_its_csi_driver() -> None:
-    inline = {"name": "x", "awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-1"}}
+    inline: dict[str, object] = {
+        "name": "x",
+        "awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-1"},
+    }
     assert run(inline=inline, **OBJECTS) == {"full": FULL, "free": OK}
 
 
@@ -66,7 +87,7 @@ def test_missing_claim_and_missing_driver() -> None:
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
         'looking up PVC default/nope: persistentvolumeclaim "nope" not found',
     )
-    objects = {
+    objects: Listers = {
         **OBJECTS,
         "csi_nodes": [],
         "csi_drivers": [csi_driver(DRIVER, preventPodSchedulingIfMissing=True)],
