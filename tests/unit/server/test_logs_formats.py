@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pytest
@@ -17,15 +18,22 @@ from kubesched.server.logs_json import KlogJsonFormatter
 
 
 def record(
-    message: str, *args: object, level: int = logging.INFO, **extra: object
+    message: str,
+    *args: object,
+    level: int = logging.INFO,
+    pairs: Mapping[str, object] | None = None,
+    **extra: object,
 ) -> logging.LogRecord:
+    """A log record; `pairs` (a structured call's `kv(...)`) and `extra` become its attributes."""
     rec = logging.LogRecord("kubesched", level, "/x/schedule_one.py", 7, message, args, None)
+    rec.__dict__.update(pairs or {})
     rec.__dict__.update(extra)
     return rec
 
 
 def as_json(rec: logging.LogRecord, extras: tuple[str, ...] = ()) -> dict[str, object]:
-    return json.loads(KlogJsonFormatter(extras).format(rec))
+    entry: dict[str, object] = json.loads(KlogJsonFormatter(extras).format(rec))
+    return entry
 
 
 def test_json_lines_carry_the_message_and_its_keys() -> None:
@@ -33,7 +41,7 @@ def test_json_lines_carry_the_message_and_its_keys() -> None:
         record(
             "Successfully bound pod to node",
             level=V(2),
-            **kv(pod="ns/p", node="n1", attempts=np.int64(2), score=np.float64(0.5)),
+            pairs=kv(pod="ns/p", node="n1", attempts=np.int64(2), score=np.float64(0.5)),
         ),
         ("plugin",),
     )
@@ -47,7 +55,7 @@ def test_json_lines_carry_the_message_and_its_keys() -> None:
 
 def test_json_values_keep_their_types() -> None:
     pairs = kv(n=3, ok=True, ratio=0.25, missing=None, took=Bare("15s"), names=["a", "b"])
-    entry = as_json(record("typed", **pairs))
+    entry = as_json(record("typed", pairs=pairs))
     assert [entry[key] for key in ("n", "ok", "ratio", "missing", "took", "names")] == [
         3,
         True,
@@ -60,14 +68,14 @@ def test_json_values_keep_their_types() -> None:
 
 def test_json_errors_have_err_and_no_v() -> None:
     error = RuntimeError("boom")
-    entry = as_json(record("bind failed", level=logging.ERROR, **kv(pod="ns/p", err=error)))
+    entry = as_json(record("bind failed", level=logging.ERROR, pairs=kv(pod="ns/p", err=error)))
     assert entry["err"] == "boom"
     assert "v" not in entry
 
 
 def test_json_values_with_quotes_and_control_characters_round_trip() -> None:
     hostile = 'a"b\nc\x1bd'
-    assert as_json(record("waiting", **kv(holder=hostile)))["holder"] == hostile
+    assert as_json(record("waiting", pairs=kv(holder=hostile)))["holder"] == hostile
 
 
 def test_json_keeps_a_message_that_only_looks_like_a_template_whole() -> None:
@@ -106,7 +114,7 @@ def emitted(verbosity: int, vmodule: tuple[str, ...] = ()) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _restore_logging():
+def _restore_logging() -> Iterator[None]:
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     yield

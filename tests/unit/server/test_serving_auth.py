@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
@@ -17,21 +18,29 @@ from tests.unit.server.serving_fakes import (
 )
 
 
-def auth(reviewer: FakeReviewer, clock: ManualClock | None = None, **kwargs) -> DelegatedAuth:
-    return DelegatedAuth(reviewer, clock=clock or ManualClock(), **kwargs)
+class AuthOptions(TypedDict, total=False):
+    always_allow_paths: tuple[str, ...]
+    ttl: float
+    max_entries: int
+
+
+def auth(
+    reviewer: FakeReviewer, clock: ManualClock | None = None, **options: Unpack[AuthOptions]
+) -> DelegatedAuth:
+    return DelegatedAuth(reviewer, clock=clock or ManualClock(), **options)
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/readyz", "/livez"])
-def test_health_paths_are_always_allowed(path):
+def test_health_paths_are_always_allowed(path: str) -> None:
     assert auth(FakeReviewer()).always_allowed(path)
 
 
 @pytest.mark.parametrize("path", ["/metrics", "/configz", "/healthz/extra", "/"])
-def test_other_paths_are_not(path):
+def test_other_paths_are_not(path: str) -> None:
     assert not auth(FakeReviewer()).always_allowed(path)
 
 
-def test_prefix_paths_with_a_star():
+def test_prefix_paths_with_a_star() -> None:
     checker = auth(FakeReviewer(), always_allow_paths=("/healthz", "/debug/*"))
     assert checker.always_allowed("/debug/pprof/heap")
     assert not checker.always_allowed("/debugger")
@@ -48,25 +57,25 @@ def test_prefix_paths_with_a_star():
         ("Bearer", ""),
     ],
 )
-def test_bearer_token(header, token):
+def test_bearer_token(header: str | None, token: str) -> None:
     assert bearer_token(header) == token
 
 
-async def test_no_token_is_401_without_asking_the_api_server():
+async def test_no_token_is_401_without_asking_the_api_server() -> None:
     reviewer = FakeReviewer()
     decision = await auth(reviewer).decide(path="/metrics", verb="get", authorization=None)
     assert decision.status == 401
     assert reviewer.posts == []
 
 
-async def test_an_unknown_token_is_401():
+async def test_an_unknown_token_is_401() -> None:
     decision = await auth(FakeReviewer()).decide(
         path="/metrics", verb="get", authorization="Bearer forged"
     )
     assert decision.status == 401
 
 
-async def test_an_authenticated_user_without_permission_is_403():
+async def test_an_authenticated_user_without_permission_is_403() -> None:
     decision = await auth(FakeReviewer()).decide(
         path="/metrics", verb="get", authorization=f"Bearer {NOBODY_TOKEN}"
     )
@@ -76,7 +85,7 @@ async def test_an_authenticated_user_without_permission_is_403():
     )
 
 
-async def test_an_authorized_user_is_served_and_the_review_carries_the_user():
+async def test_an_authorized_user_is_served_and_the_review_carries_the_user() -> None:
     reviewer = FakeReviewer()
     decision = await auth(reviewer).decide(
         path="/metrics", verb="get", authorization=f"Bearer {VIEWER_TOKEN}"
@@ -90,7 +99,7 @@ async def test_an_authorized_user_is_served_and_the_review_carries_the_user():
     assert spec["extra"] == {"authentication.kubernetes.io/pod-name": ["prom-0"]}
 
 
-async def test_authorization_is_per_path():
+async def test_authorization_is_per_path() -> None:
     checker = auth(FakeReviewer())
     header = f"Bearer {VIEWER_TOKEN}"
     assert (await checker.decide(path="/metrics", verb="get", authorization=header)).allowed
@@ -98,7 +107,7 @@ async def test_authorization_is_per_path():
     assert denied.status == 403
 
 
-async def test_answers_are_cached_for_the_ttl_positive_and_negative():
+async def test_answers_are_cached_for_the_ttl_positive_and_negative() -> None:
     reviewer, clock = FakeReviewer(), ManualClock()
     checker = auth(reviewer, clock, ttl=10.0)
     for _ in range(5):
@@ -113,7 +122,7 @@ async def test_answers_are_cached_for_the_ttl_positive_and_negative():
     assert len(reviewer.access_reviews()) == 3
 
 
-async def test_concurrent_requests_share_one_review():
+async def test_concurrent_requests_share_one_review() -> None:
     reviewer = FakeReviewer(delay=0.01)
     checker = auth(reviewer)
     decisions = await asyncio.gather(
@@ -127,7 +136,7 @@ async def test_concurrent_requests_share_one_review():
     assert len(reviewer.access_reviews()) == 1
 
 
-async def test_the_cache_is_bounded():
+async def test_the_cache_is_bounded() -> None:
     reviewer = FakeReviewer()
     checker = auth(reviewer, max_entries=4)
     for i in range(10):
@@ -136,7 +145,7 @@ async def test_the_cache_is_bounded():
     assert reviewer.token_reviews() == 11  # forged-0 was evicted
 
 
-async def test_api_errors_are_not_cached():
+async def test_api_errors_are_not_cached() -> None:
     reviewer = FakeReviewer(fail_with=ConnectionFailed("POST tokenreviews: refused"))
     checker = auth(reviewer)
     header = f"Bearer {ADMIN_TOKEN}"
@@ -145,7 +154,7 @@ async def test_api_errors_are_not_cached():
     assert (await checker.decide(path="/metrics", verb="get", authorization=header)).allowed
 
 
-async def test_authorization_errors_are_500():
+async def test_authorization_errors_are_500() -> None:
     reviewer = FakeReviewer()
     checker = auth(reviewer)
     header = f"Bearer {ADMIN_TOKEN}"
@@ -155,7 +164,7 @@ async def test_authorization_errors_are_500():
     assert decision.status == 500
 
 
-async def test_many_distinct_tokens_are_reviewed_concurrently():
+async def test_many_distinct_tokens_are_reviewed_concurrently() -> None:
     """Forged tokens miss the cache; their reviews run side by side (not 4 at a time), so
     authorized scrapes do not queue behind them."""
     reviewer = FakeReviewer(delay=0.05)
@@ -163,12 +172,14 @@ async def test_many_distinct_tokens_are_reviewed_concurrently():
     in_flight = peak = 0
     original = reviewer.post
 
-    async def counting_post(path, body, **kwargs):
+    async def counting_post(
+        path: str, body: dict[str, Any], *, timeout: float | None = None
+    ) -> dict[str, Any]:
         nonlocal in_flight, peak
         in_flight += 1
         peak = max(peak, in_flight)
         try:
-            return await original(path, body, **kwargs)
+            return await original(path, body, timeout=timeout)
         finally:
             in_flight -= 1
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -14,7 +15,7 @@ from tests.unit.server.serving_fakes import ADMIN_TOKEN, NOBODY_TOKEN, VIEWER_TO
 
 
 @pytest.fixture
-async def server(tmp_path) -> AsyncIterator[HealthServer]:
+async def server(tmp_path: Path) -> AsyncIterator[HealthServer]:
     health = HealthServer(
         options=ServingOptions(bind_address="127.0.0.1", secure_port=0, cert_dir=tmp_path),
         metrics=SchedulerMetrics(),
@@ -42,40 +43,40 @@ async def fetch(
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/livez", "/readyz"])
-async def test_health_is_open_over_https(server, path):
+async def test_health_is_open_over_https(server: HealthServer, path: str) -> None:
     status, body, _ = await fetch(server, path)
     assert (status, body) == (200, "ok")
 
 
 @pytest.mark.parametrize("path", ["/metrics", "/configz", "/unknown"])
-async def test_anonymous_is_401(server, path):
+async def test_anonymous_is_401(server: HealthServer, path: str) -> None:
     status, _, headers = await fetch(server, path)
     assert status == 401
     assert headers["WWW-Authenticate"].startswith("Bearer")
 
 
-async def test_forged_token_is_401(server):
+async def test_forged_token_is_401(server: HealthServer) -> None:
     assert (await fetch(server, "/metrics", "forged"))[0] == 401
 
 
-async def test_user_without_permission_is_403(server):
+async def test_user_without_permission_is_403(server: HealthServer) -> None:
     status, body, _ = await fetch(server, "/metrics", NOBODY_TOKEN)
     assert status == 403
     assert 'cannot get path "/metrics"' in body
 
 
-async def test_authorized_user_gets_metrics(server):
+async def test_authorized_user_gets_metrics(server: HealthServer) -> None:
     status, body, headers = await fetch(server, "/metrics", VIEWER_TOKEN)
     assert status == 200
     assert "scheduler_preemption_attempts_total 0.0" in body  # unlabelled: served from the start
     assert headers["Content-Type"].startswith("text/plain")
 
 
-async def test_configz_needs_its_own_permission(server):
+async def test_configz_needs_its_own_permission(server: HealthServer) -> None:
     assert (await fetch(server, "/configz", VIEWER_TOKEN))[0] == 403
     status, body, _ = await fetch(server, "/configz", ADMIN_TOKEN)
     assert (status, body) == (200, "kind: KubeSchedulerConfiguration\n")
 
 
-async def test_post_is_reviewed_as_create(server):
+async def test_post_is_reviewed_as_create(server: HealthServer) -> None:
     assert (await fetch(server, "/metrics", ADMIN_TOKEN, method="POST"))[0] == 403

@@ -53,7 +53,9 @@ async def looping_server() -> AsyncIterator[str]:
     await runner.cleanup()
 
 
-async def test_transport_errors_do_not_carry_our_token(looping_server, caplog):
+async def test_transport_errors_do_not_carry_our_token(
+    looping_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     connection = Connection(looping_server, False, TokenConfiguration())
     client = KubeClient(connection, timeout=5.0)
@@ -71,7 +73,9 @@ async def test_transport_errors_do_not_carry_our_token(looping_server, caplog):
         assert OUR_TOKEN not in text
 
 
-async def test_a_redirect_is_an_answer_not_followed(looping_server, caplog):
+async def test_a_redirect_is_an_answer_not_followed(
+    looping_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
     """An ordinary request does not follow a redirect (the token would go along): the 302
     is the answer, an ApiError without the token."""
     caplog.set_level(logging.DEBUG)
@@ -87,7 +91,7 @@ async def test_a_redirect_is_an_answer_not_followed(looping_server, caplog):
         assert OUR_TOKEN not in text
 
 
-async def test_connection_refused_messages_have_no_token():
+async def test_connection_refused_messages_have_no_token() -> None:
     connection = Connection(
         "https://127.0.0.1:1", ssl.create_default_context(), TokenConfiguration()
     )
@@ -100,7 +104,9 @@ async def test_connection_refused_messages_have_no_token():
     assert OUR_TOKEN not in str(caught.value)
 
 
-async def test_callers_tokens_are_never_logged(tmp_path: Path, caplog):
+async def test_callers_tokens_are_never_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     reviewer = FakeReviewer()
     health = HealthServer(

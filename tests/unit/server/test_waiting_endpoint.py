@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -19,7 +20,7 @@ from kubesched.testing import make_pod
 from tests.unit.server.serving_fakes import ADMIN_TOKEN, VIEWER_TOKEN, FakeReviewer
 
 
-async def test_the_document_lists_each_waiting_pod_in_wall_clock_time():
+async def test_the_document_lists_each_waiting_pod_in_wall_clock_time() -> None:
     waiting = WaitingPods()
     pod = make_pod().name("job-0").namespace("ml").uid("u0").scheduler("gang").model()
     held = WaitingPod(pod=pod, plugin_timeouts={"Coscheduling": 30.0}, node_name="n1")
@@ -48,13 +49,13 @@ async def test_the_document_lists_each_waiting_pod_in_wall_clock_time():
     held.reject("Coscheduling", "done")
 
 
-async def test_a_standby_answers_not_leading_and_empty():
+async def test_a_standby_answers_not_leading_and_empty() -> None:
     listed = decode(json.loads(waiting_pods_document(WaitingPods(), leading=lambda: False)))
     assert (listed.leading, listed.items) == (False, ())
 
 
 @pytest.fixture
-async def server(tmp_path) -> AsyncIterator[HealthServer]:
+async def server(tmp_path: Path) -> AsyncIterator[HealthServer]:
     reviewer = FakeReviewer()
     reviewer.allowed["admin"].add(WAITING_PODS_PATH)
     health = HealthServer(
@@ -79,7 +80,7 @@ async def get(server: HealthServer, token: str = "") -> tuple[int, str]:
         return response.status, await response.text()
 
 
-async def test_the_endpoint_needs_a_token_allowed_on_its_path(server):
+async def test_the_endpoint_needs_a_token_allowed_on_its_path(server: HealthServer) -> None:
     assert (await get(server))[0] == 401
     assert (await get(server, "forged"))[0] == 401
     status, body = await get(server, VIEWER_TOKEN)  # may get /metrics only
