@@ -23,11 +23,11 @@ from tests.unit.manifests.chart_render import (
 )
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
-COSCHEDULING = {
+COSCHEDULING: dict[str, Any] = {
     "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
     "queueSort": {"disabled": [{"name": "PrioritySort"}]},
 }
-NO_VOLUMES = {
+NO_VOLUMES: dict[str, Any] = {
     "filter": {
         "disabled": [
             {"name": name}
@@ -36,7 +36,7 @@ NO_VOLUMES = {
     }
 }
 # Coscheduling without its QueueSort: profiles must share one (the first profile's).
-GANG_POINTS = {
+GANG_POINTS: dict[str, Any] = {
     point: {"enabled": [{"name": "Coscheduling"}]} for point in ("preFilter", "permit", "reserve")
 }
 GATE = "--feature-gates=GenericWorkload=true"
