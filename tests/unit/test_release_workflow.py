@@ -37,7 +37,7 @@ def test_it_runs_on_version_tags_only() -> None:
 
 
 def test_every_make_target_it_calls_exists() -> None:
-    called = set()
+    called: set[str] = set()
     for script in _runs():
         for line in script.replace("\\\n", " ").splitlines():
             words = shlex.split(line) if line.strip() else []
