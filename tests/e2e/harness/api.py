@@ -13,6 +13,7 @@ This client is for tests only: kubesched itself speaks to the API through `kubes
 
 from __future__ import annotations
 
+import builtins
 import json
 import ssl
 import urllib.error
@@ -238,7 +239,7 @@ class ApiClient:
 
     def events(
         self, namespace: str, *, regarding: str | None = None, reason: str | None = None
-    ) -> list[Event]:
+    ) -> builtins.list[Event]:
         """Events of a namespace from events.k8s.io/v1, optionally about one object and of
         one reason, oldest first."""
         answer = self.request("GET", f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")
@@ -247,7 +248,7 @@ class ApiClient:
 
     def core_events(
         self, namespace: str, *, regarding: str | None = None, reason: str | None = None
-    ) -> list[Event]:
+    ) -> builtins.list[Event]:
         """The same events read through core/v1 (`kubectl get events`' view)."""
         found = [_from_core_v1(item) for item in self.list("Event", namespace=namespace)]
         return _filter(found, regarding=regarding, reason=reason)

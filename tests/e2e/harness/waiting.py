@@ -101,8 +101,6 @@ def unschedulable_message(pod: dict[str, Any]) -> str:
 def is_unschedulable(pod: dict[str, Any]) -> bool:
     """True when PodScheduled is False with reason Unschedulable."""
     scheduled = condition(pod, "PodScheduled")
-    return (
-        bool(scheduled)
-        and scheduled["status"] == "False"
-        and scheduled.get("reason") == "Unschedulable"
-    )
+    if not scheduled:
+        return False
+    return scheduled["status"] == "False" and scheduled.get("reason") == "Unschedulable"
