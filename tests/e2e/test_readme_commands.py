@@ -2,9 +2,11 @@
 either run here as written (those that need no cluster) or named with the end-to-end test
 that runs it on the real control plane, so a new command cannot slip in untested.
 
-Run here: the command-line install (`make dist`, `pip install --user` of the wheel into a
-throwaway user base, `kubesched --version`), `kubesched manifests` of the deploy line, and the
-manifests of the plugin example (by a shell, as written).
+Run here: the command-line install (`make dist` on a copy of the tree, then the wheel
+installed by `pipx install` and, the alternative, by pip into a new virtualenv, each followed
+by `kubesched --version`, all by a shell with a throwaway HOME and no development virtualenv
+on PATH), `kubesched manifests` of the deploy line, and the manifests of the plugin example
+(by a shell, as written).
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -30,10 +35,20 @@ PLUGIN_MANIFESTS = (
     "--config=examples/prefer_label/profile.yaml --plugin-module=prefer_label "
     "--image=registry.example.com/kubesched:0.1.0-plugins > kubesched.yaml"
 )
-RUN_HERE = {
+INSTALL_PIPX = (
     "make dist",
-    "python3 -m pip install --user dist/kubesched-0.1.0-py3-none-any.whl",
+    "pipx install dist/kubesched-0.1.0-py3-none-any.whl",
     "kubesched --version",
+)
+INSTALL_VENV = (
+    "python3 -m venv ~/.local/share/kubesched-venv",
+    "~/.local/share/kubesched-venv/bin/pip install dist/kubesched-0.1.0-py3-none-any.whl",
+    "~/.local/share/kubesched-venv/bin/kubesched --version",
+)
+PIPX_VERSION = "1.18.4"  # the pipx the install test brings (a user's comes with the system)
+RUN_HERE = {
+    *INSTALL_PIPX,
+    *INSTALL_VENV,
     (
         "kubesched manifests --namespace=kubesched-system --scheduler-name=my-scheduler "
         "--image=registry.example.com/kubesched:0.1.0 | kubectl apply -f -"
@@ -94,29 +109,86 @@ def test_every_readme_command_is_run_by_a_test() -> None:
         assert (ROOT / path).exists(), path
 
 
-def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: Path) -> None:
-    assert set(readme_commands()) >= RUN_HERE
-    env = {**os.environ, "PYTHONUSERBASE": str(tmp_path / "user"), "PIP_NO_CACHE_DIR": "1"}
-    env.pop("VIRTUAL_ENV", None)
-    env["PATH"] = f"{tmp_path / 'user' / 'bin'}:{env['PATH']}"
-    subprocess.run(shlex.split("make dist"), cwd=ROOT, env=env, check=True, timeout=300)
-    _check_wheel_metadata(ROOT / "dist" / "kubesched-0.1.0-py3-none-any.whl")
+def _copy_of_the_tree(target: Path) -> Path:
+    """The work tree's files (tracked, or new and not ignored) copied to `target`, as a fresh
+    clone would hold them: no .venv, no dist/, no build/."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def _user_shell(tmp_path: Path) -> Callable[[str], subprocess.CompletedProcess[str]]:
+    """Runs a command by a shell as a README reader would: a HOME of its own, the system's
+    python3 first on PATH, pipx there, no virtualenv active."""
+    home = tmp_path / "home"
+    bin_dir = tmp_path / "pipx-env" / "bin"
     # The user's python3, outside the project's virtualenv (the README's reader has none).
     python = os.path.realpath(sys.base_prefix + "/bin/python3")
-    install = ["--disable-pip-version-check", "install", "--user", "--quiet"]
-    wheel = "dist/kubesched-0.1.0-py3-none-any.whl"
+    subprocess.run([python, "-m", "venv", str(tmp_path / "pipx-env")], check=True, timeout=120)
     subprocess.run(
-        [python, "-m", "pip", *install, wheel], cwd=ROOT, env=env, check=True, timeout=600
+        [bin_dir / "python", "-m", "pip", "install", "--quiet", f"pipx=={PIPX_VERSION}"],
+        check=True,
+        timeout=300,
     )
-    version = subprocess.run(
-        ["kubesched", "--version"], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-    assert version.returncode == 0, version.stderr
-    assert version.stdout.startswith("kubesched v0.1.0"), version.stdout
-    which = subprocess.run(
-        ["which", "kubesched"], env=env, capture_output=True, text=True, check=True
-    )
-    assert Path(which.stdout.strip()).is_relative_to(tmp_path)
+    path = [p for p in os.environ["PATH"].split(":") if not p.startswith(str(ROOT))]
+    pipx_only = tmp_path / "pipx-bin"
+    pipx_only.mkdir()
+    (pipx_only / "pipx").symlink_to(bin_dir / "pipx")
+    (pipx_only / "python3").symlink_to(python)
+    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
+    env |= {
+        "HOME": str(home),
+        "PATH": ":".join([str(home / ".local" / "bin"), str(pipx_only), *path]),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        # The downloads are the user's own pip cache's; what is installed is built anew.
+        "PIP_CACHE_DIR": str(Path("~/.cache/pip").expanduser()),
+    }
+
+    def run(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", "-c", command],
+            cwd=tmp_path / "tree",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+
+    return run
+
+
+def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: Path) -> None:
+    assert set(readme_commands()) >= RUN_HERE
+    (tmp_path / "tree").mkdir()
+    tree = _copy_of_the_tree(tmp_path / "tree")
+    shell = _user_shell(tmp_path)
+    started = time.monotonic()
+    built = shell(INSTALL_PIPX[0])
+    assert built.returncode == 0, built.stderr
+    assert time.monotonic() - started < 120, "make dist should take seconds"
+    assert not (tree / ".venv").exists(), "make dist must not build the development venv"
+    _check_wheel_metadata(tree / "dist" / "kubesched-0.1.0-py3-none-any.whl")
+    for command in (*INSTALL_PIPX[1:], *INSTALL_VENV):
+        done = shell(command)
+        assert done.returncode == 0, f"{command}: {done.stderr}"
+        if command.endswith("--version"):
+            assert done.stdout.startswith("kubesched v0.1.0"), done.stdout
+    which = shell("command -v kubesched")
+    assert which.stdout.strip() == str(tmp_path / "home" / ".local" / "bin" / "kubesched")
+    for kubesched_bin in ("kubesched", "~/.local/share/kubesched-venv/bin/kubesched"):
+        helped = shell(f"{kubesched_bin} --help")
+        assert helped.returncode == 0, helped.stderr
+        assert "manifests" in helped.stdout
 
 
 def _check_wheel_metadata(wheel: Path) -> None:
