@@ -43,6 +43,7 @@ class TunnelProxy:
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._stop: asyncio.Future[None] | None = None
+        self._writers: set[asyncio.StreamWriter] = set()  # both ends of every connection
 
     @property
     def url(self) -> str:
@@ -78,11 +79,18 @@ class TunnelProxy:
         server = await asyncio.start_server(self._handle, "127.0.0.1", 0, ssl=self.tls)
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
-        async with server:
-            await self._stop
-            server.close()
+        await self._stop
+        server.close()
+        # The tunnels still open end with the proxy: their relays see the end and return.
+        for writer in list(self._writers):
+            writer.transport.abort()
+        tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        opened = None
         try:
             opened = await (
                 self._socks5(reader, writer)
@@ -94,13 +102,18 @@ class TunnelProxy:
         except (OSError, asyncio.IncompleteReadError, ValueError):
             pass
         finally:
-            writer.close()
+            for end in (writer, opened[1] if opened else None):
+                if end is not None:
+                    self._writers.discard(end)
+                    end.close()
 
     async def _open(
         self, host: str, port: int
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         self.tunnels.append(f"{host}:{port}")
-        return await asyncio.open_connection(self.hosts.get(host, host), port)
+        reader, writer = await asyncio.open_connection(self.hosts.get(host, host), port)
+        self._writers.add(writer)
+        return reader, writer
 
     async def _connect(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
