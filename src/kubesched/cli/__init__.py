@@ -11,6 +11,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from kubesched.cli.kubeconfig_errors import quiet_kubeconfig_loader
+
 COMMANDS = {
     "run": ("kubesched.cli.run", "run the scheduler (the default command)"),
     "dev-cluster": ("kubesched.cli.devcluster", "build and run a local control plane"),
@@ -46,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    quiet_kubeconfig_loader()  # each command prints a kubeconfig's error once, itself
     module = importlib.import_module(COMMANDS[command][0])
     result: int = module.main(args)
     return result

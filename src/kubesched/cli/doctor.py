@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import sys
 
+from kubesched.cli.kubeconfig_errors import connection_error_text
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, load_config
 from kubesched.doctor import ServiceAccount, Target, as_json, exit_code, run_checks, table
 from kubesched.doctor.session import open_client
@@ -99,5 +100,5 @@ def main(argv: list[str]) -> int:
     try:
         return asyncio.run(_doctor(args, loaded.config, target))
     except ConnectionConfigError as exc:
-        print(f"kubesched doctor: {exc}", file=sys.stderr)
+        print(f"kubesched doctor: {connection_error_text(exc)}", file=sys.stderr)
         return 1

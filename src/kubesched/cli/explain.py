@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubesched.apis.waitingpods import WAITING_PODS_PATH
+from kubesched.cli.kubeconfig_errors import connection_error_text
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, load_config
 from kubesched.config.flagtable import BY_NAME, CANONICAL, FLAGS, Kind
 from kubesched.doctor.session import REQUEST_TIMEOUT_SECONDS
@@ -245,6 +246,6 @@ def main(argv: list[str]) -> int:
         FrameworkError,
         PluginRegistrationError,
     ) as exc:
-        return _fail(str(exc))
+        return _fail(connection_error_text(exc))
     print(as_json(explanation) if args.output == "json" else table(explanation))
     return 0

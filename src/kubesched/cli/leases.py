@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import sys
 
+from kubesched.cli.kubeconfig_errors import connection_error_text
 from kubesched.doctor import list_scheduler_leases
 from kubesched.doctor.leasetable import leases_json, leases_table
 from kubesched.doctor.session import open_client
@@ -64,6 +65,9 @@ def main(argv: list[str]) -> int:
     except ConnectionFailed as exc:
         print(f"kubesched leases: cannot reach the API server: {exc.message}", file=sys.stderr)
         return 1
-    except (ConnectionConfigError, ApiError) as exc:
+    except ConnectionConfigError as exc:
+        print(f"kubesched leases: {connection_error_text(exc)}", file=sys.stderr)
+        return 1
+    except ApiError as exc:
         print(f"kubesched leases: {exc}", file=sys.stderr)
         return 1

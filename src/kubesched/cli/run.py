@@ -9,6 +9,7 @@ import sys
 from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.cli.kubeconfig_errors import connection_error_text
 from kubesched.config import ConfigError, help_text, load_config, write_config
 from kubesched.config.args_check import IN_TREE_ARGS
 from kubesched.config.plugin_check import check_plugins
@@ -87,5 +88,5 @@ def main(argv: list[str]) -> int:
     try:
         return eventloop.run(_serve(config))
     except FATAL_ERRORS as exc:
-        print(f"kubesched: {exc}", file=sys.stderr)
+        print(f"kubesched: {connection_error_text(exc)}", file=sys.stderr)
         return 1
