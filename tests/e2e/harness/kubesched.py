@@ -41,7 +41,7 @@ class KubeschedProcess:
         port: int,
         env: dict[str, str],
         token: str = "",
-    ):
+    ) -> None:
         self.argv = list(argv)
         self.token = token  # sent as a bearer token by `get` (/metrics needs an authorized one)
         self.log_path = log_path

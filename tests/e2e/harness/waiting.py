@@ -17,7 +17,7 @@ T = TypeVar("T")
 
 
 def wait_for(
-    observe: Callable[[], T],
+    observe: Callable[..., T],  # called with no arguments (a lambda may bind loop variables)
     *,
     until: Callable[[T], Any] = bool,
     timeout: float = 30.0,
@@ -46,7 +46,7 @@ def wait_for(
 
 
 def assert_stays(
-    observe: Callable[[], T],
+    observe: Callable[..., T],  # called with no arguments (a lambda may bind loop variables)
     *,
     holds: Callable[[T], Any],
     duration: float = 5.0,

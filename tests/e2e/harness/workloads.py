@@ -98,7 +98,8 @@ def pods_of(api: ApiClient, namespace: str, app: str) -> list[dict[str, Any]]:
 def rolled_out(deploy: dict[str, Any]) -> bool:
     """True once a Deployment's controller saw its latest spec and every replica is updated
     and available (what `kubectl rollout status` waits for)."""
-    status, want = deploy.get("status", {}), deploy["spec"]["replicas"]
+    status: dict[str, int] = deploy.get("status", {})
+    want: int = deploy["spec"]["replicas"]
     return (
         status.get("observedGeneration", 0) >= deploy["metadata"]["generation"]
         and status.get("updatedReplicas") == want

@@ -47,7 +47,8 @@ def generate_churn(seed: int) -> Churn:
     churn = Churn(seed=seed, nodes=rng.randint(2, 3))
     devices = random.Random(seed * 7919)  # DRA's choices, apart: the other draws stay as they were
     churn.class_at_start = devices.random() < 0.6
-    count, nodes, created = 0, churn.nodes, []
+    count, nodes = 0, churn.nodes
+    created: list[str] = []
     claim_pods: set[str] = set()
 
     def pods(n: int) -> tuple[str, Any]:

@@ -28,7 +28,8 @@ DeviceId = tuple[str, str, str]
 
 def taken(api: ApiClient, exclude: Iterable[tuple[str, str]]) -> list[Result]:
     """Every device allocated to a claim other than the (namespace, name) in `exclude`."""
-    skip, found = set(exclude), []
+    skip = set(exclude)
+    found: list[Result] = []
     for claim in api.list("ResourceClaim"):
         meta = claim["metadata"]
         if (meta["namespace"], meta["name"]) not in skip:
@@ -228,6 +229,7 @@ def compare_devices(
         timeout=10,
         message=f"the claims of {key} are allocated",
     )
+    assert kube is not None  # what wait_for waited for
     if twin is not None and twin[0] == node:
         detail = f"on {node}: kube-scheduler {kube}, kubesched {twin[1]}"
         tally.check("devices", key, twin[1] == kube, detail)

@@ -267,7 +267,7 @@ def claims_for(world: DraWorld, pod: dict[str, Any]) -> list[dict[str, Any]]:
     if rng.random() >= 0.4 or (world.backs_extended and _requests_gpu(pod)):
         return []  # not both (see the module's docstring)
     meta = pod["metadata"]
-    claims = []
+    claims: list[dict[str, Any]] = []
     for i in range(1 if rng.random() < 0.8 else 2):
         name = f"{meta['name']}-c{i}"
         claims.append(

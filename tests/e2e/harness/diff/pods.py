@@ -35,7 +35,8 @@ class Context:
 
 def existing_pods(ctx: Context, *, per_node: int) -> list[dict[str, Any]]:
     """Pods bound to nodes (low or no priority), never more than a node holds."""
-    rng, pods = ctx.rng, []
+    rng = ctx.rng
+    pods: list[dict[str, Any]] = []
     for node in ctx.nodes:
         room = int(node["status"]["allocatable"]["cpu"]) * 1000
         slots = int(node["status"]["allocatable"]["pods"]) - 1

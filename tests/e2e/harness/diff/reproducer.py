@@ -35,8 +35,9 @@ _STATE_KINDS = (
 def load_case(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
     """(header, objects to create first, pods under test)."""
     docs = [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
-    header = next((d for d in docs if d.get("kind") == "ParityCase"), {})
-    objects, incoming = [], []
+    header: dict[str, Any] = next((d for d in docs if d.get("kind") == "ParityCase"), {})
+    objects: list[dict[str, Any]] = []
+    incoming: list[dict[str, Any]] = []
     for doc in docs:
         if doc.get("kind") == "ParityCase":
             continue
