@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kubesched.localcluster import LocalCluster
 from tests.e2e.harness import ApiClient
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.test_leader_election import (
     LEASE_DURATION,
     RENEW_DEADLINE,
@@ -44,7 +45,11 @@ def delayed_config(path: Path, *, kubeconfig: Path, namespace: str) -> Path:
 
 
 def test_a_delayed_standby_fills_its_caches_when_it_takes_over(
-    kubesched, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: LocalCluster
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    tmp_path: Path,
+    local_cluster: LocalCluster,
 ) -> None:
     add_node(api, "delayed-node")
     config = delayed_config(

@@ -408,7 +408,9 @@ def test_a_stale_lease_is_reported_stale(cli: Cli, api: ApiClient, namespace: st
     ],
     ids=["leader-elect", "lock-object"],
 )
-def test_kubesched_on_kube_schedulers_lease_is_a_collision(cli: Cli, lease_flags) -> None:
+def test_kubesched_on_kube_schedulers_lease_is_a_collision(
+    cli: Cli, lease_flags: tuple[str, ...]
+) -> None:
     code, checks, _ = cli.doctor("--scheduler-name=my-custom-scheduler", *lease_flags)
     assert code == 1
     collision = checks["lease-collision"]

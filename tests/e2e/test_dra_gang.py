@@ -157,8 +157,8 @@ def test_a_coscheduling_gpu_gang_binds_only_whole(
             api.request(
                 "POST", f"/apis/{RESOURCE}/namespaces/{namespace}/resourceclaims", body=claim
             )
-            pod = make_pod().name(name).scheduler(COSCHED).label(POD_GROUP_LABEL, "train")
-            obj = pod.node_selector(**{NODE_LABEL: "cosched"}).obj()
+            builder = make_pod().name(name).scheduler(COSCHED).label(POD_GROUP_LABEL, "train")
+            obj = builder.node_selector(**{NODE_LABEL: "cosched"}).obj()
             obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": f"{name}-gpu"}]
             api.create(obj, namespace=namespace)
             members.append(name)

@@ -171,11 +171,15 @@ def decide_both(
         )
         for c in claims:
             if c in generated:  # the resourceclaim controller frees and deletes it
+
+                def deleted(items: list[dict[str, Any]], claim: str = c) -> bool:
+                    return all(i["metadata"]["name"] != claim for i in items)
+
                 wait_for(
                     lambda c=c: api.request(
                         "GET", f"/apis/{RESOURCE}/namespaces/{namespace}/resourceclaims"
                     ).get("items"),
-                    until=lambda items, c=c: all(i["metadata"]["name"] != c for i in items),
+                    until=deleted,
                     timeout=30,
                     message=f"the generated claim {c} is deleted with its pod",
                 )
@@ -339,6 +343,7 @@ def test_a_missing_class_and_a_failing_cel_expression(
             timeout=30,
             message="the pod reports a scheduler error",
         )
+        assert scheduled is not None  # what wait_for waited for
         # Which node's device is tried first is not fixed: name none.
         errors.append(re.sub(r"c-e\w+|gpu-[ab]-\w+", "X", scheduled["message"]))
     assert errors[1] == errors[0]

@@ -175,7 +175,9 @@ def test_a_gang_that_fits_only_six_binds_none_until_a_node_is_added(
         for s, ns in both.items()
     }
     assert conditions[OURS] == conditions[ORACLE]
-    assert conditions[OURS][:2] == ("False", "Unschedulable")
+    ours = conditions[OURS]
+    assert ours is not None
+    assert ours[:2] == ("False", "Unschedulable")
     assert {s: _bound(api, ns) for s, ns in both.items()} == {ORACLE: 0, OURS: 0}
     assert is_bound(api.get("Pod", "plain", namespace=both[OURS]))  # default scheduler unaffected
     for scheduler in SCHEDULERS:

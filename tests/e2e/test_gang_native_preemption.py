@@ -175,7 +175,9 @@ def test_a_gang_preempts_lower_priority_pods_then_binds_whole(
         for s, ns in both.items()
     }
     assert conditions[OURS] == conditions[ORACLE]
-    assert conditions[OURS][:2] == ("False", "Unschedulable")
+    ours = conditions[OURS]
+    assert ours is not None
+    assert ours[:2] == ("False", "Unschedulable")
     for scheduler, ns in both.items():
         assert len(_terminating(api, ns)) == evicted, f"{scheduler} preempted {evicted}"
         for pod in _terminating(api, ns):  # the kubelet's part: the victims stop

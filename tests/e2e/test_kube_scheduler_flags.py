@@ -12,6 +12,7 @@ from kubesched.config.flagtable import BY_NAME, Kind
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.test_serving import https_get
 
 # kubeadm's kube-scheduler static pod (`/etc/kubernetes/manifests/kube-scheduler.yaml`), with
@@ -26,7 +27,7 @@ KUBEADM_ARGS = (
 
 
 def test_kubeadm_static_pod_args_run_verbatim(
-    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster
+    kubesched: StartKubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster
 ) -> None:
     api.create(make_node().name("kubeadm-node").obj())
     args = [arg.format(kubeconfig=local_cluster.kubeconfig_path) for arg in KUBEADM_ARGS]
@@ -42,7 +43,7 @@ def test_kubeadm_static_pod_args_run_verbatim(
 
 
 def test_flags_for_missing_features_are_accepted_with_one_notice_each(
-    kubesched, api: ApiClient, namespace: str
+    kubesched: StartKubesched, api: ApiClient, namespace: str
 ) -> None:
     api.create(make_node().name("flags-node").obj())
     proc = kubesched(
@@ -89,7 +90,7 @@ SAMPLE = {Kind.DURATION: "5s", Kind.INT: "1", Kind.FLOAT: "1", Kind.BOOL: "false
 
 
 def test_configz_matches_kube_schedulers_for_the_plugins_both_have(
-    kubesched, local_cluster: LocalCluster
+    kubesched: StartKubesched, local_cluster: LocalCluster
 ) -> None:
     """The same `/configz` document as kube-scheduler: JSON under `componentconfig`, the
     default plugins in the same order with the same weights, the same default args."""
@@ -114,7 +115,9 @@ def test_configz_matches_kube_schedulers_for_the_plugins_both_have(
         assert entry["args"] == their_args[entry["name"]], entry["name"]
 
 
-def test_health_endpoints_answer_as_kube_schedulers(kubesched, local_cluster: LocalCluster) -> None:
+def test_health_endpoints_answer_as_kube_schedulers(
+    kubesched: StartKubesched, local_cluster: LocalCluster
+) -> None:
     """`?verbose` lists each check as kube-scheduler does, with its check names."""
     proc = kubesched("--scheduler-name=health-scheduler", "--leader-elect=false")
     port = local_cluster.scheduler_port

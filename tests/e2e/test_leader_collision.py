@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.harness import ApiClient
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.test_leader_election import (
     DEFAULT_LEASE,
     identity_of,
@@ -62,7 +63,9 @@ def default_lease_untouched(api: ApiClient, before: dict[str, Any]) -> None:
     ],
     ids=["leader-elect", "leader-election", "lock-object"],
 )
-def test_refuses_the_default_schedulers_lease(kubesched, api: ApiClient, lease_flags):
+def test_refuses_the_default_schedulers_lease(
+    kubesched: StartKubesched, api: ApiClient, lease_flags: tuple[str, ...]
+) -> None:
     before = api.get("Lease", DEFAULT_LEASE[1], namespace=DEFAULT_LEASE[0])
     proc = kubesched(
         "--scheduler-name=my-custom-scheduler", "--leader-elect=true", *lease_flags, ready=False
@@ -78,7 +81,9 @@ def test_refuses_the_default_schedulers_lease(kubesched, api: ApiClient, lease_f
     default_lease_untouched(api, before)
 
 
-def test_refuses_to_replace_a_live_kube_scheduler(kubesched, api: ApiClient):
+def test_refuses_to_replace_a_live_kube_scheduler(
+    kubesched: StartKubesched, api: ApiClient
+) -> None:
     """Serving default-scheduler on kube-scheduler's own Lease replaces kube-scheduler: only
     once it is gone. While it renews its Lease, kubesched refuses instead of waiting."""
     before = api.get("Lease", DEFAULT_LEASE[1], namespace=DEFAULT_LEASE[0])
@@ -98,8 +103,8 @@ def test_refuses_to_replace_a_live_kube_scheduler(kubesched, api: ApiClient):
 
 
 def test_different_schedulers_on_one_lease_are_refused_replicas_accepted(
-    kubesched, api: ApiClient, namespace: str
-):
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     lease = "shared-lease"
     alpha = kubesched(*replica_args("alpha", namespace, lease), name="alpha")
     alpha_id = wait_holder(api, namespace, lease, [identity_of(alpha)])
@@ -122,7 +127,9 @@ def test_different_schedulers_on_one_lease_are_refused_replicas_accepted(
     assert alpha.running()
 
 
-def test_refuses_a_lease_held_live_by_another_component(kubesched, api: ApiClient, namespace):
+def test_refuses_a_lease_held_live_by_another_component(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     now = datetime.now(UTC)
     api.create(
         {

@@ -27,6 +27,7 @@ import yaml
 
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, node_name, wait_for
+from tests.e2e.harness.fixtures import StartKubesched
 
 LEASE_DURATION = 4.0
 RENEW_DEADLINE = 3.0
@@ -318,7 +319,9 @@ def first_index(specs: list[dict[str, Any]], test: Callable[[dict[str, Any]], bo
 
 
 # -- 1. two replicas: one leader, one standby, beside kube-scheduler ------------------------
-def test_two_replicas_one_leader_beside_kube_scheduler(kubesched, api: ApiClient, namespace: str):
+def test_two_replicas_one_leader_beside_kube_scheduler(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     scheduler = "ha-scheduler"
     add_node(api, "ha-node")
     default_before = lease_spec(api, *DEFAULT_LEASE)
@@ -371,7 +374,9 @@ def test_two_replicas_one_leader_beside_kube_scheduler(kubesched, api: ApiClient
 
 
 # -- 2. fail-over when the leader crashes ------------------------------------------------------
-def test_failover_when_the_leader_is_killed(kubesched, api: ApiClient, namespace: str):
+def test_failover_when_the_leader_is_killed(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     scheduler = "crash-scheduler"
     add_node(api, "crash-node-1")
     add_node(api, "crash-node-2")
@@ -415,8 +420,8 @@ def test_failover_when_the_leader_is_killed(kubesched, api: ApiClient, namespace
 
 # -- 3. clean hand-over on SIGTERM -------------------------------------------------------------
 def test_sigterm_releases_the_lease_and_the_standby_takes_over_fast(
-    kubesched, api: ApiClient, namespace: str
-):
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     scheduler = "handover-scheduler"
     add_node(api, "handover-node")
     a = kubesched(*replica_args(scheduler, namespace), name="leader")
@@ -483,8 +488,8 @@ def test_sigterm_releases_the_lease_and_the_standby_takes_over_fast(
 
 # -- a foreign write to the Lease: the leader renews by the slow path and keeps leading -------
 def test_leader_renews_by_the_slow_path_after_a_foreign_write(
-    kubesched, api: ApiClient, namespace: str
-):
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     scheduler = "slowpath-scheduler"
     proc = kubesched(*replica_args(scheduler, namespace))
     proc_id = wait_holder(api, namespace, scheduler, [identity_of(proc)])
@@ -508,7 +513,9 @@ def test_leader_renews_by_the_slow_path_after_a_foreign_write(
 
 
 # -- 6. defaults -------------------------------------------------------------------------------
-def test_default_lease_is_kube_system_named_after_the_scheduler(kubesched, api: ApiClient):
+def test_default_lease_is_kube_system_named_after_the_scheduler(
+    kubesched: StartKubesched, api: ApiClient
+) -> None:
     scheduler = f"foo-{time.monotonic_ns() % 10**8}"
     try:
         # Outside a cluster: no POD_NAMESPACE (and no service account namespace file).
@@ -544,7 +551,9 @@ def _labelled_namespace(api: ApiClient, name: str) -> str:
     return name
 
 
-def test_leader_election_guide_container_args(kubesched, api: ApiClient, namespace: str):
+def test_leader_election_guide_container_args(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     """`--leader-elect=true --leader-election-resource-name=my-custom-scheduler
     --leader-election-resource-namespace=custom-scheduler-ns --scheduler-name=my-custom-scheduler`
     exactly as written: its own Lease, beside kube-scheduler."""
@@ -568,7 +577,9 @@ def test_leader_election_guide_container_args(kubesched, api: ApiClient, namespa
     assert "attempting to acquire" not in log
 
 
-def test_configure_multiple_schedulers_lock_object_flags(kubesched, api: ApiClient, namespace: str):
+def test_configure_multiple_schedulers_lock_object_flags(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     """`--leader-elect=true --lock-object-namespace=... --lock-object-name=...` with
     `--scheduler-name=my-scheduler`; pods submitted before it runs stay Pending, then are
     scheduled, and their Scheduled events name my-scheduler."""

@@ -29,6 +29,8 @@ from tests.e2e.harness import (
     node_name,
     wait_for,
 )
+from tests.e2e.harness.fixtures import StartKubesched
+from tests.e2e.harness.kubesched import KubeschedProcess
 from tests.e2e.test_leader_election import (
     CRASH_FAILOVER_BOUND,
     LEASE_DURATION,
@@ -57,7 +59,7 @@ EXIT_SECONDS = 30.0
 _KLOG_TIME = re.compile(r"^[IWEF]\d{4} (\d{2}:\d{2}:\d{2}\.\d{6})")
 
 
-def one_line(proc: Any, text: str) -> str:
+def one_line(proc: KubeschedProcess, text: str) -> str:
     """The one line of the process's log that contains `text`."""
     lines = [line for line in proc.log().splitlines() if text in line]
     assert len(lines) == 1, proc.tail()
@@ -88,7 +90,9 @@ def lines_after(log: str, marker: str) -> list[str]:
 
 
 # -- another holder overwrites the Lease -------------------------------------------------------
-def test_leader_that_loses_its_lease_stops_and_exits_1(kubesched, api: ApiClient, namespace: str):
+def test_leader_that_loses_its_lease_stops_and_exits_1(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     scheduler = "lost-scheduler"
     add_node(api, "lost-node")
     proc = kubesched(*replica_args(scheduler, namespace), "--v=4")
@@ -174,8 +178,12 @@ def write_config(
 
 
 def test_frozen_leader_is_fenced_when_it_wakes_up(
-    kubesched, api: ApiClient, namespace: str, tmp_path: Path, local_cluster: LocalCluster
-):
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    tmp_path: Path,
+    local_cluster: LocalCluster,
+) -> None:
     """The leader serves x and y, the standby only x. While the leader is frozen, the
     standby takes over and binds the x pods; the y pods that arrived meanwhile are seen by
     the old leader when it wakes up, and it must not bind them: it no longer leads."""
@@ -294,8 +302,8 @@ class CuttableProxy:
 
 
 def test_leader_cut_off_from_the_api_server_is_fenced_before_the_takeover(
-    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster
-):
+    kubesched: StartKubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster
+) -> None:
     """The leader's requests stop reaching the API server while it still sees new pods.
     It must stop binding renewDeadline after its last successful renewal, before the
     standby (which waits leaseDuration from when it saw that renewal) takes over; every pod

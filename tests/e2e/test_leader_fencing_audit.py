@@ -29,6 +29,7 @@ import pytest
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.kubesched import KubeschedProcess
 from tests.e2e.harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
 from tests.e2e.test_leader_election import (
     CRASH_FAILOVER_BOUND,
@@ -151,7 +152,7 @@ def replicas(
     for index in range(5):
         node = make_node().name(f"audited-node-{index}").capacity(cpu="64", pods="200")
         api.create(node.obj())
-    started = []
+    started: list[KubeschedProcess] = []
     for account in ("replica-a", "replica-b"):
         config = service_account_kubeconfig(
             local_cluster, api, namespace, tmp_path / account, account=account

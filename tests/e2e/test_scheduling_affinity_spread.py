@@ -19,6 +19,7 @@ from typing import Any
 from kubesched.testing import make_node, make_pod
 from kubesched.testing.builders import PodBuilder
 from tests.e2e.harness import ApiClient, create_namespace, wait_for
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.parity import Outcome, traceback_free, wait_outcome
 
 SCHEDULER = "spread-scheduler"
@@ -244,7 +245,9 @@ def violations(run: Run) -> list[str]:
     return counts_and_messages(run) + placement_problems(run)
 
 
-def test_same_constraints_as_kube_scheduler(api: ApiClient, new_namespace, kubesched) -> None:
+def test_same_constraints_as_kube_scheduler(
+    api: ApiClient, new_namespace: Callable[..., str], kubesched: StartKubesched
+) -> None:
     kube_ns = new_namespace("spread-kube")
     kube = run_workload(api, kube_ns, DEFAULT, "k")
     remove_cluster(api, kube_ns)
@@ -289,7 +292,7 @@ def run_namespace_selector(
     for namespace, short in ((team_a, "1"), (team_b, "2")):
         web_pod = make_pod().name("web").namespace(namespace).label("app", "web")
         api.create(web_pod.node(f"{prefix}-{short}").obj())
-    selectors = {
+    selectors: dict[str, dict[str, Any]] = {
         "picky-a": {"matchLabels": {"team": "a"}},
         "picky-ab": {"matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}]},
     }

@@ -23,6 +23,7 @@ from tests.e2e.harness import (
     node_name,
     wait_for,
 )
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.parity import pod_events, wait_scheduled_by, write_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,7 +59,9 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("case", list(MALFORMED), ids=list(MALFORMED))
-def test_malformed_config_exits_1_with_one_line(kubesched, tmp_path: Path, case: str) -> None:
+def test_malformed_config_exits_1_with_one_line(
+    kubesched: StartKubesched, tmp_path: Path, case: str
+) -> None:
     text, expected = MALFORMED[case]
     config = tmp_path / "config.yaml"
     config.write_text(text)
@@ -72,7 +75,7 @@ def test_malformed_config_exits_1_with_one_line(kubesched, tmp_path: Path, case:
     assert re.search(expected, errors[0]), f"{expected!r} not in {errors[0]!r}"
 
 
-def test_missing_config_file(kubesched, tmp_path: Path) -> None:
+def test_missing_config_file(kubesched: StartKubesched, tmp_path: Path) -> None:
     proc = kubesched(f"--config={tmp_path / 'absent.yaml'}", ready=False)
     assert proc.wait() == 1
     output = proc.log()
@@ -81,7 +84,7 @@ def test_missing_config_file(kubesched, tmp_path: Path) -> None:
     assert "Traceback" not in output
 
 
-def test_every_config_error_is_reported_at_once(kubesched, tmp_path: Path) -> None:
+def test_every_config_error_is_reported_at_once(kubesched: StartKubesched, tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(
         HEADER
@@ -99,7 +102,7 @@ def test_every_config_error_is_reported_at_once(kubesched, tmp_path: Path) -> No
 
 
 def test_unknown_plugin_names_the_plugin_and_the_available_ones(
-    kubesched, tmp_path: Path, local_cluster: LocalCluster
+    kubesched: StartKubesched, tmp_path: Path, local_cluster: LocalCluster
 ) -> None:
     config = write_config(
         tmp_path / "config.yaml",
@@ -124,7 +127,7 @@ def test_unknown_plugin_names_the_plugin_and_the_available_ones(
         assert name in available, errors[0]
 
 
-def test_unknown_plugin_module(kubesched, tmp_path: Path) -> None:
+def test_unknown_plugin_module(kubesched: StartKubesched, tmp_path: Path) -> None:
     proc = kubesched(
         f"--scheduler-name={SCHEDULER}",
         "--leader-elect=false",
@@ -163,7 +166,11 @@ def register(registry):
 
 
 def test_plugin_that_raises_costs_a_retry_not_the_scheduler(
-    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster, tmp_path: Path
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    local_cluster: LocalCluster,
+    tmp_path: Path,
 ) -> None:
     (tmp_path / "exploding_plugin.py").write_text(textwrap.dedent(EXPLODING_PLUGIN))
     attempts = tmp_path / "attempts.txt"
@@ -234,7 +241,11 @@ def test_plugin_that_raises_costs_a_retry_not_the_scheduler(
 
 
 def test_documented_example_plugin_changes_placement(
-    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster, tmp_path: Path
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    local_cluster: LocalCluster,
+    tmp_path: Path,
 ) -> None:
     """examples/prefer_label/profile.yaml, as docs/writing-plugins.md shows it (its Lease
     custom-scheduler-ns/my-custom-scheduler included), plus a control profile without the

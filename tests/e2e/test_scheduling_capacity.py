@@ -6,6 +6,7 @@ flush of the unschedulable pool."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import (
@@ -16,6 +17,7 @@ from tests.e2e.harness import (
     node_name,
     wait_for,
 )
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.parity import pod_events, traceback_free, wait_outcome
 
 SCHEDULER = "capacity-scheduler"
@@ -23,7 +25,7 @@ DEFAULT = "default-scheduler"
 REQUEUE_SECONDS = 6.0  # node add -> bound: the queue's backoff is at most a few seconds here
 
 
-def default_pod(namespace: str, name: str, node: str, cpu: str) -> dict:
+def default_pod(namespace: str, name: str, node: str, cpu: str) -> dict[str, Any]:
     """A pod for kube-scheduler, steered to `node` by its hostname label."""
     return (
         make_pod()
@@ -36,16 +38,16 @@ def default_pod(namespace: str, name: str, node: str, cpu: str) -> dict:
     )
 
 
-def our_pod(namespace: str, name: str, cpu: str = "1") -> dict:
+def our_pod(namespace: str, name: str, cpu: str = "1") -> dict[str, Any]:
     return make_pod().name(name).namespace(namespace).scheduler(SCHEDULER).req(cpu=cpu).obj()
 
 
-def get(api: ApiClient, namespace: str, name: str) -> dict:
+def get(api: ApiClient, namespace: str, name: str) -> dict[str, Any]:
     return api.get("Pod", name, namespace=namespace)
 
 
 def test_pods_of_kube_scheduler_use_capacity_kubesched_sees(
-    kubesched, api: ApiClient, namespace: str
+    kubesched: StartKubesched, api: ApiClient, namespace: str
 ) -> None:
     proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
     api.create(make_node().name("cap-a").capacity(cpu="2").obj())
@@ -111,7 +113,7 @@ def test_pods_of_kube_scheduler_use_capacity_kubesched_sees(
     assert traceback_free(proc.log())
 
 
-def test_too_many_pods(kubesched, api: ApiClient, namespace: str) -> None:
+def test_too_many_pods(kubesched: StartKubesched, api: ApiClient, namespace: str) -> None:
     proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
     api.create(make_node().name("tiny").capacity(pods="2").obj())
     api.create(default_pod(namespace, "kube-1", "tiny", cpu="100m"))
@@ -129,7 +131,7 @@ def test_too_many_pods(kubesched, api: ApiClient, namespace: str) -> None:
     assert traceback_free(proc.log())
 
 
-def test_no_nodes_at_all(kubesched, api: ApiClient, namespace: str) -> None:
+def test_no_nodes_at_all(kubesched: StartKubesched, api: ApiClient, namespace: str) -> None:
     """With no node in the cluster, both schedulers say so the same way."""
     kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
     api.create(make_pod().name("kube").namespace(namespace).scheduler(DEFAULT).obj())

@@ -29,6 +29,7 @@ from tests.e2e.harness import (
     is_pending_unbound,
     wait_for,
 )
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.parity import pod_events, traceback_free, wait_scheduled_by, write_config
 
 DEFAULT = "default-scheduler"
@@ -228,7 +229,7 @@ def assert_scheduled_events(
 def test_three_pods_each_placed_by_its_scheduler(
     variant: Variant,
     *,
-    kubesched,
+    kubesched: StartKubesched,
     api: ApiClient,
     namespace: str,
     local_cluster: LocalCluster,

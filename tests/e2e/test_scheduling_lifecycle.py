@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
@@ -18,6 +19,7 @@ from tests.e2e.harness import (
     node_name,
     wait_for,
 )
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.parity import (
     pod_events,
     traceback_free,
@@ -31,7 +33,7 @@ DEFAULT = "default-scheduler"
 ERROR_LINE_PREFIXES = ("E", "F")  # klog severities Error, Fatal
 
 
-def get(api: ApiClient, namespace: str, name: str) -> dict:
+def get(api: ApiClient, namespace: str, name: str) -> dict[str, Any]:
     return api.get("Pod", name, namespace=namespace)
 
 
@@ -44,11 +46,13 @@ def error_lines(log: str) -> list[str]:
     ]
 
 
-def test_pod_deleted_while_queued_is_dropped(kubesched, api: ApiClient, namespace: str) -> None:
+def test_pod_deleted_while_queued_is_dropped(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
     api.create(make_node().name("small").capacity(cpu="1").obj())
-    doomed = make_pod().name("doomed").namespace(namespace).scheduler(SCHEDULER)
-    doomed = api.create(doomed.req(cpu="2").obj())
+    builder = make_pod().name("doomed").namespace(namespace).scheduler(SCHEDULER)
+    doomed = api.create(builder.req(cpu="2").obj())
     assert not wait_outcome(api, namespace, "doomed", nodes=1).bound
     api.delete("Pod", "doomed", namespace=namespace, grace_period=0)
     # A node that would fit arrives: the queue must not resurrect the deleted pod.
@@ -88,7 +92,11 @@ def register(registry):
 
 
 def test_pod_deleted_or_replaced_while_binding_is_in_flight(
-    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster, tmp_path: Path
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    local_cluster: LocalCluster,
+    tmp_path: Path,
 ) -> None:
     """The binding carries the pod's UID: a pod deleted (or deleted and re-created under the
     same name) while its binding is in flight is dropped, never bound in its place."""
@@ -113,7 +121,7 @@ def test_pod_deleted_or_replaced_while_binding_is_in_flight(
     )
     api.create(make_node().name("only").obj())
 
-    def slow(name: str) -> dict:
+    def slow(name: str) -> dict[str, Any]:
         pod = make_pod().name(name).namespace(namespace).scheduler(SCHEDULER)
         return pod.label("slow-bind", "true").obj()
 
@@ -155,7 +163,7 @@ def test_pod_deleted_or_replaced_while_binding_is_in_flight(
 
 
 def test_pod_bound_by_someone_else_while_queued_is_not_rebound(
-    kubesched, api: ApiClient, namespace: str
+    kubesched: StartKubesched, api: ApiClient, namespace: str
 ) -> None:
     proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
     # kubesched cannot use `reserved` (tainted); someone else binds the pod there.
@@ -181,7 +189,11 @@ def test_pod_bound_by_someone_else_while_queued_is_not_rebound(
 
 
 def test_two_profiles_in_one_process(
-    kubesched, api: ApiClient, namespace: str, local_cluster: LocalCluster, tmp_path: Path
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    local_cluster: LocalCluster,
+    tmp_path: Path,
 ) -> None:
     """alpha spreads (LeastAllocated, the default), beta packs (MostAllocated): two
     frameworks, two scheduler names, one process."""
@@ -230,18 +242,18 @@ def test_two_profiles_in_one_process(
 
 
 def test_scheduling_gates_hold_pods_until_removed(
-    kubesched, api: ApiClient, namespace: str
+    kubesched: StartKubesched, api: ApiClient, namespace: str
 ) -> None:
     """Gated pods are not attempted (no event, the API server's SchedulingGated condition
     stays), by kubesched as by kube-scheduler; once the gate is removed, both are placed."""
     proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
     api.create(make_node().name("gates-node").obj())
-    pods = {}
+    pods: dict[str, dict[str, Any]] = {}
     for name, scheduler in (("kube", DEFAULT), ("ours", SCHEDULER)):
-        pod = make_pod().name(name).namespace(namespace).scheduler(scheduler)
-        pods[name] = api.create(pod.scheduling_gate("example.com/hold").obj())
+        builder = make_pod().name(name).namespace(namespace).scheduler(scheduler)
+        pods[name] = api.create(builder.scheduling_gate("example.com/hold").obj())
 
-    def gated(pod: dict) -> bool:
+    def gated(pod: dict[str, Any]) -> bool:
         scheduled = condition(pod, "PodScheduled") or {}
         return is_pending_unbound(pod) and scheduled.get("reason") == "SchedulingGated"
 
@@ -269,7 +281,9 @@ def test_scheduling_gates_hold_pods_until_removed(
     assert traceback_free(proc.log())
 
 
-def test_higher_priority_pod_is_placed_first(kubesched, api: ApiClient, namespace: str) -> None:
+def test_higher_priority_pod_is_placed_first(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     """Room for one pod; two pods wait (the low-priority one arrived first): the
     higher-priority one is placed, the other is reported unschedulable."""
     classes = {"lifecycle-e2e-low": 10, "lifecycle-e2e-high": 1000}

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -418,11 +419,11 @@ def node_names(case: Case) -> dict[str, str]:
     return {short: f"{case.id[:40]}-{short}" for short in case.nodes}
 
 
-def build_pod(spec: PodSpec, *, name: str, namespace: str, scheduler: str) -> dict:
+def build_pod(spec: PodSpec, *, name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     return with_limits(spec(make_pod().name(name).namespace(namespace).scheduler(scheduler)).obj())
 
 
-def place(api: ApiClient, namespace: str, pod: dict, nodes: int) -> Outcome:
+def place(api: ApiClient, namespace: str, pod: dict[str, Any], nodes: int) -> Outcome:
     api.create(pod)
     return wait_outcome(api, namespace, pod["metadata"]["name"], nodes=nodes)
 
@@ -520,8 +521,8 @@ def test_user_set_node_name_is_left_alone(
     for scheduler in (DEFAULT, SCHEDULER):
         for suffix, target in targets.items():
             name = f"{'kube' if scheduler == DEFAULT else 'ks'}-{suffix}"
-            pod = make_pod().name(name).namespace(namespace).scheduler(scheduler).node(target)
-            created.append((api.create(pod.obj()), target))
+            builder = make_pod().name(name).namespace(namespace).scheduler(scheduler).node(target)
+            created.append((api.create(builder.obj()), target))
 
     def untouched(_: object = None) -> bool:
         for pod, target in created:
@@ -544,7 +545,7 @@ def test_user_set_node_name_is_left_alone(
         )
 
 
-def _event_shape(event: dict) -> dict:
+def _event_shape(event: dict[str, Any]) -> dict[str, Any]:
     """The fields of an events.k8s.io/v1 Event a user or tool reads (no names, times, UIDs)."""
     regarding = event.get("regarding") or {}
     return {
@@ -557,14 +558,14 @@ def _event_shape(event: dict) -> dict:
     }
 
 
-def _condition_shape(pod: dict) -> dict:
+def _condition_shape(pod: dict[str, Any]) -> dict[str, Any]:
     scheduled = dict(condition(pod, "PodScheduled") or {})
     scheduled.pop("lastTransitionTime", None)
     scheduled["message"] = split_post_filter(str(scheduled.get("message", "")))[0]
     return scheduled
 
 
-def _differences(ours: dict, kube: dict) -> str:
+def _differences(ours: dict[str, Any], kube: dict[str, Any]) -> str:
     keys = sorted({*ours, *kube})
     return "; ".join(
         f"{k}: kubesched {ours.get(k, '<absent>')!r}, kube-scheduler {kube.get(k, '<absent>')!r}"

@@ -22,6 +22,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from kubesched.localcluster import LocalCluster
 from kubesched.server.certs import self_signed_pem
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.kubesched import KubeschedProcess, free_port
 
 
@@ -70,7 +71,9 @@ def test_each_start_serves_a_fresh_in_memory_certificate(
     assert certificates[0] != certificates[1]
 
 
-def test_a_changed_tls_cert_file_is_served_without_a_restart(kubesched, tmp_path: Path) -> None:
+def test_a_changed_tls_cert_file_is_served_without_a_restart(
+    kubesched: StartKubesched, tmp_path: Path
+) -> None:
     """As kube-scheduler's dynamic serving certificate: rewrite --tls-cert-file and its key,
     and new connections get the new pair; a half-written pair keeps the old one."""
     cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
@@ -157,7 +160,9 @@ def _get_with_certificate(port: int, path: str, cert: Path, key: Path) -> int:
         return int(error.code)
 
 
-def test_client_certificates_of_client_ca_file_authenticate(kubesched, tmp_path: Path) -> None:
+def test_client_certificates_of_client_ca_file_authenticate(
+    kubesched: StartKubesched, tmp_path: Path
+) -> None:
     """`--client-ca-file`: a certificate it signed is the caller (CN the user, O the groups),
     authorized by the API server; one from another CA fails the handshake (as Go's
     VerifyClientCertIfGiven); tokens still work."""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.fixtures import StartKubesched
 
 
-def test_kubesched_places_its_pod(kubesched, api: ApiClient, namespace: str) -> None:
+def test_kubesched_places_its_pod(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
     api.create(make_node().name("smoke-node").obj())
     proc = kubesched("--scheduler-name=smoke-scheduler", "--leader-elect=false")
     pod = make_pod().name("p").namespace(namespace).scheduler("smoke-scheduler").obj()

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ import yaml
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
-from tests.e2e.harness import condition, wait_for
+from tests.e2e.harness import ApiClient, condition, wait_for
+from tests.e2e.harness.fixtures import StartKubesched
 from tests.e2e.harness.kubesched import free_port
 from tests.e2e.harness.parity import write_config
 
@@ -52,8 +54,12 @@ def assert_one_line(result: tuple[int, list[str], str], *expected: str) -> None:
         assert text in errors[0], errors[0]
 
 
+Serve = Callable[..., tuple[int, list[str], str]]
+"""`serve(*flags)`: (exit code, the `kubesched: ` lines, all output)."""
+
+
 @pytest.fixture
-def serve(local_cluster: LocalCluster, tmp_path: Path):
+def serve(local_cluster: LocalCluster, tmp_path: Path) -> Serve:
     """Run kubesched against the test cluster with serving flags (no Lease, one profile)."""
 
     def start(*flags: str) -> tuple[int, list[str], str]:
@@ -132,7 +138,7 @@ def test_rejected_token_is_named_as_such(tmp_path: Path, local_cluster: LocalClu
     assert "cannot reach" not in result[1][0]
 
 
-def test_serving_certificate_flags(serve, tmp_path: Path) -> None:
+def test_serving_certificate_flags(serve: Serve, tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("not a certificate\n")
     (tmp_path / "a-file").write_text("x")
@@ -153,7 +159,7 @@ def test_serving_certificate_flags(serve, tmp_path: Path) -> None:
     assert_one_line(serve(port, f"--cert-dir={tmp_path / 'a-file'}"), "a-file is not a directory")
 
 
-def test_port_in_use_and_foreign_bind_address(serve) -> None:
+def test_port_in_use_and_foreign_bind_address(serve: Serve) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -214,7 +220,11 @@ def test_plugin_module_raising_cancelled_error_at_import(
 
 
 def test_filter_raising_cancelled_error_costs_a_retry(
-    kubesched, api, namespace: str, local_cluster: LocalCluster, tmp_path: Path
+    kubesched: StartKubesched,
+    api: ApiClient,
+    namespace: str,
+    local_cluster: LocalCluster,
+    tmp_path: Path,
 ) -> None:
     (tmp_path / "cancelling_plugin.py").write_text(textwrap.dedent(CANCELLING_PLUGIN))
     config = write_config(
