@@ -29,7 +29,8 @@ def _usage() -> str:
     lines += [f"  {name:<14}{summary}" for name, (_, summary) in COMMANDS.items()]
     lines += [
         "",
-        "With no command, kubesched runs the scheduler; `kubesched COMMAND --help` for more.",
+        "With no command, kubesched runs the scheduler: `kubesched run --help` lists its flags;",
+        "`kubesched COMMAND --help` those of a command.",
     ]
     return "\n".join(lines)
 

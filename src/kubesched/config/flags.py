@@ -258,7 +258,7 @@ def _unknown_flag(item: str) -> str:
     choices = [*BY_NAME, *CANONICAL]
     matches = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     hint = f" (did you mean --{matches[0]}?)" if matches else ""
-    return f"unknown flag {item.split('=', 1)[0]}{hint}; run `kubesched --help` for the flags"
+    return f"unknown flag {item.split('=', 1)[0]}{hint}; `kubesched run --help` lists the flags"
 
 
 def _to_bool(raw: str | None) -> bool:

@@ -167,7 +167,7 @@ def test_defaults_without_flags(load: Load) -> None:
         ),
         (["--lock-object-nam", "x"], "did you mean --lock-object-name?"),
         (["--schduler-name=x"], "did you mean --scheduler-name?"),
-        (["--zzz"], "unknown flag --zzz; run `kubesched --help` for the flags"),
+        (["--zzz"], "unknown flag --zzz; `kubesched run --help` lists the flags"),
         (["--address=0.0.0.0"], "flag --address was removed from kube-scheduler in 1.24"),
         (["--port=0"], "use --secure-port"),
         (["--feature-gates=Foo"], "'Foo' is not Name=true|false"),
