@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import ssl
 import threading
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any, TypeVar
 
 import aiohttp
 import pytest
@@ -23,12 +23,13 @@ from kubesched.kube.watchlines import watch_lines
 from kubesched.localcluster.pki import Pki, write_pki
 from tests.e2e.harness.proxies import TunnelProxy
 
+T = TypeVar("T")
 NAME = "api.only-the-proxy-knows.test"
 LOOPS = ["asyncio", "uvloop"]
 GET = b"GET /ok HTTP/1.1\r\nHost: api\r\n\r\n"
 
 
-def run(loop: str, main: Callable[[], Awaitable[Any]]) -> Any:
+def run(loop: str, main: Callable[[], Coroutine[Any, Any, T]]) -> T:
     factory = uvloop.new_event_loop if loop == "uvloop" else asyncio.new_event_loop
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main())

@@ -468,7 +468,7 @@ def cycle_framework(
     handle = FakeHandle(nodes=[make_node().name(n).model() for n in names])
     fw = Framework(
         profile_name="batch",
-        plugins=PluginLists(filter=[filter_], score=[SpreadScore()]),  # type: ignore[list-item]
+        plugins=PluginLists(filter=[filter_], score=[SpreadScore()]),
         score_weights={"Spread": 1},
         percentage_of_nodes_to_score=None,
         handle=handle,

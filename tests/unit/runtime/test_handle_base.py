@@ -35,8 +35,8 @@ def scheduler_handle(
     return SchedulerHandle(
         profile=profile,
         snapshot=Snapshot(),
-        api=api,  # type: ignore[arg-type]
-        recorder=EventRecorder(api),  # type: ignore[arg-type]
+        api=api,
+        recorder=EventRecorder(api),
         waiting_pods=WaitingPods(),
         listers=listers,
         dra_manager=dra_manager,

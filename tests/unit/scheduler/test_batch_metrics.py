@@ -9,7 +9,7 @@ from kubesched.scheduler.metrics import SchedulerMetrics
 
 
 def served(metrics: SchedulerMetrics) -> str:
-    return generate_latest(metrics.exported()).decode()  # type: ignore[arg-type]
+    return generate_latest(metrics.exported()).decode()
 
 
 def test_nothing_is_served_before_a_batch_reports() -> None:

@@ -59,8 +59,8 @@ def handle(listers: ClusterListers, snapshot: Snapshot | None = None) -> Schedul
     return SchedulerHandle(
         profile="p",
         snapshot=snapshot or Snapshot(),
-        api=api,  # type: ignore[arg-type]
-        recorder=EventRecorder(api),  # type: ignore[arg-type]
+        api=api,
+        recorder=EventRecorder(api),
         waiting_pods=WaitingPods(),
         listers=listers,
     )

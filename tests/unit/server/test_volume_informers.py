@@ -22,7 +22,7 @@ class NoApi:
 
 def test_stores_back_the_listers_and_events_become_cluster_events() -> None:
     moved: list[ClusterEvent] = []
-    informers = volume_informers(NoApi(), move=lambda event, old, new: moved.append(event))  # type: ignore[arg-type]
+    informers = volume_informers(NoApi(), move=lambda event, old, new: moved.append(event))
     assert set(informers.reflectors) == {
         "persistentvolumeclaims",
         "persistentvolumes",

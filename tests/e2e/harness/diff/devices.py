@@ -77,7 +77,7 @@ class _NodeDevices:
         }
 
     def device(self, result: Result) -> Mapping[str, Any] | None:
-        return self.devices.get(result[1:4])  # type: ignore[arg-type]
+        return self.devices.get(result[1:4])
 
     def sharing_problems(self, others: list[Result], mine: list[Result]) -> list[str]:
         """Devices used twice, shared capacity or counter sets overdrawn."""
@@ -100,7 +100,7 @@ class _NodeDevices:
         found += [
             f"counter set {key[2]}: {used}Gi of {key[3]} consumed"
             for key, used in consumed.items()
-            if key in self.counters and used > self.counters[key]  # type: ignore[index]
+            if key in self.counters and used > self.counters[key]
         ]
         return sorted(set(found))
 

@@ -41,7 +41,7 @@ class Loop:
         self, nodes: list[Node], *, fenced: bool = False, generic_workload: bool = False
     ) -> None:
         self.api = FakeApi()
-        self.recorder = EventRecorder(self.api)  # type: ignore[arg-type]
+        self.recorder = EventRecorder(self.api)
         self.cache = SchedulerCache()
         self.snapshot = Snapshot()
         waiting = WaitingPods()
@@ -53,7 +53,7 @@ class Loop:
             self.queue.activate_held(uid, gated_by=gated_by, force=force)
 
         self.preemptions = Preemptions(
-            api=self.api,  # type: ignore[arg-type]
+            api=self.api,
             recorder=self.recorder,
             waiting_pods=waiting,
             nominator=nominator,
@@ -64,7 +64,7 @@ class Loop:
         handle = SchedulerHandle(
             profile=PROFILE,
             snapshot=self.snapshot,
-            api=self.api,  # type: ignore[arg-type]
+            api=self.api,
             recorder=self.recorder,
             waiting_pods=waiting,
             preemptions=self.preemptions,
@@ -92,7 +92,7 @@ class Loop:
             cache=self.cache,
             snapshot=self.snapshot,
             queue=self.queue,
-            api=self.api,  # type: ignore[arg-type]
+            api=self.api,
             record_event=lambda **kw: self.events.append(kw),
             metrics=self.metrics,
             lookup_pod=self.store.get,
