@@ -28,6 +28,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests tools
 	$(BIN)/ruff format --check src tests tools
 
+# mypy --strict over the package, tools/ and tests/ (pyproject.toml's [tool.mypy] packages).
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
