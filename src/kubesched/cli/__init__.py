@@ -8,10 +8,14 @@ Each command lives in its own module with a `main(argv) -> int`, so the containe
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from kubesched.cli.kubeconfig_errors import quiet_kubeconfig_loader
+
+SIGPIPE_EXIT = 141
+"""The exit code when the reader of stdout went away (a shell's 128 + SIGPIPE)."""
 
 COMMANDS = {
     "run": ("kubesched.cli.run", "run the scheduler (the default command)"),
@@ -51,5 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     quiet_kubeconfig_loader()  # each command prints a kubeconfig's error once, itself
     module = importlib.import_module(COMMANDS[command][0])
-    result: int = module.main(args)
+    try:
+        result: int = module.main(args)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would print a warning
+    except BrokenPipeError:  # `kubesched manifests | head`: the reader left; no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_EXIT
     return result

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from kubesched.cli import manifests_flags
+from kubesched.cli.chart_folder import check_chart_folder
 from kubesched.config import ConfigError, KubeSchedulerConfiguration, complete, parse_options
 from kubesched.config.args_check import IN_TREE_ARGS
 from kubesched.config.flagtable import BY_NAME, CANONICAL, SCHEDULER_NAME_NOTICE
@@ -34,7 +35,7 @@ from kubesched.manifests import (
     build_manifests,
     to_yaml,
 )
-from kubesched.manifests.chart import write_chart
+from kubesched.manifests.chart import chart_files, write_chart
 from kubesched.manifests.rbac import resource_rules
 from kubesched.plugins import config_resources, in_tree_resources
 
@@ -90,7 +91,8 @@ def main(argv: list[str]) -> int:
             plugin_resources=tuple(config_resources(config)),
         )
         if own.helm_chart:
-            return _write_chart(Path(own.helm_chart), config, options, notices)
+            folder = Path(own.helm_chart)
+            return _write_chart(folder, config, options, notices, overwrite=own.overwrite)
         text = _render(config, options, crds_only=own.crds_only)
     except ConfigError as error:
         return _fail(error.notices, (error.line,))
@@ -118,15 +120,28 @@ def _write_chart(
     config: KubeSchedulerConfiguration,
     options: ManifestOptions,
     notices: tuple[str, ...],
+    *,
+    overwrite: bool,
 ) -> int:
     """`--helm-chart DIR`: the chart whose default values are these manifests. Its
     ClusterRole derives from the values what kubesched's own plugins read; what plugin
-    modules read becomes the default `rbac.extraRules`."""
+    modules read becomes the default `rbac.extraRules`. Files of DIR it would change are
+    only replaced with `--overwrite`."""
     derived = resource_rules(config_resources(config, in_tree_only=True))
     extra = [rule for rule in resource_rules(options.plugin_resources) if rule not in derived]
     options = dataclasses.replace(options, extra_rules=(*options.extra_rules, *extra))
+    declared = in_tree_resources()
+    if not overwrite:
+        check_chart_folder(folder, chart_files(config, options, declared=declared))
+    try:
+        written = write_chart(folder, config, options, declared=declared)
+    except OSError as error:
+        raise ManifestError(
+            f"--helm-chart {folder}: cannot write the chart: {error.strerror or error}"
+            f"{f' ({error.filename})' if error.filename else ''}; choose a folder you can write"
+        ) from error
     _print_notices(notices)
-    for path in write_chart(folder, config, options, declared=in_tree_resources()):
+    for path in written:
         print(path)
     return 0
 

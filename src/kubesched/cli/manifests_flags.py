@@ -38,6 +38,7 @@ OWN_FLAGS = (
     "no-service",
     "service-monitor",
     "helm-chart",
+    "overwrite",
 )
 
 
@@ -70,11 +71,19 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     add("--no-service", action="store_true", help="no Service for the metrics port")
     add("--service-monitor", action="store_true", help="a ServiceMonitor (Prometheus Operator)")
     add("--helm-chart", metavar="DIR", help="write the Helm chart into DIR instead of YAML")
+    add(
+        "--overwrite",
+        action="store_true",
+        help="with --helm-chart: replace files of DIR whose content differs (values.yaml "
+        "you edited, too); without it such a DIR is refused",
+    )
 
 
 def check_own(own: argparse.Namespace) -> None:
     """ManifestError when the deployment flags cannot go together or name a bad namespace."""
     check_namespace(own.namespace)
+    if own.overwrite and not own.helm_chart:
+        raise ManifestError("--overwrite only applies to --helm-chart DIR; add --helm-chart")
     if own.crds_only and own.helm_chart:
         raise ManifestError(
             "--crds-only prints the CRDs and --helm-chart writes a chart, whose crds/ holds "
