@@ -1,6 +1,7 @@
 """Running one kubesched process: `await run_scheduler(config, stop)` returns the exit code.
 
-connect -> build (no request) -> check the API server -> (collision guard) -> informers, events,
+connect -> check the API server (version, discovery: `apicheck`) -> build (no request) ->
+(collision guard) -> informers, events,
 serving -> caches synced -> leader election -> scheduling loop while leading.
 SIGTERM/SIGINT: stop scheduling, let in-flight bindings finish (bounded), release the
 Lease, flush events; exit 0. Lost lease: exit 1 (a restart rebuilds the caches).
@@ -21,14 +22,13 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.errors import FatalError
 from kubesched.framework.logkv import kv
 from kubesched.kube.client import KubeClient
-from kubesched.kube.connection import load_connection
-from kubesched.kube.errors import ApiError, ConnectionFailed, Unauthorized
+from kubesched.kube.connection import Connection, load_connection
 from kubesched.leaderelection import LeaderElector, OnStartedLeading, check_lease_collision
 from kubesched.queue import GATED, UNSCHEDULABLE
 from kubesched.scheduler.schedule_one import Scheduler
+from kubesched.server.apicheck import ApiSupport, check_api_server
 from kubesched.server.cachesync import CacheSyncError, wait_synced, watch_informers
 from kubesched.server.components import Components, build
-from kubesched.server.served import unserved_problem
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +49,34 @@ async def run_scheduler(config: KubeSchedulerConfiguration, stop: asyncio.Event)
     auth_connection = None
     if auth_kubeconfig and auth_kubeconfig != cc.kubeconfig:
         auth_connection = await load_connection(kubeconfig=auth_kubeconfig)
-    components = build(config, connection=connection, auth_connection=auth_connection)
+    support = await _check_api_server(connection, config)
+    components = build(
+        support.config,
+        connection=connection,
+        auth_connection=auth_connection,
+        api_support=support,
+    )
     try:
         return await run(components, stop)
     finally:
         await _cancel_stragglers()
         for client in components.clients():
             await client.close()
+
+
+async def _check_api_server(
+    connection: Connection, config: KubeSchedulerConfiguration
+) -> ApiSupport:
+    """The API server's version and what it serves (`kubesched.server.apicheck`), each thing
+    kubesched cannot do there logged once as a warning."""
+    probe = KubeClient(connection)
+    try:
+        support = await check_api_server(probe, config)
+    finally:
+        await probe.close()
+    for notice in support.notices:
+        log.warning(notice, extra=kv())
+    return support
 
 
 async def _cancel_stragglers() -> None:
@@ -72,10 +93,6 @@ async def run(components: Components, stop: asyncio.Event) -> int:
     """Run built components until `stop` is set or leadership ends; returns the exit code."""
     tasks: list[asyncio.Task[Any]] = []
     try:
-        await _check_reachable(components.client)
-        problem = await unserved_problem(components.client, components.config)
-        if problem:
-            raise AppError(problem)
         return await _run(components, stop, tasks)
     finally:
         for task in tasks:
@@ -86,34 +103,6 @@ async def run(components: Components, stop: asyncio.Event) -> int:
 def _spawn(tasks: list[asyncio.Task[Any]], coro: Awaitable[Any], name: str) -> None:
     tasks.append(asyncio.ensure_future(coro))
     tasks[-1].set_name(name)
-
-
-async def _check_reachable(client: KubeClient) -> None:
-    server = client.server
-    try:
-        version = await client.get("/version", timeout=10)
-    except Unauthorized as exc:
-        raise AppError(
-            f"the API server at {server} rejected kubesched's credentials ({exc.status} "
-            f"{exc.reason}); check the token, client certificate or exec plugin of the user "
-            "in --kubeconfig"
-        ) from exc
-    except ConnectionFailed as exc:
-        if "CERTIFICATE_VERIFY_FAILED" in exc.message or "certificate verify" in exc.message:
-            raise AppError(
-                f"the API server at {server} presented a certificate that is not trusted "
-                f"({exc.message}); pass --kubeconfig with the cluster's certificate-authority"
-            ) from exc
-        raise AppError(
-            f"cannot reach the API server at {server}: {exc.message}; "
-            "check --kubeconfig/--master and that the API server is up"
-        ) from exc
-    except ApiError as exc:
-        raise AppError(
-            f"the API server at {server} answered GET /version with {exc}; check that "
-            "--kubeconfig/--master point at a Kubernetes API server"
-        ) from exc
-    log.info("connected", extra=kv(server=server, version=version.get("gitVersion")))
 
 
 async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.Task[Any]]) -> int:

@@ -52,6 +52,7 @@ from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
+from kubesched.server.apicheck import ApiSupport, everything_served
 from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
 from kubesched.server.frameworks import new_queue, preempting, registered, registered_resources
 from kubesched.server.informers import Informers, declared_informers, feeding_informers
@@ -103,11 +104,15 @@ def build(
     *,
     connection: Connection,
     auth_connection: Connection | None = None,
+    api_support: ApiSupport | None = None,
 ) -> Components:
     """Every part, wired; raises FrameworkError / PluginRegistrationError on bad profiles.
 
     `auth_connection` (from `--authentication-kubeconfig`/`--authorization-kubeconfig`)
-    reviews the callers of the secure port; without it, `connection` does."""
+    reviews the callers of the secure port; without it, `connection` does. `api_support`
+    (`kubesched.server.apicheck`): the resources the API server does not serve get no
+    informer, and the pods it names are held; without, everything is assumed served."""
+    support = api_support or everything_served(config)
     metrics = SchedulerMetrics(
         disabled=config.disabled_metrics, generic_workload=config.generic_workload
     )
@@ -124,7 +129,13 @@ def build(
     # process once the Lease's renew deadline has passed (checked at the socket).
     client = clients.new(connection, write_fence=elector.fenced if elector is not None else None)
     core = _core(
-        config, client=client, recorder=recorder, metrics=metrics, fenced=fenced, leading=leading
+        config,
+        client=client,
+        recorder=recorder,
+        metrics=metrics,
+        fenced=fenced,
+        leading=leading,
+        support=support,
     )
     return Components(
         config=config,
@@ -196,6 +207,7 @@ def _core(
     metrics: SchedulerMetrics,
     fenced: Callable[[], bool],
     leading: Callable[[], bool],
+    support: ApiSupport,
 ) -> _Core:
     """Cache, snapshot, nominator, waiting pods, the profiles' Handles and frameworks, the
     queue, the informers feeding them, preemption and the scheduler."""
@@ -234,7 +246,7 @@ def _core(
         for profile in config.profiles
     }
     frameworks = _frameworks(config, registry, handles, metrics, preemptions)
-    queue = late.queue = new_queue(config, frameworks, nominator, metrics)
+    queue = late.queue = new_queue(config, frameworks, nominator, metrics, hold=support.hold)
     informers = _informers(
         client,
         cache,
@@ -244,6 +256,7 @@ def _core(
         waiting=waiting,
         volumes=volumes,
         metrics=metrics,
+        support=support,
     )
     scheduler = Scheduler(
         frameworks=frameworks,
@@ -274,6 +287,7 @@ def _informers(
     waiting: WaitingPods,
     volumes: VolumeInformers,
     metrics: SchedulerMetrics,
+    support: ApiSupport,
 ) -> Informers:
     """Pods and nodes (feeding the cache and the queue), what plugins declare, and the
     storage informers when a profile enables a volume plugin."""
@@ -290,7 +304,7 @@ def _informers(
     return Informers(
         pods=pods,
         nodes=nodes,
-        declared=_declared_informers(client, listers, queue, frameworks),
+        declared=_declared_informers(client, listers, queue, frameworks, support),
         volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
     )
 
@@ -300,11 +314,16 @@ def _declared_informers(
     listers: ClusterListers,
     queue: SchedulingQueue,
     frameworks: Mapping[str, Framework],
+    support: ApiSupport,
 ) -> dict[str, Reflector[ApiObject]]:
     """The informers of the declared resources, feeding the queue with the events plugins
     registered; PodDisruptionBudgets only when a profile preempts (as RBAC grants them then,
-    `kubesched.manifests.rbac`; DefaultPreemption reads them at PostFilter alone)."""
+    `kubesched.manifests.rbac`; DefaultPreemption reads them at PostFilter alone); none for
+    what the API server does not serve (their listers stay empty)."""
     declared = declared_informers(client, listers, queue, evented=registered_resources(frameworks))
+    for spec in listers.specs:
+        if not support.serves(spec):
+            declared.pop(spec.event_resource, None)
     if not preempting(frameworks):
         declared.pop(POD_DISRUPTION_BUDGETS.event_resource, None)
     return declared

@@ -3,7 +3,7 @@ which optional informers and events they need."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
@@ -45,10 +45,17 @@ def new_queue(
     frameworks: Mapping[str, Framework],
     nominator: Nominator,
     metrics: SchedulerMetrics,
+    *,
+    hold: Callable[[Pod], str | None] = lambda _pod: None,
 ) -> SchedulingQueue:
+    """The shared queue; `hold` names the plugin that keeps a pod out of activeQ before
+    any profile's PreEnqueue runs (pods with ResourceClaims while the API server does not
+    serve DRA, `kubesched.server.apicheck`), or None."""
     first = next(iter(frameworks.values()))
 
     def pre_enqueue(pod: Pod) -> str | None:
+        if (held := hold(pod)) is not None:
+            return held
         fw = frameworks.get(pod.scheduler_name)
         status = fw.run_pre_enqueue(pod) if fw is not None else None
         return None if status is None or status.is_success() else status.plugin or "?"
