@@ -218,10 +218,14 @@ async def load_connection(
         proxy = select_proxy(server, proxy_url=getattr(configuration, "proxy", None), environ=env)
     except ProxyConfigError as exc:
         raise ConnectionConfigError(str(exc)) from exc
-    connection = Connection(server, _ssl_context(configuration), configuration, loader)
-    connection.proxy = proxy
-    connection.tls_server_name = getattr(configuration, "tls_server_name", None) or None
-    return connection
+    return Connection(
+        server,
+        _ssl_context(configuration),
+        configuration,
+        loader,
+        proxy=proxy,
+        tls_server_name=getattr(configuration, "tls_server_name", None) or None,
+    )
 
 
 def _check_server_url(server: str, *, from_flag: bool) -> None:
