@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import sys
 from importlib.metadata import version as package_version
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cli.kubeconfig_errors import connection_error_text
+from kubesched.cli.startup import StartupOutput
 from kubesched.config import ConfigError, help_text, load_config, write_config
 from kubesched.config.args_check import IN_TREE_ARGS
 from kubesched.config.plugin_check import check_plugins
@@ -43,42 +43,39 @@ def version_text(*, raw: bool = False) -> str:
     return f"kubesched v{mine} (kube-scheduler {KUBE_SCHEDULER_VERSION} semantics)"
 
 
-def _report(exc: ConfigError) -> int:
-    """Print a ConfigError's notices, then its problems in one line as kube-scheduler
+def _report(out: StartupOutput, exc: ConfigError) -> int:
+    """Say a ConfigError's notices, then its problems in one line as kube-scheduler
     aggregates them; the exit code 1."""
-    for notice in exc.notices:
-        print(notice, file=sys.stderr)
-    print(f"kubesched: {exc.line}", file=sys.stderr)
-    return 1
+    out.notices(exc.notices)
+    return out.error(exc.line)
 
 
-def _write_config(config: KubeSchedulerConfiguration, path: str) -> int:
+def _write_config(out: StartupOutput, config: KubeSchedulerConfiguration, path: str) -> int:
     try:
         write_config(config, path=path)
     except ConfigError as exc:
-        return _report(exc)
+        return _report(out, exc)
     return 0
 
 
 def main(argv: list[str]) -> int:
+    out = StartupOutput(argv)
     try:
         result = load_config(argv, args_checks=IN_TREE_ARGS)
     except ConfigError as exc:
-        return _report(exc)
-    for notice in result.notices:
-        print(notice, file=sys.stderr)
+        return _report(out, exc)
+    out.notices(result.notices)
     if result.show_help or result.show_version:
         print(help_text() if result.show_help else version_text(raw=result.show_version == "raw"))
         return 0
     try:
         checked = check_plugins(result.config)  # before writing or serving, as kube-scheduler
     except ConfigError as exc:
-        return _report(exc)
-    for notice in checked.notices:
-        print(notice, file=sys.stderr)
+        return _report(out, exc)
+    out.notices(checked.notices)
     config = checked.config
     if result.write_config_to:
-        return _write_config(config, result.write_config_to)
+        return _write_config(out, config, result.write_config_to)
     setup_logging(
         verbosity=config.verbosity,
         logging_format=config.logging_format,
@@ -88,5 +85,4 @@ def main(argv: list[str]) -> int:
     try:
         return eventloop.run(_serve(config))
     except FATAL_ERRORS as exc:
-        print(f"kubesched: {connection_error_text(exc)}", file=sys.stderr)
-        return 1
+        return out.error(connection_error_text(exc))

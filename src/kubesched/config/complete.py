@@ -286,8 +286,8 @@ def _complete_lease(
 def _parallelism_notice(config: KubeSchedulerConfiguration) -> list[str]:
     """kube-scheduler's `parallelism` sizes its goroutine pools; kubesched's cycle runs on one
     event loop (its speed comes from doing less work), so another value changes nothing."""
-    if config.parallelism == DEFAULT_PARALLELISM:
-        return []
+    if config.parallelism == DEFAULT_PARALLELISM or config.parallelism <= 0:
+        return []  # the default, or a value validation refuses
     notice = (
         f"parallelism: {config.parallelism} accepted; kubesched schedules on one event loop, "
         "so it has no effect"

@@ -57,8 +57,7 @@ def test_paths_it_cannot_write_are_refused_in_one_line(
     a_file = tmp_path / "a-file"
     a_file.write_text("")
     assert refusal(capsys, [f"--helm-chart={a_file}"]) == (
-        f"--helm-chart {a_file}: is a file, not a folder; name a folder (it is created if "
-        "missing)"
+        f"--helm-chart {a_file}: is a file, not a folder; name a folder (it is created if missing)"
     )
     below = a_file / "chart"
     assert refusal(capsys, [f"--helm-chart={below}"]) == (
