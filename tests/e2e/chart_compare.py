@@ -3,6 +3,7 @@ outputs to the form in which they must be equal."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,9 @@ import yaml
 
 from kubesched.config import load_config
 from kubesched.config.dump import to_document
+from kubesched.localcluster import LocalCluster
+from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
+from tests.e2e.harness import ApiClient
 
 CHART = Path(__file__).parents[2] / "charts" / "kubesched"
 CONFIG_HASH = "kubesched.io/config-hash"
@@ -55,24 +59,46 @@ def comparable(
     objects: list[dict[str, Any]], *, namespace: str, tmp_path: Path
 ) -> dict[tuple[str, str], Any]:
     """(kind, name) -> object, with the release's Namespace left out (helm makes it with
-    --create-namespace), Helm's own labels dropped, the instance label's value (the release
-    or the object name) made one placeholder, and the ConfigMap's config.yaml replaced by the
-    completed configuration kubesched reads from it (the chart writes only what the values
-    set; `kubesched manifests` writes every default)."""
+    --create-namespace), Helm's hooks left out (the config check and `helm test` have no
+    counterpart in `kubesched manifests`), Helm's own labels and resource policy dropped, the
+    instance label's value (the release or the object name) made one placeholder, the chart's
+    ConfigMap name without its config hash and immutability (`kubectl apply` edits one
+    ConfigMap in place), and the ConfigMap's config.yaml replaced by the completed
+    configuration kubesched reads from it (the chart writes only what the values set;
+    `kubesched manifests` writes every default)."""
     found = {}
     for obj in objects:
         kind, meta = obj["kind"], obj["metadata"]
         if kind == "Namespace" and meta["name"] == namespace:
             continue
+        if HOOK in meta.get("annotations", {}):
+            continue
         _drop_helm_labels(obj)
         _blank_instance(obj)
+        if meta.get("annotations", {}).pop(KEEP, None) == "keep" and not meta["annotations"]:
+            del meta["annotations"]
         if kind == "ConfigMap":
+            assert obj.pop("immutable", True) is True
+            meta["name"] = unhashed(meta["name"])
             obj["data"]["config.yaml"] = _completed(obj["data"]["config.yaml"], namespace, tmp_path)
         if kind == "Deployment":
             annotations = obj["spec"]["template"]["metadata"]["annotations"]
             assert len(annotations.pop(CONFIG_HASH)) == 16
+            volume = obj["spec"]["template"]["spec"]["volumes"][0]["configMap"]
+            volume["name"] = unhashed(volume["name"])
         found[kind, meta["name"]] = obj
     return found
+
+
+HOOK = "helm.sh/hook"
+KEEP = "helm.sh/resource-policy"
+_HASHED = re.compile(r"^(?P<name>.+-config)-[0-9a-f]{16}$")
+
+
+def unhashed(name: str) -> str:
+    """The chart's `<name>-config-<config hash>` as `kubesched manifests` names it."""
+    found = _HASHED.match(name)
+    return found["name"] if found else name
 
 
 def _drop_helm_labels(obj: dict[str, Any]) -> None:
@@ -126,3 +152,33 @@ def _completed(text: str, namespace: str, tmp_path: Path) -> Any:
 
 def _documents(text: str) -> list[dict[str, Any]]:
     return [doc for doc in yaml.safe_load_all(text) if doc]
+
+
+def _service_account_kubeconfig(cluster: LocalCluster, ns: str, account: str, path: Path) -> Path:
+    token = cluster.kubectl("create", "token", account, "-n", ns).stdout.strip()
+    spec = KubeconfigSpec(
+        server=cluster.server, ca_file=cluster.ca_file, token=token, user="service-account"
+    )
+    path.write_text(kubeconfig(spec))
+    path.chmod(0o600)
+    return path
+
+
+def as_installed(
+    api: ApiClient, cluster: LocalCluster, ns: str, name: str, tmp_path: Path
+) -> list[str]:
+    """kubesched's arguments as the pod of an installed release (objects named `name`) would
+    run: the config of the ConfigMap its Deployment mounts (reaching the API server with the
+    installed ServiceAccount's token) and the Deployment's arguments but --config and
+    --cert-dir (the local process has its own)."""
+    deployment = api.get("Deployment", name, namespace=ns)
+    pod = deployment["spec"]["template"]["spec"]
+    (mounted,) = [v["configMap"]["name"] for v in pod["volumes"] if v["name"] == "config"]
+    config = yaml.safe_load(api.get("ConfigMap", mounted, namespace=ns)["data"]["config.yaml"])
+    account = _service_account_kubeconfig(cluster, ns, name, tmp_path / "sa.kubeconfig")
+    config["clientConnection"] = {"kubeconfig": str(account)}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    args = pod["containers"][0]["args"]
+    kept = [arg for arg in args if not arg.startswith(("--config=", "--cert-dir="))]
+    return [f"--config={path}", *kept]

@@ -13,11 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chart_compare import CHART, comparable, helm_refusal, helm_template, instances, manifests, run
-from harness import ApiClient, wait_for
 
 from kubesched.localcluster import LocalCluster, ensure_helm
 from kubesched.manifests.options import APP_VERSION
+from tests.e2e.chart_compare import (
+    CHART,
+    comparable,
+    helm_refusal,
+    helm_template,
+    instances,
+    manifests,
+    run,
+)
+from tests.e2e.harness import ApiClient, wait_for
 
 NAMESPACE = "kubesched-system"
 TOLERATIONS = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
@@ -55,7 +63,7 @@ SAME_SETTINGS = [
         ],
         [
             "--set=schedulerName=my-scheduler,leaderElection.resourceName=my-lease",
-            "--set=leaderElection.resourceNamespace=custom-scheduler-ns",
+            "--set=leaderElection.resourceNamespace=custom-scheduler-ns,namespace.create=true",
             "--set=leaderElection.leaseDuration=30s,replicas=3,verbosity=4",
             "--set=image.repository=registry.example.com/kubesched,image.tag=0.2.0",
             "--set=imagePullSecrets[0]=regcred,priorityClassName=system-cluster-critical",
@@ -120,7 +128,9 @@ def test_helm_install_grants_what_kubesched_needs(
 ) -> None:
     kubeconfig = f"--kubeconfig={local_cluster.kubeconfig_path}"
     release = ["kubesched", f"--namespace={namespace}", kubeconfig]
-    out = run([str(helm), "install", *release, str(CHART), "--set=schedulerName=helm-sched"])
+    # No kubelet runs the config check's Job here: test_helm_chart_hooks runs the hooks.
+    install = [str(helm), "install", *release, str(CHART), "--no-hooks"]
+    out = run([*install, "--set=schedulerName=helm-sched"])
     try:
         assert "STATUS: deployed" in out
         kinds = "deployment,configmap,serviceaccount,role,rolebinding,service,pdb"
@@ -217,7 +227,10 @@ def test_the_release_is_the_instance_label(helm: Path) -> None:
     assert instances(objects) == {"team-a"}
     for obj in objects:
         labels = obj["metadata"]["labels"]
-        assert labels["app.kubernetes.io/name"] == "kubesched"
+        hook = obj["metadata"].get("annotations", {}).get("helm.sh/hook")
+        # The hooks' pods must not be selected by the scheduler's PDB and Service.
+        name = "kubesched" if hook is None else f"kubesched-{labels['app.kubernetes.io/component']}"
+        assert labels["app.kubernetes.io/name"] == name
         assert labels["app.kubernetes.io/managed-by"] == "Helm"
         assert labels["app.kubernetes.io/version"] == APP_VERSION  # the chart's appVersion
         assert labels["helm.sh/chart"] == f"kubesched-{APP_VERSION}"

@@ -6,7 +6,9 @@ serves `scheduling.k8s.io/v1beta1` PodGroups).
 
 The cluster has no kubelet, so the installed Deployment never runs: kubesched runs as a local
 process with the configuration of the installed ConfigMap, the arguments of the installed
-Deployment and a token of the installed ServiceAccount, which is what its pod would do.
+Deployment and a token of the installed ServiceAccount, which is what its pod would do. Nor
+does anything run the config check's Job, so helm installs without hooks here
+(test_helm_chart_hooks.py runs them).
 """
 
 from __future__ import annotations
@@ -18,14 +20,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-import yaml
-from chart_compare import CHART, run
-from harness import ApiClient, is_bound, wait_for
 
 from kubesched.localcluster import LocalCluster, ensure_helm
-from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
 from kubesched.testing import make_node, make_pod
+from tests.e2e.chart_compare import CHART, as_installed, run
+from tests.e2e.harness import ApiClient, is_bound, wait_for
 
 GANG = 3
 COSCHEDULING = {
@@ -137,35 +137,6 @@ def helm() -> Path:
     return ensure_helm()
 
 
-def _service_account_kubeconfig(cluster: LocalCluster, ns: str, account: str, path: Path) -> Path:
-    token = cluster.kubectl("create", "token", account, "-n", ns).stdout.strip()
-    spec = KubeconfigSpec(
-        server=cluster.server, ca_file=cluster.ca_file, token=token, user="service-account"
-    )
-    path.write_text(kubeconfig(spec))
-    path.chmod(0o600)
-    return path
-
-
-def _as_installed(
-    api: ApiClient, cluster: LocalCluster, ns: str, scheduler: str, tmp_path: Path
-) -> list[str]:
-    """kubesched's arguments as its pod would run: the installed ConfigMap's config (reaching
-    the API server with the installed ServiceAccount's token) and the installed Deployment's
-    arguments but --config and --cert-dir (the local process has its own)."""
-    config = yaml.safe_load(
-        api.get("ConfigMap", f"{scheduler}-config", namespace=ns)["data"]["config.yaml"]
-    )
-    account = _service_account_kubeconfig(cluster, ns, scheduler, tmp_path / "sa.kubeconfig")
-    config["clientConnection"] = {"kubeconfig": str(account)}
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
-    deployment = api.get("Deployment", scheduler, namespace=ns)
-    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
-    kept = [arg for arg in args if not arg.startswith(("--config=", "--cert-dir="))]
-    return [f"--config={path}", *kept]
-
-
 @pytest.mark.parametrize("gang", GANGS)
 def test_helm_install_with_a_gang_option_binds_a_gang(
     helm: Path,
@@ -180,7 +151,8 @@ def test_helm_install_with_a_gang_option_binds_a_gang(
     scheduler = f"helm-gang-{secrets.token_hex(3)}"
     release = [f"gang-{scheduler[-6:]}", f"--namespace={namespace}"]
     kubeconfig_flag = f"--kubeconfig={local_cluster.kubeconfig_path}"
-    install = [str(helm), "install", *release, kubeconfig_flag, str(CHART)]
+    # No kubelet runs the config check's Job here: test_helm_chart_hooks runs the hooks.
+    install = [str(helm), "install", *release, kubeconfig_flag, str(CHART), "--no-hooks"]
     out = run([*install, *gang.values(scheduler)])
     try:
         assert "STATUS: deployed" in out
@@ -192,7 +164,7 @@ def test_helm_install_with_a_gang_option_binds_a_gang(
         served = api.request("GET", f"/apis/{gang.api_group}")["versions"]
         assert served, f"{gang.api_group} is served"  # the CRD from crds/, or built in
 
-        args = _as_installed(api, local_cluster, namespace, scheduler, tmp_path)
+        args = as_installed(api, local_cluster, namespace, scheduler, tmp_path)
         proc = kubesched(*args, extra_env={"POD_NAMESPACE": namespace})
         wait_for(
             lambda: api.get("Lease", scheduler, namespace=namespace),

@@ -58,13 +58,17 @@ def metrics_service(names: Names, *, port: int) -> dict[str, Any]:
 
 
 def service_monitor(names: Names) -> dict[str, Any]:
-    """The Prometheus Operator's scrape of the Service: HTTPS with the metrics reader's token."""
+    """The Prometheus Operator's scrape of the Service: HTTPS with the metrics reader's token.
+    Its series carry the Service's app and instance labels (`targetLabels`, as
+    `app_kubernetes_io_name` and `app_kubernetes_io_instance`): the Grafana dashboard selects
+    kubesched's series by them, whatever the scheduler and job are called."""
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "ServiceMonitor",
         "metadata": metadata(names.name, names, namespace=names.namespace),
         "spec": {
             "selector": {"matchLabels": selector_labels(names)},
+            "targetLabels": list(selector_labels(names)),
             "namespaceSelector": {"matchNames": [names.namespace]},
             "endpoints": [
                 {

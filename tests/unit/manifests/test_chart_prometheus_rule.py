@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 import yaml
-from chart_render import NAMESPACE, helm_refusal, helm_template
 
 from kubesched.localcluster import ensure_promtool
+from kubesched.manifests.chart import home
 from kubesched.scheduler.metrics import SchedulerMetrics
+from tests.unit.manifests.chart_render import NAMESPACE, helm_refusal, helm_template
 
 ENABLED = "--set=prometheusRule.enabled=true"
 JOB = f'job="kubesched", namespace="{NAMESPACE}"'
@@ -43,20 +44,28 @@ def _promtool(promtool: Path, *args: str, cwd: Path) -> str:
     return result.stdout
 
 
-def _alert(severity: str, description: str, summary: str, **labels: str) -> dict[str, Any]:
+def _alert(
+    name: str, severity: str, description: str, summary: str, **labels: str
+) -> dict[str, Any]:
     return {
         "exp_labels": {**LABELS, **labels, "severity": severity},
-        "exp_annotations": {"summary": summary, "description": description},
+        "exp_annotations": {
+            "summary": summary,
+            "description": description,
+            "runbook_url": f"{home.RUNBOOKS}#{name.lower()}",
+        },
     }
 
 
 DOWN = _alert(
+    "KubeschedDown",
     "critical",
     f"No target of kubesched ({TARGET}) has been up for 5m: pods for its schedulers stay "
     "Pending. See docs/operations.md.",
     "kubesched is down.",
 )
 NO_LEADER = _alert(
+    "KubeschedNoLeader",
     "critical",
     f"The replicas of kubesched {TARGET} are up but none has led for 5m, so none schedules: "
     "see who holds the Lease with kubesched leases (or kubesched doctor).",
@@ -66,6 +75,7 @@ NO_LEADER = _alert(
 
 def _pending(value: int) -> dict[str, Any]:
     return _alert(
+        "KubeschedPendingPodsGrowing",
         "warning",
         f"{value} pods wait in the queues of kubesched {TARGET} and their number keeps growing: "
         "kubesched explain says why a pod is Pending.",
@@ -74,6 +84,7 @@ def _pending(value: int) -> dict[str, Any]:
 
 
 ERRORS = _alert(
+    "KubeschedSchedulingErrors",
     "warning",
     f"Scheduling attempts of profile kubesched of kubesched {TARGET} end in error (0.10 per "
     "second): an API call of the cycle or the binding fails; its log says which (forbidden: "
@@ -207,6 +218,7 @@ def test_the_values_reach_the_rules(helm: Path, promtool: Path, tmp_path: Path) 
         "--set=prometheusRule.alertLabels.team=platform",
         "--set=prometheusRule.pendingPods.threshold=100,prometheusRule.pendingPods.window=30m",
         "--set=prometheusRule.down.severity=warning,prometheusRule.schedulingErrors.for=1h",
+        "--set=prometheusRule.runbookUrl=https://wiki.example.com/kubesched",
         f"--set-json=prometheusRule.extraRules=[{json.dumps(extra)}]",
     ]
     (rule,) = helm_template(helm, ENABLED, *sets, show="prometheusrule.yaml")
@@ -220,6 +232,9 @@ def test_the_values_reach_the_rules(helm: Path, promtool: Path, tmp_path: Path) 
     assert "> 100) and" in rules["KubeschedPendingPodsGrowing"]["expr"]
     assert "[30m]" in rules["KubeschedPendingPodsGrowing"]["expr"]
     assert rules["KubeschedSchedulingErrors"]["for"] == "1h"
+    assert rules["KubeschedNoLeader"]["annotations"]["runbook_url"] == (
+        "https://wiki.example.com/kubesched#kubeschednoleader"
+    )
     assert rules["kubesched:pending:sum"] == extra
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))
     assert "SUCCESS" in _promtool(promtool, "check", "rules", "rules.yaml", cwd=tmp_path)
@@ -270,3 +285,25 @@ def test_the_alerts_query_metrics_kubesched_exports(helm: Path) -> None:
 
     assert queried - exported == {"up"}
     assert {"leader_election_master_status", "scheduler_pending_pods"} <= queried
+
+
+def test_every_runbook_link_is_a_section_of_the_operations_guide(helm: Path) -> None:
+    """Each alert's runbook_url is docs/operations.md at the anchor GitHub gives the heading
+    named after the alert (lowercase), and that section exists."""
+    guide = Path(__file__).parents[3] / "docs" / "operations.md"
+    headings = {
+        line.lstrip("#").strip().lower()
+        for line in guide.read_text().splitlines()
+        if line.startswith("#")
+    }
+    links = {
+        rule["alert"]: rule["annotations"]["runbook_url"] for rule in _groups(helm)[0]["rules"]
+    }
+
+    assert len(links) == 4
+    for alert, link in links.items():
+        page, _, anchor = link.partition("#")
+        assert page == home.RUNBOOKS
+        assert page.endswith("/docs/operations.md")
+        assert anchor == alert.lower()
+        assert anchor in headings, f"docs/operations.md has no section {alert}"

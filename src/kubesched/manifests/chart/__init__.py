@@ -20,7 +20,7 @@ from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import ResourceSpec
-from kubesched.manifests.chart import monitoring, spec
+from kubesched.manifests.chart import home, hooks, monitoring, spec
 from kubesched.manifests.chart.helpers import helpers_tpl
 from kubesched.manifests.chart.objects import (
     HEADER,
@@ -63,7 +63,12 @@ def chart_files(
         "templates/NOTES.txt": (Path(__file__).parent / "NOTES.txt").read_text(),
         ".helmignore": "dashboards/*.png\n",
     }
-    templates = {**render_templates(Source(config, declared)), **monitoring.templates()}
+    source = Source(config, declared)
+    templates = {
+        **render_templates(source),
+        **hooks.templates(source),
+        **monitoring.templates(),
+    }
     files.update(
         {
             f"templates/{name}": HEADER + text.removeprefix(HEADER)
@@ -118,6 +123,15 @@ def _chart_yaml() -> str:
         "type: application\n"
         f"version: {CHART_VERSION}\n"
         f'appVersion: "{APP_VERSION}"\n'
-        'kubeVersion: ">=1.29.0-0"\n'
+        f'kubeVersion: "{KUBE_VERSION}"\n'
+        f"home: {home.REPOSITORY}\n"
+        f"sources:\n- {home.REPOSITORY}\n"
+        f"icon: {home.ICON}\n"
         "keywords: [scheduler, kube-scheduler, second-scheduler]\n"
     )
+
+
+KUBE_VERSION = ">=1.34.0-0"
+"""The clusters the chart installs on: the default profile's DynamicResources reads
+resource.k8s.io/v1, served from Kubernetes 1.34 (the -0 admits pre-release and vendor
+suffixes such as v1.34.2-eks-...)."""

@@ -44,15 +44,39 @@ app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" | quote }}
 {{- end -}}
 
+{{/* The labels of a hook's objects (.component of the release .top): their own name and
+component, so that no selector of the scheduler's (PodDisruptionBudget, Service) counts their pods. */}}
+{{- define "kubesched.hookLabels" -}}
+{{- $own := dict "app.kubernetes.io/name" (printf "APP_NAME-%s" .component) "app.kubernetes.io/component" .component -}}
+{{- toYaml (merge $own (include "kubesched.labels" .top | fromYaml)) -}}
+{{- end -}}
+
+{{- define "kubesched.checkLabels" -}}
+{{- include "kubesched.hookLabels" (dict "top" . "component" "config-check") -}}
+{{- end -}}
+
+{{- define "kubesched.testLabels" -}}
+{{- include "kubesched.hookLabels" (dict "top" . "component" "test") -}}
+{{- end -}}
+
 {{/* The pods' labels: the chart's, and podLabels that do not replace one of them. */}}
 {{- define "kubesched.podLabels" -}}
 {{- toYaml (merge (include "kubesched.labels" . | fromYaml) .Values.podLabels) -}}
 {{- end -}}
 
+{{/* The hash of the configuration (16 hex digits of its sha256). */}}
+{{- define "kubesched.configHash" -}}
+{{- include "kubesched.config" . | sha256sum | trunc 16 -}}
+{{- end -}}
+
+{{/* The ConfigMap of the configuration: one per config hash, never edited in place. */}}
+{{- define "kubesched.configMapName" -}}
+{{- printf "%s-config-%s" (include "kubesched.name" .) (include "kubesched.configHash" .) -}}
+{{- end -}}
+
 {{/* The pods' annotations: the config hash (a changed config rolls the pods) and podAnnotations. */}}
 {{- define "kubesched.podAnnotations" -}}
-{{- $hash := include "kubesched.config" . | sha256sum | trunc 16 -}}
-{{- toYaml (merge (dict "CONFIG_HASH_ANNOTATION" $hash) .Values.podAnnotations) -}}
+{{- toYaml (merge (dict "CONFIG_HASH_ANNOTATION" (include "kubesched.configHash" .)) .Values.podAnnotations) -}}
 {{- end -}}
 
 {{/* The ServiceMonitor's labels: the chart's, and serviceMonitor.labels (a Prometheus selects by them). */}}
@@ -118,6 +142,13 @@ FIXED_ARGS
 {{- range .Values.extraArgs }}
 - {{ . | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* The config check's arguments: the scheduler's, then print the checked config and exit
+(1 with one line when a plugin, its args or a plugin module is wrong). */}}
+{{- define "kubesched.checkArgs" -}}
+{{ include "kubesched.args" . }}
+- "--write-config-to=-"
 {{- end -}}
 
 {{/* "true" when the default plugin .plugin runs at extension point .point of a profile whose
@@ -218,8 +249,8 @@ the plugins each extension point enables, and the default ones multiPoint does n
 {{- end -}}
 {{- end -}}
 
-{{/* The Lease's namespace needs creating: not the release's, not built in. */}}
+{{/* The chart makes the Lease's namespace: asked to (namespace.create), not the release's, not built in. */}}
 {{- define "kubesched.createLeaseNamespace" -}}
 {{- $namespace := include "kubesched.leaseNamespace" . -}}
-{{- and .Values.leaderElection.leaderElect (ne $namespace .Release.Namespace) (not (has $namespace (list BUILT_IN_NAMESPACES))) -}}
+{{- and .Values.namespace.create .Values.leaderElection.leaderElect (ne $namespace .Release.Namespace) (not (has $namespace (list BUILT_IN_NAMESPACES))) -}}
 {{- end -}}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kubesched.manifests.chart import home
 from kubesched.manifests.chart import schemas as s
 from kubesched.manifests.chart.spec import Entry, Group, Leaf
 
@@ -77,6 +78,14 @@ def _prometheus_rule() -> Group:
                 doc='PromQL label matchers of kubesched\'s series; empty: job="<name>",\n'
                 'namespace="<release namespace>" (what the ServiceMonitor\'s scrapes carry).',
                 schema=s.string(),
+            ),
+            Leaf(
+                key="runbookUrl",
+                default=home.RUNBOOKS,
+                doc="The page of the alerts' runbooks: each alert's runbook_url is this page\n"
+                "and its name in lowercase as the anchor (#kubescheddown, ...), the sections of\n"
+                "docs/operations.md; point it at your own copy.",
+                schema=s.string(pattern="^https?://\\S+$"),
             ),
             Leaf(
                 key="alertLabels",

@@ -141,9 +141,54 @@ def _any_enabled(plugins: set[str], *, gated: bool) -> str:
 
 
 def _config_map(_: Source) -> dict[str, Any]:
+    """The model's ConfigMap named after the config's hash and immutable: a changed config
+    is a new ConfigMap, so a replica of a previous ReplicaSet that restarts still reads the
+    config it was started with (`PREVIOUS_CONFIG_MAP` keeps those the ReplicaSets mount)."""
     obj = _labelled(workload.config_map(TOKEN_NAMES, ""))
+    obj["metadata"]["name"] = markers.value(CONFIG_MAP_NAME)
+    obj["immutable"] = True
     obj["data"][workload.CONFIG_KEY] = markers.text('include "kubesched.config" .')
     return obj
+
+
+CONFIG_MAP_NAME = 'include "kubesched.configMapName" . | quote'
+PREVIOUS_CONFIG_MAP = """\
+{{- /* The ConfigMaps that ReplicaSets of the Deployment with replicas still mount, when this
+release changes the config: kept as they are while the new pods roll out, so that an old
+replica that restarts or is replaced keeps its config; the next upgrade drops those whose
+ReplicaSet has been scaled to zero. lookup finds nothing in helm template. */}}
+{{- $current := include "kubesched.configMapName" . }}
+{{- $deployment := include "kubesched.name" . }}
+{{- $kept := list $current }}
+{{- range (dig "items" list (lookup "apps/v1" "ReplicaSet" .Release.Namespace "")) }}
+{{- $owned := false }}
+{{- range (dig "metadata" "ownerReferences" list .) }}
+{{- if and (eq .kind "Deployment") (eq .name $deployment) }}{{ $owned = true }}{{ end }}
+{{- end }}
+{{- if and $owned (gt (int (dig "spec" "replicas" 0 .)) 0) }}
+{{- range (dig "spec" "template" "spec" "volumes" list .) }}
+{{- $mounted := dig "configMap" "name" "" . }}
+{{- if and (eq .name "config") $mounted (not (has $mounted $kept)) }}
+{{- $kept = append $kept $mounted }}
+{{- $previous := lookup "v1" "ConfigMap" $.Release.Namespace $mounted }}
+{{- if $previous }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ $mounted | quote }}
+  namespace: {{ $.Release.Namespace | quote }}
+  labels:
+    {{- include "kubesched.labels" $ | nindent 4 }}
+immutable: true
+data:
+  {{- toYaml $previous.data | nindent 2 }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+"""
 
 
 def _chart_options() -> ManifestOptions:
@@ -159,7 +204,8 @@ def _chart_options() -> ManifestOptions:
     )
 
 
-def _deployment(source: Source) -> dict[str, Any]:
+def deployment_object(source: Source) -> dict[str, Any]:
+    """The model's Deployment with the values put in (the hooks' pods start from its pod)."""
     options = _chart_options()
     obj = _labelled(workload.deployment(source.config, options, TOKEN_NAMES, config_text=""))
     obj["spec"]["replicas"] = markers.value(".Values.replicas")
@@ -171,6 +217,7 @@ def _deployment(source: Source) -> dict[str, Any]:
     pod["affinity"] = markers.included("kubesched.affinity")
     pod["tolerations"] = markers.optional(".Values.tolerations")
     pod["imagePullSecrets"] = markers.optional('include "kubesched.pullSecrets" . | fromYamlArray')
+    pod["volumes"][0]["configMap"]["name"] = markers.value(CONFIG_MAP_NAME)
     pod["volumes"].append(markers.items(".Values.extraVolumes"))
     container = pod["containers"][0]
     container["args"] = markers.included("kubesched.args")
@@ -215,8 +262,15 @@ def _service(source: Source) -> dict[str, Any]:
 
 
 def _lease_namespace(_: Source) -> dict[str, Any]:
+    """The Lease's namespace, made only with `namespace.create` and never deleted by helm
+    (uninstall would take every object in it, the chart's or not)."""
     namespace = {"apiVersion": "v1", "kind": "Namespace"}
-    return _labelled({**namespace, "metadata": metadata(TOKEN_NAMES.lease_namespace, TOKEN_NAMES)})
+    obj = _labelled({**namespace, "metadata": metadata(TOKEN_NAMES.lease_namespace, TOKEN_NAMES)})
+    obj["metadata"]["annotations"] = {KEEP_POLICY: "keep"}
+    return obj
+
+
+KEEP_POLICY = "helm.sh/resource-policy"
 
 
 TEMPLATES: tuple[Template, ...] = (
@@ -244,7 +298,7 @@ TEMPLATES: tuple[Template, ...] = (
     ("lease-role.yaml", _of(rbac.lease_role), LEADER_ELECT),
     ("lease-rolebinding.yaml", _of(rbac.lease_role_binding), LEADER_ELECT),
     ("configmap.yaml", _config_map, ""),
-    ("deployment.yaml", _deployment, ""),
+    ("deployment.yaml", deployment_object, ""),
     (
         "poddisruptionbudget.yaml",
         _of(exposure.disruption_budget),
@@ -272,6 +326,8 @@ def render_templates(source: Source) -> dict[str, str]:
             body = '{{- include "kubesched.validate" . }}\n' + body
         if name == "clusterrole.yaml":
             body = ROLE_VARIABLES + body
+        if name == "configmap.yaml":
+            body += PREVIOUS_CONFIG_MAP
         if condition:
             body = f"{{{{- if {condition} }}}}\n{body}{{{{- end }}}}\n"
         files[name] = f"{HEADER}{body}"

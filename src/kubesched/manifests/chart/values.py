@@ -44,6 +44,7 @@ def value_tree(
         ),
         *_scheduling(config),
         _leader_election(config, options),
+        *_lifecycle(),
         *_config_and_logging(config),
         Leaf(
             key="featureGates",
@@ -87,6 +88,41 @@ def value_tree(
         ),
         _service_monitor(options),
         *monitoring.values(),
+    )
+
+
+def _lifecycle() -> tuple[Group, Group]:
+    """The config check before install and upgrade, and the Lease's namespace."""
+    return (
+        Group(
+            key="configCheck",
+            doc="Before helm installs or upgrades anything, a Job (a pre-install and pre-upgrade\n"
+            "hook) runs the image's `kubesched --write-config-to` on the release's config, with\n"
+            "the pods' arguments, volumes and environment: a wrong plugin name, plugin args or\n"
+            "plugin module fails the install or upgrade and the running replicas keep theirs.",
+            children=(
+                Leaf(
+                    key="enabled",
+                    default=True,
+                    doc="Run the check (it needs the image where the pods run).",
+                    schema=s.boolean(),
+                ),
+            ),
+        ),
+        Group(
+            key="namespace",
+            doc="The Lease's namespace (leaderElection.resourceNamespace) when it is not the\n"
+            "release namespace, which is Helm's (helm install --create-namespace).",
+            children=(
+                Leaf(
+                    key="create",
+                    default=False,
+                    doc="Create it (helm uninstall then keeps it: helm.sh/resource-policy keep);\n"
+                    "false: it must exist.",
+                    schema=s.boolean(),
+                ),
+            ),
+        ),
     )
 
 
@@ -228,8 +264,8 @@ def _leader_election(config: KubeSchedulerConfiguration, options: ManifestOption
             Leaf(
                 key="resourceNamespace",
                 default=election["resourceNamespace"],
-                doc="The Lease's namespace; empty: the release namespace (created when it\n"
-                "is another one and not built in).",
+                doc="The Lease's namespace; empty: the release namespace (another one must\n"
+                "exist, or set namespace.create).",
                 schema=s.optional_string(s.DNS_LABEL, max_length=63),
             ),
             Leaf(
