@@ -373,8 +373,11 @@ class KubeClient:
 
 
 def _describe(exc: BaseException) -> str:
-    """`Type: message` for a log line (a repr of aiohttp's errors is a screenful)."""
+    """`Type: message` for a log line (a repr of aiohttp's errors is a screenful); our own
+    HttpError's message alone (it names what failed: the connection, the proxy, TLS)."""
     text = str(exc)
+    if isinstance(exc, HttpError) and text:
+        return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
