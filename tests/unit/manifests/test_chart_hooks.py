@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from tests.unit.manifests.chart_render import CHART, NAMESPACE, helm_template
+from tests.unit.manifests.chart_render import CHART, NAMESPACE, helm_refusal, helm_template
 
 HOOK = "helm.sh/hook"
 PLUGINS = [
@@ -151,3 +151,10 @@ def test_chart_metadata() -> None:
     assert chart["sources"] == [chart["home"]]
     assert chart["icon"].endswith("/charts/kubesched/icon.svg")
     assert (CHART / "icon.svg").read_text().startswith("<svg")
+
+
+def test_helm_refuses_clusters_older_than_1_34(helm: Path) -> None:
+    error = helm_refusal(helm, "--kube-version=1.33.5")
+
+    assert "chart requires kubeVersion: >=1.34.0-0" in error
+    assert helm_template(helm, "--kube-version=1.34.2-eks-113cf36")  # vendor suffixes pass
