@@ -10,6 +10,10 @@ alone (no kubelet runs here; nothing needs the Node authorizer).
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,3 +101,31 @@ def test_kubesched_disables_dynamic_resources_and_schedules(
         assert proc.running()
     finally:
         assert proc.stop() == 0, proc.tail()
+
+
+def test_doctor_says_what_kubesched_cannot_do_here(local_cluster: LocalCluster) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kubesched",
+            "doctor",
+            f"--scheduler-name={SCHEDULER}",
+            f"--kubeconfig={local_cluster.kubeconfig_path}",
+            "-o",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert checks["api-server"]["status"] == "ok", checks
+    assert "(kubesched supports Kubernetes 1.34 to 1.40" in checks["api-server"]["detail"]
+    served = checks["served-apis"]
+    assert served["status"] == "warn", served
+    assert "does not serve resource.k8s.io/v1 (Kubernetes 1.34+)" in served["detail"]
+    assert "resourceclaims.resource.k8s.io/v1" in served["data"]["missing"]

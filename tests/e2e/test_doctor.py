@@ -340,6 +340,7 @@ def test_generated_rbac_passes_every_check(
         proc.stop()
     assert {name: c["status"] for name, c in checks.items()} == {
         "api-server": "ok",
+        "served-apis": "ok",
         "lease-collision": "ok",
         "lease-holder": "ok",
         "permissions": "ok",

@@ -29,6 +29,7 @@ SUPPORTED = (
 """The one-line statement of the supported versions."""
 
 _MINOR = re.compile(r"^(\d+)")
+_GIT = re.compile(r"^v(\d+)\.(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +42,13 @@ class ServerVersion:
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> ServerVersion:
-        """Read `/version` (`minor` may carry a `+`, as on some managed clusters)."""
+        """Read `/version` (`minor` may carry a `+`, as on some managed clusters; without
+        major and minor, from the gitVersion)."""
         git = str(body.get("gitVersion") or "unknown version")
-        return cls(git, _number(body.get("major")), _number(body.get("minor")))
+        major, minor = _number(body.get("major")), _number(body.get("minor"))
+        if (major is None or minor is None) and (match := _GIT.match(git)):
+            major, minor = int(match.group(1)), int(match.group(2))
+        return cls(git, major, minor)
 
     def support_note(self) -> str:
         """ "" when kubesched supports this version, else one line saying why not."""

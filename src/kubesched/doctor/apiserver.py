@@ -1,9 +1,11 @@
-"""Check: the API server answers, with which version, and who we are to it."""
+"""Check: the API server answers, with which version (warn outside the supported versions,
+`kubesched.apis.support`), and who we are to it."""
 
 from __future__ import annotations
 
+from kubesched.apis.support import SUPPORTED, ServerVersion
 from kubesched.doctor.context import Context
-from kubesched.doctor.result import CheckResult, fail, ok
+from kubesched.doctor.result import CheckResult, fail, ok, warn
 from kubesched.kube.api import KubeApi
 from kubesched.kube.errors import ApiError, ConnectionFailed, Unauthorized
 
@@ -39,12 +41,16 @@ async def check_api_server(ctx: Context) -> CheckResult:
         return fail(NAME, f"{server} refused our credentials: {exc}", _FIX_CREDENTIALS)
     except ApiError as exc:
         return fail(NAME, f"{server} answered /version with {exc}", _FIX_CONNECT, server=server)
-    git_version = str(version.get("gitVersion") or "unknown version")
+    parsed = ServerVersion.from_json(version)
     as_user = f" as {user}" if user else ""
-    return ok(
-        NAME,
-        f"{server} answers{as_user}, Kubernetes {git_version}",
-        server=server,
-        version=git_version,
-        user=user,
-    )
+    detail = f"{server} answers{as_user}, Kubernetes {parsed.git_version}"
+    data = {"server": server, "version": parsed.git_version, "user": user, "supported": SUPPORTED}
+    if note := parsed.support_note():
+        return warn(
+            NAME,
+            f"{detail}: {note}",
+            "use a cluster of a supported version; kubesched starts anyway and names at "
+            "start-up what it cannot do there",
+            **data,
+        )
+    return ok(NAME, f"{detail} (kubesched supports {SUPPORTED})", **data)

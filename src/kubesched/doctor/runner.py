@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from kubesched.doctor import apiserver, collision, default_scheduler, holder, pending, permissions
+from kubesched.doctor import (
+    apiserver,
+    collision,
+    default_scheduler,
+    holder,
+    pending,
+    permissions,
+    served,
+)
 from kubesched.doctor.context import Context
 from kubesched.doctor.result import CheckResult, CheckStatus, warn
 from kubesched.doctor.target import Target
@@ -21,6 +29,7 @@ Check = Callable[[Context], Awaitable[CheckResult]]
 
 CHECKS: tuple[tuple[str, Check], ...] = (
     (apiserver.NAME, apiserver.check_api_server),
+    (served.NAME, served.check_served),
     (collision.NAME, collision.check_collision),
     (holder.NAME, holder.check_holder),
     (permissions.NAME, permissions.check_permissions),

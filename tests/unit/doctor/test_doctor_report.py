@@ -27,6 +27,7 @@ async def test_all_checks_pass_on_a_healthy_cluster() -> None:
     results = await run_checks(healthy_cluster(), target(), server="https://k8s", now=NOW)
     assert [r.name for r in results] == [
         "api-server",
+        "served-apis",
         "lease-collision",
         "lease-holder",
         "permissions",
