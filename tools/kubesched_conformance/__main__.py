@@ -11,7 +11,7 @@ from kubesched.localcluster import LocalClusterError
 from kubesched_conformance import report
 from kubesched_conformance.binary import ensure_conformance_binary
 from kubesched_conformance.cluster import KUBE_SCHEDULER, KUBESCHED, SCHEDULERS, Setup
-from kubesched_conformance.run import RunResult, Selection, run_setup
+from kubesched_conformance.run import ConformanceError, RunResult, Selection, run_setup
 
 RUNS = ("defaults", "GenericWorkload")
 
@@ -52,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if error.details:
             print(error.details, file=sys.stderr)
         return 1
+    except (ConformanceError, OSError) as error:
+        print(f"kubesched-conformance: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 
@@ -60,7 +63,7 @@ def _run(args: argparse.Namespace, binary: Path) -> int:
     runs = [run for run in args.runs.split(",") if run]
     unknown = sorted(set(runs) - set(RUNS))
     if unknown:
-        print(f"kubesched-conformance: unknown runs {unknown}; choose from {RUNS}")
+        print(f"kubesched-conformance: unknown runs {unknown}; choose from {RUNS}", file=sys.stderr)
         return 2
     selection = Selection(
         focus=args.focus, skip=args.skip, include_unrunnable=args.include_unrunnable

@@ -88,7 +88,9 @@ def run_setup(
 ) -> RunResult:
     """Run the specs of `selection` on a fresh cluster of `setup`; results under
     `out/<setup.name>/`."""
-    folder = out / setup.name
+    # Absolute: the test binary runs inside the cluster's folder, so a relative --out would
+    # name a kubeconfig and a report it cannot find from there.
+    folder = (out / setup.name).absolute()
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -132,7 +134,19 @@ def _run_logged(argv: Sequence[str], *, log_path: Path, cluster: LocalCluster) -
                 sys.stdout.flush()
 
 
+class ConformanceError(Exception):
+    """A run that produced no results; the message says where to look."""
+
+
 def _results(json_report: Path, log_path: Path) -> list[report.SpecResult]:
     if not json_report.is_file():
-        raise RuntimeError(f"the test binary wrote no report; its output: {log_path}")
-    return report.spec_results(json.loads(json_report.read_text()))
+        raise ConformanceError(
+            f"the test binary wrote no report ({json_report}); read its output in {log_path}"
+        )
+    try:
+        return report.spec_results(json.loads(json_report.read_text()))
+    except (ValueError, KeyError, TypeError) as error:
+        raise ConformanceError(
+            f"the test binary's report {json_report} cannot be read ({error}); its output: "
+            f"{log_path}"
+        ) from error

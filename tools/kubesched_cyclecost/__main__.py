@@ -74,8 +74,36 @@ def _schedule(
     return hosts
 
 
+def _args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed command line; argparse's one-line error (exit 2) for values that cannot
+    make a run."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    for flag, value, least in (
+        ("--nodes", args.nodes, 1),
+        ("--initial-pods", args.initial_pods, 0),
+        ("--pods", args.pods, 1),
+        ("--zones", args.zones, 0),
+    ):
+        if value < least:
+            parser.error(f"argument {flag}: must be {least} or more, got {value}")
+    for flag, path in (("--profile", args.profile), ("--placements", args.placements)):
+        if path and not Path(path).absolute().parent.is_dir():
+            parser.error(f"argument {flag}: the folder of {path} does not exist")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _args(argv)
+    try:
+        return _run(args)
+    except OSError as error:
+        where = f" ({error.filename})" if error.filename else ""
+        sys.stderr.write(f"kubesched-cyclecost: {error.strerror or error}{where}\n")
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     scoring._RNG.seed(7)
     cache = _cluster(args)
     snapshot = Snapshot()
