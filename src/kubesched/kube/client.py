@@ -38,9 +38,9 @@ from kubesched.kube.http11 import HttpError, Pool
 from kubesched.kube.observers import RequestObserver, RetryObserver, ignore_request, ignore_retry
 from kubesched.kube.protobuf import PROTOBUF, encode_body
 from kubesched.kube.ratelimit import TokenBucket
-from kubesched.kube.request_head import USER_AGENT, RequestHead
+from kubesched.kube.request_head import RequestHead
 from kubesched.kube.retry import RetryPolicy
-from kubesched.kube.watch_connector import watch_connector
+from kubesched.kube.watch_connector import watch_session
 from kubesched.kube.watchlines import watch_lines
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,9 @@ class KubeClient:
         self._observe = observe
         self._observe_retry = observe_retry
         self._retry = retry
-        self._head = RequestHead(connection.server)
+        self._route = connection.route()
+        forward_to = self._route.proxy if self._route.forwarded else None
+        self._head = RequestHead(connection.server, forward_to=forward_to)
         self._host = self._head.host
         self._limiter = TokenBucket(qps=qps, burst=burst)
         self._timeout = timeout
@@ -105,7 +107,7 @@ class KubeClient:
         self._check_open()
         if self._pool is None:
             self._pool = Pool(
-                self._connection.route(), limit=self._max_connections, connect_timeout=self._timeout
+                self._route, limit=self._max_connections, connect_timeout=self._timeout
             )
         return self._pool
 
@@ -118,11 +120,8 @@ class KubeClient:
     def _ensure_session(self) -> aiohttp.ClientSession:
         self._check_open()
         if self._session is None:
-            connector = watch_connector(
-                self._connection.route(), limit=self._max_connections, connect_timeout=self._timeout
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector, headers={"User-Agent": USER_AGENT}
+            self._session = watch_session(
+                self._route, limit=self._max_connections, connect_timeout=self._timeout
             )
         return self._session
 

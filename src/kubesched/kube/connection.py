@@ -62,12 +62,14 @@ class Connection:
         """How to open a connection to the API server (decided here, once per client)."""
         base = urlsplit(self.server)
         https = base.scheme == "https"
+        context = client_ssl_context(self.ssl_context)
         return Route(
             base.hostname or "",
             base.port or (443 if https else 80),
-            ssl=client_ssl_context(self.ssl_context) if https else None,
+            ssl=context if https else None,
             tls_server_name=self.tls_server_name,
             proxy=self.proxy,
+            proxy_ssl=context,
         )
 
     async def authorization(self) -> str | None:

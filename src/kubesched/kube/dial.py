@@ -10,7 +10,9 @@ by `Route.open`, and nothing of this runs per request.
   `Proxy-Authorization: Basic` from the proxy URL's user and password), then TLS to the API
   server inside it. An `https://` proxy is itself reached over TLS verified with the API
   server's trust (its CA, or the system's), as Go's client does. An `http://` API server is
-  tunnelled too (kubectl sends such requests to the proxy in absolute form instead).
+  not tunnelled: its requests go to the proxy in absolute form (`GET http://host:port/...`,
+  with `Proxy-Authorization`), as Go's client sends them (`Route.forwarded`;
+  `kubesched.kube.request_head` writes them so).
 - Through a `socks5://` proxy: SOCKS5 (RFC 1928, with RFC 1929 user/password when the URL
   has them), the API server's name resolved by the proxy, then TLS inside.
 """
@@ -22,6 +24,7 @@ import ipaddress
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
+from ssl import SSLContext
 from typing import TypeVar, cast
 
 from kubesched.kube.http11 import HttpError
@@ -48,16 +51,26 @@ class Route:
 
     host: str
     port: int
-    ssl: ssl.SSLContext | None = None
+    ssl: SSLContext | None = None
     """None for an `http://` server."""
     tls_server_name: str | None = None
     """The kubeconfig's `tls-server-name`: the name TLS sends and checks instead of `host`."""
     proxy: Proxy | None = None
+    proxy_ssl: SSLContext | None = None
+    """The trust an `https://` proxy is checked with when the server is `http://` (the
+    kubeconfig's CA, client certificate and insecure-skip-tls-verify, as Go's client uses
+    them for the proxy too); an `https://` server's `ssl` serves otherwise."""
 
     @property
     def direct(self) -> bool:
         """Neither a proxy nor a TLS server name: a plain connection to `host:port`."""
         return self.proxy is None and not self.tls_server_name
+
+    @property
+    def forwarded(self) -> bool:
+        """An `http://` server through an HTTP(S) proxy: each connection goes to the proxy,
+        which is sent the requests in absolute form."""
+        return self.ssl is None and self.proxy is not None and not self.proxy.socks
 
     @property
     def target(self) -> str:
@@ -74,6 +87,8 @@ class Route:
                 )
             except OSError as exc:  # the host in the message: a name, a refusal, TLS
                 raise HttpError(f"cannot connect to {self.target}: {exc}") from exc
+        if self.forwarded:
+            return await self._to_proxy(self.proxy, factory)
         transport = await self._tunnel(self.proxy)
         protocol = factory()
         try:
@@ -100,15 +115,16 @@ class Route:
         # Typed Optional; asyncio and uvloop return the new transport or raise.
         return cast("asyncio.Transport", secured)
 
-    async def _tunnel(self, proxy: Proxy) -> asyncio.Transport:
-        """A connection to the proxy, through which bytes now go to the API server."""
-        loop = asyncio.get_running_loop()
+    async def _to_proxy(
+        self, proxy: Proxy, factory: Callable[[], P]
+    ) -> tuple[asyncio.BaseTransport, P]:
+        """A connection to the proxy itself (over TLS for an `https://` one)."""
         proxy_tls: ssl.SSLContext | None = None
         if proxy.scheme == "https":
-            proxy_tls = self.ssl or ssl.create_default_context()
+            proxy_tls = self.ssl or self.proxy_ssl or ssl.create_default_context()
         try:
-            transport, talk = await loop.create_connection(
-                _Talk,
+            return await asyncio.get_running_loop().create_connection(
+                factory,
                 proxy.host,
                 proxy.port,
                 ssl=proxy_tls,
@@ -116,6 +132,11 @@ class Route:
             )
         except OSError as exc:
             raise HttpError(f"cannot reach the proxy {proxy.display()}: {exc}") from exc
+
+    async def _tunnel(self, proxy: Proxy) -> asyncio.Transport:
+        """A connection to the proxy, through which bytes now go to the API server."""
+        base, talk = await self._to_proxy(proxy, _Talk)
+        transport = cast("asyncio.Transport", base)
         try:
             if proxy.socks:
                 await _socks5(talk, proxy, self.host, self.port)

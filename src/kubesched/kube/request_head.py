@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from yarl import URL
 
 from kubesched.kube.errors import ConnectionFailed
+from kubesched.kube.proxy import Proxy
 
 USER_AGENT = "kubesched/0.1"
 # A path of only these characters needs no percent-encoding: object names and namespaces
@@ -25,9 +26,11 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 class RequestHead:
     """URLs, request targets and whole requests for one API server `server` (its URL)."""
 
-    __slots__ = ("_base_url", "_head_lines", "_path_prefix", "host", "server")
+    __slots__ = ("_base_url", "_head_lines", "_origin", "_path_prefix", "host", "server")
 
-    def __init__(self, server: str) -> None:
+    def __init__(self, server: str, *, forward_to: Proxy | None = None) -> None:
+        """`forward_to`: the HTTP proxy an `http://` server's requests are sent to, in
+        absolute form and with its `Proxy-Authorization` (`kubesched.kube.dial.Route`)."""
         self.server = server
         self.host = urlsplit(server).netloc
         base = URL(server)
@@ -36,11 +39,15 @@ class RequestHead:
         # plain concatenation.
         plain = base.absolute and base.raw_path in {"", "/"} and not base.query_string
         self._base_url = base if plain else None
-        self._path_prefix = "" if plain else base.raw_path.rstrip("/")
+        self._origin = f"{base.scheme}://{self.host}" if forward_to is not None else ""
+        self._path_prefix = self._origin + ("" if plain else base.raw_path.rstrip("/"))
         # The fixed lines; Authorization and the body's lines follow per request.
         self._head_lines = (
             f"Host: {self.host}\r\nUser-Agent: {USER_AGENT}\r\nAccept-Encoding: gzip\r\n"
         )
+        authorization = forward_to.authorization() if forward_to is not None else None
+        if authorization:
+            self._head_lines += f"Proxy-Authorization: {authorization}\r\n"
 
     def url(self, path: str) -> URL | str:
         """The request URL of `path` (which starts with `/`)."""
@@ -49,13 +56,14 @@ class RequestHead:
         return self.server + path
 
     def target(self, path: str, params: Mapping[str, str] | None) -> str:
-        """The request target (origin form) of `path` (which starts with `/`) and `params`."""
+        """The request target of `path` (which starts with `/`) and `params`: origin form,
+        or absolute form for a proxy."""
         if not params and _PLAIN_PATH.fullmatch(path):
             return self._path_prefix + path
         url = URL(self.server + path)
         if params:
             url = url.update_query(params)
-        return url.raw_path_qs
+        return self._origin + url.raw_path_qs
 
     def payload(
         self, method: str, target: str, headers: Mapping[str, str], data: bytes | None

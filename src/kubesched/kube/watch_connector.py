@@ -1,6 +1,7 @@
-"""The connector of the watch session (aiohttp): plain TCP/TLS as aiohttp makes it, or, with a
-proxy or a `tls-server-name`, each connection opened by `kubesched.kube.dial.Route.open`, so
-watches take the same way to the API server as every other request."""
+"""The watch session (aiohttp) and its connector: plain TCP/TLS as aiohttp makes it, or, with
+a proxy or a `tls-server-name`, each connection opened by `kubesched.kube.dial.Route.open`, so
+watches take the same way to the API server as every other request (through an HTTP proxy to
+an `http://` server, in absolute form with the proxy's credentials, as the request pool)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,23 @@ from aiohttp.client_proto import ResponseHandler
 from aiohttp.tracing import Trace
 
 from kubesched.kube.dial import Route
+from kubesched.kube.request_head import USER_AGENT
+
+
+def watch_session(route: Route, *, limit: int, connect_timeout: float) -> aiohttp.ClientSession:
+    """The session for `route`'s watches, at most `limit` connections."""
+    headers = {"User-Agent": USER_AGENT}
+    connector = watch_connector(route, limit=limit, connect_timeout=connect_timeout)
+    if not route.forwarded or route.proxy is None:
+        return aiohttp.ClientSession(connector=connector, headers=headers)
+    # With a proxy set, aiohttp writes absolute-form targets; the connector (Route.open)
+    # opens each connection to the proxy, and the proxy's credentials go in every request.
+    authorization = route.proxy.authorization()
+    if authorization:
+        headers["Proxy-Authorization"] = authorization
+    host = f"[{route.proxy.host}]" if ":" in route.proxy.host else route.proxy.host
+    proxy = f"{route.proxy.scheme}://{host}:{route.proxy.port}"
+    return aiohttp.ClientSession(connector=connector, headers=headers, proxy=proxy)
 
 
 def watch_connector(route: Route, *, limit: int, connect_timeout: float) -> aiohttp.BaseConnector:

@@ -6,6 +6,9 @@ with TunnelProxy("http", hosts={"api.proxied.test": "127.0.0.1"}) as proxy:
     ...  # HTTPS_PROXY=proxy.url
     assert proxy.tunnels == ["api.proxied.test:6443", ...]
 
+A request in absolute form (what clients send an HTTP proxy for an `http://` server) is
+forwarded, and its server recorded in `forwarded`.
+
 `hosts` is the proxy's own name resolution (a name the test machine cannot resolve reaches
 the API server only through the proxy); `credentials` makes it ask for a user and password
 (407 / SOCKS5 user-password login); `tls` serves the CONNECT proxy over TLS (`https://`).
@@ -21,6 +24,7 @@ import ssl
 import threading
 from types import TracebackType
 from typing import Self
+from urllib.parse import urlsplit
 
 
 class TunnelProxy:
@@ -37,6 +41,7 @@ class TunnelProxy:
         self.credentials = credentials
         self.tls = tls
         self.tunnels: list[str] = []  # "host:port" of each tunnel opened
+        self.forwarded: list[str] = []  # "host:port" of each connection forwarded to
         self.refused: list[str] = []  # what was refused, and why
         self.port = 0
         self._loop = asyncio.new_event_loop()
@@ -118,19 +123,18 @@ class TunnelProxy:
     async def _connect(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
-        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        raw = await reader.readuntil(b"\r\n\r\n")
+        head = raw.decode("latin-1").split("\r\n")
         method, target, _ = head[0].split(" ", 2)
         headers = dict(line.split(": ", 1) for line in head[1:] if ": " in line)
-        if method != "CONNECT":
-            self.refused.append(f"{method} {target}: not CONNECT")
-            writer.write(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
-            return None
         if self.credentials:
             expected = "Basic " + base64.b64encode(":".join(self.credentials).encode()).decode()
             if headers.get("Proxy-Authorization") != expected:
-                self.refused.append(f"CONNECT {target}: no or wrong Proxy-Authorization")
+                self.refused.append(f"{method} {target}: no or wrong Proxy-Authorization")
                 writer.write(b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
                 return None
+        if method != "CONNECT":
+            return await self._forward(raw, target, writer)
         host, _, port = target.rpartition(":")
         try:
             opened = await self._open(host.strip("[]"), int(port))
@@ -139,6 +143,24 @@ class TunnelProxy:
             return None
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         return opened
+
+    async def _forward(
+        self, raw: bytes, target: str, writer: asyncio.StreamWriter
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        """A request in absolute form (`GET http://host:port/path`): sent on to that server
+        as it came, and the connection relayed from then on (one server per connection)."""
+        address = urlsplit(target)
+        if address.scheme != "http" or not address.hostname:
+            self.refused.append(f"{target}: not an absolute http:// URL")
+            writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            return None
+        self.forwarded.append(f"{address.hostname}:{address.port or 80}")
+        upstream = await asyncio.open_connection(
+            self.hosts.get(address.hostname, address.hostname), address.port or 80
+        )
+        self._writers.add(upstream[1])
+        upstream[1].write(raw)
+        return upstream
 
     async def _socks5(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

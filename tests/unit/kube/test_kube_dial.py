@@ -18,7 +18,8 @@ import uvloop
 from kubesched.kube.dial import Route
 from kubesched.kube.http11 import HttpError, Pool
 from kubesched.kube.proxy import Proxy
-from kubesched.kube.watch_connector import watch_connector
+from kubesched.kube.request_head import RequestHead
+from kubesched.kube.watch_connector import watch_connector, watch_session
 from kubesched.kube.watchlines import watch_lines
 from kubesched.localcluster.pki import Pki, write_pki
 from tests.e2e.harness.proxies import TunnelProxy
@@ -51,11 +52,15 @@ def client_context(pki: Pki) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(pki.ca_cert))
 
 
+REQUESTS: list[bytes] = []  # the head of every request the API stand-ins were sent
+
+
 async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """`/ok`: a short answer; `/watch`: three chunked event lines, then the end."""
     try:
         while head := await reader.readuntil(b"\r\n\r\n"):
-            if b" /watch" in head.split(b"\r\n", 1)[0]:
+            REQUESTS.append(head)
+            if b"/watch " in head.split(b"\r\n", 1)[0]:
                 writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
                 for number in range(3):
                     line = b'{"type":"ADDED","n":%d}\n' % number
@@ -71,13 +76,23 @@ async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
 @pytest.fixture(scope="module")
 def api_port(pki: Pki) -> Iterator[int]:
     """The port of a TLS API stand-in on 127.0.0.1, served by a thread of its own."""
+    yield from _serving(serving_context(pki))
+
+
+@pytest.fixture(scope="module")
+def plain_port() -> Iterator[int]:
+    """The port of a plain-HTTP API stand-in on 127.0.0.1."""
+    yield from _serving(None)
+
+
+def _serving(tls: ssl.SSLContext | None) -> Iterator[int]:
     loop = asyncio.new_event_loop()
     started = threading.Event()
     port: list[int] = []
     stop = loop.create_future()
 
     async def serve() -> None:
-        server = await asyncio.start_server(_answer, "127.0.0.1", 0, ssl=serving_context(pki))
+        server = await asyncio.start_server(_answer, "127.0.0.1", 0, ssl=tls)
         port.append(server.sockets[0].getsockname()[1])
         started.set()
         await stop
@@ -129,6 +144,44 @@ def test_the_pool_and_the_watch_session_go_through_the_proxy(
 
 
 @pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("kind", ["http", "https"])
+def test_an_http_server_is_reached_through_an_http_proxy_in_absolute_form(
+    loop: str, kind: str, pki: Pki, plain_port: int
+) -> None:
+    tls = serving_context(pki) if kind == "https" else None
+    with TunnelProxy(hosts={NAME: "127.0.0.1"}, credentials=("u", "p"), tls=tls) as server:
+        proxy = Proxy(kind, "127.0.0.1", server.port, "u", "p", source="test")
+        # An https proxy is checked with the kubeconfig's trust even for an http:// server.
+        route = Route(NAME, plain_port, proxy=proxy, proxy_ssl=client_context(pki))
+        head = RequestHead(f"http://{NAME}:{plain_port}", forward_to=proxy)
+        payload = head.payload("GET", head.target("/ok", None), {}, None)
+        REQUESTS.clear()
+
+        async def main() -> tuple[int, bytes, list[bytes]]:
+            pool = Pool(route, limit=2, connect_timeout=5.0)
+            answer = await pool.request("GET", payload, timeout=5.0)
+            await pool.close()
+            async with (
+                watch_session(route, limit=2, connect_timeout=5.0) as session,
+                session.get(f"http://{NAME}:{plain_port}/watch") as response,
+            ):
+                lines = [line async for line in watch_lines(response.content, 5.0)]
+            return answer.status, answer.body, lines
+
+        status, body, lines = run(loop, main)
+    assert (status, body, len(lines)) == (200, b"ok", 3)
+    assert server.forwarded == [f"{NAME}:{plain_port}"] * 2
+    assert server.tunnels == []
+    first_lines = [request.split(b"\r\n", 1)[0] for request in REQUESTS]
+    origin = f"http://{NAME}:{plain_port}".encode()
+    assert first_lines == [
+        b"GET " + origin + b"/ok HTTP/1.1",
+        b"GET " + origin + b"/watch HTTP/1.1",
+    ]
+    assert all(b"\r\nProxy-Authorization: Basic dTpw\r\n" in request for request in REQUESTS)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
 def test_tls_server_name_checks_the_certificate_against_it(
     loop: str, pki: Pki, api_port: int
 ) -> None:
@@ -153,9 +206,12 @@ def test_tls_server_name_checks_the_certificate_against_it(
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
-async def _through_script(script: Script, proxy: Proxy, host: str = NAME) -> bytes:
-    """Open a Route through a scripted proxy; returns what the proxy received."""
-    received = bytearray()
+async def _through_script(
+    script: Script, proxy: Proxy, host: str = NAME, received: bytearray | None = None
+) -> bytes:
+    """Open a Route through a scripted proxy (to an https server through an HTTP proxy, so
+    that it tunnels; to an http one through SOCKS5); returns what the proxy received."""
+    received = bytearray() if received is None else received
     handled = asyncio.Event()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -186,7 +242,8 @@ async def _through_script(script: Script, proxy: Proxy, host: str = NAME) -> byt
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     via = Proxy(proxy.scheme, "127.0.0.1", port, proxy.username, proxy.password, "HTTPS_PROXY")
-    route = Route(host, 443, proxy=via)
+    tls = None if proxy.socks else ssl.create_default_context()
+    route = Route(host, 443, ssl=tls, proxy=via)
     try:
         transport, _ = await route.open(asyncio.Protocol)
         transport.close()
@@ -246,8 +303,12 @@ async def test_a_failing_proxy_is_named_in_one_line(
 
 
 async def test_the_connect_request_names_the_target_and_the_credentials() -> None:
-    ok = answering(b"HTTP/1.1 200 Connection established\r\n\r\n")
-    sent = await _through_script(ok, HTTP, host="fd00::1")
+    # The tunnel opens, then TLS inside fails: the script hangs up after its answer.
+    ok = answering(b"HTTP/1.1 200 Connection established\r\n\r\n", close=True)
+    received = bytearray()
+    with pytest.raises(HttpError, match=r"TLS with \[fd00::1\]:443 through the proxy http://"):
+        await _through_script(ok, HTTP, host="fd00::1", received=received)
+    sent = bytes(received)
     assert sent.startswith(b"CONNECT [fd00::1]:443 HTTP/1.1\r\nHost: [fd00::1]:443\r\n")
     assert b"\r\nProxy-Authorization: Basic b3BzOnB3\r\n" in sent
 
