@@ -8,6 +8,7 @@ import pytest
 from yarl import URL
 
 from kubesched.kube.errors import ConnectionFailed
+from kubesched.kube.proxy import Proxy
 from kubesched.kube.request_head import RequestHead
 
 
@@ -70,3 +71,42 @@ def test_the_payload_is_the_head_then_the_body() -> None:
 def test_a_header_that_cannot_be_sent_is_refused(value: str) -> None:
     with pytest.raises(ConnectionFailed, match="check the kubeconfig's credentials"):
         RequestHead("https://h").payload("GET", "/x", {"Authorization": value}, None)
+
+
+@pytest.mark.parametrize(
+    ("server", "path", "params", "target"),
+    [
+        ("http://api:8080", "/api/v1/pods", None, "http://api:8080/api/v1/pods"),
+        (
+            "http://api:8080",
+            "/api/v1/pods",
+            {"watch": "true", "labelSelector": "a=b"},
+            "http://api:8080/api/v1/pods?watch=true&labelSelector=a%3Db",
+        ),
+        ("http://api:8080/k8s/c-1", "/api/v1/pods", None, "http://api:8080/k8s/c-1/api/v1/pods"),
+        (
+            "http://[fd00::1]:8080",
+            "/api/v1/pods/a b",
+            None,
+            "http://[fd00::1]:8080/api/v1/pods/a%20b",
+        ),
+    ],
+)
+def test_through_an_http_proxy_the_target_is_absolute(
+    server: str, path: str, params: dict[str, str] | None, target: str
+) -> None:
+    """An http:// server's requests to its HTTP proxy, as Go's client writes them."""
+    assert (
+        RequestHead(server, forward_to=Proxy("http", "proxy", 3128)).target(path, params) == target
+    )
+
+
+def test_through_an_http_proxy_every_request_carries_its_credentials() -> None:
+    head = RequestHead("http://api:8080", forward_to=Proxy("http", "proxy", 3128, "u", "p"))
+    payload = head.payload("GET", head.target("/x", None), {}, None)
+    assert payload == (
+        b"GET http://api:8080/x HTTP/1.1\r\nHost: api:8080\r\nUser-Agent: kubesched/0.1\r\n"
+        b"Accept-Encoding: gzip\r\nProxy-Authorization: Basic dTpw\r\n\r\n"
+    )
+    without = RequestHead("http://api:8080", forward_to=Proxy("http", "proxy", 3128))
+    assert b"Proxy-Authorization" not in without.payload("GET", "/x", {}, None)
