@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubesched.localcluster import LocalCluster
+from kubesched.localcluster import LocalCluster, LocalClusterError
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
 from tests.e2e.harness.kubesched import start_kubesched
@@ -62,6 +62,24 @@ def local_cluster(request: pytest.FixtureRequest) -> Iterator[LocalCluster]:
 @pytest.fixture(scope="module")
 def api(local_cluster: LocalCluster) -> ApiClient:
     return admin_client(local_cluster)
+
+
+def test_kube_scheduler_never_syncs_without_device_taint_rules(
+    local_cluster: LocalCluster,
+) -> None:
+    """The oracle: kube-scheduler v1.37.2 (DRADeviceTaintRules on) waits for DeviceTaintRules
+    forever and never takes its Lease."""
+    timeout = local_cluster.start_timeout
+    local_cluster.start_timeout = 20.0
+    try:
+        with pytest.raises(LocalClusterError, match="kube-scheduler to become ready"):
+            local_cluster.start_default_scheduler()
+    finally:
+        local_cluster.start_timeout = timeout
+    log = (local_cluster.logs_dir / "kube-scheduler.log").read_text()
+    assert "failed to list *v1.DeviceTaintRule" in log
+    assert "failed to list *v1.ResourceSlice" not in log
+    assert "successfully acquired lease" not in log
 
 
 def test_without_device_taint_rules_kubesched_schedules(
