@@ -82,6 +82,8 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
 def check_own(own: argparse.Namespace) -> None:
     """ManifestError when the deployment flags cannot go together or name a bad namespace."""
     check_namespace(own.namespace)
+    if own.helm_chart is not None and not own.helm_chart.strip():
+        raise ManifestError("--helm-chart: empty; name the folder to write the chart into")
     if own.overwrite and not own.helm_chart:
         raise ManifestError("--overwrite only applies to --helm-chart DIR; add --helm-chart")
     if own.crds_only and own.helm_chart:

@@ -66,6 +66,9 @@ def test_paths_it_cannot_write_are_refused_in_one_line(
     assert refusal(capsys, ["--helm-chart=/proc/kubesched-chart"]).startswith(
         "--helm-chart /proc/kubesched-chart: cannot write the chart: "
     )
+    assert refusal(capsys, ["--helm-chart="]) == (
+        "--helm-chart: empty; name the folder to write the chart into"
+    )
     assert refusal(capsys, ["--overwrite"]) == (
         "--overwrite only applies to --helm-chart DIR; add --helm-chart"
     )
