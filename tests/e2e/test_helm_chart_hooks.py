@@ -138,7 +138,8 @@ def test_a_bad_plugin_fails_helm_upgrade_and_the_replicas_keep_their_config(
         failed = release.upgrade(*scheduler, TYPO, check=False)
 
         assert failed.returncode != 0
-        assert "pre-upgrade hooks failed" in failed.stderr, failed.stderr
+        assert "UPGRADE FAILED: pre-upgrade hooks failed" in failed.stderr, failed.stderr
+        assert "job my-scheduler-config-check failed: BackoffLimitExceeded" in failed.stderr
         rejected = runner.ran[-1]
         assert rejected.exit_code == 1
         assert REFUSAL in rejected.output
@@ -155,6 +156,33 @@ def test_a_bad_plugin_fails_helm_upgrade_and_the_replicas_keep_their_config(
     finally:
         release("uninstall", "--wait", check=False)
     assert _config_maps(api, namespace, "hooks") == {}
+
+
+def test_a_bad_plugin_fails_helm_install_before_anything_is_created(
+    helm: Path,
+    workload_cluster: LocalCluster,
+    api: ApiClient,
+    runner: PodRunner,
+    *,
+    node: str,
+    namespace: str,
+) -> None:
+    release = Release(helm, workload_cluster, "typo", namespace)
+    try:
+        failed = release.install("--set=schedulerName=typo-sched", TYPO, check=False)
+
+        assert failed.returncode != 0
+        assert "INSTALLATION FAILED: failed pre-install" in failed.stderr, failed.stderr
+        assert "job typo-sched-config-check failed: BackoffLimitExceeded" in failed.stderr
+        (rejected,) = [r for r in runner.ran if r.namespace == namespace]
+        assert rejected.exit_code == 1
+        assert REFUSAL in rejected.stderr
+        for kind in ("Deployment", "ServiceAccount", "Service"):
+            assert api.get_or_none(kind, "typo-sched", namespace=namespace) is None, kind
+        assert _config_maps(api, namespace, "typo") == {}
+        assert api.get_or_none("ClusterRole", f"kubesched:{namespace}:typo-sched") is None
+    finally:
+        release("uninstall", check=False)
 
 
 def _checked_here(helm: Path, namespace: str, *sets: str, tmp_path: Path) -> str:

@@ -1,9 +1,10 @@
 """Where the project lives, in one place: the chart's `home`, `sources` and `icon`
 (Chart.yaml) and the base of the runbook links of its alerts (docs/operations.md).
 
-The project publishes from one repository; change `REPOSITORY` (and run `make chart`) to
-publish it elsewhere. `prometheusRule.runbookUrl` points the alerts at another copy of the
-runbooks (an internal wiki, a fork).
+`REPOSITORY` is the address the chart gives the project. The project is not published yet
+(pyproject.toml names no home), so it is the intended address, not one that answers today:
+change it here (and run `make chart`) to publish elsewhere. `prometheusRule.runbookUrl` points
+the alerts at another copy of the runbooks (an internal wiki, a fork).
 """
 
 from __future__ import annotations
