@@ -1,0 +1,98 @@
+"""The make targets README.md and docs/ show, run as a user types them, with their smallest
+arguments, from the repository's root: `make conformance`, `make cycle-cost`, `make parity`
+and `make bench`; and a tool that fails ends in one line, never a traceback.
+
+Elsewhere: `make demo` (test_demo.py), `make dist` (test_readme_commands.py), `make image`
+(test_image.py, test_image_plugins.py), `make test` (this suite), `make chart` (what it writes
+is compared with charts/kubesched by tests/unit/manifests/test_chart_drift.py; running it here
+would rewrite the committed chart). Not here: `make soak` (a minute of churn on 300 nodes at
+the least, MINUTES >= 1), `make lock` and `make image-lock` (they re-pin from the package
+index and Debian's mirror), `make venv` and `make binaries` (every test needs them first).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# One fast spec of Kubernetes' own test/e2e/scheduling.
+FAST_SPEC = "validates that NodeSelector is respected if matching"
+
+
+@pytest.fixture(autouse=True)
+def _e2e_isolation() -> None:
+    """Each target starts what it needs (its own control plane, if any)."""
+    return
+
+
+def make(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """`make ARGS` in the repository's root, as a user types it."""
+    return subprocess.run(
+        ["make", "--no-print-directory", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def relative(path: Path) -> str:
+    """`path` relative to the root: the tools must cope with relative paths, as a user's."""
+    return os.path.relpath(path, ROOT)
+
+
+def test_make_conformance_runs_a_spec_with_a_relative_out(tmp_path: Path) -> None:
+    """A relative --out (the default, conformance-results) once made every spec skip: the
+    specs' binary runs inside the cluster folder and could not open the kubeconfig."""
+    out = relative(tmp_path / "results")
+    args = f"--runs=defaults --focus='{FAST_SPEC}' --out={out}"
+    result = make("conformance", f"CONFORMANCE_ARGS={args}")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = (tmp_path / "results" / "kubesched" / "summary.json").resolve()
+    assert "kubesched: 1 passed, 0 failed, 0 skipped, 34 not run in " in result.stdout
+    assert summary.is_file()
+
+
+def test_make_conformance_without_results_ends_in_one_line(tmp_path: Path) -> None:
+    """A focus the test binary refuses (not a regular expression): no report, one line."""
+    args = f"--runs=defaults --focus='(' --out={relative(tmp_path / 'results')}"
+    result = make("conformance", f"CONFORMANCE_ARGS={args}")
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    tool_line, make_line = result.stderr.strip().splitlines()  # the tool's, then make's
+    assert tool_line.startswith("kubesched-conformance: the test binary wrote no report ("), (
+        tool_line
+    )
+    assert make_line.startswith("make: *** [Makefile:"), make_line
+
+
+def test_make_cycle_cost() -> None:
+    result = make("cycle-cost", "CYCLE_ARGS=--nodes 20 --initial-pods 5 --pods 8")
+    assert result.returncode == 0, result.stderr
+    assert "pod_default: 20 nodes, 5 initial pods, 6 measured pods: " in result.stdout
+
+
+def test_make_cycle_cost_with_a_bad_value_ends_in_one_line() -> None:
+    result = make("cycle-cost", "CYCLE_ARGS=--nodes 0")
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "argument --nodes: must be 1 or more, got 0" in result.stderr
+
+
+def test_make_parity_with_one_seed() -> None:
+    result = make("parity", "SEEDS=1", "QUEUEING_SEEDS=1", timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "2 passed" in result.stdout
+
+
+def test_make_bench_with_a_tiny_workload(tmp_path: Path) -> None:
+    out = relative(tmp_path / "bench")
+    args = f"--nodes 3 --initial-pods 0 --pods 10 --contenders kubesched --out {out}"
+    result = make("bench", f"BENCH_ARGS={args}")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert any((tmp_path / "bench").iterdir())
