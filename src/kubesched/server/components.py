@@ -160,6 +160,7 @@ def build(
             core.informers,
             waiting=core.waiting,
             leading=leading,
+            client=client,
         ),
     )
 

@@ -3,20 +3,31 @@ HTTPS server built from the serving flags."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import configz
+from kubesched.config.flags import feature_gates
 from kubesched.framework import WaitingPods
 from kubesched.kube.client import KubeClient
 from kubesched.leaderelection import LeaderElector
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import DelegatedAuth, split_paths
+from kubesched.server.flagvalues import command_line, flag_values
 from kubesched.server.healthchecks import HealthChecks, from_bool, passing
 from kubesched.server.informers import Informers
+from kubesched.server.resource_metrics import resource_metrics
 from kubesched.server.serving import HealthServer, ServingOptions
 from kubesched.server.waiting_endpoint import waiting_pods_document
+from kubesched.server.zpages import Flagz, Statusz
+
+COMPONENT = "kubesched"
+EMULATION_VERSION = "1.37"
+"""The kube-scheduler release whose behaviour kubesched reproduces (statusz)."""
+COMPONENT_FLAGZ, COMPONENT_STATUSZ = "ComponentFlagz", "ComponentStatusz"
 
 
 def health_checks(informers: Informers, elector: LeaderElector | None) -> HealthChecks:
@@ -45,9 +56,11 @@ def secure_port(
     *,
     waiting: WaitingPods,
     leading: Callable[[], bool],
+    client: KubeClient | None = None,
 ) -> HealthServer:
-    """The HTTPS server of health, metrics, configz and the pods held at Permit (`waiting`,
-    on the leader), from the command line's serving flags."""
+    """The HTTPS server of health, metrics, configz, flagz, statusz, the resource metrics
+    (listed through `client`, on the leader) and the pods held at Permit (`waiting`, on the
+    leader), from the command line's serving flags."""
     options = ServingOptions(
         bind_address=config.bind_address,
         secure_port=config.secure_port,
@@ -67,6 +80,9 @@ def secure_port(
         checks=health_checks(informers, elector),
         configz=lambda: configz(config),
         waiting_pods=lambda: waiting_pods_document(waiting, leading=leading),
+        resources=_resources(client, leading) if client is not None else None,
+        flagz=_flagz(config),
+        statusz=_statusz(config),
         # /metrics, /configz, /debug/waitingpods: the API server authenticates and
         # authorizes callers.
         auth=DelegatedAuth(
@@ -75,3 +91,41 @@ def secure_port(
             ttl=config.authentication_cache_ttl,
         ),
     )
+
+
+def _resources(client: KubeClient, leading: Callable[[], bool]) -> Callable[[], Awaitable[str]]:
+    """/metrics/resources: empty on a replica that does not lead, as kube-scheduler's."""
+
+    async def render() -> str:
+        return await resource_metrics(client) if leading() else ""
+
+    return render
+
+
+def _enabled(config: KubeSchedulerConfiguration, gate: str) -> bool:
+    """ComponentFlagz and ComponentStatusz: beta, on by default in v1.37."""
+    return feature_gates(config.feature_gates).get(gate, True)
+
+
+def _flagz(config: KubeSchedulerConfiguration) -> Flagz | None:
+    if not _enabled(config, COMPONENT_FLAGZ):
+        return None
+    return Flagz(COMPONENT, flag_values(command_line()))
+
+
+def _statusz(config: KubeSchedulerConfiguration) -> Statusz | None:
+    """The paths statusz lists are those kube-scheduler lists (its /debug and /metrics/*
+    subpaths are not listed; neither is kubesched's /debug/waitingpods)."""
+    if not _enabled(config, COMPONENT_STATUSZ):
+        return None
+    paths = ["/configz", "/healthz", "/livez", "/metrics", "/readyz"]
+    if _enabled(config, COMPONENT_FLAGZ):
+        paths.append("/flagz")
+    return Statusz(COMPONENT, _version(), EMULATION_VERSION, sorted(paths))
+
+
+def _version() -> str:
+    try:
+        return package_version("kubesched")
+    except PackageNotFoundError:
+        return "unknown"

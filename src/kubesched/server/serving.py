@@ -1,5 +1,7 @@
-"""HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics /configz,
-and kubesched's /debug/waitingpods (the pods held at Permit, `waiting_endpoint`).
+"""HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics
+/metrics/resources /configz /flagz /statusz (`resource_metrics`, `zpages`), and kubesched's
+/debug/waitingpods (the pods held at Permit, `waiting_endpoint`). Every answer carries
+`Cache-Control: no-cache, private`, as kube-scheduler's handler chain sets it.
 
 Every request goes through the `RequestAuthorizer` first (see `kubesched.server.auth`):
 the health endpoints are open to all (kube-scheduler's `--authorization-always-allow-paths`
@@ -29,6 +31,8 @@ from kubesched.server.auth import RequestAuthorizer, User
 from kubesched.server.cert_reload import reload_forever
 from kubesched.server.certs import CertError, serving_context
 from kubesched.server.healthchecks import HealthChecks, answer, answer_one
+from kubesched.server.resource_metrics import CONTENT_TYPE as RESOURCES_CONTENT_TYPE
+from kubesched.server.zpages import Answer, Flagz, Statusz
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -88,9 +92,15 @@ class HealthServer:
         live: Callable[[], bool] = lambda: True,
         checks: HealthChecks | None = None,
         waiting_pods: Callable[[], str] | None = None,
+        resources: Callable[[], Awaitable[str]] | None = None,
+        flagz: Flagz | None = None,
+        statusz: Statusz | None = None,
     ) -> None:
         """`checks` name what each health endpoint checks; without, `ready` and `live`
-        are one check each. `waiting_pods` answers /debug/waitingpods (not served without)."""
+        are one check each. `waiting_pods` answers /debug/waitingpods, `resources`
+        /metrics/resources, `flagz` and `statusz` theirs (each not served without)."""
+        self._resources = resources
+        self._zpages = {"/flagz": flagz, "/statusz": statusz}
         self._options = options
         self._metrics = metrics
         self._checks = checks or HealthChecks.simple(ready=ready, live=live)
@@ -102,7 +112,7 @@ class HealthServer:
         self.port = 0
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[self._authorize])
+        app = web.Application(middlewares=[_no_cache, self._authorize])
         for endpoint in ("healthz", "livez", "readyz"):
             app.router.add_get(f"/{endpoint}", self._health(endpoint))
             app.router.add_get(f"/{endpoint}/{{check}}", self._health(endpoint))
@@ -110,6 +120,11 @@ class HealthServer:
         app.router.add_get("/configz", self._configz_handler)
         if self._waiting_pods is not None:
             app.router.add_get(WAITING_PODS_PATH, self._waiting_pods_handler)
+        if self._resources is not None:
+            app.router.add_get("/metrics/resources", self._resources_handler)
+        for path, page in self._zpages.items():
+            if page is not None:
+                app.router.add_get(path, _zpage_handler(page))
         return app
 
     @web.middleware
@@ -149,6 +164,11 @@ class HealthServer:
 
     async def _configz_handler(self, _: web.Request) -> web.Response:
         return web.Response(text=self._configz(), content_type="application/json")
+
+    async def _resources_handler(self, _: web.Request) -> web.Response:
+        assert self._resources is not None
+        body = await self._resources()
+        return web.Response(text=body, headers={"Content-Type": RESOURCES_CONTENT_TYPE})
 
     async def _waiting_pods_handler(self, _: web.Request) -> web.Response:
         assert self._waiting_pods is not None
@@ -208,6 +228,27 @@ class HealthServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+@web.middleware
+async def _no_cache(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers["Cache-Control"] = "no-cache, private"
+        raise
+    response.headers["Cache-Control"] = "no-cache, private"
+    return response
+
+
+def _zpage_handler(page: Flagz | Statusz) -> Handler:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        found: Answer = page.answer(request.headers.get("Accept", ""))
+        headers = {"Content-Type": found.content_type}
+        body = found.body.encode()  # bytes: aiohttp would rewrite the content type of text
+        return web.Response(status=found.status, body=body, headers=headers)
+
+    return handler
 
 
 def _client_user(request: web.Request) -> User | None:
