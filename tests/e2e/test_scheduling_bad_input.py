@@ -44,11 +44,11 @@ MALFORMED = {
     ),
     "unknown-field": (
         HEADER + "profile:\n- schedulerName: x\n",
-        r'profile: unknown field \(did you mean "profiles"\?\)',
+        r'strict decoding error: unknown field "profile" \(.*profile: did you mean "profiles"\?',
     ),
     "unsupported-api-version": (
         HEADER.replace("/v1", "/v1beta9"),
-        r"kubescheduler\.config\.k8s\.io/v1beta9.* is not supported",
+        r'no kind "KubeSchedulerConfiguration" is registered for version "[^"]*/v1beta9"',
     ),
     "wrong-type": (
         HEADER + "percentageOfNodesToScore: lots\n",
@@ -120,8 +120,10 @@ def test_unknown_plugin_names_the_plugin_and_the_available_ones(
     assert "Traceback" not in output, output
     errors = errors_of(output)
     assert len(errors) == 1, output
-    assert f"profile '{SCHEDULER}'" in errors[0]
-    assert 'FilterPlugin "NodePortz" does not exist (enabled at filter)' in errors[0]
+    assert errors[0].startswith(
+        f"kubesched: initializing profiles: creating profile for scheduler name {SCHEDULER}: "
+        'FilterPlugin "NodePortz" does not exist (enabled at filter; available plugins: '
+    )
     available = errors[0].split("available plugins:", 1)[-1]
     for name in ("NodePorts", "NodeResourcesFit", "TaintToleration", "DefaultBinder"):
         assert name in available, errors[0]
