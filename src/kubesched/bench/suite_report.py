@@ -7,7 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kubesched.bench.contenders import CONTENDERS, KUBE_SCHEDULER, KUBESCHED, NULL_BINDER
+from kubesched.bench.contenders import (
+    CONTENDERS,
+    KUBE_SCHEDULER,
+    KUBESCHED,
+    NULL_BINDER,
+    source_tree,
+)
 from kubesched.bench.report import MIB
 from kubesched.bench.runner import ContenderResult
 
@@ -75,6 +81,35 @@ def _line(row: SuiteRow) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _other_checkouts(rows: Sequence[SuiteRow]) -> list[str]:
+    """With a `kubesched@DIR` contender, a table of every kubesched's CPU per measured pod
+    and pods/s, and its CPU per pod against this checkout's (`kubesched`)."""
+    names = [r.name for r in rows[0].results if source_tree(r.name) is not None] if rows else []
+    if not names:
+        return []
+    lines = [
+        "",
+        "| test case | kubesched | pods/s | CPU s | CPU ms per pod | CPU per pod vs this one |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        by_name = {r.name: r for r in row.results}
+        ours = by_name.get(KUBESCHED)
+        for name in [KUBESCHED, *names]:
+            result = by_name.get(name)
+            if result is None or result.failure or result.skipped:
+                continue
+            per_pod = result.cpu_seconds / row.settings.workload.pods * 1000
+            versus = "-"
+            if ours is not None and not ours.failure and ours.cpu_seconds:
+                versus = f"{result.cpu_seconds / ours.cpu_seconds:.3f}"
+            lines.append(
+                f"| {row.settings.workload.name} | {name} | {result.throughput.average:.1f} "
+                f"| {result.cpu_seconds:.2f} | {per_pod:.3f} | {versus} |"
+            )
+    return lines
+
+
 def suite_markdown(rows: Sequence[SuiteRow], *, command: str) -> str:
     """The suite's table: a row per test case, the command and the machine."""
     machine = rows[0].machine.describe() if rows else ""
@@ -87,6 +122,7 @@ def suite_markdown(rows: Sequence[SuiteRow], *, command: str) -> str:
         )
     lines += ["", _HEADER, "|---|---|" + "---:|" * 8 + "---|---|"]
     lines += [_line(row) for row in rows]
+    lines += _other_checkouts(rows)
     lines += [
         "",
         (

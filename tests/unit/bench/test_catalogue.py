@@ -4,6 +4,7 @@ parameters, namespaces and node labelling; the suite's table reads its results."
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -130,3 +131,19 @@ def test_suite_table_has_a_row_per_test_case_with_the_ratio() -> None:
     row = next(line for line in table.splitlines() if line.startswith("| PreemptionBasic"))
     assert "| 200.0 | 100.0 | n/a | **2.00x** |" in row
     assert "passed" in row
+
+
+def test_another_checkout_gets_a_cpu_per_pod_table() -> None:
+    workload = catalogue_workload("SchedulingBasic", "5")
+    settings = BenchSettings(workload=workload, limits=ClientLimits("bench", 5000, 5000))
+    old = f"kubesched@{Path(__file__).parents[3]}"
+    ours = ContenderResult(name="kubesched", throughput=Summary.of([200.0]), cpu_seconds=2.0)
+    theirs = ContenderResult(name=old, throughput=Summary.of([180.0]), cpu_seconds=2.5)
+    machine = Machine(cpus=2, load_before=(1.0, 1.0, 1.0), load_after=(1.0, 1.0, 1.0))
+    table = suite_markdown([SuiteRow(settings, [theirs, ours], machine)], command="x")
+    per_pod = 2.5 / workload.pods * 1000
+    assert f"| SchedulingBasic | {old} | 180.0 | 2.50 | {per_pod:.3f} | 1.250 |" in table
+    assert (
+        f"| SchedulingBasic | kubesched | 200.0 | 2.00 | {2.0 / workload.pods * 1000:.3f} | 1.000 |"
+        in table
+    )

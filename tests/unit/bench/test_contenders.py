@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from kubesched.bench.contenders import ClientLimits, contender_argv
+from kubesched.bench.contenders import ClientLimits, contender_argv, is_contender, source_tree
 
 LIMITS = ClientLimits(scheduler_name="bench", qps=100, burst=100)
 FLAG = "--pod-max-in-unschedulable-pods-duration=5s"
@@ -27,3 +27,16 @@ def test_both_schedulers_get_the_extra_flags_after_their_own(tmp_path: Path) -> 
 def test_the_null_binder_takes_no_scheduler_flags(tmp_path: Path) -> None:
     argv = contender_argv("null-binder", cluster(tmp_path), LIMITS, (FLAG,))  # type: ignore[arg-type]
     assert FLAG not in argv
+
+
+def test_another_checkout_runs_from_its_src_with_a_file_name_of_its_own(tmp_path: Path) -> None:
+    tree = tmp_path / "old"
+    (tree / "src" / "kubesched").mkdir(parents=True)
+    name = f"kubesched@{tree}"
+    assert is_contender(name)
+    assert source_tree(name) == tree / "src"
+    assert not is_contender(f"kubesched@{tmp_path / 'missing'}")
+    assert not is_contender("kube-schedulerr")
+    argv = contender_argv(name, cluster(tmp_path), LIMITS)  # type: ignore[arg-type]
+    assert argv[1:3] == ["-m", "kubesched"]
+    assert argv[3] == f"--config={tmp_path / 'kubesched-old.yaml'}"
