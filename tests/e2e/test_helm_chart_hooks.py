@@ -124,7 +124,9 @@ def test_a_bad_plugin_fails_helm_upgrade_and_the_replicas_keep_their_config(
     release = Release(helm, workload_cluster, "hooks", namespace)
     scheduler = ["--set=schedulerName=my-scheduler"]
     try:
-        assert "STATUS: deployed" in release.install(*scheduler).stdout
+        installed_out = release.install(*scheduler).stdout
+        assert "STATUS: deployed" in installed_out
+        assert f"helm test hooks -n {namespace}" in installed_out  # NOTES
         (checked,) = [r for r in runner.ran if r.namespace == namespace]
         assert checked.exit_code == 0, checked.output
         assert checked.argv[-1] == "--write-config-to=-"
