@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from kubesched.apis import support
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import ResourceSpec
 from kubesched.manifests.chart import home, hooks, monitoring, spec
@@ -131,7 +132,7 @@ def _chart_yaml() -> str:
     )
 
 
-KUBE_VERSION = ">=1.34.0-0"
-"""The clusters the chart installs on: the default profile's DynamicResources reads
-resource.k8s.io/v1, served from Kubernetes 1.34 (the -0 admits pre-release and vendor
-suffixes such as v1.34.2-eks-...)."""
+KUBE_VERSION = f">=1.{support.MINIMUM_MINOR}.0-0"
+"""The clusters the chart installs on, from the supported versions (`kubesched.apis.support`:
+the default profile's DynamicResources reads resource.k8s.io/v1, served from Kubernetes
+1.34); the -0 admits pre-release and vendor suffixes such as v1.34.2-eks-...."""
