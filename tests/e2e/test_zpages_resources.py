@@ -15,6 +15,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from kubesched.localcluster import LocalCluster
 from kubesched.server.zpages import DELIMITERS
 from kubesched.testing import make_node
@@ -162,11 +164,25 @@ def test_flagz_and_statusz_as_kube_scheduler(local_cluster: LocalCluster, tmp_pa
         token, port = local_cluster.admin_token, local_cluster.scheduler_port
         assert port is not None
         for path, accept in (("/flagz", FLAGZ_JSON), ("/statusz", STATUSZ_JSON)):
-            for media in ("", "text/plain", accept, "application/json", "text/html"):
+            older = accept.replace("v1beta1", "v1alpha1")
+            as_yaml = accept.replace("application/json", "application/yaml")
+            for media in (
+                "",
+                "text/plain",
+                accept,
+                older,
+                as_yaml,
+                "application/json",
+                "text/html",
+            ):
                 ours, theirs = fetch(proc.port, path, token, media), fetch(port, path, token, media)
                 assert ours[0] == theirs[0], (path, media, ours, theirs)
-                for header in ("Content-Type", "Cache-Control"):
+                for header in ("Content-Type", "Cache-Control", "Warning"):
                     assert ours[1].get(header) == theirs[1].get(header), (path, media, header)
+                if media == as_yaml:
+                    mine, upstream = yaml.safe_load(ours[2]), yaml.safe_load(theirs[2])
+                    assert set(mine) == set(upstream)
+                    assert mine["apiVersion"] == upstream["apiVersion"]
                 if ours[0] == 406:
                     assert json.loads(ours[2]) == json.loads(theirs[2])
         flags = json.loads(fetch(proc.port, "/flagz", token, FLAGZ_JSON)[2])

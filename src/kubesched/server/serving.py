@@ -245,6 +245,8 @@ def _zpage_handler(page: Flagz | Statusz) -> Handler:
     async def handler(request: web.Request) -> web.StreamResponse:
         found: Answer = page.answer(request.headers.get("Accept", ""))
         headers = {"Content-Type": found.content_type}
+        if found.warning:
+            headers["Warning"] = found.warning
         body = found.body.encode()  # bytes: aiohttp would rewrite the content type of text
         return web.Response(status=found.status, body=body, headers=headers)
 

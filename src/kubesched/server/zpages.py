@@ -8,7 +8,8 @@ behind the ComponentFlagz and ComponentStatusz feature gates, beta and on by def
   The delimiter is chosen at random among `:`, `: `, `=` and ` ` (flagz: once per process;
   statusz: per request), as upstream, so that nobody parses it;
 * `Accept: application/json;as=Flagz;v=v1beta1;g=config.k8s.io` (`as=Statusz` for
-  statusz): the `config.k8s.io/v1beta1` object, with that content type;
+  statusz; `application/yaml` for YAML): the `config.k8s.io/v1beta1` object, with that
+  content type; `v=v1alpha1` the same object as `v1alpha1` with a deprecation `Warning`;
 * anything else: 406 and a `Status` naming the media types accepted.
 
 kubesched is no Go binary: statusz's "Go version" says so and names the Python version; the
@@ -26,12 +27,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import yaml
+
 WARNING = (
     "Warning: This endpoint is not meant to be machine parseable, has no formatting "
     "compatibility guarantees and is for debugging purposes only."
 )
 DELIMITERS = (":", ": ", "=", " ")
-GROUP, VERSION = "config.k8s.io", "v1beta1"
+GROUP, VERSION, DEPRECATED = "config.k8s.io", "v1beta1", "v1alpha1"
 TEXT = "text/plain; charset=utf-8"
 _ACCEPTED = (
     "only the following media types are accepted: application/json, application/yaml, text/plain"
@@ -45,21 +48,37 @@ class Answer:
     status: int
     content_type: str
     body: str
+    warning: str = ""
+    """A `Warning` header (a deprecated version was asked for)."""
 
 
-def _structured(accept: str, kind: str) -> bool | None:
-    """True: the JSON object; False: the text page; None: nothing acceptable."""
+@dataclass(frozen=True, slots=True)
+class _Wanted:
+    """What the client accepts first: the text page, or an object in a media type."""
+
+    media: str = "text/plain"
+    version: str = VERSION
+
+    @property
+    def text(self) -> bool:
+        return self.media == "text/plain"
+
+
+def _structured(accept: str, kind: str) -> _Wanted | None:
+    """What to answer; None when nothing acceptable was asked for."""
     if not accept.strip():
-        return False
+        return _Wanted()
     for item in accept.split(","):
         media, *params = (part.strip() for part in item.split(";"))
         values = dict(p.partition("=")[::2] for p in params)
         if media in ("text/plain", "text/*", "*/*"):
-            return False
-        if media == "application/json" and (
-            values.get("as") == kind and values.get("g") == GROUP and values.get("v") == VERSION
+            return _Wanted()
+        if media in ("application/json", "application/yaml") and (
+            values.get("as") == kind
+            and values.get("g") == GROUP
+            and values.get("v") in (VERSION, DEPRECATED)
         ):
-            return True
+            return _Wanted(media, values["v"])
     return None
 
 
@@ -76,10 +95,23 @@ def _not_acceptable() -> Answer:
     return Answer(406, "application/json", json.dumps(status, separators=(",", ":")))
 
 
-def _object(kind: str, component: str, fields: Mapping[str, object]) -> Answer:
-    body = {"kind": kind, "apiVersion": f"{GROUP}/{VERSION}", "metadata": {"name": component}}
-    content_type = f"application/json;g={GROUP};v={VERSION};as={kind}"
-    return Answer(200, content_type, json.dumps({**body, **fields}, separators=(",", ":")))
+def _object(kind: str, component: str, fields: Mapping[str, object], wanted: _Wanted) -> Answer:
+    version = wanted.version
+    head = {"kind": kind, "apiVersion": f"{GROUP}/{version}", "metadata": {"name": component}}
+    document = {**head, **fields}
+    content_type = f"{wanted.media};g={GROUP};v={version};as={kind}"
+    if wanted.media == "application/yaml":
+        body = yaml.safe_dump(document, sort_keys=True)
+    else:
+        body = json.dumps(document, separators=(",", ":"))
+    warning = ""
+    if version == DEPRECATED:
+        page = kind.lower()
+        warning = (
+            f'299 - "This version of the {page} endpoint is deprecated. Please use a newer '
+            'version."'
+        )
+    return Answer(200, content_type, body, warning)
 
 
 def _header(component: str, page: str) -> str:
@@ -95,11 +127,12 @@ class Flagz:
     delimiter: str = field(default_factory=lambda: random.choice(DELIMITERS))  # noqa: S311
 
     def answer(self, accept: str) -> Answer:
-        structured = _structured(accept, "Flagz")
-        if structured is None:
+        wanted = _structured(accept, "Flagz")
+        if wanted is None:
             return _not_acceptable()
-        if structured:
-            return _object("Flagz", self.component, {"flags": dict(sorted(self.flags.items()))})
+        if not wanted.text:
+            flags = {"flags": dict(sorted(self.flags.items()))}
+            return _object("Flagz", self.component, flags, wanted)
         lines = "".join(f"{k}{self.delimiter}{v}\n" for k, v in sorted(self.flags.items()))
         return Answer(200, TEXT, _header(self.component, "flagz") + lines)
 
@@ -119,12 +152,12 @@ class Statusz:
     )
 
     def answer(self, accept: str) -> Answer:
-        structured = _structured(accept, "Statusz")
-        if structured is None:
+        wanted = _structured(accept, "Statusz")
+        if wanted is None:
             return _not_acceptable()
         start = datetime.fromtimestamp(int(self.started), tz=UTC)
         up = max(0, int(self.clock() - self.started))
-        if structured:
+        if not wanted.text:
             fields = {
                 "startTime": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "uptimeSeconds": up,
@@ -133,7 +166,7 @@ class Statusz:
                 "emulationVersion": self.emulation_version,
                 "paths": list(self.paths),
             }
-            return _object("Statusz", self.component, fields)
+            return _object("Statusz", self.component, fields, wanted)
         d = random.choice(DELIMITERS)  # noqa: S311 - not a secret: upstream's anti-parsing
         uptime = f"{up // 3600} hr {up % 3600 // 60:02d} min {up % 60:02d} sec"
         body = (
