@@ -211,24 +211,26 @@ async def _through_script(
 ) -> bytes:
     """Open a Route through a scripted proxy (to an https server through an HTTP proxy, so
     that it tunnels; to an http one through SOCKS5); returns what the proxy received."""
-    received = bytearray() if received is None else received
+    if received is None:
+        received = bytearray()
+    record = received  # the handler's closure sees a bytearray, never None
     handled = asyncio.Event()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         class Recording:
             async def read(self, size: int) -> bytes:
                 data = await reader.read(size)
-                received.extend(data)
+                record.extend(data)
                 return data
 
             async def readexactly(self, size: int) -> bytes:
                 data = await reader.readexactly(size)
-                received.extend(data)
+                record.extend(data)
                 return data
 
             async def readuntil(self, separator: bytes) -> bytes:
                 data = await reader.readuntil(separator)
-                received.extend(data)
+                record.extend(data)
                 return data
 
         try:
@@ -252,7 +254,7 @@ async def _through_script(
             await handled.wait()
         server.close()
         await server.wait_closed()
-    return bytes(received)
+    return bytes(record)
 
 
 def answering(*replies: bytes, close: bool = False) -> Script:
