@@ -3,7 +3,7 @@ its text, and accepts those it accepts: `kubesched --write-config-to`, `kubesche
 `kubesched manifests --helm-chart` run on the same files as the real kube-scheduler, built here.
 
 The files and what kube-scheduler said about each when they were probed live in
-`offline_validation_cases.yaml` (92 of them, 88 refused). Each test runs kube-scheduler again
+`offline_validation_cases.yaml` (95 of them, 89 refused). Each test runs kube-scheduler again
 and checks that it still says exactly that, then that kubesched's one error line is the same
 text (kubesched's hints may follow in parentheses): every problem of the file in one line,
 aggregated as kube-scheduler aggregates them (`[a, b, c]`).
