@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
     try:
         loaded = load_config(rest)
     except ConfigError as exc:
-        for line in (*exc.notices, *(f"kubesched doctor: {e}" for e in exc.errors)):
+        for line in (*exc.notices, f"kubesched doctor: {exc.line}"):  # one line, as run's
             print(line, file=sys.stderr)
         return USAGE_ERROR
     for notice in loaded.notices:

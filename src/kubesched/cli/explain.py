@@ -230,8 +230,7 @@ def main(argv: list[str]) -> int:
     except ConfigError as exc:
         for notice in exc.notices:
             print(notice, file=sys.stderr)
-        for error in exc.errors:
-            _fail(error)
+        _fail(exc.line)  # every problem in one line, as run's
         return USAGE_ERROR
     for notice in loaded.notices:
         print(notice, file=sys.stderr)
