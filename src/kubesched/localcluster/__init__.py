@@ -10,7 +10,13 @@ Binaries come from `KUBESCHED_K8S_BIN` / `KUBEBUILDER_ASSETS` folders, else are 
 the pinned wrapper Go modules in `gobuild/` into `<cache>/bin/<component>-<version>/`.
 """
 
-from kubesched.localcluster.binaries import Binaries, ensure_binaries, ensure_helm, ensure_promtool
+from kubesched.localcluster.binaries import (
+    Binaries,
+    ensure_binaries,
+    ensure_crane,
+    ensure_helm,
+    ensure_promtool,
+)
 from kubesched.localcluster.cluster import LocalCluster
 from kubesched.localcluster.errors import LocalClusterError
 from kubesched.localcluster.process import Process
@@ -21,6 +27,7 @@ __all__ = [
     "LocalClusterError",
     "Process",
     "ensure_binaries",
+    "ensure_crane",
     "ensure_helm",
     "ensure_promtool",
 ]

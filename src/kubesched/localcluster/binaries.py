@@ -1,6 +1,6 @@
 """Finds or builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
-and kwok; and helm and promtool, each on its own (`ensure_helm`, `ensure_promtool`: only the
-chart's tests need them).
+and kwok; and helm, promtool and crane, each on its own (`ensure_helm`, `ensure_promtool`:
+only the chart's tests need them; `ensure_crane`: `make image-push` and the registry test).
 
 Order of lookup, per binary: a folder named by `KUBESCHED_K8S_BIN`, then one named by
 `KUBEBUILDER_ASSETS` (the envtest convention; it often lacks kube-scheduler and kubectl),
@@ -37,6 +37,7 @@ COMPONENTS = (
 )
 HELM = "helm"
 PROMTOOL = "promtool"
+CRANE = "crane"
 STAMP = ".source-hash"
 
 
@@ -85,6 +86,25 @@ def ensure_promtool(*, progress: gobuild.Progress = gobuild.default_progress) ->
     if PROMTOOL in found:
         return found[PROMTOOL]
     return _cached_or_built(gobuild.promtool_module(), [PROMTOOL], progress)[PROMTOOL]
+
+
+def ensure_crane(*, progress: gobuild.Progress = gobuild.default_progress) -> Path:
+    """The crane command (go-containerregistry's registry client): from the override folders,
+    else the cache, else built (once; about a minute on 2 cores)."""
+    found = find_overrides(os.environ, names=(CRANE,))
+    if CRANE in found:
+        return found[CRANE]
+    return _cached_or_built(gobuild.crane_module(), [CRANE], progress)[CRANE]
+
+
+def cached_crane() -> Path | None:
+    """The crane command if it needs no build (an override folder or the cache), else None:
+    `make test` runs the registry round trip only then."""
+    found = find_overrides(os.environ, names=(CRANE,))
+    if CRANE in found:
+        return found[CRANE]
+    paths = cached(gobuild.crane_module(), [CRANE])
+    return paths[CRANE] if paths else None
 
 
 def ensure_module(
@@ -192,6 +212,7 @@ def version_of(name: str, path: Path) -> str:
         "kubectl": [str(path), "version", "--client"],
         HELM: [str(path), "version", "--short"],
         PROMTOOL: [str(path), "--version"],
+        CRANE: [str(path), "version"],
     }.get(name, [str(path), "--version"])
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)

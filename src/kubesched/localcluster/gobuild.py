@@ -1,8 +1,8 @@
-"""Builds the control-plane binaries (and helm, promtool) from the pinned wrapper Go modules
-in `gobuild/`.
+"""Builds the control-plane binaries (and helm, promtool, crane) from the pinned wrapper Go
+modules in `gobuild/`.
 
 Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`, `gobuild/helm`,
-`gobuild/promtool`) pins one release; its
+`gobuild/promtool`, `gobuild/crane`) pins one release; its
 `go.mod` is the single source of the version. Binaries are built with `CGO_ENABLED=0` like
 the upstream release builds, so no C compiler is needed, and with the version ldflags so
 that `kube-apiserver --version` reports the real release.
@@ -186,6 +186,18 @@ def promtool_module() -> GoModule:
         " ".join(["-s -w", *stamps]),
         tags=PROMTOOL_TAGS,
     )
+
+
+CRANE_MODULE = "github.com/google/go-containerregistry"
+
+
+def crane_module() -> GoModule:
+    """crane (go-containerregistry's registry client, which also serves a registry: `crane
+    registry serve`) of the pinned release, its version stamped as upstream's releases do."""
+    directory = GOBUILD_DIR / "crane"
+    version = required_version(directory / "go.mod", CRANE_MODULE)
+    ldflags = f"-s -w -X {CRANE_MODULE}/cmd/crane/cmd.Version={version}"
+    return GoModule("crane", directory, version, {"crane": f"{CRANE_MODULE}/cmd/crane"}, ldflags)
 
 
 def find_go() -> Path:

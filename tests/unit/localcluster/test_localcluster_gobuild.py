@@ -161,3 +161,15 @@ def test_modules_without_tags_keep_their_cache_keys() -> None:
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     assert helm.source_hash() == digest.hexdigest()[:16]
     assert tagged.source_hash() != helm.source_hash()
+
+
+def test_crane_is_its_own_pinned_module_stamped_with_its_version(tmp_path: Path) -> None:
+    module = gobuild.crane_module()
+    argv = gobuild.build_argv(go=Path("go"), module=module, names=["crane"], outdir=tmp_path)
+
+    go_mod = (gobuild.GOBUILD_DIR / "crane" / "go.mod").read_text()
+    assert f"require {gobuild.CRANE_MODULE} {module.version}" in go_mod
+    assert module.packages == {"crane": f"{gobuild.CRANE_MODULE}/cmd/crane"}
+    assert f"-X {gobuild.CRANE_MODULE}/cmd/crane/cmd.Version={module.version}" in module.ldflags
+    assert argv[-1] == module.packages["crane"]
+    assert module.cache_name == f"crane-{module.version}"
