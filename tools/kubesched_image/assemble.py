@@ -13,7 +13,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from kubesched_image import debian, oci, rootfs, sbom, spec, target, wheels
+from kubesched_image import debian, foreign, oci, rootfs, sbom, spec, target, wheels
 from kubesched_image.errors import ImageError, Progress
 from kubesched_image.lockfiles import (
     DebPin,
@@ -24,6 +24,8 @@ from kubesched_image.lockfiles import (
     read_requirement_pins,
     read_wheel_lock,
 )
+from kubesched_image.paths import cache_root
+from kubesched_image.platforms import NATIVE, Platform
 from kubesched_image.project import Project
 
 SITE = wheels.site_packages(spec.PREFIX)
@@ -49,31 +51,40 @@ def glibc_of(pins: Sequence[DebPin]) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
+def apt_for(platform: Platform) -> debian.Apt:
+    """The machine's apt for the native platform, a private index in the cache for another."""
+    if platform == NATIVE:
+        return debian.NATIVE_APT
+    return debian.Apt.foreign(platform.architecture, cache_root() / f"apt-{platform.architecture}")
+
+
 def checked_locks(
-    project: Project,
+    project: Project, platform: Platform = NATIVE
 ) -> tuple[tuple[DebPin, ...], tuple[WheelPin, ...], tuple[WheelPin, ...]]:
     request = read_debian_request(project.debian_in)
-    debs = read_debian_lock(project.debian_lock)
+    debian_lock, wheels_lock = project.debian_lock_for(platform), project.wheels_lock_for(platform)
+    debs = read_debian_lock(debian_lock)
     names = {pin.name for pin in debs}
     stale = [name for name in request.roots if name not in names]
     stale += [name for name in request.excluded if name in names]
+    stale += [pin.name for pin in debs if pin.architecture not in (platform.architecture, "all")]
     if stale:
         raise ImageError(
-            f"{project.debian_lock.name} is older than {project.debian_in.name} ({stale[0]}): "
+            f"{debian_lock.name} is older than {project.debian_in.name} ({stale[0]}): "
             "run `make image-lock`"
         )
     runtime = read_requirement_pins(project.runtime_lock)
-    locked = read_wheel_lock(project.wheels_lock)
+    locked = read_wheel_lock(wheels_lock)
     if {pin.key: pin.version for pin in locked} != runtime:
         raise ImageError(
-            f"{project.wheels_lock.name} does not pin what {project.runtime_lock.name} pins: "
+            f"{wheels_lock.name} does not pin what {project.runtime_lock.name} pins: "
             "run `make image-lock`"
         )
     allowed = read_requirement_hashes(project.runtime_lock)
-    foreign = [pin for pin in locked if pin.sha256 not in allowed[pin.key]]
-    if foreign:  # the Dockerfile installs runtime.lock with --require-hashes: it would refuse it
+    outside = [pin for pin in locked if pin.sha256 not in allowed[pin.key]]
+    if outside:  # the Dockerfile installs runtime.lock with --require-hashes: it would refuse it
         raise ImageError(
-            f"{foreign[0].file_name} of {project.wheels_lock.name} is not among the files "
+            f"{outside[0].file_name} of {wheels_lock.name} is not among the files "
             f"{project.runtime_lock.name} allows (its --hash lines): run `make image-lock`"
         )
     return debs, locked, read_wheel_lock(project.build_lock)
@@ -112,16 +123,36 @@ class Stage:
 
 
 def assemble(
-    project: Project, scratch: Path, out: Path, *, cache: Path, epoch: int, progress: Progress
+    project: Project,
+    scratch: Path,
+    out: Path,
+    *,
+    cache: Path,
+    epoch: int,
+    progress: Progress,
+    platform: Platform = NATIVE,
+    native: Path | None = None,
 ) -> Assembled:
-    """Build the image of `project` in `scratch`, writing its files into `out`."""
+    """Build the image of `project` for `platform` in `scratch`, writing its files into `out`.
+    Another platform than the native one needs `native`, the native build's folder: its
+    Python compiles the bytecode."""
     name, version = project.name_and_version()
-    inputs = fetch_inputs(project, cache, scratch=scratch, epoch=epoch, progress=progress)
-    stage = _stage(inputs, scratch / "stage", progress=progress)
-    progress("image: writing the layers")
-    manifest = _write_layout(stage, out / "oci", name=name, version=version, epoch=epoch)
+    inputs = fetch_inputs(
+        project, cache, scratch=scratch, epoch=epoch, progress=progress, platform=platform
+    )
+    if platform == NATIVE:
+        stage = _stage(inputs, scratch / "stage", progress=progress)
+    else:
+        assert native is not None, "a foreign platform's build needs the native build"
+        stage = _stage_foreign(inputs, scratch, native, platform=platform, progress=progress)
+    progress(f"image: writing the layers ({platform.name})")
+    manifest = _write_layout(
+        stage, out / "oci", name=name, version=version, epoch=epoch, platform=platform
+    )
     image = f"{name}:{version}"
-    archive_name, sbom_name = f"{name}-{version}.tar", f"{name}-{version}.spdx.json"
+    suffix = "" if platform == NATIVE else f"-{platform.architecture}"
+    archive_name = f"{name}-{version}{suffix}.tar"
+    sbom_name = f"{name}-{version}{suffix}.spdx.json"
     oci.write_archive(out / "oci", out / archive_name, repo_tag=image, epoch=epoch)
     document = sbom.document(
         name=name,
@@ -140,13 +171,19 @@ def assemble(
 
 
 def fetch_inputs(
-    project: Project, cache: Path, *, scratch: Path, epoch: int, progress: Progress
+    project: Project,
+    cache: Path,
+    *,
+    scratch: Path,
+    epoch: int,
+    progress: Progress,
+    platform: Platform = NATIVE,
 ) -> Inputs:
     """The .debs and wheels of the lock files (downloaded once into `cache`), and kubesched's
     wheel built by the pinned build backend."""
-    debs, runtime_pins, build_pins = checked_locks(project)
-    platform_args = wheels.target_args(glibc_of(debs))
-    deb_files = debian.fetch(debs, cache / "debs", progress=progress)
+    debs, runtime_pins, build_pins = checked_locks(project, platform)
+    platform_args = wheels.target_args(glibc_of(debs), platform.machine)
+    deb_files = debian.fetch(debs, cache / "debs", progress=progress, source=apt_for(platform))
     wheel_files = wheels.fetch(
         runtime_pins, cache / "wheels", extra_args=platform_args, progress=progress
     )
@@ -176,7 +213,7 @@ def _stage(inputs: Inputs, stage: Path, *, progress: Progress) -> Stage:
         runtime = [inputs.wheel_files[pin.key] for pin in inputs.wheels]
         wheels.install(runtime, destdir=staged.deps, prefix=spec.PREFIX)
         wheels.install([inputs.app_wheel], destdir=staged.app, prefix=spec.PREFIX)
-        wheels.check_requirements(staged.sites, environment=_markers(python_version))
+        wheels.check_requirements(staged.sites, environment=markers(python_version, NATIVE))
         progress("image: compiling bytecode with the image's Python")
         stdlib = base / STDLIB.lstrip("/")
         trees = [(stdlib, STDLIB), *((site, SITE) for site in staged.sites)]
@@ -191,7 +228,43 @@ def _stage(inputs: Inputs, stage: Path, *, progress: Progress) -> Stage:
     return staged
 
 
-def _write_layout(stage: Stage, layout: Path, *, name: str, version: str, epoch: int) -> oci.Blob:
+def _stage_foreign(
+    inputs: Inputs, scratch: Path, native: Path, *, platform: Platform, progress: Progress
+) -> Stage:
+    """Unpack and install everything for `platform`, whose Python cannot run here: the
+    native image's Python (the same Debian version, checked) compiles the bytecode, and
+    every executable and extension module is checked to be an ELF file of `platform`."""
+    progress(f"image: unpacking {len(inputs.debs)} Debian packages ({platform.name})")
+    base = scratch / "stage" / "debian"
+    owners = _stage_debian(base, inputs.debs, inputs.deb_files)
+    stage = scratch / "stage"
+    staged = Stage(base=base, deps=stage / "dependencies", app=stage / "kubesched", owners=owners)
+    python = foreign.native_python(native, scratch / "native", progress=progress)
+    try:
+        python_version = python.version()
+        foreign.check_python_version(base, python_version, platform=platform)
+        rootfs.write_venv(
+            staged.deps, prefix=spec.PREFIX, python=spec.PYTHON, version=python_version
+        )
+        runtime = [inputs.wheel_files[pin.key] for pin in inputs.wheels]
+        wheels.install(runtime, destdir=staged.deps, prefix=spec.PREFIX)
+        wheels.install([inputs.app_wheel], destdir=staged.app, prefix=spec.PREFIX)
+        wheels.check_requirements(staged.sites, environment=markers(python_version, platform))
+        progress(f"image: compiling bytecode with the {NATIVE.name} image's Python")
+        stdlib = base / STDLIB.lstrip("/")
+        trees = [(stdlib, STDLIB), *((site, SITE) for site in staged.sites)]
+        failed = target.compile_bytecode(python, trees)
+        if failed:
+            progress(f"image: {len(failed)} modules do not compile, left as source: {failed[:3]}")
+    finally:
+        python.close()
+    foreign.check_binaries([base, *staged.sites], platform=platform)
+    return staged
+
+
+def _write_layout(
+    stage: Stage, layout: Path, *, name: str, version: str, epoch: int, platform: Platform
+) -> oci.Blob:
     blobs = layout / "blobs" / "sha256"
     said = (
         "Debian 12 (bookworm): the packages of requirements/image-debian.lock",
@@ -223,6 +296,7 @@ def _write_layout(stage: Stage, layout: Path, *, name: str, version: str, epoch:
         epoch=epoch,
         ref_name=version,
         image_name=f"docker.io/library/{name}:{version}",
+        platform=platform.oci(),
     )
 
 
@@ -235,13 +309,13 @@ def _stage_debian(
     return rootfs.write_identity(base)
 
 
-def _markers(python_version: str) -> dict[str, str]:
+def markers(python_version: str, platform: Platform) -> dict[str, str]:
     """PEP 508 marker values of the image's interpreter."""
     return {
         "implementation_name": "cpython",
         "implementation_version": python_version,
         "os_name": "posix",
-        "platform_machine": "x86_64",
+        "platform_machine": platform.machine,
         "platform_python_implementation": "CPython",
         "platform_release": "",
         "platform_system": "Linux",

@@ -5,6 +5,7 @@ plugin modules, that image extended by a layer (`plugins.extend`), cached the sa
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -15,20 +16,31 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from kubesched.localcluster.paths import cache_dir
+from kubesched_image import oci, plugin_deps
 from kubesched_image.assemble import Assembled, assemble
-from kubesched_image.errors import Progress, stderr_progress
+from kubesched_image.errors import ImageError, Progress, stderr_progress
+from kubesched_image.paths import cache_root
+from kubesched_image.platforms import NATIVE, Platform, names
 from kubesched_image.plugins import Extended, extend, plugin_sources, sources_digest
 from kubesched_image.project import Project, inputs_digest, source_date_epoch
 
-Built = Assembled | Extended
+
+@dataclass(frozen=True)
+class Indexed:
+    """What `_index` wrote: one image index of the platforms' images."""
+
+    image: str
+    manifest_digest: str
+    """The index's digest: what a registry serves under the tag."""
+    archive_name: str
+    sbom_name: str
+    extra_names: tuple[str, ...]
+    """The other platforms' SBOMs."""
+
+
+Built = Assembled | Extended | Indexed
 
 KEEP_BUILDS = 4  # the plain image and a few with plugins
-
-
-def cache_root() -> Path:
-    """`~/.cache/kubesched/image` (or under $KUBESCHED_CACHE_DIR): downloads and builds."""
-    return cache_dir() / "image"
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,12 @@ class Result:
     """How long this call took."""
     reused: bool = False
     """Whether it found the build in the cache."""
+    extra_names: Sequence[str] = ()
+    """More files of the build to export (the SBOMs of the other platforms)."""
+
+    @property
+    def tag(self) -> str:
+        return self.image.rpartition(":")[2]
 
     @property
     def layout(self) -> Path:
@@ -64,15 +82,30 @@ def build(
     project: Project,
     *,
     plugins: Sequence[Path] = (),
+    plugin_requirements: Path | None = None,
+    platforms: Sequence[Platform] = (NATIVE,),
     progress: Progress = stderr_progress,
     force: bool = False,
 ) -> Result:
     """The image of `project`'s inputs: from the cache when a build of the same inputs is
     there (unless `force`), else built (a minute or so, downloads cached). With `plugins`
     (module files or package folders), that image plus a layer holding them
-    (`kubesched:0.1.0-plugins`, kubesched_image.plugins)."""
+    (`kubesched:0.1.0-plugins`, kubesched_image.plugins). With more `platforms` than the
+    native one, one image index of each platform's image."""
     epoch = source_date_epoch()
     sources = plugin_sources(plugins)  # a mistyped path fails before a minute of building
+    requirements = None
+    if plugin_requirements is not None:
+        if not sources:
+            raise ImageError(
+                "IMAGE_PLUGIN_REQUIREMENTS without IMAGE_PLUGINS: name the plugins too"
+            )
+        requirements = plugin_deps.read(plugin_requirements, runtime_lock=project.runtime_lock)
+    if len(platforms) > 1 and sources:
+        raise ImageError(
+            f"IMAGE_PLUGINS builds {NATIVE.name} only (the build imports the plugins with the "
+            f"image's Python): leave IMAGE_PLATFORMS={names(platforms)} out"
+        )
     started = time.monotonic()
     digest = inputs_digest(project, epoch=epoch)
 
@@ -80,6 +113,8 @@ def build(
         return assemble(project, scratch, out, cache=cache_root(), epoch=epoch, progress=progress)
 
     result = _cached(digest, make=plain, force=force)
+    if len(platforms) > 1:
+        result = _multi(project, result, platforms, epoch=epoch, progress=progress, force=force)
     if sources:
         name, version = project.name_and_version()
         base = result.folder
@@ -94,10 +129,67 @@ def build(
                 version=version,
                 epoch=epoch,
                 progress=progress,
+                requirements=requirements,
+                cache=cache_root() / "wheels",
             )
 
-        result = _cached(sources_digest(digest, sources), make=with_plugins, force=force)
+        key = sources_digest(digest, sources, requirements)
+        result = _cached(key, make=with_plugins, force=force)
     return replace(result, seconds=round(time.monotonic() - started, 1))
+
+
+def _multi(
+    project: Project,
+    native: Result,
+    platforms: Sequence[Platform],
+    *,
+    epoch: int,
+    progress: Progress,
+    force: bool,
+) -> Result:
+    """The image of every other platform (each cached on its own inputs), and one index."""
+    results = [native]
+    for platform in platforms[1:]:
+
+        def other(scratch: Path, out: Path, platform: Platform = platform) -> Built:
+            return assemble(
+                project,
+                scratch,
+                out,
+                cache=cache_root(),
+                epoch=epoch,
+                progress=progress,
+                platform=platform,
+                native=native.folder,
+            )
+
+        digest = inputs_digest(project, epoch=epoch, platform=platform)
+        results.append(_cached(digest, make=other, force=force))
+    key = hashlib.sha256("\n".join(r.inputs_digest for r in results).encode()).hexdigest()
+    return _cached(key, make=lambda _, out: _index(results, out, epoch=epoch), force=force)
+
+
+def _index(results: Sequence[Result], out: Path, *, epoch: int) -> Indexed:
+    native = results[0]
+    version = native.tag
+    index = oci.write_index(
+        out / "oci",
+        [result.layout for result in results],
+        ref_name=version,
+        image_name=f"docker.io/library/{native.image}",
+    )
+    archive = out / native.archive_name  # docker load: the native image
+    oci.write_archive(
+        out / "oci",
+        archive,
+        repo_tag=native.image,
+        epoch=epoch,
+        manifest_digest=native.manifest_digest,
+    )
+    for result in results:
+        shutil.copyfile(result.sbom, out / result.sbom_name)
+    extra = tuple(result.sbom_name for result in results[1:])
+    return Indexed(native.image, index.digest, native.archive_name, native.sbom_name, extra)
 
 
 def _cached(digest: str, *, make: Callable[[Path, Path], Built], force: bool) -> Result:
@@ -155,7 +247,7 @@ def export(result: Result, out: Path) -> list[Path]:
     shutil.rmtree(layout, ignore_errors=True)
     shutil.copytree(result.layout, layout, symlinks=True)
     written = [layout]
-    for source in (result.archive, result.sbom):
+    for source in (result.archive, result.sbom, *(result.folder / n for n in result.extra_names)):
         shutil.copyfile(source, out / source.name)
         written.append(out / source.name)
     (out / "digest").write_text(result.manifest_digest + "\n")

@@ -1,5 +1,10 @@
 """Debian packages: resolve the closure of image-debian.in with apt's index (`lock`), fetch the
-pinned .debs with `apt-get download` into the cache, unpack them with `dpkg-deb -x`."""
+pinned .debs with `apt-get download` into the cache, unpack them with `dpkg-deb -x`.
+
+The native platform's packages come from the machine's own apt index. Another architecture's
+(arm64) come from a private index of the same apt sources for that architecture, kept in the
+cache (`Apt.foreign`): the machine's dpkg configuration is never changed (no
+`dpkg --add-architecture`)."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from kubesched_image.errors import ImageError, Progress, tail
@@ -30,6 +36,50 @@ NO_DPKG = (
 )
 
 
+@dataclass(frozen=True)
+class Apt:
+    """How apt is asked: the machine's own index (no options), or a private index of another
+    architecture under `state` (the same sources.list, kept in the cache)."""
+
+    options: tuple[str, ...] = ()
+    state: Path | None = None
+
+    @classmethod
+    def foreign(cls, architecture: str, state: Path) -> Apt:
+        options = (
+            f"-oAPT::Architecture={architecture}",
+            f"-oAPT::Architectures::={architecture}",
+            f"-oDir::State::Lists={state / 'lists'}",
+            f"-oDir::Cache={state / 'cache'}",
+            "-oDir::State::status=/dev/null",
+            "-oDebug::NoLocking=1",
+        )
+        return cls(options, state)
+
+    def update(self, *, progress: Progress, always: bool) -> None:
+        """`apt-get update` of the private index (when `always`, or when it has none yet)."""
+        if self.state is None:
+            return
+        lists = self.state / "lists"
+        if not always and any(lists.glob("*_Packages*")):
+            return
+        for folder in (lists / "partial", self.state / "cache" / "archives" / "partial"):
+            folder.mkdir(parents=True, exist_ok=True)
+        progress(f"image: apt-get update of the private index in {self.state}")
+        _run(["apt-get", *self.options, *_sandbox(), "-q", "update"], missing=NO_APT)
+
+    def argv(self, tool: str, *args: str) -> list[str]:
+        return [tool, *self.options, *args]
+
+
+NATIVE_APT = Apt()
+
+
+def _sandbox() -> list[str]:
+    """apt's _apt sandbox user cannot write a root-owned folder."""
+    return ["-o", "APT::Sandbox::User=root"] if os.geteuid() == 0 else []
+
+
 def _run(argv: Sequence[str], *, cwd: Path | None = None, missing: str) -> str:
     """Run a tool; its stdout. Raise with `missing` when it is not installed."""
     if shutil.which(argv[0]) is None:
@@ -47,7 +97,8 @@ def _run(argv: Sequence[str], *, cwd: Path | None = None, missing: str) -> str:
 class _Apt:
     """apt's index, asked in batches (one apt-cache run per step of the walk)."""
 
-    def __init__(self) -> None:
+    def __init__(self, apt: Apt) -> None:
+        self.apt = apt
         self.candidates: dict[str, str | None] = {}
 
     def learn(self, names: Iterable[str]) -> None:
@@ -55,7 +106,7 @@ class _Apt:
         unknown = sorted(set(names) - self.candidates.keys())
         if not unknown:
             return
-        out = _run(["apt-cache", "policy", *unknown], missing=NO_APT)
+        out = _run(self.apt.argv("apt-cache", "policy", *unknown), missing=NO_APT)
         for block in re.split(r"^(?=\S)", out, flags=re.MULTILINE):
             name, _, rest = block.partition(":")
             match = re.search(r"^\s*Candidate:\s*(\S+)", rest, re.MULTILINE)
@@ -66,12 +117,8 @@ class _Apt:
 
     def stanzas(self, pins: dict[str, str]) -> dict[str, dict[str, str]]:
         """The index paragraph of each `name: version`."""
-        argv = [
-            "apt-cache",
-            "show",
-            "--no-all-versions",
-            *(f"{n}={v}" for n, v in sorted(pins.items())),
-        ]
+        versions = (f"{n}={v}" for n, v in sorted(pins.items()))
+        argv = self.apt.argv("apt-cache", "show", "--no-all-versions", *versions)
         found: dict[str, dict[str, str]] = {}
         for paragraph in _run(argv, missing=NO_APT).split("\n\n"):
             fields = _fields(paragraph)
@@ -105,10 +152,13 @@ def _alternatives(fields: dict[str, str]) -> Iterable[list[tuple[str, str, str]]
             yield options
 
 
-def resolve(request: DebianRequest, *, progress: Progress) -> list[DebPin]:
+def resolve(
+    request: DebianRequest, *, progress: Progress, source: Apt = NATIVE_APT
+) -> list[DebPin]:
     """The packages of `request.roots` and everything they Depend or Pre-Depend on (the first
     installable alternative), less `request.excluded`, at apt's candidate versions."""
-    apt = _Apt()
+    source.update(progress=progress, always=True)
+    apt = _Apt(source)
     apt.learn(["base-files", *request.roots])
     base = apt.candidates["base-files"]
     if base is None or not base.startswith(f"{SUITE_MAJOR}."):
@@ -188,14 +238,17 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fetch(pins: Sequence[DebPin], cache: Path, *, progress: Progress) -> dict[str, Path]:
+def fetch(
+    pins: Sequence[DebPin], cache: Path, *, progress: Progress, source: Apt = NATIVE_APT
+) -> dict[str, Path]:
     """The .deb of every pin, from the cache or `apt-get download`, checked against its sha256."""
     cache.mkdir(parents=True, exist_ok=True)
     files = {pin.name: cache / pin.file_name for pin in pins}
     missing = [pin for pin in pins if not _valid(files[pin.name], pin)]
     if missing:
         progress(f"image: apt-get download {len(missing)} Debian packages")
-        _download(missing, cache)
+        source.update(progress=progress, always=False)
+        _download(missing, cache, source)
     return files
 
 
@@ -203,13 +256,11 @@ def _valid(path: Path, pin: DebPin) -> bool:
     return path.is_file() and sha256_file(path) == pin.sha256
 
 
-def _download(pins: Sequence[DebPin], cache: Path) -> None:
+def _download(pins: Sequence[DebPin], cache: Path, source: Apt) -> None:
     if shutil.which("apt-get") is None:
         raise ImageError(NO_APT)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".download-") as scratch:
-        argv = ["apt-get", "download", "-q"]
-        if os.geteuid() == 0:  # apt's _apt sandbox user cannot write a root-owned folder
-            argv += ["-o", "APT::Sandbox::User=root"]
+        argv = source.argv("apt-get", "download", "-q", *_sandbox())
         argv += [f"{pin.name}={pin.version}" for pin in pins]
         try:
             _run(argv, cwd=Path(scratch), missing=NO_APT)

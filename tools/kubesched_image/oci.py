@@ -12,6 +12,8 @@ import gzip
 import hashlib
 import io
 import json
+import os
+import shutil
 import stat
 import tarfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -26,6 +28,7 @@ CONFIG_TYPE = "application/vnd.oci.image.config.v1+json"
 MANIFEST_TYPE = "application/vnd.oci.image.manifest.v1+json"
 INDEX_TYPE = "application/vnd.oci.image.index.v1+json"
 GZIP_LEVEL = 6
+AMD64 = {"architecture": "amd64", "os": "linux"}
 
 
 @dataclass(frozen=True)
@@ -175,14 +178,15 @@ def write_image(
     epoch: int,
     ref_name: str,
     image_name: str,
+    platform: Mapping[str, str] | None = None,
 ) -> Blob:
     """Config, manifest, index.json and oci-layout in `layout` (the layers' blobs are already in
-    its blobs/sha256); the manifest's blob."""
+    its blobs/sha256); the manifest's blob. `platform`: its OCI platform (linux/amd64)."""
     blobs = layout / "blobs" / "sha256"
     created = _rfc3339(epoch)
+    platform = dict(platform or AMD64)
     document = {
-        "architecture": "amd64",
-        "os": "linux",
+        **platform,
         "created": created,
         "config": {
             "User": config.user,
@@ -207,7 +211,6 @@ def write_image(
         "org.opencontainers.image.ref.name": ref_name,
         "io.containerd.image.name": image_name,
     }
-    platform = {"architecture": "amd64", "os": "linux"}
     index = {
         "schemaVersion": 2,
         "mediaType": INDEX_TYPE,
@@ -218,16 +221,58 @@ def write_image(
     return manifest_blob
 
 
+def write_index(layout: Path, images: Sequence[Path], *, ref_name: str, image_name: str) -> Blob:
+    """An OCI layout holding one image index of the images of the layouts `images` (each as
+    write_image wrote it, with its platform): their blobs linked in, the index as a blob,
+    index.json naming it by `ref_name`. A registry serves the index under one tag; a client
+    pulls the manifest of its own platform."""
+    blobs = layout / "blobs" / "sha256"
+    blobs.mkdir(parents=True, exist_ok=True)
+    manifests = []
+    for image in images:
+        for blob in sorted((image / "blobs" / "sha256").iterdir()):
+            if not (blobs / blob.name).exists():
+                _link_or_copy(blob, blobs / blob.name)
+        (descriptor,) = json.loads((image / "index.json").read_bytes())["manifests"]
+        manifests.append(
+            {key: descriptor[key] for key in ("mediaType", "digest", "size", "platform")}
+        )
+    document = {"schemaVersion": 2, "mediaType": INDEX_TYPE, "manifests": manifests}
+    index_blob = write_blob(blobs, canonical_json(document), INDEX_TYPE)
+    annotations = {
+        "org.opencontainers.image.ref.name": ref_name,
+        "io.containerd.image.name": image_name,
+    }
+    top = {
+        "schemaVersion": 2,
+        "mediaType": INDEX_TYPE,
+        "manifests": [index_blob.descriptor(annotations=annotations)],
+    }
+    (layout / "index.json").write_bytes(canonical_json(top))
+    (layout / "oci-layout").write_bytes(canonical_json({"imageLayoutVersion": "1.0.0"}))
+    return index_blob
+
+
+def _link_or_copy(source: Path, copy: Path) -> None:
+    try:
+        os.link(source, copy)
+    except OSError:
+        shutil.copyfile(source, copy)
+
+
 def _rfc3339(epoch: int) -> str:
     moment = dt.datetime.fromtimestamp(epoch, tz=dt.UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def write_archive(layout: Path, archive: Path, *, repo_tag: str, epoch: int) -> None:
-    """A tarball of the layout plus Docker's manifest.json (config and layers by blob path):
+def write_archive(
+    layout: Path, archive: Path, *, repo_tag: str, epoch: int, manifest_digest: str = ""
+) -> None:
+    """A tarball of the layout plus Docker's manifest.json (config and layers by blob path) of
+    its image (or of the image `manifest_digest` of an index):
     `docker load -i`, `podman load -i`, `skopeo copy oci-archive:` and `crane push` read it."""
     index = json.loads((layout / "index.json").read_bytes())
-    manifest_hex = index["manifests"][0]["digest"].removeprefix("sha256:")
+    manifest_hex = (manifest_digest or index["manifests"][0]["digest"]).removeprefix("sha256:")
     manifest = json.loads((layout / "blobs" / "sha256" / manifest_hex).read_bytes())
     docker = [
         {

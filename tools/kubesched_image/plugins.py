@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubesched_image import oci, sbom, spec, target, wheels
+from kubesched_image import oci, plugin_deps, sbom, spec, target, wheels
 from kubesched_image.errors import ImageError, Progress, tail
 
 SITE = wheels.site_packages(spec.PREFIX)
@@ -110,11 +110,18 @@ def _module_name(path: Path, name: str) -> str:
     return name
 
 
-def sources_digest(base_digest: str, sources: Sequence[PluginSource]) -> str:
-    """The cache key of the image with plugins: the plain image's inputs and the modules."""
+def sources_digest(
+    base_digest: str,
+    sources: Sequence[PluginSource],
+    requirements: plugin_deps.PluginRequirements | None = None,
+) -> str:
+    """The cache key of the image with plugins: the plain image's inputs, the modules and
+    their requirements."""
     digest = hashlib.sha256(f"base={base_digest}\n".encode())
     for source in sources:
         digest.update(f"plugin={source.name}:{source.sha256()}\n".encode())
+    if requirements is not None and requirements.pins:
+        digest.update(f"requirements\n{requirements.digest_text()}".encode())
     return digest.hexdigest()
 
 
@@ -138,9 +145,12 @@ def extend(
     version: str,
     epoch: int,
     progress: Progress,
+    requirements: plugin_deps.PluginRequirements | None = None,
+    cache: Path | None = None,
 ) -> Extended:
     """The image of the folder `base` (a build: oci/ and its SBOM) plus a layer with
-    `sources`, written into `out`."""
+    `sources` (and the wheels of their `requirements`, downloaded into `cache`), written
+    into `out`."""
     layers, config = oci.read_image(base / "oci")
     progress("image: unpacking the image to check the plugin modules with its Python")
     root = scratch / "root"
@@ -148,12 +158,22 @@ def extend(
     stage = scratch / "plugins"
     folder = stage / spec.PLUGINS_DIR.lstrip("/")
     _copy(sources, folder)
+    dependencies: list[sbom.Component] = []
+    if requirements is not None and requirements.pins:
+        assert cache is not None, "plugin requirements need a download cache"
+        dependencies = plugin_deps.install(
+            requirements, root=root, stage=stage, cache=cache, progress=progress
+        )
+    sites = [root / SITE.lstrip("/"), stage / SITE.lstrip("/")]
     python = target.TargetPython(root)
     try:
-        registered = _check(python, site=root / SITE.lstrip("/"), plugins=folder, sources=sources)
+        registered = _check(python, sites=sites, plugins=folder, sources=sources)
         for module, plugins in registered.items():
             progress(f"image: plugin module {module} registers {', '.join(plugins)}")
-        failed = target.compile_bytecode(python, [(folder, spec.PLUGINS_DIR)])
+        trees = [(folder, spec.PLUGINS_DIR)]
+        if dependencies:
+            trees.append((sites[1], SITE))
+        failed = target.compile_bytecode(python, trees)
     finally:
         python.close()
     if failed:
@@ -165,7 +185,7 @@ def extend(
         layers=layers,
         config=config,
         stage=stage,
-        registered=registered,
+        said=_said(registered, dependencies),
         name=name,
         tag=tag,
         epoch=epoch,
@@ -184,6 +204,7 @@ def extend(
         )
         for source in sources
     ]
+    components += dependencies
     document = sbom.extended(
         base_sbom, name=name, version=tag, manifest_digest=manifest.digest, components=components
     )
@@ -204,8 +225,20 @@ def _copy(sources: Sequence[PluginSource], folder: Path) -> None:
             path.chmod(0o755)
 
 
+def _said(registered: dict[str, list[str]], dependencies: Sequence[sbom.Component]) -> str:
+    """The layer's history entry: the modules and the plugins they register, the wheels."""
+    said = "; ".join(f"{module} ({', '.join(plugins)})" for module, plugins in registered.items())
+    if dependencies:
+        said += "; with " + ", ".join(f"{c.name} {c.version}" for c in dependencies)
+    return f"{spec.PLUGINS_DIR}: {said}"
+
+
 def _check(
-    python: target.TargetPython, *, site: Path, plugins: Path, sources: Sequence[PluginSource]
+    python: target.TargetPython,
+    *,
+    sites: Sequence[Path],
+    plugins: Path,
+    sources: Sequence[PluginSource],
 ) -> dict[str, list[str]]:
     names = json.dumps([source.name for source in sources])
     done = subprocess.run(
@@ -213,7 +246,7 @@ def _check(
         capture_output=True,
         text=True,
         check=False,
-        env=python.env({"PYTHONPATH": str(site)}),
+        env=python.env({"PYTHONPATH": ":".join(map(str, sites))}),
     )
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or ["(no output)"]
@@ -235,7 +268,7 @@ def _write_layout(
     layers: Sequence[oci.Layer],
     config: dict[str, object],
     stage: Path,
-    registered: dict[str, list[str]],
+    said: str,
     name: str,
     tag: str,
     epoch: int,
@@ -244,10 +277,7 @@ def _write_layout(
     blobs.mkdir(parents=True)
     for layer in layers:
         _link_or_copy(base / "blobs" / "sha256" / layer.blob.hex, blobs / layer.blob.hex)
-    said = "; ".join(f"{module} ({', '.join(plugins)})" for module, plugins in registered.items())
-    layer = oci.write_layer(
-        stage, blobs, epoch=epoch, owners={}, created_by=f"{spec.PLUGINS_DIR}: {said}"
-    )
+    layer = oci.write_layer(stage, blobs, epoch=epoch, owners={}, created_by=said)
     settings = config["config"]
     assert isinstance(settings, dict)
     image_config = oci.ImageConfig(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubesched_image.errors import ImageError
+from kubesched_image.platforms import NATIVE, Platform
 
 BUILDER_DIR = Path(__file__).resolve().parent
 DEFAULT_ROOT = BUILDER_DIR.parents[1]
@@ -43,12 +44,19 @@ class Project:
 
     @property
     def debian_lock(self) -> Path:
-        return self.root / "requirements" / "image-debian.lock"
+        return self.debian_lock_for(NATIVE)
 
     @property
     def wheels_lock(self) -> Path:
         """requirements/runtime.lock with the file and sha256 of each wheel."""
-        return self.root / "requirements" / "image-wheels.lock"
+        return self.wheels_lock_for(NATIVE)
+
+    def debian_lock_for(self, platform: Platform) -> Path:
+        """The Debian packages of `platform`: image-debian.lock, image-debian-arm64.lock."""
+        return self.root / "requirements" / f"image-debian{platform.lock_suffix}.lock"
+
+    def wheels_lock_for(self, platform: Platform) -> Path:
+        return self.root / "requirements" / f"image-wheels{platform.lock_suffix}.lock"
 
     @property
     def build_lock(self) -> Path:
@@ -79,8 +87,9 @@ class Project:
             raise ImageError(f"{missing[0]} is missing: run `make image` from a kubesched checkout")
         return sorted(files)
 
-    def lock_files(self) -> list[Path]:
-        return [self.debian_in, self.debian_lock, self.wheels_lock, self.build_lock]
+    def lock_files(self, platform: Platform = NATIVE) -> list[Path]:
+        debian, wheels = self.debian_lock_for(platform), self.wheels_lock_for(platform)
+        return [self.debian_in, debian, wheels, self.build_lock]
 
 
 def _walk(directory: Path) -> Iterator[Path]:
@@ -104,15 +113,17 @@ def source_date_epoch() -> int:
     return int(raw)
 
 
-def inputs_digest(project: Project, *, epoch: int) -> str:
-    """sha256 over every input of the image: the lock files, the wheel's sources, this
-    builder's code and the epoch. Equal digests give equal images."""
-    digest = hashlib.sha256(f"epoch={epoch}\n".encode())
-    for path in project.lock_files():
+def inputs_digest(project: Project, *, epoch: int, platform: Platform = NATIVE) -> str:
+    """sha256 over every input of the image of `platform`: the lock files, the wheel's
+    sources, this builder's code and the epoch. Equal digests give equal images."""
+    seed = f"epoch={epoch}\n" + ("" if platform == NATIVE else f"platform={platform.name}\n")
+    digest = hashlib.sha256(seed.encode())
+    locks = project.lock_files(platform)
+    for path in locks:
         if not path.is_file():
             raise ImageError(f"{path} is missing: run `make image-lock` to write it")
     builder = sorted(BUILDER_DIR.glob("*.py"))
-    for path in [*project.lock_files(), *project.context_files(), *builder]:
+    for path in [*locks, *project.context_files(), *builder]:
         label = f"builder/{path.name}" if path in builder else path.relative_to(project.root)
         content = path.read_bytes()
         digest.update(f"{label}\0{len(content)}\0".encode())

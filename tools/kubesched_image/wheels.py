@@ -26,15 +26,19 @@ from kubesched_image.project import Project
 
 PYTHON = "3.11"
 ARCH = "x86_64"
+"""The native platform's machine (platforms.NATIVE.machine); target_args takes another."""
 INSTALLER_NAME = b"kubesched-image\n"
 
 
-def target_args(glibc: tuple[int, int]) -> list[str]:
-    """pip's options selecting wheels for CPython 3.11 on glibc `glibc` (Debian's libc6), most
-    specific platform first, as `packaging.tags` orders them for that interpreter."""
+def target_args(glibc: tuple[int, int], machine: str = ARCH) -> list[str]:
+    """pip's options selecting wheels for CPython 3.11 on glibc `glibc` (Debian's libc6) and
+    `machine` (x86_64, aarch64), most specific platform first, as `packaging.tags` orders
+    them for that interpreter (manylinux2010 and manylinux1 never had aarch64)."""
     major, minor = glibc
-    platforms = [f"manylinux_{major}_{m}_{ARCH}" for m in range(minor, 16, -1)]
-    platforms += [f"manylinux2014_{ARCH}", f"manylinux2010_{ARCH}", f"manylinux1_{ARCH}"]
+    platforms = [f"manylinux_{major}_{m}_{machine}" for m in range(minor, 16, -1)]
+    platforms += [f"manylinux2014_{machine}"]
+    if machine == ARCH:
+        platforms += [f"manylinux2010_{machine}", f"manylinux1_{machine}"]
     args = ["--only-binary=:all:", "--implementation", "cp", "--python-version", PYTHON]
     args += ["--abi", "cp" + PYTHON.replace(".", "")]
     for platform in platforms:
@@ -42,7 +46,7 @@ def target_args(glibc: tuple[int, int]) -> list[str]:
     return args
 
 
-def _pip(args: Sequence[str], *, python: str = sys.executable, what: str) -> str:
+def pip(args: Sequence[str], *, python: str = sys.executable, what: str) -> str:
     argv = [python, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -60,7 +64,7 @@ def lock(requirements: Path, *, extra_args: Sequence[str], progress: Progress) -
     progress(f"image: pip download for {requirements.name}")
     with tempfile.TemporaryDirectory(prefix="kubesched-image-lock-") as scratch:
         args = ["download", "--no-deps", "-d", scratch, *extra_args, "-r", str(requirements)]
-        _pip(args, what=f"download the wheels of {requirements}")
+        pip(args, what=f"download the wheels of {requirements}")
         pins = []
         for path in sorted(Path(scratch).iterdir()):
             if path.suffix != ".whl":
@@ -99,7 +103,7 @@ def fetch(
         requirements.write_text("".join(pin.line() + "\n" for pin in missing))
         out = Path(scratch) / "out"
         args = ["download", "--no-deps", "--require-hashes", "-d", str(out), *extra_args]
-        _pip([*args, "-r", str(requirements)], what=f"download {len(missing)} locked wheels")
+        pip([*args, "-r", str(requirements)], what=f"download {len(missing)} locked wheels")
         for pin in missing:
             got = out / pin.file_name
             if not got.is_file() or sha256_file(got) != pin.sha256:
@@ -129,7 +133,7 @@ def build_env(wheels: Iterable[Path], folder: Path, *, progress: Progress) -> Pa
             details=tail(done.stderr),
         )
     args = ["install", "--no-deps", "--no-index", *map(str, wheels)]
-    _pip(args, python=str(python), what="install the build backend")
+    pip(args, python=str(python), what="install the build backend")
     ready.touch()
     return python
 
@@ -195,7 +199,12 @@ def distributions(site: Path) -> dict[str, tuple[str, str, list[str]]]:
     return found
 
 
-def check_requirements(sites: Iterable[Path], *, environment: Mapping[str, str]) -> None:
+def check_requirements(
+    sites: Iterable[Path],
+    *,
+    environment: Mapping[str, str],
+    fix: str = "fix requirements/runtime.lock, then `make image-lock`",
+) -> None:
     """Every Requires-Dist of every installed distribution that applies in `environment` is
     installed at an allowed version (what `pip check` checks in the Dockerfile)."""
     installed: dict[str, tuple[str, str, list[str]]] = {}
@@ -207,8 +216,7 @@ def check_requirements(sites: Iterable[Path], *, environment: Mapping[str, str])
             problems.extend(_unmet(name, raw, installed, environment))
     if problems:
         raise ImageError(
-            f"the image's Python distributions do not fit together ({'; '.join(problems)}): "
-            "fix requirements/runtime.lock, then `make image-lock`"
+            f"the image's Python distributions do not fit together ({'; '.join(problems)}): {fix}"
         )
 
 

@@ -1,0 +1,187 @@
+"""`make image-push REGISTRY=...`, `IMAGE_PLATFORMS` and `IMAGE_PLUGIN_REQUIREMENTS`: what each
+takes, each mistake one line with the fix and a non-zero exit before anything is built; the
+arm64 lock files pin what the amd64 ones pin, for aarch64."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kubesched_image import platforms, plugin_deps, wheels
+from kubesched_image.__main__ import main
+from kubesched_image.assemble import apt_for, checked_locks, glibc_of
+from kubesched_image.errors import ImageError
+from kubesched_image.lockfiles import read_requirement_pins
+from kubesched_image.project import Project
+from kubesched_image.push import reference
+
+PROJECT = Project.default()
+EXAMPLE = PROJECT.root / "examples" / "prefer_label" / "prefer_label.py"
+RUNTIME = read_requirement_pins(PROJECT.runtime_lock)
+HASH = "0" * 64
+
+
+def test_the_platforms_are_amd64_and_arm64_native_first() -> None:
+    chosen = platforms.parse("linux/arm64, linux/amd64")
+    assert [p.name for p in chosen] == ["linux/amd64", "linux/arm64/v8"]
+    assert platforms.parse("amd64,linux/arm64/v8,arm64") == platforms.ALL
+    assert platforms.ARM64.oci() == {"architecture": "arm64", "os": "linux", "variant": "v8"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("linux/s390x", "unknown platform 'linux/s390x': IMAGE_PLATFORMS takes"),
+        ("linux/arm64", "leaves out linux/amd64: the build runs the linux/amd64 image's Python"),
+    ],
+)
+def test_a_platform_the_build_cannot_make_is_one_line(text: str, expected: str) -> None:
+    with pytest.raises(ImageError, match=re.escape(expected)) as caught:
+        platforms.parse(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_elf_machine_reads_the_header_of_this_machines_python() -> None:
+    with Path(sys.executable).resolve().open("rb") as stream:
+        assert platforms.elf_machine(stream.read(64)) == platforms.AMD64.elf_machine
+    assert platforms.elf_machine(b"#!/bin/sh\n" + b"\0" * 30) is None
+
+
+@pytest.mark.parametrize(
+    ("registry", "expected"),
+    [
+        (
+            "registry.example.com/platform/kubesched",
+            "registry.example.com/platform/kubesched:0.1.0",
+        ),
+        ("127.0.0.1:5000/kubesched/", "127.0.0.1:5000/kubesched:0.1.0"),
+        ("[::1]:5000/team/kubesched", "[::1]:5000/team/kubesched:0.1.0"),
+    ],
+)
+def test_registry_is_a_repository_and_the_tag_is_the_version(registry: str, expected: str) -> None:
+    assert reference(registry, "0.1.0") == expected
+
+
+@pytest.mark.parametrize(
+    ("registry", "expected"),
+    [
+        ("", "REGISTRY is empty: set REGISTRY to host[:port]/repository"),
+        ("https://registry.example.com/k", "has a scheme: leave out https://"),
+        ("registry.example.com/k:1.0", "names a tag or digest"),
+        ("registry.example.com/k@sha256:" + HASH, "names a tag or digest"),
+        ("registry.example.com", "is not host[:port]/repository in lower case"),
+        ("registry.example.com/Kubesched", "is not host[:port]/repository in lower case"),
+    ],
+)
+def test_a_registry_that_cannot_take_the_image_is_one_line(registry: str, expected: str) -> None:
+    with pytest.raises(ImageError, match=re.escape(expected)) as caught:
+        reference(registry, "0.1.0")
+    assert "\n" not in str(caught.value)
+
+
+def test_make_image_push_with_a_bad_registry_fails_in_one_line_before_building() -> None:
+    done = subprocess.run(
+        ["make", "-s", "image-push", "REGISTRY=https://registry.example.com/kubesched"],
+        cwd=PROJECT.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert done.stderr.splitlines()[0] == (
+        "kubesched-image: REGISTRY=https://registry.example.com/kubesched has a scheme: leave "
+        "out https://; set REGISTRY to host[:port]/repository without a tag, e.g. "
+        "registry.example.com/kubesched"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def _requirements(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def test_plugin_requirements_keep_their_own_pins_and_drop_kubeschedss(tmp_path: Path) -> None:
+    name, version = next(iter(RUNTIME.items()))
+    listed = _requirements(
+        tmp_path / "req.txt",
+        [
+            f"tabulate==0.9.0 \\\n    --hash=sha256:{HASH}",
+            f"{name}=={version} --hash=sha256:{'1' * 64}",
+        ],
+    )
+    read = plugin_deps.read(listed, runtime_lock=PROJECT.runtime_lock)
+    assert read.pins == {"tabulate": "0.9.0"}  # kubesched's own pin is installed already
+    assert read.lines() == f"tabulate==0.9.0 --hash=sha256:{HASH}\n"
+
+
+def test_a_plugin_requirement_clashing_with_kubeschedss_pin_is_refused_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name, version = "pyyaml", RUNTIME["pyyaml"]
+    listed = _requirements(tmp_path / "req.txt", [f"PyYAML==5.4.1 --hash=sha256:{HASH}"])
+    code = main(["build", "--plugin", str(EXAMPLE), "--plugin-requirements", str(listed)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == (
+        f"kubesched-image: {listed} pins {name}==5.4.1 but kubesched pins {name}=={version} "
+        f"(requirements/runtime.lock): pin {name}=={version} in it (or leave it out) so both "
+        "fit in the one virtualenv\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["tabulate==0.9.0"], "tabulate==0.9.0 has no --hash: lock it with `pip-compile"),
+        (["tabulate>=0.9 --hash=sha256:" + HASH], "is not `NAME==VERSION`"),
+    ],
+)
+def test_plugin_requirements_must_be_hash_locked(
+    tmp_path: Path, lines: list[str], expected: str
+) -> None:
+    listed = _requirements(tmp_path / "req.txt", lines)
+    with pytest.raises(ImageError, match=re.escape(expected)) as caught:
+        plugin_deps.read(listed, runtime_lock=PROJECT.runtime_lock)
+    assert "\n" not in str(caught.value)
+
+
+def test_plugin_requirements_need_plugins_and_a_file(tmp_path: Path) -> None:
+    with pytest.raises(ImageError, match="no such file"):
+        plugin_deps.read(tmp_path / "missing.txt", runtime_lock=PROJECT.runtime_lock)
+    listed = _requirements(tmp_path / "req.txt", [f"tabulate==0.9.0 --hash=sha256:{HASH}"])
+    assert main(["build", "--plugin-requirements", str(listed)]) == 1
+
+
+def test_the_arm64_locks_pin_what_the_amd64_ones_pin_for_aarch64() -> None:
+    amd64 = checked_locks(PROJECT, platforms.AMD64)
+    arm64 = checked_locks(PROJECT, platforms.ARM64)
+    assert {p.name for p in arm64[0]} == {p.name for p in amd64[0]}
+    assert {p.architecture for p in arm64[0]} == {"arm64", "all"}
+    versions = {p.name: p.version for p in amd64[0]}
+    assert {p.name: p.version for p in arm64[0]}["python3.11-minimal"] == versions[
+        "python3.11-minimal"
+    ]
+    assert glibc_of(arm64[0]) == glibc_of(amd64[0])
+    assert {p.key: p.version for p in arm64[1]} == {p.key: p.version for p in amd64[1]} == RUNTIME
+    native = [p.file_name for p in arm64[1] if not p.file_name.endswith("-none-any.whl")]
+    assert native, "some wheels are built for a machine"
+    assert all("aarch64" in name for name in native), native
+    assert "--platform" in wheels.target_args((2, 36), "aarch64")
+    assert "manylinux2014_aarch64" in wheels.target_args((2, 36), "aarch64")
+    assert "manylinux1_aarch64" not in wheels.target_args((2, 36), "aarch64")
+
+
+def test_arm64_packages_come_from_a_private_apt_index_in_the_cache() -> None:
+    native, arm64 = apt_for(platforms.AMD64), apt_for(platforms.ARM64)
+    assert native.argv("apt-cache", "policy", "libc6") == ["apt-cache", "policy", "libc6"]
+    argv = arm64.argv("apt-get", "download", "libc6=2.36")
+    assert "-oAPT::Architecture=arm64" in argv
+    assert arm64.state is not None
+    assert f"-oDir::State::Lists={arm64.state / 'lists'}" in argv
+    assert "-oDir::State::status=/dev/null" in argv  # the machine's dpkg is never consulted
