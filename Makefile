@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 E2E_WORKERS ?= 2
 
-.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity image image-lock dist
+.PHONY: help venv binaries lint typecheck contracts unit e2e test demo lock clean parity image image-lock dist image-push image-registry-test
 
 help:
 	@echo "make demo   - start a local control plane with kube-scheduler and kubesched beside it"
@@ -38,9 +38,12 @@ contracts: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit -q
 
+# The registry round trip (tests/e2e/test_image_registry.py) runs once crane is cached
+# (`make image-registry-test` or `make image-push` builds it); until then it is left out.
+REGISTRY_TEST := tests/e2e/test_image_registry.py
 e2e: binaries
 	$(BIN)/kubesched dev-cluster build --helm >/dev/null
-	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS)
+	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS) $$(PYTHONPATH=tools $(BIN)/python -m kubesched_image crane --cached >/dev/null || echo --ignore=$(REGISTRY_TEST))
 
 test: lint typecheck contracts unit e2e
 
@@ -120,10 +123,33 @@ clean:
 # `docker build .` (the Dockerfile) makes the equivalent image where there is an engine.
 # IMAGE_PLUGINS="a.py pkg/": plugin modules in a layer on top, on PYTHONPATH, tagged
 # kubesched:<version>-plugins (docs/writing-plugins.md "Shipping a plugin in the image").
+# IMAGE_PLUGIN_REQUIREMENTS=req.txt: their third-party distributions, hash-locked
+# (pip-compile --generate-hashes), installed beside kubesched's pins in that layer.
+# IMAGE_PLATFORMS=linux/amd64,linux/arm64: one image index of both (arm64 from Debian's arm64
+# packages and aarch64 wheels, requirements/image-*-arm64.lock); default linux/amd64.
 IMAGE_PLUGINS ?=
+IMAGE_PLUGIN_REQUIREMENTS ?=
+IMAGE_PLATFORMS ?=
 IMAGE_OUT ?= build/image
+IMAGE_ARGS = --out $(IMAGE_OUT) $(foreach p,$(IMAGE_PLUGINS),--plugin $(p)) \
+	$(if $(IMAGE_PLUGIN_REQUIREMENTS),--plugin-requirements $(IMAGE_PLUGIN_REQUIREMENTS)) \
+	$(if $(IMAGE_PLATFORMS),--platforms $(IMAGE_PLATFORMS))
 image: $(STAMP)
-	PYTHONPATH=tools $(BIN)/python -m kubesched_image build --out $(IMAGE_OUT) $(foreach p,$(IMAGE_PLUGINS),--plugin $(p))
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image build $(IMAGE_ARGS)
+
+# Build the image (cached) and push it to $(REGISTRY):<version> without a container engine
+# (docs/deploying.md, section 1): crane, built once from go-containerregistry's Go module into
+# ~/.cache/kubesched/bin, pushes the OCI layout; by default linux/amd64 and linux/arm64 as one
+# image index (linux/amd64 only with IMAGE_PLUGINS). IMAGE_PUSH_ARGS: crane push's options.
+REGISTRY ?=
+IMAGE_PUSH_ARGS ?=
+image-push: $(STAMP)
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image push --registry "$(REGISTRY)" $(IMAGE_ARGS) $(foreach a,$(IMAGE_PUSH_ARGS),--push-arg=$(a))
+
+# Build crane (about a minute cold, docs/development.md) and run the registry round trip.
+image-registry-test: $(STAMP)
+	PYTHONPATH=tools $(BIN)/python -m kubesched_image crane >/dev/null
+	$(BIN)/pytest $(REGISTRY_TEST) -q -n 0
 
 # Pin the image's Debian packages and wheels anew (after `apt-get update`, or when
 # requirements/runtime.lock or image-debian.in changed).
