@@ -36,6 +36,7 @@ from kubesched.manifests import (
     to_yaml,
 )
 from kubesched.manifests.chart import chart_files, write_chart
+from kubesched.manifests.options import unpublished_image_notice
 from kubesched.manifests.rbac import resource_rules
 from kubesched.plugins import config_resources, in_tree_resources
 
@@ -94,6 +95,8 @@ def main(argv: list[str]) -> int:
             folder = Path(own.helm_chart)
             return _write_chart(folder, config, options, notices, overwrite=own.overwrite)
         text = _render(config, options, crds_only=own.crds_only)
+        if not own.crds_only and (unpublished := unpublished_image_notice(options.image)):
+            notices = (*notices, unpublished)
     except ConfigError as error:
         return _fail(error.notices, (error.line,))
     except ManifestError as error:

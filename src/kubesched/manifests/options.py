@@ -15,6 +15,22 @@ DEFAULT_NAMESPACE = "kubesched-system"
 APP_VERSION = "0.1.0"
 """kubesched's version (pyproject), the default image tag and the chart's appVersion."""
 DEFAULT_IMAGE = f"kubesched:{APP_VERSION}"
+"""The image `make image` and `docker build -t kubesched:<version> .` name, which no registry
+serves: the default of `kubesched manifests --image` and of the chart's image.repository/tag."""
+
+
+def unpublished_image_notice(image: str) -> str | None:
+    """The one line that says `image` was never pushed anywhere and how to push it (None for
+    any other image): the default is a local name only."""
+    if image != DEFAULT_IMAGE:
+        return None
+    return (
+        f"the image {DEFAULT_IMAGE} is on no registry: build and push it from a kubesched "
+        "checkout (`make image-push REGISTRY=registry.example.com/kubesched`, docs/deploying.md) "
+        "and pass the reference it prints to --image"
+    )
+
+
 DEFAULT_REPLICAS = 2
 DEFAULT_PULL_POLICY = "IfNotPresent"
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")

@@ -8,6 +8,8 @@ import pytest
 import yaml
 
 from kubesched.cli import main as kubesched
+from kubesched.manifests import DEFAULT_IMAGE
+from kubesched.manifests.options import unpublished_image_notice
 
 Capture = pytest.CaptureFixture[str]
 
@@ -21,7 +23,8 @@ def run(capsys: Capture, *argv: str) -> tuple[int, str, str]:
 def test_prints_yaml_that_parses(capsys: Capture) -> None:
     code, out, err = run(capsys, "--scheduler-name=my-scheduler", "--namespace=team-a")
     assert code == 0, err
-    assert err == ""  # --scheduler-name is a first-class flag here: no legacy notice
+    # --scheduler-name is a first-class flag here: no legacy notice; the default image's once.
+    assert err == f"{unpublished_image_notice(DEFAULT_IMAGE)}\n"
     kinds = [doc["kind"] for doc in yaml.safe_load_all(out)]
     assert kinds[0] == "Namespace"
     assert kinds[-3:] == ["Deployment", "PodDisruptionBudget", "Service"]
@@ -145,3 +148,28 @@ def test_a_bad_yaml_flag_is_one_line(capsys: Capture) -> None:
     code, _, err = run(capsys, "--tolerations={not: a list}")
     assert code == 1
     assert err.strip().endswith("--tolerations: expected a YAML list, got '{not: a list}'")
+
+
+def test_the_default_image_is_said_once_to_be_on_no_registry_with_how_to_push_it(
+    capsys: Capture,
+) -> None:
+    code, out, err = run(capsys, "--scheduler-name=my-scheduler")
+    images = [
+        c["image"]
+        for doc in yaml.safe_load_all(out)
+        if doc["kind"] == "Deployment"
+        for c in doc["spec"]["template"]["spec"]["containers"]
+    ]
+    assert (code, images) == (0, [DEFAULT_IMAGE])
+    said = (
+        f"the image {DEFAULT_IMAGE} is on no registry: build and push it from a kubesched "
+        "checkout (`make image-push REGISTRY=registry.example.com/kubesched`, "
+        "docs/deploying.md) and pass the reference it prints to --image"
+    )
+    assert err.splitlines() == [said]
+    pushed = "registry.example.com/kubesched:0.1.0@sha256:" + "a" * 64
+    code, out, err = run(capsys, "--scheduler-name=my-scheduler", f"--image={pushed}")
+    assert (code, err) == (0, "")
+    assert f"image: {pushed}" in out
+    code, _, err = run(capsys, "--crds-only", "--scheduler-name=my-scheduler")
+    assert (code, err) == (0, "")  # CustomResourceDefinitions have no image
