@@ -40,7 +40,9 @@ class Indexed:
 
 Built = Assembled | Extended | Indexed
 
-KEEP_BUILDS = 4  # the plain image and a few with plugins
+KEEP_BUILDS = 8
+"""Builds kept, least recently used pruned first: the plain image, the arm64 one and their
+index, and a few with plugins (make test's image tests use five)."""
 
 
 @dataclass(frozen=True)
