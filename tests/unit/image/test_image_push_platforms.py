@@ -13,7 +13,7 @@ import pytest
 
 from kubesched_image import platforms, plugin_deps, wheels
 from kubesched_image.__main__ import main
-from kubesched_image.assemble import apt_for, checked_locks, glibc_of
+from kubesched_image.assemble import apt_for, checked_locks, glibc_of, markers
 from kubesched_image.errors import ImageError
 from kubesched_image.lockfiles import read_requirement_pins
 from kubesched_image.project import Project
@@ -185,3 +185,29 @@ def test_arm64_packages_come_from_a_private_apt_index_in_the_cache() -> None:
     assert arm64.state is not None
     assert f"-oDir::State::Lists={arm64.state / 'lists'}" in argv
     assert "-oDir::State::status=/dev/null" in argv  # the machine's dpkg is never consulted
+
+
+def _dist(site: Path, name: str, version: str, *requires: str) -> None:
+    info = site / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True)
+    lines = [f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"]
+    lines += [f"Requires-Dist: {requirement}\n" for requirement in requires]
+    (info / "METADATA").write_text("".join(lines))
+
+
+def test_a_plugin_dependency_needing_another_version_of_a_kubesched_pin_names_both(
+    tmp_path: Path,
+) -> None:
+    ours, theirs = tmp_path / "image", tmp_path / "plugin-layer"
+    _dist(ours, "PyYAML", RUNTIME["pyyaml"])
+    _dist(theirs, "old_rules", "1.0", "PyYAML<6", 'colorama; sys_platform == "win32"')
+    with pytest.raises(ImageError) as caught:
+        wheels.check_requirements(
+            [ours, theirs],
+            environment=markers("3.11.2", platforms.AMD64),
+            fix="pin versions in req.txt that fit kubesched's",
+        )
+    assert str(caught.value) == (
+        "the image's Python distributions do not fit together (old_rules needs PyYAML<6, "
+        f"PyYAML {RUNTIME['pyyaml']} is installed): pin versions in req.txt that fit kubesched's"
+    )
