@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kubesched.localcluster.binaries import ensure_crane
 from kubesched.localcluster.errors import LocalClusterError
-from kubesched_image.errors import ImageError, Progress, tail
+from kubesched_image.errors import ImageError, Progress
 
 USAGE = "set REGISTRY to host[:port]/repository without a tag, e.g. registry.example.com/kubesched"
 _REPOSITORY = re.compile(r"[a-z0-9]+(?:[._-]+[a-z0-9]+)*(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*")
@@ -53,7 +53,7 @@ def push(layout: Path, ref: str, *, extra_args: Sequence[str] = (), progress: Pr
     argv = [str(binary), "push", *extra_args, str(layout), ref]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise ImageError(_failure(done.stderr, ref), details=tail(done.stderr))
+        raise ImageError(_failure(done.stderr, ref))  # crane's last line is in it
     pushed = done.stdout.strip().splitlines()[-1:] or [""]
     if "@sha256:" not in pushed[0]:
         raise ImageError(f"crane push {ref} printed no digest: {done.stdout.strip()!r}")
@@ -64,7 +64,8 @@ def push(layout: Path, ref: str, *, extra_args: Sequence[str] = (), progress: Pr
 
 def _failure(stderr: str, ref: str) -> str:
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    last = re.sub(r"^\S+ \S+ ", "", lines[-1]) if lines else "no output"  # crane's log prefix
+    last = lines[-1] if lines else "no output"
+    last = re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", "", last).removeprefix("Error: ")
     lowered = stderr.lower()
     if "unauthorized" in lowered or "denied" in lowered or "authentication required" in lowered:
         fix = "log in first (`crane auth login HOST -u USER -p ...` or `docker login HOST`)"

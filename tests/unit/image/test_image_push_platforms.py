@@ -17,7 +17,7 @@ from kubesched_image.assemble import apt_for, checked_locks, glibc_of, markers
 from kubesched_image.errors import ImageError
 from kubesched_image.lockfiles import read_requirement_pins
 from kubesched_image.project import Project
-from kubesched_image.push import reference
+from kubesched_image.push import _failure, reference
 
 PROJECT = Project.default()
 EXAMPLE = PROJECT.root / "examples" / "prefer_label" / "prefer_label.py"
@@ -211,3 +211,32 @@ def test_a_plugin_dependency_needing_another_version_of_a_kubesched_pin_names_bo
         "the image's Python distributions do not fit together (old_rules needs PyYAML<6, "
         f"PyYAML {RUNTIME['pyyaml']} is installed): pin versions in req.txt that fit kubesched's"
     )
+
+
+REFUSED = 'Error: Get "https://127.0.0.1:1/v2/": dial tcp 127.0.0.1:1: connect: connection refused'
+UNAUTHORIZED = (
+    "2026/12/06 18:47:27 pushed blob: sha256:00\n"
+    "Error: PUT https://r/v2/k/blobs: UNAUTHORIZED: authentication required"
+)
+PLAIN_HTTP = 'Error: Get "https://r:5000/v2/": http: server gave HTTP response to HTTPS client'
+
+
+@pytest.mark.parametrize(
+    ("stderr", "expected"),
+    [
+        (REFUSED, f"failed: {REFUSED.removeprefix('Error: ')}: check the registry's address"),
+        (
+            UNAUTHORIZED,
+            "failed: PUT https://r/v2/k/blobs: UNAUTHORIZED: authentication required: log in first",
+        ),
+        (
+            PLAIN_HTTP,
+            "HTTPS client: the registry speaks plain HTTP: add IMAGE_PUSH_ARGS=--insecure",
+        ),
+    ],
+)
+def test_a_failed_push_is_crane_s_last_line_and_the_fix(stderr: str, expected: str) -> None:
+    said = _failure(stderr, "r/k:0.1.0")
+    assert said.startswith("crane push to r/k:0.1.0 failed: ")
+    assert expected in said
+    assert "\n" not in said
