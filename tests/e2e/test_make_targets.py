@@ -30,10 +30,14 @@ def _e2e_isolation() -> None:
 
 
 def make(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """`make ARGS` in the repository's root, as a user types it."""
+    """`make ARGS` in the repository's root, as a user types it: not a sub-make of the
+    `make test` running this suite (whose MAKELEVEL and flags would change make's own
+    messages, `make[1]: ***`)."""
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}}
     return subprocess.run(
         ["make", "--no-print-directory", *args],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,
