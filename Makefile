@@ -40,10 +40,21 @@ unit: $(STAMP)
 
 # The registry round trip (tests/e2e/test_image_registry.py) runs once crane is cached
 # (`make image-registry-test` or `make image-push` builds it); until then it is left out.
+# Likewise the older release's test (tests/e2e/test_apiserver_older_release.py) once its
+# kube-apiserver is cached (`make older-apiserver` builds it: about 10 minutes cold).
 REGISTRY_TEST := tests/e2e/test_image_registry.py
+OLDER_RELEASE_TEST := tests/e2e/test_apiserver_older_release.py
 e2e: binaries
 	$(BIN)/kubesched dev-cluster build --helm >/dev/null
-	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS) $$(PYTHONPATH=tools $(BIN)/python -m kubesched_image crane --cached >/dev/null || echo --ignore=$(REGISTRY_TEST))
+	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS) \
+		$$(PYTHONPATH=tools $(BIN)/python -m kubesched_image crane --cached >/dev/null || echo --ignore=$(REGISTRY_TEST)) \
+		$$($(BIN)/python -m tests.e2e.harness.older_apiserver --cached >/dev/null || echo --ignore=$(OLDER_RELEASE_TEST))
+
+# kubesched against kube-apiserver of an older release (docs/development.md): builds it once.
+.PHONY: older-apiserver
+older-apiserver: binaries
+	$(BIN)/python -m tests.e2e.harness.older_apiserver
+	$(BIN)/pytest $(OLDER_RELEASE_TEST) -q
 
 test: lint typecheck contracts unit e2e
 
@@ -160,4 +171,4 @@ image-lock: $(STAMP)
 # (tests/unit/manifests/test_chart_drift.py fails until you do).
 .PHONY: chart
 chart: $(STAMP)
-	$(BIN)/kubesched manifests --helm-chart charts/kubesched >/dev/null
+	$(BIN)/kubesched manifests --helm-chart charts/kubesched --overwrite >/dev/null
