@@ -252,6 +252,10 @@ def export(result: Result, out: Path) -> list[Path]:
     for source in (result.archive, result.sbom, *(result.folder / n for n in result.extra_names)):
         shutil.copyfile(source, out / source.name)
         written.append(out / source.name)
+    name = result.image.partition(":")[0]
+    for stale in [*out.glob(f"{name}-*.tar"), *out.glob(f"{name}-*.spdx.json")]:
+        if stale not in written:  # an earlier build's (another tag, the other platform's SBOM)
+            stale.unlink()
     (out / "digest").write_text(result.manifest_digest + "\n")
     written.append(out / "digest")
     return written

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kubesched_image import platforms, plugin_deps, wheels
+from kubesched_image import foreign, platforms, plugin_deps, wheels
 from kubesched_image.__main__ import main
 from kubesched_image.assemble import apt_for, checked_locks, glibc_of, markers
+from kubesched_image.build import Result, export
 from kubesched_image.errors import ImageError
 from kubesched_image.lockfiles import read_requirement_pins
 from kubesched_image.project import Project
@@ -240,3 +241,59 @@ def test_a_failed_push_is_crane_s_last_line_and_the_fix(stderr: str, expected: s
     assert said.startswith("crane push to r/k:0.1.0 failed: ")
     assert expected in said
     assert "\n" not in said
+
+
+def _elf(machine: int) -> bytes:
+    """The first bytes of a 64-bit little-endian ELF file for `machine`."""
+    return b"\x7fELF\x02\x01\x01" + b"\0" * 11 + machine.to_bytes(2, "little") + b"\0" * 44
+
+
+def test_an_arm64_tree_with_an_x86_64_extension_module_is_refused(tmp_path: Path) -> None:
+    base, site = tmp_path / "debian", tmp_path / "site"
+    arm = platforms.ARM64
+    for path in (base / "lib" / arm.multiarch / arm.loader, base / "usr" / "bin" / "python3.11"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(_elf(arm.elf_machine))
+    (site / "yaml").mkdir(parents=True)
+    (site / "yaml" / "__init__.py").write_text("# not ELF\n")
+    (site / "yaml" / "_yaml.cpython-311-aarch64-linux-gnu.so").write_bytes(_elf(arm.elf_machine))
+    assert foreign.check_binaries([base, site], platform=arm) == 3
+    (site / "orjson.so").write_bytes(_elf(platforms.AMD64.elf_machine))
+    with pytest.raises(ImageError) as caught:
+        foreign.check_binaries([base, site], platform=arm)
+    assert str(caught.value) == (
+        "orjson.so is built for ELF machine 62, not for linux/arm64/v8: its wheel or package "
+        "is the wrong one; run `make image-lock`"
+    )
+
+
+def test_export_leaves_no_file_of_an_earlier_build_beside_the_layout(tmp_path: Path) -> None:
+    folder, out = tmp_path / "build", tmp_path / "out"
+    (folder / "oci" / "blobs").mkdir(parents=True)
+    for name in ("kubesched-0.1.0.tar", "kubesched-0.1.0.spdx.json"):
+        (folder / name).write_text(name)
+    out.mkdir()
+    (out / "kubesched-0.1.0-arm64.spdx.json").write_text("the multi-arch build's")
+    (out / "notes.txt").write_text("the user's")
+    result = Result(
+        folder=folder,
+        image="kubesched:0.1.0",
+        manifest_digest="sha256:" + HASH,
+        inputs_digest=HASH,
+        archive_name="kubesched-0.1.0.tar",
+        sbom_name="kubesched-0.1.0.spdx.json",
+    )
+    written = export(result, out)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "digest",
+        "kubesched-0.1.0.spdx.json",
+        "kubesched-0.1.0.tar",
+        "notes.txt",
+        "oci",
+    ]
+    assert [p.name for p in written] == [
+        "oci",
+        "kubesched-0.1.0.tar",
+        "kubesched-0.1.0.spdx.json",
+        "digest",
+    ]
