@@ -86,7 +86,15 @@ def test_a_registry_that_cannot_take_the_image_is_one_line(registry: str, expect
 
 def test_make_image_push_with_a_bad_registry_fails_in_one_line_before_building() -> None:
     done = subprocess.run(
-        ["make", "-s", "image-push", "REGISTRY=https://registry.example.com/kubesched"],
+        [
+            "make",
+            "-s",
+            "image-push",
+            "REGISTRY=https://registry.example.com/kubesched",
+            f"BIN={Path(sys.prefix)}/bin",
+            "-o",
+            ".venv/.installed",  # this test's virtualenv, as it is
+        ],
         cwd=PROJECT.root,
         capture_output=True,
         text=True,
