@@ -1,8 +1,10 @@
 """A Pod reduced to what scheduling needs, parsed straight from the API server's JSON.
 
-Requests follow upstream `resource.PodRequests`: the sum of the containers, sidecars
-(restartable init containers) added to it, the largest classic init container (counting the
-sidecars started before it) as a floor, pod-level requests when set, and the pod overhead.
+Requests follow upstream `resource.PodRequests` (`kubesched.model.pod_requests`): the sum of
+the containers, sidecars (restartable init containers) added to it, the largest classic init
+container (counting the sidecars started before it) as a floor, pod-level requests when set,
+and the pod overhead; a pod resized in place counts the larger of its spec and what its node
+admitted (the status resources).
 
 A Pod can be weakly referenced, so that a cache keyed by pod object (InterPodAffinity's
 compiled terms) forgets a pod when it is freed.
@@ -18,6 +20,7 @@ from typing import Any
 from kubesched.model.affinity import Affinity, TopologySpreadConstraint, spread_constraints
 from kubesched.model.pod_extended import ContainerRequests, container_requests
 from kubesched.model.pod_features import required_features
+from kubesched.model.pod_requests import pod_requests
 from kubesched.model.pod_volumes import (
     PodResourceClaim,
     PodVolume,
@@ -26,13 +29,7 @@ from kubesched.model.pod_volumes import (
     pod_volumes,
     resource_claim_names,
 )
-from kubesched.model.resources import (
-    CPU,
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
-    MEMORY,
-    Resource,
-)
+from kubesched.model.resources import Resource
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +116,16 @@ class Pod:
     """Every image the pod pulls, as ImageLocality counts them: init containers, containers,
     then image volumes (`image.reference`); "" for a container without an image."""
     requests: Resource = field(default_factory=Resource)
+    """What the pod holds on its node (upstream `PodInfo.CalculateResource`): the status
+    resources of a pod resized in place included."""
     non_zero_requests: Resource = field(default_factory=Resource)
     container_non_zero_requests: Resource | None = None
-    """The non-zero requests of the containers alone (pod-level `spec.resources` ignored);
-    None when the pod has no pod-level cpu/memory request (then `non_zero_requests`).
+    """The non-zero requests of the spec's containers alone (pod-level `spec.resources` and
+    the status resources ignored), plus overhead; None when they equal `non_zero_requests`.
     See `fit_score_requests`."""
+    spec_requests: Resource | None = None
+    """The requests of the spec alone (status resources ignored); None when they equal
+    `requests`, as for every pod not resized in place. See `fit_requests`."""
     scheduled_condition: tuple[str, str, str] | None = None
     start_time: str = ""
     """`status.startTime` (set by the kubelet); preemption prefers victims started later."""
@@ -158,13 +160,22 @@ class Pod:
 
     @property
     def fit_score_requests(self) -> Resource:
-        """What NodeResourcesFit's score counts for this pod: the containers' non-zero
-        requests (+ overhead), never the pod-level ones. Upstream's `NewFit` enables pod-level
-        resources on the Fit plugin but not on the `resourceAllocationScorer` it embeds, so
-        `calculatePodResourceRequest` runs with `SkipPodLevelResources` (v1.37.2); its
-        Filter and BalancedAllocation do use the pod-level requests."""
+        """What NodeResourcesFit's score counts for this pod: the spec's containers' non-zero
+        requests (+ overhead), never the pod-level ones nor the status resources. Upstream's
+        `NewFit` enables pod-level resources and in-place resize on the Fit plugin but not on
+        the `resourceAllocationScorer` it embeds, so `calculatePodResourceRequest` runs with
+        `SkipPodLevelResources` and without `UseStatusResources` (v1.37.2); its Filter and
+        BalancedAllocation do use the pod-level requests."""
         own = self.container_non_zero_requests
         return self.non_zero_requests if own is None else own
+
+    @property
+    def fit_requests(self) -> Resource:
+        """What NodeResourcesFit's Filter asks of a node for this pod: upstream's PreFilter
+        (`computePodResourceRequest`) reads the spec alone, never the status resources the
+        node's accounting (`requests`) includes."""
+        own = self.spec_requests
+        return self.requests if own is None else own
 
     @property
     def terminal(self) -> bool:
@@ -178,7 +189,8 @@ class Pod:
         status = obj.get("status") or {}
         containers = spec.get("containers") or []
         init_containers = spec.get("initContainers") or []
-        requests, non_zero, container_non_zero = _pod_requests(spec, containers, init_containers)
+        counted = pod_requests(spec, status, containers, init_containers)
+        requests = counted.requests
         return cls(
             namespace=meta.get("namespace", ""),
             name=meta.get("name", ""),
@@ -206,8 +218,9 @@ class Pod:
             images=tuple(c.get("image", "") for c in containers if c.get("image")),
             image_refs=_image_refs(spec, containers, init_containers),
             requests=requests,
-            non_zero_requests=non_zero,
-            container_non_zero_requests=container_non_zero,
+            non_zero_requests=counted.non_zero,
+            container_non_zero_requests=counted.fit_score,
+            spec_requests=counted.spec,
             scheduled_condition=_scheduled_condition(status),
             start_time=status.get("startTime") or "",
             volumes=pod_volumes(meta.get("name", ""), spec),
@@ -246,68 +259,6 @@ def owner_reference(ref: dict[str, Any]) -> OwnerReference:
 
 def _is_sidecar(container: dict[str, Any]) -> bool:
     return container.get("restartPolicy") == "Always"
-
-
-def _container_requests(container: dict[str, Any], *, non_zero: bool) -> Resource:
-    requests = (container.get("resources") or {}).get("requests") or {}
-    result = Resource.from_list(requests)
-    if non_zero:
-        if CPU not in requests:
-            result.milli_cpu = DEFAULT_MILLI_CPU_REQUEST
-        if MEMORY not in requests:
-            result.memory = DEFAULT_MEMORY_REQUEST
-    return result
-
-
-def _sum_requests(
-    containers: list[dict[str, Any]], init_containers: list[dict[str, Any]], *, non_zero: bool
-) -> Resource:
-    total = Resource()
-    for container in containers:
-        total.add(_container_requests(container, non_zero=non_zero))
-    sidecars = Resource()
-    init_floor = Resource()
-    for container in init_containers:
-        own = _container_requests(container, non_zero=non_zero)
-        if _is_sidecar(container):
-            total.add(own)
-            sidecars.add(own)
-            init_floor.set_max(sidecars)
-        else:
-            own.add(sidecars)
-            init_floor.set_max(own)
-    total.set_max(init_floor)
-    return total
-
-
-HUGEPAGES_PREFIX = "hugepages-"
-
-
-def _pod_requests(
-    spec: dict[str, Any], containers: list[dict[str, Any]], init_containers: list[dict[str, Any]]
-) -> tuple[Resource, Resource, Resource | None]:
-    """(requests, non-zero requests, the containers' own non-zero requests when pod-level
-    requests replace them, else None); overhead added to each."""
-    requests = _sum_requests(containers, init_containers, non_zero=False)
-    non_zero = _sum_requests(containers, init_containers, non_zero=True)
-    pod_level = ((spec.get("resources") or {}).get("requests")) or {}
-    container_non_zero: Resource | None = None
-    for name in (CPU, MEMORY):
-        if name in pod_level:
-            if container_non_zero is None:
-                container_non_zero = non_zero.copy()
-            requests.set(name, pod_level[name])
-            non_zero.set(name, pod_level[name])
-    for name, quantity in pod_level.items():  # upstream IsSupportedPodLevelResource
-        if name.startswith(HUGEPAGES_PREFIX):
-            requests.set(name, quantity)
-            non_zero.set(name, quantity)
-    overhead = Resource.from_list(spec.get("overhead"))
-    requests.add(overhead)
-    non_zero.add(overhead)
-    if container_non_zero is not None:
-        container_non_zero.add(overhead)
-    return requests, non_zero, container_non_zero
 
 
 def _host_ports(

@@ -3,7 +3,9 @@
 Filter, as upstream: `Too many pods`, `Insufficient cpu`, `Insufficient memory`,
 `Insufficient ephemeral-storage`, `Insufficient <extended resource>` (all that apply);
 UnschedulableAndUnresolvable when the pod asks for more than the node's whole allocatable
-(preemption could not help), else Unschedulable. Pods placed by any scheduler count. An
+(preemption could not help), else Unschedulable. Pods placed by any scheduler count, a pod
+resized in place by the larger of its spec and what its node admitted (`Pod.requests`), while
+the incoming pod is checked by its spec alone (`Pod.fit_requests`), as upstream. An
 extended resource the node does not offer but a DeviceClass provides (DRAExtendedResource)
 is not checked here: DynamicResources allocates devices for it.
 
@@ -120,7 +122,7 @@ class NodeResourcesFit:
         return (resources_sign(pod),)
 
     def fit_request(self, pod: Pod) -> FitRequest:
-        requests = pod.requests
+        requests = pod.fit_requests  # the spec alone, as upstream's PreFilter
         scalar = tuple(
             (name, amount)
             for name, amount in requests.scalar.items()
@@ -209,8 +211,8 @@ class NodeResourcesFit:
         if not modified.node_name:
             return _SKIP  # an unscheduled pod frees nothing on a node
         # Upstream compares `resource.PodRequests` with the status resources (the larger of
-        # spec, allocated and actuated requests); kubesched's pods carry the spec's requests,
-        # which is also what its node accounting counts.
+        # spec, allocated and actuated requests), what `Pod.requests` and the node's
+        # accounting count.
         before, after = original.requests, modified.requests
         for name in pod.requests.names():
             if before.get(name) > after.get(name):
@@ -222,13 +224,12 @@ class NodeResourcesFit:
         pods) and now fits it. As upstream, ignoredResources do not apply here, and the fit
         is on the node alone (its pods are not counted)."""
         original, modified = event_objects(Node, old, new)
-        if modified is None or not fits_empty_node(pod.requests, modified.allocatable):
+        requests = pod.fit_requests  # upstream `computePodResourceRequest`: the spec alone
+        if modified is None or not fits_empty_node(requests, modified.allocatable):
             return _SKIP
         if original is None:
             return _QUEUE
-        if any_requested_resource_increased(
-            pod.requests, original.allocatable, modified.allocatable
-        ):
+        if any_requested_resource_increased(requests, original.allocatable, modified.allocatable):
             return _QUEUE
         return _SKIP
 
