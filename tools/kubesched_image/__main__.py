@@ -44,8 +44,7 @@ def _build_args(command: argparse.ArgumentParser) -> None:
         "--platforms",
         default="",
         help=f"comma-separated platforms, e.g. {platforms.names(platforms.ALL)} for one image "
-        f"index of both (default: build {platforms.NATIVE.name}; push: both, or "
-        f"{platforms.NATIVE.name} with plugins)",
+        f"index of both (default: build {platforms.NATIVE.name}; push: both)",
     )
     command.add_argument("--force", action="store_true", help="build even if cached")
 
@@ -113,7 +112,7 @@ def main(argv: Sequence[str] | None = None, *, project: Project | None = None) -
 def _build_and_push(args: argparse.Namespace, project: Project) -> tuple[Result, list[Path], str]:
     if args.platforms:
         chosen = platforms.parse(args.platforms)
-    elif args.command == "push" and not args.plugins:
+    elif args.command == "push":
         chosen = platforms.ALL
     else:
         chosen = (platforms.NATIVE,)

@@ -20,8 +20,9 @@ from kubesched_image import oci, plugin_deps
 from kubesched_image.assemble import Assembled, assemble
 from kubesched_image.errors import ImageError, Progress, stderr_progress
 from kubesched_image.paths import cache_root
-from kubesched_image.platforms import NATIVE, Platform, names
+from kubesched_image.platforms import NATIVE, Platform
 from kubesched_image.plugins import Extended, extend, plugin_sources, sources_digest
+from kubesched_image.plugins_multi import transplant
 from kubesched_image.project import Project, inputs_digest, source_date_epoch
 
 
@@ -103,23 +104,19 @@ def build(
                 "IMAGE_PLUGIN_REQUIREMENTS without IMAGE_PLUGINS: name the plugins too"
             )
         requirements = plugin_deps.read(plugin_requirements, runtime_lock=project.runtime_lock)
-    if len(platforms) > 1 and sources:
-        raise ImageError(
-            f"IMAGE_PLUGINS builds {NATIVE.name} only (the build imports the plugins with the "
-            f"image's Python): leave IMAGE_PLATFORMS={names(platforms)} out"
-        )
     started = time.monotonic()
     digest = inputs_digest(project, epoch=epoch)
 
     def plain(scratch: Path, out: Path) -> Built:
         return assemble(project, scratch, out, cache=cache_root(), epoch=epoch, progress=progress)
 
-    result = _cached(digest, make=plain, force=force)
-    if len(platforms) > 1:
-        result = _multi(project, result, platforms, epoch=epoch, progress=progress, force=force)
+    results = [_cached(digest, make=plain, force=force)]
+    results += _others(
+        project, results[0], platforms[1:], epoch=epoch, progress=progress, force=force
+    )
     if sources:
         name, version = project.name_and_version()
-        base = result.folder
+        base = results[0].folder
 
         def with_plugins(scratch: Path, out: Path) -> Built:
             return extend(
@@ -136,11 +133,16 @@ def build(
             )
 
         key = sources_digest(digest, sources, requirements)
-        result = _cached(key, make=with_plugins, force=force)
+        plugged = _cached(key, make=with_plugins, force=force)
+        results = [
+            plugged,
+            *(_transplanted(plugged, other, epoch=epoch, force=force) for other in results[1:]),
+        ]
+    result = results[0] if len(results) == 1 else _indexed(results, epoch=epoch, force=force)
     return replace(result, seconds=round(time.monotonic() - started, 1))
 
 
-def _multi(
+def _others(
     project: Project,
     native: Result,
     platforms: Sequence[Platform],
@@ -148,10 +150,10 @@ def _multi(
     epoch: int,
     progress: Progress,
     force: bool,
-) -> Result:
-    """The image of every other platform (each cached on its own inputs), and one index."""
-    results = [native]
-    for platform in platforms[1:]:
+) -> list[Result]:
+    """The image of every other platform, each cached on its own inputs."""
+    results = []
+    for platform in platforms:
 
         def other(scratch: Path, out: Path, platform: Platform = platform) -> Built:
             return assemble(
@@ -167,8 +169,30 @@ def _multi(
 
         digest = inputs_digest(project, epoch=epoch, platform=platform)
         results.append(_cached(digest, make=other, force=force))
-    key = hashlib.sha256("\n".join(r.inputs_digest for r in results).encode()).hexdigest()
+    return results
+
+
+def _transplanted(plugged: Result, other: Result, *, epoch: int, force: bool) -> Result:
+    """The native image's plugin layer on top of another platform's image (plugins_multi)."""
+    name, _, tag = plugged.image.partition(":")
+    key = _digest_of(plugged, other)
+    return _cached(
+        key,
+        make=lambda _, out: transplant(
+            plugged.folder, other.folder, out, name=name, tag=tag, epoch=epoch
+        ),
+        force=force,
+    )
+
+
+def _indexed(results: Sequence[Result], *, epoch: int, force: bool) -> Result:
+    """One image index of `results` (the native image first), cached."""
+    key = _digest_of(*results)
     return _cached(key, make=lambda _, out: _index(results, out, epoch=epoch), force=force)
+
+
+def _digest_of(*results: Result) -> str:
+    return hashlib.sha256("\n".join(r.inputs_digest for r in results).encode()).hexdigest()
 
 
 def _index(results: Sequence[Result], out: Path, *, epoch: int) -> Indexed:

@@ -5,13 +5,14 @@ arm64 lock files pin what the amd64 ones pin, for aarch64."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from kubesched_image import foreign, platforms, plugin_deps, wheels
+from kubesched_image import foreign, oci, platforms, plugin_deps, plugins_multi, wheels
 from kubesched_image.__main__ import main
 from kubesched_image.assemble import apt_for, checked_locks, glibc_of, markers
 from kubesched_image.build import Result, export
@@ -305,3 +306,22 @@ def test_export_leaves_no_file_of_an_earlier_build_beside_the_layout(tmp_path: P
         "kubesched-0.1.0.spdx.json",
         "digest",
     ]
+
+
+def test_a_plugin_layer_with_machine_code_is_not_put_on_another_platform(tmp_path: Path) -> None:
+    pure, compiled = tmp_path / "pure", tmp_path / "compiled"
+    site = "opt/kubesched/lib/python3.11/site-packages"
+    (pure / site / "tabulate").mkdir(parents=True)
+    (pure / site / "tabulate" / "__init__.py").write_text("x = 1\n")
+    shutil.copytree(pure, compiled)
+    (compiled / site / "fast.cpython-311-x86_64-linux-gnu.so").write_bytes(_elf(62))
+    blobs = tmp_path / "blobs"
+    layer = oci.write_layer(pure, blobs, epoch=315532800, owners={}, created_by="pure")
+    plugins_multi._refuse_machine_code(blobs / layer.blob.hex)
+    layer = oci.write_layer(compiled, blobs, epoch=315532800, owners={}, created_by="compiled")
+    with pytest.raises(ImageError) as caught:
+        plugins_multi._refuse_machine_code(blobs / layer.blob.hex)
+    assert str(caught.value) == (
+        f"/{site}/fast.cpython-311-x86_64-linux-gnu.so of the plugin layer is machine code: "
+        "build that plugin image for linux/amd64 only (IMAGE_PLATFORMS=linux/amd64)"
+    )
