@@ -151,7 +151,8 @@ image: $(STAMP)
 # Build the image (cached) and push it to $(REGISTRY):<version> without a container engine
 # (docs/deploying.md, section 1): crane, built once from go-containerregistry's Go module into
 # ~/.cache/kubesched/bin, pushes the OCI layout; by default linux/amd64 and linux/arm64 as one
-# image index (linux/amd64 only with IMAGE_PLUGINS). IMAGE_PUSH_ARGS: crane push's options.
+# image index (with IMAGE_PLUGINS, the same plugin layer on both). IMAGE_PUSH_ARGS: crane
+# push's options.
 REGISTRY ?=
 IMAGE_PUSH_ARGS ?=
 image-push: $(STAMP)
