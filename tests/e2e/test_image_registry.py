@@ -28,6 +28,7 @@ import pytest
 
 from kubesched.localcluster import LocalCluster, ensure_crane
 from kubesched.testing import make_node, make_pod
+from kubesched_image import spec
 from kubesched_image.platforms import ARM64, elf_machine
 from kubesched_image.project import Project
 from tests.e2e.harness import ApiClient, is_bound, wait_for
@@ -262,3 +263,29 @@ def test_a_push_the_registry_refuses_ends_in_one_line(pushed: tuple[str, Path]) 
     )
     assert done.stderr.splitlines()[-1].startswith("make: ***")
     assert "Traceback" not in done.stderr
+
+
+def test_a_plugin_image_is_pushed_for_both_platforms_with_one_plugin_layer(
+    crane: Path, pushed: tuple[str, Path], registry: str, tmp_path: Path
+) -> None:
+    """`make image-push ... IMAGE_PLUGINS=...`: the plugin layer the amd64 build checked is
+    pure Python, so the same blob goes on top of the arm64 image too."""
+    argv = ["make", "image-push", f"REGISTRY={registry}/{REPOSITORY}", f"IMAGE_OUT={tmp_path}"]
+    argv += ["IMAGE_PLUGINS=examples/prefer_label/prefer_label.py"]
+    argv += [f"BIN={Path(sys.prefix)}/bin", "-o", ".venv/.installed"]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    reference = f"{registry}/{REPOSITORY}:{VERSION}{spec.PLUGINS_TAG_SUFFIX}"
+    assert f"pushed {reference}@sha256:" in done.stdout
+    plain, _ = pushed
+    for platform in ("linux/amd64", "linux/arm64"):
+        manifest, config = _image(crane, reference, platform)
+        base, base_config = _image(crane, plain, platform)
+        assert manifest["layers"][:-1] == base["layers"], platform
+        assert config["config"]["Env"] == [*base_config["config"]["Env"], spec.PLUGINS_ENV]
+        assert config["history"][-1]["created_by"] == (
+            f"{spec.PLUGINS_DIR}: prefer_label (PreferNodeLabel)"
+        )
+        assert config["architecture"] == base_config["architecture"]
+    layers = [_image(crane, reference, p)[0]["layers"][-1] for p in ("linux/amd64", "linux/arm64")]
+    assert layers[0] == layers[1]
