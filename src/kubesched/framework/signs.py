@@ -48,9 +48,11 @@ def _resource(resource: Resource) -> Hashable:
 
 
 def resources_sign(pod: Pod) -> Hashable:
-    """The pod's requests as the resource plugins read them: the requests, the non-zero
-    requests and the requests Score uses (NodeResourcesFit, NodeResourcesBalancedAllocation)."""
+    """The pod's requests as the resource plugins read them: the requests, the spec's own
+    when they differ (Fit's Filter reads those), the non-zero requests and the requests
+    Score uses (NodeResourcesFit, NodeResourcesBalancedAllocation)."""
     score = None
     if pod.container_non_zero_requests is not None:
         score = (pod.fit_score_requests.milli_cpu, pod.fit_score_requests.memory)
-    return (_resource(pod.requests), _resource(pod.non_zero_requests), score)
+    spec = None if pod.spec_requests is None else _resource(pod.spec_requests)
+    return (_resource(pod.requests), spec, _resource(pod.non_zero_requests), score)
