@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.harness.make_env import typed_make_env
+
 ROOT = Path(__file__).resolve().parents[2]
 # One fast spec of Kubernetes' own test/e2e/scheduling.
 FAST_SPEC = "validates that NodeSelector is respected if matching"
@@ -33,11 +35,10 @@ def make(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """`make ARGS` in the repository's root, as a user types it: not a sub-make of the
     `make test` running this suite (whose MAKELEVEL and flags would change make's own
     messages, `make[1]: ***`)."""
-    env = {k: v for k, v in os.environ.items() if k not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}}
     return subprocess.run(
         ["make", "--no-print-directory", *args],
         cwd=ROOT,
-        env=env,
+        env=typed_make_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
