@@ -32,7 +32,7 @@ from kubesched.manifests.chart.objects import (
 )
 from kubesched.manifests.chart.values import value_tree
 from kubesched.manifests.crds import crd_objects
-from kubesched.manifests.options import APP_VERSION, ManifestOptions
+from kubesched.manifests.options import APP_VERSION, DEFAULT_IMAGE, ManifestOptions
 from kubesched.manifests.render import to_yaml
 
 CHART_NAME = "kubesched"
@@ -61,7 +61,7 @@ def chart_files(
         "templates/_helpers.tpl": HEADER.replace("#", "{{/*", 1).rstrip("\n")
         + " */}}\n"
         + helpers_tpl(spread_affinity(), token_suffix=token_suffix),
-        "templates/NOTES.txt": (Path(__file__).parent / "NOTES.txt").read_text(),
+        "templates/NOTES.txt": _notes(),
         ".helmignore": "dashboards/*.png\n",
     }
     source = Source(config, declared)
@@ -136,3 +136,9 @@ KUBE_VERSION = f">=1.{support.MINIMUM_MINOR}.0-0"
 """The clusters the chart installs on, from the supported versions (`kubesched.apis.support`:
 the default profile's DynamicResources reads resource.k8s.io/v1, served from Kubernetes
 1.34); the -0 admits pre-release and vendor suffixes such as v1.34.2-eks-...."""
+
+
+def _notes() -> str:
+    """NOTES.txt, which tells of the default image (`DEFAULT_IMAGE`, on no registry)."""
+    text = (Path(__file__).parent / "NOTES.txt").read_text()
+    return text.replace("@DEFAULT_REPOSITORY@", DEFAULT_IMAGE.rsplit(":", 1)[0])
