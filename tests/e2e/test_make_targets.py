@@ -3,7 +3,9 @@ arguments, from the repository's root: `make conformance`, `make cycle-cost`, `m
 and `make bench`; and a tool that fails ends in one line, never a traceback.
 
 Elsewhere: `make demo` (test_demo.py), `make dist` (test_readme_commands.py), `make image`
-(test_image.py, test_image_plugins.py), `make test` (this suite), `make chart` (what it writes
+(test_image.py, test_image_plugins.py, test_image_plugin_deps.py), `make image-push`
+(test_image_registry.py, once crane is cached), `make older-apiserver` (its test, once that
+kube-apiserver is cached), `make test` (this suite), `make chart` (what it writes
 is compared with charts/kubesched by tests/unit/manifests/test_chart_drift.py; running it here
 would rewrite the committed chart). Not here: `make soak` (a minute of churn on 300 nodes at
 the least, MINUTES >= 1), `make lock` and `make image-lock` (they re-pin from the package
