@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubesched.localcluster import LocalCluster, LocalClusterError
+from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
 from tests.e2e.harness.kubesched import start_kubesched
-from tests.e2e.harness.own_cluster import admin_client, own_cluster
+from tests.e2e.harness.own_cluster import admin_client, own_cluster, unready_kube_scheduler_log
 
 APISERVER_ARGS = ("--runtime-config=resource.k8s.io/v1/devicetaintrules=false",)
 SCHEDULER = "versions-scheduler"
@@ -69,14 +69,7 @@ def test_kube_scheduler_never_syncs_without_device_taint_rules(
 ) -> None:
     """The oracle: kube-scheduler v1.37.2 (DRADeviceTaintRules on) waits for DeviceTaintRules
     forever and never takes its Lease."""
-    timeout = local_cluster.start_timeout
-    local_cluster.start_timeout = 20.0
-    try:
-        with pytest.raises(LocalClusterError, match="kube-scheduler to become ready"):
-            local_cluster.start_default_scheduler()
-    finally:
-        local_cluster.start_timeout = timeout
-    log = (local_cluster.logs_dir / "kube-scheduler.log").read_text()
+    log = unready_kube_scheduler_log(local_cluster)
     assert "failed to list *v1.DeviceTaintRule" in log
     assert "failed to list *v1.ResourceSlice" not in log
     assert "successfully acquired lease" not in log

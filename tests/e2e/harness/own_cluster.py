@@ -85,3 +85,16 @@ def service_account_kubeconfig(
     path.write_text(kubeconfig(spec))
     path.chmod(0o600)
     return path
+
+
+def unready_kube_scheduler_log(cluster: LocalCluster, *, within: float = 20.0) -> str:
+    """Start the cluster's kube-scheduler, check that it does not become ready within
+    `within` seconds, and return its log (what it did meanwhile)."""
+    timeout = cluster.start_timeout
+    cluster.start_timeout = within
+    try:
+        with pytest.raises(LocalClusterError, match="kube-scheduler to become ready"):
+            cluster.start_default_scheduler()
+    finally:
+        cluster.start_timeout = timeout
+    return (cluster.logs_dir / "kube-scheduler.log").read_text()
