@@ -30,7 +30,7 @@ from kubesched_image.project import Project
 from tests.e2e.harness import ApiClient, is_bound, wait_for
 from tests.e2e.harness.image import Mount, Sandbox, config_dir, unpack_image
 from tests.e2e.harness.kubesched import KubeschedProcess, free_port
-from tests.e2e.harness.make_env import typed_make_env
+from tests.e2e.harness.make_env import run_make
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "plugin_deps"
@@ -45,15 +45,7 @@ def _make_image(requirements: str, out: Path) -> subprocess.CompletedProcess[str
     argv = ["make", "image", f"IMAGE_PLUGINS={PLUGIN}"]
     argv += [f"IMAGE_PLUGIN_REQUIREMENTS={DATA.relative_to(ROOT) / requirements}"]
     argv += [f"IMAGE_OUT={out}", f"BIN={Path(sys.prefix)}/bin", "-o", ".venv/.installed"]
-    return subprocess.run(
-        argv,
-        cwd=ROOT,
-        env=typed_make_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_make(argv, timeout=600)
 
 
 def test_a_requirement_clashing_with_kubeschedss_pins_is_refused_in_one_line(

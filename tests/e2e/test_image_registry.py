@@ -34,7 +34,7 @@ from kubesched_image.project import Project
 from tests.e2e.harness import ApiClient, is_bound, wait_for
 from tests.e2e.harness.image import Mount, Sandbox, config_dir, unpack_image
 from tests.e2e.harness.kubesched import KubeschedProcess, free_port
-from tests.e2e.harness.make_env import typed_make_env
+from tests.e2e.harness.make_env import run_make
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "make image-push REGISTRY="
@@ -89,15 +89,7 @@ def pushed(registry: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str
     out = tmp_path_factory.mktemp("pushed-image")
     argv = ["make", "image-push", f"REGISTRY={registry}/{REPOSITORY}", f"IMAGE_OUT={out}"]
     argv += [f"BIN={Path(sys.prefix)}/bin", "-o", ".venv/.installed"]
-    done = subprocess.run(
-        argv,
-        cwd=ROOT,
-        env=typed_make_env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    done = run_make(argv, timeout=900)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("pushed ")]
     assert len(lines) == 1, done.stdout
@@ -262,15 +254,7 @@ def test_a_push_the_registry_refuses_ends_in_one_line(pushed: tuple[str, Path]) 
     closed = f"127.0.0.1:{free_port()}/{REPOSITORY}"
     argv = ["make", "image-push", f"REGISTRY={closed}", f"IMAGE_OUT={pushed[1]}"]
     argv += [f"BIN={Path(sys.prefix)}/bin", "-o", ".venv/.installed"]
-    done = subprocess.run(
-        argv,
-        cwd=ROOT,
-        env=typed_make_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_make(argv, timeout=300)
     assert done.returncode != 0
     said = [line for line in done.stderr.splitlines() if line.startswith("kubesched-image:")]
     assert len(said) == 1, done.stderr
@@ -290,15 +274,7 @@ def test_a_plugin_image_is_pushed_for_both_platforms_with_one_plugin_layer(
     argv = ["make", "image-push", f"REGISTRY={registry}/{REPOSITORY}", f"IMAGE_OUT={tmp_path}"]
     argv += ["IMAGE_PLUGINS=examples/prefer_label/prefer_label.py"]
     argv += [f"BIN={Path(sys.prefix)}/bin", "-o", ".venv/.installed"]
-    done = subprocess.run(
-        argv,
-        cwd=ROOT,
-        env=typed_make_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_make(argv, timeout=600)
     assert done.returncode == 0, done.stderr
     reference = f"{registry}/{REPOSITORY}:{VERSION}{spec.PLUGINS_TAG_SUFFIX}"
     assert f"pushed {reference}@sha256:" in done.stdout

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness.make_env import typed_make_env
+from tests.e2e.harness.make_env import run_make
 
 ROOT = Path(__file__).resolve().parents[2]
 # One fast spec of Kubernetes' own test/e2e/scheduling.
@@ -34,18 +34,8 @@ def _e2e_isolation() -> None:
 
 
 def make(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """`make ARGS` in the repository's root, as a user types it: not a sub-make of the
-    `make test` running this suite (whose MAKELEVEL and flags would change make's own
-    messages, `make[1]: ***`)."""
-    return subprocess.run(
-        ["make", "--no-print-directory", *args],
-        cwd=ROOT,
-        env=typed_make_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """`make ARGS` in the repository's root, as a user types it."""
+    return run_make(["make", "--no-print-directory", *args], timeout=timeout)
 
 
 def relative(path: Path) -> str:
