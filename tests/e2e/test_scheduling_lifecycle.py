@@ -170,7 +170,13 @@ def test_pod_bound_by_someone_else_while_queued_is_not_rebound(
     api.create(make_node().name("reserved").taint("reserved", "true", "NoSchedule").obj())
     pod = api.create(make_pod().name("p").namespace(namespace).scheduler(SCHEDULER).obj())
     wait_for(lambda: get(api, namespace, "p"), until=is_unschedulable, timeout=10)
-    failures_before = len(pod_events(api, namespace, pod, "FailedScheduling")[0])
+    # The event and the PodScheduled condition are two writes; count once both are in.
+    failures_before = wait_for(
+        lambda: len(pod_events(api, namespace, pod, "FailedScheduling")[0]),
+        until=lambda n: n >= 1,
+        timeout=10,
+        message="the FailedScheduling event of the first attempt is recorded",
+    )
     api.bind(pod, "reserved")
     # Now a node kubesched could use arrives: the queued pod must not be bound again.
     api.create(make_node().name("open").obj())
