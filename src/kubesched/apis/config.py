@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.apis.extenders import Extender
+
 DEFAULT_SCHEDULER_NAME = "kubesched"
 # kube-scheduler's own names: its profile serves pods with this schedulerName (and pods with
 # none), and its replicas elect a leader through this Lease. kubesched stays away from both
@@ -120,6 +122,8 @@ class KubeSchedulerConfiguration:
     percentage_of_nodes_to_score: int | None = None
     pod_initial_backoff_seconds: float = 1.0
     pod_max_backoff_seconds: float = 10.0
+    extenders: tuple[Extender, ...] = ()
+    """The `extenders:` of the file, in the order given (`kubesched.apis.extenders`)."""
     # Wait to fill the informer caches until this replica leads (slower failover, less memory).
     delay_cache_until_active: bool = False
     # Serving and the rest of the command line (not part of the YAML file).

@@ -23,6 +23,7 @@ from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginS
 from kubesched.apis.defaults import DEFAULT_PLUGIN_ARGS, default_plugins, merge_plugins
 from kubesched.apis.durations import format_duration
 from kubesched.config.errors import ConfigError
+from kubesched.config.extenders import extender_document
 from kubesched.config.fromfile import API_VERSION, KIND
 
 
@@ -83,6 +84,8 @@ def to_document(config: KubeSchedulerConfiguration) -> dict[str, Any]:
         },
         "parallelism": config.parallelism,
     }
+    if config.extenders:  # omitted when empty, as kube-scheduler writes it
+        document["extenders"] = [extender_document(e) for e in config.extenders]
     if config.delay_cache_until_active:  # omitted when false, as kube-scheduler writes it
         document["delayCacheUntilActive"] = True
     if config.percentage_of_nodes_to_score is not None:

@@ -28,6 +28,7 @@ from kubesched.apis.config import (
 from kubesched.apis.gotext import go_quote
 from kubesched.config.decode import Decoder, child, index
 from kubesched.config.errors import Problem
+from kubesched.config.extenders import decode_extenders
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
@@ -85,6 +86,7 @@ def decode_file(document: object, *, source: str) -> tuple[KubeSchedulerConfigur
         ),
         pod_initial_backoff_seconds=_seconds(decoder, top, "podInitialBackoffSeconds", 1),
         pod_max_backoff_seconds=_seconds(decoder, top, "podMaxBackoffSeconds", 10),
+        extenders=decode_extenders(decoder, top.get("extenders")),
         delay_cache_until_active=_or(
             decoder.boolean(top.get("delayCacheUntilActive"), path="delayCacheUntilActive"),
             False,  # noqa: FBT003 - the default value
@@ -127,12 +129,6 @@ def _ignored_fields(decoder: Decoder, top: dict[str, Any]) -> None:
     for name in ("enableProfiling", "enableContentionProfiling"):
         if decoder.boolean(top.get(name), path=name):
             decoder.notice(name, "has no effect: kubesched serves no /debug/pprof endpoints")
-    if decoder.items(top.get("extenders"), path="extenders"):
-        decoder.error(
-            "extenders",
-            "scheduler extenders are not supported by kubesched; "
-            "write that logic as a Python Filter/Score plugin (--plugin-module) instead",
-        )
 
 
 def _seconds(decoder: Decoder, top: dict[str, Any], name: str, default: int) -> float:

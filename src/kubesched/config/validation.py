@@ -24,6 +24,7 @@ from kubesched.apis.config import (
 from kubesched.apis.durations import format_duration
 from kubesched.config.dnsnames import is_dns_label, is_dns_subdomain
 from kubesched.config.errors import Problem
+from kubesched.config.extenders import validate_extenders
 from kubesched.config.profiles import ArgsChecks
 from kubesched.config.profiles import percentage as _percentage
 from kubesched.config.profiles import validate_profiles as _profiles
@@ -49,6 +50,7 @@ def validate(
         *_profiles(config.profiles, args_checks=args_checks),
         *_percentage("percentageOfNodesToScore", config.percentage_of_nodes_to_score),
         *_backoff(config),
+        *validate_extenders(config.extenders),
         *_command_line(config),
     ]
 

@@ -227,8 +227,8 @@ def test_plugin_args_keep_dates_as_strings(load: Load, write_config: WriteFile) 
             "args: keys must be strings, got 1",
         ),
         (
-            "extenders: [{urlPrefix: 'http://x'}]",
-            "extenders: scheduler extenders are not supported by kubesched",
+            "extenders: [{urlPrefix: 'http://x', weight: heavy}]",
+            "extenders[0].weight: must be a whole number, got string 'heavy'",
         ),
         (
             "leaderElection: {leaderElect: true, enabled: false}",

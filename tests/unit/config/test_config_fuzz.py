@@ -18,7 +18,8 @@ FIELD_NAMES = [
     "renewDeadline", "retryPeriod", "resourceLock", "resourceName", "resourceNamespace",
     "kubeconfig", "qps", "burst", "contentType", "acceptContentTypes", "schedulerName",
     "plugins", "pluginConfig", "name", "args", "weight", "score", "queueSort", "filter",
-    "multiPoint", "enabled", "disabled",
+    "multiPoint", "enabled", "disabled", "urlPrefix", "filterVerb", "prioritizeVerb",
+    "tlsConfig", "caData", "httpTimeout", "managedResources", "ignoredByScheduler",
 ]  # fmt: skip
 VALUES = [
     "kubescheduler.config.k8s.io/v1", "KubeSchedulerConfiguration", "15s", "-1s", "0", "leases",

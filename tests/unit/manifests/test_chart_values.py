@@ -118,7 +118,7 @@ def test_the_defaults_keep_the_secure_contexts() -> None:
 
 def test_the_config_value_has_the_fields_of_the_config_file() -> None:
     in_file = set(fromfile._TOP) - {"apiVersion", "kind", "leaderElection", "profiles"}
-    assert set(schemas.CONFIG["properties"]) == in_file - {"extenders"}  # refused by kubesched
+    assert set(schemas.CONFIG["properties"]) == in_file
     profile = schemas.PROFILES["items"]["properties"]
     assert set(profile) == set(fromfile._PROFILE)
 

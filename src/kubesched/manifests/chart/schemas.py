@@ -266,6 +266,33 @@ PROFILES = array(
         required=("schedulerName",),
     )
 )
+_EXTENDER_TLS = closed(
+    dict.fromkeys(("serverName", "certFile", "keyFile", "caFile"), string())
+    | dict.fromkeys(("certData", "keyData", "caData"), string(pattern=r"^[A-Za-z0-9+/=]*$"))
+    | {"insecure": boolean()}
+)
+EXTENDERS = array(
+    closed(
+        {
+            "urlPrefix": string(pattern=r"^https?://", min_length=1),
+            **dict.fromkeys(("filterVerb", "preemptVerb", "prioritizeVerb", "bindVerb"), string()),
+            "weight": integer(),
+            "enableHTTPS": boolean(),
+            "tlsConfig": _EXTENDER_TLS,
+            "httpTimeout": string(pattern=GO_DURATION),
+            "nodeCacheCapable": boolean(),
+            "managedResources": array(
+                closed(
+                    {"name": string(min_length=1), "ignoredByScheduler": boolean()},
+                    required=("name",),
+                )
+            ),
+            "ignorable": boolean(),
+        },
+        required=("urlPrefix",),
+    )
+)
+"""The config's `extenders` (KubeSchedulerConfiguration v1 `Extender`)."""
 CONFIG = closed(
     {
         "parallelism": integer(minimum=1),
@@ -275,6 +302,7 @@ CONFIG = closed(
         "delayCacheUntilActive": boolean(),
         "enableProfiling": boolean(),
         "enableContentionProfiling": boolean(),
+        "extenders": EXTENDERS,
         "clientConnection": closed(
             {
                 "kubeconfig": string(),
@@ -286,5 +314,5 @@ CONFIG = closed(
         ),
     }
 )
-"""The KubeSchedulerConfiguration fields besides profiles and leader election (kubesched
-refuses `extenders`, so the schema has no such key)."""
+"""The KubeSchedulerConfiguration fields besides profiles and leader election (`extenders`
+included: kubesched calls them as kube-scheduler does)."""
