@@ -1,12 +1,15 @@
 """`kubesched dev-cluster`: build and run a real local control plane.
 
     kubesched dev-cluster build     build the control-plane binaries and kwok (once; --helm: helm,
-                                    --promtool: promtool)
+                                    --promtool: promtool, --scheduler-plugins: scheduler-plugins'
+                                    scheduler and controller)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
                                     (--controller-manager, --kwok: the whole local cluster;
                                     --feature-gates=GenericWorkload=true: native gang scheduling;
                                     --dra: the whole local cluster plus the example DRA driver
-                                    gpu.example.com on two kwok GPU nodes)
+                                    gpu.example.com on two kwok GPU nodes; --scheduler-plugins:
+                                    scheduler-plugins' scheduler, profile
+                                    scheduler-plugins-scheduler, its controller and CRDs)
     kubesched dev-cluster env       print `export KUBECONFIG=...` (for eval "$(...)")
     kubesched dev-cluster status    show the background cluster's processes and health
     kubesched dev-cluster down      stop it and delete its files
@@ -37,7 +40,8 @@ from kubesched.localcluster import (
     ensure_promtool,
 )
 from kubesched.localcluster import demo as demo_steps
-from kubesched.localcluster.binaries import version_of
+from kubesched.localcluster import scheduler_plugins as splugins
+from kubesched.localcluster.binaries import ensure_scheduler_plugins, version_of
 from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.localcluster.launch import log_has
 from kubesched.localcluster.probe import Endpoint, get, wait_until
@@ -72,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
         "--promtool",
         action="store_true",
         help="also build promtool (the tests of the chart's PrometheusRule use it)",
+    )
+    build.add_argument(
+        "--scheduler-plugins",
+        action="store_true",
+        help="also build scheduler-plugins' scheduler and controller (the second oracle)",
     )
     build.set_defaults(handler=_build)
     up = commands.add_parser("up", help="start a cluster with kube-scheduler in the background")
@@ -109,6 +118,13 @@ def _parser() -> argparse.ArgumentParser:
         "DeviceClass gpu.example.com and each node's ResourceSlices, and run the driver "
         "(it prepares allocated claims)",
     )
+    up.add_argument(
+        "--scheduler-plugins",
+        action="store_true",
+        help="also install scheduler-plugins' PodGroup and ElasticQuota CRDs and run its "
+        f"controller and scheduler (profile {splugins.SCHEDULER}: "
+        f"{', '.join(splugins.DEFAULT_PLUGINS)})",
+    )
     up.set_defaults(handler=_up)
     commands.add_parser("env", help="print the export line for KUBECONFIG").set_defaults(
         handler=_env
@@ -145,6 +161,14 @@ def _build(args: argparse.Namespace) -> int:
     if args.promtool:
         paths["promtool"] = ensure_promtool()
         versions["promtool"] = version_of("promtool", paths["promtool"])
+    if args.scheduler_plugins:
+        plugins = ensure_scheduler_plugins()
+        for name, path in (
+            (splugins.SCHEDULER, plugins.scheduler),
+            (splugins.CONTROLLER, plugins.controller),
+        ):
+            paths[name] = path
+            versions[name] = plugins.version
     width = max(map(len, paths)) + 2
     for name, path in paths.items():
         print(f"{name:<{width}}{path}  ({versions[name]})")
@@ -173,6 +197,8 @@ def _up(args: argparse.Namespace) -> int:
             cluster.start_default_scheduler()
         if args.dra:
             _start_example_driver(cluster)
+        if args.scheduler_plugins:
+            _start_scheduler_plugins(cluster)
     except BaseException:
         cluster.stop()
         raise
@@ -180,6 +206,19 @@ def _up(args: argparse.Namespace) -> int:
     print(f"dev cluster up at {cluster.server}; logs in {cluster.logs_dir}", file=sys.stderr)
     print(f"export KUBECONFIG={cluster.kubeconfig_path}")
     return 0
+
+
+def _start_scheduler_plugins(cluster: LocalCluster) -> None:
+    """scheduler-plugins' CRDs, controller and scheduler (the second oracle) beside the rest."""
+    plugins = ensure_scheduler_plugins()
+    cluster.install_scheduler_plugins_crds()
+    cluster.start_scheduler_plugins_controller(plugins)
+    cluster.start_scheduler_plugins(plugins)
+    print(
+        f"scheduler-plugins {plugins.version}: pods with schedulerName {splugins.SCHEDULER} "
+        f"go to its scheduler ({', '.join(splugins.DEFAULT_PLUGINS)})",
+        file=sys.stderr,
+    )
 
 
 def _start_example_driver(cluster: LocalCluster) -> None:
@@ -257,7 +296,7 @@ def _status(_args: argparse.Namespace) -> int:
     for process in devstate.processes(state):
         healthy = healthy and process.alive
         status = "running" if process.alive else "NOT RUNNING"
-        print(f"{process.name:<24} pid {process.pid:<8} {status:<12} log {process.log}")
+        print(f"{process.name:<28} pid {process.pid:<8} {status:<12} log {process.log}")
     return 0 if healthy else 1
 
 

@@ -1,6 +1,8 @@
 """Finds or builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
 and kwok; and helm, promtool and crane, each on its own (`ensure_helm`, `ensure_promtool`:
-only the chart's tests need them; `ensure_crane`: `make image-push` and the registry test).
+only the chart's tests need them; `ensure_crane`: `make image-push` and the registry test);
+and scheduler-plugins' scheduler and controller (`ensure_scheduler_plugins`: the second oracle
+of the Coscheduling and CapacityScheduling side-by-side tests).
 
 Order of lookup, per binary: a folder named by `KUBESCHED_K8S_BIN`, then one named by
 `KUBEBUILDER_ASSETS` (the envtest convention; it often lacks kube-scheduler and kubectl),
@@ -105,6 +107,49 @@ def cached_crane() -> Path | None:
         return found[CRANE]
     paths = cached(gobuild.crane_module(), [CRANE])
     return paths[CRANE] if paths else None
+
+
+@dataclass(frozen=True)
+class SchedulerPlugins:
+    """scheduler-plugins' two commands (sigs.k8s.io/scheduler-plugins, the second oracle)."""
+
+    scheduler: Path
+    """kube-scheduler built with scheduler-plugins' out-of-tree plugins registered."""
+    controller: Path
+    """The controller that writes PodGroup and ElasticQuota status."""
+    version: str
+    """The module version both were built from, e.g. `v0.35.4-devel`."""
+
+
+def ensure_scheduler_plugins(
+    *, progress: gobuild.Progress = gobuild.default_progress
+) -> SchedulerPlugins:
+    """scheduler-plugins' scheduler and controller: from the override folders, else the cache,
+    else built (once; several minutes on 2 cores)."""
+    module = gobuild.scheduler_plugins_module()
+    names = list(module.packages)
+    found = find_overrides(os.environ, names=tuple(names))
+    if len(found) < len(names):
+        found = _cached_or_built(module, names, progress)
+    return _scheduler_plugins(found, module.version)
+
+
+def cached_scheduler_plugins() -> SchedulerPlugins | None:
+    """scheduler-plugins' binaries if they need no build (an override folder or the cache)."""
+    module = gobuild.scheduler_plugins_module()
+    names = list(module.packages)
+    found = find_overrides(os.environ, names=tuple(names))
+    if len(found) < len(names):
+        found = cached(module, names) or {}
+    return _scheduler_plugins(found, module.version) if len(found) == len(names) else None
+
+
+def _scheduler_plugins(found: Mapping[str, Path], version: str) -> SchedulerPlugins:
+    return SchedulerPlugins(
+        scheduler=found[gobuild.SCHEDULER_PLUGINS_SCHEDULER],
+        controller=found[gobuild.SCHEDULER_PLUGINS_CONTROLLER],
+        version=version,
+    )
 
 
 def ensure_module(

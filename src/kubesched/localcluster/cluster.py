@@ -19,14 +19,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from kubesched.localcluster import controller_manager as kcm
 from kubesched.localcluster import flags, kwok
-from kubesched.localcluster.binaries import Binaries, ensure_binaries
+from kubesched.localcluster import scheduler_plugins as splugins
+from kubesched.localcluster.binaries import Binaries, SchedulerPlugins, ensure_binaries
 from kubesched.localcluster.cluster_base import NOT_STARTED, ClusterBase
 from kubesched.localcluster.components import (
     Addresses,
@@ -271,6 +272,65 @@ class LocalCluster(ClusterBase):
     def stop_kwok(self) -> None:
         """Stop kwok: the nodes it managed stop their heartbeats, as if every kubelet died."""
         self._stop_process(KWOK, grace=5.0)
+
+    # -- scheduler-plugins (the second oracle) -------------------------------------------
+    def install_scheduler_plugins_crds(self) -> None:
+        """Apply scheduler-plugins' pinned PodGroup and ElasticQuota CRDs; return once both
+        are Established (served)."""
+        for path in splugins.crd_paths():
+            self.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(path))
+        crds = [f"crd/{name}" for name in splugins.CRD_NAMES]
+        self.kubectl("wait", "--for=condition=Established", "--timeout=60s", *crds)
+
+    def start_scheduler_plugins(
+        self,
+        plugins: SchedulerPlugins,
+        *,
+        config: Mapping[str, Any] | str | None = None,
+        name: str = splugins.SCHEDULER,
+        extra_args: Sequence[str] = (),
+    ) -> int:
+        """Start scheduler-plugins' scheduler with `config` (see
+        `scheduler_plugins.scheduler_config`; None: Coscheduling and CapacityScheduling in a
+        profile `scheduler-plugins-scheduler`), the admin identity, on loopback; return its
+        secure port once it holds its Lease. Logged as `name`; `stop()` or
+        `stop_extra_scheduler(name)` stops it."""
+        self._require_stopped(name)
+        files = SchedulerFiles(
+            config=self.workdir / f"{name}.yaml",
+            kubeconfig=self.kubeconfig_path,
+            cert_dir=self.workdir / f"{name}-certs",
+            log=self.logs_dir / f"{name}.log",
+        )
+        files.config.write_text(
+            splugins.scheduler_config(config, kubeconfig_path=self.kubeconfig_path)
+        )
+        addresses = Addresses(etcd_url=self._addresses.etcd_url)
+        command = (str(plugins.scheduler),)
+        launch = scheduler_launch(
+            self._require_binaries(),
+            files=files,
+            addresses=addresses,
+            extra=extra_args,
+            command=command,
+        )
+        self._launch(name, launch)
+        assert addresses.scheduler_port is not None
+        return addresses.scheduler_port
+
+    def start_scheduler_plugins_controller(
+        self, plugins: SchedulerPlugins, *, extra_args: Sequence[str] = ()
+    ) -> None:
+        """Start scheduler-plugins' controller (PodGroup and ElasticQuota status) with the
+        admin kubeconfig; return once it answers /readyz."""
+        self._require_stopped(splugins.CONTROLLER)
+        env = {**os.environ, "KUBECONFIG": str(self.kubeconfig_path)}
+        launch = splugins.controller_launch(plugins.controller, extra=extra_args)
+        self._launch(splugins.CONTROLLER, launch, env=env)
+
+    def stop_scheduler_plugins_controller(self) -> None:
+        """Stop scheduler-plugins' controller."""
+        self._stop_process(splugins.CONTROLLER, grace=5.0)
 
     # -- internals ------------------------------------------------------------------------
     def _start_control_plane(self, binaries: Binaries) -> None:

@@ -2,7 +2,7 @@
 modules in `gobuild/`.
 
 Each wrapper module (`gobuild/k8s`, `gobuild/etcd`, `gobuild/kwok`, `gobuild/helm`,
-`gobuild/promtool`, `gobuild/crane`) pins one release; its
+`gobuild/promtool`, `gobuild/crane`, `gobuild/scheduler-plugins`) pins one release; its
 `go.mod` is the single source of the version. Binaries are built with `CGO_ENABLED=0` like
 the upstream release builds, so no C compiler is needed, and with the version ldflags so
 that `kube-apiserver --version` reports the real release.
@@ -92,6 +92,15 @@ def required_version(go_mod: Path, module: str) -> str:
     )
     if not match:
         raise LocalClusterError(f"{go_mod} does not require {module}: the wrapper module is broken")
+    return match.group(1)
+
+
+def replaced_version(go_mod: Path, module: str) -> str:
+    """The version `go_mod`'s `replace` directive gives `module` (`module => module vX`)."""
+    pattern = rf"^\s*(?:replace\s+)?{re.escape(module)}\s+=>\s+{re.escape(module)}\s+(v\S+)"
+    match = re.search(pattern, go_mod.read_text(), re.MULTILINE)
+    if not match:
+        raise LocalClusterError(f"{go_mod} does not replace {module}: the wrapper module is broken")
     return match.group(1)
 
 
@@ -200,6 +209,30 @@ def crane_module() -> GoModule:
     return GoModule("crane", directory, version, {"crane": f"{CRANE_MODULE}/cmd/crane"}, ldflags)
 
 
+SCHEDULER_PLUGINS_MODULE = "sigs.k8s.io/scheduler-plugins"
+SCHEDULER_PLUGINS_SCHEDULER = "scheduler-plugins-scheduler"
+SCHEDULER_PLUGINS_CONTROLLER = "scheduler-plugins-controller"
+
+
+def scheduler_plugins_module() -> GoModule:
+    """scheduler-plugins' scheduler (kube-scheduler with its out-of-tree plugins) and controller
+    (PodGroup and ElasticQuota status) of the pinned release. Its Makefile stamps its own
+    version into component-base's gitVersion, but component-base derives the binary's
+    Kubernetes version from it (v0.35 is below the emulation floor 1.31: the scheduler refuses
+    to start), so the stamp is the Kubernetes release of its libraries with scheduler-plugins'
+    version as build metadata: `v1.35.4+scheduler-plugins.v0.35.4-devel`."""
+    directory = GOBUILD_DIR / "scheduler-plugins"
+    go_mod = directory / "go.mod"
+    version = required_version(go_mod, SCHEDULER_PLUGINS_MODULE)
+    stamp = f"{replaced_version(go_mod, 'k8s.io/kubernetes')}+scheduler-plugins.{version}"
+    ldflags = f"-s -w -X k8s.io/component-base/version.gitVersion={stamp}"
+    packages = {
+        SCHEDULER_PLUGINS_SCHEDULER: f"{SCHEDULER_PLUGINS_MODULE}/cmd/scheduler",
+        SCHEDULER_PLUGINS_CONTROLLER: f"{SCHEDULER_PLUGINS_MODULE}/cmd/controller",
+    }
+    return GoModule("scheduler-plugins", directory, version, packages, ldflags)
+
+
 def find_go() -> Path:
     """The `go` command: on PATH, else the usual install folder; raises when absent."""
     found = shutil.which("go") or shutil.which("/usr/local/go/bin/go")
@@ -221,17 +254,30 @@ def build(
     go = find_go()
     label = f"building {', '.join(names)} {module.version}"
     progress(f"{label} with {go} (first time only, takes minutes; log: {log_path})")
-    argv = build_argv(go=go, module=module, names=names, outdir=outdir)
     env = {**os.environ, "CGO_ENABLED": "0"}
+    code = 0
     with log_path.open("w") as log:
-        log.write(" ".join(argv) + "\n")
-        log.flush()
-        proc = subprocess.Popen(argv, cwd=module.directory, env=env, stdout=log, stderr=log)
-        code = _wait_with_progress(proc, label=label, progress=progress)
+        for group in build_groups(module, names):
+            argv = build_argv(go=go, module=module, names=group, outdir=outdir)
+            log.write(" ".join(argv) + "\n")
+            log.flush()
+            proc = subprocess.Popen(argv, cwd=module.directory, env=env, stdout=log, stderr=log)
+            code = _wait_with_progress(proc, label=label, progress=progress)
+            if code != 0:
+                break
     if code != 0:
         output = log_path.read_text(errors="replace")
         raise diagnose(output=output, code=code, label=label, log_path=log_path)
     progress(f"{label}: done")
+
+
+def build_groups(module: GoModule, names: list[str]) -> list[list[str]]:
+    """`names` split into `go build` invocations: the binaries named after their package's last
+    path element in one, each renamed one (scheduler-plugins' `cmd/scheduler` built as
+    `scheduler-plugins-scheduler`) alone, since `go build -o folder/` names by package."""
+    plain = [name for name in names if module.packages[name].rsplit("/", 1)[-1] == name]
+    renamed = [[name] for name in names if name not in plain]
+    return ([plain] if plain else []) + renamed
 
 
 def build_argv(*, go: Path, module: GoModule, names: list[str], outdir: Path) -> list[str]:
