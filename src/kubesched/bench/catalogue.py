@@ -1,6 +1,7 @@
 """kube-scheduler's scheduler_perf test cases as benchmark workloads
-(kubernetes/kubernetes `test/integration/scheduler_perf/{misc,affinity,topology_spreading,dra}/
-performance-config.yaml`, v1.37; the DRA ones in `catalogue_dra`), with upstream's templates,
+(kubernetes/kubernetes `test/integration/scheduler_perf/{misc,affinity,topology_spreading,
+default_preemption,batching,volumes,dra}/performance-config.yaml`, v1.37; the DRA ones in
+`catalogue_dra`, those beyond the first twelve in `catalogue_more`), with upstream's templates,
 namespaces, node labelling strategies, initial pods and sizes.
 
 Sizes: `5` is upstream's `integration-test` variant (5Nodes, or its smallest); `500` its
@@ -18,6 +19,7 @@ from typing import Any
 
 from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
+from kubesched.bench.catalogue_more import MORE_CASES
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
 SIZES = ("5", "500", "5000")
@@ -222,7 +224,9 @@ CATALOGUE: tuple[Case, ...] = (
 )
 DRA_CATALOGUE = tuple(Case(*entry) for entry in DRA_CASES)
 """scheduler_perf's DRA test cases (`catalogue_dra`)."""
-CASES = {case.name: case for case in (*CATALOGUE, *DRA_CATALOGUE)}
+MORE_CATALOGUE = tuple(Case(*entry) for entry in MORE_CASES)
+"""The other test cases (`catalogue_more`)."""
+CASES = {case.name: case for case in (*CATALOGUE, *MORE_CATALOGUE, *DRA_CATALOGUE)}
 
 
 def catalogue_workload(

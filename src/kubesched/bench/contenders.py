@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -51,8 +52,14 @@ class ClientLimits:
     binding_concurrency: int = 64
 
 
-def scheduler_config(*, kubeconfig: Path, limits: ClientLimits) -> str:
-    """One KubeSchedulerConfiguration v1 that both kubesched and kube-scheduler accept."""
+def scheduler_config(
+    *, kubeconfig: Path, limits: ClientLimits, plugin_config: Sequence[dict[str, Any]] = ()
+) -> str:
+    """One KubeSchedulerConfiguration v1 that both kubesched and kube-scheduler accept;
+    `plugin_config` is its one profile's `pluginConfig`."""
+    profile: dict[str, Any] = {"schedulerName": limits.scheduler_name}
+    if plugin_config:
+        profile["pluginConfig"] = list(plugin_config)
     config = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
@@ -62,18 +69,26 @@ def scheduler_config(*, kubeconfig: Path, limits: ClientLimits) -> str:
             "burst": limits.burst,
         },
         "leaderElection": {"leaderElect": False},
-        "profiles": [{"schedulerName": limits.scheduler_name}],
+        "profiles": [profile],
     }
     return yaml.safe_dump(config, sort_keys=False)
 
 
 def contender_argv(
-    name: str, cluster: LocalCluster, limits: ClientLimits, flags: Sequence[str] = ()
+    name: str,
+    cluster: LocalCluster,
+    limits: ClientLimits,
+    flags: Sequence[str] = (),
+    plugin_config: Sequence[dict[str, Any]] = (),
 ) -> list[str]:
     """The command line that starts contender `name` against `cluster`; `flags` are added
-    to either scheduler's (kube-scheduler's flags, which kubesched takes too)."""
+    to either scheduler's (kube-scheduler's flags, which kubesched takes too);
+    `plugin_config` goes into the schedulers' config file."""
     config = cluster.workdir / f"{_label(name)}.yaml"
-    config.write_text(scheduler_config(kubeconfig=cluster.kubeconfig_path, limits=limits))
+    text = scheduler_config(
+        kubeconfig=cluster.kubeconfig_path, limits=limits, plugin_config=plugin_config
+    )
+    config.write_text(text)
     if name == KUBESCHED or source_tree(name) is not None:
         return [sys.executable, "-m", "kubesched", f"--config={config}", "--secure-port=0", *flags]
     if name == KUBE_SCHEDULER:
@@ -95,10 +110,15 @@ def contender_argv(
 
 
 def start_contender(
-    name: str, cluster: LocalCluster, limits: ClientLimits, *, flags: Sequence[str] = ()
+    name: str,
+    cluster: LocalCluster,
+    limits: ClientLimits,
+    *,
+    flags: Sequence[str] = (),
+    plugin_config: Sequence[dict[str, Any]] = (),
 ) -> Process:
     """Start the contender's process (logged to the cluster's logs/<name>.log)."""
-    argv = contender_argv(name, cluster, limits, flags)
+    argv = contender_argv(name, cluster, limits, flags, plugin_config)
     env = dict(os.environ)
     tree = source_tree(name)
     if tree is not None:

@@ -31,6 +31,7 @@ from kubesched.bench.procstat import cpu_seconds, peak_rss_bytes
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
 from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
+from kubesched.bench.templates_more import NAMESPACE_LABELS
 from kubesched.bench.tracker import PodTracker, TrackerError
 from kubesched.bench.workloads import PodGroup, Workload
 from kubesched.errors import KubeschedError
@@ -182,12 +183,12 @@ class _Run:
             await client.close()
 
     async def _run(self, client: KubeClient) -> None:
+        labelled = set(self.workload.labelled_namespaces)
         for namespace in [*self.workload.all_namespaces(), WARM_UP_NAMESPACE]:
-            namespace_body = {
-                "apiVersion": "v1",
-                "kind": "Namespace",
-                "metadata": {"name": namespace},
-            }
+            metadata: dict[str, Any] = {"name": namespace}
+            if namespace in labelled:
+                metadata["labels"] = dict(NAMESPACE_LABELS)
+            namespace_body = {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
             await client.post("/api/v1/namespaces", namespace_body)
         for name, value in self.workload.priority_classes:
             body: dict[str, Any] = {
@@ -200,6 +201,8 @@ class _Run:
         self.progress(f"[{self.name}] creating {self.workload.nodes} nodes")
         nodes = (("/api/v1/nodes", self.workload.node(i)) for i in range(self.workload.nodes))
         await create_all(client, nodes, concurrency=self.settings.create_concurrency)
+        for path, body in self.workload.objects:
+            await client.post(path, body)
         if self.workload.dra is not None:
             self.progress(f"[{self.name}] creating the DRA objects")
             allocated = await prepare_dra(
@@ -208,7 +211,11 @@ class _Run:
             if allocated:
                 self.progress(f"[{self.name}] {allocated} claims allocated directly")
         process = start_contender(
-            self.name, self.cluster, self.settings.limits, flags=self.settings.scheduler_flags
+            self.name,
+            self.cluster,
+            self.settings.limits,
+            flags=self.settings.scheduler_flags,
+            plugin_config=self.workload.plugin_config,
         )
         assert process.pid is not None
         await self._initial_pods(client, process)

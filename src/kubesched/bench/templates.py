@@ -28,7 +28,7 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-def _pod(
+def pod(
     name: str,
     namespace: str,
     scheduler: str,
@@ -36,18 +36,27 @@ def _pod(
     cpu: str = "100m",
     memory: str = "500Mi",
     limits: bool = True,
+    requests: bool = True,
+    ports: bool = True,
+    host_port: int | None = None,
     labels: Mapping[str, str] | None = None,
     spec: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    resources: dict[str, Any] = {"requests": {"cpu": cpu, "memory": memory}}
-    if limits:
-        resources["limits"] = {"cpu": cpu, "memory": memory}
-    container = {
-        "name": "pause",
-        "image": _PAUSE,
-        "ports": [{"containerPort": 80}],
-        "resources": resources,
-    }
+    """A Pod of one `pause` container as upstream's templates write it: `cpu`/`memory`
+    requests (none with `requests=False`), limits equal to them, `containerPort: 80`
+    (`host_port` adds a hostPort; `ports=False`: no ports), `labels`, and `spec` merged
+    into the pod's spec."""
+    container: dict[str, Any] = {"name": "pause", "image": _PAUSE}
+    if ports:
+        port: dict[str, Any] = {"containerPort": 80}
+        if host_port is not None:
+            port["hostPort"] = host_port
+        container["ports"] = [port]
+    if requests:
+        resources: dict[str, Any] = {"requests": {"cpu": cpu, "memory": memory}}
+        if limits:
+            resources["limits"] = {"cpu": cpu, "memory": memory}
+        container["resources"] = resources
     body: dict[str, Any] = {"schedulerName": scheduler, "containers": [container]}
     body.update(copy.deepcopy(dict(spec or {})))
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
@@ -66,19 +75,19 @@ def _term(color: str, topology_key: str) -> dict[str, Any]:
 
 def pod_default(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     """`pod-default.yaml`: 100m CPU, 500Mi, limits = requests."""
-    return _pod(name, namespace, scheduler)
+    return pod(name, namespace, scheduler)
 
 
 def pod_with_pod_anti_affinity(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     """`pod-with-pod-anti-affinity.yaml`: required anti-affinity to `color: green` per host."""
     affinity = {"podAntiAffinity": {_REQUIRED: [_term("green", HOSTNAME)]}}
-    return _pod(name, namespace, scheduler, labels={"color": "green"}, spec={"affinity": affinity})
+    return pod(name, namespace, scheduler, labels={"color": "green"}, spec={"affinity": affinity})
 
 
 def pod_with_pod_affinity(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     """`pod-with-pod-affinity.yaml`: required affinity to `color: blue` per zone."""
     affinity = {"podAffinity": {_REQUIRED: [_term("blue", ZONE)]}}
-    return _pod(name, namespace, scheduler, labels={"color": "blue"}, spec={"affinity": affinity})
+    return pod(name, namespace, scheduler, labels={"color": "blue"}, spec={"affinity": affinity})
 
 
 def pod_with_preferred_pod_affinity(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
@@ -86,7 +95,7 @@ def pod_with_preferred_pod_affinity(name: str, namespace: str, scheduler: str) -
     per host."""
     preferred = [{"podAffinityTerm": _term("red", HOSTNAME), "weight": 1}]
     affinity = {"podAffinity": {_PREFERRED: preferred}}
-    return _pod(name, namespace, scheduler, labels={"color": "red"}, spec={"affinity": affinity})
+    return pod(name, namespace, scheduler, labels={"color": "red"}, spec={"affinity": affinity})
 
 
 def pod_with_preferred_pod_anti_affinity(
@@ -96,7 +105,7 @@ def pod_with_preferred_pod_anti_affinity(
     `color: yellow` per host."""
     preferred = [{"podAffinityTerm": _term("yellow", HOSTNAME), "weight": 1}]
     affinity = {"podAntiAffinity": {_PREFERRED: preferred}}
-    return _pod(name, namespace, scheduler, labels={"color": "yellow"}, spec={"affinity": affinity})
+    return pod(name, namespace, scheduler, labels={"color": "yellow"}, spec={"affinity": affinity})
 
 
 def pod_with_node_affinity(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
@@ -104,7 +113,7 @@ def pod_with_node_affinity(name: str, namespace: str, scheduler: str) -> dict[st
     expression = {"key": ZONE, "operator": "In", "values": ["zone1", "zone2"]}
     required = {"nodeSelectorTerms": [{"matchExpressions": [expression]}]}
     affinity = {"nodeAffinity": {_REQUIRED: required}}
-    return _pod(name, namespace, scheduler, spec={"affinity": affinity})
+    return pod(name, namespace, scheduler, spec={"affinity": affinity})
 
 
 def _spreading(when: str) -> PodTemplate:
@@ -116,7 +125,7 @@ def _spreading(when: str) -> PodTemplate:
             "labelSelector": {"matchLabels": {"color": "blue"}},
         }
         spec = {"topologySpreadConstraints": [constraint]}
-        return _pod(name, namespace, scheduler, labels={"color": "blue"}, spec=spec)
+        return pod(name, namespace, scheduler, labels={"color": "blue"}, spec=spec)
 
     template.__doc__ = f"topology spreading by zone, maxSkew 5, {when}"
     return template
@@ -130,12 +139,12 @@ pod_with_preferred_topology_spreading = _spreading("ScheduleAnyway")
 
 def pod_low_priority(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     """`pod-low-priority.yaml`: 900m CPU, no priority, terminationGracePeriodSeconds 0."""
-    return _pod(name, namespace, scheduler, cpu="900m", spec={"terminationGracePeriodSeconds": 0})
+    return pod(name, namespace, scheduler, cpu="900m", spec={"terminationGracePeriodSeconds": 0})
 
 
 def pod_high_priority(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     """`pod-high-priority.yaml`: 3 CPU, priority 10."""
-    return _pod(
+    return pod(
         name, namespace, scheduler, cpu="3000m", spec={"priorityClassName": HIGH_PRIORITY_CLASS}
     )
 
@@ -144,7 +153,7 @@ def pod_high_priority_large_cpu(name: str, namespace: str, scheduler: str) -> di
     """`pod-high-priority-large-cpu.yaml`: 9 CPU (fits no 4-CPU node), priority 10, no
     limits."""
     spec = {"priorityClassName": HIGH_PRIORITY_CLASS}
-    return _pod(name, namespace, scheduler, cpu="9", limits=False, spec=spec)
+    return pod(name, namespace, scheduler, cpu="9", limits=False, spec=spec)
 
 
 def node_default(name: str, labels: Mapping[str, str]) -> dict[str, Any]:

@@ -90,6 +90,15 @@ class Workload:
     steady: float = 0.0
     """> 0: upstream's `steadyState` createPods for this many seconds: `measured.count`
     pods are kept pending, each bound pod deleted and replaced by a new one."""
+    labelled_namespaces: tuple[str, ...] = ()
+    """Namespaces made from upstream's `namespace-with-labels.yaml` (`team: devops`, what
+    the `*-ns-selector` pods' namespace selectors select); the others have no labels."""
+    objects: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """(POST path, body) of upstream's `createAny` objects (a Service, ...), created after
+    the nodes, before the contender starts."""
+    plugin_config: tuple[dict[str, Any], ...] = ()
+    """The profile's `pluginConfig`, for a test case with upstream's own scheduler config
+    (`schedulerConfigPath`); both schedulers read it."""
 
     @property
     def initial_pods(self) -> int:
@@ -101,7 +110,12 @@ class Workload:
 
     def all_namespaces(self) -> list[str]:
         """Every namespace the workload's pods and churn objects live in, in order."""
-        names = [*self.namespaces, *(g.namespace for g in self.initial), self.measured.namespace]
+        names = [
+            *self.namespaces,
+            *self.labelled_namespaces,
+            *(g.namespace for g in self.initial),
+            self.measured.namespace,
+        ]
         if self.churn is not None:
             names.append(self.churn.namespace)
         return list(dict.fromkeys(names))

@@ -33,6 +33,21 @@ ISSUE_CASES = {
 }
 
 
+MORE_CASES = {
+    "SchedulingPodMatchingAntiAffinity",
+    "SchedulingRequiredPodAntiAffinityWithNSSelector",
+    "SchedulingPreferredAntiAffinityWithNSSelector",
+    "SchedulingRequiredPodAffinityWithNSSelector",
+    "SchedulingPreferredAffinityWithNSSelector",
+    "DefaultTopologySpreading",
+    "SchedulingWithNodeInclusionPolicy",
+    "SchedulingDaemonset",
+    "SchedulingSecrets",
+    "HostPortConflict",
+    "ResourceSaturation",
+}
+
+
 DRA_CASES = {
     "SchedulingWithResourceClaimTemplate",
     "SchedulingWithResourceClaimTemplate/empty",
@@ -45,15 +60,15 @@ DRA_CASES = {
 
 
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
-    assert set(CASES) == ISSUE_CASES | DRA_CASES
-    for name, size in itertools.product(ISSUE_CASES, SIZES):
+    assert set(CASES) == ISSUE_CASES | MORE_CASES | DRA_CASES
+    for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)
         assert workload.name == name
         assert workload.nodes >= 5
         assert workload.pods >= 4
 
 
-@pytest.mark.parametrize("name", sorted(ISSUE_CASES))
+@pytest.mark.parametrize("name", sorted(ISSUE_CASES | MORE_CASES))
 def test_every_pod_and_node_parses_and_carries_the_scheduler_name(name: str) -> None:
     workload = catalogue_workload(name, "5")
     nodes = [Node.from_json(workload.node(i)) for i in range(workload.nodes)]
