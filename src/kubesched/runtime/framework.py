@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kubesched.framework import interfaces as api
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.events import ClusterEvent
+from kubesched.framework.events import WILDCARD_EVENT, ClusterEvent, ClusterEventWithHint
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
@@ -122,11 +122,22 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
         self._enqueue_events = collect_enqueue_events(plugins)
         self.queueing_hints = QueueingHints(self._enqueue_events, observe=observe_hint)
         """The plugins' events and hints, asked by the queue (`runtime.queueing`)."""
+        self._observe_hint = observe_hint
         self._init_result_keys(plugins)
         self.node_columns = NodeColumns()
         """The memo's Filter and Score results by snapshot position (`runtime.columns`)."""
         self.batch: OpportunisticBatch | None = None
         """OpportunisticBatching (`runtime.batch`), when its gate is on (`build_framework`)."""
+
+    def consult_extenders(self, name: str) -> None:
+        """This profile's pods also go to extenders (`scheduler.extender_cycle`). As upstream
+        for a framework with extenders: no pod signatures, so no OpportunisticBatching; and
+        a pod they rejected (`name` among its rejecting plugins) is requeued by any cluster
+        event (upstream's `defaultEnqueueExtension`)."""
+        self.batch = None
+        anything = (ClusterEventWithHint(WILDCARD_EVENT),)
+        registrations = {**self._enqueue_events, name: anything}
+        self.queueing_hints = QueueingHints(registrations, observe=self._observe_hint)
 
     @property
     def has_filter_plugins(self) -> bool:

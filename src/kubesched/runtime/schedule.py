@@ -80,7 +80,7 @@ def schedule_pod(
     if not feasible:
         error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
         if post_filter:
-            _run_post_filter(fw, state, pod, error)
+            run_post_filter(fw, state, pod, error)
         raise error
     if len(feasible) == 1:
         if batch is not None:
@@ -142,11 +142,14 @@ def find_nodes_that_fit(
     *,
     journal: NodeJournal | None = None,
     batch: _Batching | None = None,
+    extenders_look: bool = False,
 ) -> tuple[FeasibleNodes, Diagnosis]:
     """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index.
 
     A nominated node, else the batch's hint, is filtered first and taken alone if it fits
-    (the start index then stays). `journal`: see `schedule_pod`."""
+    (the start index then stays). `journal`: see `schedule_pod`. `extenders_look`: an
+    extender filters or scores the nodes (`scheduler.extender_cycle`), so a profile without
+    Score plugins still looks for more than one feasible node, as upstream."""
     diagnosis = Diagnosis()
     pre = fw.run_pre_filter(state, pod, nodes)
     diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
@@ -168,7 +171,7 @@ def find_nodes_that_fit(
     feasible = FeasibleNodes(candidates, [])
     try:
         feasible = find_nodes_that_pass_filters(
-            fw, state, pod, diagnosis, candidates, journal=journal
+            fw, state, pod, diagnosis, candidates, journal=journal, extenders_look=extenders_look
         )
     finally:
         # Always advance, so every node gets its turn even when cycles fail.
@@ -223,6 +226,7 @@ def find_nodes_that_pass_filters(
     nodes: Sequence[NodeInfo],
     *,
     journal: NodeJournal | None = None,
+    extenders_look: bool = False,
 ) -> FeasibleNodes:
     """Upstream `findNodesThatPassFilters`: Filter nodes from the rotating start index until
     enough feasible ones are found, rejections recorded in `diagnosis` in the order met.
@@ -235,7 +239,7 @@ def find_nodes_that_pass_filters(
     if not count:
         return FeasibleNodes(nodes, [])
     wanted = num_feasible_nodes_to_find(count, fw.percentage_of_nodes_to_score)
-    if not fw.has_score_plugins:
+    if not fw.has_score_plugins and not extenders_look:
         wanted = 1
     start = fw.next_start_node_index % count
     if not fw.has_filter_plugins:
@@ -310,7 +314,7 @@ def prioritize_nodes(
     return result
 
 
-def _run_post_filter(fw: Framework, state: CycleState, pod: Pod, error: FitError) -> None:
+def run_post_filter(fw: Framework, state: CycleState, pod: Pod, error: FitError) -> None:
     """Upstream runs PostFilter (preemption) on a FitError; its message joins the error's."""
     if not fw.has_post_filter_plugins:
         return

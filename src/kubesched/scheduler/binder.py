@@ -97,6 +97,8 @@ FailureReporter = Callable[[Framework, QueuedPodInfo, Status, int, float], None]
 Nominator = Callable[[Pod, str], Awaitable[None]]
 """Sets a pod's `nominatedNodeName` (never raises: a failure is logged, binding goes on)."""
 SuccessReporter = Callable[[BindingTask], None]
+ExtenderBind = Callable[[Pod, str], Awaitable[Status | None]]
+"""Binds a pod through the extender that binds it; None when none does (`extender_cycle`)."""
 
 
 class Binder:
@@ -114,10 +116,13 @@ class Binder:
         fenced: Callable[[], bool] = lambda: False,
         concurrency: int = 64,
         nominate: Nominator | None = None,
+        extender_bind: ExtenderBind | None = None,
     ) -> None:
         """`nominate` (the NominatedNodeNameForExpectation gate, on by default as in v1.37)
         sets a pod's `nominatedNodeName` when it will wait at Permit or PreBind has work."""
         self._nominate = nominate
+        self._extender_bind = extender_bind
+        """Binds through an extender that binds the pod (None: no extender binds it)."""
         self._cache = cache
         self._queue = queue
         self._metrics = metrics
@@ -191,7 +196,9 @@ class Binder:
         status = await fw.run_pre_bind(state, pod, node)
         if not status.is_success():
             return status
-        return await fw.run_bind(state, pod, node)
+        # Upstream's bind: an extender that binds this pod comes before the Bind plugins.
+        bound = None if self._extender_bind is None else await self._extender_bind(pod, node)
+        return bound if bound is not None else await fw.run_bind(state, pod, node)
 
     def _succeeded(self, task: BindingTask) -> None:
         self._cache.finish_binding(task.assumed)

@@ -33,6 +33,7 @@ from kubesched.runtime import (
 )
 from kubesched.runtime.plugin_metrics import PLUGIN_METRICS_SAMPLE_PERCENT
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
+from kubesched.scheduler.extender_cycle import Extenders
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles, PreemptGroup
 from kubesched.scheduler.podstatus import (
@@ -71,12 +72,15 @@ class Scheduler:
         pod_groups: bool = False,
         preempt_group: PreemptGroup | None = None,
         nominate_for_expectation: bool = True,
+        extenders: Extenders | None = None,
     ) -> None:
         """`pod_groups` (the `GenericWorkload` feature gate): members of a
         `scheduling.k8s.io` PodGroup are scheduled together (`podgroup_cycle`);
         `preempt_group` (`Preemptions.start_group`) evicts the victims a group's
         preemption chose. `nominate_for_expectation` (the NominatedNodeNameForExpectation
-        gate, on by default) sets `nominatedNodeName` while Permit or PreBind holds a pod."""
+        gate, on by default) sets `nominatedNodeName` while Permit or PreBind holds a pod.
+        `extenders`: each pod's cycle consults them (`extender_cycle`)."""
+        self.extenders = extenders
         self._frameworks = frameworks
         self._cache = cache
         self._snapshot = snapshot
@@ -100,6 +104,7 @@ class Scheduler:
             fenced=fenced,
             concurrency=binding_concurrency,
             nominate=self._nominate_for_binding if nominate_for_expectation else None,
+            extender_bind=extenders.bind if extenders is not None else None,
         )
         self._groups = (
             PodGroupCycles(
@@ -121,7 +126,10 @@ class Scheduler:
         while (qpi := await self._queue.pop()) is not None:
             cycle = self._queue.scheduling_cycle
             try:
-                tasks = self._schedule(qpi, cycle)
+                if self.extenders is None:
+                    tasks = self._schedule(qpi, cycle)
+                else:
+                    tasks = await self._schedule_with_extenders(qpi, cycle, self.extenders)
             except Exception as exc:  # the loop never dies because of one pod
                 log.exception("scheduling cycle crashed", extra=kv(pod=qpi.pod.key))
                 self._handle_failure(None, qpi, Status.from_error(exc), cycle, time.monotonic())
@@ -137,6 +145,35 @@ class Scheduler:
         if groups is not None and fw is not None and pod.pod_group_name and not self._skip(pod):
             return groups.schedule(fw, qpi, cycle)
         task = self.schedule_one(qpi, cycle)
+        return [task] if task is not None else []
+
+    async def _schedule_with_extenders(
+        self, qpi: QueuedPodInfo, cycle: int, extenders: Extenders
+    ) -> list[BindingTask]:
+        """`_schedule` when extenders are configured (a pod group is scheduled without
+        them); a cycle cut short by cancellation puts its pod back in the queue."""
+        pod = qpi.pod
+        fw = self._frameworks.get(pod.scheduler_name)
+        if fw is None or self._skip(pod) or (pod.pod_group_name and self._groups is not None):
+            return self._schedule(qpi, cycle)
+        started = time.monotonic()
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        self._cache.update_snapshot(self._snapshot)
+        state = CycleState()
+        state.record_plugin_metrics = _RNG.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
+        try:
+            result = await extenders.schedule_pod(fw, state, pod, self._snapshot)
+        except asyncio.CancelledError:
+            self._queue.requeue_after_error(qpi, pod_scheduling_cycle=cycle)
+            raise
+        except (FitError, NoNodesAvailableError, SchedulingError) as err:
+            self._cycle_failed(fw, qpi, err, cycle, started)
+            return []
+        self._metrics.algorithm_duration.observe(time.monotonic() - started)
+        task = self._assume_and_reserve(
+            fw, state, qpi, host=result.suggested_host, cycle=cycle, started=started
+        )
         return [task] if task is not None else []
 
     async def drain(self, grace: float) -> None:
@@ -181,25 +218,35 @@ class Scheduler:
             result = schedule_pod(
                 fw, state, pod, snapshot.node_infos, journal=snapshot, cycle=cycle
             )
-        except FitError as err:
-            qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
-            qpi.pending_plugins = set(err.diagnosis.pending_plugins)
-            status = Status(Code.UNSCHEDULABLE, str(err))
-            nominate = None if err.keep_nomination else err.nominated_node_name
-            self._handle_failure(fw, qpi, status, cycle, started, nominate=nominate)
-            return None
-        except NoNodesAvailableError as err:
-            status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
-            self._handle_failure(fw, qpi, status, cycle, started)
-            return None
-        except SchedulingError as err:
-            self._handle_failure(fw, qpi, err.status, cycle, started)
+        except (FitError, NoNodesAvailableError, SchedulingError) as err:
+            self._cycle_failed(fw, qpi, err, cycle, started)
             return None
         # As upstream, only a cycle that found a node counts (SchedulingAlgorithmLatency).
         self._metrics.algorithm_duration.observe(time.monotonic() - started)
         return self._assume_and_reserve(
             fw, state, qpi, host=result.suggested_host, cycle=cycle, started=started
         )
+
+    def _cycle_failed(
+        self,
+        fw: Framework,
+        qpi: QueuedPodInfo,
+        err: FitError | NoNodesAvailableError | SchedulingError,
+        cycle: int,
+        started: float,
+    ) -> None:
+        """Report a cycle that found no node (unschedulable, or an error)."""
+        if isinstance(err, FitError):
+            qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(err.diagnosis.pending_plugins)
+            status = Status(Code.UNSCHEDULABLE, str(err))
+            nominate = None if err.keep_nomination else err.nominated_node_name
+            self._handle_failure(fw, qpi, status, cycle, started, nominate=nominate)
+        elif isinstance(err, NoNodesAvailableError):
+            status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
+            self._handle_failure(fw, qpi, status, cycle, started)
+        else:
+            self._handle_failure(fw, qpi, err.status, cycle, started)
 
     def _skip(self, pod: Pod) -> bool:
         """Pods being deleted, or already assumed by an earlier cycle, are not scheduled."""

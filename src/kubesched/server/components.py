@@ -40,6 +40,7 @@ from kubesched.framework.resources import cluster_resources
 from kubesched.informers import Reflector
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
+from kubesched.kube.extender_http import ExtenderClient
 from kubesched.leaderelection import LeaderElector
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins import config_registry
@@ -48,6 +49,7 @@ from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.builder import check_common_queue_sort
 from kubesched.runtime.dra_manager import DraManager
 from kubesched.scheduler.event_recorder import EventRecorder
+from kubesched.scheduler.extender_setup import build_extenders, consult, with_ignored_resources
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
@@ -89,9 +91,11 @@ class Components:
     elector: LeaderElector | None
     server: HealthServer
 
-    def clients(self) -> tuple[KubeClient, ...]:
-        """Every API client, to close at exit."""
-        return (self.client, self.election_client, self.event_client, self.auth_client)
+    def clients(self) -> tuple[KubeClient | ExtenderClient, ...]:
+        """Every API client (and extender client), to close at exit."""
+        extenders = self.scheduler.extenders
+        called = tuple(e.client for e in extenders.all) if extenders is not None else ()
+        return (self.client, self.election_client, self.event_client, self.auth_client, *called)
 
 
 def build_registry(config: KubeSchedulerConfiguration) -> Registry:
@@ -246,7 +250,11 @@ def _core(
         )
         for profile in config.profiles
     }
-    frameworks = _frameworks(config, registry, handles, metrics, preemptions)
+    extenders = build_extenders(config, client)
+    frameworks = _frameworks(
+        with_ignored_resources(config), registry, handles, metrics, preemptions
+    )
+    consult(frameworks, extenders)
     queue = late.queue = new_queue(config, frameworks, nominator, metrics, hold=support.hold)
     informers = _informers(
         client,
@@ -274,6 +282,7 @@ def _core(
         nominate_for_expectation=feature_gates(config.feature_gates).get(
             NOMINATED_NODE_NAME_FOR_EXPECTATION, True
         ),
+        extenders=extenders,
     )
     return _Core(cache, waiting, frameworks, queue, informers, preemptions, scheduler)
 
