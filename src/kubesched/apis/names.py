@@ -30,6 +30,8 @@ VOLUME_RESTRICTIONS: Final = "VolumeRestrictions"
 VOLUME_ZONE: Final = "VolumeZone"
 COSCHEDULING: Final = "Coscheduling"
 """scheduler-plugins' gang plugin (not a kube-scheduler default)."""
+CAPACITY_SCHEDULING: Final = "CapacityScheduling"
+"""scheduler-plugins' elastic quota plugin (not a kube-scheduler default)."""
 
 IN_TREE: Final = (
     PRIORITY_SORT,
@@ -54,5 +56,6 @@ IN_TREE: Final = (
     VOLUME_RESTRICTIONS,
     VOLUME_ZONE,
     COSCHEDULING,
+    CAPACITY_SCHEDULING,
 )
 """Every in-tree plugin, kube-scheduler's first."""

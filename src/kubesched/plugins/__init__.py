@@ -16,6 +16,7 @@ from kubesched.framework import (
     load_plugin_modules,
 )
 from kubesched.framework.resources import ResourceSpec, cluster_resources, plugin_resources
+from kubesched.plugins.capacity_scheduling import CapacityScheduling
 from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
@@ -61,10 +62,12 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     Coscheduling,
     NodeDeclaredFeatures,
     GangScheduling,
+    CapacityScheduling,
 )
-"""Every plugin kubesched ships; `Coscheduling` is not in the default profile (enable it in
-`profiles[].plugins`, docs/gang-scheduling.md); `GangScheduling` is, with the
-`GenericWorkload` feature gate on."""
+"""Every plugin kubesched ships; `Coscheduling` and `CapacityScheduling` are not in the
+default profile (enable them in `profiles[].plugins`, docs/gang-scheduling.md and
+plugins/capacity_scheduling/README.md); `GangScheduling` is, with the `GenericWorkload`
+feature gate on."""
 
 
 def in_tree_registry() -> Registry:
@@ -111,6 +114,7 @@ def in_tree_resources() -> dict[str, tuple[ResourceSpec, ...]]:
 
 __all__ = [
     "IN_TREE_PLUGINS",
+    "CapacityScheduling",
     "Coscheduling",
     "DefaultBinder",
     "DefaultPreemption",

@@ -28,6 +28,7 @@ from kubesched.framework import (
     ScorePlugin,
     SignPlugin,
 )
+from kubesched.plugins.capacity_scheduling import CapacityScheduling
 from kubesched.plugins.coscheduling import Coscheduling
 from kubesched.plugins.default_binder import DefaultBinder
 from kubesched.plugins.default_preemption import DefaultPreemption
@@ -70,11 +71,13 @@ PRE_FILTER: Final[tuple[type[PreFilterPlugin], ...]] = (
     DynamicResources,
     Coscheduling,
     NodeDeclaredFeatures,
+    CapacityScheduling,
 )
 PRE_FILTER_EXTENSIONS: Final[tuple[type[PreFilterExtensions], ...]] = (
     VolumeRestrictions,
     PodTopologySpread,
     InterPodAffinity,
+    CapacityScheduling,
 )
 FILTER: Final[tuple[type[FilterPlugin], ...]] = (
     NodeUnschedulable,
@@ -96,6 +99,7 @@ POST_FILTER: Final[tuple[type[PostFilterPlugin], ...]] = (
     DynamicResources,
     DefaultPreemption,
     Coscheduling,
+    CapacityScheduling,
 )
 PRE_SCORE: Final[tuple[type[PreScorePlugin], ...]] = (
     TaintToleration,
@@ -131,6 +135,7 @@ RESERVE: Final[tuple[type[ReservePlugin], ...]] = (
     DynamicResources,
     Coscheduling,
     GangScheduling,
+    CapacityScheduling,
 )
 PERMIT: Final[tuple[type[PermitPlugin], ...]] = (Coscheduling, GangScheduling)
 PRE_BIND: Final[tuple[type[PreBindPlugin], ...]] = (VolumeBinding, DynamicResources)
@@ -159,6 +164,7 @@ ENQUEUE_EXTENSIONS: Final[tuple[type[EnqueueExtensions], ...]] = (
     Coscheduling,
     NodeDeclaredFeatures,
     GangScheduling,
+    CapacityScheduling,
 )
 PLACEMENT_FEASIBLE: Final[tuple[type[PlacementFeasiblePlugin], ...]] = (GangScheduling,)
 

@@ -1,0 +1,162 @@
+"""CapacityScheduling (scheduler-plugins): elastic quotas per namespace with the ElasticQuota
+CRD (`scheduling.x-k8s.io/v1alpha1`). A namespace's pods may use up to its quota's `max`;
+its `min` is guaranteed: capacity other quotas leave idle may be borrowed, and is taken back
+by preemption when its owner needs it.
+
+PreFilter refuses a pod that would take its quota over `max` or all quotas together over
+the sum of their `min`s (`core.pre_filter`); its PreFilterExtensions keep the quota snapshot
+right while preemption tries removing pods. PostFilter preempts with the plugin's own
+victim rules (`preemption`, `victims`); Reserve and Unreserve count the pod placed. Used
+totals are kept from the ElasticQuota and pod listers (`core.QuotaBook`).
+
+Queueing: as scheduler-plugins, any pod deleted and any ElasticQuota change requeue the pods
+it rejected (no hints). No args. The evictions go through the Handle (`Handle.preempt`), in
+the background like DefaultPreemption's; scheduler-plugins' plugin evicts before PostFilter
+returns, which changes when the preemptor is retried, not where it goes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kubesched.apis import names
+from kubesched.framework import (
+    FILTER_RUNNER_KEY,
+    POD_DISRUPTION_BUDGETS,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    NodeToStatusReader,
+    PostFilterResult,
+    Status,
+)
+from kubesched.framework.resources import resource_event
+from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.plugins.capacity_scheduling.core import (
+    PRE_FILTER_KEY,
+    SNAPSHOT_KEY,
+    QuotaBook,
+    pre_filter,
+)
+from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
+from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
+from kubesched.plugins.helper.args import no_args
+from kubesched.plugins.helper.listers import declared_lister
+
+NAME = names.CAPACITY_SCHEDULING
+NO_RUNNER = "no FilterRunner in the cycle state"
+
+
+class CapacityScheduling:
+    """PreFilter (+ extensions), PostFilter and Reserve for scheduler-plugins' ElasticQuotas."""
+
+    name = NAME
+    resources = (ELASTIC_QUOTAS, POD_DISRUPTION_BUDGETS)
+
+    def __init__(
+        self, *, args: Mapping[str, Any], handle: Handle, clock: Callable[[], float] = time.time
+    ) -> None:
+        no_args(args, plugin=NAME)
+        self._handle = handle
+        self._clock = clock
+        quotas = declared_lister(handle, ELASTIC_QUOTAS)
+        self._pdbs = declared_lister(handle, POD_DISRUPTION_BUDGETS)
+        self.book = QuotaBook(quotas)
+        quotas.subscribe(self.book.quota_changed)
+        handle.pod_lister().subscribe(self.book.pod_changed)
+        for quota in quotas.list():
+            self.book.quota_changed(None, quota)
+        for pod in handle.pod_lister().list():
+            self.book.pod_changed(None, pod)
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        return (
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
+            ClusterEventWithHint(resource_event(ELASTIC_QUOTAS, ActionType.ALL)),
+        )
+
+    # ---- PreFilter and its extensions ----------------------------------------------------
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        snapshot = self.book.snapshot()
+        state.write(SNAPSHOT_KEY, snapshot)
+        nominated = self._nominated(nodes) if pod.namespace in snapshot.infos else []
+        pre, refusal = pre_filter(pod, snapshot.infos, nominated)
+        state.write(PRE_FILTER_KEY, pre)
+        return Status(Code.UNSCHEDULABLE, refusal) if refusal else None
+
+    def _nominated(self, nodes: Sequence[NodeInfo]) -> list[Pod]:
+        handle = self._handle
+        if not handle.has_nominated_pods():
+            return []
+        return [pod for node in nodes for pod in handle.nominated_pods_for_node(node.name)]
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        del pod_to_schedule, node_info
+        info = state.read(SNAPSHOT_KEY).infos.get(pod_to_add.namespace)
+        if info is not None:
+            info.add_pod(pod_to_add)
+        return None
+
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status | None:
+        del pod_to_schedule, node_info
+        info = state.read(SNAPSHOT_KEY).infos.get(pod_to_remove.namespace)
+        if info is not None:
+            info.remove_pod(pod_to_remove)
+        return None
+
+    # ---- PostFilter ---------------------------------------------------------------------
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        decision = self.decide(state, pod, statuses)
+        candidate = decision.candidate
+        if candidate is None:
+            result = PostFilterResult("") if decision.clear_nomination else None
+            return result, decision.status
+        self._handle.preempt(
+            pod,
+            node_name=candidate.node_name,
+            victims=candidate.victims,
+            pdb_violations=candidate.num_pdb_violations,
+        )
+        return PostFilterResult(candidate.node_name), Status(Code.SUCCESS)
+
+    def decide(self, state: CycleState, pod: Pod, statuses: NodeToStatusReader) -> Decision:
+        """What preempting for `pod` would do (a dry run: nothing is evicted)."""
+        runner = state.get(FILTER_RUNNER_KEY)
+        if runner is None:
+            return Decision(None, Status(Code.ERROR, NO_RUNNER))
+        latest = self._handle.pod_lister().get(pod.name, pod.namespace)
+        return decide(
+            runner,
+            state,
+            latest if latest is not None and latest.uid == pod.uid else pod,
+            nodes=self._handle.list_node_infos(),
+            statuses=statuses,
+            pdbs=[PodDisruptionBudget.of(obj) for obj in self._pdbs.list()],
+            now=self._clock(),
+        )
+
+    # ---- Reserve ------------------------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        del state, node_name
+        self.book.reserve(pod)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        del state, node_name
+        self.book.unreserve(pod)
