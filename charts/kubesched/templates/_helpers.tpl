@@ -160,21 +160,23 @@ kind: KubeSchedulerConfiguration
 - "--write-config-to=-"
 {{- end -}}
 
-{{/* "true" when the default plugin .plugin runs at extension point .point of a profile whose
-plugins are .plugins (kubesched.manifests.preemption.plugin_enabled). */}}
+{{/* "true" when plugin .plugin runs at extension point .point of a profile whose plugins are
+.plugins; .default false: not a default plugin (kubesched.manifests.preemption.plugin_enabled). */}}
 {{- define "kubesched.runsAt" -}}
 {{- $plugins := .plugins | default dict -}}{{- $plugin := .plugin -}}
 {{- $multiOff := list -}}{{- range (dig "multiPoint" "disabled" list $plugins) }}{{ $multiOff = append $multiOff .name }}{{ end -}}
 {{- $multiOn := list -}}{{- range (dig "multiPoint" "enabled" list $plugins) }}{{ $multiOn = append $multiOn .name }}{{ end -}}
 {{- $pointOn := list -}}{{- range (dig .point "enabled" list $plugins) }}{{ $pointOn = append $pointOn .name }}{{ end -}}
 {{- $pointOff := list -}}{{- range (dig .point "disabled" list $plugins) }}{{ $pointOff = append $pointOff .name }}{{ end -}}
-{{- $fromDefaults := not (or (has "*" $multiOff) (has $plugin $multiOff)) -}}
+{{- $default := true -}}{{- if hasKey . "default" }}{{ $default = .default }}{{ end -}}
+{{- $fromDefaults := and $default (not (or (has "*" $multiOff) (has $plugin $multiOff))) -}}
 {{- $inMulti := or $fromDefaults (has $plugin $multiOn) -}}
 {{- $kept := not (or (has "*" $pointOff) (has $plugin $pointOff)) -}}
 {{- or (has $plugin $pointOn) (and $inMulti $kept) -}}
 {{- end -}}
 
-{{/* "true" when some profile runs DefaultPreemption at PostFilter (rbac.preemption overrides). */}}
+{{/* "true" when some profile runs DefaultPreemption or CapacityScheduling at PostFilter
+(rbac.preemption overrides). */}}
 {{- define "kubesched.preempts" -}}
 {{- $preempts := false -}}
 {{- if kindIs "bool" .Values.rbac.preemption -}}
@@ -182,6 +184,7 @@ plugins are .plugins (kubesched.manifests.preemption.plugin_enabled). */}}
 {{- else -}}
 {{- range (include "kubesched.profiles" . | fromYamlArray) -}}
 {{- if eq (include "kubesched.runsAt" (dict "plugins" .plugins "plugin" "DefaultPreemption" "point" "postFilter")) "true" }}{{ $preempts = true }}{{ end -}}
+{{- if eq (include "kubesched.runsAt" (dict "plugins" .plugins "plugin" "CapacityScheduling" "point" "postFilter" "default" false)) "true" }}{{ $preempts = true }}{{ end -}}
 {{- end -}}
 {{- end -}}
 {{- $preempts -}}

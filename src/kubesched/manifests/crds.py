@@ -2,8 +2,9 @@
 --with-crds`: scheduler-plugins' PodGroup (`scheduling.x-k8s.io/v1alpha1`), written here
 from its API (spec: minMember, minResources, scheduleTimeoutSeconds; status: phase,
 occupiedBy, scheduled, running, succeeded, failed, scheduleStartTime), so a cluster without
-scheduler-plugins can run Coscheduling. Objects created against scheduler-plugins' own CRD
-are read the same way.
+scheduler-plugins can run Coscheduling, and its ElasticQuota (spec: min, max; status: used;
+short names `eq`, `eqs`), for CapacityScheduling. Objects created against scheduler-plugins'
+own CRDs are read the same way.
 """
 
 from __future__ import annotations
@@ -115,6 +116,87 @@ def pod_group_crd() -> dict[str, Any]:
     }
 
 
+def _resource_list(description: str) -> dict[str, Any]:
+    return {"type": "object", "description": description, "additionalProperties": _quantity()}
+
+
+def _elastic_quota_schema() -> dict[str, Any]:
+    spec = {
+        "type": "object",
+        "description": "ElasticQuotaSpec defines the Min and Max for Quota.",
+        "properties": {
+            "min": _resource_list(
+                "Min is the set of desired guaranteed limits for each named resource."
+            ),
+            "max": _resource_list(
+                "Max is the set of desired max limits for each named resource. The usage of "
+                "max is based on the resource configurations of successfully scheduled pods."
+            ),
+        },
+    }
+    status = {
+        "type": "object",
+        "description": "ElasticQuotaStatus defines the observed use.",
+        "properties": {
+            "used": _resource_list(
+                "Used is the current observed total usage of the resource in the namespace."
+            )
+        },
+    }
+    return {
+        "type": "object",
+        "description": "ElasticQuota sets elastic quota restrictions per namespace",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": spec,
+            "status": status,
+        },
+    }
+
+
+def elastic_quota_crd() -> dict[str, Any]:
+    """The ElasticQuota CustomResourceDefinition (served and stored as v1alpha1), as
+    scheduler-plugins v0.35.4-devel defines it."""
+    version = {
+        "name": "v1alpha1",
+        "served": True,
+        "storage": True,
+        "subresources": {"status": {}},
+        "additionalPrinterColumns": [
+            _column("Used", ".status.used"),
+            _column("Max", ".spec.max"),
+            _column("Age", ".metadata.creationTimestamp", "date"),
+        ],
+        "schema": {"openAPIV3Schema": _elastic_quota_schema()},
+    }
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {
+            "name": f"elasticquotas.{GROUP}",
+            "annotations": {
+                "api-approved.kubernetes.io": (
+                    "https://github.com/kubernetes-sigs/scheduler-plugins/pull/52"
+                )
+            },
+        },
+        "spec": {
+            "group": GROUP,
+            "scope": "Namespaced",
+            "names": {
+                "kind": "ElasticQuota",
+                "listKind": "ElasticQuotaList",
+                "plural": "elasticquotas",
+                "singular": "elasticquota",
+                "shortNames": ["eq", "eqs"],
+            },
+            "versions": [version],
+        },
+    }
+
+
 def crd_objects() -> list[dict[str, Any]]:
-    """Every CRD kubesched ships."""
-    return [pod_group_crd()]
+    """Every CRD kubesched ships, by name."""
+    return [elastic_quota_crd(), pod_group_crd()]

@@ -1,5 +1,6 @@
-"""Whether a config preempts (some profile has DefaultPreemption enabled at PostFilter) and
-whether it reads volumes (some profile has a volume plugin enabled at Filter).
+"""Whether a config preempts (some profile has DefaultPreemption, or scheduler-plugins'
+CapacityScheduling, enabled at PostFilter) and whether it reads volumes (some profile has a
+volume plugin enabled at Filter).
 
 These plugins are in kube-scheduler's default plugins (multiPoint), so they are on unless a
 profile disables them. This mirrors the framework's merge of a profile's plugin sets into
@@ -13,6 +14,8 @@ from kubesched.apis import names
 from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
 
 PLUGIN = names.DEFAULT_PREEMPTION
+QUOTA_PLUGIN = names.CAPACITY_SCHEDULING
+"""Not a default plugin: it preempts only where a profile enables it."""
 WILDCARD = "*"
 
 
@@ -28,21 +31,24 @@ VOLUME_PLUGINS = (
 )
 
 
-def plugin_enabled(profile: Profile, plugin: str, point: str) -> bool:
-    """Default `plugin` runs at extension point `point` (e.g. `postFilter`) in this profile."""
+def plugin_enabled(profile: Profile, plugin: str, point: str, *, default: bool = True) -> bool:
+    """`plugin` runs at extension point `point` (e.g. `postFilter`) in this profile;
+    `default`: it is one of kube-scheduler's default plugins (on unless disabled)."""
     multi = profile.plugins.get("multiPoint", PluginSet())
     at_point = profile.plugins.get(point, PluginSet())
     if plugin in _names(at_point.enabled):
         return True
     multi_disabled = _names(multi.disabled)
-    from_defaults = WILDCARD not in multi_disabled and plugin not in multi_disabled
+    from_defaults = default and WILDCARD not in multi_disabled and plugin not in multi_disabled
     in_multi = from_defaults or plugin in _names(multi.enabled)
     return in_multi and not {WILDCARD, plugin} & _names(at_point.disabled)
 
 
 def profile_preempts(profile: Profile) -> bool:
-    """DefaultPreemption runs at PostFilter in this profile."""
-    return plugin_enabled(profile, PLUGIN, "postFilter")
+    """DefaultPreemption or CapacityScheduling runs at PostFilter in this profile."""
+    return plugin_enabled(profile, PLUGIN, "postFilter") or plugin_enabled(
+        profile, QUOTA_PLUGIN, "postFilter", default=False
+    )
 
 
 def volumes_enabled(config: KubeSchedulerConfiguration) -> bool:

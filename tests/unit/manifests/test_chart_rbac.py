@@ -39,9 +39,15 @@ NO_VOLUMES: dict[str, Any] = {
 GANG_POINTS: dict[str, Any] = {
     point: {"enabled": [{"name": "Coscheduling"}]} for point in ("preFilter", "permit", "reserve")
 }
+# scheduler-plugins' example profile: CapacityScheduling everywhere, alone at PostFilter.
+CAPACITY: dict[str, Any] = {
+    "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
+    "postFilter": {"enabled": [{"name": "CapacityScheduling"}], "disabled": [{"name": "*"}]},
+}
 GATE = "--feature-gates=GenericWorkload=true"
 NATIVE, X_K8S = "scheduling.k8s.io", "scheduling.x-k8s.io"
 VOLUMES, PREEMPTION = "persistentvolumes", "poddisruptionbudgets"
+QUOTAS = "elasticquotas"
 
 
 def _profile(name: str = "kubesched", **plugins: Any) -> dict[str, Any]:
@@ -76,6 +82,37 @@ CASES = [
     pytest.param(
         Case([_profile(), _profile("gang", **GANG_POINTS)], [], [], {X_K8S, VOLUMES, PREEMPTION}),
         id="cosched-in-second-profile",
+    ),
+    pytest.param(
+        Case([_profile(**CAPACITY)], [], [], {QUOTAS, VOLUMES, PREEMPTION}), id="capacity"
+    ),
+    pytest.param(
+        Case(
+            [
+                _profile(
+                    multiPoint={"enabled": [{"name": "CapacityScheduling"}]},
+                    postFilter={"disabled": [{"name": "DefaultPreemption"}]},
+                )
+            ],
+            [],
+            [],
+            {QUOTAS, VOLUMES, PREEMPTION},
+        ),
+        id="capacity-preempts-from-multipoint",
+    ),
+    pytest.param(
+        Case(
+            [
+                _profile(
+                    multiPoint={"enabled": [{"name": "CapacityScheduling"}]},
+                    postFilter={"disabled": [{"name": "*"}]},
+                )
+            ],
+            [],
+            [],
+            {QUOTAS, VOLUMES},
+        ),
+        id="capacity-without-post-filter",
     ),
     pytest.param(Case(None, [GATE], [], {NATIVE, VOLUMES, PREEMPTION}), id="gate"),
     pytest.param(
@@ -208,7 +245,7 @@ def _kinds(rules: list[dict[str, Any]]) -> set[str]:
         resources = set(rule.get("resources", ()))
         if "podgroups" in resources:
             found.add(rule["apiGroups"][0])
-        found |= resources & {VOLUMES, PREEMPTION}
+        found |= resources & {VOLUMES, PREEMPTION, QUOTAS}
     return found
 
 

@@ -11,7 +11,7 @@ import yaml
 
 from kubesched.cli import main as kubesched
 from kubesched.manifests.chart import crd_files
-from kubesched.manifests.crds import crd_objects, pod_group_crd
+from kubesched.manifests.crds import crd_objects, elastic_quota_crd, pod_group_crd
 
 CRDS = Path(__file__).parents[3] / "charts" / "kubesched" / "crds"
 Capture = pytest.CaptureFixture[str]
@@ -27,7 +27,7 @@ def test_crds_only_prints_the_crds_alone(capsys: Capture) -> None:
     code, out, err = run(capsys, "--crds-only")
 
     assert (code, err) == (0, "")
-    assert list(yaml.safe_load_all(out)) == crd_objects() == [pod_group_crd()]
+    assert list(yaml.safe_load_all(out)) == crd_objects() == [elastic_quota_crd(), pod_group_crd()]
 
 
 def test_crds_only_prints_what_with_crds_adds(capsys: Capture) -> None:
@@ -71,6 +71,6 @@ def test_the_chart_s_crds_are_the_generated_ones() -> None:
     committed = {path.name: path.read_text() for path in CRDS.iterdir()}
 
     assert committed == crd_files()
-    documents = [yaml.safe_load(text) for text in committed.values()]
+    documents = [yaml.safe_load(committed[name]) for name in sorted(committed)]
     assert documents == crd_objects()
     assert sorted(committed) == [f"{crd['metadata']['name']}.yaml" for crd in crd_objects()]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS, ResourceSpec
-from kubesched.manifests.crds import pod_group_crd
+from kubesched.manifests.crds import elastic_quota_crd, pod_group_crd
 from kubesched.manifests.rbac import cluster_rules, resource_rules
 from kubesched.plugins import config_resources
+from kubesched.plugins.capacity_scheduling import ELASTIC_QUOTAS
 from kubesched.plugins.coscheduling import PODGROUPS
 from kubesched.plugins.coscheduling.podgroup import GROUP_PODS
 from tests.unit.manifests.manifests_helpers import config_for
@@ -88,3 +89,33 @@ def test_resource_rules_are_in_the_order_of_group_and_resource() -> None:
         ("scheduling.x-k8s.io", "podgroups"),
         ("scheduling.x-k8s.io", "podgroups/status"),
     ]
+
+
+def test_capacity_scheduling_reads_elastic_quotas() -> None:
+    rules = cluster_rules(preemption=True, resources=[ELASTIC_QUOTAS])
+    by_resource = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in rules}
+    assert by_resource[("scheduling.x-k8s.io", "elasticquotas")] == ["get", "list", "watch"]
+    assert ("scheduling.x-k8s.io", "elasticquotas/status") not in by_resource
+
+
+def test_the_elastic_quota_crd_is_scheduler_plugins_one() -> None:
+    """Names, scope, printer columns and the fields of scheduler-plugins v0.35.4-devel's
+    manifests/capacityscheduling/crd.yaml."""
+    crd = elastic_quota_crd()
+    spec = crd["spec"]
+    assert crd["metadata"]["name"] == "elasticquotas.scheduling.x-k8s.io"
+    assert (spec["group"], spec["scope"]) == ("scheduling.x-k8s.io", "Namespaced")
+    assert spec["names"]["shortNames"] == ["eq", "eqs"]
+    version = spec["versions"][0]
+    assert (version["name"], version["subresources"]) == ("v1alpha1", {"status": {}})
+    columns = [(c["name"], c["jsonPath"]) for c in version["additionalPrinterColumns"]]
+    assert columns == [
+        ("Used", ".status.used"),
+        ("Max", ".spec.max"),
+        ("Age", ".metadata.creationTimestamp"),
+    ]
+    schema = version["schema"]["openAPIV3Schema"]["properties"]
+    assert set(schema["spec"]["properties"]) == {"min", "max"}
+    assert set(schema["status"]["properties"]) == {"used"}
+    quantity = schema["spec"]["properties"]["max"]["additionalProperties"]
+    assert quantity["x-kubernetes-int-or-string"] is True

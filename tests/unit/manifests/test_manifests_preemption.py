@@ -93,3 +93,42 @@ def test_one_preempting_profile_is_enough(build: Build, tmp_path: Path) -> None:
 def test_an_explicit_option_wins(build: Build) -> None:
     assert grants(build(preemption=False)) == OFF
     assert grants(build(preemption=True)) == ON
+
+
+@pytest.mark.parametrize(
+    ("plugins", "preempts"),
+    [
+        (
+            {
+                "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
+                "postFilter": {
+                    "enabled": [{"name": "CapacityScheduling"}],
+                    "disabled": [{"name": "*"}],
+                },
+            },
+            True,
+        ),
+        (
+            {
+                "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
+                "postFilter": {"disabled": [{"name": "DefaultPreemption"}]},
+            },
+            True,
+        ),
+        (
+            {
+                "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
+                "postFilter": {"disabled": [{"name": "*"}]},
+            },
+            False,
+        ),
+        ({"postFilter": {"disabled": [{"name": "*"}]}}, False),
+    ],
+    ids=["example-profile", "from-multipoint", "post-filter-off", "not-enabled"],
+)
+def test_capacity_scheduling_preempts_where_it_runs_at_post_filter(
+    build: Build, tmp_path: Path, plugins: dict[str, Any], preempts: bool
+) -> None:
+    flag = config_file(tmp_path, {"schedulerName": "s", "plugins": plugins})
+    assert preemption_enabled(config_for([flag], tmp_path=tmp_path)) is preempts
+    assert grants(build(flag)) == (ON if preempts else OFF)

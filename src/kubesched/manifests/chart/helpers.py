@@ -49,6 +49,7 @@ def helpers_tpl(spread: str, *, token_suffix: str) -> str:
         .replace("METRICS_TOKEN_SUFFIX", token_suffix)
         .replace("SPREAD_AFFINITY", spread.rstrip("\n"))
         .replace("BUILT_IN_NAMESPACES", _words(sorted(BUILT_IN_NAMESPACES)))
+        .replace("QUOTA_PREEMPTION_PLUGIN", names.CAPACITY_SCHEDULING)
         .replace("PREEMPTION_PLUGIN", names.DEFAULT_PREEMPTION)
         .replace("VOLUME_PLUGINS", _words(VOLUME_PLUGINS))
         .replace("GENERIC_WORKLOAD_GATE", GENERIC_WORKLOAD)
