@@ -32,6 +32,8 @@ COSCHEDULING: Final = "Coscheduling"
 """scheduler-plugins' gang plugin (not a kube-scheduler default)."""
 CAPACITY_SCHEDULING: Final = "CapacityScheduling"
 """scheduler-plugins' elastic quota plugin (not a kube-scheduler default)."""
+NODE_RESOURCE_TOPOLOGY_MATCH: Final = "NodeResourceTopologyMatch"
+"""scheduler-plugins' NUMA-aware plugin (not a kube-scheduler default)."""
 
 IN_TREE: Final = (
     PRIORITY_SORT,
@@ -57,5 +59,6 @@ IN_TREE: Final = (
     VOLUME_ZONE,
     COSCHEDULING,
     CAPACITY_SCHEDULING,
+    NODE_RESOURCE_TOPOLOGY_MATCH,
 )
 """Every in-tree plugin, kube-scheduler's first."""

@@ -4,12 +4,15 @@ from its API (spec: minMember, minResources, scheduleTimeoutSeconds; status: pha
 occupiedBy, scheduled, running, succeeded, failed, scheduleStartTime), so a cluster without
 scheduler-plugins can run Coscheduling, and its ElasticQuota (spec: min, max; status: used;
 short names `eq`, `eqs`), for CapacityScheduling. Objects created against scheduler-plugins'
-own CRDs are read the same way.
+own CRDs are read the same way. The NodeResourceTopology CRD (NodeResourceTopologyMatch)
+lives in `crd_topology`.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from kubesched.manifests.crd_topology import node_resource_topology_crd
 
 GROUP = "scheduling.x-k8s.io"
 PHASES = ("Pending", "Running", "Scheduling", "Scheduled", "Unknown", "Finished", "Failed")
@@ -199,4 +202,4 @@ def elastic_quota_crd() -> dict[str, Any]:
 
 def crd_objects() -> list[dict[str, Any]]:
     """Every CRD kubesched ships, by name."""
-    return [elastic_quota_crd(), pod_group_crd()]
+    return [elastic_quota_crd(), node_resource_topology_crd(), pod_group_crd()]

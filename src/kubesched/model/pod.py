@@ -18,6 +18,7 @@ from operator import attrgetter
 from typing import Any
 
 from kubesched.model.affinity import Affinity, TopologySpreadConstraint, spread_constraints
+from kubesched.model.pod_containers import PodContainerResources, container_resources
 from kubesched.model.pod_extended import ContainerRequests, container_requests
 from kubesched.model.pod_features import required_features
 from kubesched.model.pod_requests import pod_requests
@@ -145,6 +146,9 @@ class Pod:
     """A `DisruptionTarget=True` condition with reason `PreemptionByScheduler`: a scheduler
     chose this pod as a preemption victim (upstream `PodTerminatingByPreemption` with
     `deleting`)."""
+    container_resources: PodContainerResources | None = None
+    """QoS class and each container's exact requests, only while the pod is not bound
+    (NodeResourceTopologyMatch, `model.pod_containers`)."""
 
     def on_node(self, node_name: str) -> Pod:
         """A copy of the pod with `node_name` set (as `dataclasses.replace`, 5x faster: the
@@ -232,6 +236,9 @@ class Pod:
             ),
             required_features=required_features(spec),
             preempted_by_scheduler=_preempted_by_scheduler(status),
+            container_resources=(
+                None if spec.get("nodeName") else container_resources(spec, status)
+            ),
         )
 
 

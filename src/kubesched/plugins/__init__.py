@@ -28,6 +28,7 @@ from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.node_declared_features import NodeDeclaredFeatures
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
+from kubesched.plugins.node_resource_topology import NodeResourceTopologyMatch
 from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
 from kubesched.plugins.node_volume_limits import NodeVolumeLimits
@@ -63,6 +64,7 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     NodeDeclaredFeatures,
     GangScheduling,
     CapacityScheduling,
+    NodeResourceTopologyMatch,
 )
 """Every plugin kubesched ships; `Coscheduling` and `CapacityScheduling` are not in the
 default profile (enable them in `profiles[].plugins`, docs/gang-scheduling.md and
@@ -126,6 +128,7 @@ __all__ = [
     "NodeDeclaredFeatures",
     "NodeName",
     "NodePorts",
+    "NodeResourceTopologyMatch",
     "NodeResourcesBalancedAllocation",
     "NodeResourcesFit",
     "NodeUnschedulable",

@@ -40,6 +40,7 @@ from kubesched.plugins.node_affinity import NodeAffinity
 from kubesched.plugins.node_declared_features import NodeDeclaredFeatures
 from kubesched.plugins.node_name import NodeName
 from kubesched.plugins.node_ports import NodePorts
+from kubesched.plugins.node_resource_topology import NodeResourceTopologyMatch
 from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, NodeResourcesFit
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
 from kubesched.plugins.node_volume_limits import NodeVolumeLimits
@@ -94,6 +95,7 @@ FILTER: Final[tuple[type[FilterPlugin], ...]] = (
     InterPodAffinity,
     DynamicResources,
     NodeDeclaredFeatures,
+    NodeResourceTopologyMatch,
 )
 POST_FILTER: Final[tuple[type[PostFilterPlugin], ...]] = (
     DynamicResources,
@@ -122,6 +124,7 @@ SCORE: Final[tuple[type[ScorePlugin], ...]] = (
     DynamicResources,
     NodeResourcesBalancedAllocation,
     ImageLocality,
+    NodeResourceTopologyMatch,
 )
 SCORE_EXTENSIONS: Final[tuple[type[ScoreExtensions], ...]] = (
     TaintToleration,
@@ -136,6 +139,7 @@ RESERVE: Final[tuple[type[ReservePlugin], ...]] = (
     Coscheduling,
     GangScheduling,
     CapacityScheduling,
+    NodeResourceTopologyMatch,
 )
 PERMIT: Final[tuple[type[PermitPlugin], ...]] = (Coscheduling, GangScheduling)
 PRE_BIND: Final[tuple[type[PreBindPlugin], ...]] = (VolumeBinding, DynamicResources)
@@ -144,7 +148,7 @@ PRE_BIND_PRE_FLIGHT_EXTENSIONS: Final[tuple[type[PreBindPreFlightExtensions], ..
     DynamicResources,
 )
 BIND: Final[tuple[type[BindPlugin], ...]] = (DefaultBinder,)
-POST_BIND: Final[tuple[type[PostBindPlugin], ...]] = ()
+POST_BIND: Final[tuple[type[PostBindPlugin], ...]] = (NodeResourceTopologyMatch,)
 ENQUEUE_EXTENSIONS: Final[tuple[type[EnqueueExtensions], ...]] = (
     SchedulingGates,
     NodeUnschedulable,
@@ -165,6 +169,7 @@ ENQUEUE_EXTENSIONS: Final[tuple[type[EnqueueExtensions], ...]] = (
     NodeDeclaredFeatures,
     GangScheduling,
     CapacityScheduling,
+    NodeResourceTopologyMatch,
 )
 PLACEMENT_FEASIBLE: Final[tuple[type[PlacementFeasiblePlugin], ...]] = (GangScheduling,)
 

@@ -21,6 +21,7 @@ from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
 from kubesched.plugins.helper.args import PluginArgs
 from kubesched.plugins.inter_pod_affinity.args import InterPodAffinityArgs
 from kubesched.plugins.node_affinity.args import NodeAffinityArgs
+from kubesched.plugins.node_resource_topology.args import NodeResourceTopologyMatchArgs
 from kubesched.plugins.node_resources.balanced_allocation_args import (
     NodeResourcesBalancedAllocationArgs,
 )
@@ -36,6 +37,7 @@ PLUGIN_ARGS: Mapping[str, type[PluginArgs]] = {
     names.NODE_AFFINITY: NodeAffinityArgs,
     names.NODE_RESOURCES_BALANCED_ALLOCATION: NodeResourcesBalancedAllocationArgs,
     names.NODE_RESOURCES_FIT: NodeResourcesFitArgs,
+    names.NODE_RESOURCE_TOPOLOGY_MATCH: NodeResourceTopologyMatchArgs,
     names.POD_TOPOLOGY_SPREAD: PodTopologySpreadArgs,
     names.VOLUME_BINDING: VolumeBindingArgs,
 }

@@ -11,6 +11,7 @@ import yaml
 
 from kubesched.cli import main as kubesched
 from kubesched.manifests.chart import crd_files
+from kubesched.manifests.crd_topology import node_resource_topology_crd
 from kubesched.manifests.crds import crd_objects, elastic_quota_crd, pod_group_crd
 
 CRDS = Path(__file__).parents[3] / "charts" / "kubesched" / "crds"
@@ -27,7 +28,8 @@ def test_crds_only_prints_the_crds_alone(capsys: Capture) -> None:
     code, out, err = run(capsys, "--crds-only")
 
     assert (code, err) == (0, "")
-    assert list(yaml.safe_load_all(out)) == crd_objects() == [elastic_quota_crd(), pod_group_crd()]
+    assert list(yaml.safe_load_all(out)) == crd_objects()
+    assert crd_objects() == [elastic_quota_crd(), node_resource_topology_crd(), pod_group_crd()]
 
 
 def test_crds_only_prints_what_with_crds_adds(capsys: Capture) -> None:

@@ -1,0 +1,192 @@
+"""NodeResourceTopologyMatch (scheduler-plugins): NUMA-aware placement over the
+NodeResourceTopology objects (`topology.node.k8s.io/v1alpha2`) that the resource-topology
+exporter or NFD writes for each node.
+
+Filter refuses a node whose kubelet runs the `single-numa-node` topology-manager policy when
+the pod (pod scope) or one of its containers (container scope) fits on none of its NUMA zones
+alone: `cannot align pod`, `cannot align container` (`cannot align init container`,
+`cannot align sidecar container`). Nodes under the other policies, and nodes without an NRT
+object, pass. BestEffort pods are checked only when they request a device; only Guaranteed
+pods get exclusive cpu, memory and hugepages, so only their amounts are checked.
+
+Score ranks nodes for Guaranteed pods by the configured strategy (the others get 100, nodes
+without an NRT object 0): MostAllocated, LeastAllocated, BalancedAllocation (single-numa-node
+nodes only) or LeastNUMANodes (every node). See README.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kubesched.apis import names
+from kubesched.framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeInfo,
+    Status,
+)
+from kubesched.framework.resources import resource_event
+from kubesched.model import ApiObject, Pod
+from kubesched.model.pod_containers import GUARANTEED, PodContainerResources
+from kubesched.plugins.node_resource_topology import least_numa
+from kubesched.plugins.node_resource_topology.args import (
+    BALANCED_ALLOCATION,
+    LEAST_NUMA_NODES,
+    MOST_ALLOCATED,
+    NodeResourceTopologyMatchArgs,
+)
+from kubesched.plugins.node_resource_topology.fit import (
+    AlignmentError,
+    NUMAAccountingError,
+    check_container_scope,
+    check_pod_scope,
+    effective_request,
+    needs_filtering,
+)
+from kubesched.plugins.node_resource_topology.reserved import ReservedPods
+from kubesched.plugins.node_resource_topology.scoring import (
+    MAX_NODE_SCORE,
+    Strategy,
+    balanced_allocation,
+    container_scope_score,
+    least_allocated,
+    most_allocated,
+    score_for_each_numa,
+)
+from kubesched.plugins.node_resource_topology.topology import (
+    NODE_RESOURCE_TOPOLOGIES,
+    POLICY_SINGLE_NUMA_NODE,
+    SCOPE_POD,
+    NUMANode,
+    TopologyManager,
+    numa_nodes,
+    topology_manager,
+)
+
+NAME = names.NODE_RESOURCE_TOPOLOGY_MATCH
+_STRATEGIES: Mapping[str, Strategy] = {
+    MOST_ALLOCATED: most_allocated,
+    BALANCED_ALLOCATION: balanced_allocation,
+}
+_NODE_LEVEL = ("cpu", "memory", "pods", "ephemeral-storage")
+_STALE = "invalid node topology data"
+
+
+class NodeResourceTopologyMatch:
+    """Filter, Score, Reserve and PostBind over NodeResourceTopology objects."""
+
+    name = NAME
+    resources = (NODE_RESOURCE_TOPOLOGIES,)
+
+    def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
+        self.args = NodeResourceTopologyMatchArgs.from_v1(args)
+        self._topologies = handle.lister(NODE_RESOURCE_TOPOLOGIES)
+        self._strategy = _STRATEGIES.get(self.args.scoring_strategy, least_allocated)
+        self._weights = self.args.weights
+        self._reserved = ReservedPods(enabled=self.args.discard_reserved_nodes)
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        # As scheduler-plugins: no hints.
+        return (
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
+                )
+            ),
+            ClusterEventWithHint(
+                resource_event(NODE_RESOURCE_TOPOLOGIES, ActionType.ADD | ActionType.UPDATE)
+            ),
+        )
+
+    def _topology(self, node_name: str) -> tuple[ApiObject | None, bool]:
+        """The node's NRT object (None: there is none) and whether it may be used."""
+        if not self._reserved.fresh(node_name):
+            return None, False
+        return self._topologies.get(node_name), True
+
+    # ---- Filter -------------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        del state
+        requests = pod.container_resources
+        if requests is None or not needs_filtering(requests):
+            return None
+        topology, fresh = self._topology(node_info.node.name)
+        if not fresh:
+            return Status(Code.UNSCHEDULABLE, _STALE)
+        return None if topology is None else _align(requests, topology.body, node_info)
+
+    # ---- Score --------------------------------------------------------------------------
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        del state
+        requests = pod.container_resources
+        if requests is None or requests.qos_class != GUARANTEED:
+            return MAX_NODE_SCORE
+        topology, fresh = self._topology(node_info.node.name)
+        if not fresh or topology is None:
+            return 0
+        manager = topology_manager(topology.body)
+        zones = numa_nodes(topology.body)
+        if self.args.scoring_strategy == LEAST_NUMA_NODES:
+            return _least_numa_score(requests, zones, manager)
+        if manager.policy != POLICY_SINGLE_NUMA_NODE:
+            return 0
+        if manager.scope == SCOPE_POD:
+            request = effective_request(requests)
+            return score_for_each_numa(request, zones, self._strategy, self._weights)
+        containers = [c.requests for c in requests.containers]
+        return container_scope_score(containers, zones, self._strategy, self._weights)
+
+    # ---- Reserve / PostBind -------------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        del state
+        self._reserved.reserve(node_name, pod.uid)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        del state
+        self._reserved.release(node_name, pod.uid)
+
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        del state
+        self._reserved.release(node_name, pod.uid)
+
+
+def _align(
+    requests: PodContainerResources, body: Mapping[str, Any], node_info: NodeInfo
+) -> Status | None:
+    """Filter on a node with an NRT object: only `single-numa-node` nodes are checked."""
+    manager = topology_manager(body)
+    if manager.policy != POLICY_SINGLE_NUMA_NODE:
+        return None
+    node_resources = {*_NODE_LEVEL, *node_info.allocatable.scalar}
+    zones = numa_nodes(body)
+    try:
+        if manager.scope == SCOPE_POD:
+            check_pod_scope(requests, zones, node_resources)
+        else:
+            check_container_scope(requests, zones, node_resources)
+    except AlignmentError as error:
+        return Status(Code.UNSCHEDULABLE, str(error))
+    except NUMAAccountingError as error:
+        return Status(Code.ERROR, f"inconsistent resource accounting: {error}")
+    return None
+
+
+def _least_numa_score(
+    requests: PodContainerResources, zones: list[NUMANode], manager: TopologyManager
+) -> int:
+    qos, max_numa = requests.qos_class, manager.max_numa_nodes
+    if manager.scope == SCOPE_POD:
+        return least_numa.pod_scope(qos, zones, effective_request(requests), max_numa)
+    containers = [c.requests for c in requests.containers]
+    return least_numa.container_scope(qos, zones, containers, max_numa)
