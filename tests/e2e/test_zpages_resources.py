@@ -1,4 +1,5 @@
-"""`/metrics/resources`, `/flagz` and `/statusz` as kube-scheduler v1.37.2 serves them: both
+"""`/metrics/resources`, `/metrics/slis`, `/flagz` and `/statusz` as kube-scheduler v1.37.2
+serves them: both
 schedulers on one control plane, the same requests to each (the admin token, authorized by
 the API server), compared for status, content type, Cache-Control, the text pages' header
 lines and field names, the structured (`config.k8s.io/v1beta1`) objects, and, for the
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
 from kubesched.localcluster import LocalCluster
 from kubesched.server.zpages import DELIMITERS
@@ -235,3 +237,55 @@ def test_flagz_and_statusz_as_kube_scheduler(local_cluster: LocalCluster, tmp_pa
             assert _fields(_text_page(body, component, "statusz")) == list(STATUS_FIELDS), body
     finally:
         assert proc.stop() == 0, proc.tail()
+
+
+def _sli_lines(text: str, checks: set[str]) -> set[str]:
+    """The HELP/TYPE lines of the healthcheck families, and their samples (parsed: Go
+    prints 1 where Python prints 1.0) for the checks both schedulers run."""
+    kept = {line for line in text.splitlines() if line.startswith("# ") and "healthcheck" in line}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name.startswith("kubernetes_healthcheck") and sample.labels["name"] in checks:
+                if sample.labels["type"] == "livez":
+                    continue
+                labels = sorted(sample.labels.items())
+                kept.add(f"{sample.name} {labels} {float(sample.value)}")
+    return kept
+
+
+def test_health_slis_as_kube_scheduler(local_cluster: LocalCluster, tmp_path: Path) -> None:
+    proc = started(local_cluster, tmp_path)
+    try:
+        token, port = local_cluster.admin_token, local_cluster.scheduler_port
+        assert port is not None
+        for target in (port, proc.port):
+            assert fetch_method(target, "/metrics/slis", token, "DELETE")[2] == "metrics reset\n"
+            for path in ("/healthz", "/healthz", "/readyz", "/livez?exclude=ping"):
+                assert fetch(target, path, token)[0] == 200
+        ours, theirs = fetch(proc.port, "/metrics/slis", token), fetch(port, "/metrics/slis", token)
+        assert ours[0] == theirs[0] == 200
+        for header in ("Content-Type", "Cache-Control"):
+            assert ours[1][header] == theirs[1][header], header
+        # The checks both run on /healthz and /readyz (kube-scheduler's /livez runs only
+        # ping, excluded here; its /readyz adds `shutdown`, kubesched's /healthz `informers`).
+        common = {"leaderElection", "sched-handler-sync"}
+        assert _sli_lines(ours[2], common) == _sli_lines(theirs[2], common)
+        two = (
+            'kubernetes_healthchecks_total{name="leaderElection",status="success",type="healthz"}'
+            " 2.0"
+        )
+        assert two in ours[2], "two requests to /healthz, each ran leaderElection once"
+        assert 'name="ping"' not in ours[2], "/livez?exclude=ping did not run ping"
+        assert "process_start_time_seconds " in ours[2]
+    finally:
+        assert proc.stop() == 0, proc.tail()
+
+
+def fetch_method(port: int, path: str, token: str, method: str) -> tuple[int, dict[str, str], str]:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    request = urllib.request.Request(f"https://127.0.0.1:{port}{path}", method=method)
+    request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=20, context=context) as response:
+        return response.status, dict(response.headers), response.read().decode()

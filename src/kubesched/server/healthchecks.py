@@ -45,10 +45,23 @@ class HealthChecks:
         return {"healthz": self.healthz, "livez": self.livez, "readyz": self.readyz}[endpoint]
 
 
-def answer(endpoint: str, checks: Sequence[Check], query: Mapping[str, str]) -> tuple[int, str]:
-    """(status, body) of `/<endpoint>` with `query` (`verbose`, `exclude`)."""
+Observe = Callable[[str, bool], None]
+"""(check name, passed): told of every check a request to an endpoint ran."""
+
+
+def answer(
+    endpoint: str,
+    checks: Sequence[Check],
+    query: Mapping[str, str],
+    observe: Observe | None = None,
+) -> tuple[int, str]:
+    """(status, body) of `/<endpoint>` with `query` (`verbose`, `exclude`); `observe` hears
+    each check that ran (an excluded one did not), as kube-scheduler records its SLIs."""
     excluded = set(query.getall("exclude", ())) if hasattr(query, "getall") else set()
     results = [(name, check()) for name, check in checks if name not in excluded]
+    if observe is not None:
+        for name, reason in results:
+            observe(name, reason is None)
     failed = any(reason is not None for _, reason in results)
     if not failed and "verbose" not in query:
         return 200, "ok"

@@ -1,5 +1,6 @@
 """HTTPS endpoints like kube-scheduler's secure port: /healthz /livez /readyz /metrics
-/metrics/resources /configz /flagz /statusz (`resource_metrics`, `zpages`), and kubesched's
+/metrics/resources /metrics/slis /configz /flagz /statusz (`resource_metrics`, `sli_metrics`,
+`zpages`), and kubesched's
 /debug/waitingpods (the pods held at Permit, `waiting_endpoint`). Every answer carries
 `Cache-Control: no-cache, private`, as kube-scheduler's handler chain sets it.
 
@@ -31,7 +32,8 @@ from kubesched.server.auth import RequestAuthorizer, User
 from kubesched.server.cert_reload import reload_forever
 from kubesched.server.certs import CertError, serving_context
 from kubesched.server.healthchecks import HealthChecks, answer, answer_one
-from kubesched.server.resource_metrics import CONTENT_TYPE as RESOURCES_CONTENT_TYPE
+from kubesched.server.resource_metrics import CONTENT_TYPE as KUBE_METRICS_TEXT
+from kubesched.server.sli_metrics import RESET_ANSWER, HealthcheckSLIs
 from kubesched.server.zpages import Answer, Flagz, Statusz
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -95,10 +97,13 @@ class HealthServer:
         resources: Callable[[], Awaitable[str]] | None = None,
         flagz: Flagz | None = None,
         statusz: Statusz | None = None,
+        slis: HealthcheckSLIs | None = None,
     ) -> None:
         """`checks` name what each health endpoint checks; without, `ready` and `live`
         are one check each. `waiting_pods` answers /debug/waitingpods, `resources`
-        /metrics/resources, `flagz` and `statusz` theirs (each not served without)."""
+        /metrics/resources, `flagz` and `statusz` theirs (each not served without);
+        `slis` records the health checks and serves /metrics/slis (a fresh one if None)."""
+        self._slis = slis or HealthcheckSLIs()
         self._resources = resources
         self._zpages = {"/flagz": flagz, "/statusz": statusz}
         self._options = options
@@ -117,6 +122,8 @@ class HealthServer:
             app.router.add_get(f"/{endpoint}", self._health(endpoint))
             app.router.add_get(f"/{endpoint}/{{check}}", self._health(endpoint))
         app.router.add_get("/metrics", self._metrics_handler)
+        app.router.add_get("/metrics/slis", self._slis_handler)
+        app.router.add_delete("/metrics/slis", self._slis_reset_handler)
         app.router.add_get("/configz", self._configz_handler)
         if self._waiting_pods is not None:
             app.router.add_get(WAITING_PODS_PATH, self._waiting_pods_handler)
@@ -144,11 +151,15 @@ class HealthServer:
 
     def _health(self, endpoint: str) -> Handler:
         checks = self._checks.of(endpoint)
+        slis = self._slis
+
+        def observe(check: str, passed: bool) -> None:
+            slis.observe(endpoint=endpoint, check=check, passed=passed)
 
         async def handler(request: web.Request) -> web.StreamResponse:
             name = request.match_info.get("check")
             if name is None:
-                status, text = answer(endpoint, checks, request.query)
+                status, text = answer(endpoint, checks, request.query, observe)
             else:
                 found = answer_one(checks, name)
                 if found is None:
@@ -162,13 +173,21 @@ class HealthServer:
         body = generate_latest(self._metrics.exported())
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
+    async def _slis_handler(self, _: web.Request) -> web.Response:
+        body = self._slis.exposition()
+        return web.Response(body=body, headers={"Content-Type": KUBE_METRICS_TEXT})
+
+    async def _slis_reset_handler(self, _: web.Request) -> web.Response:
+        self._slis.reset()
+        return web.Response(text=RESET_ANSWER)
+
     async def _configz_handler(self, _: web.Request) -> web.Response:
         return web.Response(text=self._configz(), content_type="application/json")
 
     async def _resources_handler(self, _: web.Request) -> web.Response:
         assert self._resources is not None
         body = await self._resources()
-        return web.Response(text=body, headers={"Content-Type": RESOURCES_CONTENT_TYPE})
+        return web.Response(text=body, headers={"Content-Type": KUBE_METRICS_TEXT})
 
     async def _waiting_pods_handler(self, _: web.Request) -> web.Response:
         assert self._waiting_pods is not None
