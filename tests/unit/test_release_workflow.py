@@ -1,6 +1,6 @@
 """.github/workflows/release.yml, which cannot run here (no GitHub runner, no registry): it
 parses, runs on v* tags only, calls make targets the Makefile has, pushes the image `make image`
-writes with a daemonless tool, and says that it is untested; the docs say how to do it by hand."""
+writes with crane (no daemon), and says that it is untested; the docs say how to do it by hand."""
 
 from __future__ import annotations
 
@@ -43,14 +43,19 @@ def test_every_make_target_it_calls_exists() -> None:
             words = shlex.split(line) if line.strip() else []
             if words and words[0] == "make":
                 called.update(word for word in words[1:] if "=" not in word)
-    assert called == {"dist", "image"}
+    assert called == {"dist", "venv", "image-push"}
     assert called <= _make_targets()
 
 
-def test_it_pushes_the_layout_make_image_writes_with_a_daemonless_tool() -> None:
+def test_it_pushes_both_platforms_with_make_image_push_and_crane() -> None:
     script = "\n".join(_runs())
-    assert "skopeo copy" in script
-    assert '"oci:build/image/oci:${VERSION}"' in script
+    assert 'make image-push REGISTRY="${repository}"' in script
+    assert "auth login ghcr.io" in script
+    assert "skopeo" not in WORKFLOW.read_text()
+    (job,) = _workflow()["jobs"].values()
+    go = next(step for step in job["steps"] if step.get("uses", "").startswith("actions/setup-go"))
+    go_mod = ROOT / go["with"]["go-version-file"]
+    assert go_mod.is_file()
     assert not re.search(r"\bdocker (build|push)", script), "no container engine"
     (job,) = _workflow()["jobs"].values()
     assert job["container"] == "debian:12", "make image needs a Debian 12 host"
@@ -61,5 +66,5 @@ def test_it_and_the_docs_say_it_is_untested_and_how_to_release_by_hand() -> None
     operations = (ROOT / "docs" / "operations.md").read_text()
     section = operations.split("## Releasing by hand", 1)[1].split("\n## ", 1)[0]
     assert "untested" in section
-    for command in ("make dist", "make image", "skopeo copy oci:build/image/oci:0.1.0"):
+    for command in ("make dist", "make image-push REGISTRY=ghcr.io/OWNER/kubesched", "auth login"):
         assert command in section
