@@ -1,0 +1,220 @@
+"""kube-scheduler's extender protocol, side by side with kube-scheduler v1.37.2: one
+extender server (HTTPS, its certificate signed by a CA both schedulers are given as
+`tlsConfig.caData`) serves both; kube-scheduler (its own config, profile `ext-ks`) and
+kubesched (profile `ext-kubesched`) run with the same `extenders:` section:
+
+- `/ext`: nodeCacheCapable filter (FailedNodes and FailedAndUnresolvableNodes),
+  prioritize (weight 2), and bind (the extender binds every pod through the API server);
+- `/gpu`: a filter sent whole nodes, consulted only for pods requesting
+  `example.com/ext-gpu` (managedResources, ignoredByScheduler: no node lists that
+  resource, yet NodeResourcesFit lets such pods through);
+- an ignorable extender nobody listens to, skipped by both.
+
+The same pod goes first to kube-scheduler, then (deleted) to kubesched: both must bind it
+to the same node, through the extender, or report the same FailedScheduling message.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from kubesched.localcluster import LocalCluster
+from kubesched.localcluster.pki import write_pki
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, wait_for
+from tests.e2e.harness.extender_server import (
+    EXCLUDED_WHY,
+    EXCLUDED_ZONE,
+    GPU,
+    PREFERRED,
+    REFUSE,
+    REFUSED_WHY,
+    ExtenderState,
+    extender_server,
+)
+from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.parity import Outcome, traceback_free, wait_outcome, with_limits
+
+KS, OURS = "ext-ks", "ext-kubesched"
+KS_PROCESS = "kube-scheduler-extenders"
+GROUP = "ext.test/group"
+GPU_RESOURCE = "example.com/ext-gpu"
+
+
+def extenders(url: str, ca: bytes) -> list[dict[str, Any]]:
+    tls = {"caData": base64.b64encode(ca).decode()}
+    return [
+        {
+            "urlPrefix": f"{url}/ext",
+            "filterVerb": "filter",
+            "prioritizeVerb": "prioritize",
+            "weight": 2,
+            "bindVerb": "bind",
+            "enableHTTPS": True,
+            "tlsConfig": tls,
+            "httpTimeout": "5s",
+            "nodeCacheCapable": True,
+        },
+        {
+            "urlPrefix": f"{url}/gpu",
+            "filterVerb": "filter",
+            "enableHTTPS": True,
+            "tlsConfig": tls,
+            "managedResources": [{"name": GPU_RESOURCE, "ignoredByScheduler": True}],
+        },
+        {"urlPrefix": "http://127.0.0.1:9/gone", "filterVerb": "filter", "ignorable": True},
+    ]
+
+
+def config(profile: str, kubeconfig: Path, extenders: list[dict[str, Any]]) -> str:
+    return yaml.safe_dump(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "clientConnection": {"kubeconfig": str(kubeconfig)},
+            "leaderElection": {
+                "leaderElect": True,
+                "resourceNamespace": "kube-system",
+                "resourceName": profile,
+            },
+            "profiles": [{"schedulerName": profile}],
+            "extenders": extenders,
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Both:
+    state: ExtenderState
+    kubesched: KubeschedProcess
+
+
+@pytest.fixture(scope="module")
+def both(
+    local_cluster: LocalCluster, api: ApiClient, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Both]:
+    workdir = tmp_path_factory.mktemp("extenders")
+    pki = write_pki(workdir / "pki")
+    state = ExtenderState(api)
+    with extender_server(state, certificate=pki.serving_cert, key=pki.serving_key) as url:
+        sections = extenders(url, pki.ca_cert.read_bytes())
+        ks_config = workdir / "kube-scheduler.yaml"
+        ks_kubeconfig = local_cluster.workdir / f"{KS_PROCESS}.kubeconfig"
+        ks_config.write_text(config(KS, ks_kubeconfig, sections))
+        ours_config = workdir / "kubesched.yaml"
+        ours_config.write_text(config(OURS, local_cluster.kubeconfig_path, sections))
+        local_cluster.start_extra_scheduler(
+            KS_PROCESS, scheduler_name=KS, extra_args=(f"--config={ks_config}",)
+        )
+        proc = start_kubesched(
+            local_cluster.kubeconfig_path,
+            f"--config={ours_config}",
+            workdir=workdir,
+            name="kubesched-extenders",
+            token=local_cluster.admin_token,
+        )
+        try:
+            proc.wait_ready()
+            yield Both(state, proc)
+        finally:
+            proc.stop()
+            local_cluster.stop_extra_scheduler(KS_PROCESS)
+
+
+@pytest.fixture(autouse=True)
+def _report_log(request: pytest.FixtureRequest, both: Both) -> None:
+    request.node.kubesched_processes = [both.kubesched]
+
+
+def nodes(api: ApiClient, state: ExtenderState) -> None:
+    """e1 refused, e2 in an excluded zone, e3 with the extender's gpu, e4 preferred."""
+    table = {
+        "ext-e1": {REFUSE: "true", GROUP: "bad"},
+        "ext-e2": {EXCLUDED_ZONE: "true", GROUP: "bad"},
+        "ext-e3": {GPU: "true", GROUP: "good"},
+        "ext-e4": {PREFERRED: "true", GROUP: "good"},
+    }
+    for name, labels in table.items():
+        node = make_node().name(name).capacity(cpu="4", memory="8Gi", pods="20")
+        for key, value in labels.items():
+            node.label(key, value)
+        api.create(node.obj())
+        state.labels[name] = {**labels}
+
+
+def place(api: ApiClient, namespace: str, pod: dict[str, Any], scheduler: str) -> Outcome:
+    """Create `pod` for `scheduler` and wait for its outcome; the pod is deleted after."""
+    pod = {**pod, "metadata": {**pod["metadata"], "name": f"{scheduler}-p"}}
+    pod["spec"] = {**pod["spec"], "schedulerName": scheduler}
+    api.create(pod, namespace=namespace)
+    outcome = wait_outcome(api, namespace, f"{scheduler}-p", nodes=4, timeout=30)
+    api.delete("Pod", f"{scheduler}-p", namespace=namespace, grace_period=0)
+    wait_for(
+        lambda: api.get_or_none("Pod", f"{scheduler}-p", namespace=namespace),
+        until=lambda found: found is None,
+        message=f"pod {scheduler}-p deleted",
+    )
+    return outcome
+
+
+def side_by_side(api: ApiClient, namespace: str, pod: dict[str, Any]) -> tuple[Outcome, Outcome]:
+    return place(api, namespace, pod, KS), place(api, namespace, pod, OURS)
+
+
+def test_both_bind_through_the_extender_to_the_node_it_prefers(
+    api: ApiClient, namespace: str, both: Both
+) -> None:
+    nodes(api, both.state)
+    pod = make_pod().namespace(namespace).req(cpu="100m").obj()
+    theirs, ours = side_by_side(api, namespace, pod)
+    assert theirs.node == ours.node == "ext-e4", (theirs.describe(), ours.describe())
+    bound = [(b["PodName"], b["Node"]) for b in both.state.bodies("/ext/bind")]
+    assert (f"{KS}-p", "ext-e4") in bound
+    assert (f"{OURS}-p", "ext-e4") in bound
+    sent = [
+        b for b in both.state.bodies("/ext/filter") if b["Pod"]["metadata"]["name"] == f"{OURS}-p"
+    ]
+    assert sent[0]["Nodes"] is None
+    assert sorted(sent[0]["NodeNames"]) == ["ext-e1", "ext-e2", "ext-e3", "ext-e4"]
+    assert sent[0]["Pod"]["spec"]["schedulerName"] == OURS
+    assert traceback_free(both.kubesched.log())
+
+
+def test_a_managed_resource_brings_the_second_extender_in(
+    api: ApiClient, namespace: str, both: Both
+) -> None:
+    nodes(api, both.state)
+    gpu = with_limits(
+        make_pod().namespace(namespace).req_named({"cpu": "100m", GPU_RESOURCE: "1"}).obj()
+    )
+    theirs, ours = side_by_side(api, namespace, gpu)
+    # /ext leaves e3 and e4, /gpu keeps e3 only; no node lists the resource (ignored).
+    assert theirs.node == ours.node == "ext-e3", (theirs.describe(), ours.describe())
+    asked = {b["Pod"]["metadata"]["name"] for b in both.state.bodies("/gpu/filter")}
+    assert {f"{KS}-p", f"{OURS}-p"} <= asked
+    whole = both.state.bodies("/gpu/filter")[-1]
+    assert whole["NodeNames"] is None
+    assert [n["metadata"]["name"] for n in whole["Nodes"]["items"]] in (
+        ["ext-e3", "ext-e4"],
+        ["ext-e4", "ext-e3"],
+    )
+
+
+def test_nodes_the_extender_refuses_read_the_same_in_failed_scheduling(
+    api: ApiClient, namespace: str, both: Both
+) -> None:
+    nodes(api, both.state)
+    pod = make_pod().namespace(namespace).req(cpu="100m").node_selector(**{GROUP: "bad"}).obj()
+    theirs, ours = side_by_side(api, namespace, pod)
+    assert not theirs.bound
+    assert not ours.bound
+    assert ours.full_message == theirs.full_message, (theirs.describe(), ours.describe())
+    assert f"1 {REFUSED_WHY}" in ours.message
+    assert f"1 {EXCLUDED_WHY}" in ours.message
