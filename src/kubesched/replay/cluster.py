@@ -1,0 +1,201 @@
+"""The replayed cluster: what the API server would hold, fed from a trace into an engine.
+
+Records are applied in order through the scheduler's own paths: nodes and pods through its
+event handlers (the cache and the queue), the declared resources (namespaces, Services and
+controllers, PodDisruptionBudgets, PodGroups, DRA objects) into their listers with the
+cluster event a plugin may have registered, the storage objects into the volume listers with
+their cluster events.
+
+The rule for pods (docs/replay.md, "Which pods the replay schedules"): a pod first seen
+without a node whose `schedulerName` is `default-scheduler` or a profile's name is the
+replay's. Its recorded binding is ignored: every later version of it carries the node the
+replay chose (or none while it has none); `default-scheduler` pods go to the first profile
+when no profile has that name. A pod first seen bound (placed before the recording) or
+another scheduler's keeps its recorded node. Recorded deletions always delete; a pod the
+replay evicted (preemption) ignores what the trace says of it later.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubesched.framework import ActionType, ClusterEvent, EventResource
+from kubesched.framework.listers import IndexedStore
+from kubesched.framework.resources import ResourceSpec
+from kubesched.model import ApiObject, Node, Pod
+from kubesched.model.storage_kinds import STORAGE_KINDS, StorageKind
+from kubesched.replay import trace
+from kubesched.replay.engine import Engine
+from kubesched.scheduler.eventhandlers import StorageHandler
+
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+def _name(group: str, resource: str) -> str:
+    return f"{group}/{resource}" if group else resource
+
+
+def _key(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace", "")
+    return f"{namespace}/{meta.get('name', '')}" if namespace else str(meta.get("name", ""))
+
+
+class _Declared:
+    """A declared resource's records: into its lister, then its cluster event."""
+
+    def __init__(self, spec: ResourceSpec, store: IndexedStore[ApiObject], engine: Engine) -> None:
+        self._spec, self._store, self._engine = spec, store, engine
+        self._objects: dict[str, ApiObject] = {}
+
+    def apply(self, op: str, raw: dict[str, Any]) -> None:
+        obj = ApiObject.from_json(raw, keep=self._spec.keep)
+        old = self._objects.pop(obj.key, None)
+        if op == trace.DELETED:
+            if old is not None:
+                self._store.on_delete(old)
+                self._moved(ActionType.DELETE, old, None)
+            return
+        self._objects[obj.key] = obj
+        if old is None:
+            self._store.on_add(obj)
+            self._moved(ActionType.ADD, None, obj)
+        else:
+            self._store.on_update(old, obj)
+            self._moved(ActionType.UPDATE, old, obj)
+
+    def _moved(self, action: ActionType, old: object, new: object) -> None:
+        event = ClusterEvent(self._spec.event_resource, action)
+        self._engine.queue.move_all_to_active_or_backoff(event, old, new)
+
+
+class _Storage:
+    """A storage kind's records: into the volume listers' mapping, then its cluster event."""
+
+    def __init__(self, kind: StorageKind, objects: dict[str, Any], engine: Engine) -> None:
+        self._kind, self._objects = kind, objects
+        self._events = StorageHandler(
+            resource=EventResource(kind.event_name),
+            move=engine.queue.move_all_to_active_or_backoff,
+        )
+
+    def apply(self, op: str, raw: dict[str, Any]) -> None:
+        key, obj = _key(raw), self._kind.decode(raw)
+        old = self._objects.pop(key, None)
+        if op == trace.DELETED:
+            if old is not None:
+                self._events.on_delete(old)
+            return
+        self._objects[key] = obj
+        if old is None:
+            self._events.on_add(obj)
+        else:
+            self._events.on_update(old, obj)
+
+
+class ReplayedCluster:
+    """Applies a trace's records to one engine and keeps the API server's view of pods."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._first_profile = engine.config.profiles[0].scheduler_name
+        self.pods: dict[str, Pod] = {}
+        """uid -> the pod as the API server would hold it now."""
+        self._raw: dict[str, dict[str, Any]] = {}
+        self._nodes: dict[str, Node] = {}
+        self.ours: set[str] = set()
+        """uids of the pods the replay schedules."""
+        self.placed: dict[str, str] = {}
+        """uid -> the node the replay bound it to."""
+        self.evicted: set[str] = set()
+        self.created: dict[str, float] = {}
+        """uid -> when one of our pods was first seen (virtual seconds)."""
+        self._appliers: dict[str, Callable[[str, dict[str, Any]], None]] = {
+            "nodes": self._node,
+            "pods": self._pod,
+        }
+        for spec in engine.listers.specs:
+            declared = _Declared(spec, engine.listers.store(spec), engine)
+            self._appliers[_name(spec.group, spec.resource)] = declared.apply
+        for kind in STORAGE_KINDS:
+            applier = _Storage(kind, engine.storage[kind.lister], engine)
+            self._appliers[_name(kind.group, kind.resource)] = applier.apply
+
+    def apply(self, record: Mapping[str, Any]) -> None:
+        """One object record (LIST/ADDED/MODIFIED/DELETED); other kinds are not read."""
+        applier = self._appliers.get(str(record["kind"]))
+        if applier is not None:
+            applier(str(record["op"]), copy.deepcopy(record["object"]))
+
+    def _node(self, op: str, raw: dict[str, Any]) -> None:
+        node = Node.from_json(raw)
+        old = self._nodes.pop(node.name, None)
+        if op == trace.DELETED:
+            if old is not None:
+                self._engine.nodes.on_delete(old)
+            return
+        self._nodes[node.name] = node
+        if old is None:
+            self._engine.nodes.on_add(node)
+        else:
+            self._engine.nodes.on_update(old, node)
+
+    def _pod(self, op: str, raw: dict[str, Any]) -> None:
+        uid = str((raw.get("metadata") or {}).get("uid", ""))
+        if uid in self.evicted:
+            return
+        if op == trace.DELETED:
+            self.delete(uid)
+            return
+        spec = raw.setdefault("spec", {})
+        if uid not in self.pods and uid not in self.ours and self._takes(spec):
+            self.ours.add(uid)
+            self.created[uid] = self._engine.clock.now
+        if uid in self.ours:
+            self._own(spec)
+            spec.pop("nodeName", None)
+            if uid in self.placed:
+                spec["nodeName"] = self.placed[uid]
+        self._raw[uid] = raw
+        self._put(uid, Pod.from_json(raw))
+
+    def _takes(self, spec: Mapping[str, Any]) -> bool:
+        if spec.get("nodeName"):
+            return False
+        name = spec.get("schedulerName") or DEFAULT_SCHEDULER
+        return name == DEFAULT_SCHEDULER or name in self._engine.frameworks
+
+    def _own(self, spec: dict[str, Any]) -> None:
+        name = spec.get("schedulerName") or DEFAULT_SCHEDULER
+        if name not in self._engine.frameworks:
+            spec["schedulerName"] = self._first_profile
+
+    def _put(self, uid: str, pod: Pod) -> None:
+        old = self.pods.get(uid)
+        self.pods[uid] = pod
+        if old is None:
+            self._engine.pods.on_add(pod)
+            self._engine.listers.pods.on_add(pod)
+        else:
+            self._engine.pods.on_update(old, pod)
+            self._engine.listers.pods.on_update(old, pod)
+
+    def bind(self, uid: str, node_name: str) -> None:
+        """The replay bound the pod: it gets its node, as the API server would."""
+        self.placed[uid] = node_name
+        raw = self._raw[uid]
+        raw["spec"]["nodeName"] = node_name
+        self._put(uid, Pod.from_json(raw))
+
+    def delete(self, uid: str) -> None:
+        """The pod is gone (a recorded deletion, or the replay's eviction)."""
+        pod = self.pods.pop(uid, None)
+        self._raw.pop(uid, None)
+        if pod is not None:
+            self._engine.pods.on_delete(pod)
+            self._engine.listers.pods.on_delete(pod)
+
+    def lookup(self, uid: str) -> Pod | None:
+        return self.pods.get(uid)

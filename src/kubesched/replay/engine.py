@@ -1,0 +1,216 @@
+"""The production engine of one configuration, built for a replay: no API server.
+
+As `kubesched run` builds it (`kubesched.server.components`): one cache and snapshot, one
+Framework per profile from the plugin registry (in-tree, entry points, `--plugin-module`),
+one shared scheduling queue ordered and gated by them with their queueing hints, and the
+scheduler's own event handlers (`kubesched.scheduler.eventhandlers`) routing pods and nodes
+to the cache and the queue. What differs is only where time and writes go: every timer reads
+the replay's `VirtualClock` (the queue's backoff and flushes, OpportunisticBatching's
+window), and the Handle (`ReplayHandle`) writes nothing anywhere: the replay loop applies
+a binding or an eviction to the replayed cluster itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from kubesched.apis.config import KubeSchedulerConfiguration
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.config.flags import (
+    OPPORTUNISTIC_BATCHING,
+    SCHEDULER_POP_FROM_BACKOFF_Q,
+    feature_gates,
+)
+from kubesched.errors import KubeschedError
+from kubesched.framework import ClusterEvent, EventResource
+from kubesched.framework.listers import ClusterListers
+from kubesched.framework.resources import cluster_resources
+from kubesched.framework.volumes import MappedVolumeListers
+from kubesched.model import Pod
+from kubesched.model.storage_kinds import STORAGE_KINDS
+from kubesched.plugins import config_registry
+from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, SchedulingQueue
+from kubesched.runtime import Framework, build_framework
+from kubesched.runtime.batch import OpportunisticBatch
+from kubesched.runtime.builder import check_common_queue_sort
+from kubesched.runtime.offline import OfflineHandle
+from kubesched.runtime.queueing import Requeue
+from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
+
+
+class VirtualClock:
+    """The replay's time: seconds since the recording started, moved by the replay loop."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ReplayError(KubeschedError, RuntimeError):
+    """A plugin tried a write the replay cannot apply."""
+
+
+class ReplayHandle(OfflineHandle):
+    """The Handle of every profile in a replay: reads the replayed cluster; preemptions are
+    recorded (`preemptions`) for the loop to apply; nominations are the queue's."""
+
+    who: ClassVar[str] = "kubesched replay"
+    refusal: ClassVar[type[Exception]] = ReplayError
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        listers: ClusterListers,
+        volumes: MappedVolumeListers,
+        nominator: Nominator,
+    ) -> None:
+        super().__init__(listers)
+        self._snapshot = snapshot
+        self.volumes = volumes
+        self._nominator = nominator
+
+    def has_nominated_pods(self) -> bool:
+        return len(self._nominator) > 0
+
+    def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
+        return self._nominator.pods_for_node(node_name)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One configuration's engine over an empty replayed cluster."""
+
+    config: KubeSchedulerConfiguration
+    clock: VirtualClock
+    cache: SchedulerCache
+    snapshot: Snapshot
+    queue: SchedulingQueue
+    frameworks: Mapping[str, Framework]
+    handle: ReplayHandle
+    listers: ClusterListers
+    volumes: MappedVolumeListers
+    storage: Mapping[str, dict[str, Any]]
+    """The mappings behind `volumes`, by lister name (`claims`, `csi_nodes`, ...)."""
+    nodes: NodeHandler
+    pods: PodHandler
+
+
+def build_engine(config: KubeSchedulerConfiguration) -> Engine:
+    """Every part, wired; FrameworkError / PluginRegistrationError on bad profiles."""
+    clock = VirtualClock()
+    cache, snapshot, nominator = SchedulerCache(), Snapshot(), Nominator()
+    registry = config_registry(config.plugin_modules)
+    listers = ClusterListers(cluster_resources(config, registry))
+    storage: dict[str, dict[str, Any]] = {kind.lister: {} for kind in STORAGE_KINDS}
+    volumes = MappedVolumeListers(**storage)
+    handle = ReplayHandle(snapshot, listers, volumes, nominator)
+    gates = feature_gates(config.feature_gates)
+    frameworks: dict[str, Framework] = {}
+    for profile in config.profiles:
+        fw = build_framework(
+            profile=profile,
+            registry=registry,
+            handle=handle,
+            default_percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+        )
+        if gates.get(OPPORTUNISTIC_BATCHING, True):
+            fw.batch = OpportunisticBatch(
+                fw, generic_workload=profile.generic_workload, clock=clock
+            )
+        frameworks[profile.scheduler_name] = fw
+    check_common_queue_sort(list(frameworks.values()))
+    queue = _queue(config, frameworks, nominator, clock)
+    return Engine(
+        config=config,
+        clock=clock,
+        cache=cache,
+        snapshot=snapshot,
+        queue=queue,
+        frameworks=frameworks,
+        handle=handle,
+        listers=listers,
+        volumes=volumes,
+        storage=storage,
+        nodes=NodeHandler(cache=cache, queue=queue),
+        pods=PodHandler(
+            cache=cache,
+            queue=queue,
+            scheduler_names=set(frameworks),
+            unscheduled_pod_events=_registered(frameworks, EventResource.UNSCHEDULED_POD),
+        ),
+    )
+
+
+_STRATEGIES = {
+    Requeue.SKIP: QueueingStrategy.SKIP,
+    Requeue.AFTER_BACKOFF: QueueingStrategy.AFTER_BACKOFF,
+    Requeue.IMMEDIATELY: QueueingStrategy.IMMEDIATELY,
+}
+
+
+def _queue(
+    config: KubeSchedulerConfiguration,
+    frameworks: Mapping[str, Framework],
+    nominator: Nominator,
+    clock: VirtualClock,
+) -> SchedulingQueue:
+    """The shared queue as `kubesched.server.frameworks.new_queue` makes it (PreEnqueue,
+    the rejecting plugins' hints), on the virtual clock and without metrics."""
+    first = next(iter(frameworks.values()))
+
+    def pre_enqueue(pod: Pod) -> str | None:
+        fw = frameworks.get(pod.scheduler_name)
+        status = fw.run_pre_enqueue(pod) if fw is not None else None
+        return None if status is None or status.is_success() else status.plugin or "?"
+
+    def requeue(qpi: QueuedPodInfo, event: object, old: Any, new: Any) -> QueueingStrategy:
+        if not isinstance(event, ClusterEvent):
+            return QueueingStrategy.AFTER_BACKOFF
+        hints = frameworks.get(qpi.pod.scheduler_name, first).queueing_hints
+        gate = qpi.gating_plugin
+        if gate is not None and hints.gated_by_another_event(gate, event):
+            return QueueingStrategy.SKIP
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        return _STRATEGIES[
+            hints.strategy(
+                pod=qpi.pod,
+                rejectors=rejectors,
+                pending=qpi.pending_plugins,
+                event=event,
+                old=old,
+                new=new,
+            )
+        ]
+
+    def interested(event: object) -> bool:
+        if not isinstance(event, ClusterEvent):
+            return True
+        return any(fw.queueing_hints.interested(event) for fw in frameworks.values())
+
+    return SchedulingQueue(
+        less=first.queue_sort_less,
+        pre_enqueue=pre_enqueue,
+        requeue_strategy=requeue,
+        interested=interested,
+        clock=clock,
+        pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
+        pod_max_backoff_seconds=config.pod_max_backoff_seconds,
+        pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
+        pop_from_backoff=feature_gates(config.feature_gates).get(
+            SCHEDULER_POP_FROM_BACKOFF_Q, True
+        ),
+        nominator=nominator,
+    )
+
+
+def _registered(frameworks: Mapping[str, Framework], resource: EventResource) -> bool:
+    return any(
+        str(event.resource) == str(resource)
+        for fw in frameworks.values()
+        for events in fw.events_to_register().values()
+        for event in events
+    )

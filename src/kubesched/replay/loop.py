@@ -1,0 +1,333 @@
+"""The replay loop: a trace's records at their recorded times, the engine's cycles between.
+
+On the virtual clock (`engine.VirtualClock`), in order: apply every record up to now, then
+run scheduling cycles while the queue has a pod to pop (as the scheduler's loop would, each
+cycle taking no virtual time), then move the clock to the next moment something happens: the
+next record, or the next flush of the queue (backoffQ every second, the unschedulable pool's
+leftovers every 30 s, as `SchedulingQueue.start` runs them in production). The loop ends at
+the trace's END time.
+
+One cycle is the scheduler's (`kubesched.scheduler.schedule_one`): the snapshot refreshed,
+`schedule_pod`, assume, Reserve, Permit, then the binding cycle's PreBindPreFlight and
+PreBind; the binding itself is applied to the replayed cluster (the pod gets its node, as
+the API server would) instead of calling the Bind plugins. A failure goes back to the queue
+as the scheduler sends it (rejected: the unschedulable pool or backoffQ by the hints;
+error: backoffQ), with the nomination preemption chose; the victims preemption asked for
+are deleted from the replayed cluster at once. A pod a Permit plugin holds binds when it
+is allowed; one still held at the end is reported pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from kubesched.framework import CycleState, Status
+from kubesched.framework.status import Code
+from kubesched.model import Pod
+from kubesched.queue import QueuedPodInfo
+from kubesched.replay import trace
+from kubesched.replay.cluster import ReplayedCluster
+from kubesched.replay.engine import Engine
+from kubesched.runtime import FitError, Framework, NoNodesAvailableError, SchedulingError, scoring
+from kubesched.runtime.schedule import schedule_pod
+from kubesched.runtime.scoring import ScoreResult
+
+BACKOFF_FLUSH_PERIOD = 1.0
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0
+CYCLES_PER_MOMENT = 10_000
+"""At most this many cycles at one virtual moment (a guard: time moves on after it)."""
+
+
+@dataclass
+class Outcome:
+    """What the replay did with one of its pods."""
+
+    pod: str
+    uid: str
+    created: float
+    node: str = ""
+    bound_at: float | None = None
+    attempts: int = 0
+    last_failure: str = ""
+    ties: tuple[str, ...] = ()
+    """The nodes that shared the top score with `node` in its binding cycle (itself
+    included); empty when it was scored alone or placed without scoring."""
+
+
+@dataclass
+class ReplayResult:
+    """Everything one configuration's replay decided."""
+
+    outcomes: dict[str, Outcome]
+    """By uid: every pod the replay scheduled or tried to."""
+    recorded: dict[str, str]
+    """uid -> the node the trace's scheduler bound it to (BOUND records)."""
+    preemptions: int = 0
+    evictions: int = 0
+    cycles: int = 0
+    end: float = 0.0
+    waiting_at_permit: list[str] = field(default_factory=list)
+
+
+class _Attempt(NamedTuple):
+    """One pod's attempt past the scheduling algorithm: its framework, state and node."""
+
+    fw: Framework
+    state: CycleState
+    qpi: QueuedPodInfo
+    host: str
+    cycle: int
+
+
+class Replay:
+    """One configuration's engine driven through one trace."""
+
+    def __init__(
+        self, engine: Engine, recorded_trace: trace.Trace, *, seed: int, follow_ties: bool = True
+    ) -> None:
+        """`follow_ties`: among the nodes tied at the top score, take the one the trace's
+        scheduler chose when it is one of them (else the seeded RNG picks, as always)."""
+        self._engine = engine
+        self._trace = recorded_trace
+        self._follow = _recorded_bindings(recorded_trace) if follow_ties else {}
+        self._cluster = ReplayedCluster(engine)
+        self._result = ReplayResult(outcomes={}, recorded={}, end=recorded_trace.duration)
+        self._binding: dict[str, asyncio.Task[None]] = {}
+        scoring._RNG.seed(seed)
+
+    async def run(self) -> ReplayResult:
+        """Replay the whole trace; the result once its END time is reached."""
+        clock, records = self._engine.clock, self._trace.records
+        index, flushes = 0, _Flushes()
+        while True:
+            while index < len(records) and float(records[index]["t"]) <= clock.now:
+                self._apply(records[index])
+                index += 1
+            await self._schedule_while_poppable()
+            upcoming = float(records[index]["t"]) if index < len(records) else math.inf
+            moment = min(upcoming, flushes.next(self._engine, clock.now))
+            if moment > self._trace.duration:
+                break
+            clock.now = moment
+            flushes.run(self._engine, moment)
+        await self._settle_bindings()
+        return self._result
+
+    # ---- records ------------------------------------------------------------------------
+
+    def _apply(self, record: Mapping[str, Any]) -> None:
+        op = record["op"]
+        if op in trace.OBJECT_OPS:
+            self._cluster.apply(record)
+            self._track_new_pods(record)
+        elif op == trace.BOUND:
+            self._result.recorded[str(record["uid"])] = str(record["node"])
+
+    def _track_new_pods(self, record: Mapping[str, Any]) -> None:
+        if record["kind"] != "pods":
+            return
+        uid = str((record["object"].get("metadata") or {}).get("uid", ""))
+        if uid in self._cluster.ours and uid not in self._result.outcomes:
+            meta = record["object"].get("metadata") or {}
+            key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+            self._result.outcomes[uid] = Outcome(key, uid, self._cluster.created[uid])
+
+    # ---- cycles -------------------------------------------------------------------------
+
+    async def _schedule_while_poppable(self) -> None:
+        for _ in range(CYCLES_PER_MOMENT):
+            qpi = await _try_pop(self._engine)
+            if qpi is None:
+                return
+            self._result.cycles += 1
+            await self._cycle(qpi, self._engine.queue.scheduling_cycle)
+            await asyncio.sleep(0)  # let a binding held at Permit go on
+
+    async def _cycle(self, qpi: QueuedPodInfo, cycle: int) -> None:
+        engine, pod = self._engine, qpi.pod
+        fw = engine.frameworks.get(pod.scheduler_name)
+        if fw is None or pod.deleting or engine.cache.is_assumed(pod.uid):
+            engine.queue.done(pod.uid)
+            return
+        qpi.unschedulable_plugins, qpi.pending_plugins = set(), set()
+        engine.cache.update_snapshot(engine.snapshot)
+        state = CycleState()
+        try:
+            snapshot = engine.snapshot
+            result = schedule_pod(
+                fw, state, pod, snapshot.node_infos, journal=snapshot, cycle=cycle
+            )
+        except FitError as err:
+            qpi.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(err.diagnosis.pending_plugins)
+            nominate = None if err.keep_nomination else err.nominated_node_name
+            self._failed(qpi, Status(Code.UNSCHEDULABLE, str(err)), cycle, nominate=nominate)
+            self._apply_preemptions()
+            return
+        except NoNodesAvailableError as err:
+            self._failed(qpi, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err)), cycle)
+            return
+        except SchedulingError as err:
+            self._failed(qpi, err.status, cycle)
+            return
+        host, ties = result.suggested_host, _top_nodes(result.scores)
+        outcome = self._result.outcomes.get(pod.uid)
+        if outcome is not None:
+            outcome.ties = ties
+        recorded = self._follow.get(pod.uid, "")
+        if recorded != host and recorded in ties:
+            host = recorded
+            if fw.batch is not None:  # it kept the RNG's node: this cycle chose another
+                fw.batch.store_results(None, "", host, None, cycle)
+        await self._assume_and_bind(_Attempt(fw, state, qpi, host, cycle))
+
+    async def _assume_and_bind(self, attempt: _Attempt) -> None:
+        engine, qpi, host = self._engine, attempt.qpi, attempt.host
+        assumed = engine.cache.assume_pod(qpi.pod, host)
+        engine.queue.nominator.delete(qpi.pod.uid)
+        status = attempt.fw.run_reserve(attempt.state, assumed, host)
+        if status.is_success():
+            status = attempt.fw.run_permit(attempt.state, assumed, host)
+        if status.is_wait():
+            task = asyncio.get_running_loop().create_task(self._bind_after_permit(attempt))
+            self._binding[qpi.uid] = task
+            return
+        await self._finish(attempt, status)
+
+    async def _bind_after_permit(self, attempt: _Attempt) -> None:
+        status = await attempt.fw.wait_on_permit(self._assumed(attempt))
+        self._binding.pop(attempt.qpi.uid, None)
+        await self._finish(attempt, status)
+
+    async def _finish(self, attempt: _Attempt, status: Status) -> None:
+        """PreBindPreFlight and PreBind after a successful Permit, then the binding, or
+        Unreserve and the failure."""
+        fw, state, host = attempt.fw, attempt.state, attempt.host
+        assumed = self._assumed(attempt)
+        if status.is_success():
+            status = fw.run_pre_bind_pre_flights(state, assumed, host)
+            if status.code is not Code.ERROR and not status.is_rejected():
+                status = await fw.run_pre_bind(state, assumed, host)
+        if status.is_success():
+            self._bound(attempt)
+            return
+        fw.run_unreserve(state, assumed, host)
+        self._engine.cache.forget_pod(assumed)
+        self._failed(attempt.qpi, status, attempt.cycle)
+
+    def _assumed(self, attempt: _Attempt) -> Pod:
+        return self._engine.cache.get_pod(attempt.qpi.uid) or attempt.qpi.pod
+
+    def _bound(self, attempt: _Attempt) -> None:
+        engine, qpi, host = self._engine, attempt.qpi, attempt.host
+        assumed = self._assumed(attempt)
+        engine.cache.finish_binding(assumed)
+        engine.queue.done(qpi.uid)
+        self._cluster.bind(qpi.uid, host)
+        attempt.fw.run_post_bind(attempt.state, assumed, host)
+        outcome = self._result.outcomes.get(qpi.uid)
+        if outcome is not None:
+            outcome.node, outcome.bound_at = host, engine.clock.now
+            outcome.attempts = qpi.attempts
+
+    def _failed(
+        self, qpi: QueuedPodInfo, status: Status, cycle: int, *, nominate: str | None = ""
+    ) -> None:
+        """Back to the queue as the scheduler's `_handle_failure` sends it."""
+        queue, uid = self._engine.queue, qpi.uid
+        outcome = self._result.outcomes.get(uid)
+        if outcome is not None:
+            outcome.attempts = qpi.attempts
+            outcome.last_failure = status.message or str(status)
+        current = self._cluster.lookup(uid)
+        if current is None or current.node_name:
+            queue.done(uid)
+            return
+        if status.is_rejected():
+            queue.add_unschedulable_if_not_present(qpi, pod_scheduling_cycle=cycle)
+        else:
+            queue.requeue_after_error(qpi, pod_scheduling_cycle=cycle)
+        if nominate:
+            queue.nominator.add(current, node_name=nominate)
+        elif nominate is not None:
+            queue.nominator.delete(uid)
+
+    def _apply_preemptions(self) -> None:
+        handle = self._engine.handle
+        for preemption in handle.preemptions:
+            self._result.preemptions += 1
+            for victim in preemption.victims:
+                self._result.evictions += 1
+                self._cluster.evicted.add(victim.uid)
+                self._cluster.delete(victim.uid)
+        handle.preemptions.clear()
+
+    async def _settle_bindings(self) -> None:
+        """Pods still held at Permit at the end stay pending (reported)."""
+        for uid, task in list(self._binding.items()):
+            task.cancel()
+            outcome = self._result.outcomes.get(uid)
+            self._result.waiting_at_permit.append(outcome.pod if outcome else uid)
+        await asyncio.gather(*self._binding.values(), return_exceptions=True)
+
+
+class _Flushes:
+    """When the queue's periodic flushes run next, on the virtual clock."""
+
+    def __init__(self) -> None:
+        self.backoff = BACKOFF_FLUSH_PERIOD
+        self.unschedulable = UNSCHEDULABLE_FLUSH_PERIOD
+
+    def next(self, engine: Engine, now: float) -> float:
+        """The next flush with something to flush (never before `now`), or infinity."""
+        counts = engine.queue.pending_counts()
+        due = math.inf
+        if counts.get("backoff"):
+            due = min(due, max(self.backoff, now))
+        if counts.get("unschedulable") or counts.get("gated"):
+            due = min(due, max(self.unschedulable, now))
+        return due
+
+    def run(self, engine: Engine, now: float) -> None:
+        if now >= self.backoff:
+            engine.queue.flush_backoff_completed()
+            self.backoff = math.floor(now / BACKOFF_FLUSH_PERIOD + 1) * BACKOFF_FLUSH_PERIOD
+        if now >= self.unschedulable:
+            engine.queue.flush_unschedulable_left_over()
+            periods = math.floor(now / UNSCHEDULABLE_FLUSH_PERIOD + 1)
+            self.unschedulable = periods * UNSCHEDULABLE_FLUSH_PERIOD
+
+
+def _recorded_bindings(recorded: trace.Trace) -> dict[str, str]:
+    """uid -> the node the trace's scheduler first bound the pod to."""
+    found: dict[str, str] = {}
+    for record in recorded.records:
+        if record["op"] == trace.BOUND:
+            found.setdefault(str(record["uid"]), str(record["node"]))
+    return found
+
+
+def _top_nodes(scores: ScoreResult | None) -> tuple[str, ...]:
+    """The nodes with the highest total score, in the snapshot's order."""
+    if scores is None or not scores.totals:
+        return ()
+    best = max(scores.totals)
+    return tuple(
+        node.name for node, total in zip(scores.nodes, scores.totals, strict=True) if total == best
+    )
+
+
+async def _try_pop(engine: Engine) -> QueuedPodInfo | None:
+    """The next pod if the queue has one to give now, else None (never waits): the pop runs
+    as a task for one turn of the event loop and is cancelled if it had to wait."""
+    pop = asyncio.get_running_loop().create_task(engine.queue.pop())
+    await asyncio.sleep(0)
+    if pop.done():
+        return pop.result()
+    pop.cancel()
+    await asyncio.gather(pop, return_exceptions=True)
+    return None

@@ -1,0 +1,115 @@
+"""`kubesched replay` and `kubesched record` on the command line: the table and the JSON,
+and one line with exit code 2 for a trace that cannot be replayed, never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import orjson
+import pytest
+
+from kubesched.cli import main
+from kubesched.replay import trace
+from kubesched.testing.builders import make_node, make_pod
+from tests.unit.replay.traces import HEADER, at, listed, write
+
+
+def _trace(tmp_path: Path) -> Path:
+    records = [
+        listed("nodes", make_node().name("n1").capacity(cpu="4").obj()),
+        {"t": 0.0, "op": trace.SYNCED},
+        at(1.0, trace.ADDED, "pods", make_pod().name("p").namespace("w").req(cpu="1").obj()),
+        at(2.0, trace.ADDED, "pods", make_pod().name("q").namespace("w").req(cpu="8").obj()),
+    ]
+    return write(tmp_path / "t.jsonl.gz", records, end=5.0)
+
+
+def test_replay_prints_the_table_and_writes_the_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.json"
+    assert main(["replay", str(_trace(tmp_path)), "--json", str(out), "--seed", "4"]) == 0
+    printed = capsys.readouterr().out
+    assert "scheduled" in printed
+    assert "default" in printed
+    report = orjson.loads(out.read_bytes())
+    [config] = report["configs"]
+    assert (config["config"], config["scheduled"], config["unschedulable"]) == ("default", 1, 1)
+    decisions = {d["pod"]: d["node"] for d in config["decisions"]}
+    assert decisions == {"w/p": "n1", "w/q": ""}
+    assert report["seed"] == 4
+
+
+def _corrupt(tmp_path: Path) -> Path:
+    path = tmp_path / "corrupt.gz"
+    path.write_bytes(b"this is not gzip")
+    return path
+
+
+def _truncated(tmp_path: Path) -> Path:
+    path = _trace(tmp_path)
+    path.write_bytes(path.read_bytes()[:-30])
+    return path
+
+
+def _newer(tmp_path: Path) -> Path:
+    path = tmp_path / "newer.gz"
+    with gzip.open(path, "wb") as stream:
+        stream.write(orjson.dumps({**HEADER.as_json(), "version": 99}) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (_corrupt, "not a kubesched trace"),
+        (_truncated, "truncated"),
+        (_newer, "upgrade kubesched"),
+    ],
+)
+def test_a_bad_trace_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: object, says: str
+) -> None:
+    path = make(tmp_path)  # type: ignore[operator]
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kubesched replay: ")
+    assert says in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_a_bad_config_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.yaml"
+    assert main(["replay", str(_trace(tmp_path)), "--config", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kubesched replay: ")
+    assert "Traceback" not in err
+
+
+def test_record_refuses_a_bad_duration(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["record", "--out", "t.gz", "--duration", "soon"])
+    assert exited.value.code == 2
+    assert "'soon' is not a duration" in capsys.readouterr().err
+
+
+def test_record_refuses_an_out_folder_that_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["record", "--out", str(tmp_path / "no" / "t.gz")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_record_without_a_cluster_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = tmp_path / "missing-kubeconfig"
+    code = main(["record", "--out", str(tmp_path / "t.gz"), "--kubeconfig", str(kubeconfig)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kubesched record: ")
+    assert err.count("\n") == 1
