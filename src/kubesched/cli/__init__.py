@@ -25,6 +25,8 @@ COMMANDS = {
     "bench": ("kubesched.cli.bench", "measure throughput against kube-scheduler"),
     "manifests": ("kubesched.cli.manifests", "print the YAML to deploy kubesched"),
     "explain": ("kubesched.cli.explain", "explain where a pending pod would go and why"),
+    "record": ("kubesched.cli.record", "record what scheduling reads from a cluster into a trace"),
+    "replay": ("kubesched.cli.replay", "replay a recorded trace against configurations"),
 }
 
 
