@@ -1,0 +1,230 @@
+"""CapacityScheduling side by side with scheduler-plugins' own build (v0.35.4-devel): the
+demo of its README, decided by each scheduler on the same cluster.
+
+Two namespaces with ElasticQuotas of min 4 / max 6 CPUs on two nodes of 4 CPUs (8 in all):
+`quota1` creates four pods of 2 CPUs; three bind (it borrows 2 CPUs of `quota2`'s
+guarantee) and the fourth is refused (`... ElasticQuota <ns> is more than Max`). Then
+`quota2` creates two pods: the first binds on the free room, the second is refused at
+PreFilter (`... total ElasticQuota used is more than min`) and preempts one of `quota1`'s
+pods, then binds on that node.
+
+Quotas count across the whole cluster (the sum of every quota's `min`), so the two copies
+run one after the other, scheduler-plugins' first: each in fresh namespaces on its own two
+nodes (pods select them by label), the first copy's quotas deleted before the second
+starts. Both schedulers see all four nodes. Compared: what binds in each namespace, the
+victim (one `quota1` pod, with a `Preempted` event, the preemptor bound to its node), and
+the PodScheduled=False messages (namespaces, node and scheduler names normalized). Which of
+two equally ranked `quota1` pods is the victim is not compared: scheduler-plugins picks among
+equals in map order.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import yaml
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, is_bound, node_name, unschedulable_message, wait_for
+from tests.e2e.harness.kubesched import start_kubesched
+from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds, scheduler_plugins
+
+SP, KS = "sp-capacity", "ks-capacity"
+SIDE_LABEL = "parity.kubesched.io/side"
+EQ_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/elasticquotas"
+PLUGINS = {
+    "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
+    "postFilter": {"enabled": [{"name": "CapacityScheduling"}], "disabled": [{"name": "*"}]},
+}
+"""scheduler-plugins' manifests/capacityscheduling/scheduler-config.yaml."""
+
+
+def _config(name: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": name, "plugins": PLUGINS}],
+        **extra,
+    }
+
+
+@pytest.fixture(scope="module")
+def schedulers(
+    local_cluster: LocalCluster, api: ApiClient, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """scheduler-plugins' scheduler and kubesched, each with the example profile."""
+    install_scheduler_plugins_crds(api)
+    workdir = tmp_path_factory.mktemp("capacity")
+    config = workdir / "ks.yaml"
+    election = {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": KS}
+    kubeconfig = {"kubeconfig": str(local_cluster.kubeconfig_path)}
+    config.write_text(
+        yaml.safe_dump(_config(KS, clientConnection=kubeconfig, leaderElection=election))
+    )
+    with scheduler_plugins(local_cluster, _config(SP), name=SP):
+        proc = start_kubesched(
+            local_cluster.kubeconfig_path,
+            f"--config={config}",
+            workdir=workdir,
+            name="kubesched-capacity",
+            token=local_cluster.admin_token,
+        )
+        try:
+            proc.wait_ready()
+            yield
+        finally:
+            proc.stop()
+
+
+@dataclass
+class Side:
+    """One copy of the demo: its scheduler, its two namespaces and its two nodes."""
+
+    scheduler: str
+    api: ApiClient
+    quota1: str
+    quota2: str
+    quotas: list[str] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        return self.scheduler[:2]
+
+    def nodes(self) -> None:
+        for name in ("n1", "n2"):
+            node = make_node().name(f"{self.prefix}-{name}").label(SIDE_LABEL, self.prefix)
+            self.api.create(node.capacity(cpu="4", pods="20").obj())
+
+    def elastic_quota(self, namespace: str) -> None:
+        body = {
+            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+            "kind": "ElasticQuota",
+            "metadata": {"name": namespace},
+            "spec": {"min": {"cpu": "4"}, "max": {"cpu": "6"}},
+        }
+        self.api.request("POST", EQ_PATH.format(ns=namespace), body=body)
+        self.quotas.append(namespace)
+
+    def delete_quotas(self) -> None:
+        for namespace in self.quotas:
+            path = EQ_PATH.format(ns=namespace) + f"/{namespace}"
+            self.api.request("DELETE", path)
+        self.quotas.clear()
+
+    def app(self, namespace: str, name: str, replicas: int) -> None:
+        """`replicas` pods of 2 CPUs (as the README's nginx Deployments), on this side's nodes."""
+        for i in range(replicas):
+            pod = make_pod().name(f"{name}-{i}").scheduler(self.scheduler).req(cpu="2")
+            body = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
+            body["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet finishes a deletion
+            self.api.create(body, namespace=namespace)
+
+    def pods(self, namespace: str) -> list[dict[str, Any]]:
+        return self.api.list("Pod", namespace=namespace)
+
+    def bound(self, namespace: str) -> int:
+        return sum(1 for pod in self.pods(namespace) if is_bound(pod))
+
+    def waiting(self, namespace: str) -> dict[str, str]:
+        """Each unbound pod's PodScheduled=False message, normalized ("" before any)."""
+        pods = self.pods(namespace)
+        return {
+            p["metadata"]["name"]: self.normalize(unschedulable_message(p))
+            for p in pods
+            if not is_bound(p)
+        }
+
+    def normalize(self, text: str) -> str:
+        text = text.replace(self.quota1, "QUOTA1").replace(self.quota2, "QUOTA2")
+        return re.sub(r"\b(sp|ks)-(n\d)\b", r"X-\2", text)
+
+    def preempted(self, namespace: str) -> list[tuple[str, str]]:
+        """(preemptor UID, node) of each `Preempted` event of a pod of `namespace`."""
+        found = []
+        for event in self.api.events(namespace, reason="Preempted"):
+            match = re.fullmatch(r"Preempted by pod (\S+) on node (\S+)", event.note)
+            assert match, event.note
+            found.append((match[1], match[2]))
+        return found
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one scheduler made of the demo."""
+
+    after_app1: tuple[int, dict[str, str]]
+    bound: tuple[int, int]
+    victims: int
+    still_waiting: Counter[str]
+
+
+def _demo(side: Side) -> Outcome:
+    side.elastic_quota(side.quota1)
+    side.elastic_quota(side.quota2)
+    time.sleep(1)  # both schedulers' ElasticQuota informers see the new quotas
+    side.app(side.quota1, "app1", 4)
+    wait_for(
+        lambda: side.waiting(side.quota1),
+        until=lambda waiting: side.bound(side.quota1) == 3 and all(waiting.values()),
+        message=f"{side.scheduler}: three of app1 bound, one refused",
+    )
+    after_app1 = (side.bound(side.quota1), side.waiting(side.quota1))
+    side.app(side.quota2, "app2", 2)
+    wait_for(
+        lambda: (side.bound(side.quota1), side.bound(side.quota2)),
+        until=lambda counts: counts == (2, 2),
+        message=f"{side.scheduler}: app2 reclaimed its guarantee from app1",
+    )
+    victims = side.preempted(side.quota1)
+    for preemptor_uid, node in victims:
+        [preemptor] = [p for p in side.pods(side.quota2) if p["metadata"]["uid"] == preemptor_uid]
+        assert node_name(preemptor) == node, "the preemptor binds where its victim was"
+    still = Counter(side.waiting(side.quota1).values())
+    return Outcome(after_app1, (2, 2), len(victims), still)
+
+
+@pytest.fixture
+def sides(
+    schedulers: None, api: ApiClient, new_namespace: Callable[..., str]
+) -> Iterator[tuple[Side, Side]]:
+    del schedulers
+    made = (
+        Side(SP, api, new_namespace("sp-quota1"), new_namespace("sp-quota2")),
+        Side(KS, api, new_namespace("ks-quota1"), new_namespace("ks-quota2")),
+    )
+    try:
+        yield made
+    finally:
+        for side in made:  # the namespaces' clean-up leaves custom resources behind
+            side.delete_quotas()
+
+
+def test_quota2_reclaims_what_quota1_borrowed_as_scheduler_plugins_does(
+    sides: tuple[Side, Side],
+) -> None:
+    sp, ks = sides
+    sp.nodes()
+    ks.nodes()
+    expected = _demo(sp)
+    sp.delete_quotas()
+    got = _demo(ks)
+
+    max_refusal = (
+        "0/4 nodes are available: Pod QUOTA1/app1-3 is rejected in PreFilter because"
+        " ElasticQuota QUOTA1 is more than Max. 0/4 nodes are available: "
+        + ", ".join(
+            f"1 No victims found on node {node} for preemptor pod app1-3"
+            for node in ("X-n1", "X-n2", "X-n1", "X-n2")
+        )
+        + "."
+    )
+    assert expected.after_app1 == (3, {"app1-3": max_refusal})
+    assert got == expected
+    assert expected.victims == 1
