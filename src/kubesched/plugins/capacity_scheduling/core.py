@@ -15,13 +15,22 @@ them then.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kubesched.framework import StateKey
 from kubesched.framework.listers import Lister
+from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject, Pod, Resource
-from kubesched.plugins.capacity_scheduling.quota import QuotaInfo, QuotaInfos, pod_request
+from kubesched.plugins.capacity_scheduling.quota import (
+    QuotaInfo,
+    QuotaInfos,
+    min_over_max,
+    pod_request,
+)
+
+log = logging.getLogger(__name__)
 
 ENDED = ("Succeeded", "Failed")
 ACTIVE = ("Running", "Pending")
@@ -72,6 +81,7 @@ class QuotaBook:
             if old is not None:
                 self.infos.pop(old.namespace, None)
             return
+        _warn_min_over_max(new)
         if old is None:
             if new.namespace not in self.infos:
                 self.infos[new.namespace] = QuotaInfo.from_object(new)
@@ -128,6 +138,16 @@ class QuotaBook:
 
     def unreserve(self, pod: Pod) -> None:
         self.pod_gone(pod)
+
+
+def _warn_min_over_max(obj: ApiObject) -> None:
+    """One warning line for a quota whose `min` exceeds its `max` (it is kept as written)."""
+    wrong = min_over_max(QuotaInfo.from_object(obj))
+    if wrong:
+        log.warning(
+            "ElasticQuota min exceeds its max: its pods are held to max; lower min or raise max",
+            extra=kv(elasticQuota=obj.key, resources=",".join(wrong)),
+        )
 
 
 def pre_filter(pod: Pod, infos: QuotaInfos, nominated: Iterable[Pod]) -> tuple[PreFilterState, str]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from kubesched.framework.resources import ResourceSpec
 from kubesched.model import ApiObject, Pod, Resource
+from kubesched.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 
 ELASTIC_QUOTAS = ResourceSpec("scheduling.x-k8s.io", "v1alpha1", "elasticquotas")
 """The ElasticQuota custom resource CapacityScheduling reads (get/list/watch)."""
@@ -141,6 +142,20 @@ class QuotaInfos(dict[str, QuotaInfo]):
             minimum.add(info.min)
         used.add(request)
         return exceeds(used, Resource(), minimum, bound=LOWER_BOUND_OF_MIN)
+
+
+def min_over_max(info: QuotaInfo) -> list[str]:
+    """The resources a quota guarantees more of than it allows (`min` above `max`), sorted:
+    scheduler-plugins accepts such a quota, and its pods are held to `max` all the same."""
+    return sorted(name for name in info.min.names() if info.min.get(name) > _limit(info, name))
+
+
+def _limit(info: QuotaInfo, name: str) -> int:
+    """`max` of one resource; unlimited for an extended resource `max` does not name."""
+    scalar = name not in (CPU, MEMORY, EPHEMERAL_STORAGE)
+    if scalar and name not in info.max.scalar:
+        return UPPER_BOUND_OF_MAX
+    return info.max.get(name)
 
 
 def sum_requests(pods: Iterable[Pod]) -> Resource:

@@ -4,7 +4,10 @@ TestReserve, TestUnreserve in pkg/capacityscheduling/capacity_scheduling_test.go
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+import pytest
 
 from kubesched.framework.listers import IndexedStore
 from kubesched.model import ApiObject, Pod, Resource
@@ -174,3 +177,14 @@ def test_unreserve_uncounts_only_pods_it_counted() -> None:
     assert (book.infos["ns1"].used.memory, book.infos["ns1"].pods) == (300, {"t1-p3", "t1-p4"})
     book.unreserve(pod("t1-p3", "ns1", memory=50))
     assert (book.infos["ns1"].used.memory, book.infos["ns1"].pods) == (250, {"t1-p4"})
+
+
+def test_a_quota_whose_min_exceeds_its_max_is_kept_and_warned_about(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        book = book_with(eq("ns1", "wrong", max_=(100, 1000), min_=(200, 100)))
+    assert book.infos["ns1"].min == res(200, 100)
+    [record] = caplog.records
+    assert "ElasticQuota min exceeds its max" in record.getMessage()
+    assert record.__dict__["kv"] == {"elasticQuota": "ns1/wrong", "resources": "cpu"}

@@ -246,3 +246,34 @@ def test_demo_quota2_reclaims_what_quota1_borrowed() -> None:
     assert error.nominated_node_name == node_name
     assert len(victims) == 1
     assert victims[0].startswith("quota1/app1-")
+
+
+def test_global_quota_max_exceeded_when_evicting_cannot_bring_the_quota_under_max() -> None:
+    nodes = [make_node().name(n).capacity(cpu="4").model() for n in ("n1", "n2")]
+    limits = {"min_": {"cpu": "2"}, "max_": {"cpu": "4"}}
+    cluster = Cluster(
+        nodes, [quota("q1", **limits), quota("q2", min_={"cpu": "6"}, max_={"cpu": "6"})]
+    )
+    cluster.bind(make_pod().name("h").namespace("q1").priority(HIGH).req(cpu="2").model(), "n1")
+    cluster.bind(make_pod().name("l").namespace("q1").priority(MID // 2).req(cpu="2").model(), "n2")
+    error = cluster.refuse(make_pod().name("p").namespace("q1").priority(MID).req(cpu="4").model())
+    assert str(error) == (
+        "0/2 nodes are available: Pod q1/p is rejected in PreFilter because ElasticQuota q1"
+        " is more than Max. 0/2 nodes are available: 1 No victims found on node n1 for"
+        " preemptor pod p, 1 global quota max exceeded."
+    )
+    assert cluster.handle.preemptions == []
+
+
+def test_pods_nominated_in_other_namespaces_within_their_min_hold_their_share() -> None:
+    nodes = [make_node().name(n).capacity(cpu="4").model() for n in ("n1", "n2")]
+    limits = {"min_": {"cpu": "4"}, "max_": {"cpu": "6"}}
+    cluster = Cluster(nodes, [quota("q1", **limits), quota("q2", **limits)])
+    for i in range(2):
+        cluster.schedule(make_pod().name(f"a{i}").namespace("q1").req(cpu="2").model())
+    borrower = make_pod().name("a2").namespace("q1").req(cpu="2").model()
+    cluster.handle.nominate(make_pod().name("b").namespace("q2").req(cpu="4").model(), "n2")
+    error = cluster.refuse(borrower)
+    assert "because total ElasticQuota used is more than min" in str(error)
+    cluster.handle.nominated.clear()
+    assert cluster.schedule(borrower) in ("n1", "n2")

@@ -12,6 +12,7 @@ from kubesched.plugins.capacity_scheduling.quota import (
     UPPER_BOUND_OF_MAX,
     QuotaInfo,
     QuotaInfos,
+    min_over_max,
     pod_request,
 )
 from kubesched.testing import make_pod
@@ -169,3 +170,11 @@ def test_pod_request_takes_init_containers_as_a_floor_and_adds_overhead() -> Non
         .model()
     )
     assert pod_request(pod) == res(3100, 3_000_000_000)
+
+
+def test_min_over_max_names_what_a_quota_guarantees_beyond_its_limit() -> None:
+    assert min_over_max(QuotaInfo.of("ns", min={"cpu": "4"}, max={"cpu": "6"})) == []
+    assert min_over_max(QuotaInfo.of("ns", min={"cpu": "8"}, max={"cpu": "6"})) == ["cpu"]
+    leaves_memory_out = QuotaInfo.of("ns", min={"cpu": "1", "memory": "1Gi"}, max={"cpu": "6"})
+    assert min_over_max(leaves_memory_out) == ["memory"]
+    assert min_over_max(QuotaInfo.of("ns", min={GPU: "2"}, max=None)) == []
