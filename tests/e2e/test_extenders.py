@@ -8,7 +8,8 @@ kubesched (profile `ext-kubesched`) run with the same `extenders:` section:
 - `/gpu`: a filter sent whole nodes, consulted only for pods requesting
   `example.com/ext-gpu` (managedResources, ignoredByScheduler: no node lists that
   resource, yet NodeResourcesFit lets such pods through);
-- an ignorable extender nobody listens to, skipped by both.
+- an ignorable extender nobody listens to, skipped by both, and one that is not
+  ignorable, consulted only for pods requesting `example.com/ext-dead`: those fail.
 
 The same pod goes first to kube-scheduler, then (deleted) to kubesched: both must bind it
 to the same node, through the extender, or report the same FailedScheduling message.
@@ -46,6 +47,7 @@ KS, OURS = "ext-ks", "ext-kubesched"
 KS_PROCESS = "kube-scheduler-extenders"
 GROUP = "ext.test/group"
 GPU_RESOURCE = "example.com/ext-gpu"
+DEAD_RESOURCE = "example.com/ext-dead"
 
 
 def extenders(url: str, ca: bytes) -> list[dict[str, Any]]:
@@ -70,6 +72,11 @@ def extenders(url: str, ca: bytes) -> list[dict[str, Any]]:
             "managedResources": [{"name": GPU_RESOURCE, "ignoredByScheduler": True}],
         },
         {"urlPrefix": "http://127.0.0.1:9/gone", "filterVerb": "filter", "ignorable": True},
+        {
+            "urlPrefix": "http://127.0.0.1:9/dead",
+            "filterVerb": "filter",
+            "managedResources": [{"name": DEAD_RESOURCE, "ignoredByScheduler": True}],
+        },
     ]
 
 
@@ -149,12 +156,14 @@ def nodes(api: ApiClient, state: ExtenderState) -> None:
         state.labels[name] = {**labels}
 
 
-def place(api: ApiClient, namespace: str, pod: dict[str, Any], scheduler: str) -> Outcome:
+def place(
+    api: ApiClient, namespace: str, pod: dict[str, Any], scheduler: str, *, nodes: int | None = 4
+) -> Outcome:
     """Create `pod` for `scheduler` and wait for its outcome; the pod is deleted after."""
     pod = {**pod, "metadata": {**pod["metadata"], "name": f"{scheduler}-p"}}
     pod["spec"] = {**pod["spec"], "schedulerName": scheduler}
     api.create(pod, namespace=namespace)
-    outcome = wait_outcome(api, namespace, f"{scheduler}-p", nodes=4, timeout=30)
+    outcome = wait_outcome(api, namespace, f"{scheduler}-p", nodes=nodes, timeout=30)
     api.delete("Pod", f"{scheduler}-p", namespace=namespace, grace_period=0)
     wait_for(
         lambda: api.get_or_none("Pod", f"{scheduler}-p", namespace=namespace),
@@ -164,8 +173,12 @@ def place(api: ApiClient, namespace: str, pod: dict[str, Any], scheduler: str) -
     return outcome
 
 
-def side_by_side(api: ApiClient, namespace: str, pod: dict[str, Any]) -> tuple[Outcome, Outcome]:
-    return place(api, namespace, pod, KS), place(api, namespace, pod, OURS)
+def side_by_side(
+    api: ApiClient, namespace: str, pod: dict[str, Any], *, nodes: int | None = 4
+) -> tuple[Outcome, Outcome]:
+    return place(api, namespace, pod, KS, nodes=nodes), place(
+        api, namespace, pod, OURS, nodes=nodes
+    )
 
 
 def test_both_bind_through_the_extender_to_the_node_it_prefers(
@@ -218,3 +231,17 @@ def test_nodes_the_extender_refuses_read_the_same_in_failed_scheduling(
     assert ours.full_message == theirs.full_message, (theirs.describe(), ours.describe())
     assert f"1 {REFUSED_WHY}" in ours.message
     assert f"1 {EXCLUDED_WHY}" in ours.message
+
+
+def test_an_extender_that_cannot_be_reached_fails_the_pod_the_same_way(
+    api: ApiClient, namespace: str, both: Both
+) -> None:
+    nodes(api, both.state)
+    dead = make_pod().namespace(namespace).req_named({"cpu": "100m", DEAD_RESOURCE: "1"})
+    theirs, ours = side_by_side(api, namespace, with_limits(dead.obj()), nodes=None)
+    assert not theirs.bound
+    assert theirs.reason == ours.reason == "SchedulerError"
+    assert ours.full_message == theirs.full_message, (theirs.describe(), ours.describe())
+    assert ours.full_message == (
+        'Post "http://127.0.0.1:9/dead/filter": dial tcp 127.0.0.1:9: connect: connection refused'
+    )

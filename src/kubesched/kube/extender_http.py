@@ -73,7 +73,7 @@ class ExtenderClient:
             msg = f'Post "{url}": context deadline exceeded (Client.Timeout exceeded)'
             raise ExtenderCallError(msg) from exc
         except aiohttp.ClientError as exc:
-            raise ExtenderCallError(f'Post "{url}": {exc}') from exc
+            raise ExtenderCallError(f'Post "{url}": {_go_text(exc)}') from exc
         try:
             return orjson.loads(body)
         except orjson.JSONDecodeError as exc:
@@ -92,6 +92,17 @@ class ExtenderClient:
             await self._session.close()
             self._session = None
             await asyncio.sleep(0)
+
+
+def _go_text(exc: aiohttp.ClientError) -> str:
+    """How Go's HTTP client words the common failure (a refused connection); aiohttp's
+    own text otherwise."""
+    if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+        exc.os_error, ConnectionRefusedError
+    ):
+        host = f"[{exc.host}]" if ":" in exc.host else exc.host
+        return f"dial tcp {host}:{exc.port}: connect: connection refused"
+    return str(exc)
 
 
 def extender_ssl_context(extender: Extender) -> ssl.SSLContext | None:

@@ -72,11 +72,14 @@ async def test_the_http_timeout_bounds_a_call() -> None:
         await client.close()
 
 
-async def test_an_unreachable_extender_names_the_url() -> None:
+async def test_an_unreachable_extender_reads_as_gos_error() -> None:
     client = ExtenderClient(Extender(url_prefix="http://127.0.0.1:9"))
-    with pytest.raises(ExtenderCallError, match=r'^Post "http://127.0.0.1:9/bind": '):
+    with pytest.raises(ExtenderCallError) as caught:
         await client.post("bind", {})
     await client.close()
+    assert str(caught.value) == (
+        'Post "http://127.0.0.1:9/bind": dial tcp 127.0.0.1:9: connect: connection refused'
+    )
 
 
 async def test_an_answer_that_is_no_json_is_an_error() -> None:
