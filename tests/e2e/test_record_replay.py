@@ -5,13 +5,16 @@ The page's commands run as written (its `sh` block, in a folder holding its YAML
 the cluster's admin kubeconfig as KUBECONFIG): `kubesched record` in the background while
 the test makes six nodes of distinct sizes in three zones and 36 pods (every sixth spreading
 over zones, some preferring `disk=ssd` nodes), each created once the one before is bound;
-Ctrl-C (SIGINT) ends the recording cleanly; then both replays. With kube-scheduler's
-default profile, at least 99 % of the pods go to kube-scheduler's node, or to a node whose
-score tied with the replay's choice (`tie`: the replay counts the nodes tied at the top).
+Ctrl-C (SIGINT) ends the recording cleanly; then both replays. The recording runs as a
+ServiceAccount bound to the page's ClusterRole alone, so that read-only role is enough.
+With kube-scheduler's default profile, at least 99 % of the pods go to kube-scheduler's
+node, or to a node whose score tied with the replay's choice (`tie`: the replay counts the
+nodes tied at the top).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -22,10 +25,15 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from kubesched.localcluster import LocalCluster
+from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
 
@@ -36,6 +44,8 @@ SIZES = ((3, 7), (5, 11), (7, 13), (11, 17), (13, 23), (17, 29))
 PODS = 36
 AGREEING = ("same", "tie")
 CLI_TIMEOUT_SECONDS = 60.0
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+RECORDER = "trace-recorder"
 
 
 def _guide() -> tuple[list[str], dict[str, str]]:
@@ -50,13 +60,53 @@ def _guide() -> tuple[list[str], dict[str, str]]:
     return [line for line in commands.splitlines() if line.strip()], files
 
 
-def _env(cluster: LocalCluster) -> dict[str, str]:
+def _env(kubeconfig_path: Path) -> dict[str, str]:
     bin_dir = str(Path(sys.executable).parent)
     return {
         **os.environ,
-        "KUBECONFIG": str(cluster.kubeconfig_path),
+        "KUBECONFIG": str(kubeconfig_path),
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
     }
+
+
+@contextmanager
+def _recording_identity(
+    cluster: LocalCluster, api: ApiClient, namespace: str, role: dict[str, Any], path: Path
+) -> Iterator[Path]:
+    """A kubeconfig of a new ServiceAccount bound to the page's ClusterRole, and nothing
+    else: recording must work with that read-only role."""
+    name = role["metadata"]["name"]
+    api.create(
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": RECORDER}},
+        namespace=namespace,
+    )
+    api.request("POST", f"{RBAC}/clusterroles", body=role)
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": name},
+        "subjects": [{"kind": "ServiceAccount", "name": RECORDER, "namespace": namespace}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+    }
+    try:
+        api.request("POST", f"{RBAC}/clusterrolebindings", body=binding)
+        answer = api.request(
+            "POST",
+            f"/api/v1/namespaces/{namespace}/serviceaccounts/{RECORDER}/token",
+            body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
+        )
+        spec = KubeconfigSpec(
+            server=cluster.server,
+            ca_file=cluster.ca_file,
+            token=answer["status"]["token"],
+            user=RECORDER,
+        )
+        path.write_text(kubeconfig(spec))
+        path.chmod(0o600)
+        yield path
+    finally:
+        for kind in ("clusterrolebindings", "clusterroles"):
+            api.request("DELETE", f"{RBAC}/{kind}/{name}")
 
 
 class _Lines:
@@ -98,7 +148,7 @@ def _make_workload(api: ApiClient, namespace: str) -> None:
         )
 
 
-def _record(command: str, cwd: Path, env: dict[str, str], work: Any) -> str:
+def _record(command: str, cwd: Path, env: dict[str, str], work: Callable[[], None]) -> str:
     """Run the page's record command around `work()`, end it with Ctrl-C; its stderr."""
     recorder = subprocess.Popen(
         shlex.split(command), cwd=cwd, env=env, stderr=subprocess.PIPE, text=True
@@ -152,10 +202,14 @@ def test_record_then_replay_agrees_with_kube_scheduler(
     ] * 2
     for name, body in files.items():
         (tmp_path / name).write_text(body)
-    env = _env(local_cluster)
-
-    stderr = _record(commands[0], tmp_path, env, lambda: _make_workload(api, namespace))
+    role = yaml.safe_load(files["record-rbac.yaml"])
+    reader = tmp_path / "recorder.kubeconfig"
+    with _recording_identity(local_cluster, api, namespace, role, reader):
+        work = functools.partial(_make_workload, api, namespace)
+        stderr = _record(commands[0], tmp_path, _env(reader), work)
     assert "ended by signal" in stderr, stderr
+    assert "forbidden" not in stderr, stderr  # the page's role covers every kind
+    env = _env(local_cluster.kubeconfig_path)
 
     default_table = _run(commands[1], tmp_path, env)
     agreeing = sum(_table_count(default_table, f"vs trace: {kind}") for kind in AGREEING)

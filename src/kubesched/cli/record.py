@@ -136,7 +136,11 @@ def main(argv: list[str]) -> int:
         return _fail(f"cannot write {out}: {exc.strerror or exc}")
     if sys.stderr.isatty():
         sys.stderr.write("\n")
-    skipped = f"; not served, not recorded: {', '.join(summary.skipped)}" if summary.skipped else ""
+    skipped = ""
+    if summary.not_served:
+        skipped += f"; not served, not recorded: {', '.join(summary.not_served)}"
+    if summary.forbidden:
+        skipped += f"; forbidden by RBAC, not recorded: {', '.join(summary.forbidden)}"
     print(
         f"{PROG}: wrote {out}: {summary.records} records, {out.stat().st_size} bytes,"
         f" {summary.seconds:.0f}s (ended by {summary.reason}){skipped}",

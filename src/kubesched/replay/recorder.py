@@ -48,8 +48,10 @@ class Summary:
     seconds: float
     reason: str
     kinds: tuple[str, ...]
-    skipped: tuple[str, ...]
-    """Kinds the API server does not serve (or RBAC forbids): not recorded."""
+    not_served: tuple[str, ...]
+    """Kinds the API server does not serve: not recorded."""
+    forbidden: tuple[str, ...]
+    """Kinds RBAC does not let the recorder list: not recorded."""
 
 
 class _Sink:
@@ -135,20 +137,29 @@ class _EventSink:
         del obj
 
 
-async def served_kinds(api: WatchApi) -> tuple[list[RecordedKind], list[str]]:
-    """The kinds to record and those skipped (not served, or forbidden); nodes, pods and
-    namespaces must be readable (their error is raised)."""
-    served, skipped = [], []
+@dataclass(frozen=True, slots=True)
+class Readable:
+    """Which kinds the recorder can list."""
+
+    kinds: list[RecordedKind]
+    not_served: list[str]
+    forbidden: list[str]
+
+
+async def readable_kinds(api: WatchApi) -> Readable:
+    """The kinds to record, and those the API server does not serve or RBAC forbids; nodes,
+    pods and namespaces must be readable (their error is raised)."""
+    found = Readable([], [], [])
     for kind in KINDS:
         try:
             await api.get(kind.path, params={"limit": "1"})
-        except (NotFound, Forbidden):
+        except (NotFound, Forbidden) as exc:
             if kind.required:
                 raise
-            skipped.append(kind.name)
+            (found.forbidden if isinstance(exc, Forbidden) else found.not_served).append(kind.name)
             continue
-        served.append(kind)
-    return served, skipped
+        found.kinds.append(kind)
+    return found
 
 
 async def record(
@@ -163,7 +174,8 @@ async def record(
     clock: Callable[[], float] = time.monotonic,
 ) -> Summary:
     """Record until `limits` or `stop`; the trace at `out` is complete when this returns."""
-    kinds, skipped = await served_kinds(api)
+    readable = await readable_kinds(api)
+    kinds = readable.kinds
     server = str((await api.get("/version")).get("gitVersion", ""))
     header = trace.Header(
         version=trace.VERSION,
@@ -188,7 +200,15 @@ async def record(
     seconds = recording.now()
     size, records = recording.writer.size, recording.writer.records
     recording.writer.close(t=seconds, reason=reason)
-    return Summary(records, size, seconds, reason, header.kinds, tuple(skipped))
+    return Summary(
+        records,
+        size,
+        seconds,
+        reason,
+        header.kinds,
+        not_served=tuple(readable.not_served),
+        forbidden=tuple(readable.forbidden),
+    )
 
 
 def _reflector(

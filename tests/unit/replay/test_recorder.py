@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kubesched.kube.errors import NotFound
+from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.replay import read_trace, trace
 from kubesched.replay.recorder import Limits, record
 from kubesched.testing.builders import make_node, make_pod
@@ -24,6 +24,7 @@ class PathApi:
         self, objects: dict[str, list[dict[str, Any]]], changes: dict[str, list[dict[str, Any]]]
     ) -> None:
         self.objects, self.changes = objects, changes
+        self.forbidden: set[str] = set()
         self.methods: list[str] = []
         self.gate = asyncio.Event()
 
@@ -34,6 +35,8 @@ class PathApi:
         self.methods.append("GET")
         if path == "/version":
             return {"gitVersion": "v1.37.2"}
+        if path in self.forbidden:
+            raise Forbidden(403, "Forbidden", "cannot list", path=path)
         if path not in self.objects:
             raise NotFound(
                 404, "NotFound", "the server could not find the requested resource", path=path
@@ -148,7 +151,8 @@ async def test_a_kind_not_served_is_skipped_but_pods_are_required(tmp_path: Path
         stop=asyncio.Event(),
         progress=lambda line: None,
     )
-    assert "apps/replicasets" in summary.skipped
+    assert "apps/replicasets" in summary.not_served
+    assert summary.forbidden == ()
     del api.objects["/api/v1/pods"]
     with pytest.raises(NotFound):
         await record(
@@ -158,3 +162,20 @@ async def test_a_kind_not_served_is_skipped_but_pods_are_required(tmp_path: Path
             stop=asyncio.Event(),
             progress=lambda line: None,
         )
+
+
+async def test_a_forbidden_kind_is_named_apart_from_those_not_served(tmp_path: Path) -> None:
+    api = _api()
+    api.gate.set()
+    api.objects["/api/v1/services"] = []
+    api.forbidden.add("/api/v1/services")
+    summary = await record(
+        api,
+        tmp_path / "t.jsonl.gz",
+        limits=Limits(duration=0.1, max_bytes=2**20),
+        stop=asyncio.Event(),
+        progress=lambda line: None,
+    )
+    assert summary.forbidden == ("services",)
+    assert "services" not in summary.not_served
+    assert "services" not in read_trace(tmp_path / "t.jsonl.gz").header.kinds
