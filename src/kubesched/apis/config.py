@@ -74,6 +74,10 @@ class Profile:
     generic_workload: bool = False
     """The `GenericWorkload` feature gate is on: GangScheduling is a default plugin (the last
     of multiPoint, as upstream) and scheduling.k8s.io PodGroups are scheduled as groups."""
+    topology_aware_workload_scheduling: bool = False
+    """The `TopologyAwareWorkloadScheduling` feature gate (alpha, needs `GenericWorkload`)
+    is on: TopologyPlacementGenerator and PodGroupPodsCount are default plugins and a pod
+    group is placed within one of the placements they generate and score."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,14 +78,29 @@ GENERIC_WORKLOAD_MULTI_POINT: tuple[PluginRef, ...] = (PluginRef(names.GANG_SCHE
 `applyGangScheduling`)."""
 
 
+TOPOLOGY_AWARE_MULTI_POINT: tuple[PluginRef, ...] = (
+    PluginRef(names.TOPOLOGY_PLACEMENT_GENERATOR),
+    PluginRef(names.POD_GROUP_PODS_COUNT, 1),
+)
+"""What the `TopologyAwareWorkloadScheduling` feature gate appends to the default multiPoint,
+after GangScheduling (upstream `applyTopologyAwareWorkloadScheduling`)."""
+
+
 def default_plugins(
-    available: frozenset[str] | None = None, *, generic_workload: bool = False
+    available: frozenset[str] | None = None,
+    *,
+    generic_workload: bool = False,
+    topology_aware: bool = False,
 ) -> dict[str, PluginSet]:
     """The default plugin sets; with `available`, defaults missing from it are left out;
-    `generic_workload` (the feature gate) appends GangScheduling."""
+    `generic_workload` (the feature gate) appends GangScheduling, `topology_aware` (the
+    `TopologyAwareWorkloadScheduling` gate) TopologyPlacementGenerator and
+    PodGroupPodsCount."""
     refs = DEFAULT_MULTI_POINT
     if generic_workload:
         refs = (*refs, *GENERIC_WORKLOAD_MULTI_POINT)
+    if topology_aware:
+        refs = (*refs, *TOPOLOGY_AWARE_MULTI_POINT)
     if available is not None:
         refs = tuple(ref for ref in refs if ref.name in available)
     return {MULTI_POINT: PluginSet(enabled=refs)}

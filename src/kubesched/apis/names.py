@@ -23,8 +23,10 @@ NODE_RESOURCES_FIT: Final = "NodeResourcesFit"
 NODE_UNSCHEDULABLE: Final = "NodeUnschedulable"
 NODE_VOLUME_LIMITS: Final = "NodeVolumeLimits"
 POD_TOPOLOGY_SPREAD: Final = "PodTopologySpread"
+POD_GROUP_PODS_COUNT: Final = "PodGroupPodsCount"
 SCHEDULING_GATES: Final = "SchedulingGates"
 TAINT_TOLERATION: Final = "TaintToleration"
+TOPOLOGY_PLACEMENT_GENERATOR: Final = "TopologyPlacementGenerator"
 VOLUME_BINDING: Final = "VolumeBinding"
 VOLUME_RESTRICTIONS: Final = "VolumeRestrictions"
 VOLUME_ZONE: Final = "VolumeZone"
@@ -52,8 +54,10 @@ IN_TREE: Final = (
     NODE_UNSCHEDULABLE,
     NODE_VOLUME_LIMITS,
     POD_TOPOLOGY_SPREAD,
+    POD_GROUP_PODS_COUNT,
     SCHEDULING_GATES,
     TAINT_TOLERATION,
+    TOPOLOGY_PLACEMENT_GENERATOR,
     VOLUME_BINDING,
     VOLUME_RESTRICTIONS,
     VOLUME_ZONE,

@@ -35,7 +35,13 @@ from typing import Any
 
 from kubesched.apis.config import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
 from kubesched.config.errors import ConfigError, one_line
-from kubesched.config.flags import GENERIC_WORKLOAD, Options, feature_gates
+from kubesched.config.flags import (
+    GATE_DEPENDENCIES,
+    GENERIC_WORKLOAD,
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
+    Options,
+    feature_gates,
+)
 from kubesched.config.fromfile import decode_file
 from kubesched.config.profiles import ArgsChecks
 from kubesched.config.validation import validate
@@ -130,6 +136,7 @@ def complete(
     decoded = len(errors) == len(options.errors)
     config = _apply_flags(config, options, errors=errors, notices=notices)
     config = _complete_lease(config, environ=environ, namespace_file=namespace_file)
+    errors.extend(_gate_dependency_errors(config.feature_gates))
     config = _apply_feature_gates(config)
     notices.extend(_parallelism_notice(config))
     # As kube-scheduler: a file that does not decode (plugin args included) is refused for
@@ -154,13 +161,33 @@ DEFAULT_PARALLELISM = 16
 
 
 def _apply_feature_gates(config: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
-    """`--feature-gates=GenericWorkload=true` turns native gang scheduling on in every profile."""
-    if not feature_gates(config.feature_gates).get(GENERIC_WORKLOAD, False):
+    """`--feature-gates=GenericWorkload=true` turns native gang scheduling on in every profile,
+    `TopologyAwareWorkloadScheduling=true` (with it) topology-aware placement."""
+    gates = feature_gates(config.feature_gates)
+    if not gates.get(GENERIC_WORKLOAD, False):
         return config
+    topology_aware = gates.get(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False)
     profiles = tuple(
-        dataclasses.replace(profile, generic_workload=True) for profile in config.profiles
+        dataclasses.replace(
+            profile, generic_workload=True, topology_aware_workload_scheduling=topology_aware
+        )
+        for profile in config.profiles
     )
     return dataclasses.replace(config, profiles=profiles)
+
+
+def _gate_dependency_errors(items: tuple[str, ...]) -> list[str]:
+    """kube-scheduler's refusal of a gate turned on without the gates it depends on."""
+    gates = feature_gates(items)
+    errors = []
+    for gate, needs in GATE_DEPENDENCIES.items():
+        off = [need for need in needs if gates.get(gate) and not gates.get(need)]
+        if off:
+            errors.append(
+                f"--feature-gates: {gate} is enabled, but depends on features that are "
+                f"disabled: [{' '.join(off)}]; add {','.join(f'{n}=true' for n in off)}"
+            )
+    return errors
 
 
 def _base_config(

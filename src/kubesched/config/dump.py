@@ -101,7 +101,11 @@ def _profile(profile: Profile) -> dict[str, Any]:
     if profile.percentage_of_nodes_to_score is not None:
         document["percentageOfNodesToScore"] = profile.percentage_of_nodes_to_score
     plugins = merge_plugins(
-        default_plugins(generic_workload=profile.generic_workload), profile.plugins
+        default_plugins(
+            generic_workload=profile.generic_workload,
+            topology_aware=profile.topology_aware_workload_scheduling,
+        ),
+        profile.plugins,
     )
     document["plugins"] = {point: _plugin_set(plugin_set) for point, plugin_set in plugins.items()}
     document["pluginConfig"] = [

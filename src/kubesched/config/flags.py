@@ -171,9 +171,17 @@ SCHEDULER_POP_FROM_BACKOFF_Q = "SchedulerPopFromBackoffQ"
 OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
 """Beta, on by default since v1.35: a pod with the same signature as the previous one tries
 the next best node of that pod's cycle first (`kubesched.runtime.batch`)."""
+TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+"""Alpha, off by default in v1.37, needs GenericWorkload: a pod group with a topology
+constraint is placed within one domain (`kubesched.scheduler.podgroup_placement`)."""
+GATE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: (GENERIC_WORKLOAD,),
+}
+"""Switched gates that need others on (upstream's feature dependencies)."""
 SWITCHED_GATES = frozenset(
     {
         GENERIC_WORKLOAD,
+        TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
         NOMINATED_NODE_NAME_FOR_EXPECTATION,
         OPPORTUNISTIC_BATCHING,
         SCHEDULER_POP_FROM_BACKOFF_Q,

@@ -45,7 +45,9 @@ def plugin_resources(plugin: object) -> tuple[ResourceSpec, ...]:
 def enabled_plugin_names(profile: Profile, registry: Registry) -> set[str]:
     """Every plugin a profile instantiates (defaults merged in, as the builder does)."""
     defaults = default_plugins(
-        frozenset(registry.names()), generic_workload=profile.generic_workload
+        frozenset(registry.names()),
+        generic_workload=profile.generic_workload,
+        topology_aware=profile.topology_aware_workload_scheduling,
     )
     merged = merge_plugins(defaults, profile.plugins)
     return {ref.name for plugin_set in merged.values() for ref in plugin_set.enabled}

@@ -39,6 +39,11 @@ class SchedulingPodGroup:
     upstream's `PodGroupPriority`."""
     disrupt_all: bool = False
     """`spec.disruptionMode.all` is set: preemption evicts the group's pods together."""
+    topology_key: str = ""
+    """`spec.schedulingConstraints.topology[0].key` (the API allows one constraint), "" for
+    none: the node label whose value names the domain all members must share. Read only
+    with the `TopologyAwareWorkloadScheduling` feature gate (ignored otherwise, as
+    kube-scheduler ignores it)."""
 
     @property
     def key(self) -> str:
@@ -59,6 +64,7 @@ class SchedulingPodGroup:
             obj=obj,
             priority=_int(obj.spec.get("priority")),
             disrupt_all=isinstance((obj.spec.get("disruptionMode") or {}).get("all"), Mapping),
+            topology_key=_topology_key(obj.spec.get("schedulingConstraints")),
         )
 
     @property
@@ -68,6 +74,14 @@ class SchedulingPodGroup:
     def condition(self, kind: str) -> Mapping[str, Any] | None:
         """The status condition of type `kind`, if any."""
         return next((c for c in self.conditions if c.get("type") == kind), None)
+
+
+def _topology_key(constraints: object) -> str:
+    """The first topology constraint's key, "" when there is none or it is malformed."""
+    topology = constraints.get("topology") if isinstance(constraints, Mapping) else None
+    first = topology[0] if isinstance(topology, list) and topology else None
+    key = first.get("key") if isinstance(first, Mapping) else None
+    return key if isinstance(key, str) else ""
 
 
 def _int(value: object) -> int:

@@ -33,9 +33,11 @@ from kubesched.plugins.node_resources import NodeResourcesBalancedAllocation, No
 from kubesched.plugins.node_unschedulable import NodeUnschedulable
 from kubesched.plugins.node_volume_limits import NodeVolumeLimits
 from kubesched.plugins.pod_topology_spread import PodTopologySpread
+from kubesched.plugins.podgroup_pods_count import PodGroupPodsCount
 from kubesched.plugins.priority_sort import PrioritySort
 from kubesched.plugins.scheduling_gates import SchedulingGates
 from kubesched.plugins.taint_toleration import TaintToleration
+from kubesched.plugins.topology_aware import TopologyPlacementGenerator
 from kubesched.plugins.volume_binding import VolumeBinding
 from kubesched.plugins.volume_restrictions import VolumeRestrictions
 from kubesched.plugins.volume_zone import VolumeZone
@@ -63,6 +65,8 @@ IN_TREE_PLUGINS: tuple[type, ...] = (
     Coscheduling,
     NodeDeclaredFeatures,
     GangScheduling,
+    TopologyPlacementGenerator,
+    PodGroupPodsCount,
     CapacityScheduling,
     NodeResourceTopologyMatch,
 )
@@ -133,10 +137,12 @@ __all__ = [
     "NodeResourcesFit",
     "NodeUnschedulable",
     "NodeVolumeLimits",
+    "PodGroupPodsCount",
     "PodTopologySpread",
     "PrioritySort",
     "SchedulingGates",
     "TaintToleration",
+    "TopologyPlacementGenerator",
     "VolumeBinding",
     "VolumeRestrictions",
     "VolumeZone",

@@ -20,6 +20,7 @@ from kubesched.framework import interfaces as api
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import Plugin
 from kubesched.framework.placement import PlacementFeasiblePlugin
+from kubesched.framework.placement_points import PlacementGeneratePlugin, PlacementScorePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS
 from kubesched.framework.registry import Registry
 from kubesched.runtime.batch import UNRECORDED, BatchMetrics, OpportunisticBatch
@@ -86,15 +87,23 @@ def build_framework(
     OpportunisticBatching gate) gives the framework a batch (`runtime.batch`) reporting to
     `batch_metrics`. `observe_post_filter` is told of each PostFilter plugin's run."""
     defaults = default_plugins(
-        frozenset(registry.names()), generic_workload=profile.generic_workload
+        frozenset(registry.names()),
+        generic_workload=profile.generic_workload,
+        topology_aware=profile.topology_aware_workload_scheduling,
     )
     plugins = merge_plugins(defaults, profile.plugins)
     builder = _Builder(profile=profile, registry=registry, plugins=plugins)
     instances = builder.instantiate(handle)
+    points: dict[str, Any] = {
+        _attr(point): builder.point_plugins(point, instances) for point in POINT_PROTOCOLS
+    }
     lists = PluginLists(
-        **{_attr(point): builder.point_plugins(point, instances) for point in POINT_PROTOCOLS},
-        placement_feasible=builder.placement_plugins(instances),
+        **points,
+        placement_feasible=builder.placement_plugins(instances, PlacementFeasiblePlugin),
+        placement_generate=builder.placement_plugins(instances, PlacementGeneratePlugin),
+        placement_score=builder.placement_plugins(instances, PlacementScorePlugin),
     )
+    lists.placement_score_weights = builder.placement_score_weights(lists)
     builder.check_invariants(lists)
     percentage = profile.percentage_of_nodes_to_score
     if percentage is None:
@@ -110,6 +119,7 @@ def build_framework(
         observe_hint=observe_hint,
         observe_post_filter=observe_post_filter,
     )
+    fw.topology_aware = profile.topology_aware_workload_scheduling
     if opportunistic_batching:
         fw.batch = OpportunisticBatch(
             fw, generic_workload=profile.generic_workload, metrics=batch_metrics
@@ -204,11 +214,25 @@ class _Builder:
         names = self._expand(point, enabled, plugin_set, instances)
         return [instances[name] for name in names]
 
-    def placement_plugins(self, instances: dict[str, Plugin]) -> list[PlacementFeasiblePlugin]:
-        """multiPoint plugins that judge pod-group placements (no extension point of their
-        own in a profile, as upstream)."""
+    def placement_plugins(self, instances: dict[str, Plugin], protocol: type) -> list[Any]:
+        """multiPoint plugins of a pod-group cycle's point (`protocol`): PlacementFeasible,
+        PlacementGenerate, PlacementScore (no extension point of their own in a kubesched
+        profile)."""
         found = [instances[ref.name] for ref in self.plugins[MULTI_POINT].enabled]
-        return [pl for pl in found if isinstance(pl, PlacementFeasiblePlugin)]
+        return [pl for pl in found if isinstance(pl, protocol)]
+
+    def placement_score_weights(self, lists: PluginLists) -> dict[str, int]:
+        """Weights of the PlacementScore plugins, from multiPoint (unset: 1)."""
+        scorers = {plugin.name for plugin in lists.placement_score}
+        weights: dict[str, int] = {}
+        for ref in self.plugins[MULTI_POINT].enabled:
+            if ref.name in scorers and ref.name not in weights:
+                if ref.weight is not None and ref.weight < 0:
+                    raise self.error(
+                        f"placement score plugin {ref.name!r} has negative weight {ref.weight}"
+                    )
+                weights[ref.name] = ref.weight or 1
+        return weights
 
     def _expand(
         self, point: str, enabled: list[str], plugin_set: PluginSet, instances: dict[str, Plugin]
@@ -239,6 +263,8 @@ class _Builder:
             )
         if not lists.bind:
             raise self.error("at least one bind plugin is required")
+        if len(lists.placement_generate) > 1:
+            raise self.error("at most one placement generate plugin is allowed")
 
     def score_weights(self, lists: PluginLists) -> dict[str, int]:
         """Weights of the score plugins: the score point's entry wins over multiPoint's."""

@@ -21,6 +21,7 @@ from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import NodeToStatusReader, PostFilterResult
 from kubesched.framework.nodeinfo import NodeInfo
 from kubesched.framework.placement import PlacementFeasiblePlugin
+from kubesched.framework.placement_points import PlacementGeneratePlugin, PlacementScorePlugin
 from kubesched.framework.plugin_failures import PLUGIN_ERRORS, as_error, raised
 from kubesched.framework.status import SUCCESS, Code, Status
 from kubesched.model import Pod
@@ -56,6 +57,10 @@ class PluginLists:
     post_bind: list[api.PostBindPlugin] = field(default_factory=list)
     placement_feasible: list[PlacementFeasiblePlugin] = field(default_factory=list)
     """multiPoint plugins with a `placement_feasible` method (the pod-group cycle)."""
+    placement_generate: list[PlacementGeneratePlugin] = field(default_factory=list)
+    placement_score: list[PlacementScorePlugin] = field(default_factory=list)
+    placement_score_weights: dict[str, int] = field(default_factory=dict)
+    """The `TopologyAwareWorkloadScheduling` points (`runtime.placement_points`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +133,9 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
         """The memo's Filter and Score results by snapshot position (`runtime.columns`)."""
         self.batch: OpportunisticBatch | None = None
         """OpportunisticBatching (`runtime.batch`), when its gate is on (`build_framework`)."""
+        self.topology_aware = False
+        """The `TopologyAwareWorkloadScheduling` gate (`build_framework`): pod groups are
+        placed through placements (`scheduler.podgroup_placement`)."""
 
     def consult_extenders(self, name: str) -> None:
         """This profile's pods also go to extenders (`scheduler.extender_cycle`). As upstream

@@ -58,6 +58,7 @@ def schedule_pod(
     journal: NodeJournal | None = None,
     post_filter: bool = True,
     cycle: int | None = None,
+    placement: Sequence[NodeInfo] | None = None,
 ) -> ScheduleResult:
     """Pick a node: PreFilter, Filter (sampled), PreScore, Score, select the best host.
 
@@ -68,17 +69,22 @@ def schedule_pod(
     `post_filter=False` (a member in a pod-group cycle, as upstream) skips PostFilter.
     `cycle` (the queue's scheduling cycle) lets `fw.batch` hint a node and keep this cycle's
     scores; without it the cycle runs in full and leaves the batch alone (explain, tests).
+    `placement` (a pod-group cycle's topology placement, upstream `AssumePlacement`): the
+    only nodes the pod may go to, among `nodes`; PreFilter still sees all `nodes`.
     """
-    if not nodes:
+    if not nodes or (placement is not None and not placement):
         raise NoNodesAvailableError
     batch = None
     if fw.batch is not None and cycle is not None:
         batch = _Batching(fw.batch, fw, state, pod, cycle)
     if journal is not None:
         fw.node_columns.catch_up(journal, nodes)
-    feasible, diagnosis = find_nodes_that_fit(fw, state, pod, nodes, journal=journal, batch=batch)
+    feasible, diagnosis = find_nodes_that_fit(
+        fw, state, pod, nodes, journal=journal, batch=batch, placement=placement
+    )
     if not feasible:
-        error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
+        count = len(nodes if placement is None else placement)
+        error = FitError(pod=pod, num_all_nodes=count, diagnosis=diagnosis)
         if post_filter:
             run_post_filter(fw, state, pod, error)
         raise error
@@ -86,7 +92,9 @@ def schedule_pod(
         if batch is not None:
             batch.store(feasible[0].name, None)
         return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1, None)
-    places = (feasible.source, feasible.positions) if journal is not None else None
+    places = None
+    if journal is not None and placement is None:
+        places = (feasible.source, feasible.positions)
     scores = prioritize_nodes(fw, state, pod, feasible, places=places)
     host = select_host(scores)
     if batch is not None:
@@ -143,27 +151,33 @@ def find_nodes_that_fit(
     journal: NodeJournal | None = None,
     batch: _Batching | None = None,
     extenders_look: bool = False,
+    placement: Sequence[NodeInfo] | None = None,
 ) -> tuple[FeasibleNodes, Diagnosis]:
     """PreFilter, then Filter over the (restricted) nodes; advances the rotating start index.
 
     A nominated node, else the batch's hint, is filtered first and taken alone if it fits
     (the start index then stays). `journal`: see `schedule_pod`. `extenders_look`: an
     extender filters or scores the nodes (`scheduler.extender_cycle`), so a profile without
-    Score plugins still looks for more than one feasible node, as upstream."""
+    Score plugins still looks for more than one feasible node, as upstream. `placement`:
+    see `schedule_pod` (the nominated node and PreFilter's nodes count only within it)."""
     diagnosis = Diagnosis()
     pre = fw.run_pre_filter(state, pod, nodes)
+    within: frozenset[str] | None = None
+    if placement is not None:
+        within = frozenset(info.name for info in placement)
+        nodes, journal = placement, None  # kept columns are by position in the snapshot
     diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
     if not pre.status.is_success():
         return FeasibleNodes(nodes, []), _pre_filter_failed(pre.status, diagnosis)
     # As upstream: the hint is asked even for a nominated pod (the batch then says no).
     hint = batch.node_hint() if batch is not None else ""
     if pod.nominated_node_name or hint:
-        nominated = _evaluate_nominated_node(fw, state, pod, diagnosis, hint)
+        nominated = _evaluate_nominated_node(fw, state, pod, diagnosis, hint, within=within)
         if nominated is not None:
             return nominated, diagnosis
     candidates = nodes
     if pre.node_names is not None:
-        candidates, journal = _restricted(fw, pre.node_names), None
+        candidates, journal = _restricted(fw, pre.node_names, within), None
         plugins = " ".join(sorted(diagnosis.unschedulable_plugins))
         diagnosis.node_to_status.absent_nodes_status = Status(
             Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"
@@ -189,19 +203,30 @@ def _pre_filter_failed(status: Status, diagnosis: Diagnosis) -> Diagnosis:
     return diagnosis
 
 
-def _restricted(fw: Framework, names: object) -> list[NodeInfo]:
-    """The snapshot's nodes named by a PreFilterResult (unknown names are dropped)."""
+def _restricted(
+    fw: Framework, names: object, within: frozenset[str] | None = None
+) -> list[NodeInfo]:
+    """The snapshot's nodes named by a PreFilterResult (unknown names, and names outside
+    the placement `within`, are dropped)."""
     assert isinstance(names, frozenset | set)
-    found = (fw.handle.get_node_info(name) for name in sorted(names))
+    kept = sorted(names) if within is None else sorted(names & within)
+    found = (fw.handle.get_node_info(name) for name in kept)
     return [node for node in found if node is not None]
 
 
 def _evaluate_nominated_node(
-    fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis, hint: str = ""
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    diagnosis: Diagnosis,
+    hint: str = "",
+    *,
+    within: frozenset[str] | None = None,
 ) -> FeasibleNodes | None:
-    node = fw.handle.get_node_info(pod.nominated_node_name or hint)
-    if node is None:
-        return None
+    name = pod.nominated_node_name or hint
+    node = fw.handle.get_node_info(name)
+    if node is None or (within is not None and name not in within):
+        return None  # as upstream, a node outside the placement is not an error
     status = fw.run_filter_with_nominated_pods(state, pod, node)
     if status.is_success():
         return FeasibleNodes([node], [0])
