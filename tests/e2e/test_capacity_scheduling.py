@@ -1,5 +1,6 @@
 """CapacityScheduling side by side with scheduler-plugins' own build (v0.35.4-devel): the
-demo of its README, decided by each scheduler on the same cluster.
+demo of its README, decided by each scheduler on the same cluster, on CPUs as the README
+runs it and on an extended resource (`nvidia.com/gpu`, 4 GPUs, quotas of min 2 / max 3).
 
 Two namespaces with ElasticQuotas of min 4 / max 6 CPUs on two nodes of 4 CPUs (8 in all):
 `quota1` creates four pods of 2 CPUs; three bind (it borrows 2 CPUs of `quota2`'s
@@ -83,6 +84,24 @@ def schedulers(
             proc.stop()
 
 
+@dataclass(frozen=True)
+class Pool:
+    """What the teams share: one resource, its amount per node, each quota's bounds and what
+    each pod requests."""
+
+    resource: str
+    per_node: str
+    min: str
+    max: str
+    per_pod: str
+
+
+CPUS = Pool("cpu", per_node="4", min="4", max="6", per_pod="2")
+"""The README's demo: 8 CPUs, pods of 2 CPUs."""
+GPUS = Pool("nvidia.com/gpu", per_node="2", min="2", max="3", per_pod="1")
+"""The same on an extended resource: 4 GPUs, pods of one GPU."""
+
+
 @dataclass
 class Side:
     """One copy of the demo: its scheduler, its two namespaces and its two nodes."""
@@ -91,6 +110,7 @@ class Side:
     api: ApiClient
     quota1: str
     quota2: str
+    pool: Pool = CPUS
     quotas: list[str] = field(default_factory=list)
 
     @property
@@ -100,14 +120,18 @@ class Side:
     def nodes(self) -> None:
         for name in ("n1", "n2"):
             node = make_node().name(f"{self.prefix}-{name}").label(SIDE_LABEL, self.prefix)
-            self.api.create(node.capacity(cpu="4", pods="20").obj())
+            amounts = {"cpu": "4", "pods": "20", self.pool.resource: self.pool.per_node}
+            self.api.create(node.capacity_named(amounts).obj())
 
     def elastic_quota(self, namespace: str) -> None:
         body = {
             "apiVersion": "scheduling.x-k8s.io/v1alpha1",
             "kind": "ElasticQuota",
             "metadata": {"name": namespace},
-            "spec": {"min": {"cpu": "4"}, "max": {"cpu": "6"}},
+            "spec": {
+                "min": {self.pool.resource: self.pool.min},
+                "max": {self.pool.resource: self.pool.max},
+            },
         }
         self.api.request("POST", EQ_PATH.format(ns=namespace), body=body)
         self.quotas.append(namespace)
@@ -119,10 +143,12 @@ class Side:
         self.quotas.clear()
 
     def app(self, namespace: str, name: str, replicas: int) -> None:
-        """`replicas` pods of 2 CPUs (as the README's nginx Deployments), on this side's nodes."""
+        """`replicas` pods (as the README's nginx Deployments), on this side's nodes."""
+        amount = {self.pool.resource: self.pool.per_pod}
         for i in range(replicas):
-            pod = make_pod().name(f"{name}-{i}").scheduler(self.scheduler).req(cpu="2")
+            pod = make_pod().name(f"{name}-{i}").scheduler(self.scheduler).req_named(amount)
             body = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
+            body["spec"]["containers"][0]["resources"]["limits"] = amount
             body["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet finishes a deletion
             self.api.create(body, namespace=namespace)
 
@@ -190,14 +216,18 @@ def _demo(side: Side) -> Outcome:
     return Outcome(after_app1, (2, 2), len(victims), still)
 
 
-@pytest.fixture
+@pytest.fixture(params=[CPUS, GPUS], ids=["cpu", "nvidia.com-gpu"])
 def sides(
-    schedulers: None, api: ApiClient, new_namespace: Callable[..., str]
+    schedulers: None,
+    api: ApiClient,
+    new_namespace: Callable[..., str],
+    request: pytest.FixtureRequest,
 ) -> Iterator[tuple[Side, Side]]:
     del schedulers
+    pool: Pool = request.param
     made = (
-        Side(SP, api, new_namespace("sp-quota1"), new_namespace("sp-quota2")),
-        Side(KS, api, new_namespace("ks-quota1"), new_namespace("ks-quota2")),
+        Side(SP, api, new_namespace("sp-quota1"), new_namespace("sp-quota2"), pool),
+        Side(KS, api, new_namespace("ks-quota1"), new_namespace("ks-quota2"), pool),
     )
     try:
         yield made
