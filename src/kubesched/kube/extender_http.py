@@ -17,13 +17,16 @@ import asyncio
 import os
 import ssl
 import tempfile
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 import orjson
 
 from kubesched.apis.extenders import Extender, ExtenderTLSConfig
 from kubesched.errors import FatalError, KubeschedError
+from kubesched.kube.proxy import ProxyConfigError, select_proxy
 
 _JSON = {"Content-Type": "application/json"}
 
@@ -33,16 +36,19 @@ class ExtenderCallError(KubeschedError):
     kube-scheduler's text for it where it has one."""
 
 
-class ExtenderTLSError(FatalError):
-    """An extender's TLS settings cannot be used (a file that does not load, a CA with
-    `insecure`); one line naming the extender and the fix."""
+class ExtenderSetupError(FatalError):
+    """An extender's TLS or proxy settings cannot be used (a file that does not load, a CA
+    with `insecure`, a SOCKS proxy); one line naming the extender and the fix."""
 
 
 class ExtenderClient:
     """POSTs to one extender over its own connection pool (opened on first use)."""
 
-    def __init__(self, extender: Extender) -> None:
+    def __init__(self, extender: Extender, *, environ: Mapping[str, str] = os.environ) -> None:
+        """`environ`: where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (Go's rules)."""
         self._prefix = extender.url_prefix.rstrip("/")
+        self.proxy = _proxy(extender, environ)
+        """The HTTP proxy the calls go through (None: direct), as Go's `ProxyFromEnvironment`."""
         self._timeout = aiohttp.ClientTimeout(total=extender.timeout)
         self._ssl: ssl.SSLContext | bool = extender_ssl_context(extender) or True
         tls = extender.tls_config
@@ -64,6 +70,7 @@ class ExtenderClient:
                 ssl=self._ssl,
                 server_hostname=self._server_name,
                 timeout=self._timeout,
+                proxy=self.proxy,
             ) as response:
                 if response.status != 200:
                     msg = f"failed {verb} with extender at URL {url}, code {response.status}"
@@ -94,6 +101,28 @@ class ExtenderClient:
             await asyncio.sleep(0)
 
 
+def _proxy(extender: Extender, environ: Mapping[str, str]) -> str | None:
+    """The proxy URL (credentials included) for the extender's calls; a SOCKS proxy is
+    refused in one line (aiohttp speaks HTTP proxies only)."""
+    try:
+        proxy = select_proxy(extender.url_prefix, proxy_url=None, environ=environ)
+    except ProxyConfigError as exc:
+        raise ExtenderSetupError(f"extender {extender.url_prefix}: {exc}") from exc
+    if proxy is None:
+        return None
+    if proxy.socks:
+        msg = (
+            f"extender {extender.url_prefix}: calls cannot go through the SOCKS proxy "
+            f"{proxy.display()}; put the extender's host in NO_PROXY or use an HTTP proxy"
+        )
+        raise ExtenderSetupError(msg)
+    host = f"[{proxy.host}]" if ":" in proxy.host else proxy.host
+    user = ""
+    if proxy.username is not None:
+        user = f"{quote(proxy.username, safe='')}:{quote(proxy.password or '', safe='')}@"
+    return f"{proxy.scheme}://{user}{host}:{proxy.port}"
+
+
 def _go_text(exc: aiohttp.ClientError) -> str:
     """How Go's HTTP client words the common failure (a refused connection); aiohttp's
     own text otherwise."""
@@ -120,7 +149,7 @@ def extender_ssl_context(extender: Extender) -> ssl.SSLContext | None:
             f"{where}: specifying a root certificates file with the insecure flag is not "
             "allowed; drop tlsConfig.insecure or the CA"
         )
-        raise ExtenderTLSError(msg)
+        raise ExtenderSetupError(msg)
     try:
         context = ssl.create_default_context(
             cafile=None if tls.ca_data else tls.ca_file or None,
@@ -130,7 +159,7 @@ def extender_ssl_context(extender: Extender) -> ssl.SSLContext | None:
             _load_client_certificate(context, tls)
     except (OSError, ssl.SSLError, ValueError) as exc:
         msg = f"{where}: cannot load its tlsConfig certificates: {exc}; check the files or data"
-        raise ExtenderTLSError(msg) from exc
+        raise ExtenderSetupError(msg) from exc
     if insecure:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE

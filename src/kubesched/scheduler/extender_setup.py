@@ -23,7 +23,7 @@ FIT = "NodeResourcesFit"
 
 def build_extenders(config: KubeSchedulerConfiguration, api: KubeApi) -> Extenders | None:
     """The config's extenders, or None without any (the cycle then never awaits). A TLS
-    setting that cannot be used raises `ExtenderTLSError` (one line)."""
+    setting that cannot be used raises `ExtenderSetupError` (one line)."""
     if not config.extenders:
         return None
     built = []

@@ -19,7 +19,7 @@ from kubesched.apis.extenders import Extender, ExtenderTLSConfig
 from kubesched.kube.extender_http import (
     ExtenderCallError,
     ExtenderClient,
-    ExtenderTLSError,
+    ExtenderSetupError,
     extender_ssl_context,
 )
 from kubesched.localcluster.pki import write_pki
@@ -144,12 +144,37 @@ def test_tls_settings_as_upstreams_make_transport(tmp_path: Path) -> None:
     assert insecure.verify_mode == ssl.CERT_NONE
     pki = write_pki(tmp_path)
     both = ExtenderTLSConfig(insecure=True, ca_file=str(pki.ca_cert))
-    with pytest.raises(ExtenderTLSError, match="with the insecure flag is not allowed"):
+    with pytest.raises(ExtenderSetupError, match="with the insecure flag is not allowed"):
         extender_ssl_context(Extender(url_prefix="https://e", tls_config=both))
     missing = ExtenderTLSConfig(ca_file=str(tmp_path / "none.pem"))
-    with pytest.raises(ExtenderTLSError, match=r"^extender https://e: cannot load"):
+    with pytest.raises(ExtenderSetupError, match=r"^extender https://e: cannot load"):
         extender_ssl_context(Extender(url_prefix="https://e", tls_config=missing))
     client_cert = ExtenderTLSConfig(
         cert_data=pki.serving_cert.read_bytes(), key_data=pki.serving_key.read_bytes()
     )
     assert extender_ssl_context(Extender(url_prefix="https://e", tls_config=client_cert))
+
+
+async def test_calls_go_through_the_environments_http_proxy_as_gos() -> None:
+    seen: list[str] = []
+
+    async def proxy(request: web.Request) -> web.Response:
+        seen.append(str(request.url))
+        return web.Response(text='{"through": "proxy"}')
+
+    async with serving(proxy) as proxy_url:
+        environ = {"HTTP_PROXY": proxy_url, "NO_PROXY": "skipped.example"}
+        client = ExtenderClient(Extender(url_prefix="http://extender.example/x"), environ=environ)
+        assert await client.post("filter", {}) == {"through": "proxy"}
+        await client.close()
+        direct = ExtenderClient(Extender(url_prefix="http://skipped.example/x"), environ=environ)
+        assert direct.proxy is None
+        loopback = ExtenderClient(Extender(url_prefix="http://127.0.0.1:1/x"), environ=environ)
+        assert loopback.proxy is None  # Go never proxies loopback
+    assert seen == ["http://extender.example/x/filter"]
+
+
+def test_a_socks_proxy_is_refused_in_one_line() -> None:
+    environ = {"HTTPS_PROXY": "socks5://127.0.0.1:1080"}
+    with pytest.raises(ExtenderSetupError, match=r"through the SOCKS proxy socks5://127"):
+        ExtenderClient(Extender(url_prefix="https://extender.example"), environ=environ)
