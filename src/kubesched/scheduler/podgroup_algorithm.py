@@ -9,10 +9,12 @@ group as a whole succeeded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import SUCCESS, Code, CycleState, PlacementProgress, Status
+from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, PlacementProgress, Status
 from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.runtime import (
@@ -58,11 +60,17 @@ class _Trial:
     """As upstream's assume, a placed member's nomination is dropped; the revert restores it."""
     cycle: int | None = None
     """The group's scheduling cycle, shared by its members (OpportunisticBatching's)."""
+    placement: AbstractSet[str] | None = None
+    """The names of the nodes the members may go to (a topology placement); None: all."""
     undo: list[tuple[CycleState, Pod, str]] = field(default_factory=list)
     nominated: list[tuple[Pod, str]] = field(default_factory=list)
 
     def place(self, qpi: QueuedPodInfo) -> MemberResult:
         result = MemberResult(qpi)
+        placement: Sequence[NodeInfo] | None = None
+        if self.placement is not None:
+            # Read each time: a trial re-clones the NodeInfo of the node it assumed on.
+            placement = [info for info in self.snapshot.node_infos if info.name in self.placement]
         try:
             found = schedule_pod(
                 self.fw,
@@ -72,6 +80,7 @@ class _Trial:
                 journal=self.snapshot,
                 post_filter=False,
                 cycle=self.cycle,
+                placement=placement,
             )
         except FitError as err:
             result.rejectors = {
@@ -133,10 +142,12 @@ def schedule_group(
     scheduled: int,
     nominator: Nominator | None = None,
     cycle: int | None = None,
+    placement: AbstractSet[str] | None = None,
 ) -> GroupResult:
     """Try every member of `queued` (`scheduled` members are already bound or assumed);
-    `cycle` is the group's scheduling cycle (None: the profile's batch is left alone)."""
-    trial = _Trial(fw, cache, snapshot, nominator, cycle)
+    `cycle` is the group's scheduling cycle (None: the profile's batch is left alone);
+    `placement` names the only nodes the members may go to (None: every node)."""
+    trial = _Trial(fw, cache, snapshot, nominator, cycle, placement)
     try:
         return _run(fw, trial, group, queued, PlacementProgress(scheduled, len(queued)))
     finally:

@@ -18,6 +18,7 @@ from kubesched.apis import names
 from kubesched.apis.resources import POD_DISRUPTION_BUDGETS, SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Status
+from kubesched.framework.placement_points import PodGroupInfo
 from kubesched.model import SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
@@ -31,7 +32,12 @@ from kubesched.scheduler.podgroup_algorithm import (
     MemberResult,
     schedule_group,
 )
-from kubesched.scheduler.podgroup_preemption import evaluate_group
+from kubesched.scheduler.podgroup_placement import (
+    PlacementCycle,
+    schedule_group_in_placements,
+    scheduled_members,
+)
+from kubesched.scheduler.podgroup_preemption import GroupAlgorithm, evaluate_group
 from kubesched.scheduler.podgroup_status import (
     PREEMPTION_PLUGIN,
     as_post_filter_status,
@@ -93,19 +99,38 @@ class PodGroupCycles:
             self._fail_all(fw, group, queued, error, cycle=cycle, started=started)
             return []
         self.cache.update_snapshot(self.snapshot)
-        result = schedule_group(
-            fw,
-            cache=self.cache,
-            snapshot=self.snapshot,
-            group=group,
-            queued=queued,
-            scheduled=self._scheduled(fw, group),
-            nominator=self.queue.nominator,
-            cycle=cycle,
-        )
+        result = self._algorithm(fw, group, cycle)(queued)
         if self.metrics is not None:
             self.metrics.group_algorithm_duration.observe(time.monotonic() - started)
         return self._submit(fw, group, result, queued, cycle=cycle, started=started)
+
+    def _algorithm(
+        self, fw: Framework, group: SchedulingPodGroup, cycle: int | None
+    ) -> GroupAlgorithm:
+        """The group's placement algorithm: by placements under the
+        `TopologyAwareWorkloadScheduling` gate, else every node at once (upstream
+        `podGroupSchedulingAlgorithm`)."""
+        nominator = self.queue.nominator
+        if fw.topology_aware:
+            metrics = self.metrics.placements if self.metrics is not None else None
+            run = PlacementCycle(self.cache, self.snapshot, nominator, cycle, metrics)
+            info = PodGroupInfo(group, scheduled_members(fw, self.cache, group))
+            return functools.partial(schedule_group_in_placements, fw, run, info)
+        scheduled = self._scheduled(fw, group)
+
+        def everywhere(queued: list[QueuedPodInfo]) -> GroupResult:
+            return schedule_group(
+                fw,
+                cache=self.cache,
+                snapshot=self.snapshot,
+                group=group,
+                queued=queued,
+                scheduled=scheduled,
+                nominator=nominator,
+                cycle=cycle,
+            )
+
+        return everywhere
 
     def _queued(self, fw: Framework, members: list[QueuedPodInfo]) -> list[QueuedPodInfo]:
         """The members to try, in QueueSort order; deleted or assumed ones are dropped."""
@@ -213,6 +238,7 @@ class PodGroupCycles:
             pdbs=disruption_budgets(declared_lister(fw.handle, POD_DISRUPTION_BUDGETS)),
             nominator=self.queue.nominator,
             now=time.time(),
+            algorithm=self._algorithm(fw, group, None) if fw.topology_aware else None,
         )
         if outcome.victims and self.preempt_group is not None:
             self.preempt_group(

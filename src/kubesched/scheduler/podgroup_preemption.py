@@ -24,7 +24,7 @@ and restored before it returns.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kubesched.cache import PodState, SchedulerCache, Snapshot
@@ -41,11 +41,13 @@ from kubesched.plugins.default_preemption.victims import (
 )
 from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.runtime import Framework
-from kubesched.scheduler.podgroup_algorithm import MemberResult, schedule_group
+from kubesched.scheduler.podgroup_algorithm import GroupResult, MemberResult, schedule_group
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
 ONGOING = "ongoing preemption on nominated nodes"
+GroupAlgorithm = Callable[[list[QueuedPodInfo]], GroupResult]
+"""Places the queued members on the snapshot as it is (every trial undone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +108,12 @@ def evaluate_group(
     pdbs: Sequence[PodDisruptionBudget],
     nominator: Nominator | None = None,
     now: float,
+    algorithm: GroupAlgorithm | None = None,
 ) -> GroupPreemption:
     """What preempting for the group would do (see the module docstring); the status's
-    message is upstream's, without the `pod group preemption: ` prefix."""
+    message is upstream's, without the `pod group preemption: ` prefix. `algorithm` places
+    the group once the victims are gone (the placement algorithm under
+    `TopologyAwareWorkloadScheduling`); by default `schedule_group`."""
     members = [qpi.pod for qpi in queued]
     if any(pod.preemption_policy == "Never" for pod in members):
         return GroupPreemption(Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER))
@@ -132,15 +137,18 @@ def evaluate_group(
         for victim in potential:
             aside.remove(victim.pods, refresh=False)
         cache.update_snapshot(snapshot)  # each node re-cloned once
-        result = schedule_group(
-            fw,
-            cache=cache,
-            snapshot=snapshot,
-            group=group,
-            queued=list(queued),
-            scheduled=scheduled,
-            nominator=nominator,
-        )
+        if algorithm is not None:
+            result = algorithm(list(queued))
+        else:
+            result = schedule_group(
+                fw,
+                cache=cache,
+                snapshot=snapshot,
+                group=group,
+                queued=list(queued),
+                scheduled=scheduled,
+                nominator=nominator,
+            )
         if not result.status.is_success():
             return evaluated(GroupPreemption(result.status))
         placed = [m for m in result.members if m.host and m.status.is_success()]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from kubesched.plugins.default_preemption.victims import PODGROUP
+from kubesched.scheduler.placement_metrics import PlacementMetrics
 
 SCHEDULED = "scheduled"
 UNSCHEDULABLE = "unschedulable"
@@ -29,6 +30,8 @@ class WorkloadMetrics:
 
     def __init__(self, registry: CollectorRegistry) -> None:
         r = registry
+        self._registry = registry
+        self._placements: PlacementMetrics | None = None
         self.group_attempts = Counter(
             "scheduler_podgroup_schedule_attempts",
             "Number of attempts to schedule pod group, by the result. 'unschedulable' means a "
@@ -94,6 +97,13 @@ class WorkloadMetrics:
             ["preemptor"],
             registry=r,
         )
+
+    @property
+    def placements(self) -> PlacementMetrics:
+        """The `TopologyAwareWorkloadScheduling` families, registered on first use."""
+        if self._placements is None:
+            self._placements = PlacementMetrics(self._registry)
+        return self._placements
 
     def group_attempt(self, result: str, *, profile: str, seconds: float) -> None:
         """One pod-group cycle ended with `result` (SCHEDULED, UNSCHEDULABLE, ...)."""

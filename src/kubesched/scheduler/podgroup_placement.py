@@ -1,0 +1,165 @@
+"""The placement algorithm of a pod-group cycle (upstream
+`podGroupSchedulingPlacementAlgorithm`, the `TopologyAwareWorkloadScheduling` feature gate):
+
+1. the PlacementGenerate plugin splits the snapshot's nodes into placements (none: the group
+   is unschedulable, `no feasible placements found`);
+2. the whole group is tried on each placement's nodes alone (`podgroup_algorithm`, every
+   trial undone after it); an error stops at once;
+3. where it fits nowhere, the first placement's results say why
+   (`0/N placements are available, first placement status: ...`);
+4. else the PlacementScore plugins score the feasible ones (skipped when only one is) and
+   the best total wins, ties broken at random; its members are the ones committed.
+
+Upstream narrows its snapshot to the placement (`AssumePlacement`); here the members'
+cycles get the placement's nodes as their only candidates (`schedule_pod(placement=)`), so
+PreFilter still sees every node, as upstream's does.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from kubesched.cache import SchedulerCache, Snapshot
+from kubesched.framework import Code, Status
+from kubesched.framework.placement_points import (
+    Placement,
+    PodGroupAssignments,
+    PodGroupInfo,
+    ProposedAssignment,
+    ScheduledMember,
+)
+from kubesched.model import SchedulingPodGroup
+from kubesched.queue import Nominator, QueuedPodInfo
+from kubesched.runtime import Framework
+from kubesched.runtime.placement_points import run_placement_generate, run_placement_score
+from kubesched.scheduler.placement_metrics import FEASIBLE, INFEASIBLE, PlacementMetrics
+from kubesched.scheduler.podgroup_algorithm import (
+    POD_GROUP_UNSCHEDULABLE,
+    GroupResult,
+    schedule_group,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementCycle:
+    """What the placement algorithm needs besides the framework and the group."""
+
+    cache: SchedulerCache
+    snapshot: Snapshot
+    nominator: Nominator | None = None
+    cycle: int | None = None
+    metrics: PlacementMetrics | None = None
+
+
+def scheduled_members(
+    fw: Framework, cache: SchedulerCache, group: SchedulingPodGroup
+) -> tuple[ScheduledMember, ...]:
+    """The members of `group` bound or assumed (upstream's `PodGroupState.ScheduledPods`),
+    with their nodes."""
+    found = []
+    for pod in fw.handle.pod_lister().list(group.namespace):
+        if pod.pod_group_name != group.name:
+            continue
+        node = pod.node_name
+        if not node and cache.is_assumed(pod.uid):
+            assumed = cache.get_pod(pod.uid)
+            node = assumed.node_name if assumed is not None else ""
+        if node:
+            found.append(ScheduledMember(pod, node))
+    return tuple(found)
+
+
+def schedule_group_in_placements(
+    fw: Framework, run: PlacementCycle, info: PodGroupInfo, queued: list[QueuedPodInfo]
+) -> GroupResult:
+    """Place the group within the best of its placements (see the module docstring)."""
+    nodes = list(run.snapshot.node_infos)
+    placements, status = run_placement_generate(fw.plugins.placement_generate, info, nodes)
+    if not status.is_success():
+        return GroupResult(status, [])
+    if run.metrics is not None:
+        run.metrics.record_generated(fw.profile_name, len(placements))
+    feasible: list[tuple[Placement, GroupResult]] = []
+    first: GroupResult | None = None
+    for placement in placements:
+        started = time.monotonic()
+        result = _try(fw, run, info, queued, placement, everywhere=len(nodes))
+        if result.status.is_error():
+            return result
+        first = first or result
+        fits = result.status.is_success()
+        if fits:
+            feasible.append((placement, result))
+        if run.metrics is not None:
+            seconds = time.monotonic() - started
+            result_label = FEASIBLE if fits else INFEASIBLE
+            run.metrics.observe_evaluation(result_label, fw.profile_name, seconds)
+    if not feasible:
+        assert first is not None  # run_placement_generate returns at least one
+        return GroupResult(_none_available(len(placements), first.status), first.members)
+    if len(feasible) == 1:
+        return feasible[0][1]
+    return _best(fw, info, feasible)
+
+
+def _try(
+    fw: Framework,
+    run: PlacementCycle,
+    info: PodGroupInfo,
+    queued: list[QueuedPodInfo],
+    placement: Placement,
+    *,
+    everywhere: int,
+) -> GroupResult:
+    """The group tried on one placement; one holding every node is no restriction."""
+    names = None
+    if len(placement.nodes) != everywhere:
+        names = frozenset(node.name for node in placement.nodes)
+    return schedule_group(
+        fw,
+        cache=run.cache,
+        snapshot=run.snapshot,
+        group=info.group,
+        queued=queued,
+        scheduled=len(info.scheduled),
+        nominator=run.nominator,
+        cycle=run.cycle,
+        placement=names,
+    )
+
+
+def _none_available(count: int, first: Status) -> Status:
+    """Upstream's status when no placement fits: the first one's error text (a group-level
+    rejection reads only `pod group is unschedulable`, as upstream's wrapped error)."""
+    reasons = first.reasons
+    said = POD_GROUP_UNSCHEDULABLE if reasons[:1] == (POD_GROUP_UNSCHEDULABLE,) else first.message
+    message = f"0/{count} placements are available, first placement status: {said}"
+    return Status(Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE, message)
+
+
+def _best(
+    fw: Framework, info: PodGroupInfo, feasible: list[tuple[Placement, GroupResult]]
+) -> GroupResult:
+    """The feasible placement with the highest PlacementScore total (random among ties)."""
+    assignments = [_assignments(placement, result) for placement, result in feasible]
+    plugins, weights = fw.plugins.placement_score, fw.plugins.placement_score_weights
+    totals, status = run_placement_score(plugins, weights, info, assignments)
+    if not status.is_success():
+        return GroupResult(status, [])
+    top = max(totals)
+    best = random.choice([i for i, total in enumerate(totals) if total == top])  # noqa: S311
+    return feasible[best][1]
+
+
+def _assignments(placement: Placement, result: GroupResult) -> PodGroupAssignments:
+    proposed = tuple(
+        ProposedAssignment(member.qpi.pod, member.host, member.state)
+        for member in result.members
+        if member.status.is_success() and member.host
+    )
+    return PodGroupAssignments(placement, proposed)
+
+
+__all__ = ["PlacementCycle", "schedule_group_in_placements", "scheduled_members"]
