@@ -9,6 +9,7 @@ engine of each configuration (`engine`, `cluster`) and drives it on a virtual cl
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 
 from kubesched.apis.config import KubeSchedulerConfiguration
@@ -29,10 +30,12 @@ async def replay_config(
     follow_ties: bool = True,
 ) -> ConfigReport:
     """One configuration's replay of `recorded` (`follow_ties`: see `loop.Replay`)."""
+    started = time.perf_counter()
     engine = build_engine(config)
     result = await Replay(engine, recorded, seed=seed, follow_ties=follow_ties).run()
     shares, empty_nodes = end_state(engine.cache, engine.snapshot)
-    return ConfigReport(name, result, shares, empty_nodes)
+    wall = round(time.perf_counter() - started, 3)
+    return ConfigReport(name, result, shares, empty_nodes, wall_seconds=wall)
 
 
 def replay_trace(

@@ -53,6 +53,8 @@ class Outcome:
     bound_at: float | None = None
     attempts: int = 0
     last_failure: str = ""
+    evicted_at: float | None = None
+    """When a preemption of the replay evicted it (it is then gone from the cluster)."""
     ties: tuple[str, ...] = ()
     """The nodes that shared the top score with `node` in its binding cycle (itself
     included); empty when it was scored alone or placed without scoring."""
@@ -262,6 +264,8 @@ class Replay:
             self._result.preemptions += 1
             for victim in preemption.victims:
                 self._result.evictions += 1
+                if (outcome := self._result.outcomes.get(victim.uid)) is not None:
+                    outcome.evicted_at = self._engine.clock.now
                 self._cluster.evicted.add(victim.uid)
                 self._cluster.delete(victim.uid)
         handle.preemptions.clear()

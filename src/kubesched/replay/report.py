@@ -32,6 +32,8 @@ class ConfigReport:
     utilization: dict[str, float]
     empty_nodes: int
     """Nodes with no pod at the end (whole nodes free)."""
+    wall_seconds: float = 0.0
+    """How long the replay took (the machine's time, not the trace's)."""
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -70,6 +72,7 @@ class ConfigReport:
             "preemptions": result.preemptions,
             "evictions": result.evictions,
             "cycles": result.cycles,
+            "wall_seconds": self.wall_seconds,
             "waiting_at_permit": result.waiting_at_permit,
             "decisions": [
                 {
@@ -80,6 +83,7 @@ class ConfigReport:
                     "attempts": o.attempts,
                     "created": o.created,
                     "bound_at": o.bound_at,
+                    "evicted_at": o.evicted_at,
                     "tied_nodes": list(o.ties),
                     "last_failure": "" if o.node else o.last_failure,
                 }
@@ -156,6 +160,7 @@ def table(trace_path: str, reports: Sequence[ConfigReport]) -> str:
     rows.append(("preemptions", *(str(r.result.preemptions) for r in reports)))
     rows.append(("evictions", *(str(r.result.evictions) for r in reports)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    rows.append(("replay took (s)", *(f"{r.wall_seconds:.2f}" for r in reports)))
     lines = [f"replay of {trace_path}"]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     return "\n".join(line.rstrip() for line in lines)

@@ -239,3 +239,22 @@ def test_random_ties_are_counted_as_ties(tmp_path: Path) -> None:
         kind = "same" if outcome.node == "n2" else "tie"
         assert report.agreement()[kind] == 1
     assert seen == {"n1", "n2"}
+
+
+def test_preemption_evicts_in_the_replayed_cluster(tmp_path: Path) -> None:
+    low = make_pod().name("low").namespace("w").priority(0).req(cpu="3").obj()
+    high = make_pod().name("high").namespace("w").priority(1000).req(cpu="3").obj()
+    records = [
+        listed("nodes", make_node().name("a").capacity(cpu="4").obj()),
+        SYNCED,
+        at(1.0, trace.ADDED, "pods", low),
+        at(5.0, trace.ADDED, "pods", high),
+        at(9.0, trace.MODIFIED, "pods", {**low, "status": {"phase": "Running"}}),
+    ]
+    report = _replay(tmp_path, records, end=30.0)
+    outcomes = {outcome.pod: outcome for outcome in report.outcomes}
+    assert (report.result.preemptions, report.result.evictions) == (1, 1)
+    assert outcomes["w/low"].evicted_at == 5.0
+    assert (outcomes["w/high"].node, outcomes["w/high"].attempts) == ("a", 2)
+    # The trace's later word on the victim is ignored: it stays evicted.
+    assert report.utilization["cpu"] == 0.75
