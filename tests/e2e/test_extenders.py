@@ -31,12 +31,14 @@ from kubesched.localcluster.pki import write_pki
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, wait_for
 from tests.e2e.harness.extender_server import (
+    CLOSED_WHY,
     EXCLUDED_WHY,
     EXCLUDED_ZONE,
     GPU,
     PREFERRED,
     REFUSE,
     REFUSED_WHY,
+    WAIT,
     ExtenderState,
     extender_server,
 )
@@ -245,3 +247,30 @@ def test_an_extender_that_cannot_be_reached_fails_the_pod_the_same_way(
     assert ours.full_message == (
         'Post "http://127.0.0.1:9/dead/filter": dial tcp 127.0.0.1:9: connect: connection refused'
     )
+
+
+def test_a_pod_the_extender_refused_is_retried_on_any_node_change(
+    api: ApiClient, namespace: str, both: Both
+) -> None:
+    """Extenders register no events: upstream requeues a pod they rejected on any cluster
+    event (its `Extender` plugin name); kubesched must retry it as soon as well."""
+    nodes(api, both.state)
+    both.state.closed = True
+    for scheduler in (KS, OURS):
+        pod = make_pod().name(f"{scheduler}-w").namespace(namespace).req(cpu="100m")
+        pod = pod.scheduler(scheduler).label(WAIT, "true")
+        api.create(pod.obj(), namespace=namespace)
+    waiting = {s: wait_outcome(api, namespace, f"{s}-w", nodes=4) for s in (KS, OURS)}
+    assert waiting[OURS].full_message == waiting[KS].full_message
+    assert waiting[OURS].message == f"0/4 nodes are available: 4 {CLOSED_WHY}."
+    both.state.closed = False
+    api.patch("Node", "ext-e3", {"metadata": {"labels": {"ext.test/touched": "yes"}}})
+    placed = {
+        s: wait_for(
+            lambda s=s: api.get("Pod", f"{s}-w", namespace=namespace)["spec"].get("nodeName"),
+            timeout=15,
+            message=f"{s}-w bound once the extender opened",
+        )
+        for s in (KS, OURS)
+    }
+    assert placed == {KS: "ext-e4", OURS: "ext-e4"}

@@ -2,7 +2,8 @@
 kube-scheduler and kubesched call it.
 
 Under `/ext` (node cache capable): `filter` refuses the nodes labelled `REFUSE` (FailedNodes)
-and those labelled `EXCLUDED_ZONE` (FailedAndUnresolvableNodes); `prioritize` gives the
+and those labelled `EXCLUDED_ZONE` (FailedAndUnresolvableNodes), and every node for a pod
+labelled `WAIT` until the test opens them (`closed`); `prioritize` gives the
 node labelled `PREFERRED` 10 and the others 3; `bind` binds the pod through the API server
 (with the admin client) and records it. Under `/gpu` (sent whole nodes): `filter` keeps
 the nodes labelled `GPU` only. Every request body is recorded, by path.
@@ -28,6 +29,8 @@ GPU = "ext.test/gpu"
 REFUSED_WHY = "node(s) refused by the extender"
 EXCLUDED_WHY = "node(s) in a zone the extender excludes"
 NO_GPU_WHY = "node(s) without the extender's gpu"
+WAIT = "ext.test/wait"
+CLOSED_WHY = "node(s) closed by the extender for now"
 
 
 class ExtenderState:
@@ -39,6 +42,8 @@ class ExtenderState:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.labels: dict[str, dict[str, str]] = {}
         """Node labels by name, as the test made them (the node cache of the extender)."""
+        self.closed = True
+        """While set, pods labelled `WAIT` are refused on every node."""
 
     def bodies(self, path: str) -> list[dict[str, Any]]:
         with self.lock:
@@ -57,9 +62,12 @@ class ExtenderState:
 
     def _filter(self, body: dict[str, Any]) -> dict[str, Any]:
         passed, failed, unresolvable = [], {}, {}
+        waits = WAIT in (body["Pod"]["metadata"].get("labels") or {}) and self.closed
         for name in body["NodeNames"]:
             labels = self.labels.get(name, {})
-            if EXCLUDED_ZONE in labels:
+            if waits:
+                failed[name] = CLOSED_WHY
+            elif EXCLUDED_ZONE in labels:
                 unresolvable[name] = EXCLUDED_WHY
             elif REFUSE in labels:
                 failed[name] = REFUSED_WHY
