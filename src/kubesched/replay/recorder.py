@@ -245,6 +245,7 @@ async def _until_done(
     if not await _synced(recording, informers, stop):
         return "signal"
     while True:
+        recording.writer.flush()
         progress(_progress_line(recording, limits))
         if stop.is_set():
             return "signal"

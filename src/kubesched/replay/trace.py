@@ -93,6 +93,12 @@ class TraceWriter:
         """Compressed bytes on disk so far (what the compressor still holds not counted)."""
         return self._raw.tell()
 
+    def flush(self) -> None:
+        """Push what the compressor holds to the file (a sync point: `size` is then exact,
+        and a reader gets every record up to here)."""
+        self._gzip.flush()
+        self._raw.flush()
+
     def write(self, record: Mapping[str, Any]) -> None:
         self.records += 1
         self._line(record)

@@ -3,6 +3,7 @@ and one line with exit code 2 for a trace that cannot be replayed, never a trace
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 from pathlib import Path
 
@@ -10,9 +11,13 @@ import orjson
 import pytest
 
 from kubesched.cli import main
-from kubesched.replay import trace
+from kubesched.replay import read_trace, trace
+from kubesched.replay.recorder import Limits, record
 from kubesched.testing.builders import make_node, make_pod
+from tests.unit.replay.test_recorder import PathApi
 from tests.unit.replay.traces import HEADER, at, listed, write
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "prefer_label"
 
 
 def _trace(tmp_path: Path) -> Path:
@@ -113,3 +118,61 @@ def test_record_without_a_cluster_says_so_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith("kubesched record: ")
     assert err.count("\n") == 1
+
+
+def test_replay_loads_a_plugin_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The example plugin of docs/writing-plugins.md moves every pod to the labelled node."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    labelled = make_node().name("batch").label("node-role.example.com/batch", "true").obj()
+    nodes = [make_node().name(f"n{i}").capacity(cpu="16").obj() for i in range(3)]
+    records = [listed("nodes", node) for node in [*nodes, labelled]]
+    records.append({"t": 0.0, "op": trace.SYNCED})
+    records += [
+        at(1.0 + i, trace.ADDED, "pods", make_pod().name(f"p{i}").namespace("w").obj())
+        for i in range(3)
+    ]
+    path = write(tmp_path / "t.jsonl.gz", records, end=5.0)
+    out = tmp_path / "report.json"
+    argv = ["replay", str(path), "--json", str(out), "--plugin-module", "prefer_label"]
+    assert main([*argv, "--config", str(EXAMPLE / "profile.yaml")]) == 0
+    capsys.readouterr()
+    [config] = orjson.loads(out.read_bytes())["configs"]
+    assert {d["pod"]: d["node"] for d in config["decisions"]} == dict.fromkeys(
+        ("w/p0", "w/p1", "w/p2"), "batch"
+    )
+
+
+def test_record_stops_at_max_bytes(tmp_path: Path) -> None:
+    """A size limit ends the recording with a complete trace (`max-bytes`)."""
+    api = _many_pods_api(2000)
+    summary = asyncio.run(
+        record(
+            api,
+            tmp_path / "t.jsonl.gz",
+            limits=Limits(duration=10, max_bytes=4096),
+            stop=asyncio.Event(),
+            progress=lambda line: None,
+        )
+    )
+    assert summary.reason == "max-bytes"
+    assert read_trace(tmp_path / "t.jsonl.gz").end_reason == "max-bytes"
+
+
+def _many_pods_api(count: int) -> PathApi:
+    pods = [
+        make_pod().name(f"pod-{i}-{i * 7919 % 10007}").namespace("w").req(cpu=f"{i}m").obj()
+        for i in range(count)
+    ]
+    api = PathApi(
+        objects={
+            "/api/v1/nodes": [make_node().name("n1").obj()],
+            "/api/v1/pods": pods,
+            "/api/v1/namespaces": [{"metadata": {"name": "w"}}],
+            "/api/v1/events": [],
+        },
+        changes={},
+    )
+    api.gate.set()
+    return api
