@@ -104,10 +104,12 @@ class Coscheduling:
         group = self.manager.group_of(pod)
         if group is None:
             return None
+        self._status.seen(pod)
         try:
             self.manager.pre_filter(pod, group)
             self._check_min_resources(group, nodes)
         except GangError as error:
+            self._status.refresh(group)
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(error))
         self._status.scheduling(group)
         return None

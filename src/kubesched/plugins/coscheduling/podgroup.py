@@ -118,6 +118,17 @@ def status_of(group: PodGroup, pods: Sequence[Pod], *, started: str) -> dict[str
     return status
 
 
+def occupied_by(group: PodGroup, pods: Sequence[Pod]) -> str:
+    """`occupiedBy` as scheduler-plugins' controller writes it: once the group has minMember
+    pods, the owners (`namespace/name`, sorted, comma-joined) of its first pod by name; kept
+    once set; "" while unset and the first pod has no owner."""
+    existing = str(group.obj.status.get("occupiedBy") or "")
+    if existing or not pods or len(pods) < group.min_member:
+        return existing
+    first = min(pods, key=lambda pod: pod.name)
+    return ",".join(sorted(f"{first.namespace}/{owner.name}" for owner in first.owners))
+
+
 def _phase(
     min_member: int, *, total: int, scheduled: int, running: int, succeeded: int, failed: int
 ) -> str:

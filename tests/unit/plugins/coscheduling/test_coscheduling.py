@@ -15,9 +15,11 @@ from kubesched.framework import (
     Code,
     CycleState,
     EventResource,
+    ObjectWriteError,
     Status,
 )
 from kubesched.framework.listers import ClusterListers
+from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.waiting import WaitingPod
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL, PODGROUPS, Coscheduling
@@ -147,7 +149,8 @@ def test_queue_sort_keeps_a_group_together_by_its_creation_time() -> None:
 
 
 def test_status_follows_the_members() -> None:
-    handle, _ = _setup(2, 0)
+    handle, plugin = _setup(2, 0)
+    plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
     handle.listers.pods.on_add(_member("w0", node="n0"))
     handle.listers.pods.on_add(_member("w1", node="n1"))
     assert handle.status_patches[-1][1] == {
@@ -229,3 +232,76 @@ def test_events_to_register_are_scheduler_plugins_without_hints() -> None:
     assert PODGROUPS.event_resource == "podgroups.v1alpha1.scheduling.x-k8s.io"
     new_member = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
     assert events[0].event.matches(new_member)
+
+
+def test_status_of_another_schedulers_group_is_left_alone() -> None:
+    """A group whose members are for another scheduler (scheduler-plugins' own, beside
+    kubesched) is that scheduler's to keep: no patch, even once all are bound."""
+    handle, plugin = _setup(2, 0)
+    handle.listers.add(PODGROUPS, _group("theirs", 2))
+    plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
+    patches = len(handle.status_patches)
+    for name, node in (("t0", "n0"), ("t1", "n1")):
+        theirs = make_pod().name(name).namespace("ns").uid(name).label(POD_GROUP_LABEL, "theirs")
+        handle.listers.pods.on_add(theirs.scheduler("other").node(node).model())
+    assert all(key != "ns/theirs" for key, _ in handle.status_patches[patches:])
+
+
+def _finished(name: str, phase: str) -> Pod:
+    builder = make_pod().name(name).namespace("ns").uid(name).label(POD_GROUP_LABEL, "pg")
+    obj = builder.node("n0").obj()
+    obj["status"] = {"phase": phase}
+    return Pod.from_json(obj)
+
+
+class _FinishedInApi(FakeHandle):
+    """The API server holds w0 and w1, both Succeeded; any other pod is gone."""
+
+    async def get_object(self, resource: ResourceSpec, namespace: str, name: str) -> ApiObject:
+        del resource
+        if name not in ("w0", "w1"):
+            raise ObjectWriteError(f"{namespace}/{name} not found", not_found=True)
+        meta = {"namespace": namespace, "name": name, "uid": name}
+        return ApiObject.from_json({"metadata": meta, "status": {"phase": "Succeeded"}})
+
+
+async def test_members_that_finish_still_count_after_they_leave_the_informer() -> None:
+    """The informer watches non-terminal pods, and its DELETED event carries the state before:
+    a bound member leaving is read from the API server; one that finished still counts, as
+    scheduler-plugins' controller (which lists every pod) counts it; a deleted one does not."""
+    handle = _FinishedInApi(
+        nodes=[make_node().name("n0").capacity(cpu="2").model()],
+        listers=ClusterListers([PODGROUPS, GROUP_PODS]),
+    )
+    handle.listers.add(PODGROUPS, _group("pg", 2))
+    plugin = Coscheduling(args={}, handle=handle)
+    plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
+    for name in ("w0", "w1", "w2"):
+        handle.listers.pods.on_add(_finished(name, "Running"))
+    for name in ("w0", "w1", "w2"):  # w2 is deleted: not in the API server
+        handle.listers.pods.on_delete(_finished(name, "Running"))
+    await asyncio.sleep(0.01)
+    assert handle.status_patches[-1][1]["phase"] == "Finished"
+    assert handle.status_patches[-1][1]["succeeded"] == 2
+
+
+def test_a_finished_group_is_left_as_it_is() -> None:
+    handle, plugin = _setup(1, 0)
+    handle.listers.add(
+        PODGROUPS,
+        ApiObject.from_json(
+            {
+                "metadata": {
+                    "namespace": "ns",
+                    "name": "pg",
+                    "creationTimestamp": "2024-01-01T00:00:00Z",
+                },
+                "spec": {"minMember": 1},
+                "status": {"phase": "Finished", "succeeded": 1},
+            }
+        ),
+    )
+    plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
+    patches = len(handle.status_patches)
+    handle.listers.pods.on_add(_finished("w0", "Running"))
+    assert len(handle.status_patches) == patches
