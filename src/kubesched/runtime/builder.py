@@ -103,7 +103,6 @@ def build_framework(
         placement_generate=builder.placement_plugins(instances, PlacementGeneratePlugin),
         placement_score=builder.placement_plugins(instances, PlacementScorePlugin),
     )
-    lists.placement_score_weights = builder.placement_score_weights(lists)
     builder.check_invariants(lists)
     percentage = profile.percentage_of_nodes_to_score
     if percentage is None:
@@ -120,6 +119,7 @@ def build_framework(
         observe_post_filter=observe_post_filter,
     )
     fw.topology_aware = profile.topology_aware_workload_scheduling
+    fw.placement_score_weights = builder.placement_score_weights(lists)
     if opportunistic_batching:
         fw.batch = OpportunisticBatch(
             fw, generic_workload=profile.generic_workload, metrics=batch_metrics

@@ -59,7 +59,6 @@ class PluginLists:
     """multiPoint plugins with a `placement_feasible` method (the pod-group cycle)."""
     placement_generate: list[PlacementGeneratePlugin] = field(default_factory=list)
     placement_score: list[PlacementScorePlugin] = field(default_factory=list)
-    placement_score_weights: dict[str, int] = field(default_factory=dict)
     """The `TopologyAwareWorkloadScheduling` points (`runtime.placement_points`)."""
 
 
@@ -136,6 +135,8 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
         self.topology_aware = False
         """The `TopologyAwareWorkloadScheduling` gate (`build_framework`): pod groups are
         placed through placements (`scheduler.podgroup_placement`)."""
+        self.placement_score_weights: dict[str, int] = {}
+        """The PlacementScore plugins' weights (`build_framework`)."""
 
     def consult_extenders(self, name: str) -> None:
         """This profile's pods also go to extenders (`scheduler.extender_cycle`). As upstream
@@ -166,6 +167,8 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
             names = [pl.name for pl in getattr(self.plugins, point)]
             if point == "score":
                 names = [f"{name}:{self.score_weights[name]}" for name in names]
+            if point == "placement_score":
+                names = [f"{name}:{self.placement_score_weights[name]}" for name in names]
             if names:
                 head, *rest = point.split("_")
                 listed[head + "".join(part.title() for part in rest)] = names

@@ -144,7 +144,7 @@ def _best(
 ) -> GroupResult:
     """The feasible placement with the highest PlacementScore total (random among ties)."""
     assignments = [_assignments(placement, result) for placement, result in feasible]
-    plugins, weights = fw.plugins.placement_score, fw.plugins.placement_score_weights
+    plugins, weights = fw.plugins.placement_score, fw.placement_score_weights
     totals, status = run_placement_score(plugins, weights, info, assignments)
     if not status.is_success():
         return GroupResult(status, [])

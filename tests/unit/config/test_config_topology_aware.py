@@ -66,7 +66,10 @@ def test_the_framework_gets_the_placement_points(load: Load) -> None:
     assert fw.topology_aware
     assert [pl.name for pl in fw.plugins.placement_generate] == ["TopologyPlacementGenerator"]
     assert [pl.name for pl in fw.plugins.placement_score] == ["PodGroupPodsCount"]
-    assert fw.plugins.placement_score_weights == {"PodGroupPodsCount": 1}
+    assert fw.placement_score_weights == {"PodGroupPodsCount": 1}
+    listed = fw.list_plugins()
+    assert listed["placementGenerate"] == ["TopologyPlacementGenerator"]
+    assert listed["placementScore"] == ["PodGroupPodsCount:1"]
     gated_off = load(["--feature-gates=GenericWorkload=true"]).config.profiles[0]
     plain = build_framework(profile=gated_off, registry=in_tree_registry(), handle=handle)
     assert not plain.topology_aware
