@@ -22,6 +22,7 @@ equals in map order.
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -142,12 +143,14 @@ class Side:
             self.api.request("DELETE", path)
         self.quotas.clear()
 
-    def app(self, namespace: str, name: str, replicas: int) -> None:
+    def app(self, namespace: str, name: str, replicas: int, priority_class: str = "") -> None:
         """`replicas` pods (as the README's nginx Deployments), on this side's nodes."""
         amount = {self.pool.resource: self.pool.per_pod}
         for i in range(replicas):
             pod = make_pod().name(f"{name}-{i}").scheduler(self.scheduler).req_named(amount)
             body = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
+            if priority_class:
+                body["spec"]["priorityClassName"] = priority_class
             body["spec"]["containers"][0]["resources"]["limits"] = amount
             body["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet finishes a deletion
             self.api.create(body, namespace=namespace)
@@ -191,10 +194,14 @@ class Outcome:
     still_waiting: Counter[str]
 
 
-def _demo(side: Side) -> Outcome:
+def _quotas(side: Side) -> None:
     side.elastic_quota(side.quota1)
     side.elastic_quota(side.quota2)
     time.sleep(1)  # both schedulers' ElasticQuota informers see the new quotas
+
+
+def _demo(side: Side) -> Outcome:
+    _quotas(side)
     side.app(side.quota1, "app1", 4)
     wait_for(
         lambda: side.waiting(side.quota1),
@@ -258,3 +265,57 @@ def test_quota2_reclaims_what_quota1_borrowed_as_scheduler_plugins_does(
     assert expected.after_app1 == (3, {"app1-3": max_refusal})
     assert got == expected
     assert expected.victims == 1
+
+
+@pytest.fixture
+def priority_classes(api: ApiClient) -> Iterator[tuple[str, str]]:
+    """(low, high) PriorityClass names of this test (cluster-scoped, so unique)."""
+    suffix = secrets.token_hex(3)
+    low, high = f"e2e-quota-low-{suffix}", f"e2e-quota-high-{suffix}"
+    for name, value in ((low, 10), (high, 1000)):
+        body = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "value": value}
+        api.create({**body, "metadata": {"name": name}})
+    try:
+        yield low, high
+    finally:
+        for name in (low, high):
+            api.delete("PriorityClass", name)
+
+
+def _over_min(side: Side, low: str, high: str) -> tuple[int, int, Counter[str]]:
+    """quota1 borrows with three low-priority pods, then one of high priority comes: its
+    quota is over min, so it evicts one of its own namespace's lower-priority pods."""
+    _quotas(side)
+    side.app(side.quota1, "low", 3, low)
+    wait_for(lambda: side.bound(side.quota1), until=lambda n: n == 3, message="3 low bound")
+    side.app(side.quota1, "high", 1, high)
+    wait_for(
+        lambda: {p["metadata"]["name"]: is_bound(p) for p in side.pods(side.quota1)},
+        until=lambda bound: bound.get("high-0") and sum(bound.values()) == 3,
+        message=f"{side.scheduler}: high-0 bound in place of a low pod",
+    )
+    victims = side.preempted(side.quota1)
+    [high_pod] = [p for p in side.pods(side.quota1) if p["metadata"]["name"] == "high-0"]
+    # Its quota, not a node, was full: it may bind on any node with room, not only the victim's.
+    assert [uid for uid, _ in victims] == [high_pod["metadata"]["uid"]]
+    notes = side.api.events(side.quota1, regarding="high-0", reason="FailedScheduling")
+    return side.bound(side.quota1), len(victims), Counter(side.normalize(e.note) for e in notes)
+
+
+@pytest.mark.parametrize("sides", [CPUS], ids=["cpu"], indirect=True)
+def test_a_quota_over_its_min_preempts_only_its_own_lower_priority_pods(
+    sides: tuple[Side, Side], priority_classes: tuple[str, str]
+) -> None:
+    sp, ks = sides
+    sp.nodes()
+    ks.nodes()
+    expected = _over_min(sp, *priority_classes)
+    sp.delete_quotas()
+    got = _over_min(ks, *priority_classes)
+
+    refusal = (
+        "0/4 nodes are available: Pod QUOTA1/high-0 is rejected in PreFilter because"
+        " ElasticQuota QUOTA1 is more than Max."
+    )
+    assert expected == (3, 1, Counter({refusal: 1}))
+    assert got == expected
