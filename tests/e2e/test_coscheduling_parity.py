@@ -1,0 +1,423 @@
+"""Coscheduling side by side with scheduler-plugins' own build (v0.35.4-devel, the second
+oracle): the same PodGroups and pods, one copy for each scheduler in its own namespace, on
+identical node sets (each copy's pods select their side's nodes, so both see the same six
+nodes and the same reasons), decided by each; then compared.
+
+Compared: which members bind and how many land on each node, a group that cannot fit
+(members stay Pending; PodScheduled=False messages), the Permit timeout of
+`scheduleTimeoutSeconds`, `podGroupRejectPercentage`, and the PodGroup status written by
+scheduler-plugins' controller against kubesched's own status writer. Where they differ by
+design or by an upstream bug, the test pins the difference that
+src/kubesched/plugins/coscheduling/README.md writes down.
+
+Both schedulers run with the default in-tree scorers of their release (v1.35 vs v1.37.2);
+placements are compared where capacity decides them (counts per node), not by score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from kubesched.localcluster import LocalCluster
+from kubesched.manifests.crds import pod_group_crd
+from kubesched.plugins.coscheduling import POD_GROUP_LABEL
+from kubesched.testing import make_node, make_pod
+from tests.e2e.harness import ApiClient, assert_stays, is_bound, unschedulable_message, wait_for
+from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.scheduler_plugins import (
+    install_scheduler_plugins_crds,
+    scheduler_plugins,
+    start_scheduler_plugins_controller,
+)
+
+SP, KS = "sp-cosched", "ks-cosched"
+SIDE_LABEL = "parity.kubesched.io/side"
+PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"
+PERMIT_WAIT = 20
+CRD_NAME = "podgroups.scheduling.x-k8s.io"
+CRD_PATH = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD_NAME}"
+
+
+def _profile(name: str, queue_sort: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "schedulerName": name,
+        "plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]}, "queueSort": queue_sort},
+        "pluginConfig": [
+            {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": PERMIT_WAIT}}
+        ],
+    }
+
+
+def _sp_config() -> dict[str, Any]:
+    """As scheduler-plugins' manifests/coscheduling/scheduler-config.yaml."""
+    sort = {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [_profile(SP, sort)],
+    }
+
+
+def _ks_config(path: Path, kubeconfig: Path) -> Path:
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(kubeconfig)},
+        "leaderElection": {
+            "leaderElect": True,
+            "resourceNamespace": "kube-system",
+            "resourceName": KS,
+        },
+        "profiles": [_profile(KS, {"disabled": [{"name": "PrioritySort"}]})],
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.fixture(scope="module")
+def pinned_crd(api: ApiClient) -> Iterator[None]:
+    """scheduler-plugins' own PodGroup CRD for this module; afterwards the one found before,
+    else kubesched's (`kubesched manifests --with-crds`, which the other modules install and
+    whose `status.scheduled` they read), is put in its place."""
+    before = api.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+    found = [c for c in before["items"] if c["metadata"]["name"] == CRD_NAME]
+    if found:
+        api.request("DELETE", CRD_PATH)
+        wait_for(lambda: _crd_gone(api), message="the previous PodGroup CRD removed")
+    install_scheduler_plugins_crds(api)
+    yield
+    restored = found[0] if found else pod_group_crd()
+    current = api.request("GET", CRD_PATH)
+    body = {**restored, "metadata": {**restored["metadata"]}}
+    body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+    api.request("PUT", CRD_PATH, body=body)
+
+
+def _crd_gone(api: ApiClient) -> bool:
+    listed = api.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+    return all(c["metadata"]["name"] != CRD_NAME for c in listed["items"])
+
+
+@dataclass(frozen=True)
+class Schedulers:
+    """Both schedulers, running for the whole module."""
+
+    kubesched: KubeschedProcess
+
+
+@pytest.fixture(scope="module")
+def schedulers(
+    pinned_crd: None, local_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Schedulers]:
+    workdir = tmp_path_factory.mktemp("cosched-parity")
+    config = _ks_config(workdir / "ks.yaml", local_cluster.kubeconfig_path)
+    with scheduler_plugins(local_cluster, _sp_config(), name=SP):
+        proc = start_kubesched(
+            local_cluster.kubeconfig_path,
+            f"--config={config}",
+            workdir=workdir,
+            name="kubesched-cosched",
+            token=local_cluster.admin_token,
+        )
+        try:
+            proc.wait_ready()
+            yield Schedulers(kubesched=proc)
+        finally:
+            proc.stop()
+
+
+@contextmanager
+def scheduler_plugins_controller(cluster: LocalCluster) -> Iterator[None]:
+    """scheduler-plugins' controller running for the `with` block."""
+    start_scheduler_plugins_controller(cluster)
+    try:
+        yield
+    finally:
+        cluster.stop_scheduler_plugins_controller()
+
+
+@dataclass(frozen=True)
+class Side:
+    """One copy of a scenario: its scheduler, namespace and node prefix."""
+
+    scheduler: str
+    namespace: str
+    api: ApiClient
+
+    @property
+    def prefix(self) -> str:
+        return self.scheduler[:2]
+
+    def nodes(self, **cpus: str) -> None:
+        for name, cpu in cpus.items():
+            node = make_node().name(f"{self.prefix}-{name}").label(SIDE_LABEL, self.prefix)
+            self.api.create(node.capacity(cpu=cpu, pods="20").obj())
+
+    def group(self, name: str, min_member: int, **spec: Any) -> None:
+        body = {
+            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+            "kind": "PodGroup",
+            "metadata": {"name": name},
+            "spec": {"minMember": min_member, **spec},
+        }
+        self.api.request("POST", PG_PATH.format(ns=self.namespace), body=body)
+
+    def members(self, group: str, count: int, *, scheduler: str = "", first: int = 0) -> None:
+        for i in range(first, first + count):
+            pod = make_pod().name(f"{group}-{i}").label(POD_GROUP_LABEL, group)
+            pod = pod.scheduler(scheduler or self.scheduler).node_selector(
+                **{SIDE_LABEL: self.prefix}
+            )
+            self.api.create(pod.req(cpu="1").obj(), namespace=self.namespace)
+
+    def pods(self) -> list[dict[str, Any]]:
+        return self.api.list("Pod", namespace=self.namespace)
+
+    def bound(self) -> int:
+        return sum(1 for pod in self.pods() if is_bound(pod))
+
+    def per_node(self) -> Counter[str]:
+        """Bound members per node, node names without the side's prefix."""
+        nodes = (pod["spec"].get("nodeName", "") for pod in self.pods() if is_bound(pod))
+        return Counter(node.removeprefix(f"{self.prefix}-") for node in nodes)
+
+    def messages(self) -> dict[str, str]:
+        """Each pod's PodScheduled=False message, normalized to compare the two sides."""
+        return {
+            pod["metadata"]["name"]: self.normalize(unschedulable_message(pod))
+            for pod in self.pods()
+        }
+
+    def normalize(self, text: str) -> str:
+        text = text.replace(self.namespace, "NS").replace(self.scheduler, "SCHED")
+        return re.sub(rf"\b{self.prefix}-", "", text)
+
+    def notes(self) -> Counter[str]:
+        """The FailedScheduling event notes, normalized, member names as `<group>-N`."""
+        events = self.api.events(self.namespace, reason="FailedScheduling")
+        return Counter(re.sub(r"-\d+\b", "-N", self.normalize(e.note)) for e in events)
+
+    def touch(self, group: str) -> None:
+        """An annotation on the group: one more event for whoever watches it."""
+        self.api.request(
+            "PATCH",
+            PG_PATH.format(ns=self.namespace) + f"/{group}",
+            body={"metadata": {"annotations": {"parity.kubesched.io/touched": "yes"}}},
+            content_type="application/merge-patch+json",
+        )
+
+    def status(self, group: str) -> dict[str, Any]:
+        path = PG_PATH.format(ns=self.namespace) + f"/{group}"
+        status: dict[str, Any] = self.api.request("GET", path).get("status") or {}
+        return status
+
+
+@pytest.fixture
+def sides(
+    schedulers: Schedulers, api: ApiClient, new_namespace: Callable[..., str]
+) -> tuple[Side, Side]:
+    """(scheduler-plugins' side, kubesched's side), each with a fresh namespace."""
+    del schedulers
+    return Side(SP, new_namespace("sp"), api), Side(KS, new_namespace("ks"), api)
+
+
+def _both(sides: tuple[Side, Side], act: Callable[[Side], None]) -> None:
+    for side in sides:
+        act(side)
+
+
+def test_a_gang_that_fits_binds_whole_and_fills_the_nodes_alike(sides: tuple[Side, Side]) -> None:
+    _both(sides, lambda s: s.nodes(a="2", b="1"))
+    _both(sides, lambda s: s.group("fit", 3))
+    _both(sides, lambda s: s.members("fit", 3))
+    for side in sides:
+        wait_for(side.bound, until=lambda n: n == 3, message=f"{side.scheduler}: 3 bound")
+    sp, ks = sides
+    assert sp.per_node() == ks.per_node() == Counter({"a": 2, "b": 1})
+
+
+def test_a_gang_that_cannot_fit_stays_pending_with_the_same_reasons(
+    sides: tuple[Side, Side],
+) -> None:
+    _both(sides, lambda s: s.nodes(a="1", b="1"))
+    _both(sides, lambda s: s.group("big", 3))
+    _both(sides, lambda s: s.members("big", 3))
+    for side in sides:
+        wait_for(
+            side.notes,
+            until=lambda notes: any("Insufficient cpu" in note for note in notes),
+            timeout=20,
+            message=f"{side.scheduler}: a member rejected on the nodes' reasons",
+        )
+    assert_stays(lambda: [s.bound() for s in sides], holds=lambda n: n == [0, 0], duration=2)
+    sp, ks = sides
+    assert _node_reasons(sp) == _node_reasons(ks)
+    assert _node_reasons(ks) == {
+        (
+            "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) didn't match Pod's node "
+            "affinity/selector. preemption: 0/4 nodes are available: 2 No preemption victims "
+            "found for incoming pod, 2 Preemption is not helpful for scheduling., PodGroup "
+            "NS/big gets rejected due to Pod big-N is unschedulable even after PostFilter"
+        )
+    }
+    for side in sides:  # the last word: the nodes' reasons, or rejected with the group
+        finals = {_generic(m) for m in side.messages().values()}
+        assert finals <= WITH_THE_GROUP | _node_reasons(ks), finals
+
+
+WITH_THE_GROUP = {
+    "0/1 nodes are available: 1 optimistic rejection in PostFilter.",
+    "0/1 nodes are available: 1 rejection in Unreserve.",
+}
+V135_DRA_POSTFILTER = "no new claims to deallocate, "
+"""kube-scheduler v1.35's DynamicResources PostFilter says this for a pod without claims;
+v1.37 returns a plain Unschedulable (in-tree, not Coscheduling): left out of the comparison."""
+
+
+def _node_reasons(side: Side) -> set[str]:
+    """The FailedScheduling notes that carry the nodes' reasons (not the arrival-order
+    PreFilter refusals of members tried before their siblings existed)."""
+    return {_generic(note) for note in side.notes() if "Insufficient" in note}
+
+
+def _generic(text: str) -> str:
+    """`text` without the v1.35-only fragment, member names as `<group>-N`."""
+    return re.sub(r"-\d+\b", "-N", text.replace(V135_DRA_POSTFILTER, ""))
+
+
+def test_a_permit_timeout_rejects_the_group_with_the_same_text(sides: tuple[Side, Side]) -> None:
+    _both(sides, lambda s: s.nodes(a="4"))
+    _both(sides, lambda s: s.group("late", 3, scheduleTimeoutSeconds=2))
+    _both(sides, lambda s: s.members("late", 2))
+    _both(sides, lambda s: s.members("late", 1, scheduler="nobody", first=2))
+    timeout = (
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 2s at plugin "
+        "Coscheduling."
+    )
+    for side in sides:
+        messages = wait_for(
+            lambda side=side: [side.messages()[f"late-{i}"] for i in (0, 1)],
+            until=lambda found: timeout in found and set(found) <= {timeout, *WITH_THE_GROUP},
+            timeout=15,
+            message=f"{side.scheduler}: both members rejected, one by its timeout",
+        )
+        assert side.bound() == 0, messages
+
+
+def test_a_gang_one_member_short_keeps_the_others_waiting_on_both(
+    sides: tuple[Side, Side],
+) -> None:
+    """podGroupRejectPercentage (default 10): 1 of 10 members without room does not reject the
+    nine waiting at Permit; a node added lets the tenth in and all ten bind."""
+    _both(sides, lambda s: s.nodes(a="3", b="3", c="3"))
+    _both(sides, lambda s: s.group("ten", 10))
+    _both(sides, lambda s: s.members("ten", 10))
+    for side in sides:
+        wait_for(
+            side.notes,
+            until=lambda notes: any("Insufficient cpu" in note for note in notes),
+            timeout=20,
+            message=f"{side.scheduler}: the tenth member fits nowhere",
+        )
+    assert_stays(lambda: [s.bound() for s in sides], holds=lambda n: n == [0, 0], duration=1)
+    for side in sides:
+        assert not [n for n in side.notes() if "optimistic rejection in PostFilter" in n]
+    _both(sides, lambda s: s.nodes(d="1"))
+    for side in sides:
+        wait_for(side.bound, until=lambda n: n == 10, timeout=25, message=f"{side.scheduler}: 10")
+    sp, ks = sides
+    assert sp.per_node() == ks.per_node() == Counter({"a": 3, "b": 3, "c": 3, "d": 1})
+
+
+def _set_phase(side: Side, phase: str) -> None:
+    for pod in side.pods():
+        path = f"/api/v1/namespaces/{side.namespace}/pods/{pod['metadata']['name']}/status"
+        side.api.request(
+            "PATCH",
+            path,
+            body={"status": {"phase": phase}},
+            content_type="application/merge-patch+json",
+        )
+
+
+def _status_walk(side: Side) -> list[dict[str, Any]]:
+    """The group's status at each step: created without members, all members bound, all
+    Running, all Succeeded (the pods' phases patched as a kubelet would). The group is named
+    after the side: the controller counts same-named groups' pods across namespaces (see
+    the last test)."""
+    group = f"st-{side.prefix}"
+    side.nodes(a="2")
+    side.group(group, 2)
+    seen = [_settled(side, group, lambda s: s.get("phase") == "Pending" or side.scheduler == KS)]
+    for i in (0, 1):
+        pod = make_pod().name(f"st-{i}").label(POD_GROUP_LABEL, group).owner("Job", "train")
+        pod = pod.scheduler(side.scheduler).node_selector(**{SIDE_LABEL: side.prefix})
+        side.api.create(pod.req(cpu="1").obj(), namespace=side.namespace)
+    wait_for(side.bound, until=lambda n: n == 2, message=f"{side.scheduler}: both bound")
+    seen.append(_settled(side, group, lambda s: s.get("phase") in ("Scheduling", "Scheduled")))
+    _set_phase(side, "Running")
+    seen.append(_settled(side, group, lambda s: s.get("phase") == "Running"))
+    _set_phase(side, "Succeeded")
+    seen.append(_settled(side, group, lambda s: s.get("phase") == "Finished"))
+    return seen
+
+
+def _settled(side: Side, group: str, until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    status = wait_for(lambda: side.status(group), until=until, timeout=15, message=side.scheduler)
+    status.pop("scheduleStartTime", None)
+    # Counts of 0: the controller omits them (omitempty), kubesched writes them; same meaning.
+    return {key: side.normalize(str(value)) for key, value in status.items() if value != 0}
+
+
+def test_podgroup_status_from_the_controller_and_from_kubesched(
+    sides: tuple[Side, Side], local_cluster: LocalCluster
+) -> None:
+    """scheduler-plugins' controller writes the status of every PodGroup in the cluster, so
+    kubesched's side runs first, alone; then the controller's side."""
+    sp, ks = sides
+    ks_seen = _status_walk(ks)
+    with scheduler_plugins_controller(local_cluster):
+        sp_seen = _status_walk(sp)
+    assert sp_seen == [
+        {"phase": "Pending"},
+        {"phase": "Scheduling", "occupiedBy": "NS/train"},
+        {"phase": "Running", "occupiedBy": "NS/train", "running": "2"},
+        {"phase": "Finished", "occupiedBy": "NS/train", "succeeded": "2"},
+    ]
+    # kubesched: no status before one of its own members is tried (the group may be another
+    # scheduler's); `Scheduled` once minMember are bound (its extension; the v0.35 CRD
+    # prunes the `scheduled` count); the same afterwards.
+    assert ks_seen == [
+        {},
+        {"phase": "Scheduled", "occupiedBy": "NS/train"},
+        *sp_seen[2:],
+    ]
+
+
+def test_the_controller_counts_same_named_groups_members_across_namespaces(
+    sides: tuple[Side, Side], local_cluster: LocalCluster
+) -> None:
+    """An upstream bug (README): the controller lists a group's pods by label in every
+    namespace, so a group with 1 of its 2 members moves to Scheduling when a group of the same
+    name elsewhere has another (kubesched's status writer reads its pod lister by namespace)."""
+    with scheduler_plugins_controller(local_cluster):
+        _both(sides, lambda s: s.group("dup", 2))
+        for side in sides:
+            wait_for(lambda side=side: side.status("dup").get("phase") == "Pending")
+        _both(sides, lambda s: s.members("dup", 1, scheduler="nobody"))
+        _both(sides, lambda s: s.touch("dup"))  # a reconcile of each group after both pods
+        for side in sides:
+            wait_for(
+                lambda side=side: side.status("dup").get("phase"),
+                until=lambda phase: phase == "Scheduling",
+                message=f"{side.namespace}: 1 of 2 members, yet Scheduling",
+            )
