@@ -18,7 +18,11 @@ from operator import attrgetter
 from typing import Any
 
 from kubesched.model.affinity import Affinity, TopologySpreadConstraint, spread_constraints
-from kubesched.model.pod_containers import PodContainerResources, container_resources
+from kubesched.model.pod_containers import (
+    PodContainerResources,
+    container_resources,
+)
+from kubesched.model.pod_containers import qos_class as pod_qos_class
 from kubesched.model.pod_extended import ContainerRequests, container_requests
 from kubesched.model.pod_features import required_features
 from kubesched.model.pod_requests import pod_requests
@@ -146,6 +150,8 @@ class Pod:
     """A `DisruptionTarget=True` condition with reason `PreemptionByScheduler`: a scheduler
     chose this pod as a preemption victim (upstream `PodTerminatingByPreemption` with
     `deleting`)."""
+    qos_class: str = ""
+    """`status.qosClass` (the API server sets it at creation), else computed from the spec."""
     container_resources: PodContainerResources | None = None
     """QoS class and each container's exact requests, only while the pod is not bound
     (NodeResourceTopologyMatch, `model.pod_containers`)."""
@@ -236,6 +242,7 @@ class Pod:
             ),
             required_features=required_features(spec),
             preempted_by_scheduler=_preempted_by_scheduler(status),
+            qos_class=pod_qos_class(spec, status),
             container_resources=(
                 None if spec.get("nodeName") else container_resources(spec, status)
             ),

@@ -21,6 +21,7 @@ GUARANTEED = "Guaranteed"
 BURSTABLE = "Burstable"
 BEST_EFFORT = "BestEffort"
 _QOS_RESOURCES = ("cpu", "memory")
+_CANONICAL = {name: name for name in (GUARANTEED, BURSTABLE, BEST_EFFORT)}
 
 KIND_INIT = "init"
 KIND_SIDECAR = "sidecar"
@@ -73,12 +74,20 @@ def container_resources(
         )
         for index, raw in enumerate([*init, *app])
     ]
-    qos = status.get("qosClass") or compute_qos_class(spec)
     return PodContainerResources(
-        qos_class=str(qos),
+        qos_class=qos_class(spec, status),
         containers=tuple(containers),
         overhead=_milli_values(spec.get("overhead")),
     )
+
+
+def qos_class(spec: Mapping[str, Any], status: Mapping[str, Any]) -> str:
+    """`status.qosClass` (set by the API server at creation), else `compute_qos_class`; one
+    shared string per class."""
+    given = status.get("qosClass")
+    if given:
+        return _CANONICAL.get(given, str(given))
+    return compute_qos_class(spec)
 
 
 def compute_qos_class(spec: Mapping[str, Any]) -> str:

@@ -16,6 +16,7 @@ from kubesched.plugins.helper.args import (
     resource_specs,
     resource_specs_to_v1,
 )
+from kubesched.plugins.node_resource_topology.overreserve import CacheSettings
 
 MOST_ALLOCATED = "MostAllocated"
 BALANCED_ALLOCATION = "BalancedAllocation"
@@ -29,7 +30,19 @@ _STRATEGY, _RESYNC, _DISCARD, _CACHE = (
     "discardReservedNodes",
     "cache",
 )
-_CACHE_FIELDS = ("foreignPodsDetect", "resyncMethod", "informerMode", "resyncScope")
+_CACHE_VALUES = {
+    "foreignPodsDetect": ("None", "All", "OnlyExclusiveResources"),
+    "resyncMethod": ("Autodetect", "All", "OnlyExclusiveResources"),
+    "informerMode": ("Shared", "Dedicated"),
+    "resyncScope": ("All", "OnlyResources"),
+}
+"""Each `cache` field and its values; the first of the defaults is scheduler-plugins'."""
+_CACHE_DEFAULTS = {
+    "foreignPodsDetect": "All",
+    "resyncMethod": "Autodetect",
+    "informerMode": "Dedicated",
+    "resyncScope": "All",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,17 +56,29 @@ class NodeResourceTopologyMatchArgs(PluginArgs):
     resources: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
     """(name, weight) of the allocation strategies; a weight below 1 counts as 1."""
     cache_resync_period_seconds: int = 0
-    """0: no cache, every cycle reads the NRT objects as they are. The over-reserve cache
-    (a positive period) is not in kubesched yet and is refused."""
+    """0: no cache, every cycle reads the NRT objects as they are; above 0: the over-reserve
+    cache, resynced at most this often."""
     discard_reserved_nodes: bool = False
     """Leave out, until the pod is bound, a node where a pod was reserved since the node's
     NRT object may not count it yet ("invalid node topology data")."""
     cache: Mapping[str, str] | None = None
-    """The over-reserve cache's tuning; accepted and unused (it has no effect without it)."""
+    """The over-reserve cache's tuning (`foreignPodsDetect`, `resyncMethod`, `informerMode`,
+    `resyncScope`) as given; `cache_settings()` fills in the defaults."""
 
     @property
     def weights(self) -> dict[str, int]:
         return dict(self.resources)
+
+    def cache_settings(self) -> CacheSettings:
+        """The over-reserve cache's settings, scheduler-plugins' defaults filled in."""
+        given = {**_CACHE_DEFAULTS, **(self.cache or {})}
+        return CacheSettings(
+            resync_period_seconds=float(self.cache_resync_period_seconds),
+            foreign_pods_detect=given["foreignPodsDetect"],
+            resync_method=given["resyncMethod"],
+            informer_mode=given["informerMode"],
+            resync_scope=given["resyncScope"],
+        )
 
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
@@ -65,19 +90,13 @@ class NodeResourceTopologyMatchArgs(PluginArgs):
         discard = args.get(_DISCARD, False)
         if not isinstance(discard, bool):
             raise ArgsError(f"{cls.KIND}.{_DISCARD}: expected true or false, got {discard!r}")
-        if resync > 0 and not discard:
-            raise ArgsError(
-                f"{cls.KIND}.{_RESYNC}: {resync}: kubesched has no over-reserve cache yet; "
-                f"set it to 0 (read NRT objects as they are) or set {_DISCARD}: true"
-            )
-        cache = mapping(args.get(_CACHE), path=f"{cls.KIND}.{_CACHE}")
-        check_fields(cache, kind=f"{cls.KIND}.{_CACHE}", allowed=_CACHE_FIELDS)
+        cache = _cache(args.get(_CACHE), path=f"{cls.KIND}.{_CACHE}")
         return cls(
             scoring_strategy=strategy,
             resources=resources,
             cache_resync_period_seconds=resync,
             discard_reserved_nodes=discard,
-            cache={str(k): str(v) for k, v in cache.items()} if _CACHE in args else None,
+            cache=cache if _CACHE in args else None,
         )
 
     def to_v1(self) -> dict[str, Any]:
@@ -108,3 +127,16 @@ def _scoring_strategy(value: Any) -> tuple[str, tuple[tuple[str, int], ...]]:
     if kind not in STRATEGIES:
         raise ArgsError(f'{path}.type: Invalid value: "{kind}": invalid ScoringStrategyType')
     return str(kind), resource_specs(strategy.get("resources"), path=f"{path}.resources")
+
+
+def _cache(value: Any, *, path: str) -> dict[str, str]:
+    """The `cache` settings, each checked against its values."""
+    cache = mapping(value, path=path)
+    check_fields(cache, kind=path, allowed=tuple(_CACHE_VALUES))
+    for name, given in cache.items():
+        if given not in _CACHE_VALUES[name]:
+            allowed = ", ".join(f'"{v}"' for v in _CACHE_VALUES[name])
+            raise ArgsError(
+                f'{path}.{name}: Unsupported value: "{given}": supported values: {allowed}'
+            )
+    return {str(k): str(v) for k, v in cache.items()}

@@ -32,7 +32,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.framework.resources import resource_event
-from kubesched.model import ApiObject, Pod
+from kubesched.model import Pod
 from kubesched.model.pod_containers import GUARANTEED, PodContainerResources
 from kubesched.plugins.node_resource_topology import least_numa
 from kubesched.plugins.node_resource_topology.args import (
@@ -49,7 +49,12 @@ from kubesched.plugins.node_resource_topology.fit import (
     effective_request,
     needs_filtering,
 )
-from kubesched.plugins.node_resource_topology.reserved import ReservedPods
+from kubesched.plugins.node_resource_topology.overreserve import OverReserve
+from kubesched.plugins.node_resource_topology.reserved import (
+    DiscardReserved,
+    Passthrough,
+    TopologySource,
+)
 from kubesched.plugins.node_resource_topology.scoring import (
     MAX_NODE_SCORE,
     Strategy,
@@ -86,10 +91,9 @@ class NodeResourceTopologyMatch:
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         self.args = NodeResourceTopologyMatchArgs.from_v1(args)
-        self._topologies = handle.lister(NODE_RESOURCE_TOPOLOGIES)
         self._strategy = _STRATEGIES.get(self.args.scoring_strategy, least_allocated)
         self._weights = self.args.weights
-        self._reserved = ReservedPods(enabled=self.args.discard_reserved_nodes)
+        self.source = _topology_source(self.args, handle)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         # As scheduler-plugins: no hints.
@@ -105,12 +109,6 @@ class NodeResourceTopologyMatch:
             ),
         )
 
-    def _topology(self, node_name: str) -> tuple[ApiObject | None, bool]:
-        """The node's NRT object (None: there is none) and whether it may be used."""
-        if not self._reserved.fresh(node_name):
-            return None, False
-        return self._topologies.get(node_name), True
-
     # ---- Filter -------------------------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -118,10 +116,14 @@ class NodeResourceTopologyMatch:
         requests = pod.container_resources
         if requests is None or not needs_filtering(requests):
             return None
-        topology, fresh = self._topology(node_info.node.name)
+        name = node_info.node.name
+        topology, fresh = self.source.topology(name)
         if not fresh:
             return Status(Code.UNSCHEDULABLE, _STALE)
-        return None if topology is None else _align(requests, topology.body, node_info)
+        status = None if topology is None else _align(requests, topology, node_info)
+        if status is not None:
+            self.source.maybe_over_reserved(name)
+        return status
 
     # ---- Score --------------------------------------------------------------------------
 
@@ -130,11 +132,11 @@ class NodeResourceTopologyMatch:
         requests = pod.container_resources
         if requests is None or requests.qos_class != GUARANTEED:
             return MAX_NODE_SCORE
-        topology, fresh = self._topology(node_info.node.name)
+        topology, fresh = self.source.topology(node_info.node.name)
         if not fresh or topology is None:
             return 0
-        manager = topology_manager(topology.body)
-        zones = numa_nodes(topology.body)
+        manager = topology_manager(topology)
+        zones = numa_nodes(topology)
         if self.args.scoring_strategy == LEAST_NUMA_NODES:
             return _least_numa_score(requests, zones, manager)
         if manager.policy != POLICY_SINGLE_NUMA_NODE:
@@ -149,16 +151,34 @@ class NodeResourceTopologyMatch:
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         del state
-        self._reserved.reserve(node_name, pod.uid)
+        self.source.reserve(node_name, pod)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         del state
-        self._reserved.release(node_name, pod.uid)
+        self.source.unreserve(node_name, pod)
 
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
         del state
-        self._reserved.release(node_name, pod.uid)
+        self.source.post_bind(node_name, pod)
+
+
+def _topology_source(args: NodeResourceTopologyMatchArgs, handle: Handle) -> TopologySource:
+    """discardReservedNodes wins; else a positive period means the over-reserve cache."""
+    objects = handle.lister(NODE_RESOURCE_TOPOLOGIES)
+    if args.discard_reserved_nodes:
+        return DiscardReserved(objects)
+    if args.cache_resync_period_seconds <= 0:
+        return Passthrough(objects)
+    pods = handle.pod_lister()
+    cache = OverReserve(args.cache_settings(), current=objects.get, pods=pods.list)
+    objects.subscribe(cache.topology_changed)
+    pods.subscribe(cache.pod_changed)
+    for obj in objects.list():
+        cache.topology_changed(None, obj)
+    for pod in pods.list():
+        cache.pod_changed(None, pod)
+    return cache
 
 
 def _align(

@@ -113,11 +113,10 @@ def test_args_defaults_and_round_trip() -> None:
             ),
         ),
         (
-            {"cacheResyncPeriodSeconds": 5},
+            {"cache": {"resyncMethod": "Sometimes"}},
             (
-                "NodeResourceTopologyMatchArgs.cacheResyncPeriodSeconds: 5: kubesched has no "
-                "over-reserve cache yet; set it to 0 (read NRT objects as they are) or set "
-                "discardReservedNodes: true"
+                'NodeResourceTopologyMatchArgs.cache.resyncMethod: Unsupported value: "Sometimes": '
+                'supported values: "Autodetect", "All", "OnlyExclusiveResources"'
             ),
         ),
         ({"discardReservedNodes": "yes"}, "discardReservedNodes: expected true or false"),
