@@ -14,6 +14,7 @@ from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.replay import read_trace, trace
 from kubesched.replay.recorder import Limits, record
 from kubesched.testing.builders import make_node, make_pod
+from tests.unit.api_fakes import wait_for
 
 
 class PathApi:
@@ -97,9 +98,9 @@ async def _record(api: PathApi, out: Path, stop: asyncio.Event, limits: Limits) 
     task = asyncio.create_task(
         record(api, out, limits=limits, stop=stop, progress=lines.append, version="test")
     )
-    await asyncio.sleep(0.2)  # every list read, SYNCED written
+    await wait_for(lambda: lines, timeout=5.0)  # progress comes once SYNCED is written
     api.gate.set()
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.3)  # the watch events reach the writer
     stop.set()
     summary = await task
     assert summary.reason == "signal"
