@@ -3,9 +3,9 @@
 Every kind scheduling reads, by its trace name (`pods`, `apps/replicasets`): nodes and pods
 (the cache and the queue), what the in-tree plugins declare (namespaces, the spreading
 selectors' Services and controllers, PodDisruptionBudgets, DRA's claims, slices, classes and
-taint rules), PriorityClasses, both PodGroup APIs, and the storage objects of the volume
-plugins. Only nodes, pods and namespaces must be served; the others are recorded when the API
-server serves them.
+taint rules), PriorityClasses, both PodGroup APIs, scheduler-plugins' ElasticQuotas, and the
+storage objects of the volume plugins. Only nodes, pods and namespaces must be served; the
+others are recorded when the API server serves them.
 
 Each object is stripped to what scheduling reads (the keep-lists below, docs/replay.md):
 `metadata.managedFields` and every annotation not in `READ_ANNOTATIONS` go; a pod keeps of
@@ -80,6 +80,8 @@ NODE_STATUS_KEEP = ("capacity", "allocatable", "conditions", "images", "declared
 
 _NAMED_ONLY = ResourceSpec("scheduling.k8s.io", "v1", "priorityclasses", namespaced=False)
 _X_PODGROUPS = ResourceSpec("scheduling.x-k8s.io", "v1alpha1", "podgroups")
+_ELASTIC_QUOTAS = ResourceSpec("scheduling.x-k8s.io", "v1alpha1", "elasticquotas")
+"""scheduler-plugins' ElasticQuotas (CapacityScheduling)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +121,7 @@ KINDS: tuple[RecordedKind, ...] = (
     _of_spec(_NAMED_ONLY),
     _of_spec(SCHEDULING_PODGROUPS),
     _of_spec(_X_PODGROUPS),
+    _of_spec(_ELASTIC_QUOTAS),
     *(RecordedKind(_named(kind.group, kind.resource), kind.path) for kind in STORAGE_KINDS),
     *(_of_spec(spec) for spec in (RESOURCE_CLAIMS, RESOURCE_SLICES, DEVICE_CLASSES)),
     _of_spec(DEVICE_TAINT_RULES),
