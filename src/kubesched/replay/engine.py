@@ -12,7 +12,7 @@ a binding or an eviction to the replayed cluster itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -56,7 +56,8 @@ class ReplayError(KubeschedError, RuntimeError):
 
 class ReplayHandle(OfflineHandle):
     """The Handle of every profile in a replay: reads the replayed cluster; preemptions are
-    recorded (`preemptions`) for the loop to apply; nominations are the queue's."""
+    recorded (`preemptions`) for the loop to apply; nominations are the queue's, and so are
+    activations (a gang's Permit activating its siblings)."""
 
     who: ClassVar[str] = "kubesched replay"
     refusal: ClassVar[type[Exception]] = ReplayError
@@ -72,6 +73,12 @@ class ReplayHandle(OfflineHandle):
         self._snapshot = snapshot
         self.volumes = volumes
         self._nominator = nominator
+        self.queue: SchedulingQueue | None = None
+        """Set once the queue is built (it needs the frameworks, which need this Handle)."""
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        if self.queue is not None:
+            self.queue.activate(pods)
 
     def has_nominated_pods(self) -> bool:
         return len(self._nominator) > 0
@@ -123,7 +130,7 @@ def build_engine(config: KubeSchedulerConfiguration) -> Engine:
             )
         frameworks[profile.scheduler_name] = fw
     check_common_queue_sort(list(frameworks.values()))
-    queue = _queue(config, frameworks, nominator, clock)
+    queue = handle.queue = _queue(config, frameworks, nominator, clock)
     return Engine(
         config=config,
         clock=clock,
