@@ -89,7 +89,7 @@ class QuotaBook:
         info = QuotaInfo.from_object(new)
         previous = self.infos.get(old.namespace)
         if previous is not None:
-            info.pods, info.used = previous.pods, previous.used
+            info.pods, info.used, info.shared = previous.pods, previous.used, previous.shared
         self.infos[new.namespace] = info
 
     # ---- pod events (bound pods only) -----------------------------------------------------

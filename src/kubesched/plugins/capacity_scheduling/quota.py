@@ -15,7 +15,7 @@ Testable without the framework.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,13 +69,16 @@ def exceeds(request: Resource, used: Resource, limit: Resource, *, bound: int) -
 @dataclass(slots=True)
 class QuotaInfo:
     """One namespace's ElasticQuota with what its pods use (scheduler-plugins'
-    `ElasticQuotaInfo`); `pods` holds the UIDs counted in `used`."""
+    `ElasticQuotaInfo`); `pods` holds the UIDs counted in `used`. `min` and `max` are never
+    changed in place."""
 
     namespace: str
     min: Resource = field(default_factory=Resource)
     max: Resource = field(default_factory=_unbounded)
     used: Resource = field(default_factory=Resource)
     pods: set[str] = field(default_factory=set)
+    shared: bool = field(default=False, compare=False)
+    """`pods` is shared with a clone: copied before either changes it."""
 
     @classmethod
     def of(
@@ -99,22 +102,29 @@ class QuotaInfo:
         return cls.of(obj.namespace, min=spec.get("min"), max=spec.get("max"))
 
     def clone(self) -> QuotaInfo:
-        return QuotaInfo(
-            self.namespace, self.min.copy(), self.max.copy(), self.used.copy(), set(self.pods)
-        )
+        """A copy that changes apart from this one; the pod set is copied on the first write
+        of either (PreFilter clones every quota each cycle, preemption once per node tried)."""
+        self.shared = True
+        used = self.used.copy()
+        return QuotaInfo(self.namespace, self.min, self.max, used, self.pods, shared=True)
+
+    def _own_pods(self) -> set[str]:
+        if self.shared:
+            self.pods, self.shared = set(self.pods), False
+        return self.pods
 
     def add_pod(self, pod: Pod) -> None:
         """Count `pod` (once: a pod counted already is left alone)."""
         if pod.uid in self.pods:
             return
-        self.pods.add(pod.uid)
+        self._own_pods().add(pod.uid)
         self.used.add(pod_request(pod))
 
     def remove_pod(self, pod: Pod) -> None:
         """Stop counting `pod` (a pod not counted is left alone)."""
         if pod.uid not in self.pods:
             return
-        self.pods.discard(pod.uid)
+        self._own_pods().discard(pod.uid)
         self.used.subtract(pod_request(pod))
 
     def used_over_min_with(self, request: Resource) -> bool:
@@ -156,11 +166,3 @@ def _limit(info: QuotaInfo, name: str) -> int:
     if scalar and name not in info.max.scalar:
         return UPPER_BOUND_OF_MAX
     return info.max.get(name)
-
-
-def sum_requests(pods: Iterable[Pod]) -> Resource:
-    """The quota requests of `pods` added up."""
-    total = Resource()
-    for pod in pods:
-        total.add(pod_request(pod))
-    return total

@@ -178,3 +178,17 @@ def test_min_over_max_names_what_a_quota_guarantees_beyond_its_limit() -> None:
     leaves_memory_out = QuotaInfo.of("ns", min={"cpu": "1", "memory": "1Gi"}, max={"cpu": "6"})
     assert min_over_max(leaves_memory_out) == ["memory"]
     assert min_over_max(QuotaInfo.of("ns", min={GPU: "2"}, max=None)) == []
+
+
+def test_a_clone_and_its_original_change_apart_whichever_changes_first() -> None:
+    original = QuotaInfo.of("ns1", min={"cpu": "4"})
+    first = make_pod().name("a").namespace("ns1").req(cpu="1").model()
+    second = make_pod().name("b").namespace("ns1").req(cpu="1").model()
+    original.add_pod(first)
+    copy = original.clone()
+    original.add_pod(second)
+    assert (copy.pods, copy.used.milli_cpu) == ({first.uid}, 1000)
+    again = copy.clone()
+    copy.remove_pod(first)
+    assert (again.pods, again.used.milli_cpu) == ({first.uid}, 1000)
+    assert (original.pods, original.used.milli_cpu) == ({first.uid, second.uid}, 2000)
