@@ -91,6 +91,13 @@ def main(argv: list[str]) -> int:
     except (FrameworkError, PluginRegistrationError) as exc:
         return _fail(str(exc))
     print(table(args.trace, reports))
+    skipped = reports[0].result.malformed
+    if skipped:
+        print(
+            f"{PROG}: skipped {len(skipped)} record(s) whose object could not be parsed;"
+            f" the first: {skipped[0]}",
+            file=sys.stderr,
+        )
     if args.json:
         document = {
             "trace": args.trace,

@@ -112,6 +112,8 @@ class ReplayedCluster:
         self.evicted: set[str] = set()
         self.created: dict[str, float] = {}
         """uid -> when one of our pods was first seen (virtual seconds)."""
+        self.malformed: list[str] = []
+        """The records skipped because their object could not be parsed, one line each."""
         self._appliers: dict[str, Callable[[str, dict[str, Any]], None]] = {
             "nodes": self._node,
             "pods": self._pod,
@@ -124,10 +126,17 @@ class ReplayedCluster:
             self._appliers[_name(kind.group, kind.resource)] = applier.apply
 
     def apply(self, record: Mapping[str, Any]) -> None:
-        """One object record (LIST/ADDED/MODIFIED/DELETED); other kinds are not read."""
-        applier = self._appliers.get(str(record["kind"]))
-        if applier is not None:
+        """One object record (LIST/ADDED/MODIFIED/DELETED); other kinds are not read. An
+        object the model cannot parse is skipped and noted (`malformed`), as the
+        scheduler's informers skip one."""
+        kind = str(record["kind"])
+        applier = self._appliers.get(kind)
+        if applier is None:
+            return
+        try:
             applier(str(record["op"]), copy.deepcopy(record["object"]))
+        except Exception as exc:  # any parse error: skipped, as the informers skip one
+            self.malformed.append(f"{kind} {_key(record['object'])} at {record['t']}s: {exc}")
 
     def _node(self, op: str, raw: dict[str, Any]) -> None:
         node = Node.from_json(raw)

@@ -73,6 +73,8 @@ class ReplayResult:
     cycles: int = 0
     end: float = 0.0
     waiting_at_permit: list[str] = field(default_factory=list)
+    malformed: list[str] = field(default_factory=list)
+    """Records whose object could not be parsed (skipped), one line each."""
 
 
 class _Attempt(NamedTuple):
@@ -117,6 +119,7 @@ class Replay:
             clock.now = moment
             flushes.run(self._engine, moment)
         await self._settle_bindings()
+        self._result.malformed = self._cluster.malformed
         return self._result
 
     # ---- records ------------------------------------------------------------------------

@@ -74,6 +74,7 @@ class ConfigReport:
             "cycles": result.cycles,
             "wall_seconds": self.wall_seconds,
             "waiting_at_permit": result.waiting_at_permit,
+            "malformed_records": result.malformed,
             "decisions": [
                 {
                     "pod": o.pod,

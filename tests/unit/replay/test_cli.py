@@ -176,3 +176,23 @@ def _many_pods_api(count: int) -> PathApi:
     )
     api.gate.set()
     return api
+
+
+def test_an_object_that_cannot_be_parsed_is_skipped_and_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = make_pod().name("bad").namespace("w").req(cpu="lots").obj()
+    records = [
+        listed("nodes", make_node().name("n1").obj()),
+        {"t": 0.0, "op": trace.SYNCED},
+        at(1.0, trace.ADDED, "pods", bad),
+        at(2.0, trace.ADDED, "pods", make_pod().name("good").namespace("w").obj()),
+    ]
+    path = write(tmp_path / "t.jsonl.gz", records, end=5.0)
+    assert main(["replay", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert "skipped 1 record(s) whose object could not be parsed; the first: pods w/bad" in (
+        captured.err
+    )
+    assert "scheduled                1" in captured.out
