@@ -40,6 +40,7 @@ pytest_plugins = [
 ]
 
 _state: dict[str, object] = {}
+TOPOLOGY_GATES = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
 CONFORMANCE_TEST = "test_conformance_slice.py"
 
 
@@ -70,9 +71,11 @@ def local_cluster() -> Iterator[LocalCluster]:
     """A started control plane with the real kube-scheduler holding its Lease."""
     if "binaries_error" in _state:
         pytest.fail(f"no control-plane binaries: {_state['binaries_error']}", pytrace=False)
-    # kube-apiserver serves scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload gate);
-    # kube-scheduler keeps its defaults (test_gang_native starts a gated one beside it).
-    cluster = LocalCluster(apiserver_args=GENERIC_WORKLOAD_APISERVER_ARGS)
+    # kube-apiserver serves scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload gate) and
+    # keeps their schedulingConstraints (TopologyAwareWorkloadScheduling, alpha: without it
+    # the field is dropped on create); kube-scheduler keeps its defaults (test_gang_native
+    # and test_gang_topology start gated ones beside it).
+    cluster = LocalCluster(apiserver_args=(*GENERIC_WORKLOAD_APISERVER_ARGS, TOPOLOGY_GATES))
     try:
         cluster.start()
         cluster.start_default_scheduler()

@@ -1,0 +1,186 @@
+"""Topology-aware gang placement (kube-scheduler v1.37's `TopologyAwareWorkloadScheduling`
+feature gate, alpha, on top of `GenericWorkload`), kubesched against kube-scheduler itself.
+
+This module starts a second kube-scheduler with both gates (profile `tas-oracle`) beside the
+default one; each test starts kubesched with the same gates (profile `tas-kubesched`). Each
+scheduler gets its own nodes, labelled with a rack key of its own
+(`e2e.kubesched.io/rack-<profile>`), and its PodGroup's `schedulingConstraints.topology`
+names that key: the placements each one generates hold its own nodes only, so both see the
+same shape of cluster. Where upstream is deterministic they must agree: a gang that fits one
+rack only binds there on both; a gang that fits no rack binds nowhere, with the same
+FailedScheduling texts and the same PodGroup condition on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_node, make_pod
+from tests.e2e.conftest import TOPOLOGY_GATES
+from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
+
+ORACLE, OURS = "tas-oracle", "tas-kubesched"
+SCHEDULERS = (ORACLE, OURS)
+ORACLE_PROCESS = "kube-scheduler-tas"
+PG_PATH = "/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/podgroups"
+
+
+def _rack_key(scheduler: str) -> str:
+    return f"e2e.kubesched.io/rack-{scheduler}"
+
+
+@pytest.fixture(scope="module")
+def oracle(local_cluster: LocalCluster) -> Iterator[int]:
+    """A kube-scheduler with GenericWorkload and TopologyAwareWorkloadScheduling on, for
+    pods of `tas-oracle` only; its secure port."""
+    port = local_cluster.start_extra_scheduler(
+        ORACLE_PROCESS, scheduler_name=ORACLE, generic_workload=True, extra_args=(TOPOLOGY_GATES,)
+    )
+    try:
+        yield port
+    finally:
+        local_cluster.stop_extra_scheduler(ORACLE_PROCESS)
+
+
+@pytest.fixture
+def both(oracle: int, kubesched: Any, new_namespace: Any) -> dict[str, str]:
+    """kubesched started with the same gates beside the oracle; a namespace per scheduler."""
+    del oracle
+    kubesched(f"--scheduler-name={OURS}", TOPOLOGY_GATES)
+    return {name: new_namespace(hint=name) for name in SCHEDULERS}
+
+
+def _racks(api: ApiClient, racks: dict[str, list[str]]) -> int:
+    """Per scheduler, nodes `<scheduler>-<rack><i>` of the given cpu, labelled with the
+    scheduler's rack key; the number of nodes made in all."""
+    made = 0
+    for scheduler in SCHEDULERS:
+        for rack, cpus in racks.items():
+            for i, cpu in enumerate(cpus):
+                node = make_node().name(f"{scheduler}-{rack}{i}").label(_rack_key(scheduler), rack)
+                api.create(node.capacity(cpu=cpu, pods="20").obj())
+                made += 1
+    return made
+
+
+def _gang(api: ApiClient, scheduler: str, ns: str, size: int) -> list[str]:
+    """A PodGroup `train` (minCount `size`, one rack) and its `size` members of 1 cpu."""
+    body = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train"},
+        "spec": {
+            "schedulingPolicy": {"gang": {"minCount": size}},
+            "schedulingConstraints": {"topology": [{"key": _rack_key(scheduler)}]},
+        },
+    }
+    created = api.request("POST", PG_PATH.format(ns=ns), body=body)
+    assert created["spec"]["schedulingConstraints"]["topology"] == [{"key": _rack_key(scheduler)}]
+    names = [f"train-{i}" for i in range(size)]
+    for name in names:
+        pod = make_pod().name(name).scheduler(scheduler).pod_group("train").req(cpu="1")
+        api.create(pod.obj(), namespace=ns)
+    return names
+
+
+def _seen_nodes(api: ApiClient, both: dict[str, str], count: int) -> None:
+    """Both schedulers' informers have the `count` nodes (a pod that fits nowhere says so)."""
+    for scheduler, ns in both.items():
+        probe = make_pod().name("probe").scheduler(scheduler).req(cpu="100")
+        api.create(probe.obj(), namespace=ns)
+        wait_for(
+            lambda ns=ns: unschedulable_message(api.get("Pod", "probe", namespace=ns)),
+            until=lambda why: why.startswith(f"0/{count} nodes"),
+            message=f"{scheduler} sees {count} nodes",
+        )
+        api.delete("Pod", "probe", namespace=ns)
+
+
+def _condition(api: ApiClient, ns: str) -> tuple[str, str, str] | None:
+    status = api.request("GET", PG_PATH.format(ns=ns) + "/train").get("status") or {}
+    for cond in status.get("conditions") or ():
+        if cond["type"] == "PodGroupInitiallyScheduled":
+            return cond["status"], cond["reason"], cond.get("message", "")
+    return None
+
+
+def _racks_bound(api: ApiClient, ns: str) -> list[str]:
+    """The rack (node name minus its scheduler prefix and index) of each bound member."""
+    pods = [pod for pod in api.list("Pod", namespace=ns) if is_bound(pod)]
+    return sorted(pod["spec"]["nodeName"].rsplit("-", 1)[1][:-1] for pod in pods)
+
+
+def _reasons(api: ApiClient, ns: str, pods: list[str]) -> list[str]:
+    """Each member's PodScheduled=False message and last FailedScheduling event, sorted."""
+    found = []
+    for pod in pods:
+        message = wait_for(
+            lambda pod=pod: unschedulable_message(api.get("Pod", pod, namespace=ns)),
+            message=f"{ns}/{pod} says why",
+        )
+        events = wait_for(
+            lambda pod=pod: api.events(ns, regarding=pod, reason="FailedScheduling"),
+            message=f"{ns}/{pod} FailedScheduling",
+        )
+        found.append(f"{message} | event: {events[-1].note}")
+    return sorted(found)
+
+
+def test_a_gang_that_fits_one_rack_only_binds_there(api: ApiClient, both: dict[str, str]) -> None:
+    # Rack a: 2 cpu, rack b: 2 + 2 cpu, rack c: 1 cpu; the gang needs 4.
+    _seen_nodes(api, both, _racks(api, {"a": ["2"], "b": ["2", "2"], "c": ["1"]}))
+    for scheduler, ns in both.items():
+        _gang(api, scheduler, ns, 4)
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _racks_bound(api, ns),
+            until=lambda racks: len(racks) == 4,
+            timeout=30,
+            message=f"{scheduler} binds the gang",
+        )
+    assert {s: _racks_bound(api, ns) for s, ns in both.items()} == {
+        ORACLE: ["b"] * 4,
+        OURS: ["b"] * 4,
+    }
+    conditions = {
+        s: wait_for(
+            lambda ns=ns: _condition(api, ns),
+            until=lambda c: c is not None and c[0] == "True",
+            message=f"{s}'s condition True",
+        )
+        for s, ns in both.items()
+    }
+    assert conditions[OURS] == conditions[ORACLE] == ("True", "Scheduled", "")
+
+
+def test_a_gang_that_fits_no_rack_binds_nowhere_and_says_why(
+    api: ApiClient, both: dict[str, str]
+) -> None:
+    # Two racks of 3 cpu: each holds 3 of the 4 members.
+    _seen_nodes(api, both, _racks(api, {"a": ["3"], "b": ["3"]}))
+    members = {scheduler: _gang(api, scheduler, ns, 4) for scheduler, ns in both.items()}
+    reasons = {s: _reasons(api, ns, members[s]) for s, ns in both.items()}
+    assert reasons[OURS] == reasons[ORACLE]
+    group_says = (
+        "pod group is unschedulable, 0/2 placements are available, first placement status: "
+        "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"
+    )
+    # The members placed on trial repeat the group's rejection after their own (upstream's
+    # `pod group is unschedulable` prefix, then the group's message, which starts with it).
+    placed_say = f"pod group is unschedulable, {group_says}"
+    placed = [reason for reason in reasons[OURS] if reason.startswith(placed_say)]
+    assert len(placed) == 3, reasons[OURS]
+    conditions = {
+        s: wait_for(lambda ns=ns: _condition(api, ns), message=f"{s}'s condition")
+        for s, ns in both.items()
+    }
+    assert conditions[OURS] == conditions[ORACLE]
+    ours = conditions[OURS]
+    assert ours is not None
+    assert ours[:2] == ("False", "Unschedulable")
+    assert ours[2].startswith(group_says)
+    assert {s: _racks_bound(api, ns) for s, ns in both.items()} == {ORACLE: [], OURS: []}
