@@ -163,6 +163,10 @@ class KubeSchedulerConfiguration:
     disabled_metrics: tuple[str, ...] = ()
     """Metric families not exported (comma lists allowed)."""
     pod_max_in_unschedulable_pods_seconds: float = 300.0
+    shadow_scheduler_name: str = ""
+    """`--shadow-scheduler-name`: shadow mode. kubesched decides, for each pod of this other
+    scheduler, where its one profile would put it, compares with where that scheduler put it,
+    and writes nothing to the cluster (`kubesched.scheduler.shadow`); empty: schedule."""
 
     @property
     def generic_workload(self) -> bool:

@@ -100,6 +100,7 @@ _ALWAYS_FLAGS = {
     "feature-gates": ("", "feature_gates"),
     "disabled-metrics": ("", "disabled_metrics"),
     "pod-max-in-unschedulable-pods-duration": ("", "pod_max_in_unschedulable_pods_seconds"),
+    "shadow-scheduler-name": ("", "shadow_scheduler_name"),
 }
 
 

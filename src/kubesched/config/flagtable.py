@@ -168,6 +168,14 @@ CORE_FLAGS = (
         KUBESCHED,
         "A Python module that registers plugins; repeat the flag for several.",
     ),
+    Flag(
+        "shadow-scheduler-name",
+        Kind.STRING,
+        KUBESCHED,
+        "Shadow mode: decide where the single profile would put each pod of this other "
+        "scheduler (e.g. default-scheduler), compare with where it put it, and write nothing "
+        "to the cluster (no leader election). See docs/operations.md, Shadow mode.",
+    ),
     Flag("v", Kind.INT, LOGS, "Number for the log level verbosity. (default 0)", short="v"),
     Flag("logging-format", Kind.STRING, LOGS, "Sets the log format: text or json. (default text)"),
     Flag("help", Kind.BOOL, MISC, "Show this help and exit.", short="h"),

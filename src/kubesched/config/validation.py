@@ -28,6 +28,7 @@ from kubesched.config.extenders import validate_extenders
 from kubesched.config.profiles import ArgsChecks
 from kubesched.config.profiles import percentage as _percentage
 from kubesched.config.profiles import validate_profiles as _profiles
+from kubesched.config.shadow import shadow_errors
 from kubesched.config.tls import unknown_suites
 from kubesched.config.vmodule import parse_vmodule
 
@@ -211,6 +212,7 @@ def _command_line(config: KubeSchedulerConfiguration) -> list[str]:
         parse_vmodule(config.vmodule)
     except ValueError as error:
         errors.append(str(error))
+    errors.extend(shadow_errors(config))
     auth = {config.authentication_kubeconfig, config.authorization_kubeconfig} - {""}
     if len(auth) > 1:
         errors.append(

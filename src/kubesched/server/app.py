@@ -23,6 +23,7 @@ from kubesched.errors import FatalError
 from kubesched.framework.logkv import kv
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection, load_connection
+from kubesched.kube.read_only import ReadOnlyKubeClient
 from kubesched.leaderelection import LeaderElector, OnStartedLeading, check_lease_collision
 from kubesched.queue import GATED, UNSCHEDULABLE
 from kubesched.scheduler.schedule_one import Scheduler
@@ -69,7 +70,7 @@ async def _check_api_server(
 ) -> ApiSupport:
     """The API server's version and what it serves (`kubesched.server.apicheck`), each thing
     kubesched cannot do there logged once as a warning."""
-    probe = KubeClient(connection)
+    probe = (ReadOnlyKubeClient if config.shadow_scheduler_name else KubeClient)(connection)
     try:
         support = await check_api_server(probe, config)
     finally:
@@ -135,6 +136,8 @@ async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.
         if components.elector is None:
             if not await fill_caches():
                 return 0
+            if components.shadow is not None:  # decides, compares, writes nothing
+                return await components.shadow.run_until(stop)
             return await _run_without_election(components.scheduler, stop)
         # delayCacheUntilActive: a standby fills its caches only once it leads (less memory,
         # slower fail-over), as kube-scheduler.

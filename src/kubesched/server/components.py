@@ -54,6 +54,7 @@ from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.schedule_one import Scheduler
+from kubesched.scheduler.shadow import ShadowScheduler
 from kubesched.server.apicheck import ApiSupport, everything_served
 from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
 from kubesched.server.frameworks import new_queue, preempting, registered, registered_resources
@@ -61,6 +62,7 @@ from kubesched.server.informers import Informers, declared_informers, feeding_in
 from kubesched.server.parts import ClientFactory, leader_elector, pod_event_sink
 from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
+from kubesched.server.shadow_setup import ShadowSetup, new_shadow, shadow_setup
 from kubesched.server.volume_informers import VolumeInformers, uses_volumes, volume_informers
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,8 @@ class Components:
     scheduler: Scheduler
     elector: LeaderElector | None
     server: HealthServer
+    shadow: ShadowScheduler | None = None
+    """Shadow mode's loop (`--shadow-scheduler-name`), run instead of `scheduler`'s."""
 
     def clients(self) -> tuple[KubeClient | ExtenderClient, ...]:
         """Every API client (and extender client), to close at exit."""
@@ -116,6 +120,9 @@ def build(
     reviews the callers of the secure port; without it, `connection` does. `api_support`
     (`kubesched.server.apicheck`): the resources the API server does not serve get no
     informer, and the pods it names are held; without, everything is assumed served."""
+    shadow = shadow_setup(config)
+    if shadow is not None:
+        config = shadow.config  # the profile renamed, no leader election
     support = api_support or everything_served(config)
     metrics = SchedulerMetrics(
         disabled=config.disabled_metrics, generic_workload=config.generic_workload
@@ -123,7 +130,7 @@ def build(
     clients = ClientFactory(config, metrics)
     election_client, event_client = clients.new(connection), clients.new(connection)
     auth_client = clients.new(
-        auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST
+        auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST, reviews=True
     )
     recorder = EventRecorder(event_client, on_drop=metrics.count_dropped_event)
     elector = leader_elector(config, election_client, recorder, metrics)
@@ -140,6 +147,7 @@ def build(
         fenced=fenced,
         leading=leading,
         support=support,
+        shadow=shadow,
     )
     return Components(
         config=config,
@@ -166,6 +174,7 @@ def build(
             leading=leading,
             client=client,
         ),
+        shadow=core.shadow,
     )
 
 
@@ -180,6 +189,7 @@ class _Core:
     informers: Informers
     preemptions: Preemptions
     scheduler: Scheduler
+    shadow: ShadowScheduler | None
 
 
 class _LateQueue:
@@ -213,6 +223,7 @@ def _core(
     fenced: Callable[[], bool],
     leading: Callable[[], bool],
     support: ApiSupport,
+    shadow: ShadowSetup | None = None,
 ) -> _Core:
     """Cache, snapshot, nominator, waiting pods, the profiles' Handles and frameworks, the
     queue, the informers feeding them, preemption and the scheduler."""
@@ -256,6 +267,16 @@ def _core(
     )
     consult(frameworks, extenders)
     queue = late.queue = new_queue(config, frameworks, nominator, metrics, hold=support.hold)
+    shadow_loop = None
+    if shadow is not None:
+        shadow_loop = new_shadow(
+            shadow,
+            frameworks=frameworks,
+            cache=cache,
+            snapshot=snapshot,
+            queue=queue,
+            metrics=metrics,
+        )
     informers = _informers(
         client,
         cache,
@@ -266,6 +287,7 @@ def _core(
         volumes=volumes,
         metrics=metrics,
         support=support,
+        observe_pods=shadow_loop,
     )
     scheduler = Scheduler(
         frameworks=frameworks,
@@ -284,7 +306,7 @@ def _core(
         ),
         extenders=extenders,
     )
-    return _Core(cache, waiting, frameworks, queue, informers, preemptions, scheduler)
+    return _Core(cache, waiting, frameworks, queue, informers, preemptions, scheduler, shadow_loop)
 
 
 def _informers(
@@ -298,6 +320,7 @@ def _informers(
     volumes: VolumeInformers,
     metrics: SchedulerMetrics,
     support: ApiSupport,
+    observe_pods: ShadowScheduler | None = None,
 ) -> Informers:
     """Pods and nodes (feeding the cache and the queue), what plugins declare, and the
     storage informers when a profile enables a volume plugin."""
@@ -310,6 +333,7 @@ def _informers(
         unscheduled_pod_events=registered(frameworks, EventResource.UNSCHEDULED_POD),
         waiting_pods=waiting,
         timer=metrics.observe_event_handling,
+        observe=observe_pods,
     )
     return Informers(
         pods=pods,

@@ -207,9 +207,11 @@ def feeding_informers(
     unscheduled_pod_events: bool = False,
     waiting_pods: WaitingPods | None = None,
     timer: EventTimer | None = None,
+    observe: Any = None,
 ) -> tuple[Reflector[Pod], Reflector[Node]]:
     """The informers that feed the cache and the queue (made once the queue exists); pods
-    also feed `pod_store`, the pod lister plugins read."""
+    also feed `pod_store`, the pod lister plugins read. `observe` (shadow mode's
+    `ShadowScheduler`) sees each pod event before the store, the cache and the queue."""
     timing = {"timer": timer} if timer is not None else {}
     handler: Any = PodHandler(
         cache=cache,
@@ -221,6 +223,8 @@ def feeding_informers(
     )
     if pod_store is not None:
         handler = Both(pod_store, handler)
+    if observe is not None:
+        handler = Both(observe, handler)
     pods = informer(
         api,
         PODS_PATH,

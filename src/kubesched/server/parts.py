@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
+from kubesched.kube.read_only import ReadOnlyKubeClient
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -31,17 +33,23 @@ class ClientFactory:
         qps: float | None = None,
         burst: int | None = None,
         write_fence: Callable[[], bool] | None = None,
+        reviews: bool = False,
     ) -> KubeClient:
+        """A client of `to`; in shadow mode a read-only one, which refuses every write
+        (`reviews`: the delegated-auth client, whose TokenReviews and SubjectAccessReviews
+        store nothing, may still ask them)."""
         cc = self.config.client_connection
-        return KubeClient(
-            to,
-            qps=cc.qps if qps is None else qps,
-            burst=cc.burst if burst is None else burst,
-            observe=self.metrics.observe_request,
-            observe_retry=self.metrics.observe_retry,
-            content_type=cc.content_type,
-            write_fence=write_fence,
-        )
+        options: dict[str, Any] = {
+            "qps": cc.qps if qps is None else qps,
+            "burst": cc.burst if burst is None else burst,
+            "observe": self.metrics.observe_request,
+            "observe_retry": self.metrics.observe_retry,
+            "content_type": cc.content_type,
+            "write_fence": write_fence,
+        }
+        if self.config.shadow_scheduler_name:
+            return ReadOnlyKubeClient(to, allow_reviews=reviews, **options)
+        return KubeClient(to, **options)
 
 
 def pod_event_sink(recorder: EventRecorder) -> Callable[..., None]:
