@@ -4,7 +4,8 @@ extender server (HTTPS, its certificate signed by a CA both schedulers are given
 kubesched (profile `ext-kubesched`) run with the same `extenders:` section:
 
 - `/ext`: nodeCacheCapable filter (FailedNodes and FailedAndUnresolvableNodes),
-  prioritize (weight 2), and bind (the extender binds every pod through the API server);
+  prioritize (weight 2), preempt (it narrows the preemption candidates) and bind (the
+  extender binds every pod through the API server);
 - `/gpu`: a filter sent whole nodes, consulted only for pods requesting
   `example.com/ext-gpu` (managedResources, ignoredByScheduler: no node lists that
   resource, yet NodeResourcesFit lets such pods through);
@@ -18,6 +19,7 @@ to the same node, through the extender, or report the same FailedScheduling mess
 from __future__ import annotations
 
 import base64
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +61,7 @@ def extenders(url: str, ca: bytes) -> list[dict[str, Any]]:
             "urlPrefix": f"{url}/ext",
             "filterVerb": "filter",
             "prioritizeVerb": "prioritize",
+            "preemptVerb": "preempt",
             "weight": 2,
             "bindVerb": "bind",
             "enableHTTPS": True,
@@ -274,3 +277,81 @@ def test_a_pod_the_extender_refused_is_retried_on_any_node_change(
         for s in (KS, OURS)
     }
     assert placed == {KS: "ext-e4", OURS: "ext-e4"}
+
+
+@pytest.fixture
+def priorities(api: ApiClient) -> Iterator[tuple[str, str]]:
+    suffix = secrets.token_hex(3)
+    names = (f"ext-low-{suffix}", f"ext-high-{suffix}")
+    for name, value in zip(names, (10, 1000), strict=True):
+        body = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "value": value}
+        api.create({**body, "metadata": {"name": name}})
+    try:
+        yield names
+    finally:
+        for name in names:
+            api.delete("PriorityClass", name)
+
+
+def _victim(api: ApiClient, namespace: str, node: str, klass: str) -> None:
+    body = make_pod().name(f"v-{node}").namespace(namespace).node(node).req(cpu="4").obj()
+    del body["metadata"]["uid"]
+    body["spec"]["priorityClassName"] = klass
+    api.create(body, namespace=namespace)
+
+
+def _preempting(
+    api: ApiClient, namespace: str, scheduler: str, klass: str
+) -> tuple[str, Outcome, list[str]]:
+    """The node `scheduler` nominates its preemptor to, its message, the victims evicted."""
+    body = make_pod().name(f"{scheduler}-hi").namespace(namespace).scheduler(scheduler)
+    body = body.req(cpu="2").node_selector(**{GROUP: "good"})
+    pod = body.obj()
+    del pod["metadata"]["uid"]
+    pod["spec"]["priorityClassName"] = klass
+    api.create(pod, namespace=namespace)
+    nominated = wait_for(
+        lambda: api.get("Pod", f"{scheduler}-hi", namespace=namespace)["status"].get(
+            "nominatedNodeName"
+        ),
+        timeout=30,
+        message=f"{scheduler}-hi nominated",
+    )
+    outcome = wait_outcome(api, namespace, f"{scheduler}-hi", nodes=4)
+    evicted = wait_for(
+        lambda: [
+            p["metadata"]["name"]
+            for p in api.list("Pod", namespace=namespace)
+            if p["metadata"].get("deletionTimestamp")
+        ],
+        message="a victim evicted",
+    )
+    api.delete("Pod", f"{scheduler}-hi", namespace=namespace, grace_period=0)
+    return nominated, outcome, evicted
+
+
+def test_the_preempt_verb_narrows_the_candidates_the_same_way(
+    api: ApiClient, namespace: str, both: Both, priorities: tuple[str, str]
+) -> None:
+    """Both victims (on e3 and e4) would do; the extender keeps e3 only."""
+    low, high = priorities
+    nodes(api, both.state)
+    results = {}
+    for scheduler in (KS, OURS):
+        for node in ("ext-e3", "ext-e4"):
+            _victim(api, namespace, node, low)
+        results[scheduler] = _preempting(api, namespace, scheduler, high)
+        for node in ("ext-e3", "ext-e4"):
+            api.delete("Pod", f"v-{node}", namespace=namespace, grace_period=0)
+        wait_for(
+            lambda: api.list("Pod", namespace=namespace),
+            until=lambda pods: not pods,
+            message="the victims and the preemptor gone",
+        )
+    theirs, ours = results[KS], results[OURS]
+    assert theirs[0] == ours[0] == "ext-e3"
+    assert theirs[2] == ours[2] == ["v-ext-e3"]
+    assert ours[1].full_message == theirs[1].full_message, (theirs[1], ours[1])
+    sent = both.state.bodies("/ext/preempt")
+    assert {tuple(sorted(b["NodeNameToMetaVictims"])) for b in sent} == {("ext-e3", "ext-e4")}
+    assert {b["Pod"]["metadata"]["name"] for b in sent} == {f"{KS}-hi", f"{OURS}-hi"}

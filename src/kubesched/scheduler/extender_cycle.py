@@ -14,8 +14,9 @@ the snapshot (`SchedulerCache.update_snapshot`, at the start of each cycle) and 
 runs one cycle at a time; the event handlers write to the cache only. The profile's node
 columns are caught up from the snapshot's journal at the start, as in `schedule_pod`.
 
-Not done here: the pod-group cycle (GenericWorkload) does not consult extenders, and the
-preempt verb (`ProcessPreemption`) is not called.
+PostFilter narrows DefaultPreemption's candidates through the extenders' preempt verbs
+(`extender_preemption`). Not done here: the pod-group cycle (GenericWorkload) does not
+consult extenders.
 """
 
 from __future__ import annotations
@@ -41,13 +42,9 @@ from kubesched.kube.extender_http import ExtenderCallError
 from kubesched.model import Pod
 from kubesched.runtime import FitError, Framework, NoNodesAvailableError, SchedulingError
 from kubesched.runtime.kept_filters import FeasibleNodes
-from kubesched.runtime.schedule import (
-    ScheduleResult,
-    find_nodes_that_fit,
-    prioritize_nodes,
-    run_post_filter,
-)
+from kubesched.runtime.schedule import ScheduleResult, find_nodes_that_fit, prioritize_nodes
 from kubesched.runtime.scoring import ScoreResult, select_host
+from kubesched.scheduler.extender_preemption import post_filter
 from kubesched.scheduler.extenders import HttpExtender
 
 log = logging.getLogger(__name__)
@@ -92,7 +89,9 @@ class Extenders:
             passed = await self._filter(pod, body, feasible, diagnosis)
         if not passed:
             error = FitError(pod=pod, num_all_nodes=len(nodes), diagnosis=diagnosis)
-            run_post_filter(fw, state, pod, error)
+            await post_filter(
+                fw, state, error, extenders=self.all, pod_json=body.of, node_info=snapshot.get
+            )
             raise error
         evaluated = len(passed) + len(diagnosis.node_to_status)
         if len(passed) == 1:
@@ -230,17 +229,22 @@ class _PodBody:
 
     async def get(self) -> dict[str, Any]:
         if self._body is None:
-            pod = self._pod
-            path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
-            try:
-                body = await self._api.get(path)
-            except ApiError as exc:
-                message = f"reading pod {pod.key} for the extenders: {exc}"
-                raise SchedulingError(Status(Code.ERROR, message, error=exc)) from exc
-            if (body.get("metadata") or {}).get("uid") != pod.uid:
-                message = f"pod {pod.key} was replaced while being scheduled"
-                raise SchedulingError(Status(Code.ERROR, message))
-            body.pop("kind", None)  # as an informer's copy: no type fields
-            body.pop("apiVersion", None)
-            self._body = body
+            self._body = await self.of(self._pod)
         return self._body
+
+    async def of(self, pod: Pod) -> dict[str, Any]:
+        """`pod` (this cycle's, or a preemption victim) as the API server serves it."""
+        if pod is self._pod and self._body is not None:
+            return self._body
+        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
+        try:
+            body = await self._api.get(path)
+        except ApiError as exc:
+            message = f"reading pod {pod.key} for the extenders: {exc}"
+            raise SchedulingError(Status(Code.ERROR, message, error=exc)) from exc
+        if (body.get("metadata") or {}).get("uid") != pod.uid:
+            message = f"pod {pod.key} was replaced while being scheduled"
+            raise SchedulingError(Status(Code.ERROR, message))
+        body.pop("kind", None)  # as an informer's copy: no type fields
+        body.pop("apiVersion", None)
+        return body

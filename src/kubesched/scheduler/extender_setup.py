@@ -29,12 +29,6 @@ def build_extenders(config: KubeSchedulerConfiguration, api: KubeApi) -> Extende
     built = []
     for extender in config.extenders:
         log.info("Creating extender", extra=kv(extender=extender.url_prefix))
-        if extender.preempt_verb:
-            log.warning(
-                "kubesched does not call an extender's preemptVerb yet: preemption "
-                "candidates are not filtered by it",
-                extra=kv(extender=extender.url_prefix, preemptVerb=extender.preempt_verb),
-            )
         built.append(HttpExtender(extender, ExtenderClient(extender)))
     return Extenders(built, api)
 

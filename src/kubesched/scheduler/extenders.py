@@ -69,6 +69,10 @@ class HttpExtender:
         return bool(self.config.bind_verb)
 
     @property
+    def supports_preemption(self) -> bool:
+        return bool(self.config.preempt_verb)
+
+    @property
     def ignorable(self) -> bool:
         return self.config.ignorable
 
@@ -93,20 +97,20 @@ class HttpExtender:
         answer = _object(
             await self.client.post(self.config.filter_verb, self._args(pod_json, nodes))
         )
-        error = _get(answer, "Error")
+        error = get_field(answer, "Error")
         if error:
             raise ExtenderAnswerError(str(error))
         passed: list[NodeInfo] = []
-        names = _get(answer, "NodeNames")
-        listed = _get(answer, "Nodes")
+        names = get_field(answer, "NodeNames")
+        listed = get_field(answer, "Nodes")
         if self.config.node_cache_capable and names is not None:
             passed = self._known(nodes, _strings(names))
         elif listed is not None:
             passed = [_bare_node_info(item) for item in _items(listed)]
         return FilterAnswer(
             passed,
-            _failed_map(_get(answer, "FailedNodes")),
-            _failed_map(_get(answer, "FailedAndUnresolvableNodes")),
+            _failed_map(get_field(answer, "FailedNodes")),
+            _failed_map(get_field(answer, "FailedAndUnresolvableNodes")),
         )
 
     def _known(self, nodes: Sequence[NodeInfo], names: Iterable[str]) -> list[NodeInfo]:
@@ -146,7 +150,7 @@ class HttpExtender:
             "Node": node_name,
         }
         answer = await self.client.post(self.config.bind_verb, args)
-        error = _get(_object(answer), "Error") if answer is not None else None
+        error = get_field(_object(answer), "Error") if answer is not None else None
         if error:
             raise ExtenderAnswerError(str(error))
 
@@ -196,7 +200,7 @@ def _bare_node_info(item: object) -> NodeInfo:
     return NodeInfo(node=Node.from_json(item))
 
 
-def _get(answer: Mapping[str, Any], key: str) -> Any:
+def get_field(answer: Mapping[str, Any], key: str) -> Any:
     """`answer[key]`, the key matched without case as Go's JSON decoder does."""
     if key in answer:
         return answer[key]
@@ -217,7 +221,7 @@ def _strings(value: object) -> list[str]:
 
 
 def _items(value: object) -> list[Any]:
-    items = _get(_object(value), "items")
+    items = get_field(_object(value), "items")
     return list(items or [])
 
 
@@ -229,7 +233,7 @@ def _failed_map(value: object) -> dict[str, str]:
 
 def _host_priority(item: object) -> tuple[str, int]:
     entry = _object(item)
-    score = _get(entry, "Score") or 0
+    score = get_field(entry, "Score") or 0
     if isinstance(score, bool) or not isinstance(score, int):
         raise ExtenderAnswerError(f"prioritize: Score must be a whole number, got {score!r}")
-    return str(_get(entry, "Host") or ""), score
+    return str(get_field(entry, "Host") or ""), score

@@ -4,7 +4,8 @@ kube-scheduler and kubesched call it.
 Under `/ext` (node cache capable): `filter` refuses the nodes labelled `REFUSE` (FailedNodes)
 and those labelled `EXCLUDED_ZONE` (FailedAndUnresolvableNodes), and every node for a pod
 labelled `WAIT` until the test opens them (`closed`); `prioritize` gives the
-node labelled `PREFERRED` 10 and the others 3; `bind` binds the pod through the API server
+node labelled `PREFERRED` 10 and the others 3; `preempt` keeps every candidate node but
+the `PREFERRED` one; `bind` binds the pod through the API server
 (with the admin client) and records it. Under `/gpu` (sent whole nodes): `filter` keeps
 the nodes labelled `GPU` only. Every request body is recorded, by path.
 """
@@ -56,6 +57,7 @@ class ExtenderState:
             "/ext/filter": self._filter,
             "/ext/prioritize": self._prioritize,
             "/ext/bind": self._bind,
+            "/ext/preempt": self._preempt,
             "/gpu/filter": self._gpu_filter,
         }[path]
         return handler(body)
@@ -85,6 +87,11 @@ class ExtenderState:
             {"Host": name, "Score": 10 if PREFERRED in self.labels.get(name, {}) else 3}
             for name in body["NodeNames"]
         ]
+
+    def _preempt(self, body: dict[str, Any]) -> dict[str, Any]:
+        candidates = body["NodeNameToMetaVictims"] or {}
+        kept = {n: v for n, v in candidates.items() if PREFERRED not in self.labels.get(n, {})}
+        return {"NodeNameToMetaVictims": kept}
 
     def _bind(self, body: dict[str, Any]) -> dict[str, Any]:
         pod = {"metadata": {"name": body["PodName"], "namespace": body["PodNamespace"]}}

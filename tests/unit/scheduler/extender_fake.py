@@ -22,6 +22,8 @@ class FakeExtender:
     scores: dict[str, int] = field(default_factory=dict)
     status: int = 200
     bind_error: str = ""
+    preempt_on: set[str] = field(default_factory=set)
+    """The nodes the preempt verb accepts (with the victims it was sent)."""
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def bodies(self, verb: str) -> list[dict[str, Any]]:
@@ -33,9 +35,8 @@ class FakeExtender:
         self.requests.append((verb, body))
         if self.status != 200:
             return web.Response(status=self.status)
-        result: Any = {"filter": self._filter, "prioritize": self._prioritize}.get(
-            verb, self._bind
-        )(body)
+        verbs = {"filter": self._filter, "prioritize": self._prioritize, "preempt": self._preempt}
+        result: Any = verbs.get(verb, self._bind)(body)
         return web.Response(body=orjson.dumps(result), content_type="application/json")
 
     def _filter(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -55,6 +56,21 @@ class FakeExtender:
     def _prioritize(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         names = body["NodeNames"] or [n["metadata"]["name"] for n in body["Nodes"]["items"]]
         return [{"Host": name, "Score": self.scores.get(name, 0)} for name in names]
+
+    def _preempt(self, body: dict[str, Any]) -> dict[str, Any]:
+        if body["NodeNameToMetaVictims"] is not None:
+            sent = body["NodeNameToMetaVictims"]
+        else:
+            sent = {
+                node: {
+                    "Pods": [{"UID": p["metadata"]["uid"]} for p in victims["Pods"]],
+                    "NumPDBViolations": victims["NumPDBViolations"],
+                }
+                for node, victims in body["NodeNameToVictims"].items()
+            }
+        kept = {n: v for n, v in sent.items() if n in self.preempt_on}
+        unknown = {n: {"Pods": [{"UID": "u"}]} for n in self.preempt_on if n not in sent}
+        return {"NodeNameToMetaVictims": kept | unknown}
 
     def _bind(self, _body: dict[str, Any]) -> dict[str, Any]:
         return {"Error": self.bind_error}

@@ -186,3 +186,65 @@ async def test_a_bind_error_fails_the_binding() -> None:
         h.add(pod())
         await h.cycle()
         assert h.failure().endswith("node is full")
+
+
+def _fill_with_victims(h: ExtenderHarness) -> None:
+    """A low-priority pod filling each node's cpu (n1..n3), known to the API as well."""
+    for index in (1, 2, 3):
+        victim = make_pod().name(f"v{index}").namespace("ns").uid(f"v{index}").node(f"n{index}")
+        h.cache.add_pod(victim.req(cpu="4").model())
+
+
+def _preemptor() -> Pod:
+    builder = make_pod().name("p").namespace("ns").scheduler(PROFILE).priority(100)
+    return builder.req(cpu="2").model()
+
+
+async def test_the_preempt_verb_narrows_the_preemption_candidates() -> None:
+    fake = FakeExtender(preempt_on={"n2"})
+    settings: dict[str, Any] = {"preempt_verb": "preempt", "node_cache_capable": True}
+    async with harness(fake, **settings) as h:
+        _fill_with_victims(h)
+        h.add(_preemptor())
+        await h.cycle()
+        assert h.failure().endswith(
+            "preemption: found a potential placement for pod on node n2, preempting 1 victims"
+        )
+    (body,) = fake.bodies("preempt")
+    assert body["NodeNameToMetaVictims"] == {
+        f"n{i}": {"Pods": [{"UID": f"v{i}"}], "NumPDBViolations": 0} for i in (1, 2, 3)
+    }
+    assert body["Pod"]["metadata"]["name"] == "p"
+
+
+async def test_victims_the_snapshot_does_not_hold_fail_the_preemption() -> None:
+    fake = FakeExtender(preempt_on={"n2"})
+    async with harness(fake, preempt_verb="preempt", node_cache_capable=True) as h:
+        _fill_with_victims(h)
+        fake.preempt_on = {"n2", "gone"}
+        h.add(_preemptor())
+        await h.cycle()
+        assert h.failure().endswith('preemption: nodeinfo not found for node name "gone"')
+
+
+async def test_no_node_left_by_the_extender_means_no_preemption() -> None:
+    fake = FakeExtender(preempt_on=set())
+    async with harness(fake, preempt_verb="preempt") as h:
+        _fill_with_victims(h)
+        p = h.add(_preemptor())
+
+        async def get(path: str, **_kwargs: object) -> dict[str, Any]:
+            name = path.rsplit("/", 1)[-1]
+            return {"metadata": {"name": name, "uid": p.uid if name == "p" else name}}
+
+        h.api.get = get  # type: ignore[method-assign]
+        await h.cycle()
+        assert h.failure().endswith("preemption: no candidate node for preemption")
+    (body,) = fake.bodies("preempt")
+    assert body["NodeNameToMetaVictims"] is None
+    sent = body["NodeNameToVictims"]
+    assert {node: [v["metadata"]["name"] for v in sent[node]["Pods"]] for node in sent} == {
+        "n1": ["v1"],
+        "n2": ["v2"],
+        "n3": ["v3"],
+    }

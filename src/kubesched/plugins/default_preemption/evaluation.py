@@ -25,10 +25,18 @@ Only pods of strictly lower priority are ever victims, whatever scheduler placed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, NodeToStatus, Status
+from kubesched.framework import (
+    SUCCESS,
+    Code,
+    CycleState,
+    NodeInfo,
+    NodeToStatus,
+    StateKey,
+    Status,
+)
 from kubesched.framework.diagnosis import Diagnosis, fit_error_message
 from kubesched.framework.interfaces import FilterRunner, NodeToStatusReader
 from kubesched.model import Pod, PodDisruptionBudget
@@ -42,6 +50,13 @@ NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominat
 NO_CANDIDATE = "no candidate node for preemption"
 PREEMPT_NEVER = "Never"
 _PRIORITY_OFFSET = 2**31  # upstream adds MaxInt32+1 so that every priority counts as >= 0
+
+
+CandidatesHook = Callable[[list["Candidate"]], "list[Candidate] | Status"]
+"""What the scheduler's extenders make of the dry run's candidates (upstream `callExtenders`):
+the candidates to choose from, or the status that ends this preemption."""
+EXTENDER_CANDIDATES: StateKey[CandidatesHook] = StateKey("DefaultPreemption/extenders")
+"""Where a cycle that consults extenders puts its `CandidatesHook` (read by `evaluate`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,13 +244,15 @@ def evaluate(
     offset: int,
     now: float,
     group_of: GroupOf | None = None,
+    extenders: CandidatesHook | None = None,
 ) -> Evaluation:
     """Decide what preempting for `preemptor` would do, without doing anything.
 
     `nodes` is the whole snapshot; `statuses` says why each node rejected the preemptor;
     `offset` (taken modulo the number of potential nodes) is where the dry run starts;
     `group_of` (the `GenericWorkload` gate: a pod's native PodGroup) makes PodGroup members
-    victims as kube-scheduler does with that gate (`node_victims`)."""
+    victims as kube-scheduler does with that gate (`node_victims`); `extenders` narrows
+    the candidates before the best is picked."""
     nominated = preemptor.nominated_node_name
     nominated_node = next((node for node in nodes if node.name == nominated), None)
     reason = ineligibility(
@@ -275,11 +292,14 @@ def evaluate(
         diagnosis = Diagnosis(node_to_status=found.statuses)
         message = fit_error_message(num_all_nodes=len(nodes), diagnosis=diagnosis)
         return Evaluation(None, Status(Code.UNSCHEDULABLE, message), clear_nomination=True)
-    best = pick_one_node(found.candidates, now=now)
-    if best is None:  # pragma: no cover - candidates is not empty
+    candidates = found.candidates if extenders is None else extenders(found.candidates)
+    if isinstance(candidates, Status):
+        return Evaluation(None, candidates)
+    best = pick_one_node(candidates, now=now)
+    if best is None:  # no candidate left by the extenders
         return Evaluation(None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE))
     rank = candidate_rank(best, now)
-    ties = tuple(c for c in found.candidates if c is not best and candidate_rank(c, now) == rank)
+    ties = tuple(c for c in candidates if c is not best and candidate_rank(c, now) == rank)
     return Evaluation(best, SUCCESS, ties=ties)
 
 
@@ -292,9 +312,11 @@ def placement_message(candidate: Candidate) -> str:
 
 
 __all__ = [
+    "EXTENDER_CANDIDATES",
     "NOT_HELPFUL",
     "NO_VICTIMS",
     "Candidate",
+    "CandidatesHook",
     "DryRun",
     "Evaluation",
     "candidate_rank",

@@ -62,7 +62,12 @@ from kubesched.framework import (
 from kubesched.framework.listers import Lister
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins.default_preemption.args import DefaultPreemptionArgs
-from kubesched.plugins.default_preemption.evaluation import Evaluation, evaluate, placement_message
+from kubesched.plugins.default_preemption.evaluation import (
+    EXTENDER_CANDIDATES,
+    Evaluation,
+    evaluate,
+    placement_message,
+)
 from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import GroupOf, group_lookup
 from kubesched.plugins.helper.listers import declared_lister
@@ -182,6 +187,7 @@ class DefaultPreemption:
             offset=self._offset(),
             now=self._clock(),
             group_of=self._group_of(),
+            extenders=state.get(EXTENDER_CANDIDATES),
         )
 
 
