@@ -248,3 +248,31 @@ async def test_no_node_left_by_the_extender_means_no_preemption() -> None:
         "n2": ["v2"],
         "n3": ["v3"],
     }
+
+
+async def test_a_nominated_node_the_extender_refuses_sends_the_pod_elsewhere() -> None:
+    fake = FakeExtender(failed={"n1": "taken"})
+    async with harness(fake, filter_verb="filter", node_cache_capable=True) as h:
+        builder = make_pod().name("p").namespace("ns").scheduler(PROFILE).req(cpu="1")
+        h.add(builder.nominated_node("n1").model())
+        await h.cycle()
+        assert h.bound_to()[0] in {"n2", "n3"}
+    first, again = fake.bodies("filter")
+    assert first["NodeNames"] == ["n1"]  # the nominated node alone, as upstream tries it
+    assert sorted(again["NodeNames"]) == ["n1", "n2", "n3"]
+
+
+async def test_a_node_the_extender_was_not_sent_is_an_error() -> None:
+    fake = FakeExtender()
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        return {"NodeNames": [*body["NodeNames"], "elsewhere"]}
+
+    fake._filter = answer  # type: ignore[method-assign]
+    async with harness(fake, filter_verb="filter", node_cache_capable=True) as h:
+        h.add(pod())
+        await h.cycle()
+        assert h.failure() == (
+            f'extender "{h.extenders.all[0].name}" claims a filtered node "elsewhere" which is '
+            "not found in the input node list"
+        )
