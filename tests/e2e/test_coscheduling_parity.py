@@ -43,6 +43,9 @@ SP, KS = "sp-cosched", "ks-cosched"
 SIDE_LABEL = "parity.kubesched.io/side"
 PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"
 PERMIT_WAIT = 20
+BACKOFF = 10
+"""podGroupBackoffSeconds: a group rejected in PostFilter with all its members present is
+refused at PreFilter (`podGroup <ns>/<name> failed recently`) for this long."""
 CRD_NAME = "podgroups.scheduling.x-k8s.io"
 CRD_PATH = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD_NAME}"
 
@@ -52,7 +55,13 @@ def _profile(name: str, queue_sort: dict[str, Any]) -> dict[str, Any]:
         "schedulerName": name,
         "plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]}, "queueSort": queue_sort},
         "pluginConfig": [
-            {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": PERMIT_WAIT}}
+            {
+                "name": "Coscheduling",
+                "args": {
+                    "permitWaitingTimeSeconds": PERMIT_WAIT,
+                    "podGroupBackoffSeconds": BACKOFF,
+                },
+            }
         ],
     }
 
@@ -271,6 +280,7 @@ def test_a_gang_that_cannot_fit_stays_pending_with_the_same_reasons(
     }
     for side in sides:  # the last word: the nodes' reasons, or rejected with the group
         finals = {_generic(m) for m in side.messages().values()}
+        finals = {m for m in finals if "podGroup NS/big failed recently" not in m}  # backoff
         assert finals <= WITH_THE_GROUP | _node_reasons(ks), finals
 
 
@@ -336,6 +346,36 @@ def test_a_gang_one_member_short_keeps_the_others_waiting_on_both(
         wait_for(side.bound, until=lambda n: n == 10, timeout=25, message=f"{side.scheduler}: 10")
     sp, ks = sides
     assert sp.per_node() == ks.per_node() == Counter({"a": 3, "b": 3, "c": 3, "d": 1})
+
+
+def test_a_rejected_group_backs_off_on_both(sides: tuple[Side, Side]) -> None:
+    """podGroupBackoffSeconds: one member waits at Permit, the other fits nowhere; PostFilter
+    rejects the group (all its members exist) and backs it off; retried on a change of the
+    group, both members are refused at PreFilter with the same text."""
+    _both(sides, lambda s: s.nodes(a="1"))
+    _both(sides, lambda s: s.group("bo", 2))
+    _both(sides, lambda s: s.members("bo", 2))
+    for side in sides:
+        wait_for(
+            side.notes,
+            until=lambda notes: any("gets rejected due to Pod" in note for note in notes),
+            timeout=15,
+            message=f"{side.scheduler}: the group rejected in PostFilter",
+        )
+    _both(sides, lambda s: s.touch("bo"))
+    backed_off = (
+        "0/2 nodes are available: podGroup NS/bo failed recently. preemption: 0/2 nodes are "
+        "available: 2 Preemption is not helpful for scheduling., PodGroup NS/bo gets rejected "
+        "due to Pod bo-N is unschedulable even after PostFilter"
+    )
+    for side in sides:
+        wait_for(
+            lambda side=side: {_generic(note) for note in side.notes()},
+            until=lambda notes: backed_off in notes,
+            timeout=15,
+            message=f"{side.scheduler}: refused at PreFilter while backed off",
+        )
+    assert [s.bound() for s in sides] == [0, 0]
 
 
 def _set_phase(side: Side, phase: str) -> None:
