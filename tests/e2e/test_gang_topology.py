@@ -33,6 +33,10 @@ def _rack_key(scheduler: str) -> str:
     return f"e2e.kubesched.io/rack-{scheduler}"
 
 
+def _zone_key(scheduler: str) -> str:
+    return f"e2e.kubesched.io/zone-{scheduler}"
+
+
 @pytest.fixture(scope="module")
 def oracle(local_cluster: LocalCluster) -> Iterator[int]:
     """A kube-scheduler with GenericWorkload and TopologyAwareWorkloadScheduling on, for
@@ -54,35 +58,41 @@ def both(oracle: int, kubesched: Any, new_namespace: Any) -> dict[str, str]:
     return {name: new_namespace(hint=name) for name in SCHEDULERS}
 
 
-def _racks(api: ApiClient, racks: dict[str, list[str]]) -> int:
+def _racks(api: ApiClient, racks: dict[str, list[str]], zones: dict[str, str] | None = None) -> int:
     """Per scheduler, nodes `<scheduler>-<rack><i>` of the given cpu, labelled with the
-    scheduler's rack key; the number of nodes made in all."""
+    scheduler's rack key (and zone key, `zones`: rack -> zone); the number of nodes made."""
     made = 0
     for scheduler in SCHEDULERS:
         for rack, cpus in racks.items():
             for i, cpu in enumerate(cpus):
                 node = make_node().name(f"{scheduler}-{rack}{i}").label(_rack_key(scheduler), rack)
+                if zones:
+                    node = node.label(_zone_key(scheduler), zones[rack])
                 api.create(node.capacity(cpu=cpu, pods="20").obj())
                 made += 1
     return made
 
 
-def _gang(api: ApiClient, scheduler: str, ns: str, size: int) -> list[str]:
-    """A PodGroup `train` (minCount `size`, one rack) and its `size` members of 1 cpu."""
+def _gang(
+    api: ApiClient, scheduler: str, ns: str, size: int, *, key: str = "", name: str = "train"
+) -> list[str]:
+    """A PodGroup `name` (minCount `size`, within one domain of `key`, the scheduler's rack
+    key by default) and its `size` members of 1 cpu."""
+    key = key or _rack_key(scheduler)
     body = {
         "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",
-        "metadata": {"name": "train"},
+        "metadata": {"name": name},
         "spec": {
             "schedulingPolicy": {"gang": {"minCount": size}},
-            "schedulingConstraints": {"topology": [{"key": _rack_key(scheduler)}]},
+            "schedulingConstraints": {"topology": [{"key": key}]},
         },
     }
     created = api.request("POST", PG_PATH.format(ns=ns), body=body)
-    assert created["spec"]["schedulingConstraints"]["topology"] == [{"key": _rack_key(scheduler)}]
-    names = [f"train-{i}" for i in range(size)]
-    for name in names:
-        pod = make_pod().name(name).scheduler(scheduler).pod_group("train").req(cpu="1")
+    assert created["spec"]["schedulingConstraints"]["topology"] == [{"key": key}]
+    names = [f"{name}-{i}" for i in range(size)]
+    for pod_name in names:
+        pod = make_pod().name(pod_name).scheduler(scheduler).pod_group(name).req(cpu="1")
         api.create(pod.obj(), namespace=ns)
     return names
 
@@ -100,8 +110,8 @@ def _seen_nodes(api: ApiClient, both: dict[str, str], count: int) -> None:
         api.delete("Pod", "probe", namespace=ns)
 
 
-def _condition(api: ApiClient, ns: str) -> tuple[str, str, str] | None:
-    status = api.request("GET", PG_PATH.format(ns=ns) + "/train").get("status") or {}
+def _condition(api: ApiClient, ns: str, group: str = "train") -> tuple[str, str, str] | None:
+    status = api.request("GET", PG_PATH.format(ns=ns) + f"/{group}").get("status") or {}
     for cond in status.get("conditions") or ():
         if cond["type"] == "PodGroupInitiallyScheduled":
             return cond["status"], cond["reason"], cond.get("message", "")
@@ -184,3 +194,40 @@ def test_a_gang_that_fits_no_rack_binds_nowhere_and_says_why(
     assert ours[:2] == ("False", "Unschedulable")
     assert ours[2].startswith(group_says)
     assert {s: _racks_bound(api, ns) for s, ns in both.items()} == {ORACLE: [], OURS: []}
+
+
+def test_a_gang_that_fits_one_zone_only_binds_there_and_one_without_domain_nowhere(
+    api: ApiClient, both: dict[str, str]
+) -> None:
+    # Zone x: racks x (2 cpu) and w (2 cpu); zone y: rack y (3 cpu). No rack holds the 4
+    # members; zone x does. A second gang names a key no node carries.
+    racks = {"x": ["2"], "w": ["2"], "y": ["3"]}
+    count = _racks(api, racks, zones={"x": "zx", "w": "zx", "y": "zy"})
+    _seen_nodes(api, both, count)
+    lost = {}
+    for scheduler, ns in both.items():
+        _gang(api, scheduler, ns, 4, key=_zone_key(scheduler))
+        block = f"e2e.kubesched.io/block-{scheduler}"
+        lost[scheduler] = _gang(api, scheduler, ns, 2, key=block, name="lost")
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _racks_bound(api, ns),
+            until=lambda bound: len(bound) == 4,
+            timeout=30,
+            message=f"{scheduler} binds the zone gang",
+        )
+    assert {s: _racks_bound(api, ns) for s, ns in both.items()} == {
+        ORACLE: ["w", "w", "x", "x"],
+        OURS: ["w", "w", "x", "x"],
+    }
+    reasons = {s: _reasons(api, ns, lost[s]) for s, ns in both.items()}
+    assert reasons[OURS] == reasons[ORACLE]
+    assert all(reason.startswith("no feasible placements found") for reason in reasons[OURS])
+    conditions = {
+        s: wait_for(lambda ns=ns: _condition(api, ns, "lost"), message=f"{s}'s condition")
+        for s, ns in both.items()
+    }
+    assert conditions[OURS] == conditions[ORACLE]
+    ours = conditions[OURS]
+    assert ours is not None
+    assert ours[:2] == ("False", "Unschedulable")
