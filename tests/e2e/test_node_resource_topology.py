@@ -7,12 +7,16 @@ its side's nodes), and the same Guaranteed pods decided by each.
 
 A pod that fits a node's total but no single zone of it is refused with the same
 FailedScheduling text on both sides (`cannot align container`); a pod that fits one zone of
-one node only is placed there by both. The in-tree scorers differ between the two releases
-(v1.35 vs v1.37.2): both profiles run NodeResourceTopologyMatch as their only scorer.
+one node only is placed there by both, and LeastAllocated picks the same node of two that fit.
+With the over-reserve cache (a second profile, `cacheResyncPeriodSeconds: 1`), a pod placed on
+a node is taken from every zone until the exporter's update, whose pod-set fingerprint matches
+the pods running there, lets the next pod in. The in-tree scorers differ between the two
+releases (v1.35 vs v1.37.2): both profiles run NodeResourceTopologyMatch as their only scorer.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -22,12 +26,14 @@ import yaml
 
 from kubesched.localcluster import LocalCluster
 from kubesched.manifests.crd_topology import node_resource_topology_crd
+from kubesched.plugins.node_resource_topology.fingerprint import sign
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, ApiError, is_bound, unschedulable_message, wait_for
 from tests.e2e.harness.kubesched import start_kubesched
 from tests.e2e.harness.scheduler_plugins import scheduler_plugins
 
 SP, KS = "sp-numa", "ks-numa"
+SP_RESERVE, KS_RESERVE = "sp-numa-reserve", "ks-numa-reserve"
 SIDE_LABEL = "parity.kubesched.io/side"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 NRT_PATH = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
@@ -35,7 +41,7 @@ NIC = "example.com/nic"
 PLUGIN = "NodeResourceTopologyMatch"
 
 
-def _profile(name: str) -> dict[str, Any]:
+def _profile(name: str, **args: Any) -> dict[str, Any]:
     """Filter, Score (the only scorer), Reserve and PostBind, LeastAllocated."""
     only = {"enabled": [{"name": PLUGIN}]}
     return {
@@ -46,15 +52,18 @@ def _profile(name: str) -> dict[str, Any]:
             "reserve": only,
             "postBind": only,
         },
-        "pluginConfig": [{"name": PLUGIN, "args": {"scoringStrategy": {"type": "LeastAllocated"}}}],
+        "pluginConfig": [
+            {"name": PLUGIN, "args": {"scoringStrategy": {"type": "LeastAllocated"}, **args}}
+        ],
     }
 
 
-def _config(name: str, **extra: Any) -> dict[str, Any]:
+def _config(name: str, reserve: str, **extra: Any) -> dict[str, Any]:
+    """The passthrough profile `name` and the over-reserve profile `reserve`."""
     return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
-        "profiles": [_profile(name)],
+        "profiles": [_profile(name), _profile(reserve, cacheResyncPeriodSeconds=1)],
         **extra,
     }
 
@@ -76,16 +85,23 @@ def nrt_crd(api: ApiClient) -> None:
 
 @pytest.fixture(scope="module")
 def schedulers(
-    nrt_crd: None, local_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
+    nrt_crd: None,
+    api: ApiClient,
+    local_cluster: LocalCluster,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[None]:
     """scheduler-plugins' scheduler and kubesched, each with its NUMA-aware profile."""
     workdir = tmp_path_factory.mktemp("numa")
     config = workdir / "ks.yaml"
     election = {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": KS}
     connection = {"kubeconfig": str(local_cluster.kubeconfig_path)}
-    ks_config = _config(KS, leaderElection=election, clientConnection=connection)
+    ks_config = _config(KS, KS_RESERVE, leaderElection=election, clientConnection=connection)
     config.write_text(yaml.safe_dump(ks_config))
-    with scheduler_plugins(local_cluster, _config(SP), name=SP):
+    # scheduler-plugins' over-reserve cache lists the NRT objects once, when it starts.
+    reserve_nodes = [f"{side}-reserve" for side in ("sp", "ks")]
+    for name in reserve_nodes:
+        api.request("POST", NRT_PATH, body=_nrt(name, RESERVE_ZONES))
+    with scheduler_plugins(local_cluster, _config(SP, SP_RESERVE), name=SP):
         proc = start_kubesched(
             local_cluster.kubeconfig_path,
             f"--config={config}",
@@ -98,6 +114,31 @@ def schedulers(
             yield
         finally:
             proc.stop()
+            for name in reserve_nodes:
+                api.request("DELETE", f"{NRT_PATH}/{name}")
+
+
+Zones = list[tuple[str, str, str]]
+"""(cpu, memory, nics) available per NUMA zone."""
+RESERVE_ZONES: Zones = [("6", "8Gi", "2"), ("6", "8Gi", "2")]
+
+
+def _nrt(name: str, zones: Zones, *, fingerprint: str = "") -> dict[str, Any]:
+    """An NRT object as the exporter writes it: single-numa-node at container scope, and
+    the pods it counted when given."""
+    attributes = [
+        {"name": "topologyManagerPolicy", "value": "single-numa-node"},
+        {"name": "topologyManagerScope", "value": "container"},
+    ]
+    if fingerprint:
+        attributes.append({"name": "nodeTopologyPodsFingerprint", "value": fingerprint})
+    return {
+        "apiVersion": "topology.node.k8s.io/v1alpha2",
+        "kind": "NodeResourceTopology",
+        "metadata": {"name": name},
+        "attributes": attributes,
+        "zones": [_zone(i, *zone) for i, zone in enumerate(zones)],
+    }
 
 
 def _zone(numa_id: int, cpu: str, memory: str, nics: str) -> dict[str, Any]:
@@ -122,7 +163,7 @@ class Side:
     def prefix(self) -> str:
         return self.scheduler[:2]
 
-    def node(self, name: str, zones: list[tuple[str, str, str]]) -> None:
+    def node(self, name: str, zones: Zones, *, with_nrt: bool = True) -> None:
         """A node (allocatable: its zones summed) and its NRT object."""
         full = f"{self.prefix}-{name}"
         cpu = sum(int(z[0]) for z in zones)
@@ -131,21 +172,14 @@ class Side:
         node = make_node().name(full).label(SIDE_LABEL, self.prefix)
         node = node.capacity_named({"cpu": str(cpu), "memory": f"{memory}Gi", NIC: str(nics)})
         self.api.create(node.capacity(pods="20").obj())
-        body = {
-            "apiVersion": "topology.node.k8s.io/v1alpha2",
-            "kind": "NodeResourceTopology",
-            "metadata": {"name": full},
-            "attributes": [
-                {"name": "topologyManagerPolicy", "value": "single-numa-node"},
-                {"name": "topologyManagerScope", "value": "container"},
-            ],
-            "zones": [_zone(i, *zone) for i, zone in enumerate(zones)],
-        }
-        self.api.request("POST", NRT_PATH, body=body)
+        if with_nrt:
+            self.api.request("POST", NRT_PATH, body=_nrt(full, zones))
 
-    def guaranteed(self, name: str, cpu: str, memory: str, nics: str) -> None:
+    def guaranteed(
+        self, name: str, cpu: str, memory: str, nics: str, *, scheduler: str = ""
+    ) -> None:
         resources = {"cpu": cpu, "memory": memory, NIC: nics}
-        pod = make_pod().name(name).scheduler(self.scheduler)
+        pod = make_pod().name(name).scheduler(scheduler or self.scheduler)
         raw = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
         raw["spec"]["containers"][0]["resources"] = {"requests": resources, "limits": resources}
         self.api.create(raw, namespace=self.namespace)
@@ -176,7 +210,9 @@ def sides(
     try:
         yield pair
     finally:
-        api.request("DELETE", NRT_PATH)
+        for side in pair:
+            for name in ("split", "wide"):
+                api.request("DELETE", f"{NRT_PATH}/{side.prefix}-{name}")
 
 
 def test_a_pod_no_single_zone_fits_is_refused_with_the_same_text(
@@ -225,3 +261,85 @@ def test_a_pod_one_zone_fits_is_placed_there_by_both(sides: tuple[Side, Side]) -
         for s in sides
     ]
     assert placed == ["wide", "wide"]
+
+
+def test_least_allocated_picks_the_same_node(sides: tuple[Side, Side]) -> None:
+    """3 cpus, 2Gi, 1 nic fit both; each node scores its fullest zone: `split` (3 of 6 cpus)
+    58, `wide` (its 4-cpu zone) 50."""
+    for side in sides:
+        side.guaranteed("three", cpu="3", memory="2Gi", nics="1")
+    placed = [
+        wait_for(
+            lambda s=s: s.placed_on("three"), timeout=20, message=f"{s.scheduler}: three bound"
+        )
+        for s in sides
+    ]
+    assert placed == ["split", "split"]
+
+
+@pytest.fixture
+def reserve_sides(
+    schedulers: None, api: ApiClient, new_namespace: Callable[..., str]
+) -> tuple[Side, Side]:
+    """Both sides with their `reserve` node (two zones of 6 cpus), whose NRT object both
+    schedulers listed when they started."""
+    del schedulers
+    pair = (Side(SP, new_namespace("sp"), api), Side(KS, new_namespace("ks"), api))
+    for side in pair:
+        side.node("reserve", RESERVE_ZONES, with_nrt=False)
+    return pair
+
+
+def test_the_over_reserve_cache_waits_for_the_exporter(
+    reserve_sides: tuple[Side, Side], api: ApiClient
+) -> None:
+    """5 cpus placed on `reserve` are taken from both zones (6 - 5 left in each): a second
+    5-cpu pod cannot align until the exporter reports the first in zone node-0 with a
+    fingerprint of the pods running there; then both schedulers place it. The fingerprint is
+    signed by kubesched's implementation and checked by scheduler-plugins' Go one."""
+    schedulers = {SP: SP_RESERVE, KS: KS_RESERVE}
+    for side in reserve_sides:
+        side.guaranteed(
+            "first", cpu="5", memory="1Gi", nics="1", scheduler=schedulers[side.scheduler]
+        )
+    for side in reserve_sides:
+        wait_for(lambda s=side: s.placed_on("first"), timeout=20, message="first bound")
+        side.guaranteed(
+            "second", cpu="5", memory="1Gi", nics="1", scheduler=schedulers[side.scheduler]
+        )
+    sp, ks = (
+        wait_for(lambda s=s: s.why("second"), timeout=20, message=f"{s.scheduler}: refused")
+        for s in reserve_sides
+    )
+    assert _node_reasons(sp) == _node_reasons(ks)
+    assert "1 cannot align container" in _node_reasons(ks), ks
+    for side in reserve_sides:  # the kubelet runs the first pod, the exporter reports it
+        api.patch(
+            "Pod",
+            "first",
+            {"status": {"phase": "Running"}},
+            namespace=side.namespace,
+            subresource="status",
+        )
+        signed = sign([(side.namespace, "first")])
+        zones = [("1", "7Gi", "1"), RESERVE_ZONES[1]]
+        body = _nrt(f"{side.prefix}-reserve", zones, fingerprint=signed)
+        current = api.request("GET", f"{NRT_PATH}/{side.prefix}-reserve")
+        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        api.request("PUT", f"{NRT_PATH}/{side.prefix}-reserve", body=body)
+    # The pod retried on that update may beat the next resync (both resync on their own
+    # period); the exporter's next periodic report, a resync period later, brings it back.
+    time.sleep(1.5)
+    for side in reserve_sides:
+        nudge = {"metadata": {"annotations": {"example.com/report": "periodic"}}}
+        api.request(
+            "PATCH",
+            f"{NRT_PATH}/{side.prefix}-reserve",
+            body=nudge,
+            content_type="application/merge-patch+json",
+        )
+    placed = [
+        wait_for(lambda s=s: s.placed_on("second"), timeout=20, message=f"{s.scheduler}: second")
+        for s in reserve_sides
+    ]
+    assert placed == ["reserve", "reserve"]
