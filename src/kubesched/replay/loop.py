@@ -38,8 +38,10 @@ from kubesched.runtime.scoring import ScoreResult
 
 BACKOFF_FLUSH_PERIOD = 1.0
 UNSCHEDULABLE_FLUSH_PERIOD = 30.0
-CYCLES_PER_MOMENT = 10_000
-"""At most this many cycles at one virtual moment (a guard: time moves on after it)."""
+CYCLES_PER_POD = 20
+"""At one virtual moment, at most this many cycles per pod the replay schedules (plus
+`CYCLES_SPARE`): a guard against a pod popped again and again; time then moves on a second."""
+CYCLES_SPARE = 1000
 
 
 @dataclass
@@ -111,9 +113,11 @@ class Replay:
             while index < len(records) and float(records[index]["t"]) <= clock.now:
                 self._apply(records[index])
                 index += 1
-            await self._schedule_while_poppable()
+            stuck = await self._schedule_while_poppable()
             upcoming = float(records[index]["t"]) if index < len(records) else math.inf
             moment = min(upcoming, flushes.next(self._engine, clock.now))
+            if stuck:
+                moment = min(moment, clock.now + BACKOFF_FLUSH_PERIOD)
             if moment > self._trace.duration:
                 break
             clock.now = moment
@@ -143,14 +147,17 @@ class Replay:
 
     # ---- cycles -------------------------------------------------------------------------
 
-    async def _schedule_while_poppable(self) -> None:
-        for _ in range(CYCLES_PER_MOMENT):
+    async def _schedule_while_poppable(self) -> bool:
+        """Run cycles while a pod can be popped; True if the guard stopped them."""
+        budget = CYCLES_SPARE + CYCLES_PER_POD * len(self._result.outcomes)
+        for _ in range(budget):
             qpi = await _try_pop(self._engine)
             if qpi is None:
-                return
+                return False
             self._result.cycles += 1
             await self._cycle(qpi, self._engine.queue.scheduling_cycle)
             await asyncio.sleep(0)  # let a binding held at Permit go on
+        return True
 
     async def _cycle(self, qpi: QueuedPodInfo, cycle: int) -> None:
         engine, pod = self._engine, qpi.pod

@@ -12,7 +12,7 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import load_config
 from kubesched.framework import CycleState
 from kubesched.model import Node, Pod
-from kubesched.replay import ConfigReport, read_trace, replay_trace, trace
+from kubesched.replay import ConfigReport, loop, read_trace, replay_trace, trace
 from kubesched.replay.engine import build_engine
 from kubesched.runtime import FitError, scoring
 from kubesched.runtime.schedule import schedule_pod
@@ -258,3 +258,17 @@ def test_preemption_evicts_in_the_replayed_cluster(tmp_path: Path) -> None:
     assert (outcomes["w/high"].node, outcomes["w/high"].attempts) == ("a", 2)
     # The trace's later word on the victim is ignored: it stays evicted.
     assert report.utilization["cpu"] == 0.75
+
+
+def test_the_cycle_guard_moves_time_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loop, "CYCLES_PER_POD", 0)
+    monkeypatch.setattr(loop, "CYCLES_SPARE", 2)
+    records = [listed("nodes", n) for n in nodes(3)] + [listed("pods", p) for p in pods(5)]
+    report = _replay(tmp_path, [*records, SYNCED], end=10.0)
+    assert sorted(o.bound_at for o in report.outcomes if o.bound_at is not None) == [
+        0.0,
+        0.0,
+        1.0,
+        1.0,
+        2.0,
+    ]
