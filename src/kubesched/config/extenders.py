@@ -173,7 +173,7 @@ def validate_extenders(extenders: tuple[Extender, ...]) -> list[str]:
                 "keep bindVerb on one extender",
             )
         )
-    return errors + _url_errors(extenders)
+    return errors + _url_errors(extenders) + _tls_errors(extenders)
 
 
 def _resource_name_errors(path: str, name: str) -> list[str]:
@@ -197,6 +197,24 @@ def _is_extended_resource_name(name: str) -> bool:
     if "/" not in name or "kubernetes.io/" in name or name.startswith(_REQUESTS_PREFIX):
         return False
     return not qualified_name_errors(_REQUESTS_PREFIX + name)
+
+
+def _tls_errors(extenders: tuple[Extender, ...]) -> list[str]:
+    """What kube-scheduler refuses when it builds the extenders (before it serves, even for
+    `--write-config-to`): a CA with `insecure`."""
+    errors: list[str] = []
+    for position, extender in enumerate(extenders):
+        tls = extender.tls_config
+        if tls is not None and tls.insecure and (tls.ca_file or tls.ca_data):
+            errors.append(
+                Problem(
+                    "couldn't build extenders: specifying a root certificates file with the "
+                    "insecure flag is not allowed",
+                    f"{index('extenders', position)}.tlsConfig: drop insecure or the CA",
+                    subject=f"{index('extenders', position)}.tlsConfig",
+                )
+            )
+    return errors
 
 
 def _url_errors(extenders: tuple[Extender, ...]) -> list[str]:

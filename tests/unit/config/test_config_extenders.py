@@ -145,6 +145,13 @@ def test_managed_resource_names(
         ),
         ("extenders: {urlPrefix: 'http://e'}", "KubeSchedulerConfiguration.extenders"),
         ("extenders: [{urlPrefix: 'ftp://e'}]", "extenders[0].urlPrefix: must be an http://"),
+        (
+            "extenders: [{urlPrefix: 'https://e', tlsConfig: {insecure: true, caFile: /ca}}]",
+            (
+                "couldn't build extenders: specifying a root certificates file with the "
+                "insecure flag is not allowed (extenders[0].tlsConfig: drop insecure or the CA)"
+            ),
+        ),
     ],
 )
 def test_bad_extenders_are_one_line_each(
