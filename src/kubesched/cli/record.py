@@ -79,12 +79,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(line: str) -> None:
-    if sys.stderr.isatty():
-        sys.stderr.write(f"\r{line}\x1b[K")
-    else:
-        sys.stderr.write(f"{line}\n")
-    sys.stderr.flush()
+LOG_EVERY = 10
+"""Without a terminal (a log), one progress line in this many (one each 10 seconds)."""
+
+
+class _Progress:
+    """The progress line: rewritten in place on a terminal, else a line now and then."""
+
+    def __init__(self) -> None:
+        self._calls = 0
+
+    def __call__(self, line: str) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r{line}\x1b[K")
+        elif self._calls % LOG_EVERY == 0:
+            sys.stderr.write(f"{line}\n")
+        self._calls += 1
+        sys.stderr.flush()
 
 
 async def _record(args: argparse.Namespace) -> Summary:
@@ -100,7 +111,7 @@ async def _record(args: argparse.Namespace) -> Summary:
             Path(args.out),
             limits=Limits(duration=args.duration, max_bytes=args.max_bytes),
             stop=stop,
-            progress=_progress,
+            progress=_Progress(),
             annotations=READ_ANNOTATIONS | frozenset(args.keep_annotation),
             version=_version(),
         )

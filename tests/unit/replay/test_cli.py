@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from kubesched.cli import main
+from kubesched.cli import record as record_cli
 from kubesched.replay import read_trace, trace
 from kubesched.replay.recorder import Limits, record
 from kubesched.testing.builders import make_node, make_pod
@@ -196,3 +197,16 @@ def test_an_object_that_cannot_be_parsed_is_skipped_and_named(
         captured.err
     )
     assert "scheduled                1" in captured.out
+
+
+def test_without_a_terminal_the_progress_is_a_line_every_ten_seconds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    progress = record_cli._Progress()
+    for second in range(21):
+        progress(f"recording {second}s")
+    assert capsys.readouterr().err.splitlines() == [
+        "recording 0s",
+        "recording 10s",
+        "recording 20s",
+    ]
