@@ -2,13 +2,14 @@
 `podGroupSchedulingPlacementAlgorithm`, the `TopologyAwareWorkloadScheduling` feature gate):
 
 1. the PlacementGenerate plugin splits the snapshot's nodes into placements (none: the group
-   is unschedulable, `no feasible placements found`);
+   is unschedulable, `no feasible placements found`), timed as that extension point;
 2. the whole group is tried on each placement's nodes alone (`podgroup_algorithm`, every
    trial undone after it); an error stops at once;
 3. where it fits nowhere, the first placement's results say why
    (`0/N placements are available, first placement status: ...`);
 4. else the PlacementScore plugins score the feasible ones (skipped when only one is) and
-   the best total wins, ties broken at random; its members are the ones committed.
+   the best total wins, ties broken at random (timed as `PlacementScore`); its members are
+   the ones committed.
 
 Upstream narrows its snapshot to the placement (`AssumePlacement`); here the members'
 cycles get the placement's nodes as their only candidates (`schedule_pod(placement=)`), so
@@ -40,6 +41,10 @@ from kubesched.scheduler.podgroup_algorithm import (
     GroupResult,
     schedule_group,
 )
+
+PLACEMENT_GENERATE = "PlacementGenerate"
+PLACEMENT_SCORE = "PlacementScore"
+"""Upstream's extension point labels of `scheduler_framework_extension_point_duration_seconds`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +81,9 @@ def schedule_group_in_placements(
 ) -> GroupResult:
     """Place the group within the best of its placements (see the module docstring)."""
     nodes = list(run.snapshot.node_infos)
+    started = time.perf_counter()
     placements, status = run_placement_generate(fw.plugins.placement_generate, info, nodes)
+    fw.observe(PLACEMENT_GENERATE, str(status.code), time.perf_counter() - started)
     if not status.is_success():
         return GroupResult(status, [])
     if run.metrics is not None:
@@ -145,7 +152,9 @@ def _best(
     """The feasible placement with the highest PlacementScore total (random among ties)."""
     assignments = [_assignments(placement, result) for placement, result in feasible]
     plugins, weights = fw.plugins.placement_score, fw.placement_score_weights
+    started = time.perf_counter()
     totals, status = run_placement_score(plugins, weights, info, assignments)
+    fw.observe(PLACEMENT_SCORE, str(status.code), time.perf_counter() - started)
     if not status.is_success():
         return GroupResult(status, [])
     top = max(totals)

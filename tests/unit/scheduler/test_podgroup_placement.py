@@ -4,6 +4,8 @@ racks; no node carrying the key; every trial undone."""
 
 from __future__ import annotations
 
+from prometheus_client import CollectorRegistry
+
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code
@@ -11,6 +13,7 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.placement_points import PodGroupInfo
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 from kubesched.queue import QueuedPodInfo
+from kubesched.scheduler.placement_metrics import PlacementMetrics
 from kubesched.scheduler.podgroup_algorithm import GroupResult
 from kubesched.scheduler.podgroup_placement import (
     PlacementCycle,
@@ -56,13 +59,15 @@ class _Cluster:
             self.handle.add_node(node.model())
         self.cache.update_snapshot(self.snapshot)
 
-    def place(self, group: SchedulingPodGroup, members: int) -> GroupResult:
+    def place(
+        self, group: SchedulingPodGroup, members: int, metrics: PlacementMetrics | None = None
+    ) -> GroupResult:
         pods = [_member(i) for i in range(members)]
         for pod in pods:
             self.handle.listers.pods.on_add(pod)
         queued = [QueuedPodInfo(pod=pod, timestamp=float(i)) for i, pod in enumerate(pods)]
         info = PodGroupInfo(group, scheduled_members(self.fw, self.cache, group))
-        run = PlacementCycle(self.cache, self.snapshot)
+        run = PlacementCycle(self.cache, self.snapshot, metrics=metrics)
         return schedule_group_in_placements(self.fw, run, info, queued)
 
 
@@ -154,3 +159,20 @@ def test_without_a_constraint_all_nodes_are_one_placement() -> None:
     assert failed.status.message.startswith(
         "pod group is unschedulable, 0/1 placements are available, first placement status: "
     )
+
+
+def test_the_points_are_timed_and_the_placements_counted() -> None:
+    cluster = _Cluster(
+        {"a1": ("2", {RACK: "a"}), "b1": ("4", {RACK: "b"}), "c1": ("1", {RACK: "c"})}
+    )
+    observed: list[tuple[str, str]] = []
+    cluster.fw.observe = lambda point, status, seconds: observed.append((point, status))
+    registry = CollectorRegistry()
+    assert cluster.place(_group(2), 4, PlacementMetrics(registry)).status.is_success()
+    placement_points = [seen for seen in observed if seen[0].startswith("Placement")]
+    assert placement_points == [("PlacementGenerate", "Success"), ("PlacementScore", "Success")]
+    profile = {"profile": cluster.fw.profile_name}
+    sample = registry.get_sample_value
+    assert sample("scheduler_generated_placements_total", profile) == 3
+    assert sample("scheduler_placement_evaluations_total", {"result": "feasible", **profile}) == 2
+    assert sample("scheduler_placement_evaluations_total", {"result": "infeasible", **profile}) == 1
