@@ -155,7 +155,11 @@ class Replay:
             if qpi is None:
                 return False
             self._result.cycles += 1
-            await self._cycle(qpi, self._engine.queue.scheduling_cycle)
+            cycle = self._engine.queue.scheduling_cycle
+            try:
+                await self._cycle(qpi, cycle)
+            except Exception as exc:  # one pod never ends the loop, as in the scheduler's
+                self._failed(qpi, Status.from_error(exc), cycle)
             await asyncio.sleep(0)  # let a binding held at Permit go on
         return True
 

@@ -272,3 +272,21 @@ def test_the_cycle_guard_moves_time_on(tmp_path: Path, monkeypatch: pytest.Monke
         1.0,
         2.0,
     ]
+
+
+def test_a_cycle_that_crashes_costs_its_pod_a_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+
+    def crash_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug")
+        return schedule_pod(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "schedule_pod", crash_once)
+    records = [listed("nodes", n) for n in nodes(2)] + [SYNCED, *_arrivals(pods(1))]
+    [outcome] = _replay(tmp_path, records, end=10.0).outcomes
+    assert outcome.node
+    assert outcome.attempts == 2
