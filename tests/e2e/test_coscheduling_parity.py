@@ -247,7 +247,9 @@ def _both(sides: tuple[Side, Side], act: Callable[[Side], None]) -> None:
 def test_a_gang_that_fits_binds_whole_and_fills_the_nodes_alike(sides: tuple[Side, Side]) -> None:
     _both(sides, lambda s: s.nodes(a="2", b="1"))
     _both(sides, lambda s: s.group("fit", 3))
-    _both(sides, lambda s: s.members("fit", 3))
+    _both(sides, lambda s: s.members("fit", 2))  # two wait at Permit for the third
+    assert_stays(lambda: [s.bound() for s in sides], holds=lambda n: n == [0, 0], duration=1.5)
+    _both(sides, lambda s: s.members("fit", 1, first=2))
     for side in sides:
         wait_for(side.bound, until=lambda n: n == 3, message=f"{side.scheduler}: 3 bound")
     sp, ks = sides

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubesched.localcluster import binaries, gobuild
+from kubesched.cli import devcluster
+from kubesched.localcluster import Binaries, binaries, devstate, gobuild, paths
 from kubesched.localcluster import scheduler_plugins as splugins
 from kubesched.localcluster.errors import LocalClusterError
 
@@ -121,3 +122,59 @@ def test_controller_launch_binds_loopback_ports(tmp_path: Path) -> None:
 
     assert argv[0] == str(tmp_path / "controller")
     assert [a.split("=")[1].split(":")[0] for a in argv[1:]] == ["127.0.0.1", "127.0.0.1"]
+
+
+def test_dev_cluster_up_starts_scheduler_plugins_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
+    started: list[object] = []
+    monkeypatch.setattr(devcluster, "LocalCluster", _Cluster)
+    monkeypatch.setattr(devcluster, "_start_scheduler_plugins", started.append)
+    monkeypatch.setattr(devstate, "save", lambda _cluster: None)
+
+    assert devcluster.main(["up"]) == 0
+    assert started == []
+    assert devcluster.main(["up", "--scheduler-plugins"]) == 0
+    assert len(started) == 1
+
+
+def test_dev_cluster_build_lists_scheduler_plugins_binaries(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    names = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"]
+    found = Binaries(**{n.replace("-", "_"): tmp_path / n for n in [*names, "kwok"]})
+    plugins = binaries.SchedulerPlugins(
+        scheduler=tmp_path / "s", controller=tmp_path / "c", version="v0.35.4-devel"
+    )
+    monkeypatch.setattr(devcluster, "ensure_binaries", lambda: found)
+    monkeypatch.setattr(devcluster, "ensure_scheduler_plugins", lambda: plugins)
+    monkeypatch.setattr(Binaries, "versions", lambda self: dict.fromkeys(self.as_dict(), "v1"))
+
+    assert devcluster.main(["build", "--scheduler-plugins"]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2:] == [
+        f"scheduler-plugins-scheduler   {tmp_path}/s  (v0.35.4-devel)",
+        f"scheduler-plugins-controller  {tmp_path}/c  (v0.35.4-devel)",
+    ]
+
+
+class _Cluster:
+    """A LocalCluster stand-in: starts nothing."""
+
+    kubeconfig_path = Path("/x/kubeconfig")
+    server = "https://127.0.0.1:1"
+    logs_dir = Path("/x/logs")
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+
+    def start(self) -> None:
+        """Nothing to start."""
+
+    def start_default_scheduler(self) -> None:
+        """Nothing to start."""
+
+    def stop(self) -> None:
+        """Nothing to stop."""
