@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from kubesched.cli import main as kubesched
+from kubesched.localcluster.scheduler_plugins import crd_documents
 from kubesched.manifests.chart import crd_files
 from kubesched.manifests.crd_topology import node_resource_topology_crd
 from kubesched.manifests.crds import crd_objects, elastic_quota_crd, pod_group_crd
@@ -76,3 +77,31 @@ def test_the_chart_s_crds_are_the_generated_ones() -> None:
     documents = [yaml.safe_load(committed[name]) for name in sorted(committed)]
     assert documents == crd_objects()
     assert sorted(committed) == [f"{crd['metadata']['name']}.yaml" for crd in crd_objects()]
+
+
+def _without_descriptions(node: object) -> object:
+    if isinstance(node, dict):
+        return {k: _without_descriptions(v) for k, v in node.items() if k != "description"}
+    if isinstance(node, list):
+        return [_without_descriptions(v) for v in node]
+    return node
+
+
+def test_the_elastic_quota_crd_matches_scheduler_plugins_pinned_one() -> None:
+    """The CRD kubesched ships serves what scheduler-plugins v0.35.4-devel's does (the copy
+    pinned for its build, kubesched.localcluster.scheduler_plugins): names, scope, version,
+    status subresource, printer columns and schema, descriptions aside."""
+    [pinned] = [
+        doc
+        for doc in crd_documents()
+        if doc["metadata"]["name"] == "elasticquotas.scheduling.x-k8s.io"
+    ]
+    ours = elastic_quota_crd()
+    assert ours["spec"]["names"] == pinned["spec"]["names"]
+    assert (ours["spec"]["group"], ours["spec"]["scope"]) == (
+        pinned["spec"]["group"],
+        pinned["spec"]["scope"],
+    )
+    assert _without_descriptions(ours["spec"]["versions"]) == _without_descriptions(
+        pinned["spec"]["versions"]
+    )
