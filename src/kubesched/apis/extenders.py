@@ -2,8 +2,8 @@
 `Extender`): HTTP services kube-scheduler consults for a pod, besides its plugins.
 
 Field names are the snake_case of the YAML names; the values are the file's, defaulted as
-kube-scheduler v1.37 does (nothing is defaulted in the file: an unset `httpTimeout` means
-`DEFAULT_EXTENDER_TIMEOUT` when the extender is built, upstream's `NewHTTPExtender`).
+kube-scheduler v1.37 does (an unset or zero `httpTimeout` is `DEFAULT_EXTENDER_TIMEOUT`, as
+upstream's `NewHTTPExtender` sets it, which its `--write-config-to` then shows).
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ class Extender:
     enable_https: bool = False
     """HTTPS; without a CA (`tls_config`) the server's certificate is not verified."""
     tls_config: ExtenderTLSConfig | None = None
-    http_timeout: float = 0.0
-    """Seconds per call; 0 means `DEFAULT_EXTENDER_TIMEOUT`."""
+    http_timeout: float = DEFAULT_EXTENDER_TIMEOUT
+    """Seconds per call (an unset or zero `httpTimeout` reads as the default)."""
     node_cache_capable: bool = False
     """The extender keeps its own node cache: it is sent node names, not whole nodes."""
     managed_resources: tuple[ExtenderManagedResource, ...] = ()

@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
 from kubesched.apis.durations import format_duration
-from kubesched.apis.extenders import Extender, ExtenderManagedResource, ExtenderTLSConfig
+from kubesched.apis.extenders import (
+    DEFAULT_EXTENDER_TIMEOUT,
+    Extender,
+    ExtenderManagedResource,
+    ExtenderTLSConfig,
+)
 from kubesched.config.decode import Decoder, child, index
 from kubesched.config.errors import Problem
 from kubesched.config.qualified_name import go_quoted, qualified_name_errors
@@ -50,6 +56,8 @@ _TLS = (
 _RESOURCE = ("name", "ignoredByScheduler")
 _GO_LIST = ("KubeSchedulerConfiguration.extenders", "[]v1.Extender")
 _REQUESTS_PREFIX = "requests."
+_BUILD = "couldn't build extenders: "
+"""kube-scheduler's prefix for what fails while it builds its extenders."""
 
 
 def decode_extenders(decoder: Decoder, value: object) -> tuple[Extender, ...]:
@@ -82,7 +90,7 @@ def _extender(decoder: Decoder, value: object, *, path: str) -> Extender:
         bind_verb=text("bindVerb"),
         enable_https=flag("enableHTTPS"),
         tls_config=None if tls is None else _tls(decoder, tls, path=child(path, "tlsConfig")),
-        http_timeout=timeout or 0.0,
+        http_timeout=timeout or DEFAULT_EXTENDER_TIMEOUT,  # as upstream's NewHTTPExtender
         node_cache_capable=flag("nodeCacheCapable"),
         managed_resources=_resources(
             decoder, fields.get("managedResources"), path=child(path, "managedResources")
@@ -205,16 +213,34 @@ def _tls_errors(extenders: tuple[Extender, ...]) -> list[str]:
     errors: list[str] = []
     for position, extender in enumerate(extenders):
         tls = extender.tls_config
+        where = f"{index('extenders', position)}.tlsConfig"
         if tls is not None and tls.insecure and (tls.ca_file or tls.ca_data):
             errors.append(
                 Problem(
-                    "couldn't build extenders: specifying a root certificates file with the "
-                    "insecure flag is not allowed",
-                    f"{index('extenders', position)}.tlsConfig: drop insecure or the CA",
-                    subject=f"{index('extenders', position)}.tlsConfig",
+                    f"{_BUILD}specifying a root certificates file with the insecure flag is "
+                    "not allowed",
+                    f"{where}: drop insecure or the CA",
+                    subject=where,
+                )
+            )
+        elif tls is not None and tls.ca_data and not _has_certificates(tls.ca_data):
+            errors.append(
+                Problem(
+                    f"{_BUILD}unable to load root certificates: unable to parse bytes as PEM block",
+                    f"{where}.caData: the base64 of a PEM CA bundle (base64 -w0 ca.crt)",
+                    subject=f"{where}.caData",
                 )
             )
     return errors
+
+
+def _has_certificates(pem: bytes) -> bool:
+    """Whether `pem` holds a PEM certificate (client-go's `AppendCertsFromPEM`)."""
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cadata=pem.decode("ascii"))
+    except (ssl.SSLError, ValueError):
+        return False
+    return True
 
 
 def _url_errors(extenders: tuple[Extender, ...]) -> list[str]:
@@ -235,7 +261,8 @@ def _url_errors(extenders: tuple[Extender, ...]) -> list[str]:
 
 def extender_document(extender: Extender) -> dict[str, Any]:
     """One extender as `--write-config-to` writes it: kube-scheduler's v1 encoding (fields
-    left at their zero value omitted, but `urlPrefix` and `httpTimeout`)."""
+    left at their zero value omitted, but `urlPrefix` and `httpTimeout`, which is written
+    defaulted, as kube-scheduler's)."""
     document: dict[str, Any] = {"urlPrefix": extender.url_prefix}
     verbs = (
         ("filterVerb", extender.filter_verb),
@@ -248,7 +275,7 @@ def extender_document(extender: Extender) -> dict[str, Any]:
     document.update((name, value) for name, value in verbs if value)
     if extender.tls_config is not None:
         document["tlsConfig"] = _tls_document(extender.tls_config)
-    document["httpTimeout"] = format_duration(extender.http_timeout)
+    document["httpTimeout"] = format_duration(extender.timeout)
     if extender.node_cache_capable:
         document["nodeCacheCapable"] = True
     if extender.managed_resources:

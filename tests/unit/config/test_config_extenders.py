@@ -15,6 +15,7 @@ from kubesched.apis.extenders import (
     ExtenderTLSConfig,
 )
 from kubesched.config.dump import dump_config
+from kubesched.localcluster.pki import write_pki
 from tests.unit.config.conftest import Load, LoadErrors, WriteFile
 
 FULL = """
@@ -26,7 +27,7 @@ FULL = """
       weight: 3
       bindVerb: bind
       enableHTTPS: true
-      tlsConfig: {insecure: false, serverName: extender.example, caFile: /ca.pem, caData: aGVsbG8=}
+      tlsConfig: {insecure: false, serverName: extender.example, caFile: /ca.pem, caData: CA}
       httpTimeout: 2s
       nodeCacheCapable: true
       managedResources:
@@ -38,8 +39,17 @@ FULL = """
 """
 
 
-def test_every_field_is_read(load: Load, write_config: WriteFile) -> None:
-    first, second = load(["--config", write_config(FULL)]).config.extenders
+@pytest.fixture
+def ca_pem(tmp_path: Path) -> bytes:
+    return write_pki(tmp_path / "pki").ca_cert.read_bytes()
+
+
+def full(ca_pem: bytes) -> str:
+    return FULL.replace("caData: CA", f"caData: {base64.b64encode(ca_pem).decode()}")
+
+
+def test_every_field_is_read(load: Load, write_config: WriteFile, ca_pem: bytes) -> None:
+    first, second = load(["--config", write_config(full(ca_pem))]).config.extenders
     assert first == Extender(
         url_prefix="https://extender.example:8443/scheduler",
         filter_verb="filter",
@@ -49,7 +59,7 @@ def test_every_field_is_read(load: Load, write_config: WriteFile) -> None:
         bind_verb="bind",
         enable_https=True,
         tls_config=ExtenderTLSConfig(
-            server_name="extender.example", ca_file="/ca.pem", ca_data=b"hello"
+            server_name="extender.example", ca_file="/ca.pem", ca_data=ca_pem
         ),
         http_timeout=2.0,
         node_cache_capable=True,
@@ -60,18 +70,23 @@ def test_every_field_is_read(load: Load, write_config: WriteFile) -> None:
         ignorable=True,
     )
     assert first.ignored_resources == ("example.com/gpu",)
-    assert second == Extender(url_prefix="http://127.0.0.1:8888", filter_verb="filter")
+    assert second == Extender(
+        url_prefix="http://127.0.0.1:8888", filter_verb="filter", http_timeout=5.0
+    )
     assert second.timeout == DEFAULT_EXTENDER_TIMEOUT == 5.0
 
 
-def test_write_config_to_round_trips(load: Load, write_config: WriteFile, tmp_path: Path) -> None:
-    config = load(["--config", write_config(FULL)]).config
+def test_write_config_to_round_trips(
+    load: Load, write_config: WriteFile, tmp_path: Path, ca_pem: bytes
+) -> None:
+    config = load(["--config", write_config(full(ca_pem))]).config
     written = tmp_path / "written.yaml"
     written.write_text(dump_config(config), encoding="utf-8")
     again = load(["--config", str(written)]).config
     assert again.extenders == config.extenders
-    assert "caData: aGVsbG8=" in dump_config(config)
-    assert "httpTimeout: 0s" in dump_config(again).split("http://127.0.0.1:8888", 1)[1]
+    assert f"caData: {base64.b64encode(ca_pem).decode()}" in dump_config(config)
+    # kube-scheduler writes the default it filled in (5s), not the unset value
+    assert "httpTimeout: 5s" in dump_config(again).split("http://127.0.0.1:8888", 1)[1]
 
 
 def test_kube_schedulers_validation_texts_in_its_order(
@@ -160,6 +175,17 @@ def test_bad_extenders_are_one_line_each(
     errors = load_errors(["--config", write_config(body)])
     assert len(errors) == 1, errors
     assert message in errors[0]
+
+
+def test_ca_data_that_holds_no_certificate_is_refused_as_kube_scheduler_refuses_it(
+    load_errors: LoadErrors, write_config: WriteFile
+) -> None:
+    body = "extenders: [{urlPrefix: 'https://e', tlsConfig: {caData: aGVsbG8=}}]"
+    (error,) = load_errors(["--config", write_config(body)])
+    assert error.startswith(
+        "couldn't build extenders: unable to load root certificates: unable to parse bytes "
+        "as PEM block"
+    )
 
 
 def test_certificate_data_is_base64_in_the_file(load: Load, write_config: WriteFile) -> None:
