@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from kubesched.framework import Code, CycleState
+from kubesched.framework import ActionType, Code, CycleState, EventResource
 from kubesched.model import Node, Pod, Resource
+from kubesched.plugins.capacity_scheduling import ELASTIC_QUOTAS, CapacityScheduling
 from kubesched.plugins.capacity_scheduling.core import SNAPSHOT_KEY
 from kubesched.plugins.capacity_scheduling.quota import QuotaInfo, QuotaInfos
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import FakeHandle, make_node, make_pod
 
 from .conftest import Cluster, quota
 
@@ -187,3 +188,27 @@ def test_pre_filter_extensions_change_only_the_cycle_snapshot() -> None:
     snapshot = state.read(SNAPSHOT_KEY).infos["ns1"]
     assert (snapshot.used, clone.read(SNAPSHOT_KEY).infos["ns1"].used) == (Resource(), mem(50))
     assert cluster.plugin.book.infos["ns1"].used == mem(50)
+
+
+# ---- construction and queueing --------------------------------------------------------------
+
+
+def test_a_plugin_built_after_the_informers_synced_counts_what_they_hold() -> None:
+    handle = FakeHandle(
+        nodes=[node()],
+        objects=[(ELASTIC_QUOTAS, quota("ns1", min_={"memory": "100"}, max_={"memory": "150"}))],
+    )
+    bound = pod("p", "ns1", memory=60).on_node("node-a")
+    handle.listers.pods.on_add(bound)
+    handle.listers.pods.on_add(pod("pending", "ns1", memory=60))
+    plugin = CapacityScheduling(args={}, handle=handle)
+    assert (plugin.book.infos["ns1"].used, plugin.book.infos["ns1"].pods) == (mem(60), {"p"})
+
+
+def test_pod_deletions_and_any_elastic_quota_change_requeue() -> None:
+    plugin = CapacityScheduling(args={}, handle=FakeHandle(nodes=[node()]))
+    events = [(e.event.resource, e.event.action) for e in plugin.events_to_register()]
+    assert events == [
+        (EventResource.POD, ActionType.DELETE),
+        ("elasticquotas.v1alpha1.scheduling.x-k8s.io", ActionType.ALL),
+    ]
