@@ -69,9 +69,8 @@ from kubesched.plugins.node_resource_topology.topology import (
     POLICY_SINGLE_NUMA_NODE,
     SCOPE_POD,
     NUMANode,
+    ParsedTopologies,
     TopologyManager,
-    numa_nodes,
-    topology_manager,
 )
 
 NAME = names.NODE_RESOURCE_TOPOLOGY_MATCH
@@ -94,6 +93,7 @@ class NodeResourceTopologyMatch:
         self._strategy = _STRATEGIES.get(self.args.scoring_strategy, least_allocated)
         self._weights = self.args.weights
         self.source = _topology_source(self.args, handle)
+        self._parsed = ParsedTopologies()
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         # As scheduler-plugins: no hints.
@@ -120,10 +120,29 @@ class NodeResourceTopologyMatch:
         topology, fresh = self.source.topology(name)
         if not fresh:
             return Status(Code.UNSCHEDULABLE, _STALE)
-        status = None if topology is None else _align(requests, topology, node_info)
+        status = None if topology is None else self._align(requests, topology, node_info)
         if status is not None:
             self.source.maybe_over_reserved(name)
         return status
+
+    def _align(
+        self, requests: PodContainerResources, body: Mapping[str, Any], node_info: NodeInfo
+    ) -> Status | None:
+        """Filter on a node with an NRT object: only `single-numa-node` nodes are checked."""
+        manager, zones = self._parsed.get(node_info.node.name, body)
+        if manager.policy != POLICY_SINGLE_NUMA_NODE:
+            return None
+        node_resources = {*_NODE_LEVEL, *node_info.allocatable.scalar}
+        try:
+            if manager.scope == SCOPE_POD:
+                check_pod_scope(requests, zones, node_resources)
+            else:
+                check_container_scope(requests, zones, node_resources)
+        except AlignmentError as error:
+            return Status(Code.UNSCHEDULABLE, str(error))
+        except NUMAAccountingError as error:
+            return Status(Code.ERROR, f"inconsistent resource accounting: {error}")
+        return None
 
     # ---- Score --------------------------------------------------------------------------
 
@@ -135,8 +154,7 @@ class NodeResourceTopologyMatch:
         topology, fresh = self.source.topology(node_info.node.name)
         if not fresh or topology is None:
             return 0
-        manager = topology_manager(topology)
-        zones = numa_nodes(topology)
+        manager, zones = self._parsed.get(node_info.node.name, topology)
         if self.args.scoring_strategy == LEAST_NUMA_NODES:
             return _least_numa_score(requests, zones, manager)
         if manager.policy != POLICY_SINGLE_NUMA_NODE:
@@ -179,27 +197,6 @@ def _topology_source(args: NodeResourceTopologyMatchArgs, handle: Handle) -> Top
     for pod in pods.list():
         cache.pod_changed(None, pod)
     return cache
-
-
-def _align(
-    requests: PodContainerResources, body: Mapping[str, Any], node_info: NodeInfo
-) -> Status | None:
-    """Filter on a node with an NRT object: only `single-numa-node` nodes are checked."""
-    manager = topology_manager(body)
-    if manager.policy != POLICY_SINGLE_NUMA_NODE:
-        return None
-    node_resources = {*_NODE_LEVEL, *node_info.allocatable.scalar}
-    zones = numa_nodes(body)
-    try:
-        if manager.scope == SCOPE_POD:
-            check_pod_scope(requests, zones, node_resources)
-        else:
-            check_container_scope(requests, zones, node_resources)
-    except AlignmentError as error:
-        return Status(Code.UNSCHEDULABLE, str(error))
-    except NUMAAccountingError as error:
-        return Status(Code.ERROR, f"inconsistent resource accounting: {error}")
-    return None
 
 
 def _least_numa_score(

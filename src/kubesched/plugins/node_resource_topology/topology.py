@@ -130,3 +130,23 @@ def topology_manager(body: Mapping[str, Any]) -> TopologyManager:
 def _valid_max_numa(value: str) -> bool:
     """An integer above 1 (it divides the LeastNUMANodes score)."""
     return re.fullmatch(r"[+-]?[0-9]+", value) is not None and int(value) > 1
+
+
+@dataclass
+class ParsedTopologies:
+    """Each node's NRT body parsed once: parsed again only when the body is another object
+    (an informer update, or the over-reserve cache's adjusted copy)."""
+
+    by_node: dict[str, tuple[Mapping[str, Any], TopologyManager, list[NUMANode]]] = field(
+        default_factory=dict
+    )
+
+    def get(
+        self, node_name: str, body: Mapping[str, Any]
+    ) -> tuple[TopologyManager, list[NUMANode]]:
+        """The node's topology manager and a copy of its NUMA zones (callers change them)."""
+        entry = self.by_node.get(node_name)
+        if entry is None or entry[0] is not body:
+            entry = (body, topology_manager(body), numa_nodes(body))
+            self.by_node[node_name] = entry
+        return entry[1], [zone.copy() for zone in entry[2]]

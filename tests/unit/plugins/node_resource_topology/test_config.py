@@ -13,6 +13,7 @@ from kubesched.model.pod_containers import compute_qos_class
 from kubesched.plugins.helper.args import ArgsError
 from kubesched.plugins.node_resource_topology.args import NodeResourceTopologyMatchArgs
 from kubesched.plugins.node_resource_topology.topology import (
+    ParsedTopologies,
     TopologyManager,
     numa_nodes,
     topology_manager,
@@ -221,3 +222,17 @@ def test_qos_class(spec: dict[str, Any], expected: str) -> None:
     """Kubernetes' ComputePodQOS on the spec as stored (the API server defaults requests
     to limits first; `status.qosClass`, when set, is taken as it is)."""
     assert compute_qos_class(spec) == expected
+
+
+def test_parsed_topologies_are_kept_per_body_and_handed_out_as_copies() -> None:
+    parsed = ParsedTopologies()
+    body = nrt("n1", [zone(0, cpu="4", memory="4Gi")], policy="SingleNUMANodePodLevel")
+
+    manager, zones = parsed.get("n1", body)
+    zones[0].resources["cpu"] = 0
+    again, fresh = parsed.get("n1", body)
+    updated = {**body, "topologyPolicies": ["BestEffortPodLevel"]}
+
+    assert again == manager == TopologyManager("single-numa-node", "pod", 8)
+    assert fresh[0].resources["cpu"] == 4000
+    assert parsed.get("n1", updated)[0] == TopologyManager("best-effort", "pod", 8)
