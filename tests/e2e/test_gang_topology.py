@@ -22,6 +22,9 @@ from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.conftest import TOPOLOGY_GATES
 from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
+from tests.e2e.test_gang_native_preemption import _nominations, _terminating, classes
+
+__all__ = ["classes"]  # the PriorityClasses fixture, shared with test_gang_native_preemption
 
 ORACLE, OURS = "tas-oracle", "tas-kubesched"
 SCHEDULERS = (ORACLE, OURS)
@@ -231,3 +234,89 @@ def test_a_gang_that_fits_one_zone_only_binds_there_and_one_without_domain_nowhe
     ours = conditions[OURS]
     assert ours is not None
     assert ours[:2] == ("False", "Unschedulable")
+
+
+def _filler(api: ApiClient, ns: str, name: str, node: str, klass: str) -> None:
+    """A pod of `klass` bound to `node` directly (1 cpu)."""
+    body = make_pod().name(name).req(cpu="1").obj()
+    del body["metadata"]["uid"]
+    body["spec"].update(priorityClassName=klass, nodeName=node)
+    api.create(body, namespace=ns)
+
+
+def _high_gang(api: ApiClient, scheduler: str, ns: str, klass: str) -> list[str]:
+    """A PodGroup `train` of `klass` (minCount 2, one rack) and its 2 members."""
+    body = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train"},
+        "spec": {
+            "schedulingPolicy": {"gang": {"minCount": 2}},
+            "schedulingConstraints": {"topology": [{"key": _rack_key(scheduler)}]},
+            "priorityClassName": klass,
+        },
+    }
+    api.request("POST", PG_PATH.format(ns=ns), body=body)
+    names = ["train-0", "train-1"]
+    for name in names:
+        pod = make_pod().name(name).scheduler(scheduler).pod_group("train").req(cpu="1").obj()
+        del pod["metadata"]["uid"]
+        pod["spec"]["priorityClassName"] = klass
+        api.create(pod, namespace=ns)
+    return names
+
+
+def test_a_gang_preempts_within_the_only_rack_that_can_hold_it(
+    api: ApiClient, both: dict[str, str], classes: tuple[str, str]
+) -> None:
+    # Racks a and b, one node of 2 cpu each: a full of low-priority pods, b of pods of the
+    # gang's own priority (no victims). Only rack a can hold the gang, once its pods go.
+    low, high = classes
+    count = _racks(api, {"a": ["2"], "b": ["2"]})
+    for scheduler, ns in both.items():
+        for i in range(2):
+            _filler(api, ns, f"low-{i}", f"{scheduler}-a0", low)
+            _filler(api, ns, f"peer-{i}", f"{scheduler}-b0", high)
+    _seen_nodes(api, both, count)
+    members = {s: _high_gang(api, s, ns, high) for s, ns in both.items()}
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _terminating(api, ns),
+            until=lambda pods: len(pods) == 2,
+            message=f"{scheduler} preempts rack a's pods",
+        )
+    victims = {
+        s: sorted(p["metadata"]["name"] for p in _terminating(api, ns)) for s, ns in both.items()
+    }
+    assert victims == {ORACLE: ["low-0", "low-1"], OURS: ["low-0", "low-1"]}
+    reasons = {s: _reasons(api, ns, members[s]) for s, ns in both.items()}
+    assert reasons[OURS] == reasons[ORACLE]
+    says = "pod group preemption: found a placement for podgroup, preempting 2 victims"
+    conditions = {
+        s: wait_for(
+            lambda ns=ns: _condition(api, ns),
+            until=lambda c: c is not None and says in c[2],
+            message=f"{s}'s condition",
+        )
+        for s, ns in both.items()
+    }
+    assert conditions[OURS] == conditions[ORACLE]
+    nominated = {
+        s: wait_for(
+            lambda ns=ns, names=members[s]: _nominations(api, ns, names),
+            until=all,
+            message=f"{s} nominates both members",
+        )
+        for s, ns in both.items()
+    }
+    assert nominated == {ORACLE: [f"{ORACLE}-a0"] * 2, OURS: [f"{OURS}-a0"] * 2}
+    for ns in both.values():
+        for pod in _terminating(api, ns):  # the kubelet's part: the victims stop
+            api.delete("Pod", pod["metadata"]["name"], namespace=ns, grace_period=0)
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _racks_bound(api, ns),
+            until=lambda racks: racks.count("a") == 2,
+            timeout=40,
+            message=f"{scheduler} binds the gang on rack a",
+        )
