@@ -88,6 +88,8 @@ def main(argv: list[str]) -> int:
         return _fail(exc.line, USAGE_ERROR)
     try:
         reports = replay_trace(recorded, configs, seed=args.seed, follow_ties=not args.random_ties)
+    except TraceError as exc:  # the file changed after it was checked
+        return _fail(str(exc), USAGE_ERROR)
     except (FrameworkError, PluginRegistrationError) as exc:
         return _fail(str(exc))
     print(table(args.trace, reports))

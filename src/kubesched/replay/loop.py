@@ -99,7 +99,7 @@ class Replay:
         scheduler chose when it is one of them (else the seeded RNG picks, as always)."""
         self._engine = engine
         self._trace = recorded_trace
-        self._follow = _recorded_bindings(recorded_trace) if follow_ties else {}
+        self._follow: Mapping[str, str] = recorded_trace.bound if follow_ties else {}
         self._cluster = ReplayedCluster(engine)
         self._result = ReplayResult(outcomes={}, recorded={}, end=recorded_trace.duration)
         self._binding: dict[str, asyncio.Task[None]] = {}
@@ -107,15 +107,15 @@ class Replay:
 
     async def run(self) -> ReplayResult:
         """Replay the whole trace; the result once its END time is reached."""
-        clock, records = self._engine.clock, self._trace.records
-        index, flushes = 0, _Flushes()
+        clock, records = self._engine.clock, self._trace.records()
+        upcoming, flushes = next(records, None), _Flushes()
         while True:
-            while index < len(records) and float(records[index]["t"]) <= clock.now:
-                self._apply(records[index])
-                index += 1
+            while upcoming is not None and float(upcoming["t"]) <= clock.now:
+                self._apply(upcoming)
+                upcoming = next(records, None)
             stuck = await self._schedule_while_poppable()
-            upcoming = float(records[index]["t"]) if index < len(records) else math.inf
-            moment = min(upcoming, flushes.next(self._engine, clock.now))
+            later = float(upcoming["t"]) if upcoming is not None else math.inf
+            moment = min(later, flushes.next(self._engine, clock.now))
             if stuck:
                 moment = min(moment, clock.now + BACKOFF_FLUSH_PERIOD)
             if moment > self._trace.duration:
@@ -318,15 +318,6 @@ class _Flushes:
             engine.queue.flush_unschedulable_left_over()
             periods = math.floor(now / UNSCHEDULABLE_FLUSH_PERIOD + 1)
             self.unschedulable = periods * UNSCHEDULABLE_FLUSH_PERIOD
-
-
-def _recorded_bindings(recorded: trace.Trace) -> dict[str, str]:
-    """uid -> the node the trace's scheduler first bound the pod to."""
-    found: dict[str, str] = {}
-    for record in recorded.records:
-        if record["op"] == trace.BOUND:
-            found.setdefault(str(record["uid"]), str(record["node"]))
-    return found
 
 
 def _top_nodes(scores: ScoreResult | None) -> tuple[str, ...]:

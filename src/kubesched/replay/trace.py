@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -70,13 +70,29 @@ class Header:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """A whole trace, read and checked: the header and every record after it, in order."""
+    """A trace read and checked once; its records are read again, one at a time, by
+    `records()`, so a large trace is never held in memory whole."""
 
+    path: Path
     header: Header
-    records: Sequence[Mapping[str, Any]]
     end_reason: str
     duration: float
     """`t` of the END record: how long the recording ran."""
+    count: int
+    """Records between the header and END."""
+    bound: Mapping[str, str]
+    """uid -> the node of the pod's first BOUND record (the recorded decisions)."""
+
+    def records(self) -> Iterator[Mapping[str, Any]]:
+        """Every record after the header and before END, in order (checked again as it is
+        read: `TraceError` if the file changed meanwhile)."""
+        lines = _lines(self.path)
+        next(lines, None)
+        for number, line in enumerate(lines, start=2):
+            record = _record(self.path, number, line)
+            if record["op"] == END:
+                return
+            yield record
 
 
 class TraceWriter:
@@ -114,17 +130,22 @@ class TraceWriter:
 
 
 def read_trace(path: Path) -> Trace:
-    """Read and check a whole trace; `TraceError` (one line) when it cannot be replayed."""
+    """Read and check a whole trace (every line, in one pass that keeps only the recorded
+    bindings); `TraceError` (one line) when it cannot be replayed."""
     lines = _lines(path)
     header = _header(path, next(lines, None))
-    records: list[Mapping[str, Any]] = []
+    bound: dict[str, str] = {}
+    count = 0
     for number, line in enumerate(lines, start=2):
         record = _record(path, number, line)
         if record["op"] == END:
-            return Trace(header, records, str(record.get("reason", "")), float(record["t"]))
-        records.append(record)
+            reason, t = str(record.get("reason", "")), float(record["t"])
+            return Trace(path, header, reason, t, count, bound)
+        if record["op"] == BOUND:
+            bound.setdefault(str(record["uid"]), str(record["node"]))
+        count += 1
     raise TraceError(
-        f"{path}: the trace is truncated (no END record after line {len(records) + 1}): "
+        f"{path}: the trace is truncated (no END record after line {count + 1}): "
         "the recording did not end cleanly; record again and stop it with Ctrl-C or SIGTERM"
     )
 

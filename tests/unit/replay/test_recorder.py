@@ -113,16 +113,17 @@ async def test_a_recording_holds_lists_changes_bindings_and_events(tmp_path: Pat
     recorded = read_trace(out)
     assert recorded.header.server == "v1.37.2"
     assert recorded.header.kinds == ("nodes", "pods", "namespaces")
-    ops = [(r["op"], r.get("kind", "")) for r in recorded.records]
+    records = list(recorded.records())
+    ops = [(r["op"], r.get("kind", "")) for r in records]
     assert ops[:4] == [("LIST", "nodes"), ("LIST", "pods"), ("LIST", "namespaces"), ("SYNCED", "")]
     assert ("MODIFIED", "pods") in ops
-    bound = next(r for r in recorded.records if r["op"] == trace.BOUND)
+    bound = next(r for r in records if r["op"] == trace.BOUND)
     assert (bound["pod"], bound["node"]) == ("w/p", "n1")
-    event = next(r for r in recorded.records if r["op"] == trace.EVENT)
+    event = next(r for r in records if r["op"] == trace.EVENT)
     assert (event["reason"], event["pod"]) == ("FailedScheduling", "w/q")
     assert recorded.end_reason == "signal"
     assert "SECRET" not in out.read_bytes().decode("latin-1")  # gzip, but check the text too
-    assert "SECRET" not in str(recorded.records)
+    assert "SECRET" not in str(records)
     assert set(api.methods) == {"GET"}
     assert lines
     assert lines[0].startswith("recording ")

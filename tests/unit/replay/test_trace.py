@@ -42,10 +42,12 @@ def _refusal(path: Path) -> str:
 def test_what_is_written_reads_back(tmp_path: Path) -> None:
     read = read_trace(_complete(tmp_path))
     assert read.header == HEADER
-    assert [record["op"] for record in read.records] == ["LIST", "SYNCED", "MODIFIED", "BOUND"]
-    assert read.records[2]["t"] == 1.5
-    assert read.records[0]["object"]["metadata"]["name"] == "node-0"
-    assert (read.end_reason, read.duration) == ("duration", 9.25)
+    records = list(read.records())
+    assert [record["op"] for record in records] == ["LIST", "SYNCED", "MODIFIED", "BOUND"]
+    assert records[2]["t"] == 1.5
+    assert records[0]["object"]["metadata"]["name"] == "node-0"
+    assert (read.end_reason, read.duration, read.count) == ("duration", 9.25, 4)
+    assert read.bound == {"u": "node-0"}
 
 
 def test_a_trace_without_its_end_record_is_truncated(tmp_path: Path) -> None:
@@ -107,3 +109,11 @@ def test_an_empty_or_missing_file_is_refused(tmp_path: Path) -> None:
         pass
     assert "the trace is empty" in _refusal(empty)
     assert "no such trace file" in _refusal(tmp_path / "missing.gz")
+
+
+def test_records_are_read_again_and_checked_again(tmp_path: Path) -> None:
+    read = read_trace(_complete(tmp_path))
+    assert len(list(read.records())) == len(list(read.records())) == read.count
+    read.path.write_bytes(b"not gzip any more")
+    with pytest.raises(TraceError, match="not a kubesched trace"):
+        list(read.records())
