@@ -34,6 +34,7 @@ from tests.e2e.harness.scheduler_plugins import scheduler_plugins
 
 SP, KS = "sp-numa", "ks-numa"
 SP_RESERVE, KS_RESERVE = "sp-numa-reserve", "ks-numa-reserve"
+SP_LEAST, KS_LEAST = "sp-numa-least", "ks-numa-least"
 SIDE_LABEL = "parity.kubesched.io/side"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 NRT_PATH = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
@@ -58,12 +59,18 @@ def _profile(name: str, **args: Any) -> dict[str, Any]:
     }
 
 
-def _config(name: str, reserve: str, **extra: Any) -> dict[str, Any]:
-    """The passthrough profile `name` and the over-reserve profile `reserve`."""
+def _config(name: str, reserve: str, least: str, **extra: Any) -> dict[str, Any]:
+    """The passthrough profile `name`, the over-reserve profile `reserve`, and `least`
+    scoring by LeastNUMANodes."""
+    profiles = [
+        _profile(name),
+        _profile(reserve, cacheResyncPeriodSeconds=1),
+        _profile(least, scoringStrategy={"type": "LeastNUMANodes"}),
+    ]
     return {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
-        "profiles": [_profile(name), _profile(reserve, cacheResyncPeriodSeconds=1)],
+        "profiles": profiles,
         **extra,
     }
 
@@ -95,13 +102,15 @@ def schedulers(
     config = workdir / "ks.yaml"
     election = {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": KS}
     connection = {"kubeconfig": str(local_cluster.kubeconfig_path)}
-    ks_config = _config(KS, KS_RESERVE, leaderElection=election, clientConnection=connection)
+    ks_config = _config(
+        KS, KS_RESERVE, KS_LEAST, leaderElection=election, clientConnection=connection
+    )
     config.write_text(yaml.safe_dump(ks_config))
     # scheduler-plugins' over-reserve cache lists the NRT objects once, when it starts.
     reserve_nodes = [f"{side}-reserve" for side in ("sp", "ks")]
     for name in reserve_nodes:
         api.request("POST", NRT_PATH, body=_nrt(name, RESERVE_ZONES))
-    with scheduler_plugins(local_cluster, _config(SP, SP_RESERVE), name=SP):
+    with scheduler_plugins(local_cluster, _config(SP, SP_RESERVE, SP_LEAST), name=SP):
         proc = start_kubesched(
             local_cluster.kubeconfig_path,
             f"--config={config}",
@@ -123,12 +132,19 @@ Zones = list[tuple[str, str, str]]
 RESERVE_ZONES: Zones = [("6", "8Gi", "2"), ("6", "8Gi", "2")]
 
 
-def _nrt(name: str, zones: Zones, *, fingerprint: str = "") -> dict[str, Any]:
-    """An NRT object as the exporter writes it: single-numa-node at container scope, and
-    the pods it counted when given."""
+def _nrt(
+    name: str,
+    zones: Zones,
+    *,
+    fingerprint: str = "",
+    policy: str = "single-numa-node",
+    scope: str = "container",
+) -> dict[str, Any]:
+    """An NRT object as the exporter writes it: the kubelet's topology-manager policy and
+    scope, and the pods it counted when given."""
     attributes = [
-        {"name": "topologyManagerPolicy", "value": "single-numa-node"},
-        {"name": "topologyManagerScope", "value": "container"},
+        {"name": "topologyManagerPolicy", "value": policy},
+        {"name": "topologyManagerScope", "value": scope},
     ]
     if fingerprint:
         attributes.append({"name": "nodeTopologyPodsFingerprint", "value": fingerprint})
@@ -137,17 +153,21 @@ def _nrt(name: str, zones: Zones, *, fingerprint: str = "") -> dict[str, Any]:
         "kind": "NodeResourceTopology",
         "metadata": {"name": name},
         "attributes": attributes,
-        "zones": [_zone(i, *zone) for i, zone in enumerate(zones)],
+        "zones": [_zone(i, len(zones), *zone) for i, zone in enumerate(zones)],
     }
 
 
-def _zone(numa_id: int, cpu: str, memory: str, nics: str) -> dict[str, Any]:
-    """A NUMA zone as the exporter reports it: capacity, allocatable, available."""
+def _zone(numa_id: int, count: int, cpu: str, memory: str, nics: str) -> dict[str, Any]:
+    """A NUMA zone as the exporter reports it: capacity, allocatable, available, and its
+    distances (10 to itself, 12 within its pair of zones 0-1, 2-3, ..., 20 across)."""
     resources = [
         {"name": name, "capacity": amount, "allocatable": amount, "available": amount}
         for name, amount in (("cpu", cpu), ("memory", memory), (NIC, nics))
     ]
-    costs = [{"name": f"node-{i}", "value": 10 if i == numa_id else 20} for i in (0, 1)]
+    costs = [
+        {"name": f"node-{i}", "value": 10 if i == numa_id else 12 if i // 2 == numa_id // 2 else 20}
+        for i in range(count)
+    ]
     return {"name": f"node-{numa_id}", "type": "Node", "costs": costs, "resources": resources}
 
 
@@ -163,8 +183,8 @@ class Side:
     def prefix(self) -> str:
         return self.scheduler[:2]
 
-    def node(self, name: str, zones: Zones, *, with_nrt: bool = True) -> None:
-        """A node (allocatable: its zones summed) and its NRT object."""
+    def node(self, name: str, zones: Zones, *, with_nrt: bool = True, **nrt: str) -> None:
+        """A node (allocatable: its zones summed) and its NRT object (`policy`, `scope`)."""
         full = f"{self.prefix}-{name}"
         cpu = sum(int(z[0]) for z in zones)
         memory = sum(int(z[1].removesuffix("Gi")) for z in zones)
@@ -173,7 +193,7 @@ class Side:
         node = node.capacity_named({"cpu": str(cpu), "memory": f"{memory}Gi", NIC: str(nics)})
         self.api.create(node.capacity(pods="20").obj())
         if with_nrt:
-            self.api.request("POST", NRT_PATH, body=_nrt(full, zones))
+            self.api.request("POST", NRT_PATH, body=_nrt(full, zones, **nrt))
 
     def guaranteed(
         self, name: str, cpu: str, memory: str, nics: str, *, scheduler: str = ""
@@ -343,3 +363,40 @@ def test_the_over_reserve_cache_waits_for_the_exporter(
         for s in reserve_sides
     ]
     assert placed == ["reserve", "reserve"]
+
+
+@pytest.fixture
+def least_sides(
+    schedulers: None, api: ApiClient, new_namespace: Callable[..., str]
+) -> Iterator[tuple[Side, Side]]:
+    """Both sides with two best-effort, pod-scope nodes of four zones: `near` has 3 cpus on
+    zones 0 and 1 (a close pair), `far` on zones 0 and 2 (across)."""
+    del schedulers
+    pair = (Side(SP, new_namespace("sp"), api), Side(KS, new_namespace("ks"), api))
+    shapes = {"near": ("3", "3", "1", "1"), "far": ("3", "1", "3", "1")}
+    for side in pair:
+        for name, cpus in shapes.items():
+            zones = [(cpu, "4Gi", "1") for cpu in cpus]
+            side.node(name, zones, policy="best-effort", scope="pod")
+    try:
+        yield pair
+    finally:
+        for side in pair:
+            for name in shapes:
+                api.request("DELETE", f"{NRT_PATH}/{side.prefix}-{name}")
+
+
+def test_least_numa_nodes_picks_the_closest_zones_alike(
+    least_sides: tuple[Side, Side],
+) -> None:
+    """5 cpus need two zones on either node: `near`'s two are the closest pair (distance 11:
+    82), `far`'s are not (15: 76)."""
+    for side in least_sides:
+        side.guaranteed(
+            "five", cpu="5", memory="2Gi", nics="1", scheduler=f"{side.prefix}-numa-least"
+        )
+    placed = [
+        wait_for(lambda s=s: s.placed_on("five"), timeout=20, message=f"{s.scheduler}: five bound")
+        for s in least_sides
+    ]
+    assert placed == ["near", "near"]
