@@ -1,5 +1,6 @@
-"""docs/replay.md's ClusterRole for `kubesched record` grants exactly what it reads: list
-and watch on every kind it records and on events, `get` on /version, nothing else."""
+"""docs/replay.md: its ClusterRole for `kubesched record` grants exactly what it reads (list
+and watch on every kind it records and on events, `get` on /version, nothing else), and each
+of its commands is run by the end-to-end test named here, so the page cannot rot."""
 
 from __future__ import annotations
 
@@ -12,7 +13,16 @@ import yaml
 from kubesched.replay.kinds import KINDS
 from kubesched.replay.recorder import EVENTS
 
-GUIDE = Path(__file__).resolve().parents[3] / "docs" / "replay.md"
+ROOT = Path(__file__).resolve().parents[3]
+GUIDE = ROOT / "docs" / "replay.md"
+RUN_BY = {
+    "kubesched record --out trace.jsonl.gz --duration 10m": "tests/e2e/test_record_replay.py",
+    "kubesched replay trace.jsonl.gz": "tests/e2e/test_record_replay.py",
+    "kubesched replay trace.jsonl.gz --config least-allocated.yaml --config "
+    "most-allocated.yaml --json report.json": "tests/e2e/test_record_replay.py",
+}
+"""Each command of the page's `sh` blocks -> the end-to-end test that runs it as written (on
+the real control plane: the recording needs a cluster, the replays its trace)."""
 
 
 def _role() -> dict[str, Any]:
@@ -47,3 +57,11 @@ def test_the_role_only_reads() -> None:
     assert [rule for rule in rules if "nonResourceURLs" in rule] == [
         {"nonResourceURLs": ["/version"], "verbs": ["get"]}
     ]
+
+
+def test_every_command_of_the_page_is_run_by_a_test() -> None:
+    blocks = re.findall(r"```sh\n(.*?)```", GUIDE.read_text(), re.DOTALL)
+    commands = [line for block in blocks for line in block.splitlines() if line.strip()]
+    assert commands == list(RUN_BY)
+    for test in RUN_BY.values():
+        assert "docs/replay.md" in (ROOT / test).read_text()
