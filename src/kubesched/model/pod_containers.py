@@ -61,7 +61,44 @@ def container_resources(
     spec: Mapping[str, Any], status: Mapping[str, Any]
 ) -> PodContainerResources:
     """The pod's containers' requests and its QoS class (`status.qosClass`, which the API
-    server sets at creation, else computed as kubelet's `ComputePodQOS`)."""
+    server sets at creation, else computed as kubelet's `ComputePodQOS`).
+
+    Pods alike (a Deployment's, a Job's) share one object: the result is kept by what it is
+    made of, for up to `_SHARED_LIMIT` different shapes (then the memo starts again)."""
+    given = status.get("qosClass")
+    key = _shape(spec, given) if given else None
+    if key is not None and (shared := _SHARED.get(key)) is not None:
+        return shared
+    made = _make(spec, status)
+    if key is not None:
+        if len(_SHARED) >= _SHARED_LIMIT:
+            _SHARED.clear()
+        _SHARED[key] = made
+    return made
+
+
+_SHARED: dict[tuple[Any, ...], PodContainerResources] = {}
+_SHARED_LIMIT = 4096
+
+
+def _shape(spec: Mapping[str, Any], qos: str) -> tuple[Any, ...] | None:
+    """What the result is made of, hashable; None when it cannot be (odd JSON)."""
+    parts: list[Any] = [qos]
+    for field_name in ("initContainers", "containers"):
+        for raw in spec.get(field_name) or ():
+            requests = (raw.get("resources") or {}).get("requests") or {}
+            parts.append((raw.get("name"), raw.get("restartPolicy"), *requests.items()))
+        parts.append(field_name)
+    parts.extend((spec.get("overhead") or {}).items())
+    key = tuple(parts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _make(spec: Mapping[str, Any], status: Mapping[str, Any]) -> PodContainerResources:
     init = spec.get("initContainers") or []
     app = spec.get("containers") or []
     containers = [
@@ -130,8 +167,27 @@ def _add_positive(total: dict[str, int], quantities: Mapping[str, Any] | None) -
 def _milli_values(quantities: Mapping[str, Any] | None) -> dict[str, int]:
     out = {}
     for name, quantity in (quantities or {}).items():
-        try:
-            out[str(name)] = milli_value(quantity)
-        except (QuantityError, ValueError, TypeError):
-            continue
+        amount = _milli_value(quantity)
+        if amount is not None:
+            out[str(name)] = amount
     return out
+
+
+def _milli_value(quantity: Any) -> int | None:
+    """`milli_value`, remembered for the quantities seen (they repeat across pods); None for
+    a malformed one."""
+    try:
+        return _MILLI[quantity]
+    except (KeyError, TypeError):
+        pass
+    try:
+        amount = milli_value(quantity)
+    except (QuantityError, ValueError, TypeError):
+        return None
+    if len(_MILLI) >= _SHARED_LIMIT:
+        _MILLI.clear()
+    _MILLI[quantity] = amount
+    return amount
+
+
+_MILLI: dict[Any, int] = {}

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from kubesched.framework import ActionType, Code, CycleState, EventResource, Status
+from kubesched.model import Pod
 from kubesched.model.pod_containers import compute_qos_class
 from kubesched.plugins.helper.args import ArgsError
 from kubesched.plugins.node_resource_topology.args import NodeResourceTopologyMatchArgs
@@ -18,6 +19,7 @@ from kubesched.plugins.node_resource_topology.topology import (
     numa_nodes,
     topology_manager,
 )
+from kubesched.testing import make_pod
 from tests.unit.plugins.node_resource_topology.nrt import node_for, nrt, plugin_over, pod, zone
 
 
@@ -236,3 +238,22 @@ def test_parsed_topologies_are_kept_per_body_and_handed_out_as_copies() -> None:
     assert again == manager == TopologyManager("single-numa-node", "pod", 8)
     assert fresh[0].resources["cpu"] == 4000
     assert parsed.get("n1", updated)[0] == TopologyManager("best-effort", "pod", 8)
+
+
+def test_alike_pending_pods_share_their_container_resources() -> None:
+    def pending(name: str, cpu: str) -> Pod:
+        raw = make_pod().name(name).req(cpu=cpu, memory="1Gi").obj()
+        raw["status"] = {"qosClass": "Burstable"}
+        return Pod.from_json(raw)
+
+    first, second, other = pending("a", "1"), pending("b", "1"), pending("c", "2")
+
+    assert first.container_resources is second.container_resources
+    assert other.container_resources is not None
+    assert other.container_resources.containers[0].requests == {
+        "cpu": 2000,
+        "memory": 1024**3 * 1000,
+    }
+    assert pending("d", "1").on_node("n1").container_resources is first.container_resources
+    raw = make_pod().name("bound").node("n1").obj()
+    assert Pod.from_json(raw).container_resources is None
