@@ -27,6 +27,7 @@ COMMANDS = {
     "explain": ("kubesched.cli.explain", "explain where a pending pod would go and why"),
     "record": ("kubesched.cli.record", "record what scheduling reads from a cluster into a trace"),
     "replay": ("kubesched.cli.replay", "replay a recorded trace against configurations"),
+    "shadow": ("kubesched.cli.shadow", "summarise a shadow run (run --shadow-scheduler-name)"),
 }
 
 

@@ -76,6 +76,19 @@ class SchedulerPort:
 async def get_json(port: SchedulerPort, connection: Connection, path: str) -> Any:
     """GET `path` on the scheduler's secure port and decode its JSON. A 401 is retried once
     when the credential can be refreshed (an exec plugin), as the API client does."""
+    status, body = await _answer(port, connection, path)
+    return _decoded(port, path, status, body)
+
+
+async def get_text(port: SchedulerPort, connection: Connection, path: str) -> str:
+    """GET `path` (such as /metrics) on the scheduler's secure port: its body as text; the
+    same errors as `get_json`."""
+    status, body = await _answer(port, connection, path)
+    _check_status(port, path, status, body)
+    return body.decode(errors="replace")
+
+
+async def _answer(port: SchedulerPort, connection: Connection, path: str) -> tuple[int, bytes]:
     port.check()
     context = port.context(connection)
     for attempt in (1, 2):
@@ -83,7 +96,7 @@ async def get_json(port: SchedulerPort, connection: Connection, path: str) -> An
         status, body = await _send(port, context, path, authorization)
         if status != 401 or attempt == 2 or not await connection.unauthorized(authorization):
             break
-    return _decoded(port, path, status, body)
+    return status, body
 
 
 async def _send(
@@ -122,6 +135,17 @@ def _untrusted(port: SchedulerPort, exc: BaseException) -> str:
 
 
 def _decoded(port: SchedulerPort, path: str, status: int, body: bytes) -> Any:
+    _check_status(port, path, status, body)
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise PermitViewError(
+            f"the scheduler at {port.url} answered GET {path} with something that is not JSON "
+            f"({exc}); is --scheduler-url kubesched's secure port?"
+        ) from exc
+
+
+def _check_status(port: SchedulerPort, path: str, status: int, body: bytes) -> None:
     text = body.decode(errors="replace").strip().splitlines()
     said = text[0][:200] if text else ""
     if status == 401:
@@ -145,10 +169,3 @@ def _decoded(port: SchedulerPort, path: str, status: int, body: bytes) -> Any:
         raise PermitViewError(
             f"the scheduler at {port.url} answered GET {path} with {status} {said}"
         )
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise PermitViewError(
-            f"the scheduler at {port.url} answered GET {path} with something that is not JSON "
-            f"({exc}); is --scheduler-url kubesched's secure port?"
-        ) from exc
