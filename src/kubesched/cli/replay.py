@@ -20,7 +20,7 @@ import orjson
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import ConfigError, load_config
 from kubesched.framework.registry import PluginRegistrationError
-from kubesched.replay import TraceError, read_trace, replay_trace
+from kubesched.replay import Trace, TraceError, read_trace, replay_trace
 from kubesched.replay.report import table
 from kubesched.runtime import FrameworkError
 
@@ -70,6 +70,12 @@ def _configs(args: argparse.Namespace) -> list[tuple[str, KubeSchedulerConfigura
     return [(path, load_config([f"--config={path}", *modules]).config) for path in args.config]
 
 
+def _title(path: str, recorded: Trace) -> str:
+    """`replay of PATH: 600 s recorded from v1.37.2 (12345 records)`."""
+    server = f" from {recorded.header.server}" if recorded.header.server else ""
+    return f"replay of {path}: {recorded.duration:g} s recorded{server} ({recorded.count} records)"
+
+
 def _fail(message: str, code: int = 1) -> int:
     print(f"{PROG}: {message}", file=sys.stderr)
     return code
@@ -92,7 +98,7 @@ def main(argv: list[str]) -> int:
         return _fail(str(exc), USAGE_ERROR)
     except (FrameworkError, PluginRegistrationError) as exc:
         return _fail(str(exc))
-    print(table(args.trace, reports))
+    print(table(_title(args.trace, recorded), reports))
     skipped = reports[0].result.malformed
     if skipped:
         print(

@@ -138,8 +138,8 @@ def _shares(nodes: Iterable[NodeInfo]) -> dict[str, float]:
     return {name: round(used[name] / room[name], 4) for name in room if room[name]}
 
 
-def table(trace_path: str, reports: Sequence[ConfigReport]) -> str:
-    """The terminal table: one column per configuration."""
+def table(title: str, reports: Sequence[ConfigReport]) -> str:
+    """The terminal table under `title`: one column per configuration."""
     rows: list[tuple[str, ...]] = [("", *(r.name for r in reports))]
     rows.append(("pods", *(str(len(r.outcomes)) for r in reports)))
     rows.append(("scheduled", *(str(r.scheduled) for r in reports)))
@@ -162,7 +162,7 @@ def table(trace_path: str, reports: Sequence[ConfigReport]) -> str:
     rows.append(("evictions", *(str(r.result.evictions) for r in reports)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     rows.append(("replay took (s)", *(f"{r.wall_seconds:.2f}" for r in reports)))
-    lines = [f"replay of {trace_path}"]
+    lines = [title]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     return "\n".join(line.rstrip() for line in lines)
 
