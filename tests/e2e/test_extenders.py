@@ -1,7 +1,8 @@
 """kube-scheduler's extender protocol, side by side with kube-scheduler v1.37.2: one
-extender server (HTTPS, its certificate signed by a CA both schedulers are given as
-`tlsConfig.caData`) serves both; kube-scheduler (its own config, profile `ext-ks`) and
-kubesched (profile `ext-kubesched`) run with the same `extenders:` section:
+extender server (mutual TLS: its certificate signed by a CA both schedulers are given as
+`tlsConfig.caData`, theirs as `certData` and `keyData`) serves both; kube-scheduler (its
+own config, profile `ext-ks`) and kubesched (profile `ext-kubesched`) run with the same
+`extenders:` section:
 
 - `/ext`: nodeCacheCapable filter (FailedNodes and FailedAndUnresolvableNodes),
   prioritize (weight 2), preempt (it narrows the preemption candidates) and bind (the
@@ -32,6 +33,7 @@ from kubesched.localcluster import LocalCluster
 from kubesched.localcluster.pki import write_pki
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, wait_for
+from tests.e2e.harness.client_certs import ClientCertificate, client_certificate
 from tests.e2e.harness.extender_server import (
     CLOSED_WHY,
     EXCLUDED_WHY,
@@ -54,8 +56,12 @@ GPU_RESOURCE = "example.com/ext-gpu"
 DEAD_RESOURCE = "example.com/ext-dead"
 
 
-def extenders(url: str, ca: bytes) -> list[dict[str, Any]]:
-    tls = {"caData": base64.b64encode(ca).decode()}
+def extenders(url: str, ca: bytes, client: ClientCertificate) -> list[dict[str, Any]]:
+    tls = {
+        "caData": base64.b64encode(ca).decode(),
+        "certData": base64.b64encode(client.cert).decode(),
+        "keyData": base64.b64encode(client.key).decode(),
+    }
     return [
         {
             "urlPrefix": f"{url}/ext",
@@ -115,8 +121,10 @@ def both(
     workdir = tmp_path_factory.mktemp("extenders")
     pki = write_pki(workdir / "pki")
     state = ExtenderState(api)
-    with extender_server(state, certificate=pki.serving_cert, key=pki.serving_key) as url:
-        sections = extenders(url, pki.ca_cert.read_bytes())
+    client = client_certificate()
+    serving = {"certificate": pki.serving_cert, "key": pki.serving_key}
+    with extender_server(state, **serving, client_ca=client.ca) as url:
+        sections = extenders(url, pki.ca_cert.read_bytes(), client)
         ks_config = workdir / "kube-scheduler.yaml"
         ks_kubeconfig = local_cluster.workdir / f"{KS_PROCESS}.kubeconfig"
         ks_config.write_text(config(KS, ks_kubeconfig, sections))

@@ -128,11 +128,16 @@ def _handler(state: ExtenderState) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def extender_server(state: ExtenderState, *, certificate: Path, key: Path) -> Iterator[str]:
-    """Serve `state` over HTTPS on 127.0.0.1 (in a thread); its base URL."""
+def extender_server(
+    state: ExtenderState, *, certificate: Path, key: Path, client_ca: bytes
+) -> Iterator[str]:
+    """Serve `state` over HTTPS on 127.0.0.1 (in a thread), to callers with a certificate
+    `client_ca` signed (mutual TLS); its base URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(certificate, key)
+    context.verify_mode = ssl.CERT_REQUIRED
+    context.load_verify_locations(cadata=client_ca.decode())
     server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, name="extender", daemon=True)
     thread.start()

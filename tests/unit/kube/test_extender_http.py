@@ -23,6 +23,7 @@ from kubesched.kube.extender_http import (
     extender_ssl_context,
 )
 from kubesched.localcluster.pki import write_pki
+from tests.e2e.harness.client_certs import client_certificate
 from tests.unit.kube.kube_server import Answer, serving
 
 
@@ -94,11 +95,17 @@ async def test_an_answer_that_is_no_json_is_an_error() -> None:
 
 
 @asynccontextmanager
-async def serving_tls(answer: Answer, certificate: Path, key: Path) -> AsyncIterator[str]:
+async def serving_tls(
+    answer: Answer, certificate: Path, key: Path, *, client_ca: bytes = b""
+) -> AsyncIterator[str]:
+    """HTTPS on 127.0.0.1; with `client_ca`, callers must show a certificate it signed."""
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", answer)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(certificate, key)
+    if client_ca:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(cadata=client_ca.decode())
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
@@ -178,3 +185,21 @@ def test_a_socks_proxy_is_refused_in_one_line() -> None:
     environ = {"HTTPS_PROXY": "socks5://127.0.0.1:1080"}
     with pytest.raises(ExtenderSetupError, match=r"through the SOCKS proxy socks5://127"):
         ExtenderClient(Extender(url_prefix="https://extender.example"), environ=environ)
+
+
+async def test_a_client_certificate_from_data_passes_mutual_tls(tmp_path: Path) -> None:
+    pki = write_pki(tmp_path)
+    client = client_certificate()
+    async with serving_tls(echo, pki.serving_cert, pki.serving_key, client_ca=client.ca) as url:
+        tls = ExtenderTLSConfig(
+            ca_data=pki.ca_cert.read_bytes(), cert_data=client.cert, key_data=client.key
+        )
+        with_cert = ExtenderClient(Extender(url_prefix=url, tls_config=tls))
+        assert (await with_cert.post("filter", {"a": 1}))["body"] == {"a": 1}
+        await with_cert.close()
+        without = ExtenderClient(
+            Extender(url_prefix=url, tls_config=ExtenderTLSConfig(ca_data=tls.ca_data))
+        )
+        with pytest.raises(ExtenderCallError):
+            await without.post("filter", {})
+        await without.close()
