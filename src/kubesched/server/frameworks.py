@@ -8,13 +8,13 @@ from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config.flags import SCHEDULER_POP_FROM_BACKOFF_Q, feature_gates
-from kubesched.framework import ClusterEvent, EventResource
+from kubesched.framework import POD_DISRUPTION_BUDGETS, ClusterEvent, EventResource
+from kubesched.framework.resources import plugin_resources
 from kubesched.model import Pod
 from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, SchedulingQueue
 from kubesched.runtime import Framework
 from kubesched.runtime.queueing import Requeue
 from kubesched.scheduler.metrics import SchedulerMetrics
-from kubesched.scheduler.preemption import PLUGIN as PREEMPTION_PLUGIN
 
 
 def registered_resources(frameworks: Mapping[str, Framework]) -> set[str]:
@@ -104,9 +104,10 @@ def new_queue(
 
 
 def preempting(frameworks: Mapping[str, Framework]) -> bool:
-    """Whether a profile has DefaultPreemption (then the PDB informer runs)."""
+    """Whether a profile preempts: a PostFilter plugin reads PodDisruptionBudgets
+    (DefaultPreemption, scheduler-plugins' CapacityScheduling); then the PDB informer runs."""
     return any(
-        plugin.name == PREEMPTION_PLUGIN
+        any(spec.same_resource(POD_DISRUPTION_BUDGETS) for spec in plugin_resources(plugin))
         for fw in frameworks.values()
         for plugin in fw.plugins.post_filter
     )
