@@ -77,9 +77,8 @@ class Extenders:
         feasible, diagnosis = find_nodes_that_fit(
             fw, state, pod, nodes, journal=snapshot, extenders_look=self._look
         )
-        nominated_alone = bool(pod.nominated_node_name) and feasible.source is not nodes
         passed = await self._filter(pod, body, feasible, diagnosis)
-        if not passed and nominated_alone and len(feasible) == 1:
+        if not passed and _nominated_alone(pod, feasible, nodes):
             # Upstream: the nominated node fits the plugins but not the extenders, so every
             # node is looked at (the nominated one too).
             unnominated = dataclasses.replace(pod, nominated_node_name="")
@@ -182,6 +181,19 @@ class Extenders:
                 return Status(Code.ERROR, str(exc), error=exc)
             return SUCCESS
         return None
+
+
+def _nominated_alone(pod: Pod, feasible: FeasibleNodes, nodes: Sequence[NodeInfo]) -> bool:
+    """Whether `feasible` is the pod's nominated node, which passed the Filter plugins and
+    was taken alone (upstream `evaluateNominatedNode`; there is no batch hint with
+    extenders)."""
+    source = feasible.source
+    return (
+        bool(pod.nominated_node_name)
+        and source is not nodes
+        and len(feasible) == len(source) == 1
+        and source[0].name == pod.nominated_node_name
+    )
 
 
 def _extender_scores(
