@@ -380,6 +380,35 @@ def test_a_rejected_group_backs_off_on_both(sides: tuple[Side, Side]) -> None:
     assert [s.bound() for s in sides] == [0, 0]
 
 
+def test_min_resources_refused_at_prefilter_alike_but_for_upstreams_text(
+    sides: tuple[Side, Side],
+) -> None:
+    """minResources counts every node's free room (both sides' nodes: 4 cpu of the 5 wanted);
+    scheduler-plugins prints the gap's Go Quantity structs (an upstream bug, README), kubesched
+    the quantities."""
+    _both(sides, lambda s: s.nodes(a="2"))
+    _both(sides, lambda s: s.group("mr", 2, minResources={"cpu": "5"}))
+    _both(sides, lambda s: s.members("mr", 2))
+    gap = {SP: "map[cpu:{{1000 -N} {<nil>}  DecimalSI}]", KS: "map[cpu:1]"}
+    for side in sides:
+        refused = (
+            f"0/2 nodes are available: resource gap: {gap[side.scheduler]}. preemption: 0/2 "
+            "nodes are available: 2 Preemption is not helpful for scheduling., PodGroup NS/mr "
+            "gets rejected due to Pod mr-N is unschedulable even after PostFilter"
+        )
+        wait_for(
+            lambda side=side: {_generic(note) for note in side.notes()},
+            until=_containing(refused),
+            timeout=15,
+            message=f"{side.scheduler}: refused on minResources",
+        )
+    assert [s.bound() for s in sides] == [0, 0]
+
+
+def _containing(text: str) -> Callable[[set[str]], bool]:
+    return lambda found: text in found
+
+
 def _set_phase(side: Side, phase: str) -> None:
     for pod in side.pods():
         path = f"/api/v1/namespaces/{side.namespace}/pods/{pod['metadata']['name']}/status"

@@ -43,6 +43,7 @@ from kubesched.plugins.coscheduling.podgroup import (
     PODGROUPS,
     PodGroup,
     full_name,
+    gap_message,
     group_name,
     resource_gap,
     wall_time,
@@ -120,8 +121,7 @@ class Coscheduling:
         free = [_free_room(info, group.full_name) for info in nodes]
         gap = resource_gap(group.min_resources, free, group.min_member)
         if gap:
-            listed = " ".join(f"{name}:{amount}" for name, amount in sorted(gap.items()))
-            raise GangError(f"resource gap: map[{listed}]")
+            raise GangError(gap_message(gap, group.min_resources))
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader

@@ -11,6 +11,7 @@ from typing import Any
 
 from kubesched.framework.resources import PODS, ResourceSpec
 from kubesched.model import ApiObject, Pod, Resource
+from kubesched.model.quantity import DECIMAL_SI, Quantity
 
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 """Pods join a PodGroup of their namespace by this label (its value: the group's name)."""
@@ -90,6 +91,19 @@ def resource_gap(
         if not gap:
             return {}
     return gap
+
+
+def gap_message(gap: Mapping[str, int], wanted: Mapping[str, str]) -> str:
+    """PreFilter's refusal for a `resource_gap`: each quantity in its canonical text, in the
+    format of the `minResources` value it falls short of (`resource gap: map[cpu:1
+    memory:512Mi]`). scheduler-plugins means the same text but prints each Quantity's Go
+    struct (`map[cpu:{{1000 -3} {<nil>}  DecimalSI}]`, README)."""
+    parts = []
+    for name, amount in sorted(gap.items()):
+        fmt = Quantity.parse(wanted[name]).format if name in wanted else DECIMAL_SI
+        quantity = Quantity.milli(amount, fmt) if name == "cpu" else Quantity(amount, fmt)
+        parts.append(f"{name}:{quantity}")
+    return f"resource gap: map[{' '.join(parts)}]"
 
 
 def status_of(group: PodGroup, pods: Sequence[Pod], *, started: str) -> dict[str, Any]:

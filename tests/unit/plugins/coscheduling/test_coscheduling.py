@@ -73,7 +73,7 @@ def test_prefilter_refuses_a_group_whose_min_resources_do_not_fit() -> None:
     handle, plugin = _setup(2, 2, minResources={"cpu": "5"})
     status = plugin.pre_filter(CycleState(), _member("w0"), handle.list_node_infos())
     assert isinstance(status, Status)
-    assert status.message == "resource gap: map[cpu:1000]"
+    assert status.message == "resource gap: map[cpu:1]"
 
 
 def test_prefilter_passes_a_complete_group_and_marks_it_scheduling() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kubesched.model import ApiObject, Pod
-from kubesched.plugins.coscheduling.podgroup import PodGroup, occupied_by, status_of
+from kubesched.plugins.coscheduling.podgroup import PodGroup, gap_message, occupied_by, status_of
 from kubesched.testing import make_pod
 
 
@@ -56,3 +56,12 @@ def test_phases_follow_the_controllers_rules(phases: list[str], expected: str) -
     pods = [_pod(f"w{i}", phase=phase) for i, phase in enumerate(phases)]
 
     assert status_of(_group(2), pods, started="")["phase"] == expected
+
+
+def test_a_resource_gap_reads_as_quantities_in_their_own_format() -> None:
+    gap = {"cpu": 1500, "memory": 512 * 1024**2, "pods": 2, "nvidia.com/gpu": 1}
+    wanted = {"cpu": "5", "memory": "4Gi", "nvidia.com/gpu": "2"}
+
+    assert gap_message(gap, wanted) == (
+        "resource gap: map[cpu:1500m memory:512Mi nvidia.com/gpu:1 pods:2]"
+    )
