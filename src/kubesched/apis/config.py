@@ -40,9 +40,13 @@ EXTENSION_POINTS = (
     MULTI_POINT,
 )
 
-WORKLOAD_EXTENSION_POINTS = ("placementGenerate", "placementScore", "podGroupPostFilter")
+PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+"""The `TopologyAwareWorkloadScheduling` extension points a profile may list plugins at
+(besides multiPoint), as kube-scheduler v1.37's `plugins.placementGenerate`/`placementScore`."""
+WORKLOAD_EXTENSION_POINTS = (*PLACEMENT_POINTS, "podGroupPostFilter")
 """kube-scheduler v1.37's extension points of workload-aware (gang) scheduling: accepted in a
-file, and refused when they enable plugins (kubesched has no such points)."""
+file; `podGroupPostFilter` is refused when it enables plugins (DefaultPreemption is kubesched's
+only pod-group PostFilter, run when the profile enables it)."""
 
 
 @dataclass(frozen=True, slots=True)

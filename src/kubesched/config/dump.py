@@ -19,7 +19,13 @@ from typing import Any, TextIO
 
 import yaml
 
-from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginSet, Profile
+from kubesched.apis.config import (
+    PLACEMENT_POINTS,
+    KubeSchedulerConfiguration,
+    PluginRef,
+    PluginSet,
+    Profile,
+)
 from kubesched.apis.defaults import DEFAULT_PLUGIN_ARGS, default_plugins, merge_plugins
 from kubesched.apis.durations import format_duration
 from kubesched.config.errors import ConfigError
@@ -107,6 +113,9 @@ def _profile(profile: Profile) -> dict[str, Any]:
         ),
         profile.plugins,
     )
+    for point in PLACEMENT_POINTS:  # kept as given (no defaults there), when given
+        if profile.plugins.get(point, PluginSet()) != PluginSet():
+            plugins[point] = profile.plugins[point]
     document["plugins"] = {point: _plugin_set(plugin_set) for point, plugin_set in plugins.items()}
     document["pluginConfig"] = [
         {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}

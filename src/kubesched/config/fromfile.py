@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from kubesched.apis.config import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
+    PLACEMENT_POINTS,
     WORKLOAD_EXTENSION_POINTS,
     ClientConnection,
     KubeSchedulerConfiguration,
@@ -172,6 +173,8 @@ def _plugins(decoder: Decoder, value: object, *, path: str) -> dict[str, PluginS
         point: _plugin_set(decoder, item, path=child(path, point)) for point, item in points.items()
     }
     for point in WORKLOAD_EXTENSION_POINTS:
+        if point in PLACEMENT_POINTS:
+            continue
         workload = sets.pop(point, None)
         if workload is not None and workload.enabled:
             decoder.error(

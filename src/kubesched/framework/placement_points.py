@@ -12,8 +12,8 @@ With the gate on, a pod group's cycle no longer tries its members on every node 
    (`PodGroupPodsCount`), each score normalized to 0..MAX_PLACEMENT_SCORE and weighted;
    the highest total wins (ties broken at random), and the members bind there.
 
-Like PlacementFeasible, neither point has an entry of its own in a kubesched profile: a
-plugin enabled through multiPoint that has the method takes part.
+A profile enables their plugins through multiPoint (a plugin with the method takes part) or
+at `plugins.placementGenerate` / `plugins.placementScore` (weights there win), as upstream.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kubesched.apis.config import KubeSchedulerConfiguration, Profile
+from kubesched.apis.config import PLACEMENT_POINTS, KubeSchedulerConfiguration, PluginSet, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
 from kubesched.apis.resources import PODS, SCHEDULING_PODGROUPS, ResourceSpec
 from kubesched.framework.events import ActionType, ClusterEvent
@@ -50,7 +50,8 @@ def enabled_plugin_names(profile: Profile, registry: Registry) -> set[str]:
         topology_aware=profile.topology_aware_workload_scheduling,
     )
     merged = merge_plugins(defaults, profile.plugins)
-    return {ref.name for plugin_set in merged.values() for ref in plugin_set.enabled}
+    placement = [profile.plugins.get(point, PluginSet()) for point in PLACEMENT_POINTS]
+    return {ref.name for plugin_set in (*merged.values(), *placement) for ref in plugin_set.enabled}
 
 
 def declared_resources(profiles: Iterable[Profile], registry: Registry) -> list[ResourceSpec]:

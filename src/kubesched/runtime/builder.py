@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubesched.apis.config import MULTI_POINT, WILDCARD, PluginRef, PluginSet, Profile
+from kubesched.apis.config import (
+    MULTI_POINT,
+    PLACEMENT_POINTS,
+    WILDCARD,
+    PluginRef,
+    PluginSet,
+    Profile,
+)
 from kubesched.apis.defaults import default_plugins, merge_plugins
 from kubesched.apis.gotext import go_quote
 from kubesched.errors import FatalError
@@ -43,6 +50,8 @@ POINT_PROTOCOLS: dict[str, type] = {
     "preBind": api.PreBindPlugin,
     "bind": api.BindPlugin,
     "postBind": api.PostBindPlugin,
+    "placementGenerate": PlacementGeneratePlugin,
+    "placementScore": PlacementScorePlugin,
 }
 
 # The order in which kube-scheduler's framework checks the points (`getExtensionPoints`).
@@ -59,6 +68,8 @@ _UPSTREAM_ORDER = (
     "permit",
     "preEnqueue",
     "queueSort",
+    "placementGenerate",
+    "placementScore",
 )
 
 
@@ -92,6 +103,7 @@ def build_framework(
         topology_aware=profile.topology_aware_workload_scheduling,
     )
     plugins = merge_plugins(defaults, profile.plugins)
+    plugins.update({point: profile.plugins.get(point, PluginSet()) for point in PLACEMENT_POINTS})
     builder = _Builder(profile=profile, registry=registry, plugins=plugins)
     instances = builder.instantiate(handle)
     points: dict[str, Any] = {
@@ -100,8 +112,6 @@ def build_framework(
     lists = PluginLists(
         **points,
         placement_feasible=builder.placement_plugins(instances, PlacementFeasiblePlugin),
-        placement_generate=builder.placement_plugins(instances, PlacementGeneratePlugin),
-        placement_score=builder.placement_plugins(instances, PlacementScorePlugin),
     )
     builder.check_invariants(lists)
     percentage = profile.percentage_of_nodes_to_score
@@ -215,17 +225,18 @@ class _Builder:
         return [instances[name] for name in names]
 
     def placement_plugins(self, instances: dict[str, Plugin], protocol: type) -> list[Any]:
-        """multiPoint plugins of a pod-group cycle's point (`protocol`): PlacementFeasible,
-        PlacementGenerate, PlacementScore (no extension point of their own in a kubesched
-        profile)."""
+        """multiPoint plugins of PlacementFeasible (`protocol`), which has no extension point
+        of its own in a profile, as upstream."""
         found = [instances[ref.name] for ref in self.plugins[MULTI_POINT].enabled]
         return [pl for pl in found if isinstance(pl, protocol)]
 
     def placement_score_weights(self, lists: PluginLists) -> dict[str, int]:
-        """Weights of the PlacementScore plugins, from multiPoint (unset: 1)."""
+        """Weights of the PlacementScore plugins: the point's entry wins over multiPoint's
+        (unset: 1)."""
         scorers = {plugin.name for plugin in lists.placement_score}
         weights: dict[str, int] = {}
-        for ref in self.plugins[MULTI_POINT].enabled:
+        refs = [*self.plugins["placementScore"].enabled, *self.plugins[MULTI_POINT].enabled]
+        for ref in refs:
             if ref.name in scorers and ref.name not in weights:
                 if ref.weight is not None and ref.weight < 0:
                     raise self.error(

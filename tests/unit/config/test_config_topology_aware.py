@@ -14,7 +14,7 @@ from kubesched.config import dump_config
 from kubesched.framework.listers import ClusterListers
 from kubesched.runtime import build_framework
 from kubesched.testing import FakeHandle
-from tests.unit.config.conftest import Load, LoadErrors
+from tests.unit.config.conftest import Load, LoadErrors, WriteFile
 
 BOTH = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
 
@@ -75,3 +75,45 @@ def test_the_framework_gets_the_placement_points(load: Load) -> None:
     assert not plain.topology_aware
     assert not plain.plugins.placement_generate
     assert not plain.plugins.placement_score
+
+
+def test_a_profile_may_set_the_placement_points(load: Load, write_config: WriteFile) -> None:
+    from kubesched.plugins import in_tree_registry  # noqa: PLC0415 - the full registry
+
+    path = write_config(
+        """
+        profiles:
+        - schedulerName: s
+          plugins:
+            placementScore:
+              enabled: [{name: PodGroupPodsCount, weight: 3}]
+            placementGenerate:
+              disabled: [{name: TopologyPlacementGenerator}]
+        """
+    )
+    profile = load([f"--config={path}", BOTH]).config.profiles[0]
+    handle = FakeHandle(listers=ClusterListers([SCHEDULING_PODGROUPS]))
+    fw = build_framework(profile=profile, registry=in_tree_registry(), handle=handle)
+    assert fw.plugins.placement_generate == []
+    assert fw.placement_score_weights == {"PodGroupPodsCount": 3}
+    document = yaml.safe_load(dump_config(load([f"--config={path}", BOTH]).config))
+    plugins = document["profiles"][0]["plugins"]
+    assert plugins["placementScore"] == {
+        "enabled": [{"name": "PodGroupPodsCount", "weight": 3}],
+    }
+
+
+def test_pod_group_post_filter_plugins_are_still_refused(
+    load_errors: LoadErrors, write_config: WriteFile
+) -> None:
+    path = write_config(
+        """
+        profiles:
+        - schedulerName: s
+          plugins:
+            podGroupPostFilter: {enabled: [{name: DefaultPreemption}]}
+        """
+    )
+    (error,) = load_errors([f"--config={path}", BOTH])
+    assert "podGroupPostFilter" in error
+    assert "kubesched has no such extension point" in error
