@@ -34,17 +34,18 @@ from kubesched.framework.placement_points import (
 from kubesched.model import SchedulingPodGroup
 from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.runtime import Framework
-from kubesched.runtime.placement_points import run_placement_generate, run_placement_score
+from kubesched.runtime.placement_points import (
+    PLACEMENT_GENERATE,
+    PLACEMENT_SCORE,
+    run_placement_generate,
+    run_placement_score,
+)
 from kubesched.scheduler.placement_metrics import FEASIBLE, INFEASIBLE, PlacementMetrics
 from kubesched.scheduler.podgroup_algorithm import (
     POD_GROUP_UNSCHEDULABLE,
     GroupResult,
     schedule_group,
 )
-
-PLACEMENT_GENERATE = "PlacementGenerate"
-PLACEMENT_SCORE = "PlacementScore"
-"""Upstream's extension point labels of `scheduler_framework_extension_point_duration_seconds`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,8 @@ def schedule_group_in_placements(
     """Place the group within the best of its placements (see the module docstring)."""
     nodes = list(run.snapshot.node_infos)
     started = time.perf_counter()
-    placements, status = run_placement_generate(fw.plugins.placement_generate, info, nodes)
+    generators, timings = fw.plugins.placement_generate, fw.plugin_metrics
+    placements, status = run_placement_generate(generators, info, nodes, metrics=timings)
     fw.observe(PLACEMENT_GENERATE, str(status.code), time.perf_counter() - started)
     if not status.is_success():
         return GroupResult(status, [])
@@ -153,7 +155,8 @@ def _best(
     assignments = [_assignments(placement, result) for placement, result in feasible]
     plugins, weights = fw.plugins.placement_score, fw.placement_score_weights
     started = time.perf_counter()
-    totals, status = run_placement_score(plugins, weights, info, assignments)
+    timings = fw.plugin_metrics
+    totals, status = run_placement_score(plugins, weights, info, assignments, metrics=timings)
     fw.observe(PLACEMENT_SCORE, str(status.code), time.perf_counter() - started)
     if not status.is_success():
         return GroupResult(status, [])

@@ -19,6 +19,7 @@ from kubesched.framework.placement_points import (
 from kubesched.model import ApiObject, SchedulingPodGroup
 from kubesched.runtime import FrameworkError
 from kubesched.runtime.placement_points import run_placement_generate, run_placement_score
+from kubesched.runtime.plugin_metrics import PluginMetrics
 from kubesched.testing import FakeHandle, build_test_framework, make_node
 
 GROUP = PodGroupInfo(
@@ -132,3 +133,16 @@ def test_a_profile_has_at_most_one_placement_generate_plugin() -> None:
     }
     with pytest.raises(FrameworkError, match="at most one placement generate plugin"):
         build_test_framework(handle=FakeHandle(), plugins=[_OtherGenerator], enabled=enabled)
+
+
+def test_plugin_calls_are_timed_at_upstreams_points() -> None:
+    metrics = PluginMetrics()
+    run_placement_generate([_Generator([Placement("a", NODES)])], GROUP, NODES, metrics=metrics)
+    scorer = _Normalizing("A", [1, 2], factor=10)
+    run_placement_score([scorer], {"A": 1}, GROUP, _assignments(2), metrics=metrics)
+    counts = {key: sum(series.counts) for key, series in metrics.durations.items()}
+    assert counts == {
+        ("Gen", "PlacementGenerate", "Success"): 1,
+        ("A", "PlacementScore", "Success"): 2,
+        ("A", "PlacementScoreExtensionNormalize", "Success"): 1,
+    }
