@@ -174,7 +174,7 @@ CORE_FLAGS = (
         KUBESCHED,
         "Shadow mode: decide where the single profile would put each pod of this other "
         "scheduler (e.g. default-scheduler), compare with where it put it, and write nothing "
-        "to the cluster (no leader election). See docs/operations.md, Shadow mode.",
+        "to the cluster (no leader election). See docs/replay.md, Shadow a live scheduler.",
     ),
     Flag("v", Kind.INT, LOGS, "Number for the log level verbosity. (default 0)", short="v"),
     Flag("logging-format", Kind.STRING, LOGS, "Sets the log format: text or json. (default text)"),
