@@ -265,3 +265,18 @@ def test_attributes_override_the_deprecated_policies() -> None:
     status = plugin_over([obj]).filter(CycleState(), candidate, node_for(obj))
 
     assert status == Status(Code.UNSCHEDULABLE, NO_POD)
+
+
+def test_a_device_the_node_does_not_report_never_aligns() -> None:
+    """An NRT object that disagrees with the node: a device the zones list but the node's
+    allocatable lacks is taken as absent (upstream's early verdict), whatever the zones say."""
+    obj = nrt(
+        "disagrees", [zone_named(0, {"cpu": "4", "memory": "4Gi", NIC: "4"})], policy=CONTAINER
+    )
+    node = node_for(nrt("disagrees", [zone_named(0, {"cpu": "4", "memory": "4Gi"})]))
+    candidate = pod({"cpu": "1", "memory": "1Gi", NIC: "1"})
+
+    status = plugin_over([obj]).filter(CycleState(), candidate, node)
+
+    assert status == Status(Code.UNSCHEDULABLE, NO_CONTAINER)
+    assert _verdict(pod({"cpu": "1", "memory": "1Gi", MISSING_NIC: "1"}), NODES[0]) == NO_CONTAINER
