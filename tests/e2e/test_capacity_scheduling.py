@@ -145,15 +145,32 @@ class Side:
 
     def app(self, namespace: str, name: str, replicas: int, priority_class: str = "") -> None:
         """`replicas` pods (as the README's nginx Deployments), on this side's nodes."""
-        amount = {self.pool.resource: self.pool.per_pod}
         for i in range(replicas):
-            pod = make_pod().name(f"{name}-{i}").scheduler(self.scheduler).req_named(amount)
-            body = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
-            if priority_class:
-                body["spec"]["priorityClassName"] = priority_class
-            body["spec"]["containers"][0]["resources"]["limits"] = amount
-            body["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet finishes a deletion
-            self.api.create(body, namespace=namespace)
+            self.pod(namespace, f"{name}-{i}", priority_class=priority_class)
+
+    def pod(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        priority_class: str = "",
+        node: str = "",
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        """One pod of the pool's size on this side's nodes (on `node` of them when given)."""
+        amount = {self.pool.resource: self.pool.per_pod}
+        pod = make_pod().name(name).scheduler(self.scheduler).req_named(amount)
+        pod = pod.node_selector(**{SIDE_LABEL: self.prefix})
+        if node:
+            pod = pod.node_selector(**{"kubernetes.io/hostname": f"{self.prefix}-{node}"})
+        for key, value in (labels or {}).items():
+            pod = pod.label(key, value)
+        body = pod.obj()
+        if priority_class:
+            body["spec"]["priorityClassName"] = priority_class
+        body["spec"]["containers"][0]["resources"]["limits"] = amount
+        body["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet finishes a deletion
+        self.api.create(body, namespace=namespace)
 
     def pods(self, namespace: str) -> list[dict[str, Any]]:
         return self.api.list("Pod", namespace=namespace)
@@ -318,4 +335,46 @@ def test_a_quota_over_its_min_preempts_only_its_own_lower_priority_pods(
         " ElasticQuota QUOTA1 is more than Max."
     )
     assert expected == (3, 1, Counter({refusal: 1}))
+    assert got == expected
+
+
+def _budget(side: Side) -> tuple[dict[str, bool], dict[str, bool], list[str], str]:
+    """quota1's pods `a1`, `a2` (a PodDisruptionBudget protects them: no disruption allowed)
+    fill node n1, `a3` half of n2, quota2's `b1` the rest; quota2's `b2` reclaims. Evicting
+    one protected pod would do on n1, `a3` on n2: the budget decides for n2."""
+    _quotas(side)
+    pdb = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "db"},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "db"}}},
+    }
+    side.api.create(pdb, namespace=side.quota1)
+    for name, node in (("a1", "n1"), ("a2", "n1")):
+        side.pod(side.quota1, name, node=node, labels={"app": "db"})
+    side.pod(side.quota1, "a3", node="n2")
+    wait_for(lambda: side.bound(side.quota1), until=lambda n: n == 3, message="a1-a3 bound")
+    side.pod(side.quota2, "b1", node="n2")
+    wait_for(lambda: side.bound(side.quota2), until=lambda n: n == 1, message="b1 bound")
+    side.pod(side.quota2, "b2")
+    wait_for(lambda: side.bound(side.quota2), until=lambda n: n == 2, message="b2 reclaimed")
+    victims = [e.regarding_name for e in side.api.events(side.quota1, reason="Preempted")]
+    placed = {
+        p["metadata"]["name"]: node_name(p).removeprefix(f"{side.prefix}-")
+        for p in side.pods(side.quota2)
+    }
+    left = {p["metadata"]["name"]: is_bound(p) for p in side.pods(side.quota1)}
+    return left, {name: node == "n2" for name, node in placed.items()}, victims, placed["b2"]
+
+
+@pytest.mark.parametrize("sides", [CPUS], ids=["cpu"], indirect=True)
+def test_reclaiming_spares_pods_a_disruption_budget_protects(sides: tuple[Side, Side]) -> None:
+    sp, ks = sides
+    sp.nodes()
+    ks.nodes()
+    expected = _budget(sp)
+    sp.delete_quotas()
+    got = _budget(ks)
+
+    assert expected == ({"a1": True, "a2": True}, {"b1": True, "b2": True}, ["a3"], "n2")
     assert got == expected
