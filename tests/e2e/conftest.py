@@ -24,6 +24,7 @@ from collections.abc import Callable, Generator, Iterator
 import pytest
 
 from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
+from kubesched.localcluster.binaries import ensure_scheduler_plugins
 from kubesched.localcluster.flags import GENERIC_WORKLOAD_APISERVER_ARGS
 from kubesched_conformance.binary import ensure_conformance_binary
 from tests.e2e.harness import (
@@ -46,12 +47,18 @@ CONFORMANCE_TEST = "test_conformance_slice.py"
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Build the binaries (once, cached) before any e2e test runs, outside test timeouts;
-    the conformance specs' test binary too when its test is collected (~5 min cold)."""
+    the conformance specs' test binary too when its test is collected (~5 min cold), and
+    scheduler-plugins' scheduler and controller when a collected module sets
+    `USES_SCHEDULER_PLUGINS = True` (~5 min cold)."""
     if "binaries_error" in _state or not any("e2e" in item.path.parts for item in items):
         return
     _build(config, ensure_binaries, error_key="binaries_error")
     if any(item.path.name == CONFORMANCE_TEST for item in items):
         _build(config, ensure_conformance_binary, error_key="conformance_error")
+    if any(
+        getattr(getattr(item, "module", None), "USES_SCHEDULER_PLUGINS", False) for item in items
+    ):
+        _build(config, ensure_scheduler_plugins, error_key="scheduler_plugins_error")
 
 
 def _build(config: pytest.Config, build: Callable[[], object], *, error_key: str) -> None:
