@@ -39,6 +39,8 @@ from tests.e2e.harness.scheduler_plugins import (
     start_scheduler_plugins_controller,
 )
 
+USES_SCHEDULER_PLUGINS = True
+"""tests/e2e/conftest.py builds scheduler-plugins' binaries at collection, outside timeouts."""
 SP, KS = "sp-cosched", "ks-cosched"
 SIDE_LABEL = "parity.kubesched.io/side"
 PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"

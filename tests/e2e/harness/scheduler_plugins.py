@@ -5,6 +5,8 @@ on the worker's local cluster: the second oracle of the side-by-side tests.
         install_scheduler_plugins_crds, scheduler_plugins, start_scheduler_plugins,
     )
 
+    USES_SCHEDULER_PLUGINS = True   # conftest builds the binaries at collection (~5 min cold)
+
     @pytest.fixture(scope="module")
     def oracle(local_cluster, api):
         install_scheduler_plugins_crds(api)          # PodGroup + ElasticQuota, pinned
@@ -35,7 +37,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from kubesched.localcluster import LocalCluster, Process
+import pytest
+
+from kubesched.localcluster import LocalCluster, LocalClusterError, Process
 from kubesched.localcluster import scheduler_plugins as splugins
 from kubesched.localcluster.binaries import SchedulerPlugins, ensure_scheduler_plugins
 from tests.e2e.harness.api import ApiClient, ApiError
@@ -46,8 +50,13 @@ GROUP_PATH = "/apis/scheduling.x-k8s.io/v1alpha1"
 
 
 def binaries() -> SchedulerPlugins:
-    """scheduler-plugins' scheduler and controller, from the cache (built there when missing)."""
-    return ensure_scheduler_plugins()
+    """scheduler-plugins' scheduler and controller, from the cache (built there when missing;
+    tests/e2e/conftest.py builds them at collection for modules that set
+    `USES_SCHEDULER_PLUGINS = True`); a build that fails fails the test in one line."""
+    try:
+        return ensure_scheduler_plugins()
+    except LocalClusterError as error:
+        pytest.fail(f"no scheduler-plugins binaries: {error}", pytrace=False)
 
 
 def install_scheduler_plugins_crds(api: ApiClient) -> None:
