@@ -38,6 +38,7 @@ from kubesched.manifests import (
 from kubesched.manifests.chart import chart_files, write_chart
 from kubesched.manifests.options import unpublished_image_notice
 from kubesched.manifests.rbac import resource_rules
+from kubesched.manifests.shadow import refuse_shadow_chart
 from kubesched.plugins import config_resources, in_tree_resources
 
 PROG = "kubesched manifests"
@@ -92,6 +93,7 @@ def main(argv: list[str]) -> int:
             plugin_resources=tuple(config_resources(config)),
         )
         if own.helm_chart:
+            refuse_shadow_chart(config)
             folder = Path(own.helm_chart)
             return _write_chart(folder, config, options, notices, overwrite=own.overwrite)
         text = _render(config, options, crds_only=own.crds_only)

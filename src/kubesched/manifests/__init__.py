@@ -44,6 +44,7 @@ from kubesched.manifests.options import (
 from kubesched.manifests.preemption import preemption_enabled, volumes_enabled
 from kubesched.manifests.rbac import rbac_objects
 from kubesched.manifests.render import to_yaml
+from kubesched.manifests.shadow import shadow_manifests
 from kubesched.manifests.workload import config_map, deployment
 
 __all__ = [
@@ -62,7 +63,10 @@ def build_manifests(
     config: KubeSchedulerConfiguration, options: ManifestOptions
 ) -> list[dict[str, Any]]:
     """The objects deploying `config` (a completed config, its Lease name and namespace
-    filled in); ManifestError when they could not work."""
+    filled in); ManifestError when they could not work. With `shadow_scheduler_name`, a
+    shadow's objects (`kubesched.manifests.shadow`: read-only RBAC, no Lease, one replica)."""
+    if config.shadow_scheduler_name:
+        return shadow_manifests(config, options, build_manifests)
     conflicts = default_scheduler_conflicts(config)
     if conflicts:
         raise ManifestError(conflicts[0])
