@@ -54,8 +54,8 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     add(
         "--with-crds",
         action="store_true",
-        help="also print the CustomResourceDefinitions plugins read (the PodGroup CRD of "
-        "scheduler-plugins' Coscheduling)",
+        help="also print the CustomResourceDefinitions plugins read (scheduler-plugins' "
+        "ElasticQuota and PodGroup, for CapacityScheduling and Coscheduling)",
     )
     add(
         "--crds-only",

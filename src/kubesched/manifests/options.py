@@ -112,8 +112,9 @@ class ManifestOptions:
     """More PolicyRules for the ClusterRole, as they are (the chart's `rbac.extraRules`: with
     `--helm-chart`, the rules of what plugin modules declare, which a template cannot derive)."""
     with_crds: bool = False
-    """Also emit the CustomResourceDefinitions of the CRDs kubesched's plugins read (the
-    PodGroup of scheduler-plugins' Coscheduling), for clusters that lack them."""
+    """Also emit the CustomResourceDefinitions of the CRDs kubesched's plugins read
+    (scheduler-plugins' ElasticQuota and PodGroup, for CapacityScheduling and Coscheduling),
+    for clusters that lack them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,7 +131,8 @@ def _rbac(options: ManifestOptions) -> Group:
         key="rbac",
         doc="The ClusterRole grants what the profiles and feature gates enable (as\n"
         "`kubesched manifests`): the volume plugins' objects, the PodGroups of Coscheduling\n"
-        "and of the GenericWorkload gate, and preemption's; these values add to it.",
+        "and of the GenericWorkload gate, CapacityScheduling's ElasticQuotas, and\n"
+        "preemption's; these values add to it.",
         children=(
             Leaf(
                 key="preemption",
