@@ -23,6 +23,8 @@ from kubesched.testing import make_node, make_pod
 from tests.e2e.conftest import TOPOLOGY_GATES
 from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
 from tests.e2e.test_gang_native_preemption import _nominations, _terminating, classes
+from tests.e2e.test_metrics_parity import families
+from tests.e2e.test_serving import https_get
 
 __all__ = ["classes"]  # the PriorityClasses fixture, shared with test_gang_native_preemption
 
@@ -143,7 +145,33 @@ def _reasons(api: ApiClient, ns: str, pods: list[str]) -> list[str]:
     return sorted(found)
 
 
-def test_a_gang_that_fits_one_rack_only_binds_there(api: ApiClient, both: dict[str, str]) -> None:
+PLACEMENT_FAMILIES = (
+    "scheduler_generated_placements",
+    "scheduler_placement_evaluations",
+    "scheduler_placement_evaluation_duration_seconds",
+)
+
+
+def _same_placement_metrics(request: pytest.FixtureRequest, token: str, oracle_port: int) -> None:
+    """kubesched's /metrics has upstream's placement families with kube-scheduler's type,
+    label names and buckets (families sampled upstream, such as the per-plugin durations,
+    may not have shown up yet after one cycle: `test_gang_native_preemption` compares the
+    rest)."""
+    (ours_proc,) = request.node.kubesched_processes
+    ours = families(https_get(ours_proc.port, "/metrics", token)[1])
+    theirs = families(https_get(oracle_port, "/metrics", token)[1])
+    for name in PLACEMENT_FAMILIES:
+        assert name in theirs, f"kube-scheduler has no {name}"
+        assert ours.get(name) == theirs[name], name
+
+
+def test_a_gang_that_fits_one_rack_only_binds_there(
+    api: ApiClient,
+    both: dict[str, str],
+    oracle: int,
+    local_cluster: LocalCluster,
+    request: pytest.FixtureRequest,
+) -> None:
     # Rack a: 2 cpu, rack b: 2 + 2 cpu, rack c: 1 cpu; the gang needs 4.
     _seen_nodes(api, both, _racks(api, {"a": ["2"], "b": ["2", "2"], "c": ["1"]}))
     for scheduler, ns in both.items():
@@ -168,6 +196,7 @@ def test_a_gang_that_fits_one_rack_only_binds_there(api: ApiClient, both: dict[s
         for s, ns in both.items()
     }
     assert conditions[OURS] == conditions[ORACLE] == ("True", "Scheduled", "")
+    _same_placement_metrics(request, local_cluster.admin_token, oracle)
 
 
 def test_a_gang_that_fits_no_rack_binds_nowhere_and_says_why(
