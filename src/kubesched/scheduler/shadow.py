@@ -14,7 +14,10 @@ reason Unschedulable), the decision is compared with it before the cache counts 
 (`shadow_compare.classify`), counted in `kubesched_shadow_decisions_total{profile,agreement}`
 and, unless they agree, logged at info level with both nodes and kubesched's scores of them.
 A decision made against a cache that has changed since (other pods bound meanwhile) is made
-again first, so that both schedulers are judged on the same cluster.
+again first, so that both schedulers are judged on the same cluster. A kept decision holds the
+chosen node only (a few bytes per waiting pod, whatever the cluster's size): when the other
+scheduler chose another node, the cycle is run again on the same cache for the scores of both
+(the top-score ties among them) before classifying.
 
 Nothing here writes to the cluster; every API client of a shadow process is read-only
 besides (`kubesched.kube.read_only`).
@@ -108,7 +111,7 @@ class ShadowScheduler:
             pod = qpi.pod
             try:
                 if not pod.deleting:
-                    self._decisions[pod.uid] = self.decide(pod)
+                    self._decisions[pod.uid] = self.decide(pod).compact()
             except Exception:  # the loop never dies because of one pod
                 log.exception("shadow cycle crashed", extra=kv(pod=pod.key))
             finally:
@@ -165,7 +168,11 @@ class ShadowScheduler:
         other scheduler left it; `real_node`: its node, "" when unschedulable."""
         decision = self._decisions.pop(pending.uid, None)
         self._cache.update_snapshot(self._snapshot)
-        if decision is None or decision.generation != self._snapshot.generation:
+        if (
+            decision is None
+            or decision.generation != self._snapshot.generation
+            or _needs_scores(decision, real_node)
+        ):
             decision = self.decide(pending)
         agreement = classify(decision, real_node)
         self._counter.labels(self._profile, agreement.value).inc()
@@ -191,6 +198,12 @@ class ShadowScheduler:
         if not real_node and pod.scheduled_condition is not None:
             details["schedulerReason"] = pod.scheduled_condition[2]
         log.info(DISAGREEMENT, extra=kv(**details))
+
+
+def _needs_scores(decision: Decision, real_node: str) -> bool:
+    """Two different nodes: the comparison (a tie?) and the log need the cycle's scores,
+    which a kept decision does not hold (`Decision.compact`)."""
+    return bool(decision.node and real_node) and decision.node != real_node
 
 
 def _newly_unschedulable(old: Pod, new: Pod) -> bool:

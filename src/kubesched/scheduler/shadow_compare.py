@@ -55,6 +55,10 @@ class Decision:
     reason: str = ""
     """Why no node fits (the FitError's message), when `node` is ""."""
 
+    def compact(self) -> Decision:
+        """The decision without its scores (kept while the other scheduler decides)."""
+        return Decision(node=self.node, generation=self.generation, reason=self.reason)
+
     def score_of(self, node: str) -> str:
         """The node's total score as logged: a number, or why there is none."""
         if node in self.scores:
