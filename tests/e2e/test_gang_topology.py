@@ -7,8 +7,10 @@ scheduler gets its own nodes, labelled with a rack key of its own
 (`e2e.kubesched.io/rack-<profile>`), and its PodGroup's `schedulingConstraints.topology`
 names that key: the placements each one generates hold its own nodes only, so both see the
 same shape of cluster. Where upstream is deterministic they must agree: a gang that fits one
-rack only binds there on both; a gang that fits no rack binds nowhere, with the same
-FailedScheduling texts and the same PodGroup condition on both.
+rack (or one zone) only binds there on both; a gang that fits no rack, or names a key no node
+carries, binds nowhere, with the same FailedScheduling texts and PodGroup condition on both;
+a gang that needs preemption evicts the same pods; a gang without a constraint is one
+placement of all nodes.
 """
 
 from __future__ import annotations
@@ -79,25 +81,31 @@ def _racks(api: ApiClient, racks: dict[str, list[str]], zones: dict[str, str] | 
 
 
 def _gang(
-    api: ApiClient, scheduler: str, ns: str, size: int, *, key: str = "", name: str = "train"
+    api: ApiClient,
+    scheduler: str,
+    ns: str,
+    size: int,
+    *,
+    key: str | None = "",
+    name: str = "train",
+    rack: str = "",
 ) -> list[str]:
     """A PodGroup `name` (minCount `size`, within one domain of `key`, the scheduler's rack
-    key by default) and its `size` members of 1 cpu."""
-    key = key or _rack_key(scheduler)
-    body = {
-        "apiVersion": "scheduling.k8s.io/v1beta1",
-        "kind": "PodGroup",
-        "metadata": {"name": name},
-        "spec": {
-            "schedulingPolicy": {"gang": {"minCount": size}},
-            "schedulingConstraints": {"topology": [{"key": key}]},
-        },
-    }
+    key by default, None: no constraint) and its `size` members of 1 cpu (on `rack` only,
+    if given, by nodeSelector)."""
+    spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": size}}}
+    if key is not None:
+        key = key or _rack_key(scheduler)
+        spec["schedulingConstraints"] = {"topology": [{"key": key}]}
+    body = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "spec": spec}
+    body["metadata"] = {"name": name}
     created = api.request("POST", PG_PATH.format(ns=ns), body=body)
-    assert created["spec"]["schedulingConstraints"]["topology"] == [{"key": key}]
+    assert created["spec"].get("schedulingConstraints") == spec.get("schedulingConstraints")
     names = [f"{name}-{i}" for i in range(size)]
     for pod_name in names:
         pod = make_pod().name(pod_name).scheduler(scheduler).pod_group(name).req(cpu="1")
+        if rack:
+            pod = pod.node_selector(**{_rack_key(scheduler): rack})
         api.create(pod.obj(), namespace=ns)
     return names
 
@@ -349,3 +357,24 @@ def test_a_gang_preempts_within_the_only_rack_that_can_hold_it(
             timeout=40,
             message=f"{scheduler} binds the gang on rack a",
         )
+
+
+def test_with_the_gate_a_gang_without_constraint_is_one_placement_of_all_nodes(
+    api: ApiClient, both: dict[str, str]
+) -> None:
+    # One node of 2 cpu per scheduler; 3 members that may only go there (nodeSelector).
+    _seen_nodes(api, both, _racks(api, {"a": ["2"]}))
+    members = {s: _gang(api, s, ns, 3, key=None, rack="a") for s, ns in both.items()}
+    reasons = {s: _reasons(api, ns, members[s]) for s, ns in both.items()}
+    assert reasons[OURS] == reasons[ORACLE]
+    conditions = {
+        s: wait_for(lambda ns=ns: _condition(api, ns), message=f"{s}'s condition")
+        for s, ns in both.items()
+    }
+    assert conditions[OURS] == conditions[ORACLE]
+    ours = conditions[OURS]
+    assert ours is not None
+    assert ours[2].startswith(
+        "pod group is unschedulable, 0/1 placements are available, first placement status: "
+        "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"
+    )
