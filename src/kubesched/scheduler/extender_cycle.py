@@ -69,6 +69,8 @@ class Extenders:
     ) -> ScheduleResult:
         """`runtime.schedule_pod` with the extenders (same errors: NoNodesAvailableError,
         FitError after PostFilter, SchedulingError)."""
+        if log.isEnabledFor(V(3)):
+            log.log(V(3), "Attempting to schedule pod", extra=kv(pod=pod.key))
         nodes = snapshot.node_infos
         if not nodes:
             raise NoNodesAvailableError
