@@ -139,10 +139,9 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
         """The PlacementScore plugins' weights (`build_framework`)."""
 
     def consult_extenders(self, name: str) -> None:
-        """This profile's pods also go to extenders (`scheduler.extender_cycle`). As upstream
-        for a framework with extenders: no pod signatures, so no OpportunisticBatching; and
-        a pod they rejected (`name` among its rejecting plugins) is requeued by any cluster
-        event (upstream's `defaultEnqueueExtension`)."""
+        """Pods also go to extenders (`scheduler.extender_cycle`): as upstream, no batching
+        (no signatures), and any cluster event requeues a pod they rejected (`name` among
+        its rejecting plugins: upstream's `defaultEnqueueExtension`)."""
         self.batch = None
         anything = (ClusterEventWithHint(WILDCARD_EVENT),)
         registrations = {**self._enqueue_events, name: anything}
