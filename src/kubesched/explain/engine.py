@@ -192,7 +192,7 @@ class _Run:
             self.scores[node.name] = (row, result.totals[index])
 
     def post_filter(self) -> None:
-        """When nothing fits: PostFilter (preemption), as the scheduler's `_run_post_filter`."""
+        """When nothing fits: PostFilter (preemption), as `runtime.schedule.run_post_filter`."""
         if self.error or self.feasible or not self.nodes or not self.fw.has_post_filter_plugins:
             return
         handle = self.fw.handle
