@@ -28,11 +28,11 @@ import pytest
 import yaml
 
 from kubesched.localcluster import LocalCluster
-from kubesched.manifests.crds import pod_group_crd
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, assert_stays, is_bound, unschedulable_message, wait_for
 from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
 from tests.e2e.harness.scheduler_plugins import (
     install_scheduler_plugins_crds,
     scheduler_plugins,
@@ -96,9 +96,9 @@ def _ks_config(path: Path, kubeconfig: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def pinned_crd(api: ApiClient) -> Iterator[None]:
-    """scheduler-plugins' own PodGroup CRD for this module; afterwards the one found before,
-    else kubesched's (`kubesched manifests --with-crds`, which the other modules install and
-    whose `status.scheduled` they read), is put in its place."""
+    """scheduler-plugins' own PodGroup CRD for this module; afterwards kubesched's
+    (`kubesched manifests --with-crds`, which the other modules install and whose
+    `status.scheduled` they read) is put in its place."""
     before = api.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
     found = [c for c in before["items"] if c["metadata"]["name"] == CRD_NAME]
     if found:
@@ -106,11 +106,7 @@ def pinned_crd(api: ApiClient) -> Iterator[None]:
         wait_for(lambda: _crd_gone(api), message="the previous PodGroup CRD removed")
     install_scheduler_plugins_crds(api)
     yield
-    restored = found[0] if found else pod_group_crd()
-    current = api.request("GET", CRD_PATH)
-    body = {**restored, "metadata": {**restored["metadata"]}}
-    body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-    api.request("PUT", CRD_PATH, body=body)
+    kubesched_pod_group_crd_in_place(api)
 
 
 def _crd_gone(api: ApiClient) -> bool:
