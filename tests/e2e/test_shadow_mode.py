@@ -31,7 +31,7 @@ from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.scheduler.shadow_report import disagreements_from_log
 from kubesched.server.shadow_setup import ELECTION_OFF
 from kubesched.testing import make_node, make_pod
-from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness import ApiClient, is_bound, is_unschedulable, wait_for
 from tests.e2e.harness.kubesched import KubeschedProcess
 from tests.e2e.harness.own_cluster import admin_client, own_cluster
 
@@ -194,12 +194,24 @@ def decision_counts(proc: KubeschedProcess) -> dict[str, int]:
     return {agreement: int(float(value)) for agreement, value in re.findall(pattern, text)}
 
 
-def wait_compared(proc: KubeschedProcess) -> dict[str, int]:
+def wait_compared(proc: KubeschedProcess, pods: int = PODS) -> dict[str, int]:
     return wait_for(
         lambda: decision_counts(proc),
-        until=lambda counts: sum(counts.values()) >= PODS,
+        until=lambda counts: sum(counts.values()) >= pods,
         timeout=30,
-        message=f"the shadow compares all {PODS} pods",
+        message=f"the shadow compares all {pods} pods",
+    )
+
+
+def create_too_big(api: ApiClient, namespace: str) -> None:
+    """A pod no node can hold: kube-scheduler marks it PodScheduled=False (Unschedulable)."""
+    pod = make_pod().name("too-big").namespace(namespace).scheduler("default-scheduler")
+    api.create(pod.req(cpu="64").obj())
+    wait_for(
+        lambda: api.get("Pod", "too-big", namespace=namespace),
+        until=is_unschedulable,
+        timeout=30,
+        message="kube-scheduler finds no node for too-big",
     )
 
 
@@ -281,13 +293,15 @@ def test_default_profile_agrees_and_writes_nothing(bench: Bench) -> None:
     proc = bench.start(*run_args(COMMANDS[0]), name="shadow", kubeconfig=bench.kubeconfig)
     assert proc.log().count(ELECTION_OFF) == 1
     placed = place_pods(api, namespace, seed=44)
-    counts = wait_compared(proc)
+    create_too_big(api, namespace)
+    counts = wait_compared(proc, PODS + 1)
     agreeing = counts.get("same-node", 0) + counts.get("tie", 0)
     print(f"default profile: {counts}")
-    assert sum(counts.values()) == PODS
+    assert counts.get("both-unschedulable") == 1, counts
+    assert sum(counts.values()) == PODS + 1
     assert agreeing >= 0.99 * PODS, (counts, proc.log())
     report = run_report(proc, bench.cluster)
-    assert f"{PODS} decisions compared, {agreeing} agree" in report
+    assert f"{PODS + 1} decisions compared, {agreeing + 1} agree" in report
     assert_wrote_nothing(api, namespace, placed, bench.audit_log)
 
 
