@@ -36,6 +36,7 @@ from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, node_name, unschedulable_message, wait_for
 from tests.e2e.harness.kubesched import start_kubesched
+from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
 from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds, scheduler_plugins
 
 SP, KS = "sp-capacity", "ks-capacity"
@@ -83,6 +84,9 @@ def schedulers(
             yield
         finally:
             proc.stop()
+    # The PodGroup CRD installed above is scheduler-plugins'; the modules after this one on
+    # the worker read kubesched's status writer through kubesched's.
+    kubesched_pod_group_crd_in_place(api)
 
 
 @dataclass(frozen=True)

@@ -304,6 +304,33 @@ def _generic(text: str) -> str:
     return re.sub(r"-\d+\b", "-N", text.replace(V135_DRA_POSTFILTER, ""))
 
 
+def test_two_gangs_for_the_room_of_one_never_split_it_on_either(
+    sides: tuple[Side, Side],
+) -> None:
+    """QueueSort keeps each group's members together: one gang completes, the other binds
+    none (which one wins is the queue's order, not compared)."""
+    _both(sides, lambda s: s.nodes(a="2", b="1"))
+    _both(sides, lambda s: s.group("one", 3))
+    _both(sides, lambda s: s.group("two", 3))
+    _both(sides, lambda s: s.members("one", 3))
+    _both(sides, lambda s: s.members("two", 3))
+    for side in sides:
+        wait_for(side.bound, until=lambda n: n == 3, timeout=20, message=f"{side.scheduler}: 3")
+    assert_stays(
+        lambda: [sorted(_bound_by_group(s).values()) for s in sides],
+        holds=lambda found: found == [[0, 3], [0, 3]],
+        duration=2,
+    )
+
+
+def _bound_by_group(side: Side) -> Counter[str]:
+    groups = Counter({"one": 0, "two": 0})
+    for pod in side.pods():
+        if is_bound(pod):
+            groups[pod["metadata"]["labels"][POD_GROUP_LABEL]] += 1
+    return groups
+
+
 def test_a_permit_timeout_rejects_the_group_with_the_same_text(sides: tuple[Side, Side]) -> None:
     _both(sides, lambda s: s.nodes(a="4"))
     _both(sides, lambda s: s.group("late", 3, scheduleTimeoutSeconds=2))

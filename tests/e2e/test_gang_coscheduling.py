@@ -14,14 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
-from kubesched.manifests.crds import pod_group_crd
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
 from kubesched.testing import make_node, make_pod
-from tests.e2e.harness import ApiClient, ApiError, is_bound, unschedulable_message, wait_for
+from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
+from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
 
 SCHEDULER = "gang-scheduler"
 PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"
-CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 ELECTION = (
     "--leader-elect-lease-duration=4s",
     "--leader-elect-renew-deadline=3s",
@@ -31,18 +30,9 @@ ELECTION = (
 
 @pytest.fixture(scope="module")
 def podgroup_crd(api: ApiClient) -> None:
-    """The PodGroup CRD installed (and served) once for this module's tests."""
-    crd = pod_group_crd()
-    try:
-        api.request("POST", CRD_PATH, body=crd)
-    except ApiError as error:
-        if error.status != 409:
-            raise
-    wait_for(
-        lambda: api.request("GET", "/apis/scheduling.x-k8s.io/v1alpha1"),
-        until=lambda doc: any(r["name"] == "podgroups" for r in doc["resources"]),
-        message="the PodGroup CRD is served",
-    )
+    """kubesched's PodGroup CRD installed (and served) once for this module's tests, in place
+    of scheduler-plugins' pinned one if a module before installed that."""
+    kubesched_pod_group_crd_in_place(api)
 
 
 def _config(tmp_path: Path, namespace: str, kubeconfig: Path) -> str:
