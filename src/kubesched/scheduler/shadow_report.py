@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from kubesched.errors import FatalError
 from kubesched.scheduler.shadow import DECISIONS_METRIC, DISAGREEMENT
 from kubesched.scheduler.shadow_compare import AGREEING, Agreement
 
 _PAIR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 
 
-class ReportError(ValueError):
+class ReportError(FatalError, ValueError):
     """Input the report cannot read; the message is one line naming the fix."""
 
 
