@@ -271,6 +271,16 @@ def test_a_gang_that_fits_one_zone_only_binds_there_and_one_without_domain_nowhe
     ours = conditions[OURS]
     assert ours is not None
     assert ours[:2] == ("False", "Unschedulable")
+    for scheduler in SCHEDULERS:  # rack y's node gets the key: the lost gang binds there
+        labels = {f"e2e.kubesched.io/block-{scheduler}": "b1"}
+        api.patch("Node", f"{scheduler}-y0", {"metadata": {"labels": labels}})
+    for scheduler, ns in both.items():
+        wait_for(
+            lambda ns=ns: _racks_bound(api, ns),
+            until=lambda bound: bound.count("y") == 2,
+            timeout=40,
+            message=f"{scheduler} binds the lost gang once a node has its key",
+        )
 
 
 def _filler(api: ApiClient, ns: str, name: str, node: str, klass: str) -> None:

@@ -87,7 +87,10 @@ def schedule_group_in_placements(
     placements, status = run_placement_generate(generators, info, nodes, metrics=timings)
     fw.observe(PLACEMENT_GENERATE, str(status.code), time.perf_counter() - started)
     if not status.is_success():
-        return GroupResult(status, [])
+        # No rejecting plugin, as upstream's members of a group that failed before any
+        # placement was tried: they are retried after their backoff (a node labelled since
+        # is then seen), not only when the plugin's (unregistered) events come.
+        return GroupResult(Status(status.code, *status.reasons), [])
     if run.metrics is not None:
         run.metrics.record_generated(fw.profile_name, len(placements))
     feasible: list[tuple[Placement, GroupResult]] = []

@@ -146,7 +146,6 @@ def test_no_node_with_the_topology_key_leaves_no_placement() -> None:
     result = _Cluster({"a1": ("8", {})}).place(_group(2, key="example.com/block"), 2)
     assert result.status.code is Code.UNSCHEDULABLE
     assert result.status.message == "no feasible placements found"
-    assert result.status.plugin == "TopologyPlacementGenerator"
     assert result.members == []
 
 
@@ -176,3 +175,9 @@ def test_the_points_are_timed_and_the_placements_counted() -> None:
     assert sample("scheduler_generated_placements_total", profile) == 3
     assert sample("scheduler_placement_evaluations_total", {"result": "feasible", **profile}) == 2
     assert sample("scheduler_placement_evaluations_total", {"result": "infeasible", **profile}) == 1
+
+
+def test_no_placement_names_no_rejecting_plugin_so_the_members_back_off() -> None:
+    result = _Cluster({"a1": ("8", {})}).place(_group(2, key="example.com/block"), 2)
+    assert result.status.message == "no feasible placements found"
+    assert result.status.plugin == ""
