@@ -181,3 +181,15 @@ def test_no_placement_names_no_rejecting_plugin_so_the_members_back_off() -> Non
     result = _Cluster({"a1": ("8", {})}).place(_group(2, key="example.com/block"), 2)
     assert result.status.message == "no feasible placements found"
     assert result.status.plugin == ""
+
+
+def test_scheduled_members_are_the_bound_and_the_assumed_with_their_nodes() -> None:
+    cluster = _Cluster({"a1": ("4", {RACK: "a"}), "b1": ("4", {RACK: "b"})})
+    pods = {name: make_pod().name(name).namespace("ns").uid(name) for name in ("x", "y", "z")}
+    cluster.handle.listers.pods.on_add(pods["x"].pod_group("pg").node("a1").model())
+    assumed = pods["y"].pod_group("pg").model()
+    cluster.handle.listers.pods.on_add(assumed)
+    cluster.cache.assume_pod(assumed, "b1")
+    cluster.handle.listers.pods.on_add(pods["z"].pod_group("other").node("a1").model())
+    members = scheduled_members(cluster.fw, cluster.cache, _group(2))
+    assert sorted((m.pod.name, m.node_name) for m in members) == [("x", "a1"), ("y", "b1")]
