@@ -43,8 +43,10 @@ from kubesched.plugins.capacity_scheduling.core import (
     PRE_FILTER_KEY,
     SNAPSHOT_KEY,
     QuotaBook,
+    QuotaSnapshot,
     pre_filter,
 )
+from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
 from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
 from kubesched.plugins.helper.args import no_args
@@ -69,12 +71,15 @@ class CapacityScheduling:
         quotas = declared_lister(handle, ELASTIC_QUOTAS)
         self._pdbs = declared_lister(handle, POD_DISRUPTION_BUDGETS)
         self.book = QuotaBook(quotas)
-        quotas.subscribe(self.book.quota_changed)
-        handle.pod_lister().subscribe(self.book.pod_changed)
-        for quota in quotas.list():
-            self.book.quota_changed(None, quota)
-        for pod in handle.pod_lister().list():
-            self.book.pod_changed(None, pod)
+        self.fair = FairShare()
+        for on_quota in (self.book.quota_changed, self.fair.quota_changed):
+            quotas.subscribe(on_quota)
+            for quota in quotas.list():
+                on_quota(None, quota)
+        for on_pod in (self.book.pod_changed, self.fair.demand.pod_changed):
+            handle.pod_lister().subscribe(on_pod)
+            for pod in handle.pod_lister().list():
+                on_pod(None, pod)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
@@ -86,10 +91,15 @@ class CapacityScheduling:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         snapshot = self.book.snapshot()
+        effective = self.fair.effective(snapshot.infos, pod, nodes)
+        if effective is not None:
+            snapshot = QuotaSnapshot(effective)
         state.write(SNAPSHOT_KEY, snapshot)
         nominated = self._nominated(nodes) if pod.namespace in snapshot.infos else []
         pre, refusal = pre_filter(pod, snapshot.infos, nominated)
         state.write(PRE_FILTER_KEY, pre)
+        if effective is not None and refusal:
+            refusal = share_refusal(pod, self.book.infos, pre, refusal)
         return Status(Code.UNSCHEDULABLE, refusal) if refusal else None
 
     def _nominated(self, nodes: Sequence[NodeInfo]) -> list[Pod]:
