@@ -1,12 +1,12 @@
 """`kubesched replay`: replay a recorded trace in process against configurations.
 
     kubesched replay TRACE [--config A.yaml --config B.yaml ...] [--plugin-module m ...]
-                     [--json out.json] [--seed N]
+                     [--json out.json] [--html report.html] [--seed N]
 
 No API server: each configuration's production engine (its profiles' frameworks, built as
 `kubesched run` builds them; kubesched's default profile without --config) schedules the
 trace's pods on a virtual clock. Prints one table, a column per configuration; --json
-writes every decision too (docs/replay.md).
+writes every decision too, --html a self-contained page with charts (docs/replay.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.config import ConfigError, load_config
 from kubesched.framework.registry import PluginRegistrationError
 from kubesched.replay import Trace, TraceError, read_trace, replay_trace
-from kubesched.replay.report import table
+from kubesched.replay.html_report import render
+from kubesched.replay.report import ConfigReport, table
 from kubesched.runtime import FrameworkError
 
 PROG = "kubesched replay"
@@ -52,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
         help="import this module's plugins for every configuration (repeatable)",
     )
     parser.add_argument("--json", default="", metavar="FILE", help="also write the report as JSON")
+    parser.add_argument(
+        "--html",
+        default="",
+        metavar="FILE",
+        help="also write the report as one self-contained HTML page with charts",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the tie-breaking RNG (0)")
     parser.add_argument(
         "--random-ties",
@@ -83,8 +90,9 @@ def _fail(message: str, code: int = 1) -> int:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    if args.json and not Path(args.json).absolute().parent.is_dir():
-        return _fail(f"the folder of {args.json} does not exist; create it first", USAGE_ERROR)
+    for out in (args.json, args.html):
+        if out and not Path(out).absolute().parent.is_dir():
+            return _fail(f"the folder of {out} does not exist; create it first", USAGE_ERROR)
     try:
         recorded = read_trace(Path(args.trace))
         configs = _configs(args)
@@ -98,7 +106,8 @@ def main(argv: list[str]) -> int:
         return _fail(str(exc), USAGE_ERROR)
     except (FrameworkError, PluginRegistrationError) as exc:
         return _fail(str(exc))
-    print(table(_title(args.trace, recorded), reports))
+    title = _title(args.trace, recorded)
+    print(table(title, reports))
     skipped = reports[0].result.malformed
     if skipped:
         print(
@@ -106,6 +115,14 @@ def main(argv: list[str]) -> int:
             f" the first: {skipped[0]}",
             file=sys.stderr,
         )
+    _write(args, recorded, title, reports)
+    return 0
+
+
+def _write(
+    args: argparse.Namespace, recorded: Trace, title: str, reports: list[ConfigReport]
+) -> None:
+    """The --json and --html files, when asked for."""
     if args.json:
         document = {
             "trace": args.trace,
@@ -114,4 +131,5 @@ def main(argv: list[str]) -> int:
             "configs": [report.as_json() for report in reports],
         }
         Path(args.json).write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
-    return 0
+    if args.html:
+        Path(args.html).write_text(render(title, reports), encoding="utf-8")

@@ -17,7 +17,7 @@ replay evicted (preemption) ignores what the trace says of it later.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -128,13 +128,14 @@ class ReplayedCluster:
     def apply(self, record: Mapping[str, Any]) -> None:
         """One object record (LIST/ADDED/MODIFIED/DELETED); other kinds are not read. An
         object the model cannot parse is skipped and noted (`malformed`), as the
-        scheduler's informers skip one."""
+        scheduler's informers skip one. The record's object becomes the cluster's (it is
+        changed in place: each record is read from the trace afresh, never shared)."""
         kind = str(record["kind"])
         applier = self._appliers.get(kind)
         if applier is None:
             return
         try:
-            applier(str(record["op"]), copy.deepcopy(record["object"]))
+            applier(str(record["op"]), record["object"])
         except Exception as exc:  # any parse error: skipped, as the informers skip one
             self.malformed.append(f"{kind} {_key(record['object'])} at {record['t']}s: {exc}")
 
@@ -194,9 +195,12 @@ class ReplayedCluster:
     def bind(self, uid: str, node_name: str) -> None:
         """The replay bound the pod: it gets its node, as the API server would."""
         self.placed[uid] = node_name
-        raw = self._raw[uid]
-        raw["spec"]["nodeName"] = node_name
-        self._put(uid, Pod.from_json(raw))
+        self._raw[uid]["spec"]["nodeName"] = node_name
+        # What Pod.from_json would make of the bound object, without parsing it again.
+        bound = self.pods[uid].on_node(node_name)
+        if bound.container_resources is not None:  # kept only while unbound
+            bound = dataclasses.replace(bound, container_resources=None)
+        self._put(uid, bound)
 
     def delete(self, uid: str) -> None:
         """The pod is gone (a recorded deletion, or the replay's eviction)."""

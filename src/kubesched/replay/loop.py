@@ -32,6 +32,7 @@ from kubesched.queue import QueuedPodInfo
 from kubesched.replay import trace
 from kubesched.replay.cluster import ReplayedCluster
 from kubesched.replay.engine import Engine
+from kubesched.replay.timeline import Timeline
 from kubesched.runtime import FitError, Framework, NoNodesAvailableError, SchedulingError, scoring
 from kubesched.runtime.schedule import schedule_pod
 from kubesched.runtime.scoring import ScoreResult
@@ -59,7 +60,8 @@ class Outcome:
     """When a preemption of the replay evicted it (it is then gone from the cluster)."""
     ties: tuple[str, ...] = ()
     """The nodes that shared the top score with `node` in its binding cycle (itself
-    included); empty when it was scored alone or placed without scoring."""
+    included), for a pod the trace also bound; empty when it was scored alone, placed
+    without scoring, or the trace holds no binding of it."""
 
 
 @dataclass
@@ -77,6 +79,8 @@ class ReplayResult:
     waiting_at_permit: list[str] = field(default_factory=list)
     malformed: list[str] = field(default_factory=list)
     """Records whose object could not be parsed (skipped), one line each."""
+    timeline: Timeline = field(default_factory=lambda: Timeline(interval=1.0))
+    """Pods waiting and resources used over virtual time."""
 
 
 class _Attempt(NamedTuple):
@@ -101,7 +105,12 @@ class Replay:
         self._trace = recorded_trace
         self._follow: Mapping[str, str] = recorded_trace.bound if follow_ties else {}
         self._cluster = ReplayedCluster(engine)
-        self._result = ReplayResult(outcomes={}, recorded={}, end=recorded_trace.duration)
+        self._result = ReplayResult(
+            outcomes={},
+            recorded={},
+            end=recorded_trace.duration,
+            timeline=Timeline.over(recorded_trace.duration),
+        )
         self._binding: dict[str, asyncio.Task[None]] = {}
         scoring._RNG.seed(seed)
 
@@ -114,6 +123,7 @@ class Replay:
                 self._apply(upcoming)
                 upcoming = next(records, None)
             stuck = await self._schedule_while_poppable()
+            self._sample(clock.now)
             later = float(upcoming["t"]) if upcoming is not None else math.inf
             moment = min(later, flushes.next(self._engine, clock.now))
             if stuck:
@@ -123,8 +133,16 @@ class Replay:
             clock.now = moment
             flushes.run(self._engine, moment)
         await self._settle_bindings()
+        self._sample(self._trace.duration, final=True)
         self._result.malformed = self._cluster.malformed
         return self._result
+
+    def _sample(self, now: float, *, final: bool = False) -> None:
+        engine, timeline = self._engine, self._result.timeline
+        if final:
+            timeline.take(now, engine.queue, engine.cache, engine.snapshot)
+        else:
+            timeline.observe(now, engine.queue, engine.cache, engine.snapshot)
 
     # ---- records ------------------------------------------------------------------------
 
@@ -151,7 +169,10 @@ class Replay:
         """Run cycles while a pod can be popped; True if the guard stopped them."""
         budget = CYCLES_SPARE + CYCLES_PER_POD * len(self._result.outcomes)
         for _ in range(budget):
-            qpi = await _try_pop(self._engine)
+            qpi = _try_pop(self._engine)
+            if qpi is None and self._binding:
+                await _turns()  # bindings a Permit let go may bind, or send pods back
+                qpi = _try_pop(self._engine)
             if qpi is None:
                 return False
             self._result.cycles += 1
@@ -160,7 +181,8 @@ class Replay:
                 await self._cycle(qpi, cycle)
             except Exception as exc:  # one pod never ends the loop, as in the scheduler's
                 self._failed(qpi, Status.from_error(exc), cycle)
-            await asyncio.sleep(0)  # let a binding held at Permit go on
+            if self._binding:
+                await _turns()  # let a binding held at Permit go on
         return True
 
     async def _cycle(self, qpi: QueuedPodInfo, cycle: int) -> None:
@@ -190,7 +212,10 @@ class Replay:
         except SchedulingError as err:
             self._failed(qpi, err.status, cycle)
             return
-        host, ties = result.suggested_host, _top_nodes(result.scores)
+        host = result.suggested_host
+        # The ties matter only against a recorded decision (listing them for every pod of
+        # a large cluster, hundreds of nodes each, cost a tenth of a replay).
+        ties = _top_nodes(result.scores) if pod.uid in self._trace.bound else ()
         outcome = self._result.outcomes.get(pod.uid)
         if outcome is not None:
             outcome.ties = ties
@@ -330,13 +355,21 @@ def _top_nodes(scores: ScoreResult | None) -> tuple[str, ...]:
     )
 
 
-async def _try_pop(engine: Engine) -> QueuedPodInfo | None:
-    """The next pod if the queue has one to give now, else None (never waits): the pop runs
-    as a task for one turn of the event loop and is cancelled if it had to wait."""
-    pop = asyncio.get_running_loop().create_task(engine.queue.pop())
+async def _turns() -> None:
+    """Two turns of the event loop: a binding task woken by its Permit runs to its end."""
     await asyncio.sleep(0)
-    if pop.done():
-        return pop.result()
-    pop.cancel()
-    await asyncio.gather(pop, return_exceptions=True)
+    await asyncio.sleep(0)
+
+
+def _try_pop(engine: Engine) -> QueuedPodInfo | None:
+    """The next pod if the queue has one to give now, else None (never waits): the pop's
+    coroutine is run up to its first wait, and closed there if it had to wait (no task,
+    no turn of the event loop)."""
+    pop = engine.queue.pop()
+    try:
+        pop.send(None)
+    except StopIteration as done:
+        popped: QueuedPodInfo | None = done.value
+        return popped
+    pop.close()
     return None

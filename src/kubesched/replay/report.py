@@ -11,14 +11,15 @@ pod's decision (node, attempts, created and bound times, the recorded node).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import NodeInfo
 from kubesched.replay.loop import Outcome, ReplayResult
+from kubesched.replay.timeline import shares
 
 AGREEMENTS = ("same", "tie", "different", "only_recorded", "only_replay", "neither")
 
@@ -35,8 +36,9 @@ class ConfigReport:
     wall_seconds: float = 0.0
     """How long the replay took (the machine's time, not the trace's)."""
 
-    @property
+    @functools.cached_property
     def outcomes(self) -> list[Outcome]:
+        """Every pod's outcome by creation (sorted once: the report reads it often)."""
         return sorted(self.result.outcomes.values(), key=lambda o: (o.created, o.pod))
 
     @property
@@ -75,6 +77,7 @@ class ConfigReport:
             "wall_seconds": self.wall_seconds,
             "waiting_at_permit": result.waiting_at_permit,
             "malformed_records": result.malformed,
+            "timeline": [sample.as_json() for sample in result.timeline.samples],
             "decisions": [
                 {
                     "pod": o.pod,
@@ -118,28 +121,21 @@ def end_state(cache: SchedulerCache, snapshot: Snapshot) -> tuple[dict[str, floa
     how many nodes hold no pod."""
     cache.update_snapshot(snapshot)
     nodes = snapshot.node_infos
-    return _shares(nodes), sum(1 for info in nodes if not info.pods)
-
-
-def _shares(nodes: Iterable[NodeInfo]) -> dict[str, float]:
-    used: dict[str, float] = {}
-    room: dict[str, float] = {}
-    for info in nodes:
-        allocatable, requested = info.allocatable, info.requested
-        pairs = [
-            ("cpu", requested.milli_cpu, allocatable.milli_cpu),
-            ("memory", requested.memory, allocatable.memory),
-            ("pods", len(info.pods), allocatable.allowed_pods),
-        ]
-        pairs += [(k, requested.scalar.get(k, 0), v) for k, v in allocatable.scalar.items()]
-        for name, want, have in pairs:
-            used[name] = used.get(name, 0) + want
-            room[name] = room.get(name, 0) + have
-    return {name: round(used[name] / room[name], 4) for name in room if room[name]}
+    return shares(nodes), sum(1 for info in nodes if not info.pods)
 
 
 def table(title: str, reports: Sequence[ConfigReport]) -> str:
     """The terminal table under `title`: one column per configuration."""
+    rows = kpi_rows(reports)
+    widths = [max(len(row[i]) for row in rows[:-1]) for i in range(len(rows[0]))]
+    lines = [title]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def kpi_rows(reports: Sequence[ConfigReport]) -> list[tuple[str, ...]]:
+    """The table's rows: the configurations' names, then one row per KPI (the last one,
+    the replay's wall time, left out of the column widths)."""
     rows: list[tuple[str, ...]] = [("", *(r.name for r in reports))]
     rows.append(("pods", *(str(len(r.outcomes)) for r in reports)))
     rows.append(("scheduled", *(str(r.scheduled) for r in reports)))
@@ -160,11 +156,8 @@ def table(title: str, reports: Sequence[ConfigReport]) -> str:
     )
     rows.append(("preemptions", *(str(r.result.preemptions) for r in reports)))
     rows.append(("evictions", *(str(r.result.evictions) for r in reports)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     rows.append(("replay took (s)", *(f"{r.wall_seconds:.2f}" for r in reports)))
-    lines = [title]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
-    return "\n".join(line.rstrip() for line in lines)
+    return rows
 
 
 def _num(value: float | None) -> str:
