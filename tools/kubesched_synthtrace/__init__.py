@@ -1,0 +1,1 @@
+"""Synthetic traces for `kubesched replay` and `kubesched bench --trace` (docs/replay.md)."""
