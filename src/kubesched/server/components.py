@@ -53,6 +53,7 @@ from kubesched.scheduler.extender_setup import build_extenders, consult, with_ig
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption import Preemptions
+from kubesched.scheduler.quota_metrics import register_quota_metrics
 from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.scheduler.shadow import ShadowScheduler
 from kubesched.server.apicheck import ApiSupport, everything_served
@@ -266,6 +267,7 @@ def _core(
         with_ignored_resources(config), registry, handles, metrics, preemptions
     )
     consult(frameworks, extenders)
+    register_quota_metrics(metrics.registry, frameworks)
     queue = late.queue = new_queue(config, frameworks, nominator, metrics, hold=support.hold)
     shadow_loop = None
     if shadow is not None:

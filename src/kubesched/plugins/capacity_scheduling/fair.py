@@ -81,6 +81,11 @@ class FairShare:
         self.shares = runtimes(forest, demand, total)
         return effective_infos(infos, forest, self.shares)
 
+    def quota_name(self, namespace: str) -> str:
+        """The name of the ElasticQuota that governs a namespace ("" when none)."""
+        obj = self._objects.get(namespace)
+        return "" if obj is None else obj.name
+
     def runtime_of(self, namespace: str) -> Resource | None:
         """The runtime share last computed for a namespace's quota."""
         return self.shares.get(namespace)

@@ -49,6 +49,7 @@ from kubesched.plugins.capacity_scheduling.core import (
 from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
 from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
+from kubesched.plugins.capacity_scheduling.report import QuotaRow
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.listers import declared_lister
 
@@ -159,6 +160,16 @@ class CapacityScheduling:
             pdbs=[PodDisruptionBudget.of(obj) for obj in self._pdbs.list()],
             now=self._clock(),
         )
+
+    # ---- what it holds (metrics, explain) -----------------------------------------------
+
+    def quota_rows(self) -> list[QuotaRow]:
+        """Each namespace's quota now: used, min, max and the runtime share of a tree."""
+        fair = self.fair
+        return [
+            QuotaRow(fair.quota_name(ns), ns, info.clone(), fair.runtime_of(ns))
+            for ns, info in sorted(self.book.infos.items())
+        ]
 
     # ---- Reserve ------------------------------------------------------------------------
 
