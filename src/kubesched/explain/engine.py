@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kubesched.apis import names
+from kubesched.explain.findings import pod_findings
 from kubesched.explain.handle import ReadOnlyHandle
 from kubesched.explain.report import (
     FILTER,
@@ -34,6 +35,8 @@ from kubesched.model import Pod
 from kubesched.runtime import FitError, Framework, NoNodesAvailableError, num_feasible_nodes_to_find
 
 PREEMPTION_PLUGIN = names.DEFAULT_PREEMPTION
+PREEMPTING_PLUGINS = (PREEMPTION_PLUGIN, names.CAPACITY_SCHEDULING)
+"""PostFilter plugins that preempt (CapacityScheduling with its own victim rules)."""
 NOT_ENABLED = "not enabled in this profile"
 PREEMPTION_PREFIX = "preemption: "  # DefaultPreemption's, in the FailedScheduling message
 
@@ -212,6 +215,7 @@ class _Run:
     # --- the answer -----------------------------------------------------------------------
 
     def explanation(self, *, hypothetical: bool) -> Explanation:
+        victims = self._victims()
         best = self._best()
         chosen = best[0] if len(best) == 1 else ""
         if self.nominated_fits:
@@ -242,9 +246,10 @@ class _Run:
             error=self.error,
             preemption=self._preemption(),
             nominated_node=self._nominated(),
-            victims=self._victims(),
+            victims=victims,
             preemption_choices=self.choices,
             notes=tuple(self.notes),
+            findings=pod_findings(self.fw, self.pod, [victim.pod for victim in victims]),
         )
 
     def _best(self) -> tuple[str, ...]:
@@ -298,7 +303,7 @@ class _Run:
 
     def _preemption(self) -> str:
         names = [pl.name for pl in self.fw.plugins.post_filter]
-        if PREEMPTION_PLUGIN not in names:
+        if not any(name in PREEMPTING_PLUGINS for name in names):
             others = ", ".join(names)
             return f"{NOT_ENABLED} (PostFilter plugin(s) {others} ran)" if others else NOT_ENABLED
         if self.error:

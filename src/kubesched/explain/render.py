@@ -51,6 +51,7 @@ def table(ex: Explanation) -> str:
     lines.append(f"sampling: {sampling_text(ex.sampling)}")
     lines += [f"note: {note}" for note in ex.notes]
     lines.append(f"preemption: {ex.preemption}")
+    lines += [line for finding in ex.findings for line in finding.lines]
     if ex.group is not None:
         lines += group_lines(ex.group)
     lines.append(summary(ex))
@@ -145,6 +146,7 @@ def to_dict(ex: Explanation) -> dict[str, Any]:
         },
         "notes": list(ex.notes),
         "group": None if ex.group is None else group_dict(ex.group),
+        "findings": {finding.plugin: dict(finding.data) for finding in ex.findings},
         "summary": summary(ex),
     }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kubesched.explain.findings import PluginFinding
 from kubesched.explain.group_report import GroupReport
 
 PREFILTER = "PreFilter"
@@ -129,6 +130,8 @@ class Explanation:
     notes: tuple[str, ...] = ()
     group: GroupReport | None = None
     """The group the pod belongs to (a PodGroup of either API), None for none."""
+    findings: tuple[PluginFinding, ...] = ()
+    """What plugins say about the pod as a whole (CapacityScheduling: its quota verdict)."""
 
     @property
     def feasible(self) -> tuple[NodeVerdict, ...]:

@@ -50,6 +50,7 @@ from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
 from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
 from kubesched.plugins.capacity_scheduling.report import QuotaRow
+from kubesched.plugins.capacity_scheduling.verdict import quota_dict, quota_lines, quota_verdict
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.listers import declared_lister
 
@@ -170,6 +171,16 @@ class CapacityScheduling:
             QuotaRow(fair.quota_name(ns), ns, info.clone(), fair.runtime_of(ns))
             for ns, info in sorted(self.book.infos.items())
         ]
+
+    def explain_pod(
+        self, pod: Pod, victims: Sequence[str]
+    ) -> tuple[list[str], dict[str, Any]] | None:
+        """`kubesched explain`'s quota verdict for `pod` (lines, JSON), after its cycle;
+        None when its namespace has no quota."""
+        verdict = quota_verdict(self.quota_rows(), pod, victims)
+        if verdict is None:
+            return None
+        return quota_lines(verdict), quota_dict(verdict)
 
     # ---- Reserve ------------------------------------------------------------------------
 
