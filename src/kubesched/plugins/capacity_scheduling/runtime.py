@@ -33,27 +33,35 @@ ENDED = ("Succeeded", "Failed")
 
 
 class Demand:
-    """What the pods of each namespace ask for: every pod not ended, bound or pending."""
+    """What the pods of each namespace ask for: every pod not ended, bound or pending; the
+    totals per namespace kept as pods come and go (a cycle reads them without a scan)."""
 
     def __init__(self) -> None:
         self._pods: dict[str, tuple[str, Resource]] = {}
+        self._totals: dict[str, Resource] = {}
 
     def pod_changed(self, old: Pod | None, new: Pod | None) -> None:
         """The pod lister's listener."""
+        if old is not None:
+            self._forget(old.uid)
         if new is None or new.phase in ENDED:
-            if old is not None:
-                self._pods.pop(old.uid, None)
             return
-        self._pods[new.uid] = (new.namespace, pod_request(new))
+        self._forget(new.uid)
+        request = pod_request(new)
+        self._pods[new.uid] = (new.namespace, request)
+        self._totals.setdefault(new.namespace, Resource()).add(request)
+
+    def _forget(self, uid: str) -> None:
+        known = self._pods.pop(uid, None)
+        if known is not None:
+            namespace, request = known
+            self._totals[namespace].subtract(request)
 
     def by_namespace(self, *, including: Pod | None = None) -> dict[str, Resource]:
         """The demand per namespace, `including` a pod the lister has not seen yet."""
-        totals: dict[str, Resource] = {}
-        pods = dict(self._pods)
-        if including is not None and including.uid not in pods:
-            pods[including.uid] = (including.namespace, pod_request(including))
-        for namespace, request in pods.values():
-            totals.setdefault(namespace, Resource()).add(request)
+        totals = {namespace: total.copy() for namespace, total in self._totals.items()}
+        if including is not None and including.uid not in self._pods:
+            totals.setdefault(including.namespace, Resource()).add(pod_request(including))
         return totals
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kubesched.model import ApiObject, Resource
-from kubesched.plugins.capacity_scheduling.runtime import runtimes
+from kubesched.plugins.capacity_scheduling.runtime import Demand, runtimes
 from kubesched.plugins.capacity_scheduling.share import Claim, divide
 from kubesched.plugins.capacity_scheduling.tree import (
     IS_PARENT_LABEL,
@@ -23,6 +23,7 @@ from kubesched.plugins.capacity_scheduling.tree import (
     TreeQuota,
     build_forest,
 )
+from kubesched.testing import make_pod
 
 from .fair_reference import RefQuota, reference_divide, reference_requests
 
@@ -239,3 +240,23 @@ def test_an_unreadable_shared_weight_falls_back_to_max() -> None:
     [(key, problem)] = build_forest([quota]).warnings
     assert key == "a/a"
     assert "shared-weight annotation is not a JSON ResourceList" in problem
+
+
+# ---- demand ----------------------------------------------------------------------------------
+
+
+def test_demand_follows_pods_until_they_end_or_go() -> None:
+    demand = Demand()
+    first = make_pod().name("p").uid("p").namespace("a").req_named({GPU: "2"}).model()
+    second = make_pod().name("q").uid("q").namespace("a").req_named({GPU: "1"}).model()
+    demand.pod_changed(None, first)
+    demand.pod_changed(None, second)
+    assert demand.by_namespace()["a"].get(GPU) == 3
+    ended = make_pod().name("p").uid("p").namespace("a").req_named({GPU: "2"})
+    demand.pod_changed(first, ended.phase("Succeeded").model())
+    assert demand.by_namespace()["a"].get(GPU) == 1
+    demand.pod_changed(second, None)
+    assert demand.by_namespace()["a"].get(GPU) == 0
+    pending = make_pod().name("r").uid("r").namespace("b").req_named({GPU: "1"}).model()
+    assert demand.by_namespace(including=pending)["b"].get(GPU) == 1
+    assert "b" not in demand.by_namespace()
