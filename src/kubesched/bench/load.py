@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kubesched.kube.client import KubeClient
@@ -39,10 +39,12 @@ async def create_all(
     *,
     concurrency: int,
     rate: float = 0.0,
+    at: Sequence[float] = (),
     on_created: Callable[[], None] | None = None,
 ) -> None:
     """Create every `(path, body)`; at most `concurrency` at once, at most `rate` per second
-    when `rate` > 0. The first error that is not transient is raised."""
+    when `rate` > 0, else the i-th not before `at[i]` seconds after the start when `at` is
+    given. The first error that is not transient is raised."""
     iterator = iter(items)
     started = time.monotonic()
     issued = 0
@@ -50,8 +52,8 @@ async def create_all(
     async def worker() -> None:
         nonlocal issued
         for path, body in iterator:
-            if rate > 0:
-                due = started + issued / rate
+            if rate > 0 or issued < len(at):
+                due = started + (issued / rate if rate > 0 else at[issued])
                 issued += 1
                 delay = due - time.monotonic()
                 if delay > 0:

@@ -284,7 +284,11 @@ class _Run:
             creation = steady.run(concurrency=concurrency)
         else:
             creation = create_all(
-                client, measured.pods(name), concurrency=concurrency, rate=self.settings.create_rate
+                client,
+                measured.pods(name),
+                concurrency=concurrency,
+                rate=self.settings.create_rate,
+                at=self.workload.arrivals,
             )
         creator = asyncio.create_task(creation)
         tasks.append(creator)

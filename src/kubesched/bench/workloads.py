@@ -99,6 +99,10 @@ class Workload:
     plugin_config: tuple[dict[str, Any], ...] = ()
     """The profile's `pluginConfig`, for a test case with upstream's own scheduler config
     (`schedulerConfigPath`); both schedulers read it."""
+    arrivals: tuple[float, ...] = ()
+    """Seconds after the measured phase starts at which each measured pod is created (a
+    trace's recorded times, `bench.trace_workload`); empty: as fast as possible, or at
+    `BenchSettings.create_rate`, which also overrides these."""
 
     @property
     def initial_pods(self) -> int:

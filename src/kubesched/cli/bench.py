@@ -6,6 +6,7 @@ kubesched bench --nodes 5 --initial-pods 0 --pods 30 --contenders kubesched,null
 kubesched bench --suite                          # scheduler_perf's catalogue, 500-node sizes
 kubesched bench --suite --size 5000 --cases SchedulingBasic,TopologySpreading
 kubesched bench --workload SchedulingPodAffinity --size 5000   # one test case
+kubesched bench --trace trace.jsonl.gz --contenders kubesched,kube-scheduler  # a recorded trace
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from kubesched.bench import (
 from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
 from kubesched.bench.contenders import is_contender
 from kubesched.bench.suite import run_suite, write_suite
+from kubesched.bench.trace_workload import TraceWorkloadError, trace_workload
+from kubesched.replay import TraceError, read_trace
 
 DEFAULT_SCHEDULER_NAME = "bench-scheduler"
 
@@ -50,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
         help="run the scheduler_perf catalogue (all test cases, or --cases) at --size",
     )
     parser.add_argument("--size", choices=SIZES, default="500", help="catalogue size")
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="a trace from `kubesched record` (or the synthetic generator) as the workload: "
+        "its nodes, then its pods at their recorded times (or at --create-rate)",
+    )
     parser.add_argument(
         "--cases", default="", help=f"comma-separated test cases (default: all of {len(CASES)})"
     )
@@ -150,6 +160,21 @@ def _suite(args: argparse.Namespace, contenders: list[str], argv: list[str]) -> 
     return 1 if any(r.failure for row in rows for r in row.results) else 0
 
 
+def _trace_workload(args: argparse.Namespace) -> Workload | str:
+    """The workload of --trace, or the one line that says why there is none."""
+    given = [flag for flag, value in _SIZE_FLAGS if getattr(args, value) is not None]
+    if given:
+        return f"--trace takes its nodes and pods from the trace; drop {', '.join(given)}"
+    try:
+        recorded = read_trace(args.trace)
+        return trace_workload(recorded.records(), name=str(args.trace))
+    except (TraceError, TraceWorkloadError) as exc:
+        return str(exc)
+
+
+_SIZE_FLAGS = (("--nodes", "nodes"), ("--initial-pods", "initial_pods"), ("--pods", "pods"))
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
@@ -162,7 +187,13 @@ def main(argv: list[str]) -> int:
         return 2
     if args.suite:
         return _suite(args, contenders, argv)
-    if args.workload in CASES:
+    if args.trace is not None:
+        workload_or_error = _trace_workload(args)
+        if isinstance(workload_or_error, str):
+            print(f"kubesched bench: {workload_or_error}")
+            return 2
+        workload = workload_or_error
+    elif args.workload in CASES:
         workload = catalogue_workload(
             args.workload,
             args.size,
