@@ -10,16 +10,17 @@ FailedScheduling text on both sides (`cannot align container`); a pod that fits 
 one node only is placed there by both, and LeastAllocated picks the same node of two that fit.
 With the over-reserve cache (a second profile, `cacheResyncPeriodSeconds: 1`), a pod placed on
 a node is taken from every zone until the exporter's update, whose pod-set fingerprint matches
-the pods running there, lets the next pod in. The in-tree scorers differ between the two
-releases (v1.35 vs v1.37.2): both profiles run NodeResourceTopologyMatch as their only scorer.
+the pods running there, lets the next pod in. LeastNUMANodes (a third profile) prefers the
+closest zones alike; seeded random zones, policies and pods are decided alike. The in-tree
+scorers differ between the two releases (v1.35 vs v1.37.2): every profile runs
+NodeResourceTopologyMatch as its only scorer (helpers: tests/e2e/harness/nrt_sides.py).
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 import yaml
@@ -27,52 +28,26 @@ import yaml
 from kubesched.localcluster import LocalCluster
 from kubesched.manifests.crd_topology import node_resource_topology_crd
 from kubesched.plugins.node_resource_topology.fingerprint import sign
-from kubesched.testing import make_node, make_pod
-from tests.e2e.harness import ApiClient, ApiError, is_bound, unschedulable_message, wait_for
+from tests.e2e.harness import ApiClient, ApiError, wait_for
 from tests.e2e.harness.kubesched import start_kubesched
+from tests.e2e.harness.nrt_sides import (
+    CRD_PATH,
+    NRT_PATH,
+    POLICIES,
+    Side,
+    Zones,
+    config,
+    node_reasons,
+    nrt_object,
+    random_pod,
+    random_zones,
+)
 from tests.e2e.harness.scheduler_plugins import scheduler_plugins
 
 SP, KS = "sp-numa", "ks-numa"
 SP_RESERVE, KS_RESERVE = "sp-numa-reserve", "ks-numa-reserve"
 SP_LEAST, KS_LEAST = "sp-numa-least", "ks-numa-least"
-SIDE_LABEL = "parity.kubesched.io/side"
-CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-NRT_PATH = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
-NIC = "example.com/nic"
-PLUGIN = "NodeResourceTopologyMatch"
-
-
-def _profile(name: str, **args: Any) -> dict[str, Any]:
-    """Filter, Score (the only scorer), Reserve and PostBind, LeastAllocated."""
-    only = {"enabled": [{"name": PLUGIN}]}
-    return {
-        "schedulerName": name,
-        "plugins": {
-            "filter": only,
-            "score": {"enabled": [{"name": PLUGIN}], "disabled": [{"name": "*"}]},
-            "reserve": only,
-            "postBind": only,
-        },
-        "pluginConfig": [
-            {"name": PLUGIN, "args": {"scoringStrategy": {"type": "LeastAllocated"}, **args}}
-        ],
-    }
-
-
-def _config(name: str, reserve: str, least: str, **extra: Any) -> dict[str, Any]:
-    """The passthrough profile `name`, the over-reserve profile `reserve`, and `least`
-    scoring by LeastNUMANodes."""
-    profiles = [
-        _profile(name),
-        _profile(reserve, cacheResyncPeriodSeconds=1),
-        _profile(least, scoringStrategy={"type": "LeastNUMANodes"}),
-    ]
-    return {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": profiles,
-        **extra,
-    }
+RESERVE_ZONES: Zones = [("6", "8Gi", "2"), ("6", "8Gi", "2")]
 
 
 @pytest.fixture(scope="module")
@@ -99,21 +74,21 @@ def schedulers(
 ) -> Iterator[None]:
     """scheduler-plugins' scheduler and kubesched, each with its NUMA-aware profile."""
     workdir = tmp_path_factory.mktemp("numa")
-    config = workdir / "ks.yaml"
+    ks_path = workdir / "ks.yaml"
     election = {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": KS}
     connection = {"kubeconfig": str(local_cluster.kubeconfig_path)}
-    ks_config = _config(
+    ks_config = config(
         KS, KS_RESERVE, KS_LEAST, leaderElection=election, clientConnection=connection
     )
-    config.write_text(yaml.safe_dump(ks_config))
+    ks_path.write_text(yaml.safe_dump(ks_config))
     # scheduler-plugins' over-reserve cache lists the NRT objects once, when it starts.
     reserve_nodes = [f"{side}-reserve" for side in ("sp", "ks")]
     for name in reserve_nodes:
-        api.request("POST", NRT_PATH, body=_nrt(name, RESERVE_ZONES))
-    with scheduler_plugins(local_cluster, _config(SP, SP_RESERVE, SP_LEAST), name=SP):
+        api.request("POST", NRT_PATH, body=nrt_object(name, RESERVE_ZONES))
+    with scheduler_plugins(local_cluster, config(SP, SP_RESERVE, SP_LEAST), name=SP):
         proc = start_kubesched(
             local_cluster.kubeconfig_path,
-            f"--config={config}",
+            f"--config={ks_path}",
             workdir=workdir,
             name="kubesched-numa",
             token=local_cluster.admin_token,
@@ -125,95 +100,6 @@ def schedulers(
             proc.stop()
             for name in reserve_nodes:
                 api.request("DELETE", f"{NRT_PATH}/{name}")
-
-
-Zones = list[tuple[str, str, str]]
-"""(cpu, memory, nics) available per NUMA zone."""
-RESERVE_ZONES: Zones = [("6", "8Gi", "2"), ("6", "8Gi", "2")]
-
-
-def _nrt(
-    name: str,
-    zones: Zones,
-    *,
-    fingerprint: str = "",
-    policy: str = "single-numa-node",
-    scope: str = "container",
-) -> dict[str, Any]:
-    """An NRT object as the exporter writes it: the kubelet's topology-manager policy and
-    scope, and the pods it counted when given."""
-    attributes = [
-        {"name": "topologyManagerPolicy", "value": policy},
-        {"name": "topologyManagerScope", "value": scope},
-    ]
-    if fingerprint:
-        attributes.append({"name": "nodeTopologyPodsFingerprint", "value": fingerprint})
-    return {
-        "apiVersion": "topology.node.k8s.io/v1alpha2",
-        "kind": "NodeResourceTopology",
-        "metadata": {"name": name},
-        "attributes": attributes,
-        "zones": [_zone(i, len(zones), *zone) for i, zone in enumerate(zones)],
-    }
-
-
-def _zone(numa_id: int, count: int, cpu: str, memory: str, nics: str) -> dict[str, Any]:
-    """A NUMA zone as the exporter reports it: capacity, allocatable, available, and its
-    distances (10 to itself, 12 within its pair of zones 0-1, 2-3, ..., 20 across)."""
-    resources = [
-        {"name": name, "capacity": amount, "allocatable": amount, "available": amount}
-        for name, amount in (("cpu", cpu), ("memory", memory), (NIC, nics))
-    ]
-    costs = [
-        {"name": f"node-{i}", "value": 10 if i == numa_id else 12 if i // 2 == numa_id // 2 else 20}
-        for i in range(count)
-    ]
-    return {"name": f"node-{numa_id}", "type": "Node", "costs": costs, "resources": resources}
-
-
-@dataclass(frozen=True)
-class Side:
-    """One copy of the scenario: its scheduler, namespace and node prefix."""
-
-    scheduler: str
-    namespace: str
-    api: ApiClient
-
-    @property
-    def prefix(self) -> str:
-        return self.scheduler[:2]
-
-    def node(self, name: str, zones: Zones, *, with_nrt: bool = True, **nrt: str) -> None:
-        """A node (allocatable: its zones summed) and its NRT object (`policy`, `scope`)."""
-        full = f"{self.prefix}-{name}"
-        cpu = sum(int(z[0]) for z in zones)
-        memory = sum(int(z[1].removesuffix("Gi")) for z in zones)
-        nics = sum(int(z[2]) for z in zones)
-        node = make_node().name(full).label(SIDE_LABEL, self.prefix)
-        node = node.capacity_named({"cpu": str(cpu), "memory": f"{memory}Gi", NIC: str(nics)})
-        self.api.create(node.capacity(pods="20").obj())
-        if with_nrt:
-            self.api.request("POST", NRT_PATH, body=_nrt(full, zones, **nrt))
-
-    def guaranteed(
-        self, name: str, cpu: str, memory: str, nics: str, *, scheduler: str = ""
-    ) -> None:
-        resources = {"cpu": cpu, "memory": memory, NIC: nics}
-        pod = make_pod().name(name).scheduler(scheduler or self.scheduler)
-        raw = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
-        raw["spec"]["containers"][0]["resources"] = {"requests": resources, "limits": resources}
-        self.api.create(raw, namespace=self.namespace)
-
-    def pod(self, name: str) -> dict[str, Any]:
-        return self.api.get("Pod", name, namespace=self.namespace)
-
-    def placed_on(self, name: str) -> str:
-        pod = self.pod(name)
-        return str(pod["spec"]["nodeName"]).removeprefix(f"{self.prefix}-") if is_bound(pod) else ""
-
-    def why(self, name: str) -> str:
-        """The PodScheduled=False message, the side's node prefix removed."""
-        return unschedulable_message(self.pod(name))
 
 
 @pytest.fixture
@@ -252,7 +138,7 @@ def test_a_pod_no_single_zone_fits_is_refused_with_the_same_text(
         "0/4 nodes are available: 2 cannot align container, 2 node(s) didn't match Pod's "
         "node affinity/selector."
     )
-    assert _node_reasons(sp) == _node_reasons(ks) == reasons
+    assert node_reasons(sp) == node_reasons(ks) == reasons
     assert ks == (
         f"{reasons} preemption: 0/4 nodes are available: 2 No preemption victims found for "
         "incoming pod, 2 Preemption is not helpful for scheduling."
@@ -263,11 +149,6 @@ def test_a_pod_no_single_zone_fits_is_refused_with_the_same_text(
         message="kubesched's FailedScheduling event",
     )
     assert {e.note for e in events} == {ks}
-
-
-def _node_reasons(message: str) -> str:
-    """The first sentence: the per-node reasons, before what PostFilter adds."""
-    return message.split(". ", 1)[0] + "."
 
 
 def test_a_pod_one_zone_fits_is_placed_there_by_both(sides: tuple[Side, Side]) -> None:
@@ -331,8 +212,8 @@ def test_the_over_reserve_cache_waits_for_the_exporter(
         wait_for(lambda s=s: s.why("second"), timeout=20, message=f"{s.scheduler}: refused")
         for s in reserve_sides
     )
-    assert _node_reasons(sp) == _node_reasons(ks)
-    assert "1 cannot align container" in _node_reasons(ks), ks
+    assert node_reasons(sp) == node_reasons(ks)
+    assert "1 cannot align container" in node_reasons(ks), ks
     for side in reserve_sides:  # the kubelet runs the first pod, the exporter reports it
         api.patch(
             "Pod",
@@ -343,7 +224,7 @@ def test_the_over_reserve_cache_waits_for_the_exporter(
         )
         signed = sign([(side.namespace, "first")])
         zones = [("1", "7Gi", "1"), RESERVE_ZONES[1]]
-        body = _nrt(f"{side.prefix}-reserve", zones, fingerprint=signed)
+        body = nrt_object(f"{side.prefix}-reserve", zones, fingerprint=signed)
         current = api.request("GET", f"{NRT_PATH}/{side.prefix}-reserve")
         body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
         api.request("PUT", f"{NRT_PATH}/{side.prefix}-reserve", body=body)
@@ -400,3 +281,40 @@ def test_least_numa_nodes_picks_the_closest_zones_alike(
         for s in least_sides
     ]
     assert placed == ["near", "near"]
+
+
+@pytest.mark.parametrize("seed", [67])
+def test_random_pods_on_random_topologies_are_decided_alike(
+    seed: int, schedulers: None, api: ApiClient, new_namespace: Callable[..., str]
+) -> None:
+    """Three nodes of random zones and policies on each side, then random pods one at a
+    time (each deleted once decided): bound on both sides or refused on both with the same
+    node reasons. Seed 67 gives seven placed pods and three that no zone aligns."""
+    del schedulers
+    rng = random.Random(seed)
+    pair = (Side(SP, new_namespace("sp"), api), Side(KS, new_namespace("ks"), api))
+    shapes = [(f"r{i}", random_zones(rng), rng.choice(POLICIES)) for i in range(3)]
+    for side in pair:
+        for name, zones, (policy, scope) in shapes:
+            side.node(name, zones, policy=policy, scope=scope)
+    outcomes: list[str] = []
+    try:
+        for round_ in range(10):
+            state = rng.getstate()
+            for side in pair:
+                rng.setstate(state)  # the same pod on both sides
+                side.create(random_pod(rng, side.scheduler, side.prefix))
+            decided = [
+                wait_for(lambda s=s: s.decision("random"), timeout=20, message=f"round {round_}")
+                for s in pair
+            ]
+            assert decided[0] == decided[1], (round_, decided)
+            outcomes.append(decided[0])
+            for side in pair:
+                side.remove("random")
+        assert "bound" in outcomes, outcomes
+        assert any("cannot align" in o for o in outcomes), outcomes
+    finally:
+        for side in pair:
+            for name, _, _ in shapes:
+                api.request("DELETE", f"{NRT_PATH}/{side.prefix}-{name}")
