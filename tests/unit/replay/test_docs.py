@@ -20,9 +20,16 @@ RUN_BY = {
     "kubesched replay trace.jsonl.gz": "tests/e2e/test_record_replay.py",
     "kubesched replay trace.jsonl.gz --config least-allocated.yaml --config "
     "most-allocated.yaml --json report.json": "tests/e2e/test_record_replay.py",
+    "kubesched replay trace.jsonl.gz --html report.html": "tests/unit/replay/test_html_report.py",
+    "PYTHONPATH=tools python -m kubesched_synthtrace --nodes 15000 --pods 50000 "
+    "--out synthetic.jsonl.gz": "tests/unit/replay/test_synthetic_trace.py",
+    "kubesched bench --trace trace.jsonl.gz --contenders kubesched,kube-scheduler": (
+        "tests/e2e/test_bench_trace.py"
+    ),
 }
-"""Each command of the page's `sh` blocks -> the end-to-end test that runs it as written (on
-the real control plane: the recording needs a cluster, the replays its trace)."""
+"""Each command of the page's `sh` blocks -> the test that runs it (as written, on the real
+control plane where it needs a cluster; the synthetic trace's at a tiny size, the bench's
+with kubesched only)."""
 
 
 def _role() -> dict[str, Any]:
