@@ -9,6 +9,7 @@ escaped; the chart is a string to put straight into the page.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from html import escape
 
@@ -25,7 +26,7 @@ def line_chart(*, title: str, y_label: str, series: Sequence[Series], percent: b
     in [0, 1], drawn from 0 to 100 %."""
     points = [point for _, values in series for point in values]
     x_max = max((x for x, _ in points), default=1.0) or 1.0
-    y_max = 1.0 if percent else max((y for _, y in points), default=1.0) or 1.0
+    y_max = 1.0 if percent else _counts_axis(max((y for _, y in points), default=0.0))
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def place(x: float, y: float) -> str:
@@ -76,6 +77,12 @@ def _axes(x_max: float, y_max: float, percent: bool, y_label: str) -> list[str]:
         parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{y_text}</text>')
         parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#ddd"/>')
     return parts
+
+
+def _counts_axis(highest: float) -> float:
+    """The top of a count axis: a multiple of `TICKS` (whole numbers at every tick), at
+    least `TICKS`."""
+    return float(max(math.ceil(highest / TICKS) * TICKS, TICKS))
 
 
 def _number(value: float) -> str:

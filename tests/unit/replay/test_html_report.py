@@ -88,10 +88,12 @@ def test_the_charts_show_the_waiting_pod_and_each_resource(tmp_path: Path) -> No
     ]
     lines = re.findall(r'<polyline [^>]*points="([^"]+)"><title>([^<]+)</title>', page)
     assert [name for _, name in lines] == ["default", "most.yaml"] * 4
-    # The huge pod waits from t=3 to the end: the last point of the waiting chart is 1 pod,
-    # not 0, on a y axis whose top is 1.
+    # The huge pod waits from t=3 to the end: the waiting chart starts at 0 pods and ends at
+    # 1, on a y axis of whole pods from 0 to 5 (from y=224 to y=28, 39.2 a pod).
     waiting_default = lines[0][0].split()
-    assert waiting_default[-1].endswith(f",{28:.1f}")  # TOP: the axis' maximum, 1 pod
+    assert waiting_default[0] == "60.0,224.0"
+    assert waiting_default[-1] == "550.0,184.8"
+    assert '<text x="54" y="110.4" text-anchor="end">3</text>' in page
 
 
 def test_the_decisions_that_differ_from_the_trace_are_listed(tmp_path: Path) -> None:
