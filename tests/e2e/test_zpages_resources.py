@@ -196,6 +196,7 @@ def test_flagz_and_statusz_as_kube_scheduler(local_cluster: LocalCluster, tmp_pa
         assert set(flags["flags"]) - set(upstream["flags"]) == {
             "plugin-module",
             "scheduler-name",
+            "shadow-scheduler-name",
             "pod-initial-backoff-seconds",
             "pod-max-backoff-seconds",
         }
