@@ -16,82 +16,39 @@ placements are compared where capacity decides them (counts per node), not by sc
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from kubesched.localcluster import LocalCluster
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
-from kubesched.testing import make_node, make_pod
-from tests.e2e.harness import ApiClient, assert_stays, is_bound, unschedulable_message, wait_for
+from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, assert_stays, is_bound, wait_for
+from tests.e2e.harness.cosched_sides import (
+    KS,
+    SIDE_LABEL,
+    SP,
+    WITH_THE_GROUP,
+    Side,
+    both,
+    generic,
+    ks_config,
+    node_reasons,
+    scheduler_plugins_controller,
+    set_phase,
+    sp_config,
+)
 from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
 from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
-from tests.e2e.harness.scheduler_plugins import (
-    install_scheduler_plugins_crds,
-    scheduler_plugins,
-    start_scheduler_plugins_controller,
-)
+from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds, scheduler_plugins
 
 USES_SCHEDULER_PLUGINS = True
 """tests/e2e/conftest.py builds scheduler-plugins' binaries at collection, outside timeouts."""
-SP, KS = "sp-cosched", "ks-cosched"
-SIDE_LABEL = "parity.kubesched.io/side"
-PG_PATH = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups"
-PERMIT_WAIT = 20
-BACKOFF = 10
-"""podGroupBackoffSeconds: a group rejected in PostFilter with all its members present is
-refused at PreFilter (`podGroup <ns>/<name> failed recently`) for this long."""
 CRD_NAME = "podgroups.scheduling.x-k8s.io"
 CRD_PATH = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD_NAME}"
-
-
-def _profile(name: str, queue_sort: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "schedulerName": name,
-        "plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]}, "queueSort": queue_sort},
-        "pluginConfig": [
-            {
-                "name": "Coscheduling",
-                "args": {
-                    "permitWaitingTimeSeconds": PERMIT_WAIT,
-                    "podGroupBackoffSeconds": BACKOFF,
-                },
-            }
-        ],
-    }
-
-
-def _sp_config() -> dict[str, Any]:
-    """As scheduler-plugins' manifests/coscheduling/scheduler-config.yaml."""
-    sort = {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}
-    return {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [_profile(SP, sort)],
-    }
-
-
-def _ks_config(path: Path, kubeconfig: Path) -> Path:
-    config = {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "clientConnection": {"kubeconfig": str(kubeconfig)},
-        "leaderElection": {
-            "leaderElect": True,
-            "resourceNamespace": "kube-system",
-            "resourceName": KS,
-        },
-        "profiles": [_profile(KS, {"disabled": [{"name": "PrioritySort"}]})],
-    }
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +83,8 @@ def schedulers(
     pinned_crd: None, local_cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Schedulers]:
     workdir = tmp_path_factory.mktemp("cosched-parity")
-    config = _ks_config(workdir / "ks.yaml", local_cluster.kubeconfig_path)
-    with scheduler_plugins(local_cluster, _sp_config(), name=SP):
+    config = ks_config(workdir / "ks.yaml", local_cluster.kubeconfig_path)
+    with scheduler_plugins(local_cluster, sp_config(), name=SP):
         proc = start_kubesched(
             local_cluster.kubeconfig_path,
             f"--config={config}",
@@ -142,92 +99,6 @@ def schedulers(
             proc.stop()
 
 
-@contextmanager
-def scheduler_plugins_controller(cluster: LocalCluster) -> Iterator[None]:
-    """scheduler-plugins' controller running for the `with` block."""
-    start_scheduler_plugins_controller(cluster)
-    try:
-        yield
-    finally:
-        cluster.stop_scheduler_plugins_controller()
-
-
-@dataclass(frozen=True)
-class Side:
-    """One copy of a scenario: its scheduler, namespace and node prefix."""
-
-    scheduler: str
-    namespace: str
-    api: ApiClient
-
-    @property
-    def prefix(self) -> str:
-        return self.scheduler[:2]
-
-    def nodes(self, **cpus: str) -> None:
-        for name, cpu in cpus.items():
-            node = make_node().name(f"{self.prefix}-{name}").label(SIDE_LABEL, self.prefix)
-            self.api.create(node.capacity(cpu=cpu, pods="20").obj())
-
-    def group(self, name: str, min_member: int, **spec: Any) -> None:
-        body = {
-            "apiVersion": "scheduling.x-k8s.io/v1alpha1",
-            "kind": "PodGroup",
-            "metadata": {"name": name},
-            "spec": {"minMember": min_member, **spec},
-        }
-        self.api.request("POST", PG_PATH.format(ns=self.namespace), body=body)
-
-    def members(self, group: str, count: int, *, scheduler: str = "", first: int = 0) -> None:
-        for i in range(first, first + count):
-            pod = make_pod().name(f"{group}-{i}").label(POD_GROUP_LABEL, group)
-            pod = pod.scheduler(scheduler or self.scheduler).node_selector(
-                **{SIDE_LABEL: self.prefix}
-            )
-            self.api.create(pod.req(cpu="1").obj(), namespace=self.namespace)
-
-    def pods(self) -> list[dict[str, Any]]:
-        return self.api.list("Pod", namespace=self.namespace)
-
-    def bound(self) -> int:
-        return sum(1 for pod in self.pods() if is_bound(pod))
-
-    def per_node(self) -> Counter[str]:
-        """Bound members per node, node names without the side's prefix."""
-        nodes = (pod["spec"].get("nodeName", "") for pod in self.pods() if is_bound(pod))
-        return Counter(node.removeprefix(f"{self.prefix}-") for node in nodes)
-
-    def messages(self) -> dict[str, str]:
-        """Each pod's PodScheduled=False message, normalized to compare the two sides."""
-        return {
-            pod["metadata"]["name"]: self.normalize(unschedulable_message(pod))
-            for pod in self.pods()
-        }
-
-    def normalize(self, text: str) -> str:
-        text = text.replace(self.namespace, "NS").replace(self.scheduler, "SCHED")
-        return re.sub(rf"\b{self.prefix}-", "", text)
-
-    def notes(self) -> Counter[str]:
-        """The FailedScheduling event notes, normalized, member names as `<group>-N`."""
-        events = self.api.events(self.namespace, reason="FailedScheduling")
-        return Counter(re.sub(r"-\d+\b", "-N", self.normalize(e.note)) for e in events)
-
-    def touch(self, group: str) -> None:
-        """An annotation on the group: one more event for whoever watches it."""
-        self.api.request(
-            "PATCH",
-            PG_PATH.format(ns=self.namespace) + f"/{group}",
-            body={"metadata": {"annotations": {"parity.kubesched.io/touched": "yes"}}},
-            content_type="application/merge-patch+json",
-        )
-
-    def status(self, group: str) -> dict[str, Any]:
-        path = PG_PATH.format(ns=self.namespace) + f"/{group}"
-        status: dict[str, Any] = self.api.request("GET", path).get("status") or {}
-        return status
-
-
 @pytest.fixture
 def sides(
     schedulers: Schedulers, api: ApiClient, new_namespace: Callable[..., str]
@@ -237,17 +108,12 @@ def sides(
     return Side(SP, new_namespace("sp"), api), Side(KS, new_namespace("ks"), api)
 
 
-def _both(sides: tuple[Side, Side], act: Callable[[Side], None]) -> None:
-    for side in sides:
-        act(side)
-
-
 def test_a_gang_that_fits_binds_whole_and_fills_the_nodes_alike(sides: tuple[Side, Side]) -> None:
-    _both(sides, lambda s: s.nodes(a="2", b="1"))
-    _both(sides, lambda s: s.group("fit", 3))
-    _both(sides, lambda s: s.members("fit", 2))  # two wait at Permit for the third
+    both(sides, lambda s: s.nodes(a="2", b="1"))
+    both(sides, lambda s: s.group("fit", 3))
+    both(sides, lambda s: s.members("fit", 2))  # two wait at Permit for the third
     assert_stays(lambda: [s.bound() for s in sides], holds=lambda n: n == [0, 0], duration=1.5)
-    _both(sides, lambda s: s.members("fit", 1, first=2))
+    both(sides, lambda s: s.members("fit", 1, first=2))
     for side in sides:
         wait_for(side.bound, until=lambda n: n == 3, message=f"{side.scheduler}: 3 bound")
     sp, ks = sides
@@ -257,9 +123,9 @@ def test_a_gang_that_fits_binds_whole_and_fills_the_nodes_alike(sides: tuple[Sid
 def test_a_gang_that_cannot_fit_stays_pending_with_the_same_reasons(
     sides: tuple[Side, Side],
 ) -> None:
-    _both(sides, lambda s: s.nodes(a="1", b="1"))
-    _both(sides, lambda s: s.group("big", 3))
-    _both(sides, lambda s: s.members("big", 3))
+    both(sides, lambda s: s.nodes(a="1", b="1"))
+    both(sides, lambda s: s.group("big", 3))
+    both(sides, lambda s: s.members("big", 3))
     for side in sides:
         wait_for(
             side.notes,
@@ -269,8 +135,8 @@ def test_a_gang_that_cannot_fit_stays_pending_with_the_same_reasons(
         )
     assert_stays(lambda: [s.bound() for s in sides], holds=lambda n: n == [0, 0], duration=2)
     sp, ks = sides
-    assert _node_reasons(sp) == _node_reasons(ks)
-    assert _node_reasons(ks) == {
+    assert node_reasons(sp) == node_reasons(ks)
+    assert node_reasons(ks) == {
         (
             "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) didn't match Pod's node "
             "affinity/selector. preemption: 0/4 nodes are available: 2 No preemption victims "
@@ -279,29 +145,9 @@ def test_a_gang_that_cannot_fit_stays_pending_with_the_same_reasons(
         )
     }
     for side in sides:  # the last word: the nodes' reasons, or rejected with the group
-        finals = {_generic(m) for m in side.messages().values()}
+        finals = {generic(m) for m in side.messages().values()}
         finals = {m for m in finals if "podGroup NS/big failed recently" not in m}  # backoff
-        assert finals <= WITH_THE_GROUP | _node_reasons(ks), finals
-
-
-WITH_THE_GROUP = {
-    "0/1 nodes are available: 1 optimistic rejection in PostFilter.",
-    "0/1 nodes are available: 1 rejection in Unreserve.",
-}
-V135_DRA_POSTFILTER = "no new claims to deallocate, "
-"""kube-scheduler v1.35's DynamicResources PostFilter says this for a pod without claims;
-v1.37 returns a plain Unschedulable (in-tree, not Coscheduling): left out of the comparison."""
-
-
-def _node_reasons(side: Side) -> set[str]:
-    """The FailedScheduling notes that carry the nodes' reasons (not the arrival-order
-    PreFilter refusals of members tried before their siblings existed)."""
-    return {_generic(note) for note in side.notes() if "Insufficient" in note}
-
-
-def _generic(text: str) -> str:
-    """`text` without the v1.35-only fragment, member names as `<group>-N`."""
-    return re.sub(r"-\d+\b", "-N", text.replace(V135_DRA_POSTFILTER, ""))
+        assert finals <= WITH_THE_GROUP | node_reasons(ks), finals
 
 
 def test_two_gangs_for_the_room_of_one_never_split_it_on_either(
@@ -309,11 +155,11 @@ def test_two_gangs_for_the_room_of_one_never_split_it_on_either(
 ) -> None:
     """QueueSort keeps each group's members together: one gang completes, the other binds
     none (which one wins is the queue's order, not compared)."""
-    _both(sides, lambda s: s.nodes(a="2", b="1"))
-    _both(sides, lambda s: s.group("one", 3))
-    _both(sides, lambda s: s.group("two", 3))
-    _both(sides, lambda s: s.members("one", 3))
-    _both(sides, lambda s: s.members("two", 3))
+    both(sides, lambda s: s.nodes(a="2", b="1"))
+    both(sides, lambda s: s.group("one", 3))
+    both(sides, lambda s: s.group("two", 3))
+    both(sides, lambda s: s.members("one", 3))
+    both(sides, lambda s: s.members("two", 3))
     for side in sides:
         wait_for(side.bound, until=lambda n: n == 3, timeout=20, message=f"{side.scheduler}: 3")
     assert_stays(
@@ -332,10 +178,10 @@ def _bound_by_group(side: Side) -> Counter[str]:
 
 
 def test_a_permit_timeout_rejects_the_group_with_the_same_text(sides: tuple[Side, Side]) -> None:
-    _both(sides, lambda s: s.nodes(a="4"))
-    _both(sides, lambda s: s.group("late", 3, scheduleTimeoutSeconds=2))
-    _both(sides, lambda s: s.members("late", 2))
-    _both(sides, lambda s: s.members("late", 1, scheduler="nobody", first=2))
+    both(sides, lambda s: s.nodes(a="4"))
+    both(sides, lambda s: s.group("late", 3, scheduleTimeoutSeconds=2))
+    both(sides, lambda s: s.members("late", 2))
+    both(sides, lambda s: s.members("late", 1, scheduler="nobody", first=2))
     timeout = (
         "0/1 nodes are available: 1 rejected due to timeout after waiting 2s at plugin "
         "Coscheduling."
@@ -355,9 +201,9 @@ def test_a_gang_one_member_short_keeps_the_others_waiting_on_both(
 ) -> None:
     """podGroupRejectPercentage (default 10): 1 of 10 members without room does not reject the
     nine waiting at Permit; a node added lets the tenth in and all ten bind."""
-    _both(sides, lambda s: s.nodes(a="3", b="3", c="3"))
-    _both(sides, lambda s: s.group("ten", 10))
-    _both(sides, lambda s: s.members("ten", 10))
+    both(sides, lambda s: s.nodes(a="3", b="3", c="3"))
+    both(sides, lambda s: s.group("ten", 10))
+    both(sides, lambda s: s.members("ten", 10))
     for side in sides:
         wait_for(
             side.notes,
@@ -368,7 +214,7 @@ def test_a_gang_one_member_short_keeps_the_others_waiting_on_both(
     assert_stays(lambda: [s.bound() for s in sides], holds=lambda n: n == [0, 0], duration=1)
     for side in sides:
         assert not [n for n in side.notes() if "optimistic rejection in PostFilter" in n]
-    _both(sides, lambda s: s.nodes(d="1"))
+    both(sides, lambda s: s.nodes(d="1"))
     for side in sides:
         wait_for(side.bound, until=lambda n: n == 10, timeout=25, message=f"{side.scheduler}: 10")
     sp, ks = sides
@@ -379,9 +225,9 @@ def test_a_rejected_group_backs_off_on_both(sides: tuple[Side, Side]) -> None:
     """podGroupBackoffSeconds: one member waits at Permit, the other fits nowhere; PostFilter
     rejects the group (all its members exist) and backs it off; retried on a change of the
     group, both members are refused at PreFilter with the same text."""
-    _both(sides, lambda s: s.nodes(a="1"))
-    _both(sides, lambda s: s.group("bo", 2))
-    _both(sides, lambda s: s.members("bo", 2))
+    both(sides, lambda s: s.nodes(a="1"))
+    both(sides, lambda s: s.group("bo", 2))
+    both(sides, lambda s: s.members("bo", 2))
     for side in sides:
         wait_for(
             side.notes,
@@ -389,7 +235,7 @@ def test_a_rejected_group_backs_off_on_both(sides: tuple[Side, Side]) -> None:
             timeout=15,
             message=f"{side.scheduler}: the group rejected in PostFilter",
         )
-    _both(sides, lambda s: s.touch("bo"))
+    both(sides, lambda s: s.touch("bo"))
     backed_off = (
         "0/2 nodes are available: podGroup NS/bo failed recently. preemption: 0/2 nodes are "
         "available: 2 Preemption is not helpful for scheduling., PodGroup NS/bo gets rejected "
@@ -397,7 +243,7 @@ def test_a_rejected_group_backs_off_on_both(sides: tuple[Side, Side]) -> None:
     )
     for side in sides:
         wait_for(
-            lambda side=side: {_generic(note) for note in side.notes()},
+            lambda side=side: {generic(note) for note in side.notes()},
             until=lambda notes: backed_off in notes,
             timeout=15,
             message=f"{side.scheduler}: refused at PreFilter while backed off",
@@ -411,9 +257,9 @@ def test_min_resources_refused_at_prefilter_alike_but_for_upstreams_text(
     """minResources counts every node's free room (both sides' nodes: 4 cpu of the 5 wanted);
     scheduler-plugins prints the gap's Go Quantity structs (an upstream bug, README), kubesched
     the quantities."""
-    _both(sides, lambda s: s.nodes(a="2"))
-    _both(sides, lambda s: s.group("mr", 2, minResources={"cpu": "5"}))
-    _both(sides, lambda s: s.members("mr", 2))
+    both(sides, lambda s: s.nodes(a="2"))
+    both(sides, lambda s: s.group("mr", 2, minResources={"cpu": "5"}))
+    both(sides, lambda s: s.members("mr", 2))
     gap = {SP: "map[cpu:{{1000 -N} {<nil>}  DecimalSI}]", KS: "map[cpu:1]"}
     for side in sides:
         refused = (
@@ -422,7 +268,7 @@ def test_min_resources_refused_at_prefilter_alike_but_for_upstreams_text(
             "gets rejected due to Pod mr-N is unschedulable even after PostFilter"
         )
         wait_for(
-            lambda side=side: {_generic(note) for note in side.notes()},
+            lambda side=side: {generic(note) for note in side.notes()},
             until=_containing(refused),
             timeout=15,
             message=f"{side.scheduler}: refused on minResources",
@@ -432,17 +278,6 @@ def test_min_resources_refused_at_prefilter_alike_but_for_upstreams_text(
 
 def _containing(text: str) -> Callable[[set[str]], bool]:
     return lambda found: text in found
-
-
-def _set_phase(side: Side, phase: str) -> None:
-    for pod in side.pods():
-        path = f"/api/v1/namespaces/{side.namespace}/pods/{pod['metadata']['name']}/status"
-        side.api.request(
-            "PATCH",
-            path,
-            body={"status": {"phase": phase}},
-            content_type="application/merge-patch+json",
-        )
 
 
 def _status_walk(side: Side) -> list[dict[str, Any]]:
@@ -460,9 +295,9 @@ def _status_walk(side: Side) -> list[dict[str, Any]]:
         side.api.create(pod.req(cpu="1").obj(), namespace=side.namespace)
     wait_for(side.bound, until=lambda n: n == 2, message=f"{side.scheduler}: both bound")
     seen.append(_settled(side, group, lambda s: s.get("phase") in ("Scheduling", "Scheduled")))
-    _set_phase(side, "Running")
+    set_phase(side, "Running")
     seen.append(_settled(side, group, lambda s: s.get("phase") == "Running"))
-    _set_phase(side, "Succeeded")
+    set_phase(side, "Succeeded")
     seen.append(_settled(side, group, lambda s: s.get("phase") == "Finished"))
     return seen
 
@@ -506,11 +341,11 @@ def test_the_controller_counts_same_named_groups_members_across_namespaces(
     namespace, so a group with 1 of its 2 members moves to Scheduling when a group of the same
     name elsewhere has another (kubesched's status writer reads its pod lister by namespace)."""
     with scheduler_plugins_controller(local_cluster):
-        _both(sides, lambda s: s.group("dup", 2))
+        both(sides, lambda s: s.group("dup", 2))
         for side in sides:
             wait_for(lambda side=side: side.status("dup").get("phase") == "Pending")
-        _both(sides, lambda s: s.members("dup", 1, scheduler="nobody"))
-        _both(sides, lambda s: s.touch("dup"))  # a reconcile of each group after both pods
+        both(sides, lambda s: s.members("dup", 1, scheduler="nobody"))
+        both(sides, lambda s: s.touch("dup"))  # a reconcile of each group after both pods
         for side in sides:
             wait_for(
                 lambda side=side: side.status("dup").get("phase"),
