@@ -49,9 +49,11 @@ RECORDER = "trace-recorder"
 
 
 def _guide() -> tuple[list[str], dict[str, str]]:
-    """The page's commands (its `sh` block) and its files (`yaml` blocks naming a file)."""
+    """The page's commands (its first `sh` block: record, replay; the later ones are run by
+    the tests `tests/unit/replay/test_docs.py` names) and its files (`yaml` blocks naming a
+    file)."""
     blocks = re.findall(r"```(\w+)\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
-    [commands] = [body for language, body in blocks if language == "sh"]
+    commands = next(body for language, body in blocks if language == "sh")
     files = {}
     for language, body in blocks:
         first = body.splitlines()[0]
