@@ -103,7 +103,6 @@ class ReplayedCluster:
         self._first_profile = engine.config.profiles[0].scheduler_name
         self.pods: dict[str, Pod] = {}
         """uid -> the pod as the API server would hold it now."""
-        self._raw: dict[str, dict[str, Any]] = {}
         self._nodes: dict[str, Node] = {}
         self.ours: set[str] = set()
         """uids of the pods the replay schedules."""
@@ -168,7 +167,6 @@ class ReplayedCluster:
             spec.pop("nodeName", None)
             if uid in self.placed:
                 spec["nodeName"] = self.placed[uid]
-        self._raw[uid] = raw
         self._put(uid, Pod.from_json(raw))
 
     def _takes(self, spec: Mapping[str, Any]) -> bool:
@@ -195,7 +193,6 @@ class ReplayedCluster:
     def bind(self, uid: str, node_name: str) -> None:
         """The replay bound the pod: it gets its node, as the API server would."""
         self.placed[uid] = node_name
-        self._raw[uid]["spec"]["nodeName"] = node_name
         # What Pod.from_json would make of the bound object, without parsing it again.
         bound = self.pods[uid].on_node(node_name)
         if bound.container_resources is not None:  # kept only while unbound
@@ -205,7 +202,6 @@ class ReplayedCluster:
     def delete(self, uid: str) -> None:
         """The pod is gone (a recorded deletion, or the replay's eviction)."""
         pod = self.pods.pop(uid, None)
-        self._raw.pop(uid, None)
         if pod is not None:
             self._engine.pods.on_delete(pod)
             self._engine.listers.pods.on_delete(pod)
