@@ -185,6 +185,9 @@ def main(argv: list[str]) -> int:
             "or kubesched@DIR for the kubesched of another checkout (DIR/src/kubesched)"
         )
         return 2
+    if args.suite and args.trace is not None:
+        print("kubesched bench: --suite runs the catalogue, --trace one trace; give one of them")
+        return 2
     if args.suite:
         return _suite(args, contenders, argv)
     if args.trace is not None:

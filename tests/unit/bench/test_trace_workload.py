@@ -110,3 +110,13 @@ def test_sizes_with_a_trace_are_refused_in_one_line(
     assert capsys.readouterr().out == (
         "kubesched bench: --trace takes its nodes and pods from the trace; drop --nodes, --pods\n"
     )
+
+
+def test_a_trace_with_the_suite_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "t.jsonl.gz", _records(), end=6.0)
+    assert main(["bench", "--suite", "--trace", str(path)]) == 2
+    assert capsys.readouterr().out == (
+        "kubesched bench: --suite runs the catalogue, --trace one trace; give one of them\n"
+    )
