@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.bench import BenchSettings, ClientLimits
-from kubesched.bench.catalogue import catalogue_workload
-from kubesched.bench.suite import run_suite, write_suite
+from kubesched.bench.suite import write_suite
+from tests.e2e.harness.tiny_suite import run_tiny_suite
 
 CASES = (
     "SchedulingPodAffinity",
@@ -36,26 +35,7 @@ UNSCHEDULABLE_LIMIT = "--pod-max-in-unschedulable-pods-duration=5s"
 
 
 def test_tiny_suite_both_schedulers_pass_their_checks(tmp_path: Path) -> None:
-    base = BenchSettings(
-        workload=catalogue_workload(CASES[0], "5"),
-        limits=ClientLimits(scheduler_name="bench-suite", qps=5000, burst=5000),
-        stall_timeout=60.0,
-        scheduler_flags=(UNSCHEDULABLE_LIMIT,),
-    )
-    rows = run_suite(
-        CASES,
-        size="5",
-        base=base,
-        contenders=("kubesched", "kube-scheduler"),
-        progress=lambda _message: None,
-    )
-    assert [row.settings.workload.name for row in rows] == list(CASES)
-    for row in rows:
-        for result in row.results:
-            assert not result.failure, (
-                f"{row.settings.workload.name} {result.name}: {result.failure}"
-            )
-            assert result.bound == row.settings.workload.pods
+    rows = run_tiny_suite(CASES, flags=(UNSCHEDULABLE_LIMIT,))
     paths = write_suite(rows, tmp_path, command="kubesched bench --suite --size 5")
     table = paths["table"].read_text()
     assert table.count("| passed |") == len(CASES)

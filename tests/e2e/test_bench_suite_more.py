@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.bench import BenchSettings, ClientLimits
-from kubesched.bench.catalogue import catalogue_workload
-from kubesched.bench.suite import run_suite
+from tests.e2e.harness.tiny_suite import run_tiny_suite
 
 CASES = (
     "SchedulingRequiredPodAffinityWithNSSelector",
@@ -23,22 +21,4 @@ def _e2e_isolation() -> None:
 
 
 def test_tiny_suite_of_the_other_cases_both_schedulers_pass_their_checks() -> None:
-    base = BenchSettings(
-        workload=catalogue_workload(CASES[0], "5"),
-        limits=ClientLimits(scheduler_name="bench-suite", qps=5000, burst=5000),
-        stall_timeout=60.0,
-    )
-    rows = run_suite(
-        CASES,
-        size="5",
-        base=base,
-        contenders=("kubesched", "kube-scheduler"),
-        progress=lambda _message: None,
-    )
-    assert [row.settings.workload.name for row in rows] == list(CASES)
-    for row in rows:
-        for result in row.results:
-            assert not result.failure, (
-                f"{row.settings.workload.name} {result.name}: {result.failure}"
-            )
-            assert result.bound == row.settings.workload.pods
+    run_tiny_suite(CASES)
