@@ -29,6 +29,7 @@ import pytest
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.audit import audit_flags
 from tests.e2e.harness.kubesched import KubeschedProcess
 from tests.e2e.harness.own_cluster import admin_client, own_cluster, service_account_kubeconfig
 from tests.e2e.test_leader_election import (
@@ -72,14 +73,7 @@ def local_cluster(
     request: pytest.FixtureRequest, audit_log: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LocalCluster]:
     """This module's own control plane, writing the audit log (no kube-scheduler)."""
-    policy = tmp_path_factory.mktemp("audit-policy") / "policy.json"
-    policy.write_text(json.dumps(AUDIT_POLICY))
-    flags = (
-        f"--audit-policy-file={policy}",
-        f"--audit-log-path={audit_log}",
-        "--audit-log-format=json",
-        "--audit-log-mode=blocking",
-    )
+    flags = audit_flags(AUDIT_POLICY, folder=tmp_path_factory.mktemp("audit-policy"), log=audit_log)
     with own_cluster(request, LocalCluster(apiserver_args=flags)) as cluster:
         yield cluster
 

@@ -32,6 +32,7 @@ from kubesched.scheduler.shadow_report import disagreements_from_log
 from kubesched.server.shadow_setup import ELECTION_OFF
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, is_unschedulable, wait_for
+from tests.e2e.harness.audit import audit_flags
 from tests.e2e.harness.kubesched import KubeschedProcess
 from tests.e2e.harness.own_cluster import admin_client, own_cluster
 
@@ -80,14 +81,7 @@ def local_cluster(
     request: pytest.FixtureRequest, audit_log: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LocalCluster]:
     """This module's own control plane: the audit log, and kube-scheduler."""
-    policy = tmp_path_factory.mktemp("audit-policy") / "policy.json"
-    policy.write_text(json.dumps(AUDIT_POLICY))
-    flags = (
-        f"--audit-policy-file={policy}",
-        f"--audit-log-path={audit_log}",
-        "--audit-log-format=json",
-        "--audit-log-mode=blocking",
-    )
+    flags = audit_flags(AUDIT_POLICY, folder=tmp_path_factory.mktemp("audit-policy"), log=audit_log)
     cluster = LocalCluster(apiserver_args=flags)
     with own_cluster(request, cluster, then=lambda c: c.start_default_scheduler()) as started:
         yield started
