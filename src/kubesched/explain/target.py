@@ -98,8 +98,24 @@ def load_pod_file(
             f"the pod in {path} sets no spec.schedulerName (the default kube-scheduler would "
             f"take it); explained for {default_scheduler}"
         )
+    _default_requests(spec)
     pod["status"] = {"phase": "Pending"}
     return pod, notes
+
+
+def _default_requests(spec: dict[str, Any]) -> None:
+    """The API server's defaulting of a container's requests (`SetDefaults_Pod`): a resource
+    with a limit and no request is requested at its limit (a pod from a file has not been
+    through the API server, and would otherwise request nothing)."""
+    for key in ("initContainers", "containers"):
+        for container in spec.get(key) or ():
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if not isinstance(resources, dict) or not isinstance(resources.get("limits"), dict):
+                continue
+            requests = resources.setdefault("requests", {})
+            if isinstance(requests, dict):
+                for name, amount in resources["limits"].items():
+                    requests.setdefault(name, amount)
 
 
 def _read_single_document(path: str) -> dict[str, Any]:

@@ -78,6 +78,24 @@ def test_a_pod_file_becomes_a_pending_hypothetical_pod(tmp_path: Path) -> None:
     assert notes == []
 
 
+def test_limits_without_requests_are_requested_as_the_api_server_defaults_them(
+    tmp_path: Path,
+) -> None:
+    obj = make_pod().name("gpu").scheduler("s1").req(cpu="1").obj()
+    container = obj["spec"]["containers"][0]
+    container["resources"]["limits"] = {"cpu": "2", "nvidia.com/gpu": "1", "memory": "1Gi"}
+    obj["spec"]["initContainers"] = [
+        {"name": "init", "image": "i", "resources": {"limits": {"memory": "3Gi"}}}
+    ]
+    path = write(tmp_path, yaml.safe_dump(obj))
+    pod = Pod.from_json(load_pod_file(path, target=None, default_scheduler="s0")[0])
+    # cpu keeps its own request; the GPU and memory are requested at their limits, and the
+    # init container's memory is the pod's floor.
+    assert pod.requests.milli_cpu == 1000
+    assert pod.requests.scalar["nvidia.com/gpu"] == 1
+    assert pod.requests.memory == 3 * 2**30
+
+
 def test_json_files_work_too_and_the_argument_renames_the_pod(tmp_path: Path) -> None:
     obj = make_pod().name("x").scheduler("s1").obj()
     path = write(tmp_path, json.dumps(obj), "pod.json")
