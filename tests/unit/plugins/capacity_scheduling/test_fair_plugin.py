@@ -4,7 +4,10 @@ pool, idle GPUs lent by weight, and a lender taking its share back by preemption
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
+
+import pytest
 
 from kubesched.model import Node, Pod
 from kubesched.plugins.capacity_scheduling.tree import IS_PARENT_LABEL, PARENT_LABEL
@@ -124,3 +127,20 @@ def test_without_the_labels_nothing_changes() -> None:
     error = cluster.refuse(pods[2])
     # scheduler-plugins' rule: borrowing beyond the sum of the mins (2) is refused.
     assert "total ElasticQuota used is more than min" in str(error)
+
+
+def test_a_bad_tree_is_logged_once_and_never_stops_the_cycle(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    orphan = team("a", min_=1, max_=4, weight=1, parent="nowhere")
+    cluster = Cluster([gpu_node("gpu-1", 4)], [orphan])
+    pods = [gpu_pod(f"a{i}", "a") for i in range(2)]
+    submit(cluster, pods)
+    with caplog.at_level(logging.WARNING):
+        assert [cluster.schedule(each) for each in pods] == ["gpu-1", "gpu-1"]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    message = warnings[0].getMessage()
+    assert "parent nowhere does not exist: read as top-level" in message
+    assert "create ElasticQuota nowhere" in message
+    assert getattr(warnings[0], "kv", {}) == {"elasticQuota": "a/a"}
