@@ -80,6 +80,11 @@ def _charts(reports: Sequence[ConfigReport]) -> list[str]:
 
 def _versus_trace(report: ConfigReport) -> str:
     recorded = report.result.recorded
+    if not recorded:
+        return (
+            f"<h3>{escape(report.name)}</h3><p>The trace records no binding (a synthetic "
+            "trace, or no pod was placed while recording): nothing to compare.</p>"
+        )
     rows = []
     for outcome in report.outcomes:
         node = recorded.get(outcome.uid, "")

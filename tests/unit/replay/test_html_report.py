@@ -150,8 +150,18 @@ def test_long_lists_stop_and_say_how_many_more(tmp_path: Path) -> None:
     for i in range(MAX_ROWS + 5):
         pod = make_pod().name(f"p{i}").namespace("w").req(cpu="2").obj()
         records.append(at(1.0, trace.ADDED, "pods", pod))
+        uid = pod["metadata"]["uid"]
+        records.append({"t": 1.0, "op": trace.BOUND, "pod": f"w/p{i}", "uid": uid, "node": "n"})
     recorded = read_trace(write(tmp_path / "t.jsonl.gz", records, end=2.0))
-    reports = replay_trace(recorded, [("default", load_config([]).config)])
-    page = render("replay", reports)
-    assert page.count("<td>neither</td>") == MAX_ROWS
+    page = render("replay", replay_trace(recorded, [("default", load_config([]).config)]))
+    assert page.count("<td>only recorded</td>") == MAX_ROWS
     assert "<p>… and 5 more (all of them in --json).</p>" in page
+
+
+def test_a_trace_without_bindings_has_nothing_to_compare(tmp_path: Path) -> None:
+    records = [listed("nodes", make_node().name("n").obj()), {"t": 0.0, "op": trace.SYNCED}]
+    records.append(at(1.0, trace.ADDED, "pods", make_pod().name("p").namespace("w").obj()))
+    recorded = read_trace(write(tmp_path / "t.jsonl.gz", records, end=2.0))
+    page = render("replay", replay_trace(recorded, [("default", load_config([]).config)]))
+    assert "<h3>default</h3><p>The trace records no binding" in page
+    assert "<td>only replay</td>" not in page
