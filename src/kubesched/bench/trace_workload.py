@@ -31,6 +31,7 @@ from typing import Any
 
 from kubesched.bench.templates import PodTemplate
 from kubesched.bench.workloads import PodGroup, Workload
+from kubesched.errors import FatalError
 
 TRACE_NS = "bench-trace"
 TRACE_INIT_NS = "bench-trace-init"
@@ -41,7 +42,7 @@ plugin sets from the PriorityClass (it refuses a pod that brings its own)."""
 _NODE_META_KEEP = ("name", "labels", "annotations")
 
 
-class TraceWorkloadError(ValueError):
+class TraceWorkloadError(FatalError, ValueError):
     """The trace has nothing to benchmark (no node, or no pod left for a scheduler)."""
 
 
