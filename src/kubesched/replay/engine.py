@@ -20,24 +20,23 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.config.flags import (
     OPPORTUNISTIC_BATCHING,
-    SCHEDULER_POP_FROM_BACKOFF_Q,
     feature_gates,
 )
 from kubesched.errors import KubeschedError
-from kubesched.framework import ClusterEvent, EventResource
+from kubesched.framework import EventResource
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import cluster_resources
 from kubesched.framework.volumes import MappedVolumeListers
 from kubesched.model import Pod
 from kubesched.model.storage_kinds import STORAGE_KINDS
 from kubesched.plugins import config_registry
-from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, SchedulingQueue
+from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.batch import OpportunisticBatch
 from kubesched.runtime.builder import check_common_queue_sort
 from kubesched.runtime.offline import OfflineHandle
-from kubesched.runtime.queueing import Requeue
 from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
+from kubesched.scheduler.shared_queue import shared_queue
 
 
 class VirtualClock:
@@ -152,66 +151,15 @@ def build_engine(config: KubeSchedulerConfiguration) -> Engine:
     )
 
 
-_STRATEGIES = {
-    Requeue.SKIP: QueueingStrategy.SKIP,
-    Requeue.AFTER_BACKOFF: QueueingStrategy.AFTER_BACKOFF,
-    Requeue.IMMEDIATELY: QueueingStrategy.IMMEDIATELY,
-}
-
-
 def _queue(
     config: KubeSchedulerConfiguration,
     frameworks: Mapping[str, Framework],
     nominator: Nominator,
     clock: VirtualClock,
 ) -> SchedulingQueue:
-    """The shared queue as `kubesched.server.frameworks.new_queue` makes it (PreEnqueue,
-    the rejecting plugins' hints), on the virtual clock and without metrics."""
-    first = next(iter(frameworks.values()))
-
-    def pre_enqueue(pod: Pod) -> str | None:
-        fw = frameworks.get(pod.scheduler_name)
-        status = fw.run_pre_enqueue(pod) if fw is not None else None
-        return None if status is None or status.is_success() else status.plugin or "?"
-
-    def requeue(qpi: QueuedPodInfo, event: object, old: Any, new: Any) -> QueueingStrategy:
-        if not isinstance(event, ClusterEvent):
-            return QueueingStrategy.AFTER_BACKOFF
-        hints = frameworks.get(qpi.pod.scheduler_name, first).queueing_hints
-        gate = qpi.gating_plugin
-        if gate is not None and hints.gated_by_another_event(gate, event):
-            return QueueingStrategy.SKIP
-        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
-        return _STRATEGIES[
-            hints.strategy(
-                pod=qpi.pod,
-                rejectors=rejectors,
-                pending=qpi.pending_plugins,
-                event=event,
-                old=old,
-                new=new,
-            )
-        ]
-
-    def interested(event: object) -> bool:
-        if not isinstance(event, ClusterEvent):
-            return True
-        return any(fw.queueing_hints.interested(event) for fw in frameworks.values())
-
-    return SchedulingQueue(
-        less=first.queue_sort_less,
-        pre_enqueue=pre_enqueue,
-        requeue_strategy=requeue,
-        interested=interested,
-        clock=clock,
-        pod_initial_backoff_seconds=config.pod_initial_backoff_seconds,
-        pod_max_backoff_seconds=config.pod_max_backoff_seconds,
-        pod_max_in_unschedulable_pods_seconds=config.pod_max_in_unschedulable_pods_seconds,
-        pop_from_backoff=feature_gates(config.feature_gates).get(
-            SCHEDULER_POP_FROM_BACKOFF_Q, True
-        ),
-        nominator=nominator,
-    )
+    """The shared queue `kubesched run` makes (`scheduler.shared_queue`), on the virtual
+    clock and without metrics."""
+    return shared_queue(config, frameworks, nominator, clock=clock)
 
 
 def _registered(frameworks: Mapping[str, Framework], resource: EventResource) -> bool:

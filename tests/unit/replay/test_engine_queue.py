@@ -1,4 +1,4 @@
-"""The replay's queue is the one `kubesched run` makes (`server.frameworks.new_queue`): the
+"""The replay's queue is the one `kubesched run` makes (both from `scheduler.shared_queue`): the
 same pods in the same sub-queues after the same events, with the same frameworks."""
 
 from __future__ import annotations
