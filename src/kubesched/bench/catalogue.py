@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
+from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
 SIZES = ("5", "500", "5000")
-Params = tuple[int, int, int]
-"""(initNodes, initPods, measurePods) of one variant."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,41 +33,6 @@ class Case:
     sizes: dict[str, Params]
     build: Callable[[Params], Workload]
     notes: dict[str, str]
-
-
-def _nodes(values: tuple[str, ...] = ()) -> Callable[[int], dict[str, Any]]:
-    """node-default nodes; with `values`, upstream's labelNodePrepareStrategy: the zone
-    label takes the values in round-robin order."""
-
-    def factory(index: int) -> dict[str, Any]:
-        labels = {t.ZONE: values[index % len(values)]} if values else {}
-        return t.node_default(f"scheduler-perf-{index}", labels)
-
-    return factory
-
-
-def _simple(
-    measured: t.PodTemplate,
-    *,
-    initial: t.PodTemplate | None = None,
-    zones: tuple[str, ...] = (),
-    sched_namespaces: bool = False,
-) -> Callable[[Params], Workload]:
-    """createNodes, [createNamespaces sched-0/1,] createPods (initial), createPods
-    (measured): the shape of most test cases."""
-    first, second = ("sched-0", "sched-1") if sched_namespaces else ("namespace-1", "namespace-2")
-
-    def build(params: Params) -> Workload:
-        nodes, init, measure = params
-        return Workload(
-            name="",
-            nodes=nodes,
-            node_factory=_nodes(zones),
-            initial=(PodGroup(initial or measured, init, first, "init-"),),
-            measured=PodGroup(measured, measure, second, "pod-"),
-        )
-
-    return build
 
 
 def _mixed(params: Params) -> Workload:
@@ -86,7 +49,7 @@ def _mixed(params: Params) -> Workload:
     return Workload(
         name="",
         nodes=nodes,
-        node_factory=_nodes(("zone1",)),
+        node_factory=default_nodes(("zone1",)),
         namespaces=("sched-0",),
         initial=tuple(PodGroup(tpl, init, "sched-0", prefix) for prefix, tpl in kinds),
         measured=PodGroup(t.pod_default, measure, "namespace-7", "pod-"),
@@ -100,7 +63,7 @@ def _preemption(params: Params) -> Workload:
     return Workload(
         name="",
         nodes=nodes,
-        node_factory=_nodes(),
+        node_factory=default_nodes(),
         initial=(PodGroup(t.pod_low_priority, init, "namespace-1", "init-"),),
         measured=PodGroup(t.pod_high_priority, measure, "namespace-2", "pod-"),
         ceiling=False,
@@ -115,7 +78,7 @@ def _unschedulable(params: Params) -> Workload:
     return Workload(
         name="",
         nodes=nodes,
-        node_factory=_nodes(),
+        node_factory=default_nodes(),
         initial=(PodGroup(t.pod_default, init, "namespace-1", "init-"),),
         measured=PodGroup(t.pod_default, measure, "namespace-3", "pod-"),
         churn=Churn("create", ("pod:high-priority-large-cpu",), 0.2, "namespace-2"),
@@ -130,7 +93,7 @@ def _mixed_churn(params: Params) -> Workload:
     return Workload(
         name="",
         nodes=nodes,
-        node_factory=_nodes(),
+        node_factory=default_nodes(),
         initial=(),
         measured=PodGroup(t.pod_default, measure, "namespace-2", "pod-"),
         churn=Churn(
@@ -149,49 +112,49 @@ CATALOGUE: tuple[Case, ...] = (
     Case(
         "SchedulingBasic",
         {"5": (5, 5, 10), "500": (500, 500, 1000), "5000": (5000, 1000, 10000)},
-        _simple(t.pod_default),
+        simple(t.pod_default),
         {},
     ),
     Case(
         "SchedulingPodAntiAffinity",
         {"5": (5, 1, 4), "500": (500, 100, 400), "5000": (5000, 1000, 2000)},
-        _simple(t.pod_with_pod_anti_affinity, sched_namespaces=True),
+        simple(t.pod_with_pod_anti_affinity, sched_namespaces=True),
         {},
     ),
     Case(
         "SchedulingPodAffinity",
         _AFFINITY_SIZES,
-        _simple(t.pod_with_pod_affinity, zones=("zone1",), sched_namespaces=True),
+        simple(t.pod_with_pod_affinity, zones=("zone1",), sched_namespaces=True),
         {},
     ),
     Case(
         "SchedulingPreferredPodAffinity",
         _AFFINITY_SIZES,
-        _simple(t.pod_with_preferred_pod_affinity, sched_namespaces=True),
+        simple(t.pod_with_preferred_pod_affinity, sched_namespaces=True),
         {},
     ),
     Case(
         "SchedulingPreferredPodAntiAffinity",
         _AFFINITY_SIZES,
-        _simple(t.pod_with_preferred_pod_anti_affinity, sched_namespaces=True),
+        simple(t.pod_with_preferred_pod_anti_affinity, sched_namespaces=True),
         {},
     ),
     Case(
         "SchedulingNodeAffinity",
         {"5": (5, 5, 10), "500": (500, 500, 1000), "5000": (5000, 5000, 10000)},
-        _simple(t.pod_with_node_affinity, zones=("zone1",)),
+        simple(t.pod_with_node_affinity, zones=("zone1",)),
         {},
     ),
     Case(
         "TopologySpreading",
         _SPREAD_SIZES,
-        _simple(t.pod_with_topology_spreading, initial=t.pod_default, zones=_MOONS),
+        simple(t.pod_with_topology_spreading, initial=t.pod_default, zones=_MOONS),
         {},
     ),
     Case(
         "PreferredTopologySpreading",
         _SPREAD_SIZES,
-        _simple(t.pod_with_preferred_topology_spreading, initial=t.pod_default, zones=_MOONS),
+        simple(t.pod_with_preferred_topology_spreading, initial=t.pod_default, zones=_MOONS),
         {},
     ),
     Case(

@@ -19,15 +19,10 @@ from typing import Any
 
 from kubesched.bench import templates as t
 from kubesched.bench import templates_more as m
+from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
 from kubesched.bench.workloads import PodGroup, Workload
 
-Params = tuple[int, int, int]
 Entry = tuple[str, dict[str, Params], Callable[[Params], Workload], dict[str, str]]
-
-
-def _default_nodes(zone: str = "") -> Callable[[int], dict[str, Any]]:
-    labels = {t.ZONE: zone} if zone else {}
-    return lambda index: t.node_default(f"scheduler-perf-{index}", labels)
 
 
 def _init_namespaces(nodes: int) -> int:
@@ -45,7 +40,7 @@ def _ns_selector(template: t.PodTemplate, *, zone: str = "") -> Callable[[Params
         return Workload(
             name="",
             nodes=nodes,
-            node_factory=_default_nodes(zone),
+            node_factory=default_nodes((zone,) if zone else ()),
             labelled_namespaces=(*init, "measure-ns-0"),
             initial=tuple(PodGroup(template, per_namespace, ns, "init-") for ns in init),
             measured=PodGroup(template, measure, "measure-ns-0", "pod-"),
@@ -54,25 +49,13 @@ def _ns_selector(template: t.PodTemplate, *, zone: str = "") -> Callable[[Params
     return build
 
 
-def _matching_anti_affinity(params: Params) -> Workload:
-    nodes, init, measure = params
-    return Workload(
-        name="",
-        nodes=nodes,
-        node_factory=_default_nodes(),
-        initial=(PodGroup(t.pod_with_pod_anti_affinity, init, "sched-0", "init-"),),
-        measured=PodGroup(m.pod_with_pod_anti_affinity_label, measure, "sched-1", "pod-"),
-    )
-
-
 def _default_spreading(params: Params) -> Workload:
     """Plain pods, then pods a Service selects: the default constraints spread them."""
     nodes, init, measure = params
-    moons = ("moon-1", "moon-2", "moon-3")
     return Workload(
         name="",
         nodes=nodes,
-        node_factory=lambda i: t.node_default(f"scheduler-perf-{i}", {t.ZONE: moons[i % 3]}),
+        node_factory=default_nodes(("moon-1", "moon-2", "moon-3")),
         namespaces=("service-ns",),
         objects=(("/api/v1/namespaces/service-ns/services", m.service("service-0", "service-ns")),),
         initial=(PodGroup(t.pod_default, init, "namespace-2", "init-"),),
@@ -124,24 +107,13 @@ def _one_pod_a_node(template: t.PodTemplate) -> Callable[[Params], Workload]:
         return Workload(
             name="",
             nodes=nodes,
-            node_factory=_default_nodes(),
+            node_factory=default_nodes(),
             initial=(),
             measured=PodGroup(template, measure, "namespace-1", "pod-"),
             plugin_config=_NO_TOPOLOGY_DEFAULTS,
         )
 
     return build
-
-
-def _secrets(params: Params) -> Workload:
-    nodes, init, measure = params
-    return Workload(
-        name="",
-        nodes=nodes,
-        node_factory=_default_nodes(),
-        initial=(PodGroup(m.pod_with_secret_volume, init, "namespace-1", "init-"),),
-        measured=PodGroup(m.pod_with_secret_volume, measure, "namespace-2", "pod-"),
-    )
 
 
 _NS_REQUIRED_ANTI = {"5": (10, 2, 6), "500": (500, 4, 100), "5000": (5000, 40, 1000)}
@@ -159,7 +131,11 @@ MORE_CASES: tuple[Entry, ...] = (
     (
         "SchedulingPodMatchingAntiAffinity",
         {"5": (5, 1, 4), "500": (500, 100, 400), "5000": (5000, 1000, 5000)},
-        _matching_anti_affinity,
+        simple(
+            m.pod_with_pod_anti_affinity_label,
+            initial=t.pod_with_pod_anti_affinity,
+            sched_namespaces=True,
+        ),
         {},
     ),
     (
@@ -210,7 +186,7 @@ MORE_CASES: tuple[Entry, ...] = (
     (
         "SchedulingSecrets",
         {"5": (5, 5, 10), "500": (500, 500, 1000), "5000": (5000, 1000, 10000)},
-        _secrets,
+        simple(m.pod_with_secret_volume),
         {},
     ),
     ("HostPortConflict", _BATCHING_SIZES, _one_pod_a_node(m.pod_hostport_80), _BATCHING_NOTES),
