@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 
 from kubesched.config import load_config
-from kubesched.kube.connection import Connection
 from kubesched.server.components import build
-
-
-class TokenConfiguration:
-    async def get_api_key_with_prefix(self, name: str) -> str:
-        return "Bearer unused"
+from tests.unit.server.conftest import unused_connection
 
 
 @pytest.mark.parametrize(
@@ -33,9 +28,7 @@ async def test_the_gate_gives_each_profile_a_batch_or_none(
         ["--scheduler-name=s", *gates], environ={}, namespace_file=tmp_path / "none"
     )
     assert not [notice for notice in loaded.notices if "OpportunisticBatching" in notice]
-    components = build(
-        loaded.config, connection=Connection("https://127.0.0.1:1", False, TokenConfiguration())
-    )
+    components = build(loaded.config, connection=unused_connection())
     try:
         assert [fw.batch is not None for fw in components.frameworks.values()] == [batching]
     finally:

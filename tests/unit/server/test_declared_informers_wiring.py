@@ -4,15 +4,10 @@ their listers, and a plugin disabled takes its informers away."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
-from kubesched.config import load_config
 from kubesched.framework.listers import IndexedStore
-from kubesched.kube.connection import Connection
-from kubesched.server.components import Components, build
+from kubesched.server.components import Components
 from kubesched.server.informers import DeclaredResourceEvents
 
 BUILT_IN = {
@@ -23,27 +18,6 @@ BUILT_IN = {
     "statefulsets.v1.apps",
     "poddisruptionbudgets.v1.policy",
 }
-
-
-class TokenConfiguration:
-    async def get_api_key_with_prefix(self, name: str) -> str:
-        return "Bearer unused"
-
-
-@pytest.fixture
-async def components(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Components]:
-    path = tmp_path / "config.yaml"
-    path.write_text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        f"profiles:\n- schedulerName: s\n  plugins: {request.param}\n"
-    )
-    loaded = load_config([f"--config={path}"], environ={}, namespace_file=tmp_path / "none")
-    built = build(
-        loaded.config, connection=Connection("https://127.0.0.1:1", False, TokenConfiguration())
-    )
-    yield built
-    for client in built.clients():
-        await client.close()
 
 
 @pytest.mark.parametrize("components", ["{}"], indirect=True)
