@@ -14,6 +14,7 @@ from kubesched.explain.group_report import (
     Member,
     PermitView,
 )
+from kubesched.explain.placement_render import placement_lines, placements_dict
 from kubesched.framework.waiting import go_duration
 
 INDENT = "  "
@@ -37,6 +38,8 @@ def group_lines(group: GroupReport) -> list[str]:
         f"{INDENT * 2}{m.name.ljust(width)}  {member_text(m, observed)}" for m in group.members
     ]
     lines.append(f"{INDENT}held at Permit: {permit_text(group.permit)}")
+    if group.placements is not None:
+        lines += placement_lines(group.placements)
     lines.append(f"{INDENT}the group lacks: {group.lacks}")
     return lines
 
@@ -108,6 +111,7 @@ def group_dict(group: GroupReport) -> dict[str, Any]:
         },
         "notes": list(group.notes),
         "lacks": group.lacks,
+        "placements": None if group.placements is None else placements_dict(group.placements),
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kubesched.apis.waitingpods import WaitingPodRecord
+from kubesched.explain.placement_report import PlacementsReport
 
 BOUND = "bound"
 WAITING = "waiting at Permit"
@@ -86,6 +87,8 @@ class GroupReport:
     (kubesched then places them one by one)."""
     lacks: str = ""
     """One sentence: what the group still lacks (`group_summary.lacks`)."""
+    placements: PlacementsReport | None = None
+    """The group's topology placements (`TopologyAwareWorkloadScheduling`); None without."""
 
     @property
     def key(self) -> str:

@@ -24,9 +24,12 @@ from kubesched.config import KubeSchedulerConfiguration
 from kubesched.explain.assumed import assumed_note, with_assumed
 from kubesched.explain.engine import explain_pod
 from kubesched.explain.group_live import PermitSource, in_group, read_group, read_permit
+from kubesched.explain.group_native import API_VERSION
+from kubesched.explain.group_read import get_group
 from kubesched.explain.group_report import WAITING, PermitView
 from kubesched.explain.group_summary import lacks
 from kubesched.explain.handle import ReadOnlyHandle
+from kubesched.explain.placements import explain_placements
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
 from kubesched.explain.volumes import read_volumes
@@ -43,7 +46,7 @@ from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
-from kubesched.model import ApiObject, Node, Pod, namespace_object
+from kubesched.model import ApiObject, Node, Pod, SchedulingPodGroup, namespace_object
 from kubesched.runtime import build_framework
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
@@ -100,7 +103,9 @@ async def explain_live(
     profile = select_profile(config, pod.key, pod.scheduler_name)
     nodes, pods = await read_cluster(api)
     view = await read_permit(permit) if in_group(pod) else PermitView()
-    snapshot = build_snapshot(nodes, with_assumed(pods, view, own_uid=pod.uid))
+    seen = with_assumed(pods, view, own_uid=pod.uid)
+    cache = build_cache(nodes, seen)
+    snapshot = cache.snapshot()
     # The scheduler's queue holds its own pending pods; those nominated by preemption keep
     # their room on the node (Filter counts them).
     ours = set(config.scheduler_names)
@@ -126,7 +131,16 @@ async def explain_live(
         return explanation
     own = next((m for m in group.members if m.name == pod.name), None)
     fits = None if own is not None and own.state == WAITING else bool(explanation.feasible)
-    return replace(explanation, group=replace(group, lacks=lacks(group, pod_fits=fits)))
+    group = replace(group, lacks=lacks(group, pod_fits=fits))
+    if fw.topology_aware and pod.pod_group_name and group.found and not group.problem:
+        obj = await get_group(api, API_VERSION, pod.namespace, pod.pod_group_name, enable="")
+        if obj is not None:
+            native = SchedulingPodGroup.of(ApiObject.from_json(obj))
+            found = explain_placements(
+                fw, cache=cache, snapshot=snapshot, group=native, pods=seen, explained=pod
+            )
+            group = replace(group, placements=found)
+    return replace(explanation, group=group)
 
 
 async def read_declared(
@@ -199,13 +213,19 @@ async def read_cluster(api: Reader) -> tuple[list[Node], list[Pod]]:
 
 def build_snapshot(nodes: Iterable[Node], pods: Iterable[Pod]) -> Snapshot:
     """The snapshot the scheduler's cache would hand its next cycle."""
+    return build_cache(nodes, pods).snapshot()
+
+
+def build_cache(nodes: Iterable[Node], pods: Iterable[Pod]) -> SchedulerCache:
+    """The scheduler's cache as its informers would fill it (a gang's placements are tried
+    in it, each trial undone)."""
     cache = SchedulerCache()
     for node in nodes:
         cache.add_node(node)
     for pod in pods:
         if pod.node_name:  # pending pods use no node's capacity
             cache.add_pod(pod)
-    return cache.snapshot()
+    return cache
 
 
 async def list_all(
