@@ -4,7 +4,9 @@ Records are applied in order through the scheduler's own paths: nodes and pods t
 event handlers (the cache and the queue), the declared resources (namespaces, Services and
 controllers, PodDisruptionBudgets, PodGroups, DRA objects) into their listers with the
 cluster event a plugin may have registered, the storage objects into the volume listers with
-their cluster events.
+their cluster events (`stores`). The plugins' writes go to the same objects (`writes`), with
+the controllers' answers (`controllers`); an object the replay wrote ignores its later
+recorded versions.
 
 The rule for pods (docs/replay.md, "Which pods the replay schedules"): a pod first seen
 without a node whose `schedulerName` is `default-scheduler` or a profile's name is the
@@ -21,78 +23,15 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kubesched.framework import ActionType, ClusterEvent, EventResource
-from kubesched.framework.listers import IndexedStore
-from kubesched.framework.resources import ResourceSpec
-from kubesched.model import ApiObject, Node, Pod
-from kubesched.model.storage_kinds import STORAGE_KINDS, StorageKind
+from kubesched.model import Node, Pod
+from kubesched.model.storage_kinds import STORAGE_KINDS
 from kubesched.replay import trace
+from kubesched.replay.controllers import VOLUMES, Controllers
 from kubesched.replay.engine import Engine
-from kubesched.scheduler.eventhandlers import StorageHandler
+from kubesched.replay.stores import Declared, Objects, Storage, object_key
+from kubesched.replay.writes import ClusterWrites, kind_name
 
 DEFAULT_SCHEDULER = "default-scheduler"
-
-
-def _name(group: str, resource: str) -> str:
-    return f"{group}/{resource}" if group else resource
-
-
-def _key(obj: Mapping[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    namespace = meta.get("namespace", "")
-    return f"{namespace}/{meta.get('name', '')}" if namespace else str(meta.get("name", ""))
-
-
-class _Declared:
-    """A declared resource's records: into its lister, then its cluster event."""
-
-    def __init__(self, spec: ResourceSpec, store: IndexedStore[ApiObject], engine: Engine) -> None:
-        self._spec, self._store, self._engine = spec, store, engine
-        self._objects: dict[str, ApiObject] = {}
-
-    def apply(self, op: str, raw: dict[str, Any]) -> None:
-        obj = ApiObject.from_json(raw, keep=self._spec.keep)
-        old = self._objects.pop(obj.key, None)
-        if op == trace.DELETED:
-            if old is not None:
-                self._store.on_delete(old)
-                self._moved(ActionType.DELETE, old, None)
-            return
-        self._objects[obj.key] = obj
-        if old is None:
-            self._store.on_add(obj)
-            self._moved(ActionType.ADD, None, obj)
-        else:
-            self._store.on_update(old, obj)
-            self._moved(ActionType.UPDATE, old, obj)
-
-    def _moved(self, action: ActionType, old: object, new: object) -> None:
-        event = ClusterEvent(self._spec.event_resource, action)
-        self._engine.queue.move_all_to_active_or_backoff(event, old, new)
-
-
-class _Storage:
-    """A storage kind's records: into the volume listers' mapping, then its cluster event."""
-
-    def __init__(self, kind: StorageKind, objects: dict[str, Any], engine: Engine) -> None:
-        self._kind, self._objects = kind, objects
-        self._events = StorageHandler(
-            resource=EventResource(kind.event_name),
-            move=engine.queue.move_all_to_active_or_backoff,
-        )
-
-    def apply(self, op: str, raw: dict[str, Any]) -> None:
-        key, obj = _key(raw), self._kind.decode(raw)
-        old = self._objects.pop(key, None)
-        if op == trace.DELETED:
-            if old is not None:
-                self._events.on_delete(old)
-            return
-        self._objects[key] = obj
-        if old is None:
-            self._events.on_add(obj)
-        else:
-            self._events.on_update(old, obj)
 
 
 class ReplayedCluster:
@@ -117,12 +56,18 @@ class ReplayedCluster:
             "nodes": self._node,
             "pods": self._pod,
         }
+        objects: dict[str, Objects] = {}
         for spec in engine.listers.specs:
-            declared = _Declared(spec, engine.listers.store(spec), engine)
-            self._appliers[_name(spec.group, spec.resource)] = declared.apply
+            declared = Declared(spec, engine.listers.store(spec), engine)
+            objects[kind_name(spec.group, spec.resource)] = declared
         for kind in STORAGE_KINDS:
-            applier = _Storage(kind, engine.storage[kind.lister], engine)
-            self._appliers[_name(kind.group, kind.resource)] = applier.apply
+            storage = Storage(kind, engine.storage[kind.lister], engine)
+            objects[kind_name(kind.group, kind.resource)] = storage
+        for name, held in objects.items():
+            self._appliers[name] = held.apply
+        self.writes = ClusterWrites(objects)
+        self.controllers = Controllers(self.writes, self._node_labels)
+        engine.handle.attach(self.writes, self.controllers)
 
     def apply(self, record: Mapping[str, Any]) -> None:
         """One object record (LIST/ADDED/MODIFIED/DELETED); other kinds are not read. An
@@ -131,12 +76,28 @@ class ReplayedCluster:
         changed in place: each record is read from the trace afresh, never shared)."""
         kind = str(record["kind"])
         applier = self._appliers.get(kind)
-        if applier is None:
+        if applier is None or self._replays_own(kind, record):
             return
         try:
             applier(str(record["op"]), record["object"])
         except Exception as exc:  # any parse error: skipped, as the informers skip one
-            self.malformed.append(f"{kind} {_key(record['object'])} at {record['t']}s: {exc}")
+            self.malformed.append(f"{kind} {object_key(record['object'])} at {record['t']}s: {exc}")
+
+    def _replays_own(self, kind: str, record: Mapping[str, Any]) -> bool:
+        """A recorded version of an object the replay wrote (ignored; a deletion is not),
+        or a PV the recorded provisioner made for a claim the replay provisioned."""
+        obj = record["object"]
+        if record["op"] != trace.DELETED and self.writes.owns(kind, object_key(obj)):
+            return True
+        if kind != VOLUMES or record["op"] == trace.DELETED:
+            return False
+        ref = (obj.get("spec") or {}).get("claimRef") or {}
+        claim = f"{ref.get('namespace', '')}/{ref.get('name', '')}"
+        return self.writes.owns("persistentvolumeclaims", claim)
+
+    def _node_labels(self, name: str) -> Mapping[str, str]:
+        node = self._nodes.get(name)
+        return node.labels if node is not None else {}
 
     def _node(self, op: str, raw: dict[str, Any]) -> None:
         node = Node.from_json(raw)
@@ -205,6 +166,8 @@ class ReplayedCluster:
         if pod is not None:
             self._engine.pods.on_delete(pod)
             self._engine.listers.pods.on_delete(pod)
+            if uid in self.placed:
+                self.controllers.pod_deleted(pod.namespace, uid)
 
     def lookup(self, uid: str) -> Pod | None:
         return self.pods.get(uid)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.cache import SchedulerCache, Snapshot
@@ -25,9 +25,9 @@ from kubesched.config.flags import (
 from kubesched.errors import KubeschedError
 from kubesched.framework import EventResource
 from kubesched.framework.listers import ClusterListers
-from kubesched.framework.resources import cluster_resources
+from kubesched.framework.resources import ResourceSpec, cluster_resources
 from kubesched.framework.volumes import MappedVolumeListers
-from kubesched.model import Pod
+from kubesched.model import ApiObject, PersistentVolume, PersistentVolumeClaim, Pod
 from kubesched.model.storage_kinds import STORAGE_KINDS
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
@@ -37,6 +37,10 @@ from kubesched.runtime.builder import check_common_queue_sort
 from kubesched.runtime.offline import OfflineHandle
 from kubesched.scheduler.eventhandlers import NodeHandler, PodHandler
 from kubesched.scheduler.shared_queue import shared_queue
+
+if TYPE_CHECKING:
+    from kubesched.replay.controllers import Controllers
+    from kubesched.replay.writes import ClusterWrites
 
 
 class VirtualClock:
@@ -56,7 +60,9 @@ class ReplayError(KubeschedError, RuntimeError):
 class ReplayHandle(OfflineHandle):
     """The Handle of every profile in a replay: reads the replayed cluster; preemptions are
     recorded (`preemptions`) for the loop to apply; nominations are the queue's, and so are
-    activations (a gang's Permit activating its siblings)."""
+    activations (a gang's Permit activating its siblings); a plugin's writes (VolumeBinding's,
+    DynamicResources', a plugin's own objects) are applied to the replayed cluster with the
+    controllers' answers (`replay.writes`, `replay.controllers`)."""
 
     who: ClassVar[str] = "kubesched replay"
     refusal: ClassVar[type[Exception]] = ReplayError
@@ -74,6 +80,53 @@ class ReplayHandle(OfflineHandle):
         self._nominator = nominator
         self.queue: SchedulingQueue | None = None
         """Set once the queue is built (it needs the frameworks, which need this Handle)."""
+        self._writes: ClusterWrites | None = None
+        self._controllers: Controllers | None = None
+
+    def attach(self, writes: ClusterWrites, controllers: Controllers) -> None:
+        """The replayed cluster the writes go to (it is made after the engine)."""
+        self._writes, self._controllers = writes, controllers
+
+    def _cluster(self, what: str) -> tuple[ClusterWrites, Controllers]:
+        if self._writes is None or self._controllers is None:
+            raise self._refused(f"{what} before its cluster is loaded")
+        return self._writes, self._controllers
+
+    async def bind_volume(
+        self, volume: PersistentVolume, claim: PersistentVolumeClaim
+    ) -> PersistentVolume:
+        return self._cluster("binds volumes")[1].bind_volume(volume, claim)
+
+    async def select_node_for_claim(
+        self, claim: PersistentVolumeClaim, node_name: str
+    ) -> PersistentVolumeClaim:
+        return self._cluster("selects nodes for claims")[1].select_node(claim, node_name)
+
+    async def patch_object(
+        self,
+        resource: ResourceSpec,
+        obj: ApiObject,
+        patch: Mapping[str, Any],
+        *,
+        status: bool = False,
+        strategic: bool = False,
+    ) -> ApiObject:
+        writes = self._cluster("writes objects")[0]
+        kind, key = _kind(resource), _object_key(resource, obj.namespace, obj.name)
+        return ApiObject.from_json(
+            writes.patch(kind, key, patch, status=status, strategic=strategic)
+        )
+
+    async def create_object(
+        self, resource: ResourceSpec, namespace: str, body: Mapping[str, Any]
+    ) -> ApiObject:
+        writes = self._cluster("creates objects")[0]
+        scope = namespace if resource.namespaced else ""
+        return ApiObject.from_json(writes.create(_kind(resource), scope, body))
+
+    async def delete_object(self, resource: ResourceSpec, obj: ApiObject) -> None:
+        writes = self._cluster("deletes objects")[0]
+        writes.delete(_kind(resource), _object_key(resource, obj.namespace, obj.name))
 
     def activate(self, pods: Iterable[Pod]) -> None:
         if self.queue is not None:
@@ -160,6 +213,17 @@ def _queue(
     """The shared queue `kubesched run` makes (`scheduler.shared_queue`), on the virtual
     clock and without metrics."""
     return shared_queue(config, frameworks, nominator, clock=clock)
+
+
+def _kind(resource: ResourceSpec) -> str:
+    """How a trace names the resource."""
+    if resource.group:
+        return f"{resource.group}/{resource.resource}"
+    return resource.resource
+
+
+def _object_key(resource: ResourceSpec, namespace: str, name: str) -> str:
+    return f"{namespace}/{name}" if resource.namespaced and namespace else name
 
 
 def _registered(frameworks: Mapping[str, Framework], resource: EventResource) -> bool:

@@ -252,7 +252,7 @@ class Replay:
         if status.is_success():
             status = fw.run_pre_bind_pre_flights(state, assumed, host)
             if status.code is not Code.ERROR and not status.is_rejected():
-                status = await fw.run_pre_bind(state, assumed, host)
+                status = _pre_bind_now(fw, state, assumed, host)
         if status.is_success():
             self._bound(attempt)
             return
@@ -359,6 +359,21 @@ async def _turns() -> None:
     """Two turns of the event loop: a binding task woken by its Permit runs to its end."""
     await asyncio.sleep(0)
     await asyncio.sleep(0)
+
+
+def _pre_bind_now(fw: Framework, state: CycleState, pod: Pod, host: str) -> Status:
+    """PreBind run to its end without waiting: the replay applies each write with the
+    controllers' answers at once (`replay.controllers`), so a PreBind that would still wait
+    (for a controller or driver the replay does not stand in for, such as a device's binding
+    conditions) fails with an error and the pod is retried, instead of waiting in real time."""
+    run = fw.run_pre_bind(state, pod, host)
+    try:
+        run.send(None)
+    except StopIteration as done:
+        status: Status = done.value
+        return status
+    run.close()
+    return Status(Code.ERROR, "PreBind waits for a controller or a driver the replay does not run")
 
 
 def _try_pop(engine: Engine) -> QueuedPodInfo | None:
