@@ -41,6 +41,12 @@ from kubesched.plugins.node_resource_topology.args import (
     MOST_ALLOCATED,
     NodeResourceTopologyMatchArgs,
 )
+from kubesched.plugins.node_resource_topology.explain import (
+    NodeNUMA,
+    node_numa,
+    numa_dict,
+    numa_lines,
+)
 from kubesched.plugins.node_resource_topology.fit import (
     AlignmentError,
     NUMAAccountingError,
@@ -94,6 +100,7 @@ class NodeResourceTopologyMatch:
         self._weights = self.args.weights
         self.source = _topology_source(self.args, handle)
         self._parsed = ParsedTopologies()
+        self._handle = handle
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         # As scheduler-plugins: no hints.
@@ -164,6 +171,30 @@ class NodeResourceTopologyMatch:
             return score_for_each_numa(request, zones, self._strategy, self._weights)
         containers = [c.requests for c in requests.containers]
         return container_scope_score(containers, zones, self._strategy, self._weights)
+
+    # ---- kubesched explain ---------------------------------------------------------------
+
+    def explain_pod(
+        self, pod: Pod, victims: Sequence[str]
+    ) -> tuple[list[str], dict[str, Any]] | None:
+        """`kubesched explain`: each node's NUMA zones and which would host `pod`."""
+        del victims
+        requests = pod.container_resources
+        if requests is None:
+            return None
+        rows = [self._explain_node(requests, info) for info in self._handle.list_node_infos()]
+        return numa_lines(requests, rows, plugin=NAME), numa_dict(requests, rows)
+
+    def _explain_node(self, requests: PodContainerResources, info: NodeInfo) -> NodeNUMA:
+        name = info.node.name
+        topology, fresh = self.source.topology(name)
+        if not fresh:
+            return NodeNUMA(name, verdict=f"rejected: {_STALE} (a pod reserved there)")
+        if topology is None:
+            return NodeNUMA(name, verdict="no NodeResourceTopology object: passes unchecked")
+        manager, zones = self._parsed.get(name, topology)
+        node_resources = {*_NODE_LEVEL, *info.allocatable.scalar}
+        return node_numa(requests, name, manager, zones, node_resources)
 
     # ---- Reserve / PostBind -------------------------------------------------------------
 
