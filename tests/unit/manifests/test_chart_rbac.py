@@ -48,6 +48,7 @@ GATE = "--feature-gates=GenericWorkload=true"
 NATIVE, X_K8S = "scheduling.k8s.io", "scheduling.x-k8s.io"
 VOLUMES, PREEMPTION = "persistentvolumes", "poddisruptionbudgets"
 QUOTAS = "elasticquotas"
+TOPOLOGIES = "noderesourcetopologies"
 
 
 def _profile(name: str = "kubesched", **plugins: Any) -> dict[str, Any]:
@@ -113,6 +114,27 @@ CASES = [
             {QUOTAS, VOLUMES},
         ),
         id="capacity-without-post-filter",
+    ),
+    pytest.param(
+        Case(
+            [_profile(multiPoint={"enabled": [{"name": "NodeResourceTopologyMatch"}]})],
+            [],
+            [],
+            {TOPOLOGIES, VOLUMES, PREEMPTION},
+        ),
+        id="node-resource-topology",
+    ),
+    pytest.param(
+        Case(
+            [
+                _profile(),
+                _profile("numa", filter={"enabled": [{"name": "NodeResourceTopologyMatch"}]}),
+            ],
+            [],
+            [],
+            {TOPOLOGIES, VOLUMES, PREEMPTION},
+        ),
+        id="node-resource-topology-in-second-profile",
     ),
     pytest.param(Case(None, [GATE], [], {NATIVE, VOLUMES, PREEMPTION}), id="gate"),
     pytest.param(
@@ -245,7 +267,7 @@ def _kinds(rules: list[dict[str, Any]]) -> set[str]:
         resources = set(rule.get("resources", ()))
         if "podgroups" in resources:
             found.add(rule["apiGroups"][0])
-        found |= resources & {VOLUMES, PREEMPTION, QUOTAS}
+        found |= resources & {VOLUMES, PREEMPTION, QUOTAS, TOPOLOGIES}
     return found
 
 
