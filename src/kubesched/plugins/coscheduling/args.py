@@ -1,5 +1,6 @@
 """`CoschedulingArgs` (scheduler-plugins): how long members wait at Permit, how long a
-rejected group backs off, and when PostFilter rejects the members waiting with one."""
+rejected group backs off, and when PostFilter rejects the members waiting with one; plus
+kubesched's opt-in `gangPreemption` (gang_preemption.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from kubesched.plugins.helper.args import PluginArgs, check_fields, integer
+from kubesched.plugins.helper.args import ArgsError, PluginArgs, check_fields, integer
 
-_PERMIT, _BACKOFF, _REJECT = (
+_PERMIT, _BACKOFF, _REJECT, _GANG = (
     "permitWaitingTimeSeconds",
     "podGroupBackoffSeconds",
     "podGroupRejectPercentage",
+    "gangPreemption",
 )
 
 
@@ -29,6 +31,10 @@ class CoschedulingArgs(PluginArgs):
     pod_group_reject_percentage: int = 10
     """PostFilter leaves the waiting members alone while the group's unassigned share of
     minMember is at or below this percentage (0..100)."""
+    gang_preemption: bool = False
+    """kubesched's own, off by default (scheduler-plugins has no such field): this plugin's
+    PostFilter preempts for every pod of the profile, a gang as a whole and a gang's pods
+    as one victim; the profile must disable DefaultPreemption at postFilter."""
 
     @property
     def reject_threshold(self) -> float:
@@ -38,8 +44,14 @@ class CoschedulingArgs(PluginArgs):
     @classmethod
     def from_v1(cls, args: Mapping[str, Any]) -> Self:
         default = cls.default()
-        check_fields(args, kind=cls.KIND, allowed=(_PERMIT, _BACKOFF, _REJECT))
+        check_fields(args, kind=cls.KIND, allowed=(_PERMIT, _BACKOFF, _REJECT, _GANG))
         reject = args.get(_REJECT)
+        gang = args.get(_GANG, False)
+        if not isinstance(gang, bool):
+            raise ArgsError(
+                f"{cls.KIND}.{_GANG}: expected true or false, got {gang!r}; write "
+                f"{_GANG}: true to let gangs preempt as a whole, or leave it out"
+            )
         return cls(
             permit_waiting_time_seconds=integer(
                 args.get(_PERMIT, default.permit_waiting_time_seconds),
@@ -59,11 +71,15 @@ class CoschedulingArgs(PluginArgs):
                 low=0,
                 high=100,
             ),
+            gang_preemption=gang,
         )
 
     def to_v1(self) -> dict[str, Any]:
-        return {
+        v1: dict[str, Any] = {
             _PERMIT: self.permit_waiting_time_seconds,
             _BACKOFF: self.pod_group_backoff_seconds,
             _REJECT: self.pod_group_reject_percentage,
         }
+        if self.gang_preemption:  # written only when on: the defaults stay scheduler-plugins'
+            v1[_GANG] = True
+        return v1

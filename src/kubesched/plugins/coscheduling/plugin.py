@@ -11,6 +11,10 @@ keeps the others waiting for it).
 
 Queueing hints: none, as in scheduler-plugins' releases: a rejected member is retried on any
 pod added and on any PodGroup added or updated.
+
+With `gangPreemption: true` (kubesched's own, off by default) PostFilter first preempts for
+the pod, a gang as a whole (gang_preemption.py); the group is rejected as above only when
+that cannot help.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from kubesched.apis import names
 from kubesched.framework import (
+    POD_DISRUPTION_BUDGETS,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -34,10 +39,11 @@ from kubesched.framework import (
     QueuedPodInfo,
     Status,
 )
-from kubesched.framework.resources import resource_event
-from kubesched.model import Pod, Resource
+from kubesched.framework.resources import ResourceSpec, resource_event
+from kubesched.model import Pod, PodDisruptionBudget, Resource
 from kubesched.plugins.coscheduling.args import CoschedulingArgs
 from kubesched.plugins.coscheduling.core import GangError, GroupManager, PermitOutcome
+from kubesched.plugins.coscheduling.gang_preemption import ONGOING, GangPreemption
 from kubesched.plugins.coscheduling.podgroup import (
     GROUP_PODS,
     PODGROUPS,
@@ -49,6 +55,7 @@ from kubesched.plugins.coscheduling.podgroup import (
     wall_time,
 )
 from kubesched.plugins.coscheduling.status import StatusKeeper
+from kubesched.plugins.helper.listers import declared_lister
 
 NAME = names.COSCHEDULING
 
@@ -57,7 +64,7 @@ class Coscheduling:
     """QueueSort, PreFilter, PostFilter, Permit and Reserve for scheduler-plugins PodGroups."""
 
     name = NAME
-    resources = (PODGROUPS, GROUP_PODS)
+    resources: tuple[ResourceSpec, ...] = (PODGROUPS, GROUP_PODS)
 
     def __init__(self, *, args: Mapping[str, Any], handle: Handle) -> None:
         self.args = CoschedulingArgs.from_v1(args)
@@ -69,6 +76,15 @@ class Coscheduling:
         handle.pod_lister().subscribe(self.manager.pod_changed)
         handle.lister(PODGROUPS).subscribe(self.manager.group_changed)
         self._status = StatusKeeper(handle, self.manager)
+        self.gangs: GangPreemption | None = None
+        if self.args.gang_preemption:
+            self.resources = (PODGROUPS, GROUP_PODS, POD_DISRUPTION_BUDGETS)  # it preempts
+            budgets = declared_lister(handle, POD_DISRUPTION_BUDGETS)
+            self.gangs = GangPreemption(
+                handle,
+                self.manager,
+                lambda: [PodDisruptionBudget.of(obj) for obj in budgets.list()],
+            )
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         # scheduler-plugins registers these two without hints; POD covers pending pods too.
@@ -102,6 +118,8 @@ class Coscheduling:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         del state
+        if self.gangs is not None and self.gangs.nested:
+            return None  # a sibling's what-if PreFilter during gang preemption
         group = self.manager.group_of(pod)
         if group is None:
             return None
@@ -126,11 +144,14 @@ class Coscheduling:
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]:
-        del state, statuses
         group = self.manager.group_of(pod)
+        assigned = self.manager.assigned_count(group.full_name) if group is not None else 0
+        if self.gangs is not None and (group is None or assigned < group.min_member):
+            result, status = self.gangs.post_filter(state, pod, statuses, group)
+            if group is None or status.is_success() or status.message == ONGOING:
+                return result, status
         if group is None:
             return PostFilterResult(), Status(Code.UNSCHEDULABLE, "can not find pod group")
-        assigned = self.manager.assigned_count(group.full_name)
         if assigned >= group.min_member:
             return PostFilterResult(), Status(Code.UNSCHEDULABLE)
         if (group.min_member - assigned) / group.min_member <= self._reject_threshold:
@@ -170,6 +191,8 @@ class Coscheduling:
         name = full_name(pod)
         if outcome is PermitOutcome.SUCCESS:
             self.manager.succeeded(name)
+            if self.gangs is not None:
+                self.gangs.forget(name)
             self._handle.waiting_pods.allow_group(lambda p: full_name(p) == name, NAME)
             return None, 0
         if assigned == 1:  # the first member to arrive brings its siblings forward

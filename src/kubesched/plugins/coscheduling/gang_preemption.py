@@ -1,0 +1,250 @@
+"""Coscheduling's gang preemption (`gangPreemption: true`; kubesched's own, scheduler-plugins
+has none, its issues #581 and #443). Coscheduling's PostFilter then preempts for every pod of
+its profile (DefaultPreemption is disabled at postFilter there):
+
+- **A gang member** preempts for its gang: the members still to place (minMember less the
+  members bound or waiting at Permit; the pod first, then its pending siblings by name) are
+  placed together on the whole cluster with every unit of lower priority than the lowest of
+  them taken off (`gang_victims.select`); if one does not fit, nobody is evicted. Else units
+  are given back, most important first, while every placed member still fits on its node;
+  the rest are evicted and the pod is nominated to its node. Each sibling gets its
+  nomination when it next fails, until the victims are gone (the plan, `_plans`).
+- **Any other pod** preempts on one node, as DefaultPreemption, but a gang's pods are one
+  victim: evicting one member evicts its whole gang (wherever its pods run), so no gang is
+  left below minMember. The best node by upstream's criteria over the victims' pods.
+
+Victims are pods of strictly lower priority; a gang is a victim only when all its pods are.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from kubesched.framework import (
+    FILTER_RUNNER_KEY,
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    NodeToStatusReader,
+    PostFilterResult,
+    Status,
+)
+from kubesched.framework.interfaces import FilterRunner
+from kubesched.framework.status import StatusError
+from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.plugins.coscheduling.core import GroupManager
+from kubesched.plugins.coscheduling.gang_trial import ClusterTrial, Member
+from kubesched.plugins.coscheduling.gang_victims import Chosen, collect, rank, select
+from kubesched.plugins.coscheduling.podgroup import PodGroup, full_name
+
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+ONGOING = "waiting for the preemption for this pod group to be finished"
+NO_RUNNER = "no FilterRunner in the cycle state"
+_MIN_CANDIDATES = 100  # as DefaultPreemption's defaults: max(10% of the nodes, 100)
+
+
+class _Outcome(Protocol):
+    @property
+    def status(self) -> Status: ...
+    @property
+    def node_names(self) -> AbstractSet[str] | None: ...
+
+
+@runtime_checkable
+class _PreFilterRunner(Protocol):
+    """The profile's PreFilter, run for a sibling (the framework in the cycle state)."""
+
+    def run_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> _Outcome: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A gang's preemption under way: each member's node, and the victims."""
+
+    hosts: Mapping[str, str]
+    victims: tuple[Pod, ...]
+
+
+@dataclass(slots=True)
+class GangPreemption:
+    handle: Handle
+    manager: GroupManager
+    pdbs: Callable[[], Sequence[PodDisruptionBudget]]
+    now: Callable[[], float] = time.time
+    nested: bool = False
+    """True while siblings run PreFilter here (Coscheduling's own PreFilter lets them by)."""
+    _plans: dict[str, Plan] = field(default_factory=dict)
+
+    def forget(self, gang: str) -> None:
+        """The gang reached minMember (or went): its plan is over."""
+        self._plans.pop(gang, None)
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatusReader, group: PodGroup | None
+    ) -> tuple[PostFilterResult | None, Status]:
+        runner = state.get(FILTER_RUNNER_KEY)
+        if runner is None:
+            return None, Status(Code.ERROR, NO_RUNNER)
+        if pod.preemption_policy == "Never":
+            return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
+        try:
+            if group is None:
+                return self._single(runner, state, pod, statuses)
+            return self._gang(runner, state, pod, statuses, group)
+        except StatusError as failed:
+            return None, failed.status
+
+    # ---- a gang ----------------------------------------------------------------------------
+
+    def _gang(
+        self,
+        runner: FilterRunner,
+        state: CycleState,
+        pod: Pod,
+        statuses: NodeToStatusReader,
+        group: PodGroup,
+    ) -> tuple[PostFilterResult | None, Status]:
+        name = group.full_name
+        plan = self._plans.get(name)
+        if plan is not None and self._under_way(plan):
+            host = plan.hosts.get(pod.uid)
+            return (PostFilterResult(host) if host else None), Status(Code.UNSCHEDULABLE, ONGOING)
+        self._plans.pop(name, None)
+        placing = self._to_place(pod, group)
+        if any(member.preemption_policy == "Never" for member in placing):
+            return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
+        nodes = self.handle.list_node_infos()
+        priority = min(member.priority for member in placing)
+        potential = collect(nodes, full_name, below=priority, now=self.now(), exclude=name)
+        if not potential:
+            return None, Status(Code.UNSCHEDULABLE, f"no victims of lower priority for {name}")
+        members = self._members(runner, state, placing, statuses, nodes)
+        trial = ClusterTrial(runner, members, nodes)
+        chosen = select(trial, potential, self.pdbs())
+        if chosen is None or not chosen.units:
+            message = f"podgroup {name}: {len(placing)} members do not fit even after preemption"
+            return None, Status(Code.UNSCHEDULABLE, message)
+        victims = chosen.pods
+        self._plans[name] = Plan(dict(trial.hosts), victims)
+        host = trial.hosts[pod.uid]
+        self.handle.preempt(
+            pod, node_name=host, victims=victims, pdb_violations=chosen.pdb_violations
+        )
+        message = f"found a placement for podgroup {name}, preempting {len(victims)} victims"
+        return PostFilterResult(host), Status(Code.SUCCESS, message)
+
+    def _under_way(self, plan: Plan) -> bool:
+        pods = self.handle.pod_lister()
+        for victim in plan.victims:
+            found = pods.get(victim.name, victim.namespace)
+            if found is not None and found.uid == victim.uid:
+                return True
+        return False
+
+    def _to_place(self, pod: Pod, group: PodGroup) -> list[Pod]:
+        """The pod and the pending siblings needed to reach minMember (by name)."""
+        members = self.manager.members(pod)
+        placed = set(self.manager.assigned.get(group.full_name, ()))
+        placed.update(member.name for member in members if member.node_name)
+        need = group.min_member - len(placed)
+        siblings = sorted(
+            (
+                member
+                for member in members
+                if member.uid != pod.uid
+                and member.name not in placed
+                and not member.node_name
+                and not member.scheduling_gates
+                and not member.deleting
+            ),
+            key=lambda member: member.name,
+        )
+        return [pod, *siblings][: max(need, 1)]
+
+    def _members(
+        self,
+        runner: FilterRunner,
+        state: CycleState,
+        placing: Sequence[Pod],
+        statuses: NodeToStatusReader,
+        nodes: Sequence[NodeInfo],
+    ) -> list[Member]:
+        """Each pod to place with its cycle state: the pod's own (nodes PreFilter or Filter
+        found unresolvable left out), a sibling's from the profile's PreFilter."""
+        first, *siblings = placing
+        allowed = {
+            info.name
+            for info in nodes
+            if statuses.get(info.name).code is not Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        }
+        members = [Member(first, state.clone(), allowed)]
+        pre_filter = runner if isinstance(runner, _PreFilterRunner) else None
+        members.extend(self._sibling(pre_filter, sibling, nodes) for sibling in siblings)
+        return members
+
+    def _sibling(
+        self, runner: _PreFilterRunner | None, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Member:
+        if runner is None:
+            raise StatusError(Status(Code.ERROR, "the profile cannot run PreFilter here"))
+        sibling_state = CycleState()
+        self.nested = True
+        try:
+            outcome = runner.run_pre_filter(sibling_state, pod, nodes)
+        finally:
+            self.nested = False
+        if not outcome.status.is_success():
+            message = f"sibling {pod.name}: {outcome.status.message}"
+            raise StatusError(Status(Code.UNSCHEDULABLE, message))
+        return Member(pod, sibling_state, outcome.node_names)
+
+    # ---- a pod of no gang -----------------------------------------------------------------
+
+    def _single(
+        self, runner: FilterRunner, state: CycleState, pod: Pod, statuses: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
+        nodes = self.handle.list_node_infos()
+        potential = [i for i in nodes if statuses.get(i.name).code is Code.UNSCHEDULABLE]
+        wanted = min(max(len(potential) // 10, _MIN_CANDIDATES), len(potential))
+        now, pdbs = self.now(), self.pdbs()
+        best: tuple[str, Chosen] | None = None
+        found = 0
+        for info in potential:
+            units = collect(nodes, full_name, below=pod.priority, now=now, on=[info])
+            member = Member(pod, state.clone(), frozenset((info.name,)))
+            chosen = select(ClusterTrial(runner, [member], nodes), units, pdbs) if units else None
+            if chosen is None or not chosen.units:
+                continue
+            if best is None or rank(chosen, now) > rank(best[1], now):
+                best = (info.name, chosen)
+            found += 1
+            if found >= wanted:
+                break
+        if best is None:
+            return PostFilterResult(""), Status(Code.UNSCHEDULABLE, _no_help(len(nodes)))
+        node, chosen = best
+        victims = chosen.pods
+        self.handle.preempt(
+            pod, node_name=node, victims=victims, pdb_violations=chosen.pdb_violations
+        )
+        message = (
+            f"found a potential placement for pod on node {node}, preempting {len(victims)} victims"
+        )
+        return PostFilterResult(node), Status(Code.SUCCESS, message)
+
+
+def _no_help(nodes: int) -> str:
+    return (
+        f"0/{nodes} nodes are available: preemption (gangs evicted whole) "
+        "is not helpful for scheduling."
+    )
+
+
+__all__ = ["NOT_ELIGIBLE_NEVER", "ONGOING", "GangPreemption", "Plan"]
