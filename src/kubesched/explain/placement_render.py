@@ -28,6 +28,12 @@ def placement_lines(report: PlacementsReport) -> list[str]:
         lines += _trial_lines(report, trial)
     lines += [f"{INDENT * 2}note: {note}" for note in report.notes]
     lines.append(f"{INDENT * 2}placement: {report.outcome}")
+    if report.pod_node:
+        lines.append(
+            f"{INDENT * 2}{report.pod} goes with its group: to {report.pod_node} in "
+            f"{report.chosen} (where the group's trial put it; nodes within the domain are "
+            "scored as for any pod)"
+        )
     return lines
 
 
@@ -71,6 +77,7 @@ def placements_dict(report: PlacementsReport) -> dict[str, Any]:
         "scheduled": [{"name": name, "node": node} for name, node in report.scheduled],
         "placements": [_trial_dict(trial) for trial in report.placements],
         "chosen": report.chosen or None,
+        "podNode": report.pod_node or None,
         "best": list(report.best),
         "outcome": report.outcome,
         "notes": list(report.notes),

@@ -61,7 +61,17 @@ class PlacementsReport:
     outcome: str = ""
     """One sentence: the choice, or the group's FailedScheduling text, or the error."""
     notes: tuple[str, ...] = ()
+    pod: str = ""
+    """The member explain was asked about."""
 
     @property
     def feasible(self) -> tuple[PlacementTrial, ...]:
         return tuple(p for p in self.placements if p.feasible)
+
+    @property
+    def pod_node(self) -> str:
+        """Where the chosen placement's trial put the explained member ("" for none)."""
+        chosen = next((p for p in self.placements if p.feasible and p.domain == self.chosen), None)
+        if not self.chosen or chosen is None:
+            return ""
+        return next((m.node for m in chosen.members if m.name == self.pod), "")

@@ -73,6 +73,7 @@ def explain_placements(
         members=tuple(p.name for p in queued),
         scheduled=tuple((p.name, p.node_name) for p in scheduled),
         notes=tuple(_queue_notes(fw, queued)),
+        pod=explained.name,
     )
     if not queued:
         return _done(report, outcome="no member is pending: there is no placement cycle")
@@ -274,4 +275,5 @@ def _done(
         best=best,
         outcome=outcome,
         notes=report.notes,
+        pod=report.pod,
     )

@@ -86,6 +86,8 @@ def test_every_rack_is_a_placement_and_the_one_that_fits_is_chosen() -> None:
     assert "Insufficient cpu" in refused[0].message
     assert found.chosen == "b"
     assert "b is the only placement where the group fits" in found.outcome
+    assert found.pod == "w0"
+    assert found.pod_node in {"b1", "b2"}
 
 
 def test_feasible_racks_are_scored_and_the_best_total_wins() -> None:
