@@ -82,6 +82,10 @@ class GangPreemption:
     """True while siblings run PreFilter here (Coscheduling's own PreFilter lets them by)."""
     _plans: dict[str, Plan] = field(default_factory=dict)
 
+    def plan(self, gang: str) -> Plan | None:
+        """The gang's preemption under way, if any."""
+        return self._plans.get(gang)
+
     def forget(self, gang: str) -> None:
         """The gang reached minMember (or went): its plan is over."""
         self._plans.pop(gang, None)
