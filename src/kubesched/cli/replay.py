@@ -52,6 +52,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="import this module's plugins for every configuration (repeatable)",
     )
+    parser.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="GATES",
+        help="kube-scheduler's feature gates for every configuration, as `kubesched run "
+        "--feature-gates` takes them (GenericWorkload=true: native pod groups)",
+    )
     parser.add_argument("--json", default="", metavar="FILE", help="also write the report as JSON")
     parser.add_argument(
         "--html",
@@ -72,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
 def _configs(args: argparse.Namespace) -> list[tuple[str, KubeSchedulerConfiguration]]:
     """(name, completed config) per --config, or kubesched's defaults; ConfigError."""
     modules = [f"--plugin-module={module}" for module in args.plugin_module]
+    if args.feature_gates:
+        modules.append(f"--feature-gates={args.feature_gates}")
     if not args.config:
         return [("default", load_config(modules).config)]
     return [(path, load_config([f"--config={path}", *modules]).config) for path in args.config]

@@ -8,7 +8,6 @@ engine of each configuration (`engine`, `cluster`) and drives it on a virtual cl
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 
@@ -17,6 +16,7 @@ from kubesched.replay.engine import build_engine
 from kubesched.replay.loop import Replay
 from kubesched.replay.report import ConfigReport, end_state
 from kubesched.replay.trace import Trace, TraceError, read_trace
+from kubesched.replay.virtual_loop import run_on_virtual_time
 
 __all__ = ["ConfigReport", "Trace", "TraceError", "read_trace", "replay_config", "replay_trace"]
 
@@ -45,8 +45,11 @@ def replay_trace(
     seed: int = 0,
     follow_ties: bool = True,
 ) -> list[ConfigReport]:
-    """Each named configuration's replay of `recorded`, one after the other."""
+    """Each named configuration's replay of `recorded`, one after the other, each on an
+    event loop of its own whose timers run on the replay's virtual clock."""
     return [
-        asyncio.run(replay_config(name, config, recorded, seed=seed, follow_ties=follow_ties))
+        run_on_virtual_time(
+            replay_config(name, config, recorded, seed=seed, follow_ties=follow_ties)
+        )
         for name, config in configs
     ]

@@ -144,12 +144,13 @@ class ReplayedCluster:
     def _put(self, uid: str, pod: Pod) -> None:
         old = self.pods.get(uid)
         self.pods[uid] = pod
+        # The lister first, as an informer's store is updated before its handlers run.
         if old is None:
-            self._engine.pods.on_add(pod)
             self._engine.listers.pods.on_add(pod)
+            self._engine.pods.on_add(pod)
         else:
-            self._engine.pods.on_update(old, pod)
             self._engine.listers.pods.on_update(old, pod)
+            self._engine.pods.on_update(old, pod)
 
     def bind(self, uid: str, node_name: str) -> None:
         """The replay bound the pod: it gets its node, as the API server would."""
@@ -164,8 +165,8 @@ class ReplayedCluster:
         """The pod is gone (a recorded deletion, or the replay's eviction)."""
         pod = self.pods.pop(uid, None)
         if pod is not None:
-            self._engine.pods.on_delete(pod)
             self._engine.listers.pods.on_delete(pod)
+            self._engine.pods.on_delete(pod)
             if uid in self.placed:
                 self.controllers.pod_deleted(pod.namespace, uid)
 

@@ -180,6 +180,7 @@ def build_engine(config: KubeSchedulerConfiguration) -> Engine:
             fw.batch = OpportunisticBatch(
                 fw, generic_workload=profile.generic_workload, clock=clock
             )
+        _plugin_timers_on(fw, clock)
         frameworks[profile.scheduler_name] = fw
     check_common_queue_sort(list(frameworks.values()))
     queue = handle.queue = _queue(config, frameworks, nominator, clock)
@@ -213,6 +214,15 @@ def _queue(
     """The shared queue `kubesched run` makes (`scheduler.shared_queue`), on the virtual
     clock and without metrics."""
     return shared_queue(config, frameworks, nominator, clock=clock)
+
+
+def _plugin_timers_on(fw: Framework, clock: VirtualClock) -> None:
+    """A Permit plugin keeping its own times through a `manager.now` clock (Coscheduling's
+    `podGroupBackoffSeconds`) reads the virtual clock instead of the monotonic one."""
+    for plugin in fw.plugins.permit:
+        manager = getattr(plugin, "manager", None)
+        if manager is not None and callable(getattr(manager, "now", None)):
+            manager.now = clock
 
 
 def _kind(resource: ResourceSpec) -> str:

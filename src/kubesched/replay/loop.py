@@ -3,9 +3,10 @@
 On the virtual clock (`engine.VirtualClock`), in order: apply every record up to now, then
 run scheduling cycles while the queue has a pod to pop (as the scheduler's loop would, each
 cycle taking no virtual time), then move the clock to the next moment something happens: the
-next record, or the next flush of the queue (backoffQ every second, the unschedulable pool's
-leftovers every 30 s, as `SchedulingQueue.start` runs them in production). The loop ends at
-the trace's END time.
+next record, the next flush of the queue (backoffQ every second, the unschedulable pool's
+leftovers every 30 s, as `SchedulingQueue.start` runs them in production), or the first
+Permit timeout of a waiting pod (the event loop's timers run on the virtual clock,
+`virtual_loop`). The loop ends at the trace's END time.
 
 One cycle is the scheduler's (`kubesched.scheduler.schedule_one`): the snapshot refreshed,
 `schedule_pod`, assume, Reserve, Permit, then the binding cycle's PreBindPreFlight and
@@ -14,7 +15,8 @@ the API server would) instead of calling the Bind plugins. A failure goes back t
 as the scheduler sends it (rejected: the unschedulable pool or backoffQ by the hints;
 error: backoffQ), with the nomination preemption chose; the victims preemption asked for
 are deleted from the replayed cluster at once. A pod a Permit plugin holds binds when it
-is allowed; one still held at the end is reported pending.
+is allowed; one still held at the end is reported pending. A member of a native PodGroup
+(`GenericWorkload`) is scheduled with its queued siblings by the pod-group cycle (`groups`).
 """
 
 from __future__ import annotations
@@ -32,17 +34,25 @@ from kubesched.queue import QueuedPodInfo
 from kubesched.replay import trace
 from kubesched.replay.cluster import ReplayedCluster
 from kubesched.replay.engine import Engine
+from kubesched.replay.groups import group_cycles
+from kubesched.replay.steps import (
+    BACKOFF_FLUSH_PERIOD,
+    Flushes,
+    pre_bind_now,
+    top_nodes,
+    try_pop,
+    turns,
+)
 from kubesched.replay.timeline import Timeline
+from kubesched.replay.virtual_loop import use_virtual_time
 from kubesched.runtime import FitError, Framework, NoNodesAvailableError, SchedulingError, scoring
 from kubesched.runtime.schedule import schedule_pod
-from kubesched.runtime.scoring import ScoreResult
 
-BACKOFF_FLUSH_PERIOD = 1.0
-UNSCHEDULABLE_FLUSH_PERIOD = 30.0
 CYCLES_PER_POD = 20
 """At one virtual moment, at most this many cycles per pod the replay schedules (plus
 `CYCLES_SPARE`): a guard against a pod popped again and again; time then moves on a second."""
 CYCLES_SPARE = 1000
+PERMIT_TURNS = 4
 
 
 @dataclass
@@ -112,12 +122,14 @@ class Replay:
             timeline=Timeline.over(recorded_trace.duration),
         )
         self._binding: dict[str, asyncio.Task[None]] = {}
+        self._groups = group_cycles(engine, self._failed)
         scoring._RNG.seed(seed)
 
     async def run(self) -> ReplayResult:
         """Replay the whole trace; the result once its END time is reached."""
         clock, records = self._engine.clock, self._trace.records()
-        upcoming, flushes = next(records, None), _Flushes()
+        upcoming, flushes = next(records, None), Flushes()
+        use_virtual_time(clock)
         while True:
             while upcoming is not None and float(upcoming["t"]) <= clock.now:
                 self._apply(upcoming)
@@ -125,17 +137,24 @@ class Replay:
             stuck = await self._schedule_while_poppable()
             self._sample(clock.now)
             later = float(upcoming["t"]) if upcoming is not None else math.inf
-            moment = min(later, flushes.next(self._engine, clock.now))
+            moment = min(later, flushes.next(self._engine, clock.now), self._permit_deadline())
             if stuck:
                 moment = min(moment, clock.now + BACKOFF_FLUSH_PERIOD)
             if moment > self._trace.duration:
                 break
             clock.now = moment
+            if self._binding:
+                await turns(PERMIT_TURNS)  # a Permit timeout due now fires, its pods go back
             flushes.run(self._engine, moment)
         await self._settle_bindings()
         self._sample(self._trace.duration, final=True)
         self._result.malformed = self._cluster.malformed
         return self._result
+
+    def _permit_deadline(self) -> float:
+        """When the first pod waiting at Permit times out (virtual seconds), or infinity."""
+        waiting = self._engine.handle.waiting_pods
+        return min((pod.deadline for pod in waiting), default=math.inf)
 
     def _sample(self, now: float, *, final: bool = False) -> None:
         engine, timeline = self._engine, self._result.timeline
@@ -169,10 +188,10 @@ class Replay:
         """Run cycles while a pod can be popped; True if the guard stopped them."""
         budget = CYCLES_SPARE + CYCLES_PER_POD * len(self._result.outcomes)
         for _ in range(budget):
-            qpi = _try_pop(self._engine)
+            qpi = try_pop(self._engine)
             if qpi is None and self._binding:
-                await _turns()  # bindings a Permit let go may bind, or send pods back
-                qpi = _try_pop(self._engine)
+                await turns()  # bindings a Permit let go may bind, or send pods back
+                qpi = try_pop(self._engine)
             if qpi is None:
                 return False
             self._result.cycles += 1
@@ -182,7 +201,7 @@ class Replay:
             except Exception as exc:  # one pod never ends the loop, as in the scheduler's
                 self._failed(qpi, Status.from_error(exc), cycle)
             if self._binding:
-                await _turns()  # let a binding held at Permit go on
+                await turns()  # let a binding held at Permit go on
         return True
 
     async def _cycle(self, qpi: QueuedPodInfo, cycle: int) -> None:
@@ -190,6 +209,9 @@ class Replay:
         fw = engine.frameworks.get(pod.scheduler_name)
         if fw is None or pod.deleting or engine.cache.is_assumed(pod.uid):
             engine.queue.done(pod.uid)
+            return
+        if self._groups is not None and pod.pod_group_name:
+            await self._group_cycle(fw, qpi, cycle)
             return
         qpi.unschedulable_plugins, qpi.pending_plugins = set(), set()
         engine.cache.update_snapshot(engine.snapshot)
@@ -215,7 +237,7 @@ class Replay:
         host = result.suggested_host
         # The ties matter only against a recorded decision (listing them for every pod of
         # a large cluster, hundreds of nodes each, cost a tenth of a replay).
-        ties = _top_nodes(result.scores) if pod.uid in self._trace.bound else ()
+        ties = top_nodes(result.scores) if pod.uid in self._trace.bound else ()
         outcome = self._result.outcomes.get(pod.uid)
         if outcome is not None:
             outcome.ties = ties
@@ -226,6 +248,16 @@ class Replay:
                 fw.batch.store_results(None, "", host, None, cycle)
         await self._assume_and_bind(_Attempt(fw, state, qpi, host, cycle))
 
+    async def _group_cycle(self, fw: Framework, qpi: QueuedPodInfo, cycle: int) -> None:
+        """The pod-group cycle (`groups`): every member placed goes on past Permit."""
+        assert self._groups is not None
+        tasks = self._groups.schedule(fw, qpi, cycle)
+        self._apply_preemptions()
+        for task in tasks:
+            attempt = _Attempt(task.framework, task.state, task.qpi, task.node_name, cycle)
+            waiting = fw.handle.waiting_pods.get(task.qpi.uid) is not None
+            await self._past_permit(attempt, Status(Code.WAIT if waiting else Code.SUCCESS))
+
     async def _assume_and_bind(self, attempt: _Attempt) -> None:
         engine, qpi, host = self._engine, attempt.qpi, attempt.host
         assumed = engine.cache.assume_pod(qpi.pod, host)
@@ -233,9 +265,13 @@ class Replay:
         status = attempt.fw.run_reserve(attempt.state, assumed, host)
         if status.is_success():
             status = attempt.fw.run_permit(attempt.state, assumed, host)
+        await self._past_permit(attempt, status)
+
+    async def _past_permit(self, attempt: _Attempt, status: Status) -> None:
+        """A pod Permit holds waits in a task of its own; the others finish now."""
         if status.is_wait():
             task = asyncio.get_running_loop().create_task(self._bind_after_permit(attempt))
-            self._binding[qpi.uid] = task
+            self._binding[attempt.qpi.uid] = task
             return
         await self._finish(attempt, status)
 
@@ -252,7 +288,7 @@ class Replay:
         if status.is_success():
             status = fw.run_pre_bind_pre_flights(state, assumed, host)
             if status.code is not Code.ERROR and not status.is_rejected():
-                status = _pre_bind_now(fw, state, assumed, host)
+                status = pre_bind_now(fw, state, assumed, host)
         if status.is_success():
             self._bound(attempt)
             return
@@ -316,75 +352,3 @@ class Replay:
             outcome = self._result.outcomes.get(uid)
             self._result.waiting_at_permit.append(outcome.pod if outcome else uid)
         await asyncio.gather(*self._binding.values(), return_exceptions=True)
-
-
-class _Flushes:
-    """When the queue's periodic flushes run next, on the virtual clock."""
-
-    def __init__(self) -> None:
-        self.backoff = BACKOFF_FLUSH_PERIOD
-        self.unschedulable = UNSCHEDULABLE_FLUSH_PERIOD
-
-    def next(self, engine: Engine, now: float) -> float:
-        """The next flush with something to flush (never before `now`), or infinity."""
-        counts = engine.queue.pending_counts()
-        due = math.inf
-        if counts.get("backoff"):
-            due = min(due, max(self.backoff, now))
-        if counts.get("unschedulable") or counts.get("gated"):
-            due = min(due, max(self.unschedulable, now))
-        return due
-
-    def run(self, engine: Engine, now: float) -> None:
-        if now >= self.backoff:
-            engine.queue.flush_backoff_completed()
-            self.backoff = math.floor(now / BACKOFF_FLUSH_PERIOD + 1) * BACKOFF_FLUSH_PERIOD
-        if now >= self.unschedulable:
-            engine.queue.flush_unschedulable_left_over()
-            periods = math.floor(now / UNSCHEDULABLE_FLUSH_PERIOD + 1)
-            self.unschedulable = periods * UNSCHEDULABLE_FLUSH_PERIOD
-
-
-def _top_nodes(scores: ScoreResult | None) -> tuple[str, ...]:
-    """The nodes with the highest total score, in the snapshot's order."""
-    if scores is None or not scores.totals:
-        return ()
-    best = max(scores.totals)
-    return tuple(
-        node.name for node, total in zip(scores.nodes, scores.totals, strict=True) if total == best
-    )
-
-
-async def _turns() -> None:
-    """Two turns of the event loop: a binding task woken by its Permit runs to its end."""
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
-
-
-def _pre_bind_now(fw: Framework, state: CycleState, pod: Pod, host: str) -> Status:
-    """PreBind run to its end without waiting: the replay applies each write with the
-    controllers' answers at once (`replay.controllers`), so a PreBind that would still wait
-    (for a controller or driver the replay does not stand in for, such as a device's binding
-    conditions) fails with an error and the pod is retried, instead of waiting in real time."""
-    run = fw.run_pre_bind(state, pod, host)
-    try:
-        run.send(None)
-    except StopIteration as done:
-        status: Status = done.value
-        return status
-    run.close()
-    return Status(Code.ERROR, "PreBind waits for a controller or a driver the replay does not run")
-
-
-def _try_pop(engine: Engine) -> QueuedPodInfo | None:
-    """The next pod if the queue has one to give now, else None (never waits): the pop's
-    coroutine is run up to its first wait, and closed there if it had to wait (no task,
-    no turn of the event loop)."""
-    pop = engine.queue.pop()
-    try:
-        pop.send(None)
-    except StopIteration as done:
-        popped: QueuedPodInfo | None = done.value
-        return popped
-    pop.close()
-    return None
