@@ -18,6 +18,7 @@ Victims are pods of strictly lower priority; a gang is a victim only when all it
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -42,9 +43,16 @@ from kubesched.plugins.coscheduling.gang_trial import ClusterTrial, Member
 from kubesched.plugins.coscheduling.gang_victims import Chosen, collect, rank, select
 from kubesched.plugins.coscheduling.podgroup import PodGroup, full_name
 
+log = logging.getLogger(__name__)
+
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 ONGOING = "waiting for the preemption for this pod group to be finished"
 NO_RUNNER = "no FilterRunner in the cycle state"
+RIVAL = (
+    "Coscheduling gangPreemption: true, but DefaultPreemption also runs at postFilter in "
+    "this profile and may evict single members of gangs; disable it there "
+    "(plugins.postFilter.disabled: [{name: DefaultPreemption}])"
+)
 _MIN_CANDIDATES = 100  # as DefaultPreemption's defaults: max(10% of the nodes, 100)
 
 
@@ -78,6 +86,8 @@ class GangPreemption:
     manager: GroupManager
     pdbs: Callable[[], Sequence[PodDisruptionBudget]]
     now: Callable[[], float] = time.time
+    warned: bool = False
+    """Whether the profile's DefaultPreemption at postFilter has been logged."""
     nested: bool = False
     """True while siblings run PreFilter here (Coscheduling's own PreFilter lets them by)."""
     _plans: dict[str, Plan] = field(default_factory=dict)
@@ -96,6 +106,9 @@ class GangPreemption:
         runner = state.get(FILTER_RUNNER_KEY)
         if runner is None:
             return None, Status(Code.ERROR, NO_RUNNER)
+        if not self.warned and _rival(runner):
+            self.warned = True
+            log.error(RIVAL)
         if pod.preemption_policy == "Never":
             return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
         try:
@@ -244,6 +257,13 @@ class GangPreemption:
         return PostFilterResult(node), Status(Code.SUCCESS, message)
 
 
+def _rival(runner: FilterRunner) -> bool:
+    """Whether DefaultPreemption runs at postFilter in the runner's profile (the Framework
+    lists its plugins per extension point)."""
+    plugins = getattr(getattr(runner, "plugins", None), "post_filter", ())
+    return any(getattr(plugin, "name", "") == "DefaultPreemption" for plugin in plugins)
+
+
 def _no_help(nodes: int) -> str:
     return (
         f"0/{nodes} nodes are available: preemption (gangs evicted whole) "
@@ -251,4 +271,4 @@ def _no_help(nodes: int) -> str:
     )
 
 
-__all__ = ["NOT_ELIGIBLE_NEVER", "ONGOING", "GangPreemption", "Plan"]
+__all__ = ["NOT_ELIGIBLE_NEVER", "ONGOING", "RIVAL", "GangPreemption", "Plan"]

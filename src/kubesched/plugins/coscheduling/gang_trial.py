@@ -5,7 +5,7 @@ PreFilter extensions, as upstream's preemption does. The snapshot is never chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -37,8 +37,6 @@ class ClusterTrial:
         self._order = [info.name for info in nodes]
         self._nodes = {info.name: info for info in nodes}
         self._copied: set[str] = set()
-        self._removed: dict[str, int] = {}
-        """Node -> how many victims' pods are off it now (place() tries the others first)."""
         self.hosts: dict[str, str] = {}
         """Member UID -> its node, once placed."""
 
@@ -59,7 +57,6 @@ class ClusterTrial:
             info = self._copy(pod.node_name)
             if info is None or info.remove_pod(pod.uid) is None:
                 continue
-            self._removed[info.name] = self._removed.get(info.name, 0) + 1
             self._tell(pod, info, add=False)
 
     def add(self, unit: Unit) -> None:
@@ -68,7 +65,6 @@ class ClusterTrial:
             if info is None or pod.uid in info.pods:
                 continue
             info.add_pod(pod)
-            self._removed[info.name] = self._removed.get(info.name, 0) - 1
             self._tell(pod, info, add=True)
 
     def _tell(self, pod: Pod, info: NodeInfo, *, add: bool, skip: str = "") -> None:
@@ -93,12 +89,13 @@ class ClusterTrial:
             return None
         return self._runner.run_filter_with_nominated_pods(member.state, member.pod, info)
 
-    def place(self) -> bool:
-        """Each member on the first node it passes Filter on, the nodes nothing was taken
-        off first (a free node before an emptied one), members counted as they are placed;
-        then taken off again (`fits` re-places them). False if one fits nowhere."""
+    def place(self, costs: Mapping[str, tuple[int, int, int]]) -> bool:
+        """Each member on the first node it passes Filter on, the cheapest first (nodes
+        nothing was taken off before all others, then by `costs`, then in order), members
+        counted as they are placed; then taken off again (`fits` re-places them). False if
+        one fits nowhere."""
         hosts: dict[str, str] = {}
-        order = sorted(self._order, key=lambda name: self._removed.get(name, 0) > 0)
+        order = sorted(self._order, key=lambda name: costs.get(name, _FREE))
         try:
             for member in self._members:
                 host = next((n for n in order if _ok(self._filter(member, n))), "")
@@ -139,6 +136,10 @@ class ClusterTrial:
             placed = info.remove_pod(uid)
             if placed is not None:
                 self._tell(placed, info, add=False, skip=by_uid[uid].pod.uid)
+
+
+_FREE = (0, -(2**31) - 1, 0)
+"""The cost of a node nothing is taken off: below any other."""
 
 
 def _ok(status: Status | None) -> bool:

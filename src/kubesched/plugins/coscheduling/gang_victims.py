@@ -54,8 +54,9 @@ class Trial(Protocol):
 
     def add(self, unit: Unit) -> None: ...
 
-    def place(self) -> bool:
-        """Find a node for every preemptor pod on the cluster as it is now; keep them."""
+    def place(self, costs: Mapping[str, tuple[int, int, int]]) -> bool:
+        """Find a node for every preemptor pod on the cluster as it is now, the nodes of
+        lowest `costs` first (a node without one costs nothing); keep them."""
         ...
 
     def fits(self) -> bool:
@@ -168,10 +169,10 @@ def select(
     staying only if every placed pod still fits. None: they do not fit even so."""
     for unit in potential:
         trial.remove(unit)
-    if not trial.place():
-        return None
     ordered = most_important_first(potential)
     counts = violation_counts(ordered, pdbs)
+    if not trial.place(node_costs(ordered, counts)):
+        return None
     turns = [(u, n) for u, n in zip(ordered, counts, strict=True) if n]
     turns += [(u, n) for u, n in zip(ordered, counts, strict=True) if not n]
     chosen: list[Unit] = []
@@ -184,6 +185,20 @@ def select(
         chosen.append(unit)
         violations += count
     return Chosen(tuple(most_important_first(chosen)), violations)
+
+
+def node_costs(units: Sequence[Unit], counts: Sequence[int]) -> dict[str, tuple[int, int, int]]:
+    """What emptying each node costs, as upstream ranks candidates: the PDB violations of
+    the units with a pod there, the highest of their priorities, how many pods they have
+    there; `place` fills the cheapest nodes first, so the victims given back are the ones
+    that matter most."""
+    costs: dict[str, tuple[int, int, int]] = {}
+    for unit, count in zip(units, counts, strict=True):
+        for node in {pod.node_name for pod in unit.pods}:
+            there = sum(1 for pod in unit.pods if pod.node_name == node)
+            old = costs.get(node, (0, -_PRIORITY_OFFSET, 0))
+            costs[node] = (old[0] + count, max(old[1], unit.priority), old[2] + there)
+    return costs
 
 
 def rank(chosen: Chosen, now: float) -> tuple[int, int, int, int, float]:
@@ -209,6 +224,7 @@ __all__ = [
     "Unit",
     "collect",
     "most_important_first",
+    "node_costs",
     "rank",
     "select",
     "violation_counts",

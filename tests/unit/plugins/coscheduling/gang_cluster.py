@@ -79,9 +79,15 @@ class Cluster:
 
 
 def cluster(
-    cpus: Sequence[int], *, bound: Sequence[Pod] = (), pending: Sequence[Pod] = (), **args: Any
+    cpus: Sequence[int],
+    *,
+    bound: Sequence[Pod] = (),
+    pending: Sequence[Pod] = (),
+    with_default_preemption: bool = False,
+    **args: Any,
 ) -> Cluster:
-    """Nodes n0.. with `cpus`, bound and pending pods (in the pod lister too)."""
+    """Nodes n0.. with `cpus`, bound and pending pods (in the pod lister too); DefaultPreemption
+    off at postFilter unless `with_default_preemption` (a misconfiguration)."""
     nodes = [make_node().name(f"n{i}").capacity(cpu=str(c), pods="110") for i, c in enumerate(cpus)]
     handle = FakeHandle(
         nodes=[node.model() for node in nodes],
@@ -92,12 +98,14 @@ def cluster(
         handle.listers.pods.on_add(p)
     for p in pending:
         handle.listers.pods.on_add(p)
+    off = PluginSet(disabled=(PluginRef("DefaultPreemption"),))
+    post_filter = {} if with_default_preemption else {"postFilter": off}
     profile = Profile(
         scheduler_name="gang-scheduler",
         plugins={
             "multiPoint": PluginSet(enabled=(PluginRef("Coscheduling"),)),
             "queueSort": PluginSet(disabled=(PluginRef("PrioritySort"),)),
-            "postFilter": PluginSet(disabled=(PluginRef("DefaultPreemption"),)),
+            **post_filter,
         },
         plugin_config={"Coscheduling": {"gangPreemption": True, **args}},
     )
