@@ -17,15 +17,10 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
 import re
 import shlex
-import signal
 import subprocess
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -36,14 +31,13 @@ from kubesched.localcluster import LocalCluster
 from kubesched.localcluster.flags import KubeconfigSpec, kubeconfig
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.recording import AGREEING, CLI_TIMEOUT_SECONDS, cli_env, record_around
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "replay.md"
 SIZES = ((3, 7), (5, 11), (7, 13), (11, 17), (13, 23), (17, 29))
 """(CPUs, GiB) of the nodes: all different, so most scores differ."""
 PODS = 36
-AGREEING = ("same", "tie")
-CLI_TIMEOUT_SECONDS = 60.0
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 RECORDER = "trace-recorder"
 
@@ -60,15 +54,6 @@ def _guide() -> tuple[list[str], dict[str, str]]:
         if language == "yaml" and first.startswith("# ") and first.endswith(".yaml"):
             files[first[2:]] = body
     return [line for line in commands.splitlines() if line.strip()], files
-
-
-def _env(kubeconfig_path: Path) -> dict[str, str]:
-    bin_dir = str(Path(sys.executable).parent)
-    return {
-        **os.environ,
-        "KUBECONFIG": str(kubeconfig_path),
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
 
 
 @contextmanager
@@ -111,23 +96,6 @@ def _recording_identity(
             api.request("DELETE", f"{RBAC}/{kind}/{name}")
 
 
-class _Lines:
-    """The lines a process writes to a stream, read on a thread."""
-
-    def __init__(self, stream: Any) -> None:
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: Any) -> None:
-        for line in stream:
-            self.lines.append(line.rstrip("\n"))
-
-    def text(self) -> str:
-        self._thread.join(timeout=5)
-        return "\n".join(self.lines)
-
-
 def _make_workload(api: ApiClient, namespace: str) -> None:
     for i, (cpu, memory) in enumerate(SIZES):
         node = make_node().name(f"rr-n{i + 1}").capacity(cpu=str(cpu), memory=f"{memory}Gi")
@@ -148,29 +116,6 @@ def _make_workload(api: ApiClient, namespace: str) -> None:
             until=is_bound,
             message=f"kube-scheduler binds rr-p{i}",
         )
-
-
-def _record(command: str, cwd: Path, env: dict[str, str], work: Callable[[], None]) -> str:
-    """Run the page's record command around `work()`, end it with Ctrl-C; its stderr."""
-    recorder = subprocess.Popen(
-        shlex.split(command), cwd=cwd, env=env, stderr=subprocess.PIPE, text=True
-    )
-    err = _Lines(recorder.stderr)
-    try:
-        wait_for(
-            lambda: any(line.startswith("recording ") for line in err.lines),
-            timeout=CLI_TIMEOUT_SECONDS,
-            message=f"`{command}` has read the cluster",
-        )
-        work()
-        time.sleep(1.0)  # the last binding's watch event reaches the recorder
-        recorder.send_signal(signal.SIGINT)
-        assert recorder.wait(timeout=CLI_TIMEOUT_SECONDS) == 0, err.text()
-    finally:
-        if recorder.poll() is None:
-            recorder.kill()
-            recorder.wait()
-    return err.text()
 
 
 def _run(command: str, cwd: Path, env: dict[str, str]) -> str:
@@ -208,10 +153,10 @@ def test_record_then_replay_agrees_with_kube_scheduler(
     reader = tmp_path / "recorder.kubeconfig"
     with _recording_identity(local_cluster, api, namespace, role, reader):
         work = functools.partial(_make_workload, api, namespace)
-        stderr = _record(commands[0], tmp_path, _env(reader), work)
+        stderr = record_around(commands[0], tmp_path, cli_env(reader), work)
     assert "ended by signal" in stderr, stderr
     assert "forbidden" not in stderr, stderr  # the page's role covers every kind
-    env = _env(local_cluster.kubeconfig_path)
+    env = cli_env(local_cluster.kubeconfig_path)
 
     default_table = _run(commands[1], tmp_path, env)
     agreeing = sum(_table_count(default_table, f"vs trace: {kind}") for kind in AGREEING)

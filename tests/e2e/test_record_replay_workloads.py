@@ -1,0 +1,139 @@
+"""Faithfulness of the replay on a churning cluster: `kubesched record` runs while
+kube-scheduler v1.37.2 places a Deployment's pods (kube-controller-manager makes them, kwok
+runs them) through a seeded history: scaled up, a node added, scaled up again and down, a
+node drained (cordoned, its pods deleted and made again elsewhere, then deleted) and a
+high-priority pod that only fits by evicting some of them. The trace replayed in process with
+kubesched's default profile puts at least 99 % of the pods on kube-scheduler's node or one
+tied with it; every other pod is listed with both nodes.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubesched.localcluster import LocalCluster
+from kubesched.testing import make_pod
+from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.recording import assert_faithful, cli_env, record_around, replay_default
+from tests.e2e.harness.workloads import deployment, kwok_node, pods_of, unique
+
+DEFAULT = "default-scheduler"
+ZONE = "topology.kubernetes.io/zone"
+SIZES = ((4, 8), (6, 12), (8, 16), (10, 20))
+"""(CPUs, GiB) of the first nodes."""
+
+
+@pytest.fixture
+def priorities(api: ApiClient) -> Iterator[tuple[str, str]]:
+    """(low, high) PriorityClass names of this test (cluster-scoped, so unique)."""
+    suffix = secrets.token_hex(3)
+    names = (f"rr-low-{suffix}", f"rr-high-{suffix}")
+    for name, value in zip(names, (10, 1000), strict=True):
+        api.create(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
+        )
+    yield names
+    for name in names:
+        api.delete("PriorityClass", name)
+
+
+def _node(name: str, cpu: int, memory: int, zone: int) -> dict[str, Any]:
+    node = kwok_node(name, cpu=str(cpu), memory=f"{memory}Gi", pods="110")
+    node["metadata"]["labels"][ZONE] = f"zone-{'abc'[zone % 3]}"
+    return node
+
+
+class History:
+    """The seeded history, step by step, each step waiting for kube-scheduler."""
+
+    def __init__(self, api: ApiClient, namespace: str, low: str, high: str) -> None:
+        self.api, self.ns, self.high = api, namespace, high
+        self.nodes = [unique(f"rr-n{i}") for i in range(len(SIZES) + 1)]
+        self.app = "web"
+        self._deployment = deployment(namespace, self.app, replicas=8, scheduler=DEFAULT, cpu="1")
+        self._deployment["spec"]["template"]["spec"]["priorityClassName"] = low
+
+    def run(self) -> None:
+        for i, (cpu, memory) in enumerate(SIZES):
+            self.api.create(_node(self.nodes[i], cpu, memory, i))
+        self.api.create(self._deployment, namespace=self.ns)
+        self._settle(8)
+        self._scale(14)
+        self.api.create(_node(self.nodes[-1], 6, 12, 1))
+        self._scale(20)
+        self._scale(10)
+        self._drain(self.nodes[1])
+        self._preempt()
+
+    def _scale(self, replicas: int) -> None:
+        body = {"spec": {"replicas": replicas}}
+        self.api.patch("Deployment", self.app, body, namespace=self.ns)
+        self._settle(replicas)
+
+    def _settle(self, replicas: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = wait_for(
+            lambda: pods_of(self.api, self.ns, self.app),
+            until=lambda pods: len(pods) == replicas and all(is_bound(p) for p in pods),
+            timeout=60,
+            message=f"{replicas} pods of {self.app} bound by kube-scheduler",
+        )
+        return found
+
+    def _drain(self, node: str) -> None:
+        """`kubectl drain`: cordon, delete the node's pods, wait for their replacements."""
+        self.api.patch("Node", node, {"spec": {"unschedulable": True}})
+        pods = pods_of(self.api, self.ns, self.app)
+        for pod in pods:
+            if pod["spec"].get("nodeName") == node:
+                self.api.delete("Pod", pod["metadata"]["name"], namespace=self.ns)
+        settled = self._settle(len(pods))
+        assert all(p["spec"]["nodeName"] != node for p in settled)
+        self.api.delete("Node", node)
+
+    def _preempt(self) -> None:
+        """A 9-CPU pod: only the 10-CPU node can hold it, once pods of the Deployment are
+        evicted from it (they are made again elsewhere)."""
+        pod = make_pod().name("rr-big").namespace(self.ns).req(cpu="9").obj()
+        pod["spec"]["priorityClassName"] = self.high
+        pod["spec"]["terminationGracePeriodSeconds"] = 1
+        self.api.create(pod, namespace=self.ns)
+        wait_for(
+            lambda: self.api.get("Pod", "rr-big", namespace=self.ns),
+            until=is_bound,
+            timeout=60,
+            message="the high-priority pod bound after its preemption",
+        )
+        self._settle(10)
+
+
+def test_a_churning_deployment_replays_as_kube_scheduler_placed_it(
+    workload_cluster: LocalCluster,
+    api: ApiClient,
+    namespace: str,
+    priorities: tuple[str, str],
+    tmp_path: Path,
+) -> None:
+    history = History(api, namespace, *priorities)
+    path = tmp_path / "churn.jsonl.gz"
+    command = ["kubesched", "record", "--out", str(path), "--duration", "5m"]
+    env = cli_env(workload_cluster.kubeconfig_path)
+    try:
+        stderr = record_around(command, tmp_path, env, history.run)
+    finally:
+        api.request("DELETE", api.path("Deployment", namespace=namespace, name=history.app))
+    assert "ended by signal" in stderr, stderr
+    report = replay_default(path)
+    assert report["preemptions"] >= 1, "the replay preempted for the high-priority pod"
+    big = next(d for d in report["decisions"] if d["pod"] == f"{namespace}/rr-big")
+    assert big["node"] == big["recorded_node"] == history.nodes[3]
+    assert_faithful(report, pods=8 + 6 + 6 + 2 + 1)
