@@ -28,13 +28,20 @@ def placement_lines(report: PlacementsReport) -> list[str]:
         lines += _trial_lines(report, trial)
     lines += [f"{INDENT * 2}note: {note}" for note in report.notes]
     lines.append(f"{INDENT * 2}placement: {report.outcome}")
-    if report.pod_node:
-        lines.append(
-            f"{INDENT * 2}{report.pod} goes with its group: to {report.pod_node} in "
-            f"{report.chosen} (where the group's trial put it; nodes within the domain are "
-            "scored as for any pod)"
-        )
     return lines
+
+
+def placement_summary(report: PlacementsReport) -> str:
+    """The decision in one line: the group's, which the member follows."""
+    if report.chosen:
+        where = f" ({report.pod} on {report.pod_node} in its trial)" if report.pod_node else ""
+        return f"kubesched would place the group in {report.chosen}{where}"
+    if len(report.best) > 1:
+        return (
+            f"tie between placements {', '.join(report.best)}: kubesched picks one of them at "
+            "random"
+        )
+    return report.outcome
 
 
 def _trial_lines(report: PlacementsReport, trial: PlacementTrial) -> list[str]:

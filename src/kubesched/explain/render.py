@@ -11,15 +11,19 @@ import json
 from typing import Any
 
 from kubesched.explain.group_render import group_dict, group_lines
+from kubesched.explain.placement_render import placement_summary
 from kubesched.explain.report import PREFILTER, Explanation, NodeVerdict, Rejection, Sampling
 
 SCORE_LEGEND = "score cells: raw/normalized/weighted; the column header gives the weight"
 
 
 def summary(ex: Explanation) -> str:
-    """The decision in one line."""
+    """The decision in one line (a gang placed by topology: its group's)."""
     if ex.error:
         return f"error: the scheduling cycle would fail (SchedulerError): {ex.error}"
+    placements = ex.group.placements if ex.group is not None else None
+    if placements is not None and placements.members:  # a placement cycle would run
+        return placement_summary(placements)
     if ex.failed_scheduling:
         return f"FailedScheduling: {ex.failed_scheduling}"
     if ex.chosen:

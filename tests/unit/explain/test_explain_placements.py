@@ -10,6 +10,7 @@ from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.explain.group_render import group_dict, group_lines
 from kubesched.explain.group_report import GroupReport
+from kubesched.explain.placement_render import placement_summary
 from kubesched.explain.placement_report import PlacementsReport
 from kubesched.explain.placements import explain_placements
 from kubesched.framework.listers import ClusterListers
@@ -88,6 +89,10 @@ def test_every_rack_is_a_placement_and_the_one_that_fits_is_chosen() -> None:
     assert "b is the only placement where the group fits" in found.outcome
     assert found.pod == "w0"
     assert found.pod_node in {"b1", "b2"}
+    assert (
+        placement_summary(found)
+        == f"kubesched would place the group in b (w0 on {found.pod_node} in its trial)"
+    )
 
 
 def test_feasible_racks_are_scored_and_the_best_total_wins() -> None:
@@ -106,6 +111,10 @@ def test_a_tie_is_reported_as_one() -> None:
     assert found.chosen == ""
     assert found.best == ("a", "b")
     assert "tie between a, b at total score 100" in found.outcome
+    assert (
+        placement_summary(found)
+        == "tie between placements a, b: kubesched picks one of them at random"
+    )
 
 
 def test_a_gang_that_fits_no_rack_gets_the_schedulers_text() -> None:
@@ -116,6 +125,7 @@ def test_a_gang_that_fits_no_rack_gets_the_schedulers_text() -> None:
         "FailedScheduling: 0/2 placements are available, first placement status: "
         "pod group is unschedulable"
     )
+    assert placement_summary(found) == found.outcome
 
 
 def test_a_key_no_node_carries_makes_no_placement() -> None:
