@@ -9,8 +9,11 @@ Which pods may be victims depends on the preemptor's quota:
   (they borrow what this quota is guaranteed), whatever their priority;
 * its namespace has no quota: pods of namespaces without a quota, of lower priority.
 
-Every candidate is taken off a copy of the node (and out of the quota snapshot, through the
-PreFilter extensions); if the preemptor then fails Filter, or would take its quota over
+The node's pods are walked from the least important (lower priority, then later start) and
+every candidate is taken off a copy of the node and out of the quota snapshot (through the
+PreFilter extensions) as it is met, so another quota gives pods only while it is still over
+its `min` (as upstream: taking a borrower below its guarantee is not allowed). If the
+preemptor then fails Filter, or would take its quota over
 `max` or all quotas over the sum of their `min`s (`global quota max exceeded`), the node
 cannot help. Otherwise candidates are given back from the most important (higher priority,
 then earlier start), those whose eviction would break a PodDisruptionBudget first, and a
@@ -20,7 +23,7 @@ exceeded with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, Status
@@ -74,17 +77,6 @@ def own_over_min(preemptor: Pod, infos: QuotaInfos, state: PreFilterState) -> bo
     return own is not None and own.used_over_min_with(state.in_quota_with_pod)
 
 
-def candidates(
-    preemptor: Pod, node: NodeInfo, snapshot: QuotaSnapshot, state: PreFilterState
-) -> list[Pod]:
-    """The pods of `node` the preemptor's quota lets it evict."""
-    infos = snapshot.infos
-    over = own_over_min(preemptor, infos, state)
-    return [
-        pod for pod in node.pods.values() if may_evict(pod, preemptor, infos, own_over_min=over)
-    ]
-
-
 def split_by_pdb(
     pods: Sequence[Pod], pdbs: Sequence[PodDisruptionBudget]
 ) -> tuple[list[Pod], list[Pod]]:
@@ -118,8 +110,10 @@ def _selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
 class _Trial:
     """A copy of the node and the cycle state, pods taken off and given back."""
 
-    def __init__(self, runner: FilterRunner, state: CycleState, pod: Pod, node: NodeInfo) -> None:
-        self.runner, self.state, self.preemptor = runner, state, pod
+    def __init__(
+        self, runner: FilterRunner, state: CycleState, pod: Pod, node: NodeInfo, *, now: float
+    ) -> None:
+        self.runner, self.state, self.preemptor, self.now = runner, state, pod, now
         self.node = node.clone()
 
     def remove(self, pod: Pod) -> None:
@@ -146,6 +140,25 @@ def _check(status: Status) -> None:
         raise StatusError(status)
 
 
+def least_important_first(pods: Iterable[Pod], now: float) -> list[Pod]:
+    """Lower priority first, then the later start (upstream's walk of a node's pods)."""
+    return sorted(pods, key=lambda pod: (pod.priority, -start_seconds(pod, now)))
+
+
+def _collect(trial: _Trial, snapshot: QuotaSnapshot, state: PreFilterState) -> list[Pod]:
+    """Take the pods the preemptor's quota lets it evict off the trial, the least important
+    first. Each one taken leaves the quota snapshot, so a quota over its `min` gives pods
+    only until it is back within it (upstream re-reads the quota for every pod)."""
+    infos = snapshot.infos
+    over = own_over_min(trial.preemptor, infos, state)
+    taken = []
+    for pod in least_important_first(trial.node.pods.values(), trial.now):
+        if may_evict(pod, trial.preemptor, infos, own_over_min=over):
+            trial.remove(pod)
+            taken.append(pod)
+    return taken
+
+
 def select_victims_on_node(
     runner: FilterRunner,
     state: CycleState,
@@ -164,12 +177,12 @@ def select_victims_on_node(
     pre_filter_state = state.get(PRE_FILTER_KEY)
     if pre_filter_state is None:
         return [], 0, Status(Code.UNSCHEDULABLE, NO_PRE_FILTER_STATE)
-    potential = candidates(preemptor, node, snapshot, pre_filter_state)
-    if not potential:
-        message = f"No victims found on node {node.name} for preemptor pod {preemptor.name}"
-        return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
-    trial = _Trial(runner, state, preemptor, node)
+    trial = _Trial(runner, state, preemptor, node, now=now)
     try:
+        potential = _collect(trial, snapshot, pre_filter_state)
+        if not potential:
+            message = f"No victims found on node {node.name} for preemptor pod {preemptor.name}"
+            return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
         return _reprieve(
             trial, snapshot=snapshot, pre=pre_filter_state, potential=potential, pdbs=pdbs, now=now
         )
@@ -186,8 +199,6 @@ def _reprieve(
     pdbs: Sequence[PodDisruptionBudget],
     now: float,
 ) -> tuple[list[Pod], int, Status]:
-    for pod in potential:
-        trial.remove(pod)
     status = trial.filter()
     if not status.is_success():
         return [], 0, status

@@ -277,3 +277,42 @@ def test_pods_nominated_in_other_namespaces_within_their_min_hold_their_share() 
     assert "because total ElasticQuota used is more than min" in str(error)
     cluster.handle.nominated.clear()
     assert cluster.schedule(borrower) in ("n1", "n2")
+
+
+def test_a_borrower_gives_pods_only_while_it_is_over_its_min() -> None:
+    """team-b borrows one CPU (3 used, min 2); team-a (within its min) needs 3 CPUs on the
+    one node. Evicting one of team-b's pods brings it back to its min, so no other pod of
+    team-b may go: 2 CPUs free are not enough, and the node cannot help (upstream walks the
+    node's pods and re-reads the quota for each one)."""
+    cluster = Cluster(
+        [make_node().name("n1").capacity(cpu="4").model()],
+        [
+            quota("team-a", min_={"cpu": "3"}, max_={"cpu": "4"}),
+            quota("team-b", min_={"cpu": "2"}, max_={"cpu": "4"}),
+        ],
+    )
+    for i in range(3):
+        cluster.bind(make_pod().name(f"b{i}").namespace("team-b").req(cpu="1").model(), "n1")
+    error = cluster.refuse(make_pod().name("a").namespace("team-a").req(cpu="3").model())
+    assert str(error) == (
+        "0/1 nodes are available: Pod team-a/a is rejected in PreFilter because total"
+        " ElasticQuota used is more than min. 0/1 nodes are available: 1 Insufficient cpu."
+    )
+    assert cluster.handle.preemptions == []
+
+
+def test_a_borrower_over_its_min_by_two_pods_gives_two() -> None:
+    """team-b (min 1) uses 3 CPUs: two of its pods may go, and both must, for team-a's pod
+    of 2 CPUs to keep all quotas within the sum of their mins (3)."""
+    cluster = Cluster(
+        [make_node().name("n1").capacity(cpu="4").model()],
+        [
+            quota("team-a", min_={"cpu": "2"}, max_={"cpu": "4"}),
+            quota("team-b", min_={"cpu": "1"}, max_={"cpu": "4"}),
+        ],
+    )
+    for i in range(3):
+        cluster.bind(make_pod().name(f"b{i}").namespace("team-b").req(cpu="1").model(), "n1")
+    cluster.refuse(make_pod().name("a").namespace("team-a").req(cpu="2").model())
+    [preemption] = cluster.handle.preemptions
+    assert len(preemption.keys[2]) == 2
