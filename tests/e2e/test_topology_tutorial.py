@@ -1,0 +1,209 @@
+"""docs/topology.md on the real control plane (kube-apiserver with GenericWorkload and
+TopologyAwareWorkloadScheduling, as the page asks): a rack-local training job and a
+NUMA-pinned pod from nothing, every command of the page run in order (its `sh` blocks, in a
+folder holding its YAML blocks, with the cluster's admin kubeconfig as KUBECONFIG and
+kubesched's venv on the PATH).
+
+The background line (`kubesched --config=topology-scheduler.yaml ... &`) is started as the
+other e2e modules start kubesched, with a free `--secure-port` and a `--cert-dir` added.
+After each command the test waits for what the page says it did (the four workers bound in
+rack-a, two per node, with the PodGroup's condition; the pinned pod bound to numa-1) and
+checks that every line of the page's `text` blocks is in the explain outputs (the workers'
+nodes within rack-a left open: the scheduler breaks score ties at random).
+The page's namespace and NodeResourceTopology objects are removed afterwards (the harness
+removes the nodes).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from kubesched.localcluster import LocalCluster
+from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, is_bound, wait_for
+from tests.e2e.harness.kubesched import KubeschedProcess, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "topology.md"
+NRT_PATH = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
+PODGROUP = "/apis/scheduling.k8s.io/v1beta1/namespaces/ml/podgroups/train"
+CLI_TIMEOUT_SECONDS = 60.0
+WORKERS = [f"train-{i}" for i in range(4)]
+
+
+def _guide() -> tuple[list[str], dict[str, str], list[str]]:
+    """The page's commands (its `sh` blocks, in order), its files (`yaml` blocks naming a
+    file) and the lines of its `text` blocks."""
+    blocks = re.findall(r"```(\w+)\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
+    commands = [line for lang, body in blocks if lang == "sh" for line in body.splitlines()]
+    files = {}
+    for language, body in blocks:
+        first = body.splitlines()[0]
+        if language == "yaml" and first.startswith("# ") and first.endswith(".yaml"):
+            files[first[2:]] = body
+    shown = [line for lang, body in blocks if lang == "text" for line in body.splitlines()]
+    return [line for line in commands if line.strip()], files, shown
+
+
+def _run(command: str, cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_SECONDS,
+        check=False,
+    )
+    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+    return done.stdout
+
+
+def _nodes(api: ApiClient) -> Callable[[], dict[str, str]]:
+    """Pod name -> node of the bound pods of namespace ml."""
+
+    def read() -> dict[str, str]:
+        pods = api.list("Pod", namespace="ml")
+        return {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if is_bound(p)}
+
+    return read
+
+
+def test_a_rack_local_job_and_a_numa_pinned_pod_as_the_page_says(
+    local_cluster: LocalCluster, api: ApiClient, tmp_path: Path
+) -> None:
+    commands, files, shown = _guide()
+    for name, body in files.items():
+        (tmp_path / name).write_text(body)
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        **os.environ,
+        "KUBECONFIG": str(local_cluster.kubeconfig_path),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    scheduler: KubeschedProcess | None = None
+    outputs: dict[str, str] = {}
+    try:
+        for command in commands:
+            if command.endswith("&"):
+                scheduler = _start(command, env, tmp_path, local_cluster.admin_token)
+            else:
+                outputs[command] = _run(command, tmp_path, env)
+            _wait_after(command, api, scheduler)
+        _check_outputs(outputs, shown)
+    finally:
+        if scheduler is not None:
+            scheduler.stop()
+        _cleanup(api)
+
+
+def _start(command: str, env: dict[str, str], workdir: Path, token: str) -> KubeschedProcess:
+    """The page's background line, with a free `--secure-port` and a `--cert-dir` added
+    (kubesched reads the cluster from the page's KUBECONFIG)."""
+    argv = shlex.split(command.removesuffix("&"))
+    assert argv[0] == "kubesched", command
+    port = free_port()
+    proc = KubeschedProcess(
+        argv=[
+            sys.executable,
+            "-m",
+            "kubesched",
+            *(_absolute(arg, workdir) for arg in argv[1:]),
+            f"--secure-port={port}",
+            "--bind-address=127.0.0.1",
+            f"--cert-dir={workdir / 'topology-scheduler-certs'}",
+        ],
+        log_path=workdir / "topology-scheduler.log",
+        port=port,
+        env={**env, "PYTHONUNBUFFERED": "1"},
+        token=token,
+    )
+    proc.wait_ready()
+    return proc
+
+
+def _absolute(arg: str, workdir: Path) -> str:
+    if not arg.startswith("--config="):
+        return arg
+    return f"--config={workdir / arg.removeprefix('--config=')}"
+
+
+def _wait_after(command: str, api: ApiClient, scheduler: KubeschedProcess | None) -> None:
+    """Wait for what the page says the command did (on failure: kubesched's log tail)."""
+    try:
+        _wait_for_effect(command, api)
+    except AssertionError as failed:
+        tail = scheduler.tail(60) if scheduler is not None else "(kubesched not started)"
+        raise AssertionError(f"{failed}\nkubesched's log:\n{tail}") from None
+
+
+def _wait_for_effect(command: str, api: ApiClient) -> None:
+    if command == "kubectl apply -f training.yaml":
+        # Still Pending: nothing serves rack-scheduler yet.
+        assert _nodes(api)() == {}
+    if command.startswith("kubesched --config="):
+        placed = wait_for(
+            _nodes(api),
+            until=lambda nodes: sorted(nodes) == WORKERS,
+            message="the four workers are bound",
+            timeout=60,
+        )
+        assert sorted(placed.values()) == ["a-1", "a-1", "a-2", "a-2"], placed
+        wait_for(
+            lambda: _condition(api),
+            until=lambda found: found == "True",
+            message="the PodGroup is PodGroupInitiallyScheduled",
+            timeout=30,
+        )
+    if command == "kubectl apply -f numa-pod.yaml":
+        wait_for(
+            lambda: _nodes(api)().get("pinned"),
+            until=lambda node: node == "numa-1",
+            message="the pinned pod is bound to numa-1",
+            timeout=60,
+        )
+
+
+def _condition(api: ApiClient) -> str:
+    status = api.request("GET", PODGROUP).get("status") or {}
+    for condition in status.get("conditions") or ():
+        if condition["type"] == "PodGroupInitiallyScheduled":
+            return str(condition["status"])
+    return ""
+
+
+def _check_outputs(outputs: dict[str, str], shown: list[str]) -> None:
+    explained = "\n".join(
+        out for cmd, out in outputs.items() if cmd.startswith("kubesched explain")
+    )
+    for line in shown:  # the workers' nodes within rack-a left open (random among ties)
+        pattern = (
+            re.escape(line)
+            .replace("on\\ a\\-1", r"on\ a\-[12]")
+            .replace("on\\ a\\-2", r"on\ a\-[12]")
+        )
+        assert re.search(f"^{pattern}$", explained, flags=re.MULTILINE), (
+            f"{line!r} not in:\n{explained}"
+        )
+    [listing] = [out for cmd, out in outputs.items() if cmd.startswith("kubectl get pods -n ml")]
+    assert len(re.findall(r"^train-\d .* a-[12] ", listing, flags=re.MULTILINE)) == 4, listing
+    [pinned] = [out for cmd, out in outputs.items() if cmd.startswith("kubectl get pod -n ml")]
+    assert re.search(r"^pinned .* numa-1 ", pinned, flags=re.MULTILINE), pinned
+
+
+def _cleanup(api: ApiClient) -> None:
+    """The page's NodeResourceTopology objects (cluster-scoped), then its namespace, handed
+    to the harness's clean-up (which deletes every node)."""
+    for name in ("numa-1", "numa-2"):
+        try:
+            api.request("DELETE", f"{NRT_PATH}/{name}")
+        except ApiError as error:
+            if error.status != 404:
+                raise
+    if api.get_or_none("Namespace", "ml") is not None:
+        api.patch("Namespace", "ml", {"metadata": {"labels": {TEST_LABEL: "topology"}}})
