@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import os
 import signal
 import time
 from collections.abc import Iterator
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -159,10 +161,21 @@ def replicas(
     return started[0], started[1]
 
 
-@pytest.mark.parametrize("extra_pause", [0.0, 12.0], ids=["resumed-at-takeover", "long-pause"])
-def test_a_resumed_deposed_leader_sends_no_binding(
-    replicas: tuple[Any, Any], api: ApiClient, namespace: str, audit_log: Path, extra_pause: float
+@pytest.mark.parametrize(
+    ("extra_pause", "only_the_scheduler"),
+    [(0.0, False), (12.0, False), (0.0, True)],
+    ids=["resumed-at-takeover", "long-pause", "writer-process-left-running"],
+)
+def test_a_resumed_deposed_leader_sends_no_binding(  # noqa: PLR0917 - fixtures and params
+    replicas: tuple[Any, Any],
+    api: ApiClient,
+    namespace: str,
+    audit_log: Path,
+    extra_pause: float,
+    only_the_scheduler: bool,
 ) -> None:
+    """`only_the_scheduler`: the scheduling process is frozen, its writer process goes on
+    (the fence it was sent stops it on its own)."""
     a, b = replicas
     b_id = identity_of(b)
     user_a, user_b = (f"system:serviceaccount:{namespace}:replica-{x}" for x in "ab")
@@ -174,13 +187,14 @@ def test_a_resumed_deposed_leader_sends_no_binding(
         timeout=60,
         message=f"the leader has bound {BACKLOG} pods",
     )
-    a.signal(signal.SIGSTOP)
+    freeze = partial(os.kill, a.pid) if only_the_scheduler else a.signal
+    freeze(signal.SIGSTOP)
     try:
         frozen_with = len(bound_names(api, namespace))
         wait_holder(api, namespace, SCHEDULER, [b_id], timeout=CRASH_FAILOVER_BOUND + 2)
         time.sleep(extra_pause)
     finally:
-        a.signal(signal.SIGCONT)
+        freeze(signal.SIGCONT)
     assert a.wait(timeout=EXIT_SECONDS) == 1
     wait_for(
         lambda: len(bound_names(api, namespace)),

@@ -162,6 +162,25 @@ class KubeClient:
         A 401 is sent again once when the credential could be refreshed (an exec plugin); a
         Retry-After answer is retried as `kubesched.kube.retry` says. `timeout` bounds the
         whole call, retries included."""
+        status, raw = await self.request_raw(
+            method, path, body=body, params=params, content_type=content_type, timeout=timeout
+        )
+        return decode_answer(status, raw, path=path)
+
+    async def request_raw(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, str] | None = None,
+        content_type: str = JSON,
+        timeout: float | None = None,
+        fence: WriteFence | None = None,
+    ) -> tuple[int, bytes]:
+        """`request`'s final answer, undecoded: its HTTP status and body (any status);
+        raises ApiError only when no answer came (ConnectionFailed, Fenced). `fence`: this
+        call's write fence instead of the client's."""
         self._check_open()
         data, content_type = encode_body(body, content_type, protobuf=self._protobuf)
         answer = await self._exchange(
@@ -171,13 +190,9 @@ class KubeClient:
             params=params,
             content_type=content_type if data is not None else None,
             budget=timeout or self._timeout,
+            fence=fence or self._write_fence,
         )
-        decoded = _loads(answer.body)
-        if answer.status >= 300:
-            raise ApiError.from_status(
-                answer.status, decoded if decoded is not None else answer.body, path=path
-            )
-        return decoded if isinstance(decoded, dict) else {}
+        return answer.status, answer.body
 
     async def _exchange(
         self,
@@ -188,6 +203,7 @@ class KubeClient:
         params: Mapping[str, str] | None,
         content_type: str | None,
         budget: float,
+        fence: WriteFence | None,
     ) -> _Answer:
         """Send until the answer is final: the last answer, whatever its status."""
         deadline: float | None = None
@@ -205,6 +221,7 @@ class KubeClient:
                 headers=headers,
                 timeout=max(deadline - time.monotonic(), _MIN_ATTEMPT_SECONDS),
                 retry=retries > 0,
+                fence=fence,
             )
             if answer.status == 401 and not refreshed:
                 refreshed = True
@@ -254,13 +271,14 @@ class KubeClient:
         headers: dict[str, str],
         timeout: float,
         retry: bool,
+        fence: WriteFence | None,
     ) -> _Answer:
         """One attempt; `retry` when it is not the first (counted as a retry too)."""
         started, code = time.monotonic(), "<error>"
         try:
             pool = self._ensure_pool()
             payload = self._head.payload(method, self._head.target(path, params), headers, data)
-            guard = write_guard(self._write_fence, method, path)
+            guard = write_guard(fence, method, path)
             answer = await pool.request(method, payload, timeout=timeout, guard=guard)
             code = str(answer.status)
             return _Answer(answer.status, answer.body, answer.headers.get("retry-after"))
@@ -378,6 +396,14 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, HttpError) and text:
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def decode_answer(status: int, raw: bytes, *, path: str) -> dict[str, Any]:
+    """An answer's JSON object; raises the ApiError its status and Status body say."""
+    decoded = _loads(raw)
+    if status >= 300:
+        raise ApiError.from_status(status, decoded if decoded is not None else raw, path=path)
+    return decoded if isinstance(decoded, dict) else {}
 
 
 def _loads(raw: bytes) -> Any:

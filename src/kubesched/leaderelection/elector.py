@@ -104,6 +104,16 @@ class LeaderElector:
             return True
         return self._clock.monotonic() - last > self.config.renew_deadline
 
+    def fence_deadline(self) -> float:
+        """The monotonic time until which a write may still be sent (0 when not leading):
+        renewDeadline after the send time of the last successful renewal, on the clock
+        `fenced` reads (the event loop's: the host's CLOCK_MONOTONIC in production, so
+        another process can hold a write to it)."""
+        last = self._candidate.last_renew_start
+        if not self.is_leader() or last is None:
+            return 0.0
+        return last + self.config.renew_deadline
+
     def check(self, *, tolerance: float = HEALTH_TOLERANCE) -> str | None:
         """A health problem, or None: a leader silent for leaseDuration + `tolerance`."""
         last = self._candidate.last_renew_start

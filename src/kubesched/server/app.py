@@ -63,6 +63,8 @@ async def run_scheduler(config: KubeSchedulerConfiguration, stop: asyncio.Event)
         await _cancel_stragglers()
         for client in components.clients():
             await client.close()
+        if components.writer is not None:
+            await components.writer.close()
 
 
 async def _check_api_server(
@@ -121,6 +123,8 @@ async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.
         await server.start()
         log.info("serving securely", extra=kv(address=config.bind_address, port=server.port))
     _dump_cache_on_sigusr2(components)
+    if components.writer is not None:
+        await components.writer.start()
     _spawn(tasks, components.recorder.run(), "event recorder")
     _spawn(tasks, _report_pending(components), "pending pods metric")
     components.queue.start()
@@ -147,7 +151,7 @@ async def _run(components: Components, stop: asyncio.Event, tasks: list[asyncio.
         return await _run_with_election(
             components.elector,
             _leading(components.scheduler, before=fill_caches if delayed else None),
-            components.scheduler,
+            components,
             stop,
         )
     finally:
@@ -168,10 +172,16 @@ async def _run_without_election(scheduler: Scheduler, stop: asyncio.Event) -> in
 
 
 async def _run_with_election(
-    elector: LeaderElector, lead: OnStartedLeading, scheduler: Scheduler, stop: asyncio.Event
+    elector: LeaderElector, lead: OnStartedLeading, components: Components, stop: asyncio.Event
 ) -> int:
+    scheduler, writer = components.scheduler, components.writer
+
     async def drain() -> None:
         await scheduler.drain(SHUTDOWN_BINDING_GRACE_SECONDS)
+        if writer is not None and elector.is_leader():
+            # Before the Lease is released: the writer process sends no more fenced
+            # writes, and those it started have ended.
+            await writer.close_fence(SHUTDOWN_BINDING_GRACE_SECONDS)
 
     watcher = asyncio.create_task(_stop_on(stop, elector))
     try:

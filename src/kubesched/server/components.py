@@ -41,6 +41,7 @@ from kubesched.informers import Reflector
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.kube.extender_http import ExtenderClient
+from kubesched.kube.writer_process import WriterProcess
 from kubesched.leaderelection import LeaderElector
 from kubesched.model import ApiObject, Pod
 from kubesched.plugins import config_registry
@@ -65,6 +66,7 @@ from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
 from kubesched.server.shadow_setup import ShadowSetup, new_shadow, shadow_setup
 from kubesched.server.volume_informers import VolumeInformers, uses_volumes, volume_informers
+from kubesched.server.writer_setup import writer_process
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,8 @@ class Components:
     server: HealthServer
     shadow: ShadowScheduler | None = None
     """Shadow mode's loop (`--shadow-scheduler-name`), run instead of `scheduler`'s."""
+    writer: WriterProcess | None = None
+    """The process the scheduling and event clients write through (None: in process)."""
 
     def clients(self) -> tuple[KubeClient | ExtenderClient, ...]:
         """Every API client (and extender client), to close at exit."""
@@ -128,8 +132,10 @@ def build(
     metrics = SchedulerMetrics(
         disabled=config.disabled_metrics, generic_workload=config.generic_workload
     )
-    clients = ClientFactory(config, metrics)
-    election_client, event_client = clients.new(connection), clients.new(connection)
+    writer = writer_process(config)
+    clients = ClientFactory(config, metrics, writer)
+    election_client = clients.new(connection)  # renewals never queue behind writes
+    event_client = clients.new(connection, writes_elsewhere=True)
     auth_client = clients.new(
         auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST, reviews=True
     )
@@ -139,7 +145,12 @@ def build(
     leading = elector.is_leader if elector is not None else _always
     # Every write of the scheduling client is a scheduling decision: none leaves the
     # process once the Lease's renew deadline has passed (checked at the socket).
-    client = clients.new(connection, write_fence=elector.fenced if elector is not None else None)
+    client = clients.new(
+        connection,
+        write_fence=elector.fenced if elector is not None else None,
+        fence_deadline=elector.fence_deadline if elector is not None else None,
+        writes_elsewhere=True,
+    )
     core = _core(
         config,
         client=client,
@@ -174,8 +185,10 @@ def build(
             waiting=core.waiting,
             leading=leading,
             client=client,
+            writer=writer,
         ),
         shadow=core.shadow,
+        writer=writer,
     )
 
 

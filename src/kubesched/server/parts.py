@@ -12,6 +12,8 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.kube.read_only import ReadOnlyKubeClient
+from kubesched.kube.writer_client import FenceDeadline, ProcessWritingClient
+from kubesched.kube.writer_process import WriterProcess
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
 from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
@@ -25,6 +27,8 @@ class ClientFactory:
 
     config: KubeSchedulerConfiguration
     metrics: SchedulerMetrics
+    writer: WriterProcess | None = None
+    """Where `writes_elsewhere` clients send their writes (None: in process)."""
 
     def new(
         self,
@@ -33,11 +37,15 @@ class ClientFactory:
         qps: float | None = None,
         burst: int | None = None,
         write_fence: Callable[[], bool] | None = None,
+        fence_deadline: FenceDeadline | None = None,
         reviews: bool = False,
+        writes_elsewhere: bool = False,
     ) -> KubeClient:
         """A client of `to`; in shadow mode a read-only one, which refuses every write
         (`reviews`: the delegated-auth client, whose TokenReviews and SubjectAccessReviews
-        store nothing, may still ask them)."""
+        store nothing, may still ask them). `writes_elsewhere`: its writes go through the
+        writer process when there is one, fenced by `fence_deadline` (the same fence as
+        `write_fence`, as a time another process can hold a write to)."""
         cc = self.config.client_connection
         options: dict[str, Any] = {
             "qps": cc.qps if qps is None else qps,
@@ -49,6 +57,10 @@ class ClientFactory:
         }
         if self.config.shadow_scheduler_name:
             return ReadOnlyKubeClient(to, allow_reviews=reviews, **options)
+        if writes_elsewhere and self.writer is not None:
+            return ProcessWritingClient(
+                to, writer=self.writer, fence_deadline=fence_deadline, **options
+            )
         return KubeClient(to, **options)
 
 

@@ -13,6 +13,7 @@ from kubesched.config import configz
 from kubesched.config.flags import feature_gates
 from kubesched.framework import WaitingPods
 from kubesched.kube.client import KubeClient
+from kubesched.kube.writer_process import WriterProcess
 from kubesched.leaderelection import LeaderElector
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.server.auth import DelegatedAuth, split_paths
@@ -30,19 +31,32 @@ EMULATION_VERSION = "1.37"
 COMPONENT_FLAGZ, COMPONENT_STATUSZ = "ComponentFlagz", "ComponentStatusz"
 
 
-def health_checks(informers: Informers, elector: LeaderElector | None) -> HealthChecks:
+WRITER_DOWN_TOLERANCE_SECONDS = 15.0
+"""How long the writer process may be gone (dead, being restarted) before /healthz and
+/livez fail: longer than its longest restart backoff."""
+
+
+def health_checks(
+    informers: Informers, elector: LeaderElector | None, writer: WriterProcess | None = None
+) -> HealthChecks:
     """kube-scheduler's check names (`leaderElection`, `ping`, `sched-handler-sync`), plus
-    `informers`: none stalled or stopped."""
+    `informers`: none stalled or stopped, and `writer-process` (with one): not gone for
+    longer than WRITER_DOWN_TOLERANCE_SECONDS."""
 
     def leader_election() -> str | None:
         return None if elector is None else elector.check()
 
+    def writer_up() -> str | None:
+        down = 0.0 if writer is None else writer.down_for()
+        return None if down <= WRITER_DOWN_TOLERANCE_SECONDS else f"writer gone {down:.0f}s"
+
     alive = ("informers", from_bool(informers.alive, "an informer stalled or stopped"))
     election = ("leaderElection", leader_election)
     synced = ("sched-handler-sync", from_bool(informers.ready, "informers not synced"))
+    writing = () if writer is None else (("writer-process", writer_up),)
     return HealthChecks(
-        healthz=(election, alive),
-        livez=(("ping", passing), election, alive),
+        healthz=(election, alive, *writing),
+        livez=(("ping", passing), election, alive, *writing),
         readyz=(election, synced),
     )
 
@@ -57,6 +71,7 @@ def secure_port(
     waiting: WaitingPods,
     leading: Callable[[], bool],
     client: KubeClient | None = None,
+    writer: WriterProcess | None = None,
 ) -> HealthServer:
     """The HTTPS server of health, metrics, configz, flagz, statusz, the resource metrics
     (listed through `client`, on the leader) and the pods held at Permit (`waiting`, on the
@@ -77,7 +92,7 @@ def secure_port(
     return HealthServer(
         options=options,
         metrics=metrics,
-        checks=health_checks(informers, elector),
+        checks=health_checks(informers, elector, writer),
         configz=lambda: configz(config),
         waiting_pods=lambda: waiting_pods_document(waiting, leading=leading),
         resources=_resources(client, leading) if client is not None else None,

@@ -424,3 +424,30 @@ def test_a_standby_logs_at_once_when_the_holder_changes(
     holders = [pairs["holder"] for pairs in waiting if pairs is not None]
     assert len(holders) == len(waiting)
     assert holders == ["a", "a", leader]  # both standbys at start; the loser on the change
+
+
+def test_the_fence_deadline_is_renew_deadline_after_the_last_renewal(h: Harness) -> None:
+    """What the writer process holds its writes to: the same moment `fenced()` turns."""
+    started = asyncio.Event()
+    a = h.elector("a")
+
+    async def lead() -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    async def main() -> tuple[float, float, float | None]:
+        assert a.fence_deadline() == 0.0  # not leading yet
+        task = asyncio.create_task(a.run(on_started_leading=lead))
+        await started.wait()
+        await asyncio.sleep(7)
+        deadline, now, last = a.fence_deadline(), asyncio.get_running_loop().time(), None
+        last = a.last_renew_monotonic()
+        a.stop()
+        await task
+        return deadline, now, last
+
+    deadline, now, last = h.run(main())
+    assert last is not None
+    assert deadline == last + RD
+    assert deadline > now
+    assert a.fence_deadline() == 0.0  # released

@@ -1,0 +1,254 @@
+"""The writer process: the scheduler's API writes (Bindings, Events, status patches, ...)
+sent by a child process, so the scheduling thread does not spend its time on HTTP.
+
+`WriterProcess` starts the child (`argv`, given by the composition root), sends it the
+connection settings as its first frame, then requests (`kubesched.kube.writer_frames`), and
+matches the answers to the waiting callers. Each request carries the fence of the client
+that sends it (`fence()`: the monotonic time until which its Lease is known renewed), so the
+child refuses a write at the moment it would go out exactly as `kubesched.kube.fence` does
+in process. A child that dies (killed, crashed) fails the requests it held with
+ConnectionFailed (the binding cycle treats them as any failed write: forget, requeue; the API
+server refuses a second binding of a pod, so nothing is bound twice) and is started again
+after a short backoff; `down_for()` tells the health check how long no child has run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+from kubesched.framework.logkv import kv
+from kubesched.kube.errors import ConnectionFailed, Fenced
+from kubesched.kube.writer_frames import (
+    CONNECTION_FAILED,
+    FENCED,
+    FrameError,
+    FrameReader,
+    Observation,
+    encode,
+)
+
+log = logging.getLogger(__name__)
+
+ANSWER_GRACE_SECONDS = 5.0
+"""How much longer than a request's own timeout its answer may take before giving up."""
+RESTART_BACKOFF_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)
+"""Waits before restarting a child that died, one more step each time it dies in a row."""
+STABLE_AFTER_SECONDS = 30.0
+"""A child that ran this long resets the backoff."""
+
+Fence = Callable[[], float | None]
+"""The monotonic time until which writes may be sent; None: never fenced."""
+Answer = tuple[int, bytes, list[Observation]]
+
+
+class WriterProcess:
+    """One child process that sends the writes of every client built on it."""
+
+    def __init__(self, argv: Sequence[str], settings: Mapping[str, Any]) -> None:
+        self._argv = tuple(argv)
+        self._settings = dict(settings)
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Answer]] = {}
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._ready: asyncio.Event | None = None
+        self._closing = False
+        self._restarts = 0
+        self._started_at = 0.0
+        self._down_since: float | None = time.monotonic()
+        self._restarter: asyncio.Task[None] | None = None
+        self._gone = asyncio.Event()
+        """Set while no child runs."""
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id (None while none runs)."""
+        return None if self._transport is None else self._transport.get_pid()
+
+    def down_for(self) -> float:
+        """Seconds since the child died and none replaced it yet (0 while one runs)."""
+        since = self._down_since
+        return 0.0 if since is None or self._closing else time.monotonic() - since
+
+    async def start(self) -> None:
+        """Start the child (idempotent while one runs)."""
+        if self._transport is not None or self._closing:
+            return
+        loop = asyncio.get_running_loop()
+        self._ready = self._ready or asyncio.Event()
+        transport, _ = await loop.subprocess_exec(
+            lambda: _ChildProtocol(self), *self._argv, stdin=-1, stdout=-1, stderr=None
+        )
+        self._transport = transport
+        self._gone.clear()
+        self._started_at, self._down_since = time.monotonic(), None
+        self._send(encode({"settings": self._settings}))
+        self._ready.set()
+        log.info("writer process started", extra=kv(pid=transport.get_pid()))
+
+    async def write(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any,
+        params: Mapping[str, str] | None,
+        content_type: str,
+        timeout: float,
+        fence: float | None,
+    ) -> Answer:
+        """Send one request through the child; its (status, body, observations)."""
+        await self._wait_running(timeout)
+        request_id = next(self._ids)
+        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = answer
+        header = {"i": request_id, "m": method, "p": path, "b": body, "c": content_type}
+        header.update(t=timeout, f=fence, q=dict(params) if params else None)
+        try:
+            self._send(encode(header))
+            async with asyncio.timeout(timeout + ANSWER_GRACE_SECONDS):
+                return await answer
+        except TimeoutError:
+            raise ConnectionFailed(f"{method} {path}: no answer from the writer process") from None
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def close_fence(self, timeout: float) -> bool:
+        """Close the fence of every fenced client now and wait until the child's writes
+        that started before have ended (before the Lease is released); False on timeout."""
+        if self._transport is None:
+            return True
+        request_id = next(self._ids)
+        done: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = done
+        try:
+            self._send(encode({"f": 0.0, "d": request_id}))
+            async with asyncio.timeout(timeout):
+                await done
+        except (TimeoutError, ConnectionFailed):
+            return False
+        finally:
+            self._pending.pop(request_id, None)
+        return True
+
+    async def close(self, timeout: float = 10.0) -> None:
+        """Let the child finish its writes (its stdin closes) and wait for it to exit."""
+        self._closing = True
+        if self._restarter is not None:
+            self._restarter.cancel()
+        transport = self._transport
+        if transport is None:
+            return
+        stdin = transport.get_pipe_transport(0)
+        if stdin is not None:
+            stdin.close()
+        try:
+            async with asyncio.timeout(timeout):
+                await self._gone.wait()
+        except TimeoutError:
+            transport.kill()
+
+    def _send(self, frame: bytes) -> None:
+        transport = self._transport
+        stdin = None if transport is None else transport.get_pipe_transport(0)
+        if stdin is None or stdin.is_closing():
+            raise ConnectionFailed("the writer process is not running")
+        cast("asyncio.WriteTransport", stdin).write(frame)
+
+    async def _wait_running(self, timeout: float) -> None:
+        if self._transport is not None:
+            return
+        if self._closing or self._ready is None:
+            raise ConnectionFailed("the writer process is not running (kubesched is stopping)")
+        try:
+            async with asyncio.timeout(timeout):
+                await self._ready.wait()
+        except TimeoutError:
+            raise ConnectionFailed("the writer process is not running") from None
+
+    def answered(self, header: dict[str, Any], body: bytes) -> None:
+        """An answer frame from the child."""
+        answer = self._pending.get(header.get("i", -1))
+        if answer is None or answer.done():
+            return  # its caller gave up (timeout) before it came
+        status = int(header.get("s", CONNECTION_FAILED))
+        message = str(header.get("e", ""))
+        if status == CONNECTION_FAILED:
+            answer.set_exception(ConnectionFailed(message))
+        elif status == FENCED:
+            answer.set_exception(Fenced(message))
+        else:
+            observed: list[Observation] = [
+                (str(m), str(h), str(c), float(t), bool(r)) for m, h, c, t, r in header.get("o", ())
+            ]
+            answer.set_result((status, body, observed))
+
+    def exited(self, code: int | None, reason: str) -> None:
+        """The child ended (or its stream was corrupt): fail what it held, start another."""
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            if transport.get_returncode() is None:
+                transport.kill()
+            transport.close()
+        if self._ready is not None:
+            self._ready.clear()
+        self._gone.set()
+        self._down_since = time.monotonic()
+        failure = ConnectionFailed(
+            f"the writer process ended ({reason}); the write may or may not have been applied"
+        )
+        for answer in self._pending.values():
+            if not answer.done():
+                answer.set_exception(failure)
+        if self._closing:
+            return
+        log.error("writer process ended; starting another", extra=kv(code=code, reason=reason))
+        if time.monotonic() - self._started_at > STABLE_AFTER_SECONDS:
+            self._restarts = 0
+        wait = RESTART_BACKOFF_SECONDS[min(self._restarts, len(RESTART_BACKOFF_SECONDS) - 1)]
+        self._restarts += 1
+        self._restarter = asyncio.get_running_loop().create_task(self._restart(wait))
+
+    async def _restart(self, wait: float) -> None:
+        await asyncio.sleep(wait)
+        try:
+            await self.start()
+        except OSError as exc:
+            log.error("writer process did not start", extra=kv(err=exc))  # noqa: TRY400 - one line
+            self.exited(None, f"start failed: {exc}")
+
+
+class _ChildProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: WriterProcess) -> None:
+        self._owner = owner
+        self._frames = FrameReader()
+        self._failed = False
+        self._transport: asyncio.SubprocessTransport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast("asyncio.SubprocessTransport", transport)  # uvloop's is no subclass
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd != 1 or self._failed:
+            return
+        try:
+            frames = self._frames.feed(data)
+        except FrameError as exc:
+            self._failed = True
+            self._owner.exited(None, f"corrupt answer stream: {exc}")
+            return
+        for header, body in frames:
+            self._owner.answered(header, body)
+
+    def connection_lost(self, _exc: Exception | None) -> None:
+        """The child exited and its pipes are read to the end (no answer is lost)."""
+        if self._failed:
+            return
+        self._failed = True
+        code = None if self._transport is None else self._transport.get_returncode()
+        reason = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        self._owner.exited(code, reason)
