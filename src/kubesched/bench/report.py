@@ -60,6 +60,20 @@ def _row(result: ContenderResult) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _per_pod_cpu(results: Sequence[ContenderResult], pods: int) -> list[str]:
+    """CPU ms a pod of each contender that ran, and of kubesched's scheduling thread."""
+    ran = [r for r in results if not r.failure and not r.skipped and r.cpu_seconds]
+    if not ran or pods <= 0:
+        return []
+    parts = []
+    for r in ran:
+        text = f"{r.name} {r.cpu_seconds / pods * 1000:.2f} ms"
+        if r.name.startswith(KUBESCHED):
+            text += f" (its scheduling thread {r.main_thread_cpu_seconds / pods * 1000:.2f} ms)"
+        parts.append(text)
+    return ["CPU a measured pod: " + ", ".join(parts)]
+
+
 def _ratio(a: ContenderResult | None, b: ContenderResult | None) -> tuple[float, float] | None:
     if a is None or b is None or a.failure or b.failure or not b.throughput.average:
         return None
@@ -99,6 +113,7 @@ def markdown(results: Sequence[ContenderResult], settings: BenchSettings, machin
     versus_ceiling = _ratio(by_name.get(KUBESCHED), by_name.get(NULL_BINDER))
     if versus_ceiling is not None:
         ratios.append(f"kubesched / ceiling (null binder): Average {versus_ceiling[0]:.2f}x")
+    ratios += _per_pod_cpu(results, w.pods)
     if ratios:
         lines += ["", *[f"- {r}" for r in ratios]]
     if any(len(r.round_averages) > 1 for r in results):
@@ -121,7 +136,8 @@ def markdown(results: Sequence[ContenderResult], settings: BenchSettings, machin
         (
             "Throughput as scheduler_perf: pods bound per 1 s sample, first sample skipped, "
             "empty intervals folded. Latency: first watch event to bound. CPU s: the "
-            "contender's CPU time during the measured phase; RSS: its peak (VmHWM)."
+            "CPU time of the contender and the processes it started during the measured "
+            "phase; RSS: their peaks (VmHWM) added up."
         ),
     ]
     return "\n".join(lines) + "\n"

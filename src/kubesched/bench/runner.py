@@ -27,7 +27,12 @@ from kubesched.bench.contenders import NULL_BINDER, ClientLimits, start_contende
 from kubesched.bench.dra_checks import dra_problems
 from kubesched.bench.dra_setup import prepare_dra
 from kubesched.bench.load import create_all
-from kubesched.bench.procstat import cpu_seconds, peak_rss_bytes
+from kubesched.bench.procstat import (
+    cpu_seconds,
+    thread_cpu_seconds,
+    tree_cpu_seconds,
+    tree_peak_rss_bytes,
+)
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
 from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
@@ -86,6 +91,9 @@ class ContenderResult:
     latency_p50: float = 0.0
     latency_p99: float = 0.0
     cpu_seconds: float = 0.0
+    """CPU of the contender and every process it started (kubesched's writer process)."""
+    main_thread_cpu_seconds: float = 0.0
+    """CPU of the contender's main thread alone (kubesched's scheduling thread)."""
     peak_rss_bytes: int = 0
     control_plane_cpu: dict[str, float] = field(default_factory=dict)
     duration: float = 0.0
@@ -111,6 +119,7 @@ class ContenderResult:
             },
             "latency_seconds": {"p50": self.latency_p50, "p99": self.latency_p99},
             "cpu_seconds": self.cpu_seconds,
+            "main_thread_cpu_seconds": self.main_thread_cpu_seconds,
             "peak_rss_bytes": self.peak_rss_bytes,
             "control_plane_cpu_seconds": self.control_plane_cpu,
             "duration_seconds": self.duration,
@@ -128,6 +137,7 @@ class _CpuBefore:
     contender: float
     client: float
     plane: dict[str, float]
+    main_thread: float = 0.0
 
 
 class RunFailed(KubeschedError):
@@ -272,7 +282,10 @@ class _Run:
         pid = process.pid or 0
         plane = {n: p.pid or 0 for n, p in self.cluster.processes.items() if n != self.name}
         before = _CpuBefore(
-            cpu_seconds(pid), time.process_time(), {n: cpu_seconds(p) for n, p in plane.items()}
+            tree_cpu_seconds(pid),
+            time.process_time(),
+            {n: cpu_seconds(p) for n, p in plane.items()},
+            thread_cpu_seconds(pid),
         )
         churn = self.workload.churn
         tasks = [watch]
@@ -326,8 +339,9 @@ class _Run:
             result.duration = self.workload.steady
         else:
             result.duration = max(tracker.bound_times()[-1] - started, 1e-9)
-        result.cpu_seconds = cpu_seconds(pid) - before.contender
-        result.peak_rss_bytes = peak_rss_bytes(pid)
+        result.cpu_seconds = tree_cpu_seconds(pid) - before.contender
+        result.main_thread_cpu_seconds = thread_cpu_seconds(pid) - before.main_thread
+        result.peak_rss_bytes = tree_peak_rss_bytes(pid)
         plane = {n: p.pid or 0 for n, p in self.cluster.processes.items() if n in before.plane}
         result.control_plane_cpu = {n: cpu_seconds(p) - before.plane[n] for n, p in plane.items()}
         result.control_plane_cpu["bench client"] = time.process_time() - before.client
