@@ -16,6 +16,8 @@ from kubesched.apis.config import KubeSchedulerConfiguration, PluginRef, PluginS
 PLUGIN = names.DEFAULT_PREEMPTION
 QUOTA_PLUGIN = names.CAPACITY_SCHEDULING
 """Not a default plugin: it preempts only where a profile enables it."""
+GANG_PLUGIN = names.COSCHEDULING
+"""Preempts only with its arg `gangPreemption: true`, where a profile enables it."""
 WILDCARD = "*"
 
 
@@ -45,9 +47,13 @@ def plugin_enabled(profile: Profile, plugin: str, point: str, *, default: bool =
 
 
 def profile_preempts(profile: Profile) -> bool:
-    """DefaultPreemption or CapacityScheduling runs at PostFilter in this profile."""
-    return plugin_enabled(profile, PLUGIN, "postFilter") or plugin_enabled(
-        profile, QUOTA_PLUGIN, "postFilter", default=False
+    """DefaultPreemption, CapacityScheduling, or Coscheduling with `gangPreemption: true`
+    runs at PostFilter in this profile."""
+    gangs = (profile.plugin_config.get(GANG_PLUGIN) or {}).get("gangPreemption") is True
+    return (
+        plugin_enabled(profile, PLUGIN, "postFilter")
+        or plugin_enabled(profile, QUOTA_PLUGIN, "postFilter", default=False)
+        or (gangs and plugin_enabled(profile, GANG_PLUGIN, "postFilter", default=False))
     )
 
 

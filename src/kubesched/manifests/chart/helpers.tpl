@@ -166,8 +166,8 @@ FIXED_ARGS
 {{- or (has $plugin $pointOn) (and $inMulti $kept) -}}
 {{- end -}}
 
-{{/* "true" when some profile runs DefaultPreemption or CapacityScheduling at PostFilter
-(rbac.preemption overrides). */}}
+{{/* "true" when some profile runs DefaultPreemption, CapacityScheduling, or Coscheduling with
+gangPreemption: true at PostFilter (rbac.preemption overrides). */}}
 {{- define "kubesched.preempts" -}}
 {{- $preempts := false -}}
 {{- if kindIs "bool" .Values.rbac.preemption -}}
@@ -176,6 +176,9 @@ FIXED_ARGS
 {{- range (include "kubesched.profiles" . | fromYamlArray) -}}
 {{- if eq (include "kubesched.runsAt" (dict "plugins" .plugins "plugin" "PREEMPTION_PLUGIN" "point" "postFilter")) "true" }}{{ $preempts = true }}{{ end -}}
 {{- if eq (include "kubesched.runsAt" (dict "plugins" .plugins "plugin" "QUOTA_PREEMPTION_PLUGIN" "point" "postFilter" "default" false)) "true" }}{{ $preempts = true }}{{ end -}}
+{{- $gangs := false -}}
+{{- range (.pluginConfig | default list) }}{{ if eq .name "Coscheduling" }}{{ $on := dig "gangPreemption" nil (.args | default dict) }}{{ if and (kindIs "bool" $on) $on }}{{ $gangs = true }}{{ end }}{{ end }}{{ end -}}
+{{- if and $gangs (eq (include "kubesched.runsAt" (dict "plugins" .plugins "plugin" "Coscheduling" "point" "postFilter" "default" false)) "true") }}{{ $preempts = true }}{{ end -}}
 {{- end -}}
 {{- end -}}
 {{- $preempts -}}

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.framework import POD_DISRUPTION_BUDGETS, Code
+from kubesched.manifests.preemption import profile_preempts
 from kubesched.model import ApiObject
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
 from kubesched.plugins.coscheduling.args import CoschedulingArgs
@@ -234,3 +236,16 @@ def test_a_member_waiting_at_permit_counts_toward_min_member() -> None:
     assert plan is not None
     assert sorted(plan.hosts) == ["h0", "h1"]
     assert c.victims() == {"l0", "l1"}
+
+
+def test_a_profile_with_gang_preemption_preempts_for_the_generated_rbac() -> None:
+    """`kubesched manifests` grants pods delete and PDB reads to a profile where
+    Coscheduling preempts (DefaultPreemption off at postFilter), and only with the arg."""
+    plugins = {
+        "multiPoint": PluginSet(enabled=(PluginRef("Coscheduling"),)),
+        "queueSort": PluginSet(disabled=(PluginRef("PrioritySort"),)),
+        "postFilter": PluginSet(disabled=(PluginRef("DefaultPreemption"),)),
+    }
+    on = {"Coscheduling": {"gangPreemption": True}}
+    assert profile_preempts(Profile(plugins=plugins, plugin_config=on))
+    assert not profile_preempts(Profile(plugins=plugins))
