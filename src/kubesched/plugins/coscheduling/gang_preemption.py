@@ -37,16 +37,17 @@ from kubesched.framework import (
 )
 from kubesched.framework.interfaces import FilterRunner
 from kubesched.framework.status import StatusError
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Pod, PodDisruptionBudget
 from kubesched.plugins.coscheduling.core import GroupManager
 from kubesched.plugins.coscheduling.gang_trial import ClusterTrial, Member
-from kubesched.plugins.coscheduling.gang_victims import Chosen, collect, rank, select
+from kubesched.plugins.coscheduling.gang_victims import Chosen, collect, gang_pods, rank, select
 from kubesched.plugins.coscheduling.podgroup import PodGroup, full_name
 
 log = logging.getLogger(__name__)
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 ONGOING = "waiting for the preemption for this pod group to be finished"
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 NO_RUNNER = "no FilterRunner in the cycle state"
 RIVAL = (
     "Coscheduling gangPreemption: true, but DefaultPreemption also runs at postFilter in "
@@ -100,6 +101,11 @@ class GangPreemption:
         """The gang reached minMember (or went): its plan is over."""
         self._plans.pop(gang, None)
 
+    def group_changed(self, old: ApiObject | None, new: ApiObject | None) -> None:
+        """A PodGroup lister listener: a deleted group's plan goes with it."""
+        if new is None and old is not None:
+            self.forget(f"{old.namespace}/{old.name}")
+
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: NodeToStatusReader, group: PodGroup | None
     ) -> tuple[PostFilterResult | None, Status]:
@@ -137,9 +143,14 @@ class GangPreemption:
         placing = self._to_place(pod, group)
         if any(member.preemption_policy == "Never" for member in placing):
             return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
+        if _terminating_on_nominated(self.handle, placing, statuses):
+            return None, Status(Code.UNSCHEDULABLE, ONGOING)
         nodes = self.handle.list_node_infos()
         priority = min(member.priority for member in placing)
-        potential = collect(nodes, full_name, below=priority, now=self.now(), exclude=name)
+        gangs = gang_pods(nodes, full_name)
+        potential = collect(
+            nodes, full_name, below=priority, now=self.now(), gangs=gangs, exclude=name
+        )
         if not potential:
             return None, Status(Code.UNSCHEDULABLE, f"no victims of lower priority for {name}")
         members = self._members(runner, state, placing, statuses, nodes)
@@ -227,14 +238,17 @@ class GangPreemption:
     def _single(
         self, runner: FilterRunner, state: CycleState, pod: Pod, statuses: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
+        if _terminating_on_nominated(self.handle, [pod], statuses):
+            return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_TERMINATING)
         nodes = self.handle.list_node_infos()
+        gangs = gang_pods(nodes, full_name)
         potential = [i for i in nodes if statuses.get(i.name).code is Code.UNSCHEDULABLE]
         wanted = min(max(len(potential) // 10, _MIN_CANDIDATES), len(potential))
         now, pdbs = self.now(), self.pdbs()
         best: tuple[str, Chosen] | None = None
         found = 0
         for info in potential:
-            units = collect(nodes, full_name, below=pod.priority, now=now, on=[info])
+            units = collect([info], full_name, below=pod.priority, now=now, gangs=gangs)
             member = Member(pod, state.clone(), frozenset((info.name,)))
             chosen = select(ClusterTrial(runner, [member], nodes), units, pdbs) if units else None
             if chosen is None or not chosen.units:
@@ -257,6 +271,23 @@ class GangPreemption:
         return PostFilterResult(node), Status(Code.SUCCESS, message)
 
 
+def _terminating_on_nominated(
+    handle: Handle, pods: Sequence[Pod], statuses: NodeToStatusReader
+) -> bool:
+    """Whether a pod's earlier preemption is still under way (upstream
+    `PodEligibleToPreemptOthers`): its nominated node, still resolvable, holds a pod of
+    lower priority that a scheduler preempted and that is terminating."""
+    for pod in pods:
+        name = pod.nominated_node_name
+        info = handle.get_node_info(name) if name else None
+        if info is None or statuses.get(name).code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            continue
+        for other in info.pods.values():
+            if other.deleting and other.preempted_by_scheduler and other.priority < pod.priority:
+                return True
+    return False
+
+
 def _rival(runner: FilterRunner) -> bool:
     """Whether DefaultPreemption runs at postFilter in the runner's profile (the Framework
     lists its plugins per extension point)."""
@@ -271,4 +302,11 @@ def _no_help(nodes: int) -> str:
     )
 
 
-__all__ = ["NOT_ELIGIBLE_NEVER", "ONGOING", "RIVAL", "GangPreemption", "Plan"]
+__all__ = [
+    "NOT_ELIGIBLE_NEVER",
+    "NOT_ELIGIBLE_TERMINATING",
+    "ONGOING",
+    "RIVAL",
+    "GangPreemption",
+    "Plan",
+]

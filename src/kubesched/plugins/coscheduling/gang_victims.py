@@ -73,31 +73,36 @@ def start_seconds(pod: Pod, now: float) -> float:
         return now
 
 
+def gang_pods(nodes: Sequence[NodeInfo], gang_of: GangOf) -> dict[str, list[Pod]]:
+    """Every gang's pods on `nodes` (read once per preemption, passed to `collect`)."""
+    gangs: dict[str, list[Pod]] = {}
+    for info in nodes:
+        for pod in info.pods.values():
+            if gang := gang_of(pod):
+                gangs.setdefault(gang, []).append(pod)
+    return gangs
+
+
 def collect(
     nodes: Sequence[NodeInfo],
     gang_of: GangOf,
     *,
     below: int,
     now: float,
-    on: Sequence[NodeInfo] | None = None,
+    gangs: Mapping[str, Sequence[Pod]],
     exclude: str = "",
 ) -> list[Unit]:
-    """The units with a pod on `on` (default: every node) whose priority is below `below`,
-    in node order; a gang's unit holds its pods on all `nodes`. `exclude`: the preemptor's
-    own gang."""
-    gangs: dict[str, list[Pod]] = {}
-    for info in nodes:
-        for pod in info.pods.values():
-            if gang := gang_of(pod):
-                gangs.setdefault(gang, []).append(pod)
+    """The units with a pod on `nodes` whose priority is below `below`, in node order; a
+    gang's unit holds all its pods in `gangs` (`gang_pods` of the whole cluster).
+    `exclude`: the preemptor's own gang."""
     units: list[Unit] = []
     seen: set[str] = set()
-    for info in nodes if on is None else on:
+    for info in nodes:
         for pod in info.pods.values():
             gang = gang_of(pod)
             if gang in seen or (gang and gang == exclude):
                 continue
-            pods = gangs[gang] if gang else [pod]
+            pods = gangs.get(gang, [pod]) if gang else [pod]
             if gang:
                 seen.add(gang)
             unit = _unit(pods, gang, now)
@@ -223,6 +228,7 @@ __all__ = [
     "Trial",
     "Unit",
     "collect",
+    "gang_pods",
     "most_important_first",
     "node_costs",
     "rank",

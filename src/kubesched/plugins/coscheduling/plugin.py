@@ -85,6 +85,7 @@ class Coscheduling:
                 self.manager,
                 lambda: [PodDisruptionBudget.of(obj) for obj in budgets.list()],
             )
+            handle.lister(PODGROUPS).subscribe(self.gangs.group_changed)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         # scheduler-plugins registers these two without hints; POD covers pending pods too.

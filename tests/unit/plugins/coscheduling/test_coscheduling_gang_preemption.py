@@ -11,12 +11,17 @@ from kubesched.apis.config import PluginRef, PluginSet, Profile
 from kubesched.framework import POD_DISRUPTION_BUDGETS, Code
 from kubesched.manifests.preemption import profile_preempts
 from kubesched.model import ApiObject
-from kubesched.plugins.coscheduling import POD_GROUP_LABEL
+from kubesched.plugins.coscheduling import POD_GROUP_LABEL, PODGROUPS
 from kubesched.plugins.coscheduling.args import CoschedulingArgs
-from kubesched.plugins.coscheduling.gang_preemption import NOT_ELIGIBLE_NEVER, ONGOING, RIVAL
+from kubesched.plugins.coscheduling.gang_preemption import (
+    NOT_ELIGIBLE_NEVER,
+    NOT_ELIGIBLE_TERMINATING,
+    ONGOING,
+    RIVAL,
+)
 from kubesched.plugins.helper.args import ArgsError
 from kubesched.testing import make_pod
-from tests.unit.plugins.coscheduling.gang_cluster import NS, cluster, pod
+from tests.unit.plugins.coscheduling.gang_cluster import NS, cluster, group, pod
 
 
 def test_the_arg_is_off_by_default_and_written_only_when_on() -> None:
@@ -249,3 +254,39 @@ def test_a_profile_with_gang_preemption_preempts_for_the_generated_rbac() -> Non
     on = {"Coscheduling": {"gangPreemption": True}}
     assert profile_preempts(Profile(plugins=plugins, plugin_config=on))
     assert not profile_preempts(Profile(plugins=plugins))
+
+
+def test_a_pod_whose_victims_still_terminate_does_not_preempt_again() -> None:
+    going = make_pod().name("v").namespace(NS).uid("v").req(cpu="2").priority(1).node("n0")
+    other = pod("o", cpu=2, priority=1, node="n1")
+    again = make_pod().name("s").namespace(NS).uid("s").req(cpu="2").priority(10)
+    single = again.nominated_node("n0").model()
+    c = cluster([2, 2], bound=[going.preempted().model(), other], pending=[single])
+    _, status = c.run(single)
+    assert status.message == NOT_ELIGIBLE_TERMINATING
+    assert c.handle.preemptions == []
+
+
+def test_a_gang_member_nominated_where_victims_terminate_waits() -> None:
+    going = make_pod().name("v").namespace(NS).uid("v").req(cpu="2").priority(1).node("n0")
+    other = pod("o", cpu=2, priority=1, node="n1")
+    member = make_pod().name("h0").namespace(NS).uid("h0").req(cpu="2").priority(10)
+    h0 = member.label(POD_GROUP_LABEL, "high").nominated_node("n0").model()
+    c = cluster([2, 2], bound=[going.preempted().model(), other], pending=[h0])
+    c.add_group("high", 1)
+    _, status = c.run(h0)
+    assert status.message == ONGOING
+    assert c.handle.preemptions == []
+
+
+def test_a_deleted_group_takes_its_plan_with_it() -> None:
+    low = [pod(f"l{i}", cpu=2, priority=1, gang="low", node=f"n{i}") for i in range(2)]
+    high = [pod(f"h{i}", cpu=2, priority=10, gang="high") for i in range(2)]
+    c = cluster([2, 2], bound=low, pending=high)
+    c.add_group("low", 2)
+    c.add_group("high", 2)
+    c.run(high[0])
+    assert c.plugin.gangs is not None
+    assert c.plugin.gangs.plan("ns/high") is not None
+    c.handle.listers.store(PODGROUPS).on_delete(group("high", 2))
+    assert c.plugin.gangs.plan("ns/high") is None
