@@ -16,6 +16,7 @@ removes the nodes).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -23,6 +24,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kubesched.localcluster import LocalCluster
 from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, is_bound, wait_for
@@ -88,14 +90,18 @@ def test_a_rack_local_job_and_a_numa_pinned_pod_as_the_page_says(
     }
     scheduler: KubeschedProcess | None = None
     outputs: dict[str, str] = {}
+    as_json: dict[str, dict[str, Any]] = {}
     try:
         for command in commands:
             if command.endswith("&"):
                 scheduler = _start(command, env, tmp_path, local_cluster.admin_token)
             else:
                 outputs[command] = _run(command, tmp_path, env)
+            if command.startswith("kubesched explain"):  # what the page says of -o json
+                as_json[command] = json.loads(_run(f"{command} -o json", tmp_path, env))
             _wait_after(command, api, scheduler)
         _check_outputs(outputs, shown)
+        _check_json(list(as_json.values()))
     finally:
         if scheduler is not None:
             scheduler.stop()
@@ -194,6 +200,33 @@ def _check_outputs(outputs: dict[str, str], shown: list[str]) -> None:
     assert len(re.findall(r"^train-\d .* a-[12] ", listing, flags=re.MULTILINE)) == 4, listing
     [pinned] = [out for cmd, out in outputs.items() if cmd.startswith("kubectl get pod -n ml")]
     assert re.search(r"^pinned .* numa-1 ", pinned, flags=re.MULTILINE), pinned
+
+
+def _check_json(answers: list[dict[str, Any]]) -> None:
+    """`group.placements` of the job's explain, `findings.NodeResourceTopologyMatch` of the
+    pinned pod's, as the page says."""
+    job, pinned = answers
+    placements = job["group"]["placements"]
+    assert placements["topologyKey"] == "topology.kubernetes.io/rack"
+    assert placements["chosen"] == "rack-a"
+    assert placements["podNode"] in {"a-1", "a-2"}
+    rack_b = next(p for p in placements["placements"] if p["domain"] == "rack-b")
+    assert rack_b["feasible"] is False
+    assert rack_b["members"][2] == {
+        "name": "train-2",
+        "fits": False,
+        "reason": "0/1 nodes are available: 1 Insufficient cpu.",
+        "plugins": ["NodeResourcesFit"],
+    }
+    assert job["summary"].startswith("kubesched would place the group in rack-a")
+    numa = {row["node"]: row for row in pinned["findings"]["NodeResourceTopologyMatch"]["nodes"]}
+    assert numa["numa-1"]["hosts"] == ["node-1"]
+    assert numa["numa-1"]["zones"][1] == {
+        "name": "node-1",
+        "available": {"cpu": "8", "memory": "16Gi"},
+    }
+    assert numa["numa-2"]["verdict"].startswith("cannot align pod")
+    assert pinned["choice"]["node"] == "numa-1"
 
 
 def _cleanup(api: ApiClient) -> None:

@@ -29,6 +29,7 @@ from kubesched.explain.group_read import get_group
 from kubesched.explain.group_report import WAITING, PermitView
 from kubesched.explain.group_summary import lacks
 from kubesched.explain.handle import ReadOnlyHandle
+from kubesched.explain.placement_report import PlacementsReport
 from kubesched.explain.placements import explain_placements
 from kubesched.explain.report import Explanation
 from kubesched.explain.target import ExplainError, check_pending, select_profile
@@ -47,7 +48,7 @@ from kubesched.framework.resources import declared_resources
 from kubesched.kube.errors import Forbidden, NotFound
 from kubesched.kube.paging import list_all as paged_list
 from kubesched.model import ApiObject, Node, Pod, SchedulingPodGroup, namespace_object
-from kubesched.runtime import build_framework
+from kubesched.runtime import Framework, build_framework
 
 # The scheduler's own pod list: pods that finished hold no resources (see kubesched.server.app).
 NON_TERMINAL_PODS = "status.phase!=Succeeded,status.phase!=Failed"
@@ -133,14 +134,40 @@ async def explain_live(
     fits = None if own is not None and own.state == WAITING else bool(explanation.feasible)
     group = replace(group, lacks=lacks(group, pod_fits=fits))
     if fw.topology_aware and pod.pod_group_name and group.found and not group.problem:
-        obj = await get_group(api, API_VERSION, pod.namespace, pod.pod_group_name, enable="")
-        if obj is not None:
-            native = SchedulingPodGroup.of(ApiObject.from_json(obj))
-            found = explain_placements(
-                fw, cache=cache, snapshot=snapshot, group=native, pods=seen, explained=pod
-            )
-            group = replace(group, placements=found)
+        trial = _Trial(fw, cache, snapshot, seen, pod)
+        group = replace(group, placements=await _placements(api, trial))
     return replace(explanation, group=group)
+
+
+@dataclass(frozen=True, slots=True)
+class _Trial:
+    fw: Framework
+    cache: SchedulerCache
+    snapshot: Snapshot
+    pods: list[Pod]
+    pod: Pod
+
+
+async def _placements(api: Reader, trial: _Trial) -> PlacementsReport | None:
+    """The native group's placement cycle (`TopologyAwareWorkloadScheduling`); a failure
+    to read the group or to try it is one line in the report, never the end of explain."""
+    pod = trial.pod
+    try:
+        obj = await get_group(api, API_VERSION, pod.namespace, pod.pod_group_name, enable="")
+        if obj is None:
+            return None
+        group = SchedulingPodGroup.of(ApiObject.from_json(obj))
+        return explain_placements(
+            trial.fw,
+            cache=trial.cache,
+            snapshot=trial.snapshot,
+            group=group,
+            pods=trial.pods,
+            explained=pod,
+        )
+    except Exception as exc:  # a plugin's failure never stops explain
+        outcome = f"error: explain could not try the placements: {type(exc).__name__}: {exc}"
+        return PlacementsReport(topology_key="", outcome=outcome)
 
 
 async def read_declared(
