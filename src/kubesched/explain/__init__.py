@@ -9,6 +9,7 @@
 `engine` runs the profile's plugins over every node; `live` reads the cluster (GET only) and
 builds the scheduler's cache and snapshot; `target` resolves which pod and which profile;
 `group_live` adds the pod's group (PodGroup, members, what the scheduler holds at Permit);
+`placements` a native gang's topology placements (`TopologyAwareWorkloadScheduling`);
 `render` prints. The scheduling loop, queue, binder and event recorder are never involved.
 """
 
