@@ -61,9 +61,11 @@ def read_only_rules(rules: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def refuse_shadow_chart(config: KubeSchedulerConfiguration) -> None:
-    """The Helm chart has no shadow mode: ManifestError naming what to use instead."""
+    """The chart's shadow mode is a value chosen at install (`shadow.schedulerName`), not
+    a chart of its own: ManifestError naming it."""
     if config.shadow_scheduler_name:
         raise ManifestError(
-            f"{SHADOW_FLAG} with --helm-chart: the chart deploys a scheduler, not a shadow; "
-            "print a shadow's manifests without --helm-chart (kubectl apply -f -)"
+            f"{SHADOW_FLAG} with --helm-chart: the chart's shadow mode is chosen at install; "
+            "write the chart without the flag and install it with "
+            f"--set shadow.schedulerName={config.shadow_scheduler_name}"
         )

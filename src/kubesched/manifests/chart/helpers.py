@@ -29,6 +29,7 @@ from kubesched.manifests import workload
 from kubesched.manifests.meta import APP_NAME, COMPONENT
 from kubesched.manifests.options import BUILT_IN_NAMESPACES
 from kubesched.manifests.preemption import VOLUME_PLUGINS
+from kubesched.manifests.shadow import READ_VERBS, SHADOW_FLAG
 
 SOURCE = Path(__file__).parent / "helpers.tpl"
 FIXED_ARGS = (
@@ -43,6 +44,8 @@ def helpers_tpl(spread: str, *, token_suffix: str) -> str:
     return (
         SOURCE.read_text(encoding="utf-8")
         .replace("FIXED_ARGS", "\n".join(f"- {arg}" for arg in FIXED_ARGS))
+        .replace("SHADOW_FLAG", SHADOW_FLAG)
+        .replace("READ_VERBS", _words(READ_VERBS))
         .replace("APP_NAME", APP_NAME)
         .replace("COMPONENT", COMPONENT)
         .replace("CONFIG_HASH_ANNOTATION", workload.CONFIG_HASH_ANNOTATION)

@@ -114,6 +114,7 @@ SPREAD_AFFINITY
 {{- $election := deepCopy .Values.leaderElection -}}
 {{- $_ := set $election "resourceNamespace" (include "kubesched.leaseNamespace" .) -}}
 {{- $_ := set $election "resourceName" (include "kubesched.leaseName" .) -}}
+{{- if .Values.shadow.schedulerName }}{{ $_ := set $election "leaderElect" false }}{{ end -}}
 {{- $config := deepCopy .Values.config -}}
 {{- $_ := set $config "leaderElection" $election -}}
 {{- $_ := set $config "profiles" (include "kubesched.profiles" . | fromYamlArray) -}}
@@ -141,6 +142,9 @@ FIXED_ARGS
 {{- end }}
 {{- range .Values.extraArgs }}
 - {{ . | quote }}
+{{- end }}
+{{- with .Values.shadow.schedulerName }}
+- {{ printf "SHADOW_FLAG=%s" . | quote }}
 {{- end }}
 {{- end -}}
 
@@ -239,10 +243,26 @@ the plugins each extension point enables, and the default ones multiPoint does n
 {{- toYaml (uniq $names) -}}
 {{- end -}}
 
+{{/* The rules of a list with their read verbs only; rules left with none are dropped
+(kubesched.manifests.shadow.read_only_rules). */}}
+{{- define "kubesched.readOnlyRules" -}}
+{{- $kept := list -}}
+{{- range . -}}
+{{- $verbs := list -}}
+{{- range .verbs }}{{ if has . (list READ_VERBS) }}{{ $verbs = append $verbs . }}{{ end }}{{ end -}}
+{{- if $verbs }}{{ $kept = append $kept (set (deepCopy .) "verbs" $verbs) }}{{ end -}}
+{{- end -}}
+{{- toYaml $kept -}}
+{{- end -}}
+
 {{/* The refusals of `kubesched manifests`, as template failures. */}}
 {{- define "kubesched.validate" -}}
 {{- $election := .Values.leaderElection -}}
-{{- if and (gt (int .Values.replicas) 1) (not $election.leaderElect) -}}
+{{- $profiles := include "kubesched.profiles" . | fromYamlArray -}}
+{{- if and .Values.shadow.schedulerName (gt (len $profiles) 1) -}}
+{{- fail (printf "shadow.schedulerName with %d profiles: a shadow compares one profile's decisions; keep one profile" (len $profiles)) -}}
+{{- end -}}
+{{- if and (gt (int .Values.replicas) 1) (not $election.leaderElect) (not .Values.shadow.schedulerName) -}}
 {{- fail (printf "replicas=%v with leaderElection.leaderElect=false would run %v active schedulers placing the same pods; keep leader election on or set replicas=1" .Values.replicas .Values.replicas) -}}
 {{- end -}}
 {{- range (include "kubesched.profiles" . | fromYamlArray) -}}
@@ -258,5 +278,5 @@ the plugins each extension point enables, and the default ones multiPoint does n
 {{/* The chart makes the Lease's namespace: asked to (namespace.create), not the release's, not built in. */}}
 {{- define "kubesched.createLeaseNamespace" -}}
 {{- $namespace := include "kubesched.leaseNamespace" . -}}
-{{- and .Values.namespace.create .Values.leaderElection.leaderElect (ne $namespace .Release.Namespace) (not (has $namespace (list BUILT_IN_NAMESPACES))) -}}
+{{- and .Values.namespace.create .Values.leaderElection.leaderElect (not .Values.shadow.schedulerName) (ne $namespace .Release.Namespace) (not (has $namespace (list BUILT_IN_NAMESPACES))) -}}
 {{- end -}}

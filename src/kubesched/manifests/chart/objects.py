@@ -22,9 +22,11 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.apis.resources import SCHEDULING_PODGROUPS, ResourceSpec, built_in
 from kubesched.manifests import exposure, rbac, workload
 from kubesched.manifests.chart import markers
+from kubesched.manifests.chart.shadow import NOT_SHADOW, READ_ONLY_EXTRA_RULES, REPLICAS, SHADOW
 from kubesched.manifests.meta import metadata, selector_labels
 from kubesched.manifests.options import ManifestOptions, Names
 from kubesched.manifests.render import NO_WRAP, to_yaml
+from kubesched.manifests.shadow import read_only_rules
 
 TOKEN_NAMES = Names(namespace="@NS@", name="@NAME@", lease_namespace="@LNS@", lease_name="@LEASE@")
 LABELS = "kubesched.labels"
@@ -37,6 +39,7 @@ ROLE_VARIABLES = (
     f'{{{{- {GATED} := eq (include "kubesched.genericWorkload" .) "true" }}}}\n'
 )
 LEADER_ELECT = ".Values.leaderElection.leaderElect"
+LEASE_ROLE = f"and {LEADER_ELECT} ({NOT_SHADOW})"
 CREDENTIALS = ".Values.serviceMonitor.authorization.credentials"
 METRICS_READER = f"and .Values.serviceMonitor.enabled (not {CREDENTIALS}.name)"
 
@@ -86,6 +89,21 @@ def _cluster_role(source: Source) -> dict[str, Any]:
         *_behind(PREEMPTS, preemption),
         markers.items(".Values.rbac.extraRules"),
     ]
+    return obj
+
+
+def _shadow_cluster_role(source: Source) -> dict[str, Any]:
+    """A shadow's ClusterRole (`chart.shadow`): the same rules under the same conditions,
+    each with its read verbs only, and `rbac.extraRules` read-only too."""
+    obj = _cluster_role(source)
+    extra = markers.items(".Values.rbac.extraRules")
+    rules = [rule for rule in obj["rules"] if rule != extra]
+    kept = [
+        rule
+        for item in rules
+        for rule in (read_only_rules([item]) if isinstance(item, dict) else [item])
+    ]
+    obj["rules"] = [*kept, markers.items(READ_ONLY_EXTRA_RULES)]
     return obj
 
 
@@ -208,7 +226,7 @@ def deployment_object(source: Source) -> dict[str, Any]:
     """The model's Deployment with the values put in (the hooks' pods start from its pod)."""
     options = _chart_options()
     obj = _labelled(workload.deployment(source.config, options, TOKEN_NAMES, config_text=""))
-    obj["spec"]["replicas"] = markers.value(".Values.replicas")
+    obj["spec"]["replicas"] = markers.value(REPLICAS)
     template = obj["spec"]["template"]
     template["metadata"]["labels"] = markers.included("kubesched.podLabels")
     template["metadata"]["annotations"] = markers.included("kubesched.podAnnotations")
@@ -280,7 +298,8 @@ TEMPLATES: tuple[Template, ...] = (
         'eq (include "kubesched.createLeaseNamespace" .) "true"',
     ),
     ("serviceaccount.yaml", _service_account, ""),
-    ("clusterrole.yaml", _cluster_role, ""),
+    ("clusterrole.yaml", _cluster_role, NOT_SHADOW),
+    ("clusterrole-shadow.yaml", _shadow_cluster_role, SHADOW),
     (
         "clusterrolebinding.yaml",
         _of(lambda n: rbac.cluster_role_binding(n, name=n.cluster_wide, role=n.cluster_wide)),
@@ -295,8 +314,8 @@ TEMPLATES: tuple[Template, ...] = (
         ),
         "",
     ),
-    ("lease-role.yaml", _of(rbac.lease_role), LEADER_ELECT),
-    ("lease-rolebinding.yaml", _of(rbac.lease_role_binding), LEADER_ELECT),
+    ("lease-role.yaml", _of(rbac.lease_role), LEASE_ROLE),
+    ("lease-rolebinding.yaml", _of(rbac.lease_role_binding), LEASE_ROLE),
     ("configmap.yaml", _config_map, ""),
     ("deployment.yaml", deployment_object, ""),
     (
@@ -324,7 +343,7 @@ def render_templates(source: Source) -> dict[str, str]:
         body = markers.to_template(to_yaml([build(source)], width=NO_WRAP).removeprefix("---\n"))
         if name == "deployment.yaml":
             body = '{{- include "kubesched.validate" . }}\n' + body
-        if name == "clusterrole.yaml":
+        if name in ("clusterrole.yaml", "clusterrole-shadow.yaml"):
             body = ROLE_VARIABLES + body
         if name == "configmap.yaml":
             body += PREVIOUS_CONFIG_MAP

@@ -10,6 +10,7 @@ from kubesched.manifests import exposure
 from kubesched.manifests.chart import monitoring
 from kubesched.manifests.chart import schemas as s
 from kubesched.manifests.chart.profiles import election_values, other_fields, profile_values
+from kubesched.manifests.chart.shadow import shadow_values
 from kubesched.manifests.chart.spec import Entry, Group, Leaf
 from kubesched.manifests.chart.values_pod import container_values, placement_values, pod_values
 from kubesched.manifests.options import PULL_POLICIES, ManifestOptions
@@ -44,6 +45,7 @@ def value_tree(
         ),
         *_scheduling(config),
         _leader_election(config, options),
+        shadow_values(),
         *_lifecycle(),
         *_config_and_logging(config),
         Leaf(
