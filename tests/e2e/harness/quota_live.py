@@ -13,12 +13,13 @@ scheduler's run starts from the same empty cluster.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.testing import make_pod
-from tests.e2e.harness.api import ApiClient
+from tests.e2e.harness.api import ApiClient, Event
 from tests.e2e.harness.quota_expect import Observed
 from tests.e2e.harness.quota_scenario import GPU, PodSpec, Scenario
 from tests.e2e.harness.waiting import is_bound, node_name, unschedulable_message, wait_for
@@ -109,7 +110,32 @@ class LiveSide:
         for name in victims:
             del self.bound[name]
         self.bound[pod.name] = node_name(mine)
-        return Observed(node_name(mine), victims)
+        return Observed(node_name(mine), victims, rounds=self._rounds(victims))
+
+    def _rounds(self, victims: frozenset[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+        """The victims grouped by the node their `Preempted` event names, in event order."""
+        if not victims:
+            return ()
+
+        def preempted() -> dict[str, Event]:
+            events = (
+                event
+                for namespace in self.namespaces.values()
+                for event in self.api.events(namespace, reason="Preempted")
+            )
+            return {e.regarding_name: e for e in events if e.regarding_name in victims}
+
+        found = wait_for(
+            preempted, until=lambda seen: set(seen) >= victims, message="Preempted events"
+        )
+        by_node: dict[str, list[tuple[str, str]]] = {}
+        for name, event in found.items():
+            match = re.search(r"on node (\S+)$", event.note)
+            assert match, event.note
+            when = event.raw.get("eventTime") or event.raw["metadata"]["creationTimestamp"]
+            by_node.setdefault(match[1], []).append((str(when), name))
+        ordered = sorted(by_node.items(), key=lambda item: min(item[1]))
+        return tuple((node, frozenset(name for _, name in names)) for node, names in ordered)
 
     def clear(self) -> None:
         """Delete every pod and quota of this side; wait until the pods are gone."""

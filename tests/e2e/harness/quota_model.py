@@ -85,6 +85,8 @@ class ClusterState:
 
     scenario: Scenario
     placed: dict[str, Placed] = field(default_factory=dict)
+    stale: dict[str, Placed] = field(default_factory=dict)
+    """Pods gone from their nodes that the quotas still count (a lagging quota book)."""
 
     def __post_init__(self) -> None:
         self.mins = {
@@ -100,14 +102,19 @@ class ClusterState:
             self.placed[pod.name] = Placed(pod, node)
 
     def used(self, gone: frozenset[str] = frozenset()) -> dict[str, Res]:
+        counted = [p for name, p in self.placed.items() if name not in gone]
+        counted += self.stale.values()
         return {
-            ns: total(
-                request_of(p.pod)
-                for name, p in self.placed.items()
-                if p.pod.namespace == ns and name not in gone
-            )
+            ns: total(request_of(p.pod) for p in counted if p.pod.namespace == ns)
             for ns in self.mins
         }
+
+    def evicted_but_counted(self, victims: Iterable[str]) -> ClusterState:
+        """A copy where `victims` left their nodes but the quotas still count them."""
+        copy = ClusterState(self.scenario, dict(self.placed), dict(self.stale))
+        for name in victims:
+            copy.stale[name] = copy.placed.pop(name)
+        return copy
 
     def verdict(self, pod: PodSpec, used: Mapping[str, Res]) -> str:
         """ "" when the quotas admit `pod` with `used`, else "max" or "min"."""
