@@ -63,11 +63,14 @@ def compare(scenario: Scenario, first: Sequence[Observed], second: Sequence[Obse
 
 def _lockstep(tally: Tally, pod: PodSpec, expected: Expected, sp: Observed, ks: Observed) -> None:
     tally.counts["lockstep"] += 1
+    if sp.first_failure or ks.first_failure:
+        tally.counts["FailedScheduling texts compared"] += 1
     differ = [
         f"{pod.name} {what}: scheduler-plugins {a!r}, kubesched {b!r}"
         for what, a, b in (
             ("outcome", sp.kind, ks.kind),
             ("refusal", sp.message, ks.message),
+            ("first FailedScheduling", sp.first_failure, ks.first_failure),
         )
         if a != b
     ]

@@ -33,6 +33,8 @@ class Observed:
     message: str = ""
     rounds: tuple[tuple[str, frozenset[str]], ...] = ()
     """The victims by node, in the order they were evicted (their `Preempted` events)."""
+    first_failure: str = ""
+    """The note of the pod's first FailedScheduling event (normalized), "" without one."""
 
     @property
     def kind(self) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kubesched.testing import make_pod
@@ -52,9 +52,25 @@ class LiveSide:
             self.api.request("POST", EQ_PATH.format(ns=self.namespaces[quota.namespace]), body=body)
         time.sleep(INFORMERS_CATCH_UP)
         try:
-            return [self._step(pod) for pod in self.scenario.pods]
+            seen = [self._step(pod) for pod in self.scenario.pods]
+            first = self._first_failures()
+            return [
+                replace(s, first_failure=first.get(p.name, ""))
+                for p, s in zip(self.scenario.pods, seen, strict=True)
+            ]
         finally:
             self.clear()
+
+    def _first_failures(self) -> dict[str, str]:
+        """Each pod's first FailedScheduling note (normalized): its first attempt's text."""
+        first: dict[str, tuple[str, str]] = {}
+        for namespace in self.namespaces.values():
+            for event in self.api.events(namespace, reason="FailedScheduling"):
+                when = str(event.raw.get("eventTime") or event.raw["metadata"]["creationTimestamp"])
+                name = event.regarding_name
+                if name not in first or when < first[name][0]:
+                    first[name] = (when, self.normalize(event.note))
+        return {name: note for name, (_, note) in first.items()}
 
     def normalize(self, text: str) -> str:
         for logical, real in self.namespaces.items():
