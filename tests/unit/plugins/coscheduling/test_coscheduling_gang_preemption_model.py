@@ -1,7 +1,8 @@
 """Coscheduling's gang preemption against its reference model (gang_reference.py) on seeded
 random small clusters: nodes of 2-6 CPUs filled with single pods and gangs of priorities 1,
 5 and 10 (a gang's members may differ in priority), then a pending gang of identical members
-(or a pod of no gang) of priority 5, 10 or 20 that fits nowhere as things are. The plugin
+(now and then with a member already waiting at Permit) or a pod of no gang, of priority 5,
+10 or 20, that fits nowhere as things are. The plugin
 decides through a whole profile (its PreFilter, NodeResourcesFit's Filter, its PostFilter);
 the model says whether it should preempt and checks what it chose."""
 
@@ -76,23 +77,41 @@ def _fits_somewhere(world: World, size: int) -> bool:
     return any(room >= size for room in world.free(()).values())
 
 
+def _waiting(rng: random.Random, cpus: list[int], bound: list[Pod]) -> list[Pod]:
+    """Now and then a member of the pending gang already waiting at Permit (counted on its
+    node, toward minMember, and never a victim of its own gang)."""
+    world = _world(cpus, bound)
+    free = world.free(())
+    room = [node for node, cpu in free.items() if cpu >= 1]
+    if not room or rng.random() < 0.6:
+        return []
+    return [pod("w0", cpu=1, priority=20, gang="high", node=rng.choice(room))]
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_gang_preempts_as_the_model_says(seed: int) -> None:
     cpus, bound, gangs, size, priority = _case(seed)
-    world = _world(cpus, bound)
+    rng = random.Random(seed + 1000)
+    waiting = _waiting(rng, cpus, bound)
+    world = _world(cpus, [*bound, *waiting])
     if _fits_somewhere(world, size):
         size = max(world.free(()).values()) + 1
-    count = random.Random(seed + 1000).randint(1, 3)
+    count = rng.randint(1, 3)
     extra = seed % 3 == 0  # one member more than minMember now and then
     pending = [pod(f"h{i}", cpu=size, priority=priority, gang="high") for i in range(count + extra)]
     c = cluster(cpus, bound=bound, pending=pending)
+    for member in waiting:  # assumed on its node, pending in the informer, at Permit
+        c.handle.add_pod(member)
+        c.handle.listers.pods.on_add(pod(member.name, cpu=1, priority=20, gang="high"))
     for name, min_member in gangs.items():
         c.add_group(name, min_member)
-    c.add_group("high", count)
+    c.add_group("high", count + len(waiting))
+    c.plugin.manager.assigned["ns/high"] = {member.name for member in waiting}
     result, status = c.run(pending[0])
     victims = c.victims()
-    plans = c.plugin.gangs._plans if c.plugin.gangs is not None else {}
-    hosts = dict(plans["ns/high"].hosts) if victims else {}
+    assert c.plugin.gangs is not None
+    plan = c.plugin.gangs.plan("ns/high")
+    hosts = dict(plan.hosts) if plan is not None else {}
     if victims:
         assert status.is_success(), status.message
         assert result is not None
