@@ -27,6 +27,8 @@ from kubesched.plugins.node_resource_topology.topology import (
 )
 
 _BYTES = ("memory", "ephemeral-storage", "storage")
+LISTED = 10
+"""Nodes named per line of those without NodeResourceTopology data (JSON lists them all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +152,19 @@ def amounts(resources: Mapping[str, int]) -> str:
 def numa_lines(pod: PodContainerResources, rows: Sequence[NodeNUMA], *, plugin: str) -> list[str]:
     asked = amounts({k: v for k, v in effective_request(pod).items() if v}) or "nothing"
     lines = [f"NUMA zones ({plugin}): a {pod.qos_class} pod requesting {asked}"]
+    unchecked: dict[str, list[str]] = {}
     for row in rows:
         if row.manager is None:
-            lines.append(f"  node {row.node}: {row.verdict}")
+            unchecked.setdefault(row.verdict, []).append(row.node)
             continue
         manager = row.manager
         lines.append(f"  node {row.node}: policy {manager.policy}, scope {manager.scope}")
         lines += [f"    zone {name}: {amounts(res) or 'nothing'}" for name, res in row.zones]
         lines.append(f"    {row.verdict}")
+    for verdict, nodes in unchecked.items():
+        shown = ", ".join(nodes[:LISTED])
+        more = f" and {len(nodes) - LISTED} more" if len(nodes) > LISTED else ""
+        lines.append(f"  {len(nodes)} node(s), {verdict}: {shown}{more}")
     return lines
 
 

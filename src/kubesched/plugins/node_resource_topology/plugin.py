@@ -189,9 +189,9 @@ class NodeResourceTopologyMatch:
         name = info.node.name
         topology, fresh = self.source.topology(name)
         if not fresh:
-            return NodeNUMA(name, verdict=f"rejected: {_STALE} (a pod reserved there)")
+            return NodeNUMA(name, verdict=f"rejected as {_STALE} (a pod is reserved there)")
         if topology is None:
-            return NodeNUMA(name, verdict="no NodeResourceTopology object: passes unchecked")
+            return NodeNUMA(name, verdict="without a NodeResourceTopology object, pass unchecked")
         manager, zones = self._parsed.get(name, topology)
         node_resources = {*_NODE_LEVEL, *info.allocatable.scalar}
         return node_numa(requests, name, manager, zones, node_resources)

@@ -15,6 +15,7 @@ from kubesched.plugins.node_resource_topology import (
     NODE_RESOURCE_TOPOLOGIES,
     NodeResourceTopologyMatch,
 )
+from kubesched.plugins.node_resource_topology.explain import NodeNUMA, numa_lines
 from kubesched.testing import FakeHandle, make_node
 from tests.unit.plugins.node_resource_topology.nrt import node_for, nrt, pod, zone_named
 
@@ -95,7 +96,7 @@ def test_pod_scope_names_the_zone_or_what_each_zone_lacks() -> None:
     )
     assert rows["plain"] == {
         "node": "plain",
-        "verdict": "no NodeResourceTopology object: passes unchecked",
+        "verdict": "without a NodeResourceTopology object, pass unchecked",
         "topology": None,
     }
     assert lines[0] == (
@@ -104,6 +105,7 @@ def test_pod_scope_names_the_zone_or_what_each_zone_lacks() -> None:
     )
     assert "  node roomy: policy single-numa-node, scope pod" in lines
     assert f"    zone node-1: cpu 6, memory 8Gi, {GPU} 1" in lines
+    assert lines[-1] == "  1 node(s), without a NodeResourceTopology object, pass unchecked: plain"
 
 
 def test_the_verdicts_agree_with_the_filter() -> None:
@@ -160,3 +162,13 @@ def test_a_resource_the_node_does_not_report_is_named() -> None:
 
 def _object(name: str) -> dict[str, Any]:
     return next(obj for obj in NRTS if obj["metadata"]["name"] == name)
+
+
+def test_nodes_without_topology_data_share_one_line() -> None:
+    verdict = "without a NodeResourceTopology object, pass unchecked"
+    rows = [NodeNUMA(f"n{i}", verdict=verdict) for i in range(12)]
+    requests = pod({"cpu": "1", "memory": "1Gi"}).container_resources
+    assert requests is not None
+    lines = numa_lines(requests, rows, plugin="P")
+    names = ", ".join(f"n{i}" for i in range(10))
+    assert lines[1:] == [f"  12 node(s), {verdict}: {names} and 2 more"]
