@@ -140,11 +140,10 @@ class GangPreemption:
             host = plan.hosts.get(pod.uid)
             return (PostFilterResult(host) if host else None), Status(Code.UNSCHEDULABLE, ONGOING)
         self._plans.pop(name, None)
-        placing = self._to_place(pod, group)
-        if any(member.preemption_policy == "Never" for member in placing):
-            return None, Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
-        if _terminating_on_nominated(self.handle, placing, statuses):
-            return None, Status(Code.UNSCHEDULABLE, ONGOING)
+        placing, need = self._to_place(pod, group)
+        refused = self._refusal(name, placing, need, statuses)
+        if refused is not None:
+            return None, refused
         nodes = self.handle.list_node_infos()
         priority = min(member.priority for member in placing)
         gangs = gang_pods(nodes, full_name)
@@ -168,6 +167,19 @@ class GangPreemption:
         message = f"found a placement for podgroup {name}, preempting {len(victims)} victims"
         return PostFilterResult(host), Status(Code.SUCCESS, message)
 
+    def _refusal(
+        self, name: str, placing: Sequence[Pod], need: int, statuses: NodeToStatusReader
+    ) -> Status | None:
+        """Why the gang may not preempt now, or None."""
+        if len(placing) < need:  # never make room for part of the gang
+            message = f"podgroup {name}: {need} members needed, {len(placing)} can be placed"
+            return Status(Code.UNSCHEDULABLE, message)
+        if any(member.preemption_policy == "Never" for member in placing):
+            return Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER)
+        if _terminating_on_nominated(self.handle, placing, statuses):
+            return Status(Code.UNSCHEDULABLE, ONGOING)
+        return None
+
     def _under_way(self, plan: Plan) -> bool:
         pods = self.handle.pod_lister()
         for victim in plan.victims:
@@ -176,8 +188,9 @@ class GangPreemption:
                 return True
         return False
 
-    def _to_place(self, pod: Pod, group: PodGroup) -> list[Pod]:
-        """The pod and the pending siblings needed to reach minMember (by name)."""
+    def _to_place(self, pod: Pod, group: PodGroup) -> tuple[list[Pod], int]:
+        """The pod and the pending siblings needed to reach minMember (by name), and how
+        many are needed (at least the pod)."""
         members = self.manager.members(pod)
         placed = set(self.manager.assigned.get(group.full_name, ()))
         placed.update(member.name for member in members if member.node_name)
@@ -194,7 +207,8 @@ class GangPreemption:
             ),
             key=lambda member: member.name,
         )
-        return [pod, *siblings][: max(need, 1)]
+        need = max(need, 1)
+        return [pod, *siblings][:need], need
 
     def _members(
         self,

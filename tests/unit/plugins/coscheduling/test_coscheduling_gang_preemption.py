@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from kubesched.apis.config import PluginRef, PluginSet, Profile
-from kubesched.framework import POD_DISRUPTION_BUDGETS, Code
+from kubesched.framework import (
+    FILTER_RUNNER_KEY,
+    POD_DISRUPTION_BUDGETS,
+    Code,
+    CycleState,
+    NodeToStatus,
+    Status,
+)
 from kubesched.manifests.preemption import profile_preempts
 from kubesched.model import ApiObject
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL, PODGROUPS
@@ -290,3 +297,24 @@ def test_a_deleted_group_takes_its_plan_with_it() -> None:
     assert c.plugin.gangs.plan("ns/high") is not None
     c.handle.listers.store(PODGROUPS).on_delete(group("high", 2))
     assert c.plugin.gangs.plan("ns/high") is None
+
+
+def test_a_gang_with_a_gated_member_makes_no_room_for_part_of_it() -> None:
+    low = [pod(f"l{i}", cpu=2, priority=1, node=f"n{i}") for i in range(3)]
+    high = [pod(f"h{i}", cpu=2, priority=10, gang="high") for i in range(2)]
+    gated = make_pod().name("h2").namespace(NS).uid("h2").req(cpu="2").priority(10)
+    h2 = gated.label(POD_GROUP_LABEL, "high").scheduling_gate("example.com/wait").model()
+    c = cluster([2, 2, 2], bound=low, pending=[*high, h2])
+    c.add_group("high", 2)
+    c.add_group("high", 3)  # minMember 3: h2 is needed, and gated
+    gangs, found = c.plugin.gangs, c.plugin.manager.group_of(high[0])
+    assert gangs is not None
+    state = CycleState()  # PreFilter refuses such a gang; its PostFilter is asked directly
+    state.write(FILTER_RUNNER_KEY, c.fw)
+    statuses = NodeToStatus()
+    for name in ("n0", "n1", "n2"):
+        statuses.set(name, Status(Code.UNSCHEDULABLE, "Insufficient cpu"))
+    result, status = gangs.post_filter(state, high[0], statuses, found)
+    assert status.message == "podgroup ns/high: 3 members needed, 2 can be placed"
+    assert result is None
+    assert c.handle.preemptions == []
