@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 ANSWER_GRACE_SECONDS = 5.0
 """How much longer than a request's own timeout its answer may take before giving up."""
+WATCHDOG_SECONDS = 1.0
+"""How often overdue answers are looked for."""
 RESTART_BACKOFF_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)
 """Waits before restarting a child that died, one more step each time it dies in a row."""
 STABLE_AFTER_SECONDS = 30.0
@@ -63,6 +65,9 @@ class WriterProcess:
         self._restarter: asyncio.Task[None] | None = None
         self._gone = asyncio.Event()
         """Set while no child runs."""
+        self._outbox: list[bytes] = []
+        self._overdue_at: dict[int, float] = {}
+        self._watchdog: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -84,6 +89,9 @@ class WriterProcess:
             lambda: _ChildProtocol(self), *self._argv, stdin=-1, stdout=-1, stderr=None
         )
         self._transport = transport
+        self._outbox = []
+        if self._watchdog is None:
+            self._watchdog = loop.create_task(self._watch_overdue(), name="writer watchdog")
         self._gone.clear()
         self._started_at, self._down_since = time.monotonic(), None
         self._send(encode({"settings": self._settings}))
@@ -108,14 +116,14 @@ class WriterProcess:
         self._pending[request_id] = answer
         header = {"i": request_id, "m": method, "p": path, "b": body, "c": content_type}
         header.update(t=timeout, f=fence, q=dict(params) if params else None)
+        # No timer a request: the watchdog fails answers overdue (checked every second).
+        self._overdue_at[request_id] = time.monotonic() + timeout + ANSWER_GRACE_SECONDS
         try:
             self._send(encode(header))
-            async with asyncio.timeout(timeout + ANSWER_GRACE_SECONDS):
-                return await answer
-        except TimeoutError:
-            raise ConnectionFailed(f"{method} {path}: no answer from the writer process") from None
+            return await answer
         finally:
             self._pending.pop(request_id, None)
+            self._overdue_at.pop(request_id, None)
 
     async def close_fence(self, timeout: float) -> bool:
         """Close the fence of every fenced client now and wait until the child's writes
@@ -138,11 +146,13 @@ class WriterProcess:
     async def close(self, timeout: float = 10.0) -> None:
         """Let the child finish its writes (its stdin closes) and wait for it to exit."""
         self._closing = True
-        if self._restarter is not None:
-            self._restarter.cancel()
+        for task in (self._restarter, self._watchdog):
+            if task is not None:
+                task.cancel()
         transport = self._transport
         if transport is None:
             return
+        self._flush()
         stdin = transport.get_pipe_transport(0)
         if stdin is not None:
             stdin.close()
@@ -152,12 +162,40 @@ class WriterProcess:
         except TimeoutError:
             transport.kill()
 
-    def _send(self, frame: bytes) -> None:
+    def _stdin(self) -> asyncio.WriteTransport | None:
         transport = self._transport
         stdin = None if transport is None else transport.get_pipe_transport(0)
         if stdin is None or stdin.is_closing():
+            return None
+        return cast("asyncio.WriteTransport", stdin)
+
+    def _send(self, frame: bytes) -> None:
+        """Queue a frame; the frames queued in one turn of the event loop go out in one
+        write (one system call, one wake-up of the child)."""
+        if self._stdin() is None:
             raise ConnectionFailed("the writer process is not running")
-        cast("asyncio.WriteTransport", stdin).write(frame)
+        self._outbox.append(frame)
+        if len(self._outbox) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        frames, self._outbox = self._outbox, []
+        stdin = self._stdin()
+        if frames and stdin is not None:
+            stdin.write(b"".join(frames))
+
+    async def _watch_overdue(self) -> None:
+        """Fail the requests whose answer is overdue (a child that hangs, not one that died:
+        that one is noticed at once)."""
+        while True:
+            await asyncio.sleep(WATCHDOG_SECONDS)
+            now = time.monotonic()
+            for request_id in [i for i, due in self._overdue_at.items() if due <= now]:
+                answer = self._pending.get(request_id)
+                if answer is not None and not answer.done():
+                    answer.set_exception(
+                        ConnectionFailed("no answer from the writer process in time")
+                    )
 
     async def _wait_running(self, timeout: float) -> None:
         if self._transport is not None:

@@ -65,6 +65,7 @@ class _Writer:
         self._fence_until = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
         self._connected = asyncio.Event()
+        self._outbox: list[bytes] = []
 
     def _fenced(self) -> bool:
         return time.monotonic() >= self._fence_until
@@ -137,14 +138,22 @@ class _Writer:
             self._answer({"i": request_id, "s": status, "n": len(raw), "o": observed}, raw)
 
     def _answer(self, header: dict[str, Any], body: bytes = b"") -> None:
-        if not self._out.is_closing():
-            self._out.write(encode(header, body))
+        """Queue an answer; those of one turn of the event loop go out in one write."""
+        self._outbox.append(encode(header, body))
+        if len(self._outbox) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        frames, self._outbox = self._outbox, []
+        if frames and not self._out.is_closing():
+            self._out.write(b"".join(frames))
 
     async def finish(self) -> None:
         while self._tasks:
             await asyncio.wait(set(self._tasks))
         if self._client is not None:
             await self._client.close()
+        self._flush()
 
 
 class _Input(asyncio.Protocol):

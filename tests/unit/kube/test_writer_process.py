@@ -103,7 +103,8 @@ async def test_a_request_without_an_answer_times_out(
     writer: WriterProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("kubesched.kube.writer_process.ANSWER_GRACE_SECONDS", 0.0)
-    with pytest.raises(ConnectionFailed, match="no answer from the writer process"):
+    monkeypatch.setattr("kubesched.kube.writer_process.WATCHDOG_SECONDS", 0.1)
+    with pytest.raises(ConnectionFailed, match="no answer from the writer process in time"):
         await _post(writer, "/hang", timeout=0.2)
 
 
