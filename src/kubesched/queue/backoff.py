@@ -76,26 +76,33 @@ class BackoffQueue:
 
     def duration(self, qpi: QueuedPodInfo) -> float:
         """Backoff length for the pod's count (upstream `calculateBackoffDuration`)."""
-        count = qpi.consecutive_errors_count or qpi.unschedulable_count
+        return self.duration_for(qpi.consecutive_errors_count or qpi.unschedulable_count)
+
+    def duration_for(self, count: int, size: int = 1) -> float:
+        """Backoff length after `count` failed attempts of an entity of `size` pods: a pod
+        group's maximum is the pods' times the square root of its size."""
         if count == 0 or self._maximum == 0:
             return 0.0
+        maximum = self._maximum * math.sqrt(size) if size > 1 else self._maximum
         doubled: float = self._initial * 2.0 ** (count - 1)
-        return min(doubled, self._maximum)
+        return min(doubled, maximum)
 
     def expiration(self, qpi: QueuedPodInfo) -> float:
         """When the pod's backoff ends (0 for none), computed once per failed attempt."""
         if qpi.backoff_expiration is None:
             if self.duration(qpi) == 0.0:
                 return 0.0
-            qpi.backoff_expiration = self._align(qpi.timestamp + self.duration(qpi))
+            qpi.backoff_expiration = self.align(qpi.timestamp + self.duration(qpi))
         return qpi.backoff_expiration
 
     def is_backing_off(self, qpi: QueuedPodInfo) -> bool:
         expiration = self.expiration(qpi)
-        return expiration != 0.0 and expiration >= self._align(self._clock())
+        return expiration != 0.0 and expiration >= self.align(self._clock())
 
-    def add(self, qpi: QueuedPodInfo) -> None:
-        if qpi.unschedulable_plugins or qpi.pending_plugins:
+    def add(self, qpi: QueuedPodInfo, *, errors: bool = False) -> None:
+        """Into the rejected heap, or the error heap for a pod no plugin rejected (or with
+        `errors`: a pod group's members, whose group has no rejecting plugin upstream)."""
+        if (qpi.unschedulable_plugins or qpi.pending_plugins) and not errors:
             self._errors.delete(qpi.uid)
             self._rejected.add_or_update(qpi)
         else:
@@ -119,7 +126,8 @@ class BackoffQueue:
             done.append(heap.pop())
         return done
 
-    def _align(self, moment: float) -> float:
+    def align(self, moment: float) -> float:
+        """`moment` at the start of its ordering window (unchanged without windows)."""
         if not self._windows:
             return moment
         return math.floor(moment / ORDERING_WINDOW) * ORDERING_WINDOW

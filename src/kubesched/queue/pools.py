@@ -97,15 +97,15 @@ class QueuePools:
         self._incoming(ACTIVE, event)
         return True
 
-    def to_backoff(self, qpi: QueuedPodInfo, *, event: str) -> bool:
-        """backoffQ; with the pop from backoffQ on, PreEnqueue runs first (a gated pod goes
-        to the gated set instead, False)."""
+    def to_backoff(self, qpi: QueuedPodInfo, *, event: str, errors: bool = False) -> bool:
+        """backoffQ (its error heap with `errors`); with the pop from backoffQ on, PreEnqueue
+        runs first (a gated pod goes to the gated set instead, False)."""
         self.unschedulable.pop(qpi.uid, None)
         if self._pop_from_backoff and self._gated(qpi, event):
             return False
         self.gated.pop(qpi.uid, None)
         qpi.gating_plugin = None
-        self.backoff.add(qpi)
+        self.backoff.add(qpi, errors=errors)
         self._incoming(BACKOFF, event)
         if self._pop_from_backoff:
             self.active.wake()

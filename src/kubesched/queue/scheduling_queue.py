@@ -29,6 +29,7 @@ from kubesched.framework.events import FORCE_ACTIVATE_EVENT, UNSCHEDULABLE_TIMEO
 from kubesched.model import Pod
 from kubesched.queue.inflight import InFlightEvents
 from kubesched.queue.nominator import Nominator
+from kubesched.queue.pod_groups import GroupKey, GroupOf, PodGroupQueueing
 from kubesched.queue.pools import QueuePools
 from kubesched.queue.types import (
     FORCE_ACTIVATE,
@@ -91,17 +92,24 @@ class SchedulingQueue:
         self._tasks: list[asyncio.Task[None]] = []
         self.nominator = nominator if nominator is not None else Nominator()
         """Nominated node name -> pods, shared with the preemption executor."""
+        self._groups: PodGroupQueueing | None = None
+
+    def enable_pod_groups(self, group_of: GroupOf) -> None:
+        """Queue the members of a native pod group as one unit (`GenericWorkload`);
+        `group_of` names a pod's group. Without it, every pod is queued on its own."""
+        self._groups = PodGroupQueueing(self._pools, group_of)
 
     # ---- pods from the informer ----------------------------------------------------------
 
     def add(self, pod: Pod) -> None:
         """A new pending pod; a pod the queue already holds is treated as an update."""
-        known = self._pools.get(pod.uid)
+        known = self.get(pod.uid)
         if known is not None:
             self.update(known.pod, pod)
             return
         qpi = QueuedPodInfo(pod=pod, timestamp=self._clock())
-        self._pools.to_active(qpi, event=UNSCHEDULED_POD_ADD)
+        if self._groups is None or not self._groups.added(qpi):
+            self._pools.to_active(qpi, event=UNSCHEDULED_POD_ADD)
         self.nominator.add(pod)
 
     def update(self, old: Pod, new: Pod, events: Sequence[object] = ()) -> None:
@@ -121,6 +129,8 @@ class SchedulingQueue:
         elif (qpi := pools.gated.get(uid) or pools.unschedulable.get(uid)) is not None:
             qpi.pod = new
             self._pod_updated(qpi, old, new, events)
+        elif self._groups is not None and (qpi := self._groups.get(uid)) is not None:
+            qpi.pod = new
         else:
             self.add(new)
 
@@ -148,6 +158,8 @@ class SchedulingQueue:
         """The pod is gone (or bound): drop it from every sub-queue and the nominator."""
         self.nominator.delete(pod.uid)
         self._pools.remove(pod.uid)
+        if self._groups is not None:
+            self._groups.removed(pod)
         if pod.uid in self._active.in_flight:
             self._deleted_in_flight.add(pod.uid)
 
@@ -205,6 +217,28 @@ class SchedulingQueue:
                 taken.append(qpi)
         return taken
 
+    def take_group(self, first: QueuedPodInfo) -> list[QueuedPodInfo]:
+        """`first`'s pod group is popped as one: its waiting siblings, taken into flight;
+        call `group_attempted` once the group's cycle is over."""
+        if self._groups is None:
+            pod = first.pod
+            return self.take_members(
+                lambda other: (
+                    other.namespace == pod.namespace and other.pod_group_name == pod.pod_group_name
+                )
+            )
+        taken = self._groups.take(first)
+        for qpi in taken:
+            self.inflight.popped(qpi.uid)
+        return taken
+
+    def group_attempted(self, key: GroupKey, outcome: str) -> None:
+        """The cycle of pod group `key` (namespace, name) ended with `outcome`
+        (`pod_groups.SUCCESS`, `REJECTED`, `ERROR` or `MISSING`): its members that came
+        back go to activeQ or wait out the group's backoff together."""
+        if self._groups is not None:
+            self._groups.attempted(key, outcome)
+
     @property
     def scheduling_cycle(self) -> int:
         """Number of the latest pop; pass it back to `add_unschedulable_if_not_present`."""
@@ -241,6 +275,9 @@ class SchedulingQueue:
         qpi.flush_timestamp = None
         strategy = self._in_flight_strategy(qpi)
         self.done(uid)
+        groups = self._groups
+        if groups is not None and (groups.parked(qpi) or groups.rejoined(qpi)):
+            return True
         self._requeue(qpi, strategy, event=SCHEDULE_ATTEMPT_FAILURE)
         return True
 
@@ -315,7 +352,10 @@ class SchedulingQueue:
 
     def get(self, uid: str) -> QueuedPodInfo | None:
         """The waiting or in-flight entry of a pod."""
-        return self._pools.get(uid)
+        found = self._pools.get(uid)
+        if found is None and self._groups is not None:
+            found = self._groups.get(uid)
+        return found
 
     def pending_counts(self) -> dict[str, int]:
         """Pods per sub-queue (active/backoff/unschedulable/gated) for `scheduler_pending_pods`."""

@@ -19,11 +19,12 @@ from kubesched.apis.resources import POD_DISRUPTION_BUDGETS, SCHEDULING_PODGROUP
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import Code, Status
 from kubesched.framework.placement_points import PodGroupInfo
-from kubesched.model import SchedulingPodGroup
+from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
 from kubesched.plugins.helper.listers import declared_lister
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
+from kubesched.queue import pod_groups as unit
 from kubesched.runtime import Framework
 from kubesched.scheduler.binder import BindingTask
 from kubesched.scheduler.podgroup_algorithm import (
@@ -74,22 +75,34 @@ class PodGroupCycles:
     metrics: WorkloadMetrics | None = None
     """The `GenericWorkload` families (`scheduler_podgroup_*`, workload preemption)."""
 
+    def __post_init__(self) -> None:
+        self.queue.enable_pod_groups(_group_key)
+
     def schedule(self, fw: Framework, first: QueuedPodInfo, cycle: int) -> list[BindingTask]:
-        """One cycle for the group of `first`; the bindings to start (all members or none)."""
+        """One cycle for the group of `first`, popped with its waiting siblings as one unit;
+        the bindings to start (all members or none). The members that come back wait beside
+        the group until the cycle is over, then go back together (`group_attempted`)."""
+        outcome = [unit.ERROR]
+        try:
+            return self._schedule(fw, first, cycle, outcome)
+        finally:
+            key = (first.pod.namespace, first.pod.pod_group_name)
+            self.queue.group_attempted(key, outcome[0])
+
+    def _schedule(
+        self, fw: Framework, first: QueuedPodInfo, cycle: int, outcome: list[str]
+    ) -> list[BindingTask]:
         started = time.monotonic()
         pod = first.pod
         obj = fw.handle.lister(SCHEDULING_PODGROUPS).get(pod.pod_group_name, pod.namespace)
-        siblings = self.queue.take_members(
-            lambda other: (
-                other.namespace == pod.namespace and other.pod_group_name == pod.pod_group_name
-            )
-        )
-        queued = self._queued(fw, [first, *siblings])
+        queued = self._queued([first, *self.queue.take_group(first)])
         for qpi in queued:
             qpi.unschedulable_plugins, qpi.pending_plugins = set(), set()
         if not queued:
+            outcome[0] = unit.SUCCESS
             return []
         if obj is None:
+            outcome[0] = unit.MISSING
             self._missing_group(fw, queued, cycle, started)
             return []
         group = SchedulingPodGroup.of(obj)
@@ -102,6 +115,14 @@ class PodGroupCycles:
         result = self._algorithm(fw, group, cycle)(queued)
         if self.metrics is not None:
             self.metrics.group_algorithm_duration.observe(time.monotonic() - started)
+        status = result.status
+        outcome[0] = (
+            unit.SUCCESS
+            if status.is_success()
+            else unit.REJECTED
+            if status.is_rejected()
+            else unit.ERROR
+        )
         return self._submit(fw, group, result, queued, cycle=cycle, started=started)
 
     def _algorithm(
@@ -132,19 +153,17 @@ class PodGroupCycles:
 
         return everywhere
 
-    def _queued(self, fw: Framework, members: list[QueuedPodInfo]) -> list[QueuedPodInfo]:
-        """The members to try, in QueueSort order; deleted or assumed ones are dropped."""
+    def _queued(self, members: list[QueuedPodInfo]) -> list[QueuedPodInfo]:
+        """The members to try, in upstream's member order (`PodGroupMemberPodsOrderingFunc`:
+        higher priority, more attempts, earlier timestamp, then name); deleted or assumed
+        ones are dropped."""
         kept = []
         for qpi in members:
             if qpi.pod.deleting or self.cache.is_assumed(qpi.uid):
                 self.queue.done(qpi.uid)
             else:
                 kept.append(qpi)
-
-        def order(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
-            return -1 if fw.queue_sort_less(a, b) else (1 if fw.queue_sort_less(b, a) else 0)
-
-        return sorted(kept, key=functools.cmp_to_key(order))
+        return sorted(kept, key=lambda q: (-q.pod.priority, -q.attempts, q.timestamp, q.pod.name))
 
     def _scheduled(self, fw: Framework, group: SchedulingPodGroup) -> int:
         """Members bound or assumed before this cycle."""
@@ -297,6 +316,11 @@ class PodGroupCycles:
         for qpi in queued:
             qpi.unschedulable_plugins = {GANG_PLUGIN}
             self.handle_failure(fw, qpi, status, cycle, started)
+
+
+def _group_key(pod: Pod) -> unit.GroupKey | None:
+    """A pod's native pod group (namespace, name), None for a pod of none."""
+    return (pod.namespace, pod.pod_group_name) if pod.pod_group_name else None
 
 
 def _validate(queued: list[QueuedPodInfo], priority: int) -> str:

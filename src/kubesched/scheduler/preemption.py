@@ -233,7 +233,11 @@ class Preemptions:
             )
 
     def _release(self, preemptor: Preemptor, *, force: bool) -> None:
-        """Activate the preemptor's pods held while evicting (or all, with `force`)."""
+        """Activate the preemptor's pods held while evicting (or all, with `force`). A pod
+        group, queued as one unit, is only activated with `force` (an eviction failed, or no
+        deletion event will come), as upstream's executor: else a victim's deletion moves it."""
+        if preemptor.kind == PODGROUP and not force:
+            return
         for pod in preemptor.pods:
             self._activate_held(pod.uid, gated_by=PLUGIN, force=force)
 
