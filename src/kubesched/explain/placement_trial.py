@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, PlacementProgress, Status
+from kubesched.framework import Code, CycleState, NodeInfo, PlacementProgress, Status
 from kubesched.framework.placement_points import Placement, PodGroupInfo
 from kubesched.model import Pod
 from kubesched.runtime import (
@@ -101,27 +101,36 @@ def _run(
     queued: Sequence[Pod],
     names: frozenset[str] | None,
 ) -> GroupTrial:
+    """The scheduler's statuses exactly: a group-level refusal before any member is wrapped
+    as `pod group is unschedulable`, one after a member is PlacementFeasible's own."""
     plugins, group = fw.plugins.placement_feasible, info.group
     progress = PlacementProgress(len(info.scheduled), len(queued))
     status = run_placement_feasible(plugins, group, progress)
-    if status.is_error() or status.code is Code.UNSCHEDULABLE:
-        return GroupTrial(_group_status(status), [])
+    if status.is_error():
+        return GroupTrial(_error("failed to evaluate placement feasibility", status), [])
+    if status.code is Code.UNSCHEDULABLE:
+        return GroupTrial(_unschedulable(status), [])
     members: list[MemberOutcome] = []
     any_placed = False
     for pod in queued:
         member = _place(fw, undo, pod, names)
         members.append(member)
         if member.error is not None:
-            return GroupTrial(Status(Code.ERROR, member.error.message), members)
+            status = _error("failed to schedule other pod from a pod group", member.error)
+            break
         placed = bool(member.host)
         progress = PlacementProgress(progress.scheduled + placed, progress.remaining - 1)
-        status = run_placement_feasible(plugins, group, progress)
-        if status.is_error() or status.code is Code.UNSCHEDULABLE:
+        feasible = run_placement_feasible(plugins, group, progress)
+        if feasible.is_error():
+            status = _error("failed to evaluate placement feasibility", feasible)
+            break
+        status = feasible
+        if status.code is Code.UNSCHEDULABLE:
             break
         any_placed = any_placed or placed
     if status.is_wait() or (status.is_success() and not any_placed):
-        return GroupTrial(_unschedulable(status), members)
-    return GroupTrial(_group_status(status), members)
+        status = _unschedulable(status)
+    return GroupTrial(status, members)
 
 
 def _place(fw: Framework, undo: _Undo, pod: Pod, names: frozenset[str] | None) -> MemberOutcome:
@@ -153,12 +162,8 @@ def _place(fw: Framework, undo: _Undo, pod: Pod, names: frozenset[str] | None) -
     return member
 
 
-def _group_status(status: Status) -> Status:
-    if status.is_error():
-        return Status(Code.ERROR, f"failed to evaluate placement feasibility: {status.message}")
-    if status.code is Code.UNSCHEDULABLE:
-        return _unschedulable(status)
-    return SUCCESS
+def _error(prefix: str, status: Status) -> Status:
+    return Status(Code.ERROR, f"{prefix}: {status.message}", plugin=status.plugin)
 
 
 def _unschedulable(status: Status) -> Status:

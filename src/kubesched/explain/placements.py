@@ -195,11 +195,13 @@ def _trial(placement: Placement, result: GroupTrial, queued: list[Pod]) -> Place
 
 
 def _none_available(count: int, first: GroupTrial) -> str:
-    """The scheduler's text when no placement fits: the first one's status."""
+    """The group's FailedScheduling text when no placement fits (before the preemption
+    outcome the scheduler appends): the first placement's status."""
     reasons = first.status.reasons
     said = POD_GROUP_UNSCHEDULABLE if reasons[:1] == (POD_GROUP_UNSCHEDULABLE,) else ""
     said = said or first.status.message
-    return f"FailedScheduling: 0/{count} placements are available, first placement status: {said}"
+    message = f"0/{count} placements are available, first placement status: {said}"
+    return f"FailedScheduling: {POD_GROUP_UNSCHEDULABLE}, {message}"
 
 
 def _scored(

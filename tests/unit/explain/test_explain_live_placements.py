@@ -73,8 +73,8 @@ async def test_a_native_gang_member_gets_its_placements(tmp_path: Path) -> None:
         lines[-1]
         == f"kubesched would place the group in b (t-0 on {placements.pod_node} in its trial)"
     )
-    infeasible = "infeasible: pod group is unschedulable, minCount (3) cannot be satisfied"
-    assert f"    a (nodes a1): {infeasible}: 2 scheduled, 0 remaining" in lines
+    infeasible = "infeasible: minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"
+    assert f"    a (nodes a1): {infeasible}" in lines
     assert to_dict(ex)["group"]["placements"]["chosen"] == "b"
 
 

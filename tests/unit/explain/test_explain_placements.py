@@ -78,7 +78,7 @@ def test_every_rack_is_a_placement_and_the_one_that_fits_is_chosen() -> None:
     assert sorted(m.node for m in by_domain["b"].members) == ["b1", "b1", "b2", "b2"]
     rack_a = by_domain["a"]
     assert not rack_a.feasible
-    assert rack_a.status.startswith("pod group is unschedulable")
+    assert rack_a.status == "minCount (4) cannot be satisfied: 2 scheduled, 1 remaining"
     placed = [m for m in rack_a.members if m.node]
     refused = [m for m in rack_a.members if not m.node]
     assert [m.node for m in placed] == ["a1", "a1"]
@@ -122,10 +122,23 @@ def test_a_gang_that_fits_no_rack_gets_the_schedulers_text() -> None:
     assert found is not None
     assert not found.feasible
     assert found.outcome == (
-        "FailedScheduling: 0/2 placements are available, first placement status: "
-        "pod group is unschedulable"
+        "FailedScheduling: pod group is unschedulable, 0/2 placements are available, first "
+        "placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"
     )
     assert placement_summary(found) == found.outcome
+
+
+def test_too_few_members_read_as_the_group_error_of_the_first_placement() -> None:
+    found, _ = _explain({"a1": ("3", "a")}, _group(4), [_member(i) for i in range(3)])
+    assert found is not None
+    assert found.placements[0].status == (
+        "pod group is unschedulable, minCount (4) cannot be satisfied: 0 scheduled, 3 remaining"
+    )
+    assert found.placements[0].members[0].tried is False
+    assert found.outcome == (
+        "FailedScheduling: pod group is unschedulable, 0/1 placements are available, first "
+        "placement status: pod group is unschedulable"
+    )
 
 
 def test_a_key_no_node_carries_makes_no_placement() -> None:
@@ -159,7 +172,7 @@ def test_the_section_is_printed_and_serialized() -> None:
     assert "placements by TopologyPlacementGenerator: topology key " + RACK in text
     assert "2 considered, 1 feasible" in text
     assert "b (nodes b1, b2): feasible, chosen" in text
-    assert "a (nodes a1): infeasible: pod group is unschedulable" in text
+    assert "a (nodes a1): infeasible: minCount (4) cannot be satisfied: 2 scheduled" in text
     assert "does not fit: 0/1 nodes are available: 1 Insufficient cpu. [NodeResourcesFit]" in text
     data = json.loads(json.dumps(group_dict(report)))["placements"]
     assert data["chosen"] == "b"
