@@ -34,14 +34,15 @@ from tests.e2e.harness.kubesched import start_kubesched
 from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
 from tests.e2e.harness.quota_compare import compare
 from tests.e2e.harness.quota_live import LiveSide
-from tests.e2e.harness.quota_scenario import PRIORITIES, Scenario, generate
+from tests.e2e.harness.quota_scenario import Scenario, class_names, generate
 from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds, scheduler_plugins
 
 USES_SCHEDULER_PLUGINS = True
 SP, KS = "sp-quota", "ks-quota"
-FIXED_SEEDS = (2, 101)
-"""Both reclaim by preemption twice and are refused at PreFilter; 101 has GPUs, a quota
-without them and a namespace without a quota."""
+FIXED_SEEDS = (23, 88)
+"""Both borrow, reclaim by preemption and are refused (at PreFilter, for room, and for a pod
+with preemptionPolicy Never), with GPUs and a namespace without a quota; 23 has a quota
+without `max` and one without GPUs, 88 three quotas."""
 PLUGINS = {
     "multiPoint": {"enabled": [{"name": "CapacityScheduling"}]},
     "postFilter": {"enabled": [{"name": "CapacityScheduling"}], "disabled": [{"name": "*"}]},
@@ -91,10 +92,13 @@ def schedulers(
 def classes(api: ApiClient) -> Iterator[dict[str, str]]:
     """This test's PriorityClasses by short name (cluster-scoped, so suffixed)."""
     suffix = secrets.token_hex(3)
-    made = {short: f"qd-{short}-{suffix}" for short in PRIORITIES}
+    wanted = class_names()
+    made = {short: f"qd-{short}-{suffix}" for short in wanted}
     for short, name in made.items():
-        body = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass"}
-        api.create({**body, "metadata": {"name": name}, "value": PRIORITIES[short]})
+        value, never = wanted[short]
+        body = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "value": value}
+        policy = {"preemptionPolicy": "Never"} if never else {}
+        api.create({**body, **policy, "metadata": {"name": name}})
     try:
         yield made
     finally:

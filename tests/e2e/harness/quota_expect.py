@@ -104,6 +104,8 @@ def expect(state: ClusterState, pod: PodSpec) -> Expected:
     binds = state.best_nodes(pod) if not verdict else frozenset()
     if binds:
         return Expected(state, pod, verdict, binds, frozenset(), may_refuse=False)
+    if pod.never:  # preemptionPolicy Never: not eligible to preempt
+        return Expected(state, pod, verdict, frozenset(), frozenset(), may_refuse=True)
     per_node = {n.name: node_outcomes(state, pod, n.name) for n in state.scenario.nodes}
     valid = {
         (node, victims)

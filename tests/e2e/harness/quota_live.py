@@ -93,8 +93,8 @@ class LiveSide:
         )
         if pod.request.gpu:
             body["spec"]["containers"][0]["resources"]["limits"] = {GPU: str(pod.request.gpu)}
-        if pod.priority_class:
-            body["spec"]["priorityClassName"] = self.classes[pod.priority_class]
+        if pod.class_name:
+            body["spec"]["priorityClassName"] = self.classes[pod.class_name]
         body["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet finishes a deletion
         self.api.create(body, namespace=self.namespaces[pod.namespace])
 

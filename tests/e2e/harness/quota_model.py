@@ -39,6 +39,8 @@ from tests.e2e.harness.quota_scenario import GPU, MIB, Amount, Node, PodSpec, Sc
 
 MAX = 2**63 - 1
 BASE = ("cpu", "memory", "ephemeral-storage", "pods")
+DEFAULT_CPU, DEFAULT_MEMORY = 100, 200
+"""What scoring counts for a pod without a cpu (millicores) or memory (MiB) request."""
 Res = dict[str, int]
 """cpu in millicores, memory in bytes; extended resources only when named."""
 
@@ -93,7 +95,10 @@ class ClusterState:
             q.namespace: bound(0) if q.min is None else res_of(q.min, gpu=q.with_gpu)
             for q in self.scenario.quotas
         }
-        self.maxs = {q.namespace: res_of(q.max, gpu=q.with_gpu) for q in self.scenario.quotas}
+        self.maxs = {
+            q.namespace: bound(MAX) if q.max is None else res_of(q.max, gpu=q.with_gpu)
+            for q in self.scenario.quotas
+        }
 
     def apply(self, pod: PodSpec, node: str, victims: Iterable[str]) -> None:
         for name in victims:
@@ -139,13 +144,14 @@ class ClusterState:
         )
 
     def score(self, pod: PodSpec, node: str, gone: frozenset[str] = frozenset()) -> int:
-        """NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each)."""
+        """NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each; a pod
+        that requests no memory counts 200Mi, as upstream's non-zero requests)."""
         alloc = self._node(node).allocatable
         pods = [*self.on_node(node, gone), pod]
         scores = []
         for capacity, requested in (
-            (alloc.cpu, sum(p.request.cpu for p in pods)),
-            (alloc.memory * MIB, sum(p.request.memory * MIB for p in pods)),
+            (alloc.cpu, sum(p.request.cpu or DEFAULT_CPU for p in pods)),
+            (alloc.memory * MIB, sum((p.request.memory or DEFAULT_MEMORY) * MIB for p in pods)),
         ):
             scores.append(0 if requested > capacity else (capacity - requested) * 100 // capacity)
         return sum(scores) // len(scores)

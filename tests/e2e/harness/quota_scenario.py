@@ -9,7 +9,8 @@
 
 A cluster of two or three nodes with cpu, memory and sometimes `nvidia.com/gpu`; two or
 three namespaces with an ElasticQuota each (`min` and `max` naming cpu, memory and usually
-the GPUs; now and then a quota without `min`, or without GPUs in it) and, every other seed,
+the GPUs; now and then a quota without `min`, without `max`, or without GPUs in it) and,
+every other seed,
 one namespace without a quota. The pods come in two waves: first mostly from one namespace
 (it fills its `min` and borrows what the others leave idle, until its `max` or the sum of
 the `min`s refuses it), then from the others (they take their guarantee back by
@@ -26,6 +27,16 @@ GPU = "nvidia.com/gpu"
 MIB = 2**20
 PRIORITIES = {"low": 10, "mid": 100, "high": 1000}
 """PriorityClass values by their short name (the classes get a per-test suffix)."""
+NEVER = "-never"
+"""The suffix of the same classes with `preemptionPolicy: Never` (`zero-never`: value 0)."""
+
+
+def class_names() -> dict[str, tuple[int, bool]]:
+    """Every PriorityClass a scenario may use: short name -> (value, preemption Never)."""
+    classes = {short: (value, False) for short, value in PRIORITIES.items()}
+    for short, value in {"zero": 0, **PRIORITIES}.items():
+        classes[short + NEVER] = (value, True)
+    return classes
 
 
 @dataclass(frozen=True)
@@ -37,8 +48,10 @@ class Amount:
     gpu: int = 0
 
     def as_list(self, *, gpu: bool = True) -> dict[str, str]:
-        """A Kubernetes ResourceList (GPUs only when `gpu`, even at 0)."""
-        listed = {"cpu": f"{self.cpu}m", "memory": f"{self.memory}Mi"}
+        """A Kubernetes ResourceList (GPUs only when `gpu`, even at 0; memory 0 left out)."""
+        listed = {"cpu": f"{self.cpu}m"}
+        if self.memory:
+            listed["memory"] = f"{self.memory}Mi"
         if gpu:
             listed[GPU] = str(self.gpu)
         return listed
@@ -52,16 +65,19 @@ class Node:
 
 @dataclass(frozen=True)
 class Quota:
-    """An ElasticQuota of `namespace`: `min` None leaves it out (guarantees nothing);
-    `with_gpu` False leaves the GPUs out of both (unguaranteed, unlimited)."""
+    """An ElasticQuota of `namespace`: `min` None leaves it out (guarantees nothing), `max`
+    None too (unlimited);
+        `with_gpu` False leaves the GPUs out of both (unguaranteed, unlimited)."""
 
     namespace: str
     min: Amount | None
-    max: Amount
+    max: Amount | None
     with_gpu: bool = True
 
     def spec(self) -> dict[str, dict[str, str]]:
-        spec = {"max": self.max.as_list(gpu=self.with_gpu)}
+        spec = {}
+        if self.max is not None:
+            spec["max"] = self.max.as_list(gpu=self.with_gpu)
         if self.min is not None:
             spec["min"] = self.min.as_list(gpu=self.with_gpu)
         return spec
@@ -74,10 +90,20 @@ class PodSpec:
     request: Amount
     priority_class: str = ""
     """A key of PRIORITIES, or "" (priority 0)."""
+    never: bool = False
+    """`preemptionPolicy: Never`."""
 
     @property
     def priority(self) -> int:
         return PRIORITIES.get(self.priority_class, 0)
+
+    @property
+    def class_name(self) -> str:
+        """The short name of its PriorityClass, "" for none (the API server refuses a
+        preemptionPolicy that differs from the class's, so Never comes with a class)."""
+        if self.never:
+            return (self.priority_class or "zero") + NEVER
+        return self.priority_class
 
 
 @dataclass(frozen=True)
@@ -135,7 +161,8 @@ def _quota(rng: random.Random, namespace: str, total: Amount, parts: int) -> Quo
         low.gpu + rng.choice((0, 1, 2)),
     )
     minimum = None if rng.random() < 0.1 else low
-    return Quota(namespace, minimum, high, with_gpu=total.gpu == 0 or rng.random() > 0.15)
+    maximum = None if rng.random() < 0.05 else high
+    return Quota(namespace, minimum, maximum, with_gpu=total.gpu == 0 or rng.random() > 0.15)
 
 
 def _pods(
@@ -148,9 +175,9 @@ def _pods(
         first_wave = i < count * 3 // 5
         namespace = borrower if first_wave and rng.random() < 0.9 else rng.choice(others)
         gpu = rng.choice((0, 0, 1, 2)) if total.gpu else 0
-        request = Amount(
-            rng.choice((500, 1000, 1500, 2000, 2000, 3000)), rng.choice((256, 512, 1024, 2048)), gpu
-        )
+        memory = rng.choice((0, 256, 512, 512, 1024, 1024, 2048, 2048))
+        request = Amount(rng.choice((500, 1000, 1500, 2000, 2000, 3000)), memory, gpu)
         wave = ("", "low", "low", "mid") if first_wave else ("", "low", "mid", "high", "high")
-        made.append(PodSpec(f"p{i:02d}", namespace, request, rng.choice(wave)))
+        never = rng.random() < 0.08
+        made.append(PodSpec(f"p{i:02d}", namespace, request, rng.choice(wave), never))
     return tuple(made)

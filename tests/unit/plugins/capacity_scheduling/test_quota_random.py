@@ -90,6 +90,8 @@ class InProcess:
             builder = builder.nominated_node(nominated)
         if spec.request.gpu:
             builder = builder.req_named({GPU: str(spec.request.gpu)})
+        if spec.never:
+            builder = builder.preemption_policy("Never")
         return builder.priority(spec.priority).model()
 
 
