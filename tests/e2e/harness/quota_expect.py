@@ -17,6 +17,7 @@ from tests.e2e.harness.quota_scenario import PodSpec
 
 Outcome = frozenset[str] | None
 """A node's victims, or None: the node cannot help (in some order of equal pods)."""
+NEVER_TEXT = "not eligible due to preemptionPolicy=Never."
 VERDICT_TEXT = {
     "max": "is rejected in PreFilter because ElasticQuota {ns} is more than Max",
     "min": "is rejected in PreFilter because total ElasticQuota used is more than min",
@@ -65,8 +66,9 @@ class Expected:
             return [] if ok else [f"bound to {seen.node}; allowed: {self.allowed()}"]
         if not self.may_refuse:
             return [f"refused ({seen.message!r}); allowed: {self.allowed()}"]
-        text = VERDICT_TEXT.get(self.verdict, "").format(ns=self.pod.namespace)
-        return [] if text in seen.message else [f"refusal {seen.message!r} lacks {text!r}"]
+        texts = [VERDICT_TEXT.get(self.verdict, "").format(ns=self.pod.namespace)]
+        texts += [NEVER_TEXT] if self.pod.never else []
+        return [f"refusal {seen.message!r} lacks {t!r}" for t in texts if t not in seen.message]
 
     def _check_preemption(self, seen: Observed) -> list[str]:
         nodes = [n for n, v in self.preemptions if v == seen.victims]
