@@ -141,10 +141,17 @@ def bound_names(api: ApiClient, namespace: str) -> set[str]:
 
 
 @pytest.fixture
-def replicas(
-    kubesched: Any, api: ApiClient, namespace: str, local_cluster: LocalCluster, tmp_path: Path
+def replicas(  # noqa: PLR0917 - fixtures
+    kubesched: Any,
+    api: ApiClient,
+    namespace: str,
+    local_cluster: LocalCluster,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> tuple[Any, Any]:
-    """The leader and the standby, each with a ServiceAccount of its own, and 5 nodes."""
+    """The leader and the standby, each with a ServiceAccount of its own, and 5 nodes;
+    with the writer process when the test's `replicas` parameter says so."""
+    env = {"KUBESCHED_WRITER_PROCESS": "on"} if getattr(request, "param", False) else None
     for index in range(5):
         node = make_node().name(f"audited-node-{index}").capacity(cpu="64", pods="200")
         api.create(node.obj())
@@ -153,7 +160,9 @@ def replicas(
         config = service_account_kubeconfig(
             local_cluster, api, namespace, tmp_path / account, account=account
         )
-        proc = kubesched(*replica_args(SCHEDULER, namespace), name=account, kubeconfig=config)
+        proc = kubesched(
+            *replica_args(SCHEDULER, namespace), name=account, kubeconfig=config, extra_env=env
+        )
         if not started:
             wait_holder(api, namespace, SCHEDULER, [identity_of(proc)])
         started.append(proc)
@@ -162,9 +171,10 @@ def replicas(
 
 
 @pytest.mark.parametrize(
-    ("extra_pause", "only_the_scheduler"),
-    [(0.0, False), (12.0, False), (0.0, True)],
+    ("replicas", "extra_pause", "only_the_scheduler"),
+    [(False, 0.0, False), (False, 12.0, False), (True, 0.0, True)],
     ids=["resumed-at-takeover", "long-pause", "writer-process-left-running"],
+    indirect=["replicas"],
 )
 def test_a_resumed_deposed_leader_sends_no_binding(  # noqa: PLR0917 - fixtures and params
     replicas: tuple[Any, Any],
@@ -174,8 +184,8 @@ def test_a_resumed_deposed_leader_sends_no_binding(  # noqa: PLR0917 - fixtures 
     extra_pause: float,
     only_the_scheduler: bool,
 ) -> None:
-    """`only_the_scheduler`: the scheduling process is frozen, its writer process goes on
-    (the fence it was sent stops it on its own)."""
+    """`only_the_scheduler`: the scheduling process is frozen, its writer process
+    (`KUBESCHED_WRITER_PROCESS=on`) goes on: the fence it was sent stops it on its own."""
     a, b = replicas
     b_id = identity_of(b)
     user_a, user_b = (f"system:serviceaccount:{namespace}:replica-{x}" for x in "ab")

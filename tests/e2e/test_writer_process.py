@@ -1,7 +1,7 @@
 """The writer process (the scheduler's API writes sent by a child process) against the real
 API server: a writer killed with SIGKILL while pods are being bound is replaced within
 seconds, every pod ends bound exactly once, the health checks say so while it is gone; and
-with `KUBESCHED_WRITER_PROCESS=off` no child runs."""
+without `KUBESCHED_WRITER_PROCESS=on` (its default) no child runs."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.e2e.harness.kubesched import KubeschedProcess
 
 SCHEDULER = "writer-process-scheduler"
 PODS = 60
+WRITER_ON = {"KUBESCHED_WRITER_PROCESS": "on"}
 
 
 def _children(proc: KubeschedProcess) -> list[int]:
@@ -35,7 +36,7 @@ def test_a_killed_writer_is_replaced_and_no_pod_is_lost(
 ) -> None:
     for i in range(3):
         api.create(make_node().name(f"writer-node-{i}").capacity(cpu="32", pods="110").obj())
-    proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false")
+    proc = kubesched(f"--scheduler-name={SCHEDULER}", "--leader-elect=false", extra_env=WRITER_ON)
     first = _writer_pid(proc)
 
     def create_pods() -> None:
@@ -73,12 +74,33 @@ def test_without_the_writer_process_no_child_runs(
     kubesched: StartKubesched, api: ApiClient, namespace: str
 ) -> None:
     api.create(make_node().name("writer-off-node").obj())
-    proc = kubesched(
-        f"--scheduler-name={SCHEDULER}-off",
-        "--leader-elect=false",
-        extra_env={"KUBESCHED_WRITER_PROCESS": "off"},
-    )
+    proc = kubesched(f"--scheduler-name={SCHEDULER}-off", "--leader-elect=false")
     api.create(make_pod().name("p").namespace(namespace).scheduler(f"{SCHEDULER}-off").obj())
     wait_for(lambda: api.get("Pod", "p", namespace=namespace), until=is_bound, message="bound")
     assert _children(proc) == []
     assert "writer-process" not in proc.get("/livez?verbose")[1]
+
+
+def test_sigterm_ends_the_writes_then_both_processes(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
+    """SIGTERM while bindings are in flight: they end, kubesched exits 0 and its writer
+    process is gone with it (no orphan left writing)."""
+    api.create(make_node().name("writer-term-node").capacity(cpu="64", pods="200").obj())
+    proc = kubesched(
+        f"--scheduler-name={SCHEDULER}-term", "--leader-elect=false", extra_env=WRITER_ON
+    )
+    writer = _writer_pid(proc)
+    for i in range(40):
+        pod = make_pod().name(f"p{i}").namespace(namespace).scheduler(f"{SCHEDULER}-term")
+        api.create(pod.req(cpu="100m").obj())
+    wait_for(
+        lambda: sum(is_bound(p) for p in api.list("Pod", namespace=namespace)),
+        until=lambda n: n >= 5,
+        message="bindings under way",
+    )
+    assert proc.stop() == 0
+    assert not Path(f"/proc/{writer}").exists()
+    assert "Traceback" not in proc.log()
+    bound = [p for p in api.list("Pod", namespace=namespace) if is_bound(p)]
+    assert len(bound) >= 5
