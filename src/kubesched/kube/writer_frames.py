@@ -24,6 +24,8 @@ from typing import Any
 
 import orjson
 
+from kubesched.errors import KubeschedError
+
 HEADER = struct.Struct(">I")
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 """A larger length means a corrupt stream (the API server's own limit is 3 MiB an object)."""
@@ -34,7 +36,7 @@ Observation = tuple[str, str, str, float, bool]
 """One attempt: method, host, code, seconds, whether it was a retry."""
 
 
-class FrameError(Exception):
+class FrameError(KubeschedError):
     """The byte stream is not a sequence of frames (a corrupt or foreign writer)."""
 
 
