@@ -1,22 +1,26 @@
 """Faithfulness of the replay on a churning cluster: `kubesched record` runs while
 kube-scheduler v1.37.2 places a Deployment's pods (kube-controller-manager makes them, kwok
-runs them) through a seeded history: scaled up, a node added, scaled up again and down, a
-node drained (cordoned, its pods deleted and made again elsewhere, then deleted) and a
-high-priority pod that only fits by evicting some of them. The trace replayed in process with
+runs them) through a seeded history (node sizes, replica counts and the drained node drawn
+from the seed): scaled up, a node added, scaled up again and down, a node drained
+(cordoned, its pods deleted and made again elsewhere, then deleted) and a high-priority pod
+that only fits on the largest node by evicting the Deployment's pods there. The replay
+evicts as many pods as kube-scheduler did. The trace replayed in process with
 kubesched's default profile puts at least 99 % of the pods on kube-scheduler's node or one
 tied with it; every other pod is listed with both nodes.
 """
 
 from __future__ import annotations
 
+import random
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kubesched.localcluster import LocalCluster
+from kubesched.replay import read_trace, trace
 from kubesched.testing import make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
 from tests.e2e.harness.recording import assert_faithful, cli_env, record_around, replay_default
@@ -24,8 +28,10 @@ from tests.e2e.harness.workloads import deployment, kwok_node, pods_of, unique
 
 DEFAULT = "default-scheduler"
 ZONE = "topology.kubernetes.io/zone"
-SIZES = ((4, 8), (6, 12), (8, 16), (10, 20))
-"""(CPUs, GiB) of the first nodes."""
+CPUS = (4, 6, 8, 10, 12, 14)
+"""The first four nodes' CPUs are drawn from these (two apart, so that a pod of the largest
+node's CPUs less one fits on no other node)."""
+SEEDS = (1, 2)
 
 
 @pytest.fixture
@@ -56,23 +62,32 @@ def _node(name: str, cpu: int, memory: int, zone: int) -> dict[str, Any]:
 class History:
     """The seeded history, step by step, each step waiting for kube-scheduler."""
 
-    def __init__(self, api: ApiClient, namespace: str, low: str, high: str) -> None:
+    def __init__(self, api: ApiClient, namespace: str, low: str, high: str, *, seed: int) -> None:
         self.api, self.ns, self.high = api, namespace, high
-        self.nodes = [unique(f"rr-n{i}") for i in range(len(SIZES) + 1)]
+        self.rng = random.Random(seed)
+        self.cpus = self.rng.sample(CPUS, 4)
+        self.nodes = [unique(f"rr-n{i}") for i in range(len(self.cpus) + 1)]
+        self.largest = self.nodes[self.cpus.index(max(self.cpus))]
         self.app = "web"
-        self._deployment = deployment(namespace, self.app, replicas=8, scheduler=DEFAULT, cpu="1")
+        self.first = self.rng.randint(6, 9)
+        self.remaining = 0
+        """Replicas after the scale-down."""
+        self._deployment = deployment(
+            namespace, self.app, replicas=self.first, scheduler=DEFAULT, cpu="1"
+        )
         self._deployment["spec"]["template"]["spec"]["priorityClassName"] = low
 
     def run(self) -> None:
-        for i, (cpu, memory) in enumerate(SIZES):
-            self.api.create(_node(self.nodes[i], cpu, memory, i))
+        for i, cpu in enumerate(self.cpus):
+            self.api.create(_node(self.nodes[i], cpu, 2 * cpu, i))
         self.api.create(self._deployment, namespace=self.ns)
-        self._settle(8)
-        self._scale(14)
-        self.api.create(_node(self.nodes[-1], 6, 12, 1))
-        self._scale(20)
-        self._scale(10)
-        self._drain(self.nodes[1])
+        self._settle(self.first)
+        self._scale(self.rng.randint(12, 15))
+        self.api.create(_node(self.nodes[-1], self.rng.choice((4, 6)), 12, 1))
+        self._scale(self.rng.randint(18, 20))
+        self.remaining = self.rng.randint(8, 11)
+        self._scale(self.remaining)
+        self._drain(self.rng.choice([n for n in self.nodes[:-1] if n != self.largest]))
         self._preempt()
 
     def _scale(self, replicas: int) -> None:
@@ -101,9 +116,10 @@ class History:
         self.api.delete("Node", node)
 
     def _preempt(self) -> None:
-        """A 9-CPU pod: only the 10-CPU node can hold it, once pods of the Deployment are
-        evicted from it (they are made again elsewhere)."""
-        pod = make_pod().name("rr-big").namespace(self.ns).req(cpu="9").obj()
+        """A pod of the largest node's CPUs: only that node can hold it, once the pods of
+        the Deployment there are evicted (they are made again elsewhere)."""
+        cpu = str(max(self.cpus))
+        pod = make_pod().name("rr-big").namespace(self.ns).req(cpu=cpu).obj()
         pod["spec"]["priorityClassName"] = self.high
         pod["spec"]["terminationGracePeriodSeconds"] = 1
         self.api.create(pod, namespace=self.ns)
@@ -113,17 +129,33 @@ class History:
             timeout=60,
             message="the high-priority pod bound after its preemption",
         )
-        self._settle(10)
+        self._settle(self.remaining)
 
 
+def _recorded_evictions(path: Path) -> int:
+    """The Preempted events of the trace: the pods kube-scheduler evicted."""
+    records = read_trace(path).records()
+    return sum(1 for r in records if r["op"] == trace.EVENT and r["reason"] == "Preempted")
+
+
+@pytest.fixture
+def histories(
+    api: ApiClient, namespace: str, priorities: tuple[str, str]
+) -> Callable[[int], History]:
+    """`histories(seed)`: the seeded history in the test's namespace."""
+    return lambda seed: History(api, namespace, *priorities, seed=seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_a_churning_deployment_replays_as_kube_scheduler_placed_it(
     workload_cluster: LocalCluster,
     api: ApiClient,
-    namespace: str,
-    priorities: tuple[str, str],
+    histories: Callable[[int], History],
     tmp_path: Path,
+    seed: int,
 ) -> None:
-    history = History(api, namespace, *priorities)
+    history = histories(seed)
+    namespace = history.ns
     path = tmp_path / "churn.jsonl.gz"
     command = ["kubesched", "record", "--out", str(path), "--duration", "5m"]
     env = cli_env(workload_cluster.kubeconfig_path)
@@ -133,7 +165,9 @@ def test_a_churning_deployment_replays_as_kube_scheduler_placed_it(
         api.request("DELETE", api.path("Deployment", namespace=namespace, name=history.app))
     assert "ended by signal" in stderr, stderr
     report = replay_default(path)
-    assert report["preemptions"] >= 1, "the replay preempted for the high-priority pod"
+    preempted = _recorded_evictions(path)
+    assert preempted >= 1, "kube-scheduler evicted pods for the high-priority pod"
+    assert report["evictions"] == preempted
     big = next(d for d in report["decisions"] if d["pod"] == f"{namespace}/rr-big")
-    assert big["node"] == big["recorded_node"] == history.nodes[3]
-    assert_faithful(report, pods=8 + 6 + 6 + 2 + 1)
+    assert big["node"] == big["recorded_node"] == history.largest
+    assert_faithful(report, pods=20)
