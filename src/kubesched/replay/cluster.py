@@ -168,7 +168,7 @@ class ReplayedCluster:
             self._engine.listers.pods.on_delete(pod)
             self._engine.pods.on_delete(pod)
             if uid in self.placed:
-                self.controllers.pod_deleted(pod.namespace, uid)
+                self.controllers.pod_deleted(pod)
 
     def lookup(self, uid: str) -> Pod | None:
         return self.pods.get(uid)

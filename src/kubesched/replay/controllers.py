@@ -23,6 +23,7 @@ from kubesched.model import (
     ANN_SELECTED_NODE,
     PersistentVolume,
     PersistentVolumeClaim,
+    Pod,
 )
 from kubesched.replay.writes import ClusterWrites, kind_name
 
@@ -165,13 +166,14 @@ class Controllers:
         ]
         return {"matchExpressions": expressions}
 
-    def pod_deleted(self, namespace: str, uid: str) -> None:
+    def pod_deleted(self, pod: Pod) -> None:
         """The resourceclaim controller: the pod's reservations released, an unused claim
         deallocated (only the claims the replay wrote: the trace has the others' story)."""
-        for kind, key in sorted(self._writes.written):
-            if kind != RESOURCE_CLAIMS or not key.startswith(f"{namespace}/"):
-                continue
-            claim = self._writes.known(kind, key)
+        names = [source.claim_name for source in pod.claim_sources if source.claim_name]
+        names += [generated for _, generated in pod.generated_claims if generated]
+        for name in names:
+            kind, key, uid = RESOURCE_CLAIMS, f"{pod.namespace}/{name}", pod.uid
+            claim = self._writes.known(kind, key) if self._writes.owns(kind, key) else None
             if claim is None:
                 continue
             reserved = (claim.get("status") or {}).get("reservedFor") or []
