@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
+from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
 from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
 from kubesched.bench.workloads import Churn, PodGroup, Workload
@@ -189,7 +190,11 @@ DRA_CATALOGUE = tuple(Case(*entry) for entry in DRA_CASES)
 """scheduler_perf's DRA test cases (`catalogue_dra`)."""
 MORE_CATALOGUE = tuple(Case(*entry) for entry in MORE_CASES)
 """The other test cases (`catalogue_more`)."""
-CASES = {case.name: case for case in (*CATALOGUE, *MORE_CATALOGUE, *DRA_CATALOGUE)}
+EVENT_CATALOGUE = tuple(Case(*entry) for entry in EVENT_CASES)
+"""The gated, deleted, extended-resource and async-preemption cases (`catalogue_events`)."""
+CASES = {
+    case.name: case for case in (*CATALOGUE, *MORE_CATALOGUE, *EVENT_CATALOGUE, *DRA_CATALOGUE)
+}
 
 
 def catalogue_workload(

@@ -5,6 +5,8 @@ measured pods are scheduled, so that the scheduler sees cluster events it must r
     create    every interval, one object of each template; none is deleted
     recreate  every interval, the objects of the previous tick are deleted and one object
               of each template is created again (upstream's `number: 1`)
+    delete    upstream's `deletePods` op: the pods of the namespace, as listed when it
+              starts, deleted one every interval (each with its own grace period)
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import itertools
 from typing import Any
 
 from kubesched.bench import templates as t
+from kubesched.bench import templates_events as e
 from kubesched.bench.load import create_one
 from kubesched.bench.workloads import Churn
 from kubesched.kube.client import KubeClient
@@ -22,6 +25,7 @@ from kubesched.kube.errors import ApiError, NotFound
 _POD_TEMPLATES: dict[str, t.PodTemplate] = {
     "high-priority-large-cpu": t.pod_high_priority_large_cpu,
     "default": t.pod_default,
+    "preemptor": e.pod_preemptor,
 }
 
 
@@ -42,7 +46,10 @@ def churn_object(
 
 
 async def run_churn(client: KubeClient, churn: Churn, scheduler: str) -> None:
-    """Churn until cancelled."""
+    """Churn until cancelled (`delete`: until every pod listed is deleted)."""
+    if churn.mode == "delete":
+        await _delete_pods(client, churn)
+        return
     previous: list[str] = []
     for tick in itertools.count():
         if churn.mode == "recreate":
@@ -54,6 +61,18 @@ async def run_churn(client: KubeClient, churn: Churn, scheduler: str) -> None:
             created.append(f"{path}/{body['metadata']['name']}")
         previous = created
         await asyncio.sleep(churn.interval)
+
+
+async def _delete_pods(client: KubeClient, churn: Churn) -> None:
+    path = f"/api/v1/namespaces/{churn.namespace}/pods"
+    listing = await client.get(path, timeout=60)
+    for pod in listing.get("items") or ():
+        await asyncio.sleep(churn.interval)
+        name = pod["metadata"]["name"]
+        try:
+            await client.delete(f"{path}/{name}", timeout=30)
+        except NotFound:
+            continue
 
 
 async def _delete(client: KubeClient, path: str) -> None:

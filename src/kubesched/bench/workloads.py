@@ -48,7 +48,9 @@ class PodGroup:
 class Churn:
     """scheduler_perf's `churn` op during the measured phase. `create`: one object of each
     template every `interval` seconds, never deleted; `recreate`: every `interval`, the
-    objects of the previous tick are deleted and new ones created (`number: 1`)."""
+    objects of the previous tick are deleted and new ones created (`number: 1`); `delete`
+    (upstream's `deletePods` op in the background): the pods of `namespace`, as listed when
+    it starts, deleted one every `interval` with their own grace period (no templates)."""
 
     mode: str
     templates: tuple[str, ...]
@@ -103,6 +105,9 @@ class Workload:
     """Seconds after the measured phase starts at which each measured pod is created (a
     trace's recorded times, `bench.trace_workload`); empty: as fast as possible, or at
     `BenchSettings.create_rate`, which also overrides these."""
+    unwaited: tuple[PodGroup, ...] = ()
+    """Pods created after `initial` is bound, just before the measured phase, never waited
+    for (upstream's `skipWaitToCompletion`: gated pods, pods deleted later)."""
 
     @property
     def initial_pods(self) -> int:
@@ -117,6 +122,7 @@ class Workload:
         names = [
             *self.namespaces,
             *self.labelled_namespaces,
+            *(g.namespace for g in self.unwaited),
             *(g.namespace for g in self.initial),
             self.measured.namespace,
         ]

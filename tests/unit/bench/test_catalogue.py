@@ -59,8 +59,17 @@ DRA_CASES = {
 }
 
 
+EVENT_CASES = {
+    "SchedulingWhileGated",
+    "SchedulingDeletedPodsWithFinalizers",
+    "SchedulingWithExtendedResource",
+    "SchedulingGatedPodsWithPodAffinityImpactForThroughput",
+    "PreemptionAsync",
+}
+
+
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
-    assert set(CASES) == ISSUE_CASES | MORE_CASES | DRA_CASES
+    assert set(CASES) == ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES
     for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)
         assert workload.name == name

@@ -1,0 +1,151 @@
+"""The test cases of `catalogue_events`: upstream's parameters, namespaces, ops (pods not
+waited for, pods deleted in the background, churn of preemptors) and what their objects
+ask of a scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
+from kubesched.bench.catalogue_events import EVENT_CASES, THRESHOLDS
+from kubesched.bench.churn import churn_object, run_churn
+from kubesched.bench.templates import HOSTNAME
+from kubesched.bench.templates_more import DAEMONSET_NODE
+from kubesched.bench.workloads import Churn, Workload
+from kubesched.model import Node, Pod
+
+NAMES = [entry[0] for entry in EVENT_CASES]
+
+
+def _pods(workload: Workload) -> dict[str, list[Pod]]:
+    """Pods of each group, keyed `initial`, `unwaited`, `measured`."""
+    groups = {
+        "initial": workload.initial,
+        "unwaited": workload.unwaited,
+        "measured": (workload.measured,),
+    }
+    return {
+        key: [Pod.from_json(body) for group in value for _path, body in group.pods("bench")]
+        for key, value in groups.items()
+    }
+
+
+def test_every_case_is_registered_with_upstreams_threshold() -> None:
+    assert set(NAMES) <= set(CASES)
+    assert set(THRESHOLDS) == set(NAMES)
+    assert THRESHOLDS["SchedulingWhileGated"] == ("1Node_10000GatedPods", 910)
+    assert THRESHOLDS["PreemptionAsync"] == ("5000Nodes", 570)
+
+
+@pytest.mark.parametrize(("name", "size"), list(itertools.product(NAMES, SIZES)))
+def test_every_node_and_pod_parses_with_the_scheduler_name(name: str, size: str) -> None:
+    workload = catalogue_workload(name, size)
+    nodes = [Node.from_json(workload.node(i)) for i in range(min(workload.nodes, 20))]
+    assert all(node.labels[HOSTNAME] == node.name for node in nodes)
+    for group in (*workload.initial, *workload.unwaited, workload.measured):
+        assert group.namespace in workload.all_namespaces()
+        _path, body = next(group.pods("bench"))
+        assert body["spec"]["schedulerName"] == "bench"
+        Pod.from_json(body)
+
+
+def test_while_gated_runs_on_one_node_with_gated_pods_and_background_deletions() -> None:
+    tiny = catalogue_workload("SchedulingWhileGated", "5")
+    assert (tiny.nodes, tiny.initial_pods, tiny.pods) == (1, 10, 10)
+    assert Node.from_json(tiny.node(0)).name == DAEMONSET_NODE
+    pods = _pods(tiny)
+    assert len(pods["unwaited"]) == 10
+    assert all(pod.scheduling_gates == ("test.k8s.io/hold",) for pod in pods["unwaited"])
+    assert not any(pod.scheduling_gates for pod in pods["initial"] + pods["measured"])
+    assert tiny.churn == Churn("delete", (), 1 / 50, "namespace-3")
+    assert {g.namespace for g in tiny.initial} == {"namespace-3"}
+    assert tiny.measured.namespace == "namespace-5"
+    big = catalogue_workload("SchedulingWhileGated", "5000")
+    assert (big.nodes, big.initial_pods, big.pods) == (1, 20000, 20000)
+    assert big.unwaited[0].count == 10000
+
+
+def test_deleted_pods_with_finalizers_are_deleted_at_100_a_second() -> None:
+    workload = catalogue_workload("SchedulingDeletedPodsWithFinalizers", "5000")
+    assert (workload.nodes, workload.pods) == (5000, 5000)
+    (finalizers,) = workload.unwaited
+    assert (finalizers.count, finalizers.namespace) == (5000, "namespace-1")
+    _path, body = next(finalizers.pods("bench"))
+    assert body["metadata"]["finalizers"] == ["test.k8s.io/finalizer"]
+    assert workload.churn == Churn("delete", (), 1 / 100, "namespace-1")
+    assert workload.measured.namespace == "namespace-3"
+
+
+def test_extended_resource_pod_i_fits_only_node_i() -> None:
+    workload = catalogue_workload("SchedulingWithExtendedResource", "5")
+    assert workload.nodes == 11
+    nodes = [Node.from_json(workload.node(i)) for i in range(workload.nodes)]
+    assert not nodes[0].allocatable.scalar
+    pods = _pods(workload)["measured"]
+    assert len(pods) == 10
+    for index, pod in enumerate(pods):
+        assert pod.namespace == "test"
+        (wanted,) = pod.requests.scalar
+        holders = [node.name for node in nodes if node.allocatable.scalar.get(wanted)]
+        assert holders == [f"scheduler-perf-extended-resource-{index}"]
+    assert catalogue_workload("SchedulingWithExtendedResource", "5000").nodes == 5000
+
+
+def test_gated_affinity_pods_select_every_measured_pod() -> None:
+    workload = catalogue_workload("SchedulingGatedPodsWithPodAffinityImpactForThroughput", "5000")
+    assert (workload.nodes, workload.pods, workload.unwaited[0].count) == (1, 20000, 10000)
+    pods = _pods(catalogue_workload("SchedulingGatedPodsWithPodAffinityImpactForThroughput", "5"))
+    gated, measured = pods["unwaited"][0], pods["measured"][0]
+    assert gated.scheduling_gates == ("scheduling-gate-1",)
+    assert gated.affinity is not None
+    assert gated.affinity.pod_affinity is not None
+    (term,) = gated.affinity.pod_affinity.required
+    assert term.topology_key == HOSTNAME
+    assert term.label_selector is not None
+    assert term.label_selector["matchLabels"].items() <= measured.labels.items()
+    assert gated.labels == measured.labels
+
+
+def test_preemption_async_churns_preemptors_of_priority_9999999() -> None:
+    workload = catalogue_workload("PreemptionAsync", "5000")
+    assert (workload.nodes, workload.initial_pods, workload.pods) == (5000, 20000, 5000)
+    assert not workload.ceiling
+    ((klass, value),) = workload.priority_classes
+    assert value == 9999999
+    churn = workload.churn
+    assert churn is not None
+    assert (churn.mode, churn.interval, churn.namespace) == ("create", 0.2, "namespace-2")
+    (template,) = churn.templates
+    path, body = churn_object(template, 0, churn, "bench")
+    assert path == "/api/v1/namespaces/namespace-2/pods"
+    assert body["spec"]["priorityClassName"] == klass
+    preemptor = Pod.from_json(body)
+    assert preemptor.requests.milli_cpu == 3970
+    assert body["spec"]["terminationGracePeriodSeconds"] == 0
+
+
+class _FakeClient:
+    """The two calls a `delete` churn makes: list a namespace's pods, delete one."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.deleted: list[str] = []
+
+    async def get(self, path: str, *, timeout: float) -> dict[str, Any]:
+        assert path == "/api/v1/namespaces/namespace-3/pods"
+        return {"items": [{"metadata": {"name": name}} for name in self.names]}
+
+    async def delete(self, path: str, *, timeout: float) -> dict[str, Any]:
+        self.deleted.append(path.rsplit("/", 1)[-1])
+        return {}
+
+
+def test_delete_churn_deletes_each_listed_pod_once_then_ends() -> None:
+    client = _FakeClient(["a", "b", "c"])
+    churn = Churn("delete", (), 0.001, "namespace-3")
+    asyncio.run(run_churn(client, churn, "bench"))  # type: ignore[arg-type]
+    assert client.deleted == ["a", "b", "c"]
