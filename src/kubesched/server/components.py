@@ -32,18 +32,17 @@ from kubesched.config.flags import (
     OPPORTUNISTIC_BATCHING,
     feature_gates,
 )
-from kubesched.framework import POD_DISRUPTION_BUDGETS, ClusterEvent, EventResource, WaitingPods
+from kubesched.framework import ClusterEvent, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.logkv import kv
 from kubesched.framework.registry import Registry
 from kubesched.framework.resources import cluster_resources
-from kubesched.informers import Reflector
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import Connection
 from kubesched.kube.extender_http import ExtenderClient
 from kubesched.kube.writer_process import WriterProcess
 from kubesched.leaderelection import LeaderElector
-from kubesched.model import ApiObject, Pod
+from kubesched.model import Pod
 from kubesched.plugins import config_registry
 from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.runtime import Framework, build_framework
@@ -59,13 +58,14 @@ from kubesched.scheduler.schedule_one import Scheduler
 from kubesched.scheduler.shadow import ShadowScheduler
 from kubesched.server.apicheck import ApiSupport, everything_served
 from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
-from kubesched.server.frameworks import new_queue, preempting, registered, registered_resources
-from kubesched.server.informers import Informers, declared_informers, feeding_informers
+from kubesched.server.frameworks import new_queue
+from kubesched.server.informer_wiring import scheduler_informers
+from kubesched.server.informers import Informers
 from kubesched.server.parts import ClientFactory, leader_elector, pod_event_sink
 from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
 from kubesched.server.shadow_setup import ShadowSetup, new_shadow, shadow_setup
-from kubesched.server.volume_informers import VolumeInformers, uses_volumes, volume_informers
+from kubesched.server.volume_informers import volume_informers
 from kubesched.server.writer_setup import writer_process
 
 log = logging.getLogger(__name__)
@@ -292,7 +292,7 @@ def _core(
             queue=queue,
             metrics=metrics,
         )
-    informers = _informers(
+    informers = scheduler_informers(
         client,
         cache,
         queue,
@@ -322,60 +322,6 @@ def _core(
         extenders=extenders,
     )
     return _Core(cache, waiting, frameworks, queue, informers, preemptions, scheduler, shadow_loop)
-
-
-def _informers(
-    client: KubeClient,
-    cache: SchedulerCache,
-    queue: SchedulingQueue,
-    frameworks: Mapping[str, Framework],
-    *,
-    listers: ClusterListers,
-    waiting: WaitingPods,
-    volumes: VolumeInformers,
-    metrics: SchedulerMetrics,
-    support: ApiSupport,
-    observe_pods: ShadowScheduler | None = None,
-) -> Informers:
-    """Pods and nodes (feeding the cache and the queue), what plugins declare, and the
-    storage informers when a profile enables a volume plugin."""
-    pods, nodes = feeding_informers(
-        client,
-        cache=cache,
-        queue=queue,
-        scheduler_names=set(frameworks),
-        pod_store=listers.pods,
-        unscheduled_pod_events=registered(frameworks, EventResource.UNSCHEDULED_POD),
-        waiting_pods=waiting,
-        timer=metrics.observe_event_handling,
-        observe=observe_pods,
-    )
-    return Informers(
-        pods=pods,
-        nodes=nodes,
-        declared=_declared_informers(client, listers, queue, frameworks, support),
-        volumes=volumes.reflectors if uses_volumes(frameworks.values()) else {},
-    )
-
-
-def _declared_informers(
-    client: KubeClient,
-    listers: ClusterListers,
-    queue: SchedulingQueue,
-    frameworks: Mapping[str, Framework],
-    support: ApiSupport,
-) -> dict[str, Reflector[ApiObject]]:
-    """The informers of the declared resources, feeding the queue with the events plugins
-    registered; PodDisruptionBudgets only when a profile preempts (as RBAC grants them then,
-    `kubesched.manifests.rbac`; DefaultPreemption reads them at PostFilter alone); none for
-    what the API server does not serve (their listers stay empty)."""
-    declared = declared_informers(client, listers, queue, evented=registered_resources(frameworks))
-    for spec in listers.specs:
-        if not support.serves(spec):
-            declared.pop(spec.event_resource, None)
-    if not preempting(frameworks):
-        declared.pop(POD_DISRUPTION_BUDGETS.event_resource, None)
-    return declared
 
 
 def _never_fenced() -> bool:
