@@ -52,6 +52,9 @@ def run_bench(
 def _run_or_skip(name: str, settings: BenchSettings, progress: Progress) -> ContenderResult:
     if name == NULL_BINDER and not settings.workload.ceiling:
         return ContenderResult(name=name, skipped="the null binder cannot preempt")
+    why = dict(settings.workload.unsupported).get(name)
+    if why is not None:
+        return ContenderResult(name=name, skipped=why)
     return run_contender(name, settings, progress)
 
 

@@ -20,6 +20,7 @@ from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
 from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
+from kubesched.bench.catalogue_quotas import QUOTA_CASES
 from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
@@ -192,8 +193,17 @@ MORE_CATALOGUE = tuple(Case(*entry) for entry in MORE_CASES)
 """The other test cases (`catalogue_more`)."""
 EVENT_CATALOGUE = tuple(Case(*entry) for entry in EVENT_CASES)
 """The gated, deleted, extended-resource and async-preemption cases (`catalogue_events`)."""
+QUOTA_CATALOGUE = tuple(Case(*entry) for entry in QUOTA_CASES)
+"""Cases with ElasticQuotas, for scheduler-plugins' CapacityScheduling (`catalogue_quotas`)."""
 CASES = {
-    case.name: case for case in (*CATALOGUE, *MORE_CATALOGUE, *EVENT_CATALOGUE, *DRA_CATALOGUE)
+    case.name: case
+    for case in (
+        *CATALOGUE,
+        *MORE_CATALOGUE,
+        *EVENT_CATALOGUE,
+        *DRA_CATALOGUE,
+        *QUOTA_CATALOGUE,
+    )
 }
 
 

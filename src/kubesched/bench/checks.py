@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from kubesched.bench.tracker import PodTracker
 from kubesched.kube.client import KubeClient
@@ -13,10 +13,16 @@ BENCH_LIST_TIMEOUT_SECONDS = 120.0
 
 
 async def run_checks(
-    client: KubeClient, tracker: PodTracker, *, namespace: str, expected: int | None
+    client: KubeClient,
+    tracker: PodTracker,
+    *,
+    namespace: str | Sequence[str],
+    expected: int | None,
 ) -> list[str]:
-    """What went wrong (empty: the run is valid); `expected` None (a steady-state run,
-    which deletes the pods it saw bound): no count is checked."""
+    """What went wrong (empty: the run is valid); `namespace`: the measured pods' (one or
+    several); `expected` None (a steady-state run, which deletes the pods it saw bound): no
+    count is checked."""
+    measured = {namespace} if isinstance(namespace, str) else set(namespace)
     problems = list(tracker.violations[:5])
     if len(tracker.violations) > 5:
         problems.append(f"... {len(tracker.violations) - 5} more violations")
@@ -27,7 +33,7 @@ async def run_checks(
     final_bound = 0
     for obj in await list_all(client, "/api/v1/pods", timeout=BENCH_LIST_TIMEOUT_SECONDS):
         pod = Pod.from_json(obj)
-        if pod.namespace == namespace and pod.node_name:
+        if pod.namespace in measured and pod.node_name:
             final_bound += 1
             record = tracker.pods.get(pod.name)
             watched = record.node if record is not None else None

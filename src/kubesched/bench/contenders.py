@@ -1,4 +1,7 @@
-"""The three contenders and how each is started on a fresh local control plane.
+"""The contenders and how each is started on a fresh local control plane: kubesched,
+kube-scheduler and the null binder (the defaults), and scheduler-plugins' own build (its
+kube-scheduler v1.35.4 with its plugins registered, built into the binary cache on first
+use), for the cases whose profile enables one of its plugins.
 
 Each serves pods of one dedicated scheduler name, with leader election off and the same
 client limits (`clientConnection.qps/burst` in their KubeSchedulerConfiguration files: a
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,21 +21,25 @@ from typing import Any
 import yaml
 
 from kubesched.localcluster import LocalCluster, Process
+from kubesched.localcluster.binaries import ensure_scheduler_plugins
 
 KUBESCHED = "kubesched"
 KUBE_SCHEDULER = "kube-scheduler"
 NULL_BINDER = "null-binder"
+SCHEDULER_PLUGINS = "scheduler-plugins"
 CONTENDERS = (KUBESCHED, KUBE_SCHEDULER, NULL_BINDER)
+"""The default contenders."""
+KNOWN = (*CONTENDERS, SCHEDULER_PLUGINS)
 SOURCE_TREE = "kubesched@"
 """`kubesched@DIR`: kubesched from another checkout's `DIR/src` (e.g. a `git worktree` of an
 older commit), so that two versions run in one bench on the same machine."""
 
 
 def is_contender(name: str) -> bool:
-    """A contender `kubesched bench --contenders` knows: one of `CONTENDERS`, or
+    """A contender `kubesched bench --contenders` knows: one of `KNOWN`, or
     `kubesched@DIR` where DIR/src/kubesched exists."""
     tree = source_tree(name)
-    return name in CONTENDERS or (tree is not None and (tree / "kubesched").is_dir())
+    return name in KNOWN or (tree is not None and (tree / "kubesched").is_dir())
 
 
 def source_tree(name: str) -> Path | None:
@@ -53,11 +60,17 @@ class ClientLimits:
 
 
 def scheduler_config(
-    *, kubeconfig: Path, limits: ClientLimits, plugin_config: Sequence[dict[str, Any]] = ()
+    *,
+    kubeconfig: Path,
+    limits: ClientLimits,
+    plugin_config: Sequence[dict[str, Any]] = (),
+    plugins: Mapping[str, Any] | None = None,
 ) -> str:
     """One KubeSchedulerConfiguration v1 that both kubesched and kube-scheduler accept;
-    `plugin_config` is its one profile's `pluginConfig`."""
+    `plugin_config` and `plugins` are its one profile's `pluginConfig` and `plugins`."""
     profile: dict[str, Any] = {"schedulerName": limits.scheduler_name}
+    if plugins:
+        profile["plugins"] = dict(plugins)
     if plugin_config:
         profile["pluginConfig"] = list(plugin_config)
     config = {
@@ -80,13 +93,18 @@ def contender_argv(
     limits: ClientLimits,
     flags: Sequence[str] = (),
     plugin_config: Sequence[dict[str, Any]] = (),
+    *,
+    plugins: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """The command line that starts contender `name` against `cluster`; `flags` are added
-    to either scheduler's (kube-scheduler's flags, which kubesched takes too);
-    `plugin_config` goes into the schedulers' config file."""
+    to the schedulers' (kube-scheduler's flags, which kubesched takes too); `plugin_config`
+    and `plugins` go into the schedulers' config file."""
     config = cluster.workdir / f"{_label(name)}.yaml"
     text = scheduler_config(
-        kubeconfig=cluster.kubeconfig_path, limits=limits, plugin_config=plugin_config
+        kubeconfig=cluster.kubeconfig_path,
+        limits=limits,
+        plugin_config=plugin_config,
+        plugins=plugins,
     )
     config.write_text(text)
     if name == KUBESCHED or source_tree(name) is not None:
@@ -95,6 +113,9 @@ def contender_argv(
         assert cluster.binaries is not None
         kube_scheduler = str(cluster.binaries.kube_scheduler)
         return [kube_scheduler, f"--config={config}", "--secure-port=0", *flags]
+    if name == SCHEDULER_PLUGINS:
+        binary = str(ensure_scheduler_plugins().scheduler)
+        return [binary, f"--config={config}", "--secure-port=0", *flags]
     if name == NULL_BINDER:
         return [
             sys.executable,
@@ -106,7 +127,7 @@ def contender_argv(
             f"--burst={limits.burst}",
             f"--concurrency={limits.binding_concurrency}",
         ]
-    raise ValueError(f"unknown contender {name!r}; choose from {', '.join(CONTENDERS)}")
+    raise ValueError(f"unknown contender {name!r}; choose from {', '.join(KNOWN)}")
 
 
 def start_contender(
@@ -116,9 +137,10 @@ def start_contender(
     *,
     flags: Sequence[str] = (),
     plugin_config: Sequence[dict[str, Any]] = (),
+    plugins: Mapping[str, Any] | None = None,
 ) -> Process:
     """Start the contender's process (logged to the cluster's logs/<name>.log)."""
-    argv = contender_argv(name, cluster, limits, flags, plugin_config)
+    argv = contender_argv(name, cluster, limits, flags, plugin_config, plugins=plugins)
     env = dict(os.environ)
     tree = source_tree(name)
     if tree is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kubesched.bench.contenders import KUBE_SCHEDULER, KUBESCHED, NULL_BINDER
+from kubesched.bench.contenders import KUBE_SCHEDULER, KUBESCHED, NULL_BINDER, SCHEDULER_PLUGINS
 from kubesched.bench.runner import BenchSettings, ContenderResult
 
 MIB = 1024 * 1024
@@ -109,6 +109,12 @@ def markdown(results: Sequence[ContenderResult], settings: BenchSettings, machin
         ratios.append(
             f"kubesched / kube-scheduler: Average throughput {versus_kube[0]:.2f}x, "
             f"peak RSS {versus_kube[1]:.2f}x"
+        )
+    versus_plugins = _ratio(by_name.get(KUBESCHED), by_name.get(SCHEDULER_PLUGINS))
+    if versus_plugins is not None:
+        ratios.append(
+            f"kubesched / scheduler-plugins: Average throughput {versus_plugins[0]:.2f}x, "
+            f"peak RSS {versus_plugins[1]:.2f}x"
         )
     versus_ceiling = _ratio(by_name.get(KUBESCHED), by_name.get(NULL_BINDER))
     if versus_ceiling is not None:

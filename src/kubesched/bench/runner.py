@@ -34,6 +34,7 @@ from kubesched.bench.procstat import (
     tree_cpu_seconds,
     tree_peak_rss_bytes,
 )
+from kubesched.bench.quota_setup import prepare_quotas, quota_problems
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
 from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
@@ -214,6 +215,9 @@ class _Run:
         await create_all(client, nodes, concurrency=self.settings.create_concurrency)
         for path, body in self.workload.objects:
             await client.post(path, body)
+        if self.workload.quotas:
+            self.progress(f"[{self.name}] creating {len(self.workload.quotas)} ElasticQuotas")
+            await prepare_quotas(client, self.workload.quotas)
         if self.workload.dra is not None:
             self.progress(f"[{self.name}] creating the DRA objects")
             allocated = await prepare_dra(
@@ -227,6 +231,7 @@ class _Run:
             self.settings.limits,
             flags=self.settings.scheduler_flags,
             plugin_config=self.workload.plugin_config,
+            plugins=self.workload.plugins,
         )
         assert process.pid is not None
         await self._initial_pods(client, process)
@@ -246,7 +251,8 @@ class _Run:
         groups = self._initial()
         count = sum(group.count for group in groups)
         self.progress(f"[{self.name}] {count} initial pod(s), waiting until all are bound")
-        trackers = [PodTracker(client, ns) for ns in dict.fromkeys(g.namespace for g in groups)]
+        namespaces = dict.fromkeys(ns for group in groups for ns in group.namespaces())
+        trackers = [PodTracker(client, ns) for ns in namespaces]
         for tracker in trackers:
             await tracker.start()
         watches = [asyncio.create_task(tracker.run()) for tracker in trackers]
@@ -277,7 +283,7 @@ class _Run:
         steady = SteadyPods(client, measured, name) if self.workload.steady > 0 else None
         tracker = PodTracker(
             client,
-            measured.namespace,
+            measured.namespaces(),
             steady=steady is not None,
             on_bound=steady.bound if steady is not None else None,
         )
@@ -321,8 +327,10 @@ class _Run:
         self._figures(tracker, sampler, started, pid, before)
         expected = None if steady is not None else total
         problems = await run_checks(
-            client, tracker, namespace=measured.namespace, expected=expected
+            client, tracker, namespace=measured.namespaces(), expected=expected
         )
+        if self.workload.quotas:
+            problems += await quota_problems(client)
         if self.workload.dra is not None:
             problems += await dra_problems(
                 client, namespace=measured.namespace, allocates=self.name != NULL_BINDER

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,12 +36,14 @@ class PodRecord:
 
 
 class PodTracker:
-    """List, then watch, the pods of one namespace until cancelled."""
+    """List, then watch, the pods of one namespace until cancelled; given several
+    namespaces, the pods of all namespaces are watched and those of the others ignored
+    (pod names must then be unique across the namespaces)."""
 
     def __init__(
         self,
         client: KubeClient,
-        namespace: str,
+        namespace: str | Sequence[str],
         *,
         steady: bool = False,
         on_bound: Callable[[str], None] | None = None,
@@ -49,7 +51,9 @@ class PodTracker:
         self._client = client
         self._steady = steady
         self._on_bound = on_bound
-        self._path = f"/api/v1/namespaces/{namespace}/pods"
+        names = (namespace,) if isinstance(namespace, str) else tuple(namespace)
+        self._namespaces = frozenset(names) if len(names) > 1 else None
+        self._path = "/api/v1/pods" if len(names) > 1 else f"/api/v1/namespaces/{names[0]}/pods"
         self.pods: dict[str, PodRecord] = {}
         self.bound = 0
         self.violations: list[str] = []
@@ -87,7 +91,7 @@ class PodTracker:
             self._version = str(version)
         if kind == "ERROR":
             raise TrackerError(f"the watch of measured pods failed: {obj.get('message', obj)}")
-        if kind == "BOOKMARK":
+        if kind == "BOOKMARK" or not self._followed(meta):
             return
         name = str(meta.get("name", ""))
         record = self.pods.get(name)
@@ -104,6 +108,9 @@ class PodTracker:
                 self.violations.append(f"pod {name} lost its node {record.node}")
             return
         self._bound(name, record, node, now)
+
+    def _followed(self, meta: dict[str, Any]) -> bool:
+        return self._namespaces is None or meta.get("namespace") in self._namespaces
 
     def _bound(self, name: str, record: PodRecord, node: str, now: float) -> None:
         if not record.node:

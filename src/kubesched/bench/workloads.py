@@ -12,7 +12,7 @@ taints; pod: one `pause` container requesting 100m CPU and 500Mi, limits equal).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,18 +30,30 @@ _CONSTRAINED_MIX = ("plain",) * 10 + ("infra",) * 3 + ("zonal",) * 4 + ("heavy",
 
 @dataclass(frozen=True, slots=True)
 class PodGroup:
-    """`count` pods from one template in one namespace, named `prefix` + index."""
+    """`count` pods from one template in one namespace, named `prefix` + index; with
+    `spread`, pod i goes to namespace `spread[i % len(spread)]` instead (a name may repeat
+    to weight it), and the names stay unique across namespaces."""
 
     template: PodTemplate
     count: int
     namespace: str
     prefix: str
+    spread: tuple[str, ...] = ()
 
     def pods(self, scheduler_name: str) -> Iterator[tuple[str, dict[str, Any]]]:
         """(POST path, body) of every pod of the group."""
-        path = f"/api/v1/namespaces/{self.namespace}/pods"
         for i in range(self.count):
-            yield path, self.template(f"{self.prefix}{i}", self.namespace, scheduler_name)
+            namespace = self.namespace_of(i)
+            body = self.template(f"{self.prefix}{i}", namespace, scheduler_name)
+            yield f"/api/v1/namespaces/{namespace}/pods", body
+
+    def namespace_of(self, index: int) -> str:
+        """The namespace of pod `index`."""
+        return self.spread[index % len(self.spread)] if self.spread else self.namespace
+
+    def namespaces(self) -> tuple[str, ...]:
+        """Every namespace the group's pods go to, in order."""
+        return tuple(dict.fromkeys(self.spread)) if self.spread else (self.namespace,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +113,15 @@ class Workload:
     plugin_config: tuple[dict[str, Any], ...] = ()
     """The profile's `pluginConfig`, for a test case with upstream's own scheduler config
     (`schedulerConfigPath`); both schedulers read it."""
+    plugins: Mapping[str, Any] | None = None
+    """The profile's `plugins` (a case that enables an out-of-tree plugin); None: the
+    schedulers' defaults."""
+    quotas: tuple[dict[str, Any], ...] = ()
+    """ElasticQuota objects (`scheduling.x-k8s.io/v1alpha1`): with them the benchmark
+    installs scheduler-plugins' pinned ElasticQuota CRD and creates them after the nodes,
+    before the contender starts, and checks that no quota's `max` was exceeded."""
+    unsupported: tuple[tuple[str, str], ...] = ()
+    """(contender, why) for contenders that cannot run this workload (skipped)."""
     arrivals: tuple[float, ...] = ()
     """Seconds after the measured phase starts at which each measured pod is created (a
     trace's recorded times, `bench.trace_workload`); empty: as fast as possible, or at
@@ -123,8 +144,8 @@ class Workload:
             *self.namespaces,
             *self.labelled_namespaces,
             *(g.namespace for g in self.unwaited),
-            *(g.namespace for g in self.initial),
-            self.measured.namespace,
+            *(ns for g in self.initial for ns in g.namespaces()),
+            *self.measured.namespaces(),
         ]
         if self.churn is not None:
             names.append(self.churn.namespace)

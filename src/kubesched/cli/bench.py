@@ -7,6 +7,7 @@ kubesched bench --suite                          # scheduler_perf's catalogue, 5
 kubesched bench --suite --size 5000 --cases SchedulingBasic,TopologySpreading
 kubesched bench --workload SchedulingPodAffinity --size 5000   # one test case
 kubesched bench --trace trace.jsonl.gz --contenders kubesched,kube-scheduler  # a recorded trace
+kubesched bench --workload CapacitySchedulingQuotas --contenders kubesched,scheduler-plugins
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from kubesched.bench import (
     write_outputs,
 )
 from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
-from kubesched.bench.contenders import is_contender
+from kubesched.bench.contenders import KNOWN, is_contender
 from kubesched.bench.suite import run_suite, write_suite
 from kubesched.bench.trace_workload import TraceWorkloadError, trace_workload
 from kubesched.replay import TraceError, read_trace
@@ -71,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
         default=",".join(CONTENDERS),
         help=f"comma-separated, run in this order (default {','.join(CONTENDERS)}); "
         "kubesched@DIR runs the kubesched of another checkout (e.g. a git worktree of an "
-        "older commit) beside this one",
+        "older commit) beside this one; scheduler-plugins runs scheduler-plugins' own build "
+        "(for --workload CapacitySchedulingQuotas)",
     )
     parser.add_argument("--out", type=Path, default=Path("bench-results"))
     parser.add_argument("--qps", type=float, default=5000.0, help="client QPS of contenders")
@@ -181,7 +183,7 @@ def main(argv: list[str]) -> int:
     unknown = [c for c in contenders if not is_contender(c)]
     if unknown or not contenders:
         print(
-            f"kubesched bench: unknown contender(s) {unknown}; choose from {CONTENDERS}, "
+            f"kubesched bench: unknown contender(s) {unknown}; choose from {KNOWN}, "
             "or kubesched@DIR for the kubesched of another checkout (DIR/src/kubesched)"
         )
         return 2
