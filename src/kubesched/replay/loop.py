@@ -126,7 +126,9 @@ class Replay:
         scoring._RNG.seed(seed)
 
     async def run(self) -> ReplayResult:
-        """Replay the whole trace; the result once its END time is reached."""
+        """Replay the whole trace; the result once its END time is reached. Run it on a
+        `virtual_loop.VirtualTimeLoop` (`run_on_virtual_time`, as `replay_trace` does) so
+        that Permit timeouts expire in virtual time; on another loop they take real time."""
         clock, records = self._engine.clock, self._trace.records()
         upcoming, flushes = next(records, None), Flushes()
         use_virtual_time(clock)
