@@ -2,11 +2,12 @@
 kube-scheduler v1.37.2 places them (kube-controller-manager's PV and resourceclaim
 controllers answer its writes, a provisioner thread plays a CSI driver's, kwok runs the
 pods). GPU pods each with a ResourceClaim, one more than there are GPUs (it waits until the
-first pod is deleted and its claim deallocated); pods with WaitForFirstConsumer claims on
-local volumes pinned to nodes, and one whose volume is provisioned for the node chosen. The
-trace replayed in process with kubesched's default profile binds every one of them (the
-replay applies the claims' allocations and the volumes' bindings with the controllers'
-answers) on kube-scheduler's node or one tied with it.
+first pod is deleted and its claim deallocated), then one whose claim the controller makes
+from a ResourceClaimTemplate once another GPU pod is deleted; pods with WaitForFirstConsumer
+claims on local volumes pinned to nodes, and one whose volume is provisioned for the node
+chosen. The trace replayed in process with kubesched's default profile binds every one of
+them (the replay applies the claims' allocations and the volumes' bindings with the
+controllers' answers) on kube-scheduler's node or one tied with it.
 """
 
 from __future__ import annotations
@@ -89,7 +90,9 @@ def cluster(api: ApiClient, namespace: str) -> Iterator[Cluster]:
     made.delete()
 
 
-def _pod(name: str, *, claims: tuple[str, ...] = (), gpu_claim: str = "") -> dict[str, Any]:
+def _pod(
+    name: str, *, claims: tuple[str, ...] = (), gpu_claim: str = "", gpu_template: str = ""
+) -> dict[str, Any]:
     pod = make_pod().name(name).scheduler(DEFAULT).req(cpu="500m").obj()
     pod["spec"]["terminationGracePeriodSeconds"] = 1
     pod["spec"]["volumes"] = [
@@ -97,6 +100,8 @@ def _pod(name: str, *, claims: tuple[str, ...] = (), gpu_claim: str = "") -> dic
     ]
     if gpu_claim:
         pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": gpu_claim}]
+    if gpu_template:
+        pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": gpu_template}]
     return pod
 
 
@@ -112,12 +117,27 @@ class History:
             self._create(_pod(f"rs-g{i}", gpu_claim=f"gpu{i}"), bound=i < 3)
         self.api.delete("Pod", "rs-g0", namespace=self.ns)
         self._wait_bound("rs-g3")
+        self._template("gpu")
+        self.api.delete("Pod", "rs-g1", namespace=self.ns)
+        self._create(_pod("rs-t0", gpu_template="gpu"))
         for i in range(2):
             self.api.create(claim(self.ns, f"local{i}", storage_class=self.cluster.local))
             self._create(_pod(f"rs-v{i}", claims=(f"local{i}",)))
         self.api.create(claim(self.ns, "disk", storage_class=self.cluster.provisioned))
         with FakeProvisioner(self.api, self.ns, driver=self.cluster.disk_driver):
             self._create(_pod("rs-d", claims=("disk",)))
+
+    def _template(self, name: str) -> None:
+        """A ResourceClaimTemplate: the resourceclaim controller makes each pod's claim."""
+        request = {"name": "gpu", "exactly": {"deviceClassName": self.cluster.device_class}}
+        body = {
+            "apiVersion": RESOURCE,
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name},
+            "spec": {"spec": {"devices": {"requests": [request]}}},
+        }
+        path = f"/apis/{RESOURCE}/namespaces/{self.ns}/resourceclaimtemplates"
+        self.api.request("POST", path, body=body)
 
     def _gpu_claim(self, name: str) -> None:
         request = {"name": "gpu", "exactly": {"deviceClassName": self.cluster.device_class}}
@@ -159,7 +179,8 @@ def test_claims_and_volumes_replay_as_kube_scheduler_placed_them(
     report = replay_default(path)
     decisions = {d["pod"].split("/")[1]: d for d in report["decisions"]}
     ours = {name: d for name, d in decisions.items() if name.startswith("rs-")}
-    assert sorted(ours) == ["rs-d", "rs-g0", "rs-g1", "rs-g2", "rs-g3", "rs-v0", "rs-v1"]
+    assert sorted(ours) == ["rs-d", "rs-g0", "rs-g1", "rs-g2", "rs-g3", "rs-t0", "rs-v0", "rs-v1"]
     assert all(d["node"] for d in ours.values()), ours
     assert ours["rs-g3"]["bound_at"] > ours["rs-g0"]["created"], "g3 waited for g0's GPU"
-    assert_faithful(report, pods=7)
+    assert ours["rs-t0"]["bound_at"] > ours["rs-g3"]["bound_at"], "t0 took g1's GPU"
+    assert_faithful(report, pods=8)
