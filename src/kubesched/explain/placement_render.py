@@ -20,7 +20,7 @@ def placement_lines(report: PlacementsReport) -> list[str]:
     )
     lines = [head]
     if report.members:
-        lines.append(f"{INDENT * 2}members tried, in queue order: {', '.join(report.members)}")
+        lines.append(f"{INDENT * 2}members tried, in this order: {', '.join(report.members)}")
     if report.scheduled:
         placed = ", ".join(f"{name} on {node}" for name, node in report.scheduled)
         lines.append(f"{INDENT * 2}placed before the cycle: {placed}")

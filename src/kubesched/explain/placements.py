@@ -16,7 +16,6 @@ Nothing leaves the process: the cache is explain's, the Handle read-only.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -33,14 +32,6 @@ from kubesched.framework.placement_points import (
 from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.runtime import Framework
 from kubesched.runtime.placement_points import run_placement_generate, run_placement_score
-
-
-@dataclass(frozen=True, slots=True)
-class _Queued:
-    """What the QueueSort plugin compares (the queue's QueuedPodInfo)."""
-
-    pod: Pod
-    timestamp: float
 
 
 @dataclass
@@ -110,7 +101,7 @@ def _members(
     fw: Framework, group: SchedulingPodGroup, pods: Sequence[Pod], explained: Pod
 ) -> tuple[list[Pod], list[Pod]]:
     """The members placed already (bound, or held at Permit) and the pending ones the
-    scheduler would try, in its queue's order."""
+    scheduler would try, in the order it tries them."""
     members = [p for p in pods if _in(group, p)]
     if all(p.uid != explained.uid for p in members) and _in(group, explained):
         members.append(explained)
@@ -123,13 +114,10 @@ def _members(
         and not p.scheduling_gates
         and p.scheduler_name == fw.profile_name
     ]
-    ranked = sorted(pending, key=lambda p: (p.creation_timestamp or "~", p.name))
-    queued = [_Queued(p, float(i)) for i, p in enumerate(ranked)]
-
-    def order(a: _Queued, b: _Queued) -> int:
-        return -1 if fw.queue_sort_less(a, b) else (1 if fw.queue_sort_less(b, a) else 0)
-
-    return scheduled, [q.pod for q in sorted(queued, key=functools.cmp_to_key(order))]
+    # Upstream's member order (`PodGroupMemberPodsOrderingFunc`): higher priority, more
+    # attempts (unknown here: none), earlier queue time (here: creation), then name.
+    queued = sorted(pending, key=lambda p: (-p.priority, p.creation_timestamp or "~", p.name))
+    return scheduled, queued
 
 
 def _in(group: SchedulingPodGroup, pod: Pod) -> bool:

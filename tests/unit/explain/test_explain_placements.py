@@ -33,9 +33,9 @@ def _group(min_count: int, key: str = RACK) -> SchedulingPodGroup:
     return SchedulingPodGroup.of(ApiObject.from_json(body))
 
 
-def _member(i: int, *, node: str = "") -> Pod:
+def _member(i: int, *, node: str = "", priority: int = 0) -> Pod:
     pod = make_pod().name(f"w{i}").namespace("ns").uid(f"w{i}").pod_group("pg").req(cpu="1")
-    pod = pod.scheduler("test-scheduler")
+    pod = pod.scheduler("test-scheduler").priority(priority)
     return (pod.node(node) if node else pod).model()
 
 
@@ -157,6 +157,13 @@ def test_members_already_bound_keep_the_cycle_in_their_rack() -> None:
     assert found.scheduled == (("w9", "a1"),)
     assert [p.domain for p in found.placements] == ["a"]
     assert found.chosen == "a"
+
+
+def test_members_are_tried_in_the_schedulers_order() -> None:
+    members = [_member(0), _member(1, priority=10), _member(2)]
+    found, _ = _explain({"a1": ("3", "a")}, _group(3), members)
+    assert found is not None
+    assert found.members == ("w1", "w0", "w2")  # higher priority first, then by name
 
 
 def test_without_the_gate_there_is_no_placement_section() -> None:
