@@ -1,20 +1,22 @@
 """scheduler_perf's test cases (v1.37) about what a scheduler's queue does with cluster
 events rather than about placing one kind of pod: `misc/`'s SchedulingWhileGated,
 SchedulingDeletedPodsWithFinalizers and SchedulingWithExtendedResource, `affinity/`'s
-SchedulingGatedPodsWithPodAffinityImpactForThroughput and `default_preemption/`'s
-PreemptionAsync.
+SchedulingGatedPodsWithPodAffinityImpactForThroughput, `starvation/`'s StarvationIndependent
+and `default_preemption/`'s PreemptionAsync.
 
 Each entry is (name, sizes, build, notes) as `catalogue.Case` takes them; sizes map to
 (nodes, initial pods, measured pods) as there, with these readings: the gated cases run on
 upstream's one node (`node-with-name.yaml`), their "initial pods" being SchedulingWhileGated's
 `deletingPods` and the affinity case's `gatedPods`; SchedulingDeletedPodsWithFinalizers'
-are its `deletingPods`; SchedulingWithExtendedResource's nodes are those with the resource.
+are its `deletingPods`, StarvationIndependent's its `cloggerPods`;
+SchedulingWithExtendedResource's nodes are those with the resource.
 Namespaces are `namespace-<op index>` as scheduler_perf names them.
 
 Upstream ops the benchmark runs in its own shape: pods created with `skipWaitToCompletion`
 are `Workload.unwaited` (created after the initial pods are bound, just before the measured
-ones; upstream's `barrier` on the gated pods is implied: the scheduler's single pod watch
-delivers them before the measured pods); `deletePods` in the background is a `delete` churn.
+ones; upstream's `barrier` with `stageRequirement: Attempted` after them is
+`Workload.attempted_barrier`, `bench.barrier`); `deletePods` in the background is a
+`delete` churn.
 
 `THRESHOLDS`: upstream's `threshold` (pods/s, Average, its `performance` variant).
 """
@@ -30,6 +32,7 @@ from kubesched.bench import templates_more as m
 from kubesched.bench.catalogue_shapes import Params, default_nodes
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
+STARVATION_VICTIMS = "starvation-victims"
 Entry = tuple[str, dict[str, Params], Callable[[Params], Workload], dict[str, str]]
 
 THRESHOLDS: dict[str, tuple[str, int]] = {
@@ -39,7 +42,8 @@ THRESHOLDS: dict[str, tuple[str, int]] = {
     "SchedulingGatedPodsWithPodAffinityImpactForThroughput": ("1Node_10000GatedPods", 750),
     "PreemptionAsync": ("5000Nodes", 570),
 }
-"""Case -> (upstream's performance variant, its threshold in pods/s)."""
+"""Case -> (upstream's performance variant, its threshold in pods/s); StarvationIndependent
+has none."""
 
 
 def _gated_pods(deleting: int) -> int:
@@ -59,6 +63,7 @@ def _while_gated(params: Params) -> Workload:
         node_factory=lambda _i: m.node_with_name(),
         initial=(PodGroup(e.light_pod, deleting, "namespace-3", "deleting-"),),
         unwaited=(PodGroup(e.gated_pod, _gated_pods(deleting), "namespace-1", "gated-"),),
+        attempted_barrier=True,
         measured=PodGroup(e.light_pod, measure, "namespace-5", "pod-"),
         churn=Churn("delete", (), 1 / 50, "namespace-3"),
     )
@@ -114,7 +119,27 @@ def _gated_affinity(params: Params) -> Workload:
         node_factory=lambda _i: m.node_with_name(),
         initial=(),
         unwaited=(PodGroup(e.gated_pod_with_pod_affinity, gated, "namespace-1", "gated-"),),
+        attempted_barrier=True,
         measured=PodGroup(m.pod_with_label, measure, "namespace-3", "pod-"),
+    )
+
+
+def _starvation(params: Params) -> Workload:
+    """Cloggers (priority 1000, fit nowhere, woken by every churn pod) attempted once, then
+    victims (priority 0, fit anywhere) while 600 churn pods (priority 10000) a second are
+    deleted and created again: the victims must still be scheduled."""
+    nodes, cloggers, victims = params
+    return Workload(
+        name="",
+        nodes=nodes,
+        node_factory=e.starvation_node,
+        namespaces=("starvation-0",),
+        initial=(),
+        unwaited=(PodGroup(e.clogger_pod, cloggers, "starvation-0", "clogger-"),),
+        attempted_barrier=True,
+        measured=PodGroup(e.victim_pod, victims, STARVATION_VICTIMS, "victim-"),
+        churn=Churn("recreate", ("pod:starvation",), 1.0, "starvation-0", number=600),
+        priority_classes=((e.CHURN_PRIORITY_CLASS, 10000), (e.CLOGGER_PRIORITY_CLASS, 1000)),
     )
 
 
@@ -135,6 +160,16 @@ def _preemption_async(params: Params) -> Workload:
     )
 
 
+_STARVATION_NOTE = (
+    "the victims in namespace starvation-victims, not starvation-0 with the churn pods and "
+    "cloggers (the benchmark follows every pod of the measured namespace; no clogger's "
+    "affinity selects a victim); the churn starts with the measured phase, after the barrier"
+)
+_STARVATION_NOTES = {
+    "5": _STARVATION_NOTE,
+    "500": f"upstream's 10000Nodes_10000Cloggers variant; {_STARVATION_NOTE}",
+    "5000": f"upstream's 10000Nodes_10000Cloggers variant; {_STARVATION_NOTE}",
+}
 _ONE_NODE = {"5": (1, 10, 10), "500": (1, 20000, 20000), "5000": (1, 20000, 20000)}
 _ONE_NODE_NOTES = {
     "500": "upstream has no 500-node variant (it runs on one node): its 1Node_10000GatedPods",
@@ -164,6 +199,12 @@ EVENT_CASES: tuple[Entry, ...] = (
         _GATED_AFFINITY,
         _gated_affinity,
         _ONE_NODE_NOTES,
+    ),
+    (
+        "StarvationIndependent",
+        {"5": (10, 100, 50), "500": (10000, 10000, 500), "5000": (10000, 10000, 500)},
+        _starvation,
+        _STARVATION_NOTES,
     ),
     (
         "PreemptionAsync",

@@ -3,8 +3,8 @@ measured pods are scheduled, so that the scheduler sees cluster events it must r
 (pods that fit nowhere entering its queue, nodes coming and going, Services).
 
     create    every interval, one object of each template; none is deleted
-    recreate  every interval, the objects of the previous tick are deleted and one object
-              of each template is created again (upstream's `number: 1`)
+    recreate  every interval, the objects of the previous tick are deleted and `number`
+              objects of each template (upstream's `number`, 1 unless said) created again
     delete    upstream's `deletePods` op: the pods of the namespace, as listed when it
               starts, deleted one every interval (each with its own grace period)
 """
@@ -26,6 +26,7 @@ _POD_TEMPLATES: dict[str, t.PodTemplate] = {
     "high-priority-large-cpu": t.pod_high_priority_large_cpu,
     "default": t.pod_default,
     "preemptor": e.pod_preemptor,
+    "starvation": e.starvation_churn_pod,
 }
 
 
@@ -56,9 +57,12 @@ async def run_churn(client: KubeClient, churn: Churn, scheduler: str) -> None:
             await asyncio.gather(*(_delete(client, path) for path in previous))
         created = []
         for template in churn.templates:
-            path, body = churn_object(template, tick, churn, scheduler)
-            await create_one(client, path, body)
-            created.append(f"{path}/{body['metadata']['name']}")
+            batch = [
+                churn_object(template, tick * churn.number + k, churn, scheduler)
+                for k in range(churn.number)
+            ]
+            await asyncio.gather(*(create_one(client, path, body) for path, body in batch))
+            created += [f"{path}/{body['metadata']['name']}" for path, body in batch]
         previous = created
         await asyncio.sleep(churn.interval)
 

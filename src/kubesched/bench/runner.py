@@ -3,8 +3,9 @@ measured pods with the throughput sampler running, then the checks.
 
     cluster up -> N nodes -> contender started -> I initial pods, all bound (or one warm-up
     pod when I = 0: the contender is known to be ready) -> [pods not waited for: gated ones,
-    ones deleted later] -> watch + sampler -> M measured pods created -> all bound (or
-    stalled / contender exited) -> checks -> cluster down
+    ones deleted later; for some cases, until the scheduler attempted each] -> watch +
+    sampler -> M measured pods created -> all bound (or stalled / contender exited) ->
+    checks -> cluster down
 
 A DRA workload also gets kube-controller-manager with the resourceclaim controller (as
 scheduler_perf runs it: it makes each pod's claims from their templates) and its objects
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubesched.bench.barrier import create_unwaited
 from kubesched.bench.checks import run_checks
 from kubesched.bench.churn import run_churn
 from kubesched.bench.contenders import NULL_BINDER, ClientLimits, start_contender
@@ -235,9 +237,7 @@ class _Run:
         )
         assert process.pid is not None
         await self._initial_pods(client, process)
-        name = self.settings.limits.scheduler_name
-        unwaited = itertools.chain.from_iterable(g.pods(name) for g in self.workload.unwaited)
-        await create_all(client, unwaited, concurrency=self.settings.create_concurrency)
+        await create_unwaited(client, self.settings)
         await self._measure(client, process)
 
     def _initial(self) -> list[PodGroup]:

@@ -1,7 +1,8 @@
 """The scheduler_perf templates (v1.37) that `catalogue_events`'s test cases use: light,
 gated and finalizer pods (`templates/`), misc's extended-resource node and pod
-(`misc/templates/`) and default_preemption's preemptor (`default_preemption/templates/`),
-as builders in the style of `templates`."""
+(`misc/templates/`), default_preemption's preemptor (`default_preemption/templates/`) and
+starvation's nodes and pods (`starvation/templates/`), as builders in the style of
+`templates`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ benchmark creates this PriorityClass (that value) and names it instead."""
 EXTENDED_RESOURCE = "foo.com/bar-{index}"
 """misc's extended resource: node i has one `foo.com/bar-<i>`, pod i requests it."""
 EXTENDED_NODE_LABEL = "node-with-extended-resource"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
 def light_pod(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
@@ -38,7 +40,7 @@ def gated_pod_with_pod_affinity(name: str, namespace: str, scheduler: str) -> di
         "topologyKey": HOSTNAME,
     }
     spec = {
-        "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+        "affinity": {"podAffinity": {_REQUIRED: [term]}},
         "schedulingGates": [{"name": "scheduling-gate-1"}],
     }
     labels = {"app": "scheduler-perf"}
@@ -86,3 +88,75 @@ def pod_preemptor(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
     evict every other pod."""
     spec = {"priorityClassName": PREEMPTOR_PRIORITY_CLASS, "terminationGracePeriodSeconds": 0}
     return pod(name, namespace, scheduler, cpu="3970m", ports=False, spec=spec)
+
+
+CHURN_PRIORITY_CLASS = "bench-priority-10000"
+CLOGGER_PRIORITY_CLASS = "bench-priority-1000"
+"""`starvation/templates/`: churn pods have `priority: 10000`, cloggers `priority: 1000`
+(victims 0, the default); the benchmark creates these PriorityClasses and names them."""
+_TARGET: dict[str, Any] = {"key": "service", "operator": "In", "values": ["target"]}
+
+
+def starvation_node(index: int) -> dict[str, Any]:
+    """`starvation/templates/node.yaml`: 4 CPU, 8Gi, 110 pods, Ready."""
+    name = f"starvation-node-{index}"
+    capacity = {"pods": "110", "cpu": "4", "memory": "8Gi"}
+    node = node_default(name, {})
+    node["status"]["capacity"] = capacity
+    node["status"]["allocatable"] = dict(capacity)
+    return node
+
+
+def starvation_churn_pod(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
+    """`starvation/templates/churn-pod.yaml`: labelled `service: target` (what every
+    clogger's affinity and anti-affinity select), priority 10000, 10m and 10Mi."""
+    spec = {"priorityClassName": CHURN_PRIORITY_CLASS}
+    labels = {"service": "target"}
+    return pod(
+        name,
+        namespace,
+        scheduler,
+        cpu="10m",
+        memory="10Mi",
+        limits=False,
+        ports=False,
+        labels=labels,
+        spec=spec,
+    )
+
+
+def clogger_pod(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
+    """`starvation/templates/clogger-pod.yaml`: priority 1000, required affinity to
+    `service: target` per host (two terms) and required anti-affinity to the same per
+    host: it fits nowhere, and every churn pod added or deleted may wake it."""
+    exists: list[dict[str, Any]] = [
+        {"key": "service", "operator": "Exists"},
+        {"key": "service", "operator": "NotIn", "values": ["non-existent-value"]},
+    ]
+    everywhere = ["starvation-0", "default", "kube-system"]
+    affinity = [
+        _ns_term([_TARGET], everywhere),
+        _ns_term(exists, ["starvation-0", "default"]),
+    ]
+    spec = {
+        "priorityClassName": CLOGGER_PRIORITY_CLASS,
+        "affinity": {
+            "podAffinity": {_REQUIRED: affinity},
+            "podAntiAffinity": {_REQUIRED: [_ns_term([_TARGET], everywhere)]},
+        },
+    }
+    return pod(name, namespace, scheduler, requests=False, ports=False, spec=spec)
+
+
+def _ns_term(expressions: list[dict[str, Any]], namespaces: list[str]) -> dict[str, Any]:
+    return {
+        "labelSelector": {"matchExpressions": expressions},
+        "namespaces": namespaces,
+        "topologyKey": HOSTNAME,
+    }
+
+
+def victim_pod(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
+    """`starvation/templates/victim-pod.yaml`: priority 0, 10m and 10Mi, schedulable
+    anywhere: what starves if the queue keeps serving the woken cloggers first."""
+    return pod(name, namespace, scheduler, cpu="10m", memory="10Mi", limits=False, ports=False)

@@ -60,7 +60,7 @@ class PodGroup:
 class Churn:
     """scheduler_perf's `churn` op during the measured phase. `create`: one object of each
     template every `interval` seconds, never deleted; `recreate`: every `interval`, the
-    objects of the previous tick are deleted and new ones created (`number: 1`); `delete`
+    objects of the previous tick are deleted and `number` of each created again; `delete`
     (upstream's `deletePods` op in the background): the pods of `namespace`, as listed when
     it starts, deleted one every `interval` with their own grace period (no templates)."""
 
@@ -69,6 +69,8 @@ class Churn:
     """Of `pod:<template name>`, `node`, `service` (see `bench.churn`)."""
     interval: float
     namespace: str
+    number: int = 1
+    """`recreate`: objects of each template a tick (upstream's `number`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,9 @@ class Workload:
     unwaited: tuple[PodGroup, ...] = ()
     """Pods created after `initial` is bound, just before the measured phase, never waited
     for (upstream's `skipWaitToCompletion`: gated pods, pods deleted later)."""
+    attempted_barrier: bool = False
+    """Wait until every `unwaited` pod was attempted before the measured phase (upstream's
+    `barrier` op with `stageRequirement: Attempted`, `bench.barrier`)."""
 
     @property
     def initial_pods(self) -> int:

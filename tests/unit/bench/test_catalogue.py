@@ -64,6 +64,7 @@ EVENT_CASES = {
     "SchedulingDeletedPodsWithFinalizers",
     "SchedulingWithExtendedResource",
     "SchedulingGatedPodsWithPodAffinityImpactForThroughput",
+    "StarvationIndependent",
     "PreemptionAsync",
 }
 

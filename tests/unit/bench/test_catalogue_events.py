@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from kubesched.bench.barrier import attempted
 from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
-from kubesched.bench.catalogue_events import EVENT_CASES, THRESHOLDS
+from kubesched.bench.catalogue_events import EVENT_CASES, STARVATION_VICTIMS, THRESHOLDS
 from kubesched.bench.churn import churn_object, run_churn
 from kubesched.bench.templates import HOSTNAME
 from kubesched.bench.templates_more import DAEMONSET_NODE
@@ -36,7 +37,7 @@ def _pods(workload: Workload) -> dict[str, list[Pod]]:
 
 def test_every_case_is_registered_with_upstreams_threshold() -> None:
     assert set(NAMES) <= set(CASES)
-    assert set(THRESHOLDS) == set(NAMES)
+    assert set(THRESHOLDS) == set(NAMES) - {"StarvationIndependent"}
     assert THRESHOLDS["SchedulingWhileGated"] == ("1Node_10000GatedPods", 910)
     assert THRESHOLDS["PreemptionAsync"] == ("5000Nodes", 570)
 
@@ -149,3 +150,79 @@ def test_delete_churn_deletes_each_listed_pod_once_then_ends() -> None:
     churn = Churn("delete", (), 0.001, "namespace-3")
     asyncio.run(run_churn(client, churn, "bench"))  # type: ignore[arg-type]
     assert client.deleted == ["a", "b", "c"]
+
+
+def test_starvation_cloggers_fit_nowhere_and_churn_wakes_them() -> None:
+    workload = catalogue_workload("StarvationIndependent", "5")
+    assert (workload.nodes, workload.pods, workload.unwaited[0].count) == (10, 50, 100)
+    assert workload.attempted_barrier
+    assert workload.measured.namespace == STARVATION_VICTIMS
+    assert "starvation-victims" in workload.note
+    churn = workload.churn
+    assert churn is not None
+    assert (churn.mode, churn.number, churn.interval) == ("recreate", 600, 1.0)
+    _path, body = churn_object(churn.templates[0], 7, churn, "bench")
+    churn_pod = Pod.from_json(body)
+    clogger = _pods(workload)["unwaited"][0]
+    assert clogger.affinity is not None
+    assert clogger.affinity.pod_affinity is not None
+    assert clogger.affinity.pod_anti_affinity is not None
+    (anti,) = clogger.affinity.pod_anti_affinity.required
+    target = {"key": "service", "operator": "In", "values": ["target"]}
+    assert anti.label_selector == {"matchExpressions": [target]}
+    assert churn_pod.labels == {"service": "target"}
+    classes = dict(workload.priority_classes)
+    assert classes[body["spec"]["priorityClassName"]] == 10000
+    assert "priorityClassName" not in next(workload.measured.pods("bench"))[1]["spec"]
+    big = catalogue_workload("StarvationIndependent", "5000")
+    assert (big.nodes, big.unwaited[0].count, big.pods) == (10000, 10000, 500)
+
+
+def test_recreate_churn_makes_number_objects_of_each_template_a_tick() -> None:
+    churn = Churn("recreate", ("pod:starvation",), 0.001, "starvation-0", number=3)
+    client = _RecordingClient(until=6)
+
+    async def two_ticks() -> None:
+        task = asyncio.create_task(run_churn(client, churn, "bench"))  # type: ignore[arg-type]
+        await client.enough.wait()
+        task.cancel()
+
+    asyncio.run(two_ticks())
+    assert client.created[:6] == [f"churn-starvation-{i}" for i in range(6)]
+    assert client.deleted[:3] == [f"churn-starvation-{i}" for i in range(3)]
+
+
+class _RecordingClient:
+    """Records the churn's creations and deletions; `enough` is set after `until`
+    creations."""
+
+    def __init__(self, until: int) -> None:
+        self.created: list[str] = []
+        self.deleted: list[str] = []
+        self.until = until
+        self.enough = asyncio.Event()
+
+    async def post(self, path: str, body: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+        self.created.append(body["metadata"]["name"])
+        if len(self.created) >= self.until:
+            self.enough.set()
+        return body
+
+    async def delete(
+        self, path: str, *, body: dict[str, Any] | None = None, timeout: float
+    ) -> dict[str, Any]:
+        self.deleted.append(path.rsplit("/", 1)[-1])
+        return {}
+
+
+def test_a_pod_is_attempted_once_bound_or_reported_unschedulable_or_gated() -> None:
+    def status(reason: str, value: str = "False") -> dict[str, Any]:
+        condition = {"type": "PodScheduled", "status": value, "reason": reason}
+        return {"spec": {}, "status": {"conditions": [condition]}}
+
+    assert attempted({"spec": {"nodeName": "n1"}})
+    assert attempted(status("Unschedulable"))
+    assert attempted(status("SchedulingGated"))
+    assert not attempted({"spec": {}, "status": {}})
+    assert not attempted(status("SchedulerError"))
+    assert not attempted(status("Unschedulable", "True"))
