@@ -6,6 +6,9 @@ workload must make some namespaces borrow."""
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 import pytest
 
 from kubesched.bench import BenchSettings, ClientLimits, run_bench
@@ -41,3 +44,24 @@ def test_quota_case_binds_every_pod_within_the_quotas_on_both_schedulers() -> No
         assert not result.failure, f"{name}: {result.failure}"
         assert result.bound == workload.pods
         assert result.throughput.average > 0
+
+
+def test_a_quota_too_small_for_its_pods_holds_them_back_on_both_schedulers() -> None:
+    """The same case with `quota-00`'s `max` at 10 of its 15 pods: both schedulers bind 10,
+    refuse the other 5 at PreFilter with scheduler-plugins' text, and the run fails as a
+    stall that names them (so the quotas created are the ones both schedulers enforce)."""
+    workload = catalogue_workload(NAME, "5")
+    first, *others = workload.quotas
+    tight = copy.deepcopy(first)
+    tight["spec"]["max"] = {"cpu": "1000m", "memory": "5000Mi"}
+    settings = BenchSettings(
+        workload=replace(workload, quotas=(tight, *others)),
+        limits=ClientLimits(scheduler_name="bench-quotas", qps=5000, burst=5000),
+        stall_timeout=6.0,
+    )
+    results, _machine = run_bench(
+        settings, contenders=(KUBESCHED, SCHEDULER_PLUGINS), progress=lambda _m: None
+    )
+    for result in results:
+        assert result.failure.startswith("stalled: 15/20 measured pods bound"), result.failure
+        assert "ElasticQuota quota-00 is more than Max" in result.failure, result.failure
