@@ -22,6 +22,7 @@ from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
 from kubesched.bench.catalogue_quotas import QUOTA_CASES
 from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
+from kubesched.bench.catalogue_volumes import VOLUME_CASES
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
 SIZES = ("5", "500", "5000")
@@ -193,6 +194,8 @@ MORE_CATALOGUE = tuple(Case(*entry) for entry in MORE_CASES)
 """The other test cases (`catalogue_more`)."""
 EVENT_CATALOGUE = tuple(Case(*entry) for entry in EVENT_CASES)
 """The gated, deleted, extended-resource and async-preemption cases (`catalogue_events`)."""
+VOLUME_CATALOGUE = tuple(Case(*entry) for entry in VOLUME_CASES)
+"""The cases whose pods mount PersistentVolumes (`catalogue_volumes`)."""
 QUOTA_CATALOGUE = tuple(Case(*entry) for entry in QUOTA_CASES)
 """Cases with ElasticQuotas, for scheduler-plugins' CapacityScheduling (`catalogue_quotas`)."""
 CASES = {
@@ -201,6 +204,7 @@ CASES = {
         *CATALOGUE,
         *MORE_CATALOGUE,
         *EVENT_CATALOGUE,
+        *VOLUME_CATALOGUE,
         *DRA_CATALOGUE,
         *QUOTA_CATALOGUE,
     )

@@ -72,8 +72,12 @@ EVENT_CASES = {
 QUOTA_CASES = {"CapacitySchedulingQuotas"}
 
 
+VOLUME_CASES = {"SchedulingInTreePVs", "SchedulingCSIPVs", "PreemptionPVs"}
+
+
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
-    assert set(CASES) == ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES | QUOTA_CASES
+    cases = ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES | VOLUME_CASES | QUOTA_CASES
+    assert set(CASES) == cases
     for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)
         assert workload.name == name
