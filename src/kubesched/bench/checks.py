@@ -1,15 +1,39 @@
-"""The end-of-run checks: every measured pod bound exactly once, no node overcommitted."""
+"""The end-of-run checks: every measured pod bound exactly once, no node overcommitted; for
+a DRA workload its claims (`dra_checks`), for one with ElasticQuotas its quotas
+(`quota_setup`)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
+from kubesched.bench.dra_checks import dra_problems
+from kubesched.bench.quota_setup import quota_problems
 from kubesched.bench.tracker import PodTracker
+from kubesched.bench.workloads import Workload
 from kubesched.kube.client import KubeClient
 from kubesched.kube.paging import list_all
 from kubesched.model import Node, Pod, Resource
 
 BENCH_LIST_TIMEOUT_SECONDS = 120.0
+
+
+async def workload_problems(
+    client: KubeClient,
+    tracker: PodTracker,
+    workload: Workload,
+    *,
+    expected: int | None,
+    allocates: bool,
+) -> list[str]:
+    """Every check that applies to `workload`; `allocates`: the contender allocates DRA
+    claims (the null binder does not)."""
+    measured = workload.measured
+    problems = await run_checks(client, tracker, namespace=measured.namespaces(), expected=expected)
+    if workload.quotas:
+        problems += await quota_problems(client)
+    if workload.dra is not None:
+        problems += await dra_problems(client, namespace=measured.namespace, allocates=allocates)
+    return problems
 
 
 async def run_checks(

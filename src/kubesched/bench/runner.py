@@ -24,10 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubesched.bench.barrier import create_unwaited
-from kubesched.bench.checks import run_checks
+from kubesched.bench.checks import workload_problems
 from kubesched.bench.churn import run_churn
 from kubesched.bench.contenders import NULL_BINDER, ClientLimits, start_contender
-from kubesched.bench.dra_checks import dra_problems
 from kubesched.bench.dra_setup import prepare_dra
 from kubesched.bench.load import create_all
 from kubesched.bench.procstat import (
@@ -36,7 +35,7 @@ from kubesched.bench.procstat import (
     tree_cpu_seconds,
     tree_peak_rss_bytes,
 )
-from kubesched.bench.quota_setup import prepare_quotas, quota_problems
+from kubesched.bench.quota_setup import prepare_quotas
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
 from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
@@ -326,15 +325,10 @@ class _Run:
                 await asyncio.gather(*tasks, return_exceptions=True)
         self._figures(tracker, sampler, started, pid, before)
         expected = None if steady is not None else total
-        problems = await run_checks(
-            client, tracker, namespace=measured.namespaces(), expected=expected
+        allocates = self.name != NULL_BINDER
+        problems = await workload_problems(
+            client, tracker, self.workload, expected=expected, allocates=allocates
         )
-        if self.workload.quotas:
-            problems += await quota_problems(client)
-        if self.workload.dra is not None:
-            problems += await dra_problems(
-                client, namespace=measured.namespace, allocates=self.name != NULL_BINDER
-            )
         if problems:
             raise RunFailed("; ".join(problems))
 
