@@ -13,7 +13,6 @@ then `rbac.extraRules`.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -116,35 +115,58 @@ def _behind(condition: str, rules: list[Any]) -> list[Any]:
 
 
 def _declared_rules(declared: Mapping[str, tuple[ResourceSpec, ...]]) -> list[Any]:
-    """`rbac.resource_rules` of every resource a plugin declares, in its order, each rule
-    kept when a plugin needing it is enabled; native PodGroups also under the gate (the
-    pod-group cycle, `kubesched.framework.resources.cluster_resources`)."""
+    """`rbac.resource_rules` of every resource a plugin declares, in its order: reading
+    kept when a plugin reading it is enabled, writing it when one that writes it is (a
+    plugin that only reads a resource another writes gets no write), its status when one
+    writes that; native PodGroups also under the gate (the pod-group cycle,
+    `kubesched.framework.resources.cluster_resources`)."""
     readers: dict[tuple[str, str, str], set[str]] = {}
     writers: dict[tuple[str, str, str], set[str]] = {}
+    status_writers: dict[tuple[str, str, str], set[str]] = {}
     specs: dict[tuple[str, str, str], ResourceSpec] = {}
     for plugin, declared_specs in declared.items():
         for spec in declared_specs:
             key = (spec.group, spec.resource, spec.version)
-            specs[key] = spec
+            specs.setdefault(key, spec)
             readers.setdefault(key, set()).add(plugin)
-            writers.setdefault(key, set())
+            if spec.writes:
+                writers.setdefault(key, set()).add(plugin)
             if spec.writes_status or spec.writes:
-                writers[key].add(plugin)
+                status_writers.setdefault(key, set()).add(plugin)
     cycle = (
         SCHEDULING_PODGROUPS.group,
         SCHEDULING_PODGROUPS.resource,
         SCHEDULING_PODGROUPS.version,
     )
     specs.setdefault(cycle, SCHEDULING_PODGROUPS)
-    rules: list[Any] = []
+    guarded: list[tuple[str, dict[str, Any]]] = []
     for key in sorted(specs):
-        spec = dataclasses.replace(specs[key], writes_status=True)
-        *read, status = rbac.resource_rules([spec])
-        gated = key == cycle
-        if read and not built_in(spec):
-            rules += _behind(_any_enabled(readers.get(key, set()), gated=gated), read)
-        if writers.get(key) or (gated and SCHEDULING_PODGROUPS.writes_status):
-            rules += _behind(_any_enabled(writers.get(key, set()), gated=gated), [status])
+        spec, gated = specs[key], key == cycle
+        if not built_in(spec):
+            condition = _any_enabled(readers.get(key, set()), gated=gated)
+            guarded.append((condition, rbac.rule(spec.group, (spec.resource,), rbac.READ)))
+        if writers.get(key):
+            condition = _any_enabled(writers[key], gated=False)
+            guarded.append((condition, rbac.rule(spec.group, (spec.resource,), _WRITE)))
+        if status_writers.get(key) or (gated and SCHEDULING_PODGROUPS.writes_status):
+            condition = _any_enabled(status_writers.get(key, set()), gated=gated)
+            status = rbac.rule(spec.group, (f"{spec.resource}/status",), ("patch", "update"))
+            guarded.append((condition, status))
+    return _grouped(guarded)
+
+
+_WRITE = ("create", "delete", "patch", "update")
+
+
+def _grouped(guarded: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """The rules, each run of rules under one condition behind one `if`."""
+    rules: list[Any] = []
+    run: list[dict[str, Any]] = []
+    for index, (condition, rule) in enumerate(guarded):
+        run.append(rule)
+        if index + 1 == len(guarded) or guarded[index + 1][0] != condition:
+            rules += _behind(condition, run)
+            run = []
     return rules
 
 
