@@ -16,7 +16,7 @@ them then.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kubesched.framework import StateKey
@@ -63,12 +63,17 @@ SNAPSHOT_KEY: StateKey[QuotaSnapshot] = StateKey("ElasticQuotaSnapshot")
 PRE_FILTER_KEY: StateKey[PreFilterState] = StateKey("PreFilterCapacityScheduling")
 
 
+PodUsage = Callable[[Pod], Resource]
+"""What a pod is charged (`pod_request`, or `devices.PodUsage` with its claims' devices)."""
+
+
 class QuotaBook:
     """The live quotas by namespace with their used totals."""
 
-    def __init__(self, quotas: Lister[ApiObject]) -> None:
+    def __init__(self, quotas: Lister[ApiObject], usage: PodUsage = pod_request) -> None:
         self.infos = QuotaInfos()
         self._quotas = quotas
+        self.usage = usage
 
     def snapshot(self) -> QuotaSnapshot:
         return QuotaSnapshot(self.infos.clone())
@@ -108,7 +113,15 @@ class QuotaBook:
     def pod_bound(self, pod: Pod) -> None:
         info = self.infos.get(pod.namespace) or self._look_up(pod.namespace)
         if info is not None:
-            info.add_pod(pod)
+            info.add_pod(pod, self.usage(pod))
+
+    def charge_again(self, pods: Iterable[Pod]) -> None:
+        """Count counted `pods` again with what they use now (a claim they name arrived)."""
+        for pod in pods:
+            info = self.infos.get(pod.namespace)
+            if info is not None and pod.uid in info.pods:
+                info.remove_pod(pod)
+                info.add_pod(pod, self.usage(pod))
 
     def _look_up(self, namespace: str) -> QuotaInfo | None:
         quotas = sorted(self._quotas.list(namespace), key=lambda obj: obj.name)
@@ -134,7 +147,7 @@ class QuotaBook:
         """Count a pod placed in this cycle (its namespace's quota as the book holds it)."""
         info = self.infos.get(pod.namespace)
         if info is not None:
-            info.add_pod(pod)
+            info.add_pod(pod, self.usage(pod))
 
     def unreserve(self, pod: Pod) -> None:
         self.pod_gone(pod)
@@ -150,11 +163,14 @@ def _warn_min_over_max(obj: ApiObject) -> None:
         )
 
 
-def pre_filter(pod: Pod, infos: QuotaInfos, nominated: Iterable[Pod]) -> tuple[PreFilterState, str]:
+def pre_filter(
+    pod: Pod, infos: QuotaInfos, nominated: Iterable[Pod], usage: PodUsage = pod_request
+) -> tuple[PreFilterState, str]:
     """PreFilter's state for `pod` and its refusal ("" when it may go on).
 
-    `nominated`: the pods nominated to any node (the pod itself is skipped)."""
-    request = pod_request(pod)
+    `nominated`: the pods nominated to any node (the pod itself is skipped); `usage`: what
+    a pod is charged."""
+    request = usage(pod)
     info = infos.get(pod.namespace)
     if info is None:
         return PreFilterState(request), ""
@@ -164,10 +180,10 @@ def pre_filter(pod: Pod, infos: QuotaInfos, nominated: Iterable[Pod]) -> tuple[P
         if other.uid == pod.uid or other_info is None:
             continue
         if other.namespace == pod.namespace and other.priority >= pod.priority:
-            in_quota.add(pod_request(other))
-            everywhere.add(pod_request(other))
+            in_quota.add(usage(other))
+            everywhere.add(usage(other))
         elif other.namespace != pod.namespace and not other_info.used_over_min():
-            everywhere.add(pod_request(other))
+            everywhere.add(usage(other))
     in_quota.add(request)
     everywhere.add(request)
     state = PreFilterState(request, in_quota, everywhere)

@@ -10,13 +10,13 @@ carries the tree's labels (scheduler-plugins' rules then apply unchanged).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kubesched.framework import NodeInfo
 from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject, Pod, Resource
 from kubesched.plugins.capacity_scheduling.core import PreFilterState
-from kubesched.plugins.capacity_scheduling.quota import QuotaInfos
+from kubesched.plugins.capacity_scheduling.quota import QuotaInfos, pod_request
 from kubesched.plugins.capacity_scheduling.runtime import (
     Demand,
     allocatable,
@@ -31,11 +31,11 @@ log = logging.getLogger(__name__)
 class FairShare:
     """The quota tree, its demand, and the runtime shares of the last cycle."""
 
-    def __init__(self) -> None:
+    def __init__(self, usage: Callable[[Pod], Resource] = pod_request) -> None:
         self._objects: dict[str, ApiObject] = {}
         self._forest: Forest | None = None
         self._warned: set[tuple[str, str]] = set()
-        self.demand = Demand()
+        self.demand = Demand(usage)
         self.shares: dict[str, Resource] = {}
         """The runtime shares computed last, by namespace (for metrics and explain)."""
 

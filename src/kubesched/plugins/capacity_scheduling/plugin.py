@@ -38,7 +38,7 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.framework.resources import resource_event
-from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.model import ApiObject, Pod, PodDisruptionBudget
 from kubesched.plugins.capacity_scheduling.core import (
     PRE_FILTER_KEY,
     SNAPSHOT_KEY,
@@ -46,6 +46,7 @@ from kubesched.plugins.capacity_scheduling.core import (
     QuotaSnapshot,
     pre_filter,
 )
+from kubesched.plugins.capacity_scheduling.devices import CLAIMS, PodUsage, pod_claim_names
 from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
 from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
@@ -62,7 +63,7 @@ class CapacityScheduling:
     """PreFilter (+ extensions), PostFilter and Reserve for scheduler-plugins' ElasticQuotas."""
 
     name = NAME
-    resources = (ELASTIC_QUOTAS, POD_DISRUPTION_BUDGETS)
+    resources = (ELASTIC_QUOTAS, POD_DISRUPTION_BUDGETS, CLAIMS)
 
     def __init__(
         self, *, args: Mapping[str, Any], handle: Handle, clock: Callable[[], float] = time.time
@@ -72,8 +73,11 @@ class CapacityScheduling:
         self._clock = clock
         quotas = declared_lister(handle, ELASTIC_QUOTAS)
         self._pdbs = declared_lister(handle, POD_DISRUPTION_BUDGETS)
-        self.book = QuotaBook(quotas)
-        self.fair = FairShare()
+        claims = declared_lister(handle, CLAIMS)
+        self.usage = PodUsage(claims)
+        self.book = QuotaBook(quotas, self.usage)
+        self.fair = FairShare(self.usage)
+        claims.subscribe(self._claim_changed)
         for on_quota in (self.book.quota_changed, self.fair.quota_changed):
             quotas.subscribe(on_quota)
             for quota in quotas.list():
@@ -82,6 +86,16 @@ class CapacityScheduling:
             handle.pod_lister().subscribe(on_pod)
             for pod in handle.pod_lister().list():
                 on_pod(None, pod)
+
+    def _claim_changed(self, old: ApiObject | None, new: ApiObject | None) -> None:
+        """A claim that arrives after the pods naming it were counted: count them again."""
+        if old is not None or new is None:
+            return  # a claim's spec never changes; a deleted one's pods keep their charge
+        pods = self._handle.pod_lister().list(new.namespace)
+        naming = [pod for pod in pods if new.name in pod_claim_names(pod)]
+        self.book.charge_again(naming)
+        for pod in naming:
+            self.fair.demand.pod_changed(pod, pod)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         return (
@@ -98,7 +112,7 @@ class CapacityScheduling:
             snapshot = QuotaSnapshot(effective)
         state.write(SNAPSHOT_KEY, snapshot)
         nominated = self._nominated(nodes) if pod.namespace in snapshot.infos else []
-        pre, refusal = pre_filter(pod, snapshot.infos, nominated)
+        pre, refusal = pre_filter(pod, snapshot.infos, nominated, self.usage)
         state.write(PRE_FILTER_KEY, pre)
         if effective is not None and refusal:
             refusal = share_refusal(pod, self.book.infos, pre, refusal)
@@ -116,7 +130,7 @@ class CapacityScheduling:
         del pod_to_schedule, node_info
         info = state.read(SNAPSHOT_KEY).infos.get(pod_to_add.namespace)
         if info is not None:
-            info.add_pod(pod_to_add)
+            info.add_pod(pod_to_add, self.usage(pod_to_add))
         return None
 
     def remove_pod(
@@ -177,7 +191,7 @@ class CapacityScheduling:
     ) -> tuple[list[str], dict[str, Any]] | None:
         """`kubesched explain`'s quota verdict for `pod` (lines, JSON), after its cycle;
         None when its namespace has no quota."""
-        verdict = quota_verdict(self.quota_rows(), pod, victims)
+        verdict = quota_verdict(self.quota_rows(), pod, victims, self.usage)
         if verdict is None:
             return None
         return quota_lines(verdict), quota_dict(verdict)

@@ -69,14 +69,15 @@ def exceeds(request: Resource, used: Resource, limit: Resource, *, bound: int) -
 @dataclass(slots=True)
 class QuotaInfo:
     """One namespace's ElasticQuota with what its pods use (scheduler-plugins'
-    `ElasticQuotaInfo`); `pods` holds the UIDs counted in `used`. `min` and `max` are never
-    changed in place."""
+    `ElasticQuotaInfo`); `pods` holds the UIDs counted in `used`, each with what it was
+    charged (so a pod is taken off as it was counted). `min` and `max` are never changed in
+    place."""
 
     namespace: str
     min: Resource = field(default_factory=Resource)
     max: Resource = field(default_factory=_unbounded)
     used: Resource = field(default_factory=Resource)
-    pods: set[str] = field(default_factory=set)
+    pods: dict[str, Resource] = field(default_factory=dict)
     shared: bool = field(default=False, compare=False)
     """`pods` is shared with a clone: copied before either changes it."""
 
@@ -108,24 +109,26 @@ class QuotaInfo:
         used = self.used.copy()
         return QuotaInfo(self.namespace, self.min, self.max, used, self.pods, shared=True)
 
-    def _own_pods(self) -> set[str]:
+    def _own_pods(self) -> dict[str, Resource]:
         if self.shared:
-            self.pods, self.shared = set(self.pods), False
+            self.pods, self.shared = dict(self.pods), False
         return self.pods
 
-    def add_pod(self, pod: Pod) -> None:
-        """Count `pod` (once: a pod counted already is left alone)."""
+    def add_pod(self, pod: Pod, usage: Resource | None = None) -> None:
+        """Count `pod` (once: a pod counted already is left alone), charged `usage`
+        (`pod_request(pod)` when not given; `devices.PodUsage` adds its claims' devices)."""
         if pod.uid in self.pods:
             return
-        self._own_pods().add(pod.uid)
-        self.used.add(pod_request(pod))
+        charged = pod_request(pod) if usage is None else usage
+        self._own_pods()[pod.uid] = charged
+        self.used.add(charged)
 
     def remove_pod(self, pod: Pod) -> None:
-        """Stop counting `pod` (a pod not counted is left alone)."""
+        """Stop counting `pod`, taking off what it was charged (a pod not counted is left
+        alone)."""
         if pod.uid not in self.pods:
             return
-        self._own_pods().discard(pod.uid)
-        self.used.subtract(pod_request(pod))
+        self.used.subtract(self._own_pods().pop(pod.uid))
 
     def used_over_min_with(self, request: Resource) -> bool:
         return exceeds(request, self.used, self.min, bound=LOWER_BOUND_OF_MIN)

@@ -15,7 +15,7 @@ share lends what it uses beyond it: a quota within its share reclaims that by pr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from kubesched.model import Pod, Resource
@@ -36,7 +36,8 @@ class Demand:
     """What the pods of each namespace ask for: every pod not ended, bound or pending; the
     totals per namespace kept as pods come and go (a cycle reads them without a scan)."""
 
-    def __init__(self) -> None:
+    def __init__(self, usage: Callable[[Pod], Resource] = pod_request) -> None:
+        self._usage = usage
         self._pods: dict[str, tuple[str, Resource]] = {}
         self._totals: dict[str, Resource] = {}
 
@@ -47,7 +48,7 @@ class Demand:
         if new is None or new.phase in ENDED:
             return
         self._forget(new.uid)
-        request = pod_request(new)
+        request = self._usage(new)
         self._pods[new.uid] = (new.namespace, request)
         self._totals.setdefault(new.namespace, Resource()).add(request)
 
@@ -61,7 +62,7 @@ class Demand:
         """The demand per namespace, `including` a pod the lister has not seen yet."""
         totals = {namespace: total.copy() for namespace, total in self._totals.items()}
         if including is not None and including.uid not in self._pods:
-            totals.setdefault(including.namespace, Resource()).add(pod_request(including))
+            totals.setdefault(including.namespace, Resource()).add(self._usage(including))
         return totals
 
 

@@ -9,11 +9,11 @@ listed; its shares are those of the pod's PreFilter), so the numbers are the sch
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kubesched.model import Pod
+from kubesched.model import Pod, Resource
 from kubesched.model.resources import CPU
 from kubesched.plugins.capacity_scheduling.quota import pod_request
 from kubesched.plugins.capacity_scheduling.report import MAX, MIN, RUNTIME, USED, QuotaRow
@@ -51,14 +51,18 @@ class QuotaVerdict:
 
 
 def quota_verdict(
-    rows: Iterable[QuotaRow], pod: Pod, victims: Iterable[str]
+    rows: Iterable[QuotaRow],
+    pod: Pod,
+    victims: Iterable[str],
+    usage: Callable[[Pod], Resource] = pod_request,
 ) -> QuotaVerdict | None:
     """The verdict for `pod`, None when its namespace has no quota. `victims`:
-    `namespace/name` of the pods preemption would evict for it."""
+    `namespace/name` of the pods preemption would evict for it; `usage`: what a pod is
+    charged."""
     row = next((r for r in rows if r.namespace == pod.namespace), None)
     if row is None:
         return None
-    request = pod_request(pod)
+    request = usage(pod)
     names = sorted({*row.names(), *request.names()})
     lines = tuple(_line(row, name, request.get(name)) for name in names)
     by_namespace: dict[str, list[str]] = {}

@@ -60,7 +60,7 @@ def res(cpu: int, memory: int) -> Resource:
 def test_add_elastic_quota() -> None:
     book = book_with(eq("ns1", "t1-eq1", max_=(100, 1000), min_=(10, 100)))
     info = book.infos["ns1"]
-    assert (info.max, info.min, info.used, info.pods) == (
+    assert (info.max, info.min, info.used, set(info.pods)) == (
         res(100, 1000),
         res(10, 100),
         Resource(),
@@ -93,7 +93,7 @@ def test_update_elastic_quota_keeps_what_is_used() -> None:
     book.pod_changed(None, pod("t1-p1", "ns1", memory=50, cpu=10))
     book.quota_changed(old, eq("ns1", "t1-eq1", max_=(300, 1000), min_=(10, 100)))
     info = book.infos["ns1"]
-    assert (info.max, info.used, info.pods) == (res(300, 1000), res(10, 50), {"t1-p1"})
+    assert (info.max, info.used, set(info.pods)) == (res(300, 1000), res(10, 50), {"t1-p1"})
 
 
 def test_delete_elastic_quota() -> None:
@@ -108,7 +108,7 @@ def test_add_pod() -> None:
     for name in ("t1-p1", "t1-p2", "t1-p3"):
         book.pod_changed(None, pod(name, "ns1", memory=50, cpu=10))
     info = book.infos["ns1"]
-    assert (info.used, info.pods) == (res(30, 150), {"t1-p1", "t1-p2", "t1-p3"})
+    assert (info.used, set(info.pods)) == (res(30, 150), {"t1-p1", "t1-p2", "t1-p3"})
 
 
 def test_a_bound_pod_finds_a_quota_the_book_has_not_heard_of() -> None:
@@ -134,7 +134,7 @@ def test_update_pod_from_succeeded_to_running_changes_nothing() -> None:
     book.pod_changed(None, old)
     book.pod_changed(old, pod("t1-p1", "ns1", memory=100, cpu=30, priority=HIGH))
     info = book.infos["ns1"]
-    assert (info.used, info.pods) == (res(30, 100), {"t1-p1"})
+    assert (info.used, set(info.pods)) == (res(30, 100), {"t1-p1"})
 
 
 def test_update_pod_from_pending_to_failed_stops_counting_it() -> None:
@@ -143,7 +143,7 @@ def test_update_pod_from_pending_to_failed_stops_counting_it() -> None:
     book.pod_changed(None, old)
     book.pod_changed(old, pod("t1-p2", "ns1", memory=100, cpu=30, priority=HIGH, phase="Failed"))
     info = book.infos["ns1"]
-    assert (info.used, info.pods) == (Resource(), set())
+    assert (info.used, set(info.pods)) == (Resource(), set())
 
 
 def test_delete_pods() -> None:
@@ -153,9 +153,9 @@ def test_delete_pods() -> None:
     book.pod_changed(None, p1)
     book.pod_changed(None, p2)
     book.pod_changed(p1, None)
-    assert (book.infos["ns1"].used, book.infos["ns1"].pods) == (res(30, 100), {"t1-p2"})
+    assert (book.infos["ns1"].used, set(book.infos["ns1"].pods)) == (res(30, 100), {"t1-p2"})
     book.pod_changed(p2, None)
-    assert (book.infos["ns1"].used, book.infos["ns1"].pods) == (Resource(), set())
+    assert (book.infos["ns1"].used, set(book.infos["ns1"].pods)) == (Resource(), set())
 
 
 def test_reserve_counts_pods_of_namespaces_with_a_quota() -> None:
@@ -163,20 +163,24 @@ def test_reserve_counts_pods_of_namespaces_with_a_quota() -> None:
     book.infos["ns1"] = QuotaInfo("ns1", min=res(0, 1000), max=res(0, 2000), used=res(0, 300))
     book.reserve(pod("t1-p1", "ns1", memory=50))
     book.reserve(pod("t1-p2", "ns2", memory=50))
-    assert (book.infos["ns1"].used.memory, book.infos["ns1"].pods) == (350, {"t1-p1"})
+    assert (book.infos["ns1"].used.memory, set(book.infos["ns1"].pods)) == (350, {"t1-p1"})
     assert "ns2" not in book.infos
 
 
 def test_unreserve_uncounts_only_pods_it_counted() -> None:
     book = book_with()
     book.infos["ns1"] = QuotaInfo(
-        "ns1", min=res(0, 1000), max=res(0, 2000), used=res(0, 300), pods={"t1-p3", "t1-p4"}
+        "ns1",
+        min=res(0, 1000),
+        max=res(0, 2000),
+        used=res(0, 300),
+        pods={"t1-p3": res(0, 50), "t1-p4": res(0, 250)},
     )
     book.unreserve(pod("t1-p1", "ns1", memory=50))
     book.unreserve(pod("t1-p2", "ns2", memory=50))
-    assert (book.infos["ns1"].used.memory, book.infos["ns1"].pods) == (300, {"t1-p3", "t1-p4"})
+    assert (book.infos["ns1"].used.memory, set(book.infos["ns1"].pods)) == (300, {"t1-p3", "t1-p4"})
     book.unreserve(pod("t1-p3", "ns1", memory=50))
-    assert (book.infos["ns1"].used.memory, book.infos["ns1"].pods) == (250, {"t1-p4"})
+    assert (book.infos["ns1"].used.memory, set(book.infos["ns1"].pods)) == (250, {"t1-p4"})
 
 
 def test_a_quota_whose_min_exceeds_its_max_is_kept_and_warned_about(

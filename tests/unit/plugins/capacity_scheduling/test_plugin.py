@@ -202,7 +202,7 @@ def test_a_plugin_built_after_the_informers_synced_counts_what_they_hold() -> No
     handle.listers.pods.on_add(bound)
     handle.listers.pods.on_add(pod("pending", "ns1", memory=60))
     plugin = CapacityScheduling(args={}, handle=handle)
-    assert (plugin.book.infos["ns1"].used, plugin.book.infos["ns1"].pods) == (mem(60), {"p"})
+    assert (plugin.book.infos["ns1"].used, set(plugin.book.infos["ns1"].pods)) == (mem(60), {"p"})
 
 
 def test_pod_deletions_and_any_elastic_quota_change_requeue() -> None:
