@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from kubesched.queue.active import ActiveQueue
 from kubesched.queue.backoff import BackoffQueue
+from kubesched.queue.gated import GatedSet
 from kubesched.queue.types import (
     ACTIVE,
     BACKOFF,
@@ -52,7 +53,7 @@ class QueuePools:
         if pop_from_backoff:
             self.active.fallback = self._pop_backoff
         self.unschedulable: dict[str, QueuedPodInfo] = {}
-        self.gated: dict[str, QueuedPodInfo] = {}
+        self.gated = GatedSet()
         self._pre_enqueue = pre_enqueue
         self._on_incoming = on_incoming
 
@@ -79,7 +80,7 @@ class QueuePools:
         self.active.delete(uid)
         self.backoff.delete(uid)
         self.unschedulable.pop(uid, None)
-        self.gated.pop(uid, None)
+        self.gated.pop(uid)
 
     def to_active(self, qpi: QueuedPodInfo, *, event: str, from_backoff: bool = False) -> bool:
         """activeQ, unless a PreEnqueue plugin gates the pod (then the gated set). A pod
@@ -90,7 +91,7 @@ class QueuePools:
         if not (from_backoff and self._pop_from_backoff) and self._gated(qpi, event):
             return False
         qpi.gating_plugin = None
-        self.gated.pop(uid, None)
+        self.gated.pop(uid)
         if qpi.initial_attempt_timestamp is None:
             qpi.initial_attempt_timestamp = self.clock()
         self.active.add(qpi)
@@ -103,7 +104,7 @@ class QueuePools:
         self.unschedulable.pop(qpi.uid, None)
         if self._pop_from_backoff and self._gated(qpi, event):
             return False
-        self.gated.pop(qpi.uid, None)
+        self.gated.pop(qpi.uid)
         qpi.gating_plugin = None
         self.backoff.add(qpi, errors=errors)
         self._incoming(BACKOFF, event)
@@ -129,8 +130,9 @@ class QueuePools:
             return False
         qpi.gating_plugin = gate
         qpi.unschedulable_plugins.add(gate)
-        if qpi.uid not in self.gated:
-            self.gated[qpi.uid] = qpi
+        entering = qpi.uid not in self.gated
+        self.gated.add(qpi)  # under its gate now (a pod may pass from one gate to another)
+        if entering:
             self._incoming(GATED, event)
         return True
 

@@ -27,6 +27,8 @@ from typing import Any
 
 from kubesched.framework.events import FORCE_ACTIVATE_EVENT, UNSCHEDULABLE_TIMEOUT_EVENT
 from kubesched.model import Pod
+from kubesched.queue.flush_loop import every
+from kubesched.queue.gated import GateHears
 from kubesched.queue.inflight import InFlightEvents
 from kubesched.queue.nominator import Nominator
 from kubesched.queue.pod_groups import GroupKey, GroupOf, PodGroupQueueing
@@ -71,7 +73,10 @@ class SchedulingQueue:
         pop_from_backoff: bool = True,
         on_incoming: IncomingHook | None = None,
         nominator: Nominator | None = None,
+        gate_hears: GateHears | None = None,
     ) -> None:
+        """`gate_hears`: which gates' pods an event is offered to (`queue.gated`)."""
+        self._gate_hears = gate_hears
         self._clock = clock
         self._strategy = requeue_strategy
         self._interested = interested
@@ -189,7 +194,11 @@ class SchedulingQueue:
         schedulable: requeue those a rejecting plugin's hint says it may help."""
         if not self._interested(event):
             return
-        candidates = [*self._pools.unschedulable.values(), *self._pools.gated.values()]
+        gated = self._pools.gated
+        hearing = (
+            gated.values() if self._gate_hears is None else gated.hearing(event, self._gate_hears)
+        )
+        candidates = [*self._pools.unschedulable.values(), *hearing]
         if pre_check is not None:
             candidates = [qpi for qpi in candidates if pre_check(qpi.pod)]
         self._move_pods(candidates, event, old, new)
@@ -323,10 +332,10 @@ class SchedulingQueue:
         """Start both flush loops on the running event loop; `close()` stops them."""
         self._tasks = [
             asyncio.create_task(
-                _every(BACKOFF_FLUSH_PERIOD, self.flush_backoff_completed, clock=self._clock)
+                every(BACKOFF_FLUSH_PERIOD, self.flush_backoff_completed, clock=self._clock)
             ),
             asyncio.create_task(
-                _every(UNSCHEDULABLE_FLUSH_PERIOD, self.flush_unschedulable_left_over)
+                every(UNSCHEDULABLE_FLUSH_PERIOD, self.flush_unschedulable_left_over)
             ),
         ]
 
@@ -389,16 +398,3 @@ class SchedulingQueue:
             self._pools.requeue(qpi, event=event)
         else:
             self._pools.to_active(qpi, event=event)
-
-
-async def _every(
-    period: float, flush: Callable[[], None], *, clock: Callable[[], float] | None = None
-) -> None:
-    """`flush` every `period`; with `clock`, on the period's boundaries of that clock (the
-    backoff flush runs at the start of each 1 s ordering window, as upstream's)."""
-    if clock is not None:
-        await asyncio.sleep(period - clock() % period)
-        flush()
-    while True:
-        await asyncio.sleep(period)
-        flush()

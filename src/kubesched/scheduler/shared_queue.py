@@ -63,6 +63,12 @@ def shared_queue(
         )
         return _STRATEGIES[requeue]
 
+    def gate_hears(scheduler: str, gate: str | None, event: object) -> bool:
+        if gate is None or not isinstance(event, ClusterEvent):
+            return True
+        hints = frameworks.get(scheduler, first).queueing_hints
+        return not hints.gated_by_another_event(gate, event)
+
     def interested(event: object) -> bool:
         if not isinstance(event, ClusterEvent):
             return True
@@ -82,4 +88,5 @@ def shared_queue(
         ),
         on_incoming=on_incoming,
         nominator=nominator,
+        gate_hears=gate_hears,
     )
