@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from kubesched.localcluster import LocalCluster
 from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, is_bound, wait_for
-from tests.e2e.harness.kubesched import KubeschedProcess, free_port
+from tests.e2e.harness.kubesched import KubeschedProcess
+from tests.e2e.harness.tutorial import start_page_scheduler, wait_with_log_tail
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "quotas.md"
@@ -119,10 +120,12 @@ def test_two_teams_share_a_gpu_pool_as_the_page_says(
     try:
         for command in commands:
             if command.endswith("&"):
-                scheduler = _start(command, env, tmp_path, workload_cluster.admin_token)
+                scheduler = start_page_scheduler(
+                    command, env, tmp_path, workload_cluster.admin_token, name="quota-scheduler"
+                )
                 continue
             outputs[command] = _run(command, tmp_path, env)
-            _wait_after(command, api, scheduler)
+            wait_with_log_tail(partial(_wait_for_effect, command, api), scheduler)
         assert scheduler is not None
         _check_outputs(outputs, shown)
         _check_metrics(scheduler)
@@ -130,49 +133,6 @@ def test_two_teams_share_a_gpu_pool_as_the_page_says(
         if scheduler is not None:
             scheduler.stop()
         _cleanup(api)
-
-
-def _start(command: str, env: dict[str, str], workdir: Path, token: str) -> KubeschedProcess:
-    """The page's background line, as the other modules start kubesched (with a free
-    `--secure-port` and a `--cert-dir` added) but with the page's KUBECONFIG: with
-    `--config`, kubesched (as kube-scheduler) reads the connection from the file or from
-    KUBECONFIG, never from `--kubeconfig`."""
-    argv = shlex.split(command.removesuffix("&"))
-    assert argv[0] == "kubesched", command
-    port = free_port()
-    proc = KubeschedProcess(
-        argv=[
-            sys.executable,
-            "-m",
-            "kubesched",
-            *(_absolute(arg, workdir) for arg in argv[1:]),
-            f"--secure-port={port}",
-            "--bind-address=127.0.0.1",
-            f"--cert-dir={workdir / 'quota-scheduler-certs'}",
-        ],
-        log_path=workdir / "quota-scheduler.log",
-        port=port,
-        env={**env, "PYTHONUNBUFFERED": "1"},
-        token=token,
-    )
-    proc.wait_ready()
-    return proc
-
-
-def _absolute(arg: str, workdir: Path) -> str:
-    """`--config=FILE` relative to the page's folder (the process runs elsewhere)."""
-    if not arg.startswith("--config="):
-        return arg
-    return f"--config={workdir / arg.removeprefix('--config=')}"
-
-
-def _wait_after(command: str, api: ApiClient, scheduler: KubeschedProcess | None) -> None:
-    """Wait for what the page says the command did (on failure: kubesched's log tail)."""
-    try:
-        _wait_for_effect(command, api)
-    except AssertionError as failed:
-        tail = scheduler.tail(60) if scheduler is not None else "(kubesched not started)"
-        raise AssertionError(f"{failed}\nkubesched's log:\n{tail}") from None
 
 
 def _wait_for_effect(command: str, api: ApiClient) -> None:

@@ -19,16 +19,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from kubesched.localcluster import LocalCluster
 from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, is_bound, wait_for
-from tests.e2e.harness.kubesched import KubeschedProcess, free_port
+from tests.e2e.harness.kubesched import KubeschedProcess
+from tests.e2e.harness.tutorial import start_page_scheduler, wait_with_log_tail
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "topology.md"
@@ -94,58 +95,20 @@ def test_a_rack_local_job_and_a_numa_pinned_pod_as_the_page_says(
     try:
         for command in commands:
             if command.endswith("&"):
-                scheduler = _start(command, env, tmp_path, local_cluster.admin_token)
+                scheduler = start_page_scheduler(
+                    command, env, tmp_path, local_cluster.admin_token, name="topology-scheduler"
+                )
             else:
                 outputs[command] = _run(command, tmp_path, env)
             if command.startswith("kubesched explain"):  # what the page says of -o json
                 as_json[command] = json.loads(_run(f"{command} -o json", tmp_path, env))
-            _wait_after(command, api, scheduler)
+            wait_with_log_tail(partial(_wait_for_effect, command, api), scheduler)
         _check_outputs(outputs, shown)
         _check_json(list(as_json.values()))
     finally:
         if scheduler is not None:
             scheduler.stop()
         _cleanup(api)
-
-
-def _start(command: str, env: dict[str, str], workdir: Path, token: str) -> KubeschedProcess:
-    """The page's background line, with a free `--secure-port` and a `--cert-dir` added
-    (kubesched reads the cluster from the page's KUBECONFIG)."""
-    argv = shlex.split(command.removesuffix("&"))
-    assert argv[0] == "kubesched", command
-    port = free_port()
-    proc = KubeschedProcess(
-        argv=[
-            sys.executable,
-            "-m",
-            "kubesched",
-            *(_absolute(arg, workdir) for arg in argv[1:]),
-            f"--secure-port={port}",
-            "--bind-address=127.0.0.1",
-            f"--cert-dir={workdir / 'topology-scheduler-certs'}",
-        ],
-        log_path=workdir / "topology-scheduler.log",
-        port=port,
-        env={**env, "PYTHONUNBUFFERED": "1"},
-        token=token,
-    )
-    proc.wait_ready()
-    return proc
-
-
-def _absolute(arg: str, workdir: Path) -> str:
-    if not arg.startswith("--config="):
-        return arg
-    return f"--config={workdir / arg.removeprefix('--config=')}"
-
-
-def _wait_after(command: str, api: ApiClient, scheduler: KubeschedProcess | None) -> None:
-    """Wait for what the page says the command did (on failure: kubesched's log tail)."""
-    try:
-        _wait_for_effect(command, api)
-    except AssertionError as failed:
-        tail = scheduler.tail(60) if scheduler is not None else "(kubesched not started)"
-        raise AssertionError(f"{failed}\nkubesched's log:\n{tail}") from None
 
 
 def _wait_for_effect(command: str, api: ApiClient) -> None:
