@@ -30,14 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import yaml
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, node_name, unschedulable_message, wait_for
-from tests.e2e.harness.kubesched import start_kubesched
-from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
-from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds, scheduler_plugins
+from tests.e2e.harness.capacity_sides import both_schedulers
 
 SP, KS = "sp-capacity", "ks-capacity"
 SIDE_LABEL = "parity.kubesched.io/side"
@@ -49,44 +46,14 @@ PLUGINS = {
 """scheduler-plugins' manifests/capacityscheduling/scheduler-config.yaml."""
 
 
-def _config(name: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": name, "plugins": PLUGINS}],
-        **extra,
-    }
-
-
 @pytest.fixture(scope="module")
 def schedulers(
     local_cluster: LocalCluster, api: ApiClient, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:
     """scheduler-plugins' scheduler and kubesched, each with the example profile."""
-    install_scheduler_plugins_crds(api)
     workdir = tmp_path_factory.mktemp("capacity")
-    config = workdir / "ks.yaml"
-    election = {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": KS}
-    kubeconfig = {"kubeconfig": str(local_cluster.kubeconfig_path)}
-    config.write_text(
-        yaml.safe_dump(_config(KS, clientConnection=kubeconfig, leaderElection=election))
-    )
-    with scheduler_plugins(local_cluster, _config(SP), name=SP):
-        proc = start_kubesched(
-            local_cluster.kubeconfig_path,
-            f"--config={config}",
-            workdir=workdir,
-            name="kubesched-capacity",
-            token=local_cluster.admin_token,
-        )
-        try:
-            proc.wait_ready()
-            yield
-        finally:
-            proc.stop()
-    # The PodGroup CRD installed above is scheduler-plugins'; the modules after this one on
-    # the worker read kubesched's status writer through kubesched's.
-    kubesched_pod_group_crd_in_place(api)
+    with both_schedulers(local_cluster, api, workdir, plugins=PLUGINS, theirs=SP, ours=KS):
+        yield
 
 
 @dataclass(frozen=True)

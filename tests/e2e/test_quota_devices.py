@@ -22,6 +22,7 @@ from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
 from tests.e2e.harness.kubesched import KubeschedProcess, start_kubesched
+from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
 from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds
 
 USES_SCHEDULER_PLUGINS = True  # its ElasticQuota CRD
@@ -59,6 +60,7 @@ def scheduler(
         yield proc
     finally:
         proc.stop()
+        kubesched_pod_group_crd_in_place(api)  # later modules read kubesched's PodGroup CRD
 
 
 def _claim(name: str, device_class: str) -> dict[str, Any]:

@@ -21,21 +21,17 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
-import yaml
 
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node
 from tests.e2e.harness import ApiClient
+from tests.e2e.harness.capacity_sides import both_schedulers
 from tests.e2e.harness.diff.fixtures import seeds_from_env
-from tests.e2e.harness.kubesched import start_kubesched
-from tests.e2e.harness.pod_group_crd import kubesched_pod_group_crd_in_place
 from tests.e2e.harness.quota_compare import compare
 from tests.e2e.harness.quota_live import LiveSide
 from tests.e2e.harness.quota_scenario import Scenario, class_names, generate
-from tests.e2e.harness.scheduler_plugins import install_scheduler_plugins_crds, scheduler_plugins
 
 USES_SCHEDULER_PLUGINS = True
 SP, KS = "sp-quota", "ks-quota"
@@ -51,41 +47,13 @@ PLUGINS = {
 """scheduler-plugins' manifests/capacityscheduling/scheduler-config.yaml, one scorer."""
 
 
-def _config(name: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": name, "plugins": PLUGINS}],
-        **extra,
-    }
-
-
 @pytest.fixture(scope="module")
 def schedulers(
     local_cluster: LocalCluster, api: ApiClient, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:
-    install_scheduler_plugins_crds(api)
     workdir = tmp_path_factory.mktemp("quota-diff")
-    config = workdir / "ks.yaml"
-    election = {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": KS}
-    kubeconfig = {"kubeconfig": str(local_cluster.kubeconfig_path)}
-    config.write_text(
-        yaml.safe_dump(_config(KS, clientConnection=kubeconfig, leaderElection=election))
-    )
-    with scheduler_plugins(local_cluster, _config(SP), name=SP):
-        proc = start_kubesched(
-            local_cluster.kubeconfig_path,
-            f"--config={config}",
-            workdir=workdir,
-            name="kubesched-quota-diff",
-            token=local_cluster.admin_token,
-        )
-        try:
-            proc.wait_ready()
-            yield
-        finally:
-            proc.stop()
-    kubesched_pod_group_crd_in_place(api)  # later modules read kubesched's PodGroup CRD
+    with both_schedulers(local_cluster, api, workdir, plugins=PLUGINS, theirs=SP, ours=KS):
+        yield
 
 
 @pytest.fixture
