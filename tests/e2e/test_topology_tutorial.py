@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -29,7 +28,12 @@ from typing import Any
 from kubesched.localcluster import LocalCluster
 from tests.e2e.harness import TEST_LABEL, ApiClient, ApiError, is_bound, wait_for
 from tests.e2e.harness.kubesched import KubeschedProcess
-from tests.e2e.harness.tutorial import start_page_scheduler, wait_with_log_tail
+from tests.e2e.harness.tutorial import (
+    page_blocks,
+    run_page_command,
+    start_page_scheduler,
+    wait_with_log_tail,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "topology.md"
@@ -40,31 +44,11 @@ WORKERS = [f"train-{i}" for i in range(4)]
 
 
 def _guide() -> tuple[list[str], dict[str, str], list[str]]:
-    """The page's commands (its `sh` blocks, in order), its files (`yaml` blocks naming a
-    file) and the lines of its `text` blocks."""
-    blocks = re.findall(r"```(\w+)\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
-    commands = [line for lang, body in blocks if lang == "sh" for line in body.splitlines()]
-    files = {}
-    for language, body in blocks:
-        first = body.splitlines()[0]
-        if language == "yaml" and first.startswith("# ") and first.endswith(".yaml"):
-            files[first[2:]] = body
-    shown = [line for lang, body in blocks if lang == "text" for line in body.splitlines()]
-    return [line for line in commands if line.strip()], files, shown
+    return page_blocks(GUIDE)
 
 
 def _run(command: str, cwd: Path, env: dict[str, str]) -> str:
-    done = subprocess.run(
-        ["/bin/sh", "-c", command],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=CLI_TIMEOUT_SECONDS,
-        check=False,
-    )
-    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}{done.stderr}"
-    return done.stdout
+    return run_page_command(command, cwd, env, timeout=CLI_TIMEOUT_SECONDS)
 
 
 def _nodes(api: ApiClient) -> Callable[[], dict[str, str]]:

@@ -1,10 +1,12 @@
 """Running a docs page's commands: its background `kubesched ...&` line started as the
 other e2e modules start kubesched, and the wait after each command with kubesched's log
-tail on failure (docs/quotas.md, docs/topology.md)."""
+tail on failure (docs/quotas.md, docs/topology.md), and the page's blocks read."""
 
 from __future__ import annotations
 
+import re
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -54,3 +56,32 @@ def wait_with_log_tail(wait: Callable[[], None], scheduler: KubeschedProcess | N
     except AssertionError as failed:
         tail = scheduler.tail(60) if scheduler is not None else "(kubesched not started)"
         raise AssertionError(f"{failed}\nkubesched's log:\n{tail}") from None
+
+
+def page_blocks(page: Path) -> tuple[list[str], dict[str, str], list[str]]:
+    """A page's commands (its `sh` blocks, in order), its files (`yaml` blocks naming a
+    file) and the lines of its `text` blocks."""
+    blocks = re.findall(r"```(\w+)\n(.*?)```", page.read_text(), flags=re.DOTALL)
+    commands = [line for lang, body in blocks if lang == "sh" for line in body.splitlines()]
+    files = {}
+    for language, body in blocks:
+        first = body.splitlines()[0]
+        if language == "yaml" and first.startswith("# ") and first.endswith(".yaml"):
+            files[first[2:]] = body
+    shown = [line for lang, body in blocks if lang == "text" for line in body.splitlines()]
+    return [line for line in commands if line.strip()], files, shown
+
+
+def run_page_command(command: str, cwd: Path, env: dict[str, str], *, timeout: float) -> str:
+    """One of the page's commands through /bin/sh; its stdout (it must exit 0)."""
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+    return done.stdout
