@@ -26,6 +26,7 @@ from kubesched.model import (
     Pod,
 )
 from kubesched.replay.writes import ClusterWrites, kind_name
+from kubesched.scheduler.volumes import claim_ref_patch
 
 CLAIMS = "persistentvolumeclaims"
 VOLUMES = "persistentvolumes"
@@ -50,20 +51,7 @@ class Controllers:
         self, volume: PersistentVolume, claim: PersistentVolumeClaim
     ) -> PersistentVolume:
         """VolumeBinding's write of the PV's claimRef, then the PV controller's binding."""
-        metadata: dict[str, Any] = {"resourceVersion": volume.resource_version}
-        if ANN_BOUND_BY_CONTROLLER in volume.annotations:
-            metadata["annotations"] = {
-                ANN_BOUND_BY_CONTROLLER: volume.annotations[ANN_BOUND_BY_CONTROLLER]
-            }
-        ref = {
-            "kind": "PersistentVolumeClaim",
-            "apiVersion": "v1",
-            "namespace": claim.namespace,
-            "name": claim.name,
-            "uid": claim.uid,
-            "resourceVersion": claim.resource_version,
-        }
-        self._writes.patch(VOLUMES, volume.name, {"metadata": metadata, "spec": {"claimRef": ref}})
+        self._writes.patch(VOLUMES, volume.name, claim_ref_patch(volume, claim))
         return PersistentVolume.from_json(self._bind(volume.name, claim.key))
 
     def select_node(self, claim: PersistentVolumeClaim, node_name: str) -> PersistentVolumeClaim:

@@ -16,10 +16,9 @@ from kubesched.model import (
 )
 
 
-async def bind_volume(
-    api: KubeApi, volume: PersistentVolume, claim: PersistentVolumeClaim
-) -> PersistentVolume:
-    """Set the PV's claimRef as of its resourceVersion (a conflict raises)."""
+def claim_ref_patch(volume: PersistentVolume, claim: PersistentVolumeClaim) -> dict[str, Any]:
+    """VolumeBinding's merge patch of a PV: `claim` as its claimRef, as of the PV's
+    resourceVersion, its bound-by-controller annotation kept."""
     metadata: dict[str, Any] = {"resourceVersion": volume.resource_version}
     if ANN_BOUND_BY_CONTROLLER in volume.annotations:
         metadata["annotations"] = {
@@ -33,7 +32,14 @@ async def bind_volume(
         "uid": claim.uid,
         "resourceVersion": claim.resource_version,
     }
-    body = {"metadata": metadata, "spec": {"claimRef": ref}}
+    return {"metadata": metadata, "spec": {"claimRef": ref}}
+
+
+async def bind_volume(
+    api: KubeApi, volume: PersistentVolume, claim: PersistentVolumeClaim
+) -> PersistentVolume:
+    """Set the PV's claimRef as of its resourceVersion (a conflict raises)."""
+    body = claim_ref_patch(volume, claim)
     raw = await api.patch(
         f"/api/v1/persistentvolumes/{quote(volume.name)}", body, content_type=MERGE_PATCH
     )
