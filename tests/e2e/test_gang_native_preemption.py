@@ -11,7 +11,6 @@ kubelet) finishes the victims' termination both bind the whole gang.
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
+from tests.e2e.harness.priority_classes import priority_classes
 from tests.e2e.test_gang_native import (
     NODE_LABEL,
     ORACLE,
@@ -43,22 +43,9 @@ LOW, HIGH = 10, 1000
 
 
 @pytest.fixture
-def classes(api: ApiClient) -> Iterator[tuple[str, str]]:
-    suffix = secrets.token_hex(3)
-    names = (f"gang-low-{suffix}", f"gang-high-{suffix}")
-    for name, value in zip(names, (LOW, HIGH), strict=True):
-        body = {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": name},
-            "value": value,
-        }
-        api.create(body)
-    try:
+def classes(api: ApiClient) -> Iterator[tuple[str, ...]]:
+    with priority_classes(api, "gang", (("low", LOW), ("high", HIGH))) as names:
         yield names
-    finally:
-        for name in names:
-            api.delete("PriorityClass", name)
 
 
 def _pod(name: str, *, klass: str, **spec: Any) -> dict[str, Any]:

@@ -10,7 +10,6 @@ preempts for every pod of the profile).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import yaml
 from kubesched.plugins.coscheduling import POD_GROUP_LABEL
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, assert_stays, is_bound, unschedulable_message, wait_for
+from tests.e2e.harness.priority_classes import priority_classes
 from tests.e2e.test_gang_coscheduling import ELECTION, PG_PATH, podgroup_crd
 
 __all__ = ["podgroup_crd"]  # the fixture, shared with test_gang_coscheduling
@@ -30,22 +30,9 @@ LOW, HIGH = 10, 1000
 
 
 @pytest.fixture
-def classes(api: ApiClient) -> Iterator[tuple[str, str]]:
-    suffix = secrets.token_hex(3)
-    names = (f"cosched-low-{suffix}", f"cosched-high-{suffix}")
-    for name, value in zip(names, (LOW, HIGH), strict=True):
-        body = {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": name},
-            "value": value,
-        }
-        api.create(body)
-    try:
+def classes(api: ApiClient) -> Iterator[tuple[str, ...]]:
+    with priority_classes(api, "cosched", (("low", LOW), ("high", HIGH))) as names:
         yield names
-    finally:
-        for name in names:
-            api.delete("PriorityClass", name)
 
 
 @pytest.fixture
