@@ -39,10 +39,6 @@ class ProcessWritingClient(KubeClient):
         self._writer = writer
         self._fence_deadline = fence_deadline
 
-    @property
-    def writer(self) -> WriterProcess:
-        return self._writer
-
     async def request(
         self,
         method: str,
