@@ -46,7 +46,7 @@ REGISTRY_TEST := tests/e2e/test_image_registry.py
 OLDER_RELEASE_TEST := tests/e2e/test_apiserver_older_release.py
 e2e: binaries
 	$(BIN)/kubesched dev-cluster build --helm --scheduler-plugins >/dev/null
-	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS) \
+	$(BIN)/pytest tests/e2e -q -n $(E2E_WORKERS) --durations=30 \
 		$$(PYTHONPATH=tools $(BIN)/python -m kubesched_image crane --cached >/dev/null || echo --ignore=$(REGISTRY_TEST)) \
 		$$($(BIN)/python -m tests.e2e.harness.older_apiserver --cached >/dev/null || echo --ignore=$(OLDER_RELEASE_TEST))
 
