@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubesched.cache import SchedulerCache, Snapshot
-from kubesched.framework import Code, CycleState, NodeInfo, PlacementProgress, Status
+from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, PlacementProgress, Status
 from kubesched.framework.placement_points import Placement, PodGroupInfo
 from kubesched.model import Pod
 from kubesched.runtime import (
@@ -19,12 +19,9 @@ from kubesched.runtime import (
     Framework,
     NoNodesAvailableError,
     SchedulingError,
-    run_placement_feasible,
     schedule_pod,
 )
-
-POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
-"""kube-scheduler's `errPodGroupUnschedulable`, the first reason of a group's rejection."""
+from kubesched.runtime.placement import walk_pod_group
 
 
 @dataclass(slots=True)
@@ -101,36 +98,19 @@ def _run(
     queued: Sequence[Pod],
     names: frozenset[str] | None,
 ) -> GroupTrial:
-    """The scheduler's statuses exactly: a group-level refusal before any member is wrapped
-    as `pod group is unschedulable`, one after a member is PlacementFeasible's own."""
-    plugins, group = fw.plugins.placement_feasible, info.group
-    progress = PlacementProgress(len(info.scheduled), len(queued))
-    status = run_placement_feasible(plugins, group, progress)
-    if status.is_error():
-        return GroupTrial(_error("failed to evaluate placement feasibility", status), [])
-    if status.code is Code.UNSCHEDULABLE:
-        return GroupTrial(_unschedulable(status), [])
+    """The scheduler's statuses exactly (`walk_pod_group`)."""
     members: list[MemberOutcome] = []
-    any_placed = False
-    for pod in queued:
+
+    def place(pod: Pod) -> Status:
         member = _place(fw, undo, pod, names)
         members.append(member)
         if member.error is not None:
-            status = _error("failed to schedule other pod from a pod group", member.error)
-            break
-        placed = bool(member.host)
-        progress = PlacementProgress(progress.scheduled + placed, progress.remaining - 1)
-        feasible = run_placement_feasible(plugins, group, progress)
-        if feasible.is_error():
-            status = _error("failed to evaluate placement feasibility", feasible)
-            break
-        status = feasible
-        if status.code is Code.UNSCHEDULABLE:
-            break
-        any_placed = any_placed or placed
-    if status.is_wait() or (status.is_success() and not any_placed):
-        status = _unschedulable(status)
-    return GroupTrial(status, members)
+            return member.error
+        return SUCCESS if member.host else Status(Code.UNSCHEDULABLE, member.message)
+
+    progress = PlacementProgress(len(info.scheduled), len(queued))
+    plugins = fw.plugins.placement_feasible
+    return GroupTrial(walk_pod_group(plugins, info.group, progress, queued, place), members)
 
 
 def _place(fw: Framework, undo: _Undo, pod: Pod, names: frozenset[str] | None) -> MemberOutcome:
@@ -160,12 +140,3 @@ def _place(fw: Framework, undo: _Undo, pod: Pod, names: frozenset[str] | None) -
     member.host = found.suggested_host
     undo.assume(member)
     return member
-
-
-def _error(prefix: str, status: Status) -> Status:
-    return Status(Code.ERROR, f"{prefix}: {status.message}", plugin=status.plugin)
-
-
-def _unschedulable(status: Status) -> Status:
-    reasons = status.reasons if not status.is_success() else ()
-    return Status(Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE, *reasons, plugin=status.plugin)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.explain.placement_report import MemberTrial, PlacementsReport, PlacementTrial
-from kubesched.explain.placement_trial import POD_GROUP_UNSCHEDULABLE, GroupTrial, try_placement
+from kubesched.explain.placement_trial import GroupTrial, try_placement
 from kubesched.framework.placement_points import (
     Placement,
     PodGroupAssignments,
@@ -30,7 +30,7 @@ from kubesched.framework.placement_points import (
     ScheduledMember,
 )
 from kubesched.model import Pod, SchedulingPodGroup
-from kubesched.runtime import Framework
+from kubesched.runtime import POD_GROUP_UNSCHEDULABLE, Framework
 from kubesched.runtime.placement_points import run_placement_generate, run_placement_score
 
 

@@ -22,13 +22,10 @@ from kubesched.runtime import (
     Framework,
     NoNodesAvailableError,
     SchedulingError,
-    run_placement_feasible,
     schedule_pod,
 )
+from kubesched.runtime.placement import walk_pod_group
 from kubesched.scheduler.binder import rejected_on_node
-
-POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
-"""Upstream's `errPodGroupUnschedulable`, the first reason of a group's rejection."""
 
 
 @dataclass(slots=True)
@@ -148,54 +145,15 @@ def schedule_group(
     `cycle` is the group's scheduling cycle (None: the profile's batch is left alone);
     `placement` names the only nodes the members may go to (None: every node)."""
     trial = _Trial(fw, cache, snapshot, nominator, cycle, placement)
+    members: list[MemberResult] = []
+
+    def place(qpi: QueuedPodInfo) -> Status:
+        members.append(trial.place(qpi))
+        return members[-1].status
+
+    progress = PlacementProgress(scheduled, len(queued))
     try:
-        return _run(fw, trial, group, queued, PlacementProgress(scheduled, len(queued)))
+        plugins = fw.plugins.placement_feasible
+        return GroupResult(walk_pod_group(plugins, group, progress, queued, place), members)
     finally:
         trial.revert()
-
-
-def _run(
-    fw: Framework,
-    trial: _Trial,
-    group: SchedulingPodGroup,
-    queued: list[QueuedPodInfo],
-    progress: PlacementProgress,
-) -> GroupResult:
-    plugins = fw.plugins.placement_feasible
-    status = run_placement_feasible(plugins, group, progress)
-    if status.is_error():
-        return GroupResult(_error("failed to evaluate placement feasibility", status), [])
-    if status.code is Code.UNSCHEDULABLE:
-        return GroupResult(_unschedulable(status), [])
-    members: list[MemberResult] = []
-    any_scheduled = False
-    for qpi in queued:
-        member = trial.place(qpi)
-        members.append(member)
-        placed = member.status.is_success()
-        if not placed and not member.status.is_rejected():
-            status = _error("failed to schedule other pod from a pod group", member.status)
-            break
-        progress = PlacementProgress(
-            progress.scheduled + (1 if placed else 0), progress.remaining - 1
-        )
-        feasible = run_placement_feasible(plugins, group, progress)
-        if feasible.is_error():
-            status = _error("failed to evaluate placement feasibility", feasible)
-            break
-        status = feasible
-        if status.code is Code.UNSCHEDULABLE:
-            break
-        any_scheduled = any_scheduled or placed
-    if status.is_wait() or (status.is_success() and not any_scheduled):
-        status = _unschedulable(status)
-    return GroupResult(status, members)
-
-
-def _unschedulable(status: Status) -> Status:
-    reasons = status.reasons if not status.is_success() else ()
-    return Status(Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE, *reasons, plugin=status.plugin)
-
-
-def _error(prefix: str, status: Status) -> Status:
-    return Status(Code.ERROR, f"{prefix}: {status.message}", plugin=status.plugin)

@@ -25,10 +25,9 @@ from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
 from kubesched.plugins.helper.listers import declared_lister
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.queue import pod_groups as unit
-from kubesched.runtime import Framework
+from kubesched.runtime import POD_GROUP_UNSCHEDULABLE, Framework
 from kubesched.scheduler.binder import BindingTask
 from kubesched.scheduler.podgroup_algorithm import (
-    POD_GROUP_UNSCHEDULABLE,
     GroupResult,
     MemberResult,
     schedule_group,

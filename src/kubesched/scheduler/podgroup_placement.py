@@ -33,7 +33,7 @@ from kubesched.framework.placement_points import (
 )
 from kubesched.model import SchedulingPodGroup
 from kubesched.queue import Nominator, QueuedPodInfo
-from kubesched.runtime import Framework
+from kubesched.runtime import POD_GROUP_UNSCHEDULABLE, Framework
 from kubesched.runtime.placement_points import (
     PLACEMENT_GENERATE,
     PLACEMENT_SCORE,
@@ -42,7 +42,6 @@ from kubesched.runtime.placement_points import (
 )
 from kubesched.scheduler.placement_metrics import FEASIBLE, INFEASIBLE, PlacementMetrics
 from kubesched.scheduler.podgroup_algorithm import (
-    POD_GROUP_UNSCHEDULABLE,
     GroupResult,
     schedule_group,
 )
