@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from kubesched.queue.fair import FairOrder, PartitionedHeap
 from kubesched.queue.heap import KeyedHeap
 from kubesched.queue.types import LessFunc, QueuedPodInfo
 
@@ -17,10 +18,15 @@ def _uid(qpi: QueuedPodInfo) -> str:
 
 
 class ActiveQueue:
-    """A heap ordered by `less`; `pop()` waits for a pod and counts scheduling cycles."""
+    """A heap ordered by `less` (one per fairness group with `fair`, `queue.fair`); `pop()`
+    waits for a pod and counts scheduling cycles."""
 
-    def __init__(self, *, less: LessFunc) -> None:
-        self._heap: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=less)
+    def __init__(self, *, less: LessFunc, fair: FairOrder | None = None) -> None:
+        self._heap: KeyedHeap[QueuedPodInfo] | PartitionedHeap = (
+            KeyedHeap(key=_uid, less=less)
+            if fair is None
+            else PartitionedHeap(less=less, order=fair)
+        )
         self.fallback: Fallback | None = None
         """Set by the pools when the pop from backoffQ is on."""
         self._wakeup = asyncio.Event()

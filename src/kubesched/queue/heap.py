@@ -24,12 +24,20 @@ class _Entry(Generic[T]):
 class KeyedHeap(Generic[T]):
     """A min-heap under `less`, where every item has a unique string key."""
 
-    def __init__(self, *, key: Callable[[T], str], less: Callable[[T, T], bool]) -> None:
+    def __init__(
+        self,
+        *,
+        key: Callable[[T], str],
+        less: Callable[[T, T], bool],
+        counter: Iterator[int] | None = None,
+    ) -> None:
+        """`counter` numbers the insertions (the FIFO tie-breaker); heaps that share one can
+        be compared head to head (`peek_seq`)."""
         self._key = key
         self._less = less
         self._entries: list[_Entry[T]] = []
         self._index: dict[str, int] = {}
-        self._seq = itertools.count()
+        self._seq = itertools.count() if counter is None else counter
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -47,6 +55,10 @@ class KeyedHeap(Generic[T]):
 
     def peek(self) -> T | None:
         return self._entries[0].item if self._entries else None
+
+    def peek_seq(self) -> int:
+        """The insertion number of the smallest item; IndexError when empty."""
+        return self._entries[0].seq
 
     def add_or_update(self, item: T) -> None:
         """Insert `item`, or replace the item with the same key and restore the order."""

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from kubesched.queue.active import ActiveQueue
 from kubesched.queue.backoff import BackoffQueue
+from kubesched.queue.fair import FairOrder
 from kubesched.queue.gated import GatedSet
 from kubesched.queue.types import (
     ACTIVE,
@@ -39,9 +40,10 @@ class QueuePools:
         pre_enqueue: PreEnqueueFunc | None,
         on_incoming: IncomingHook | None,
         pop_from_backoff: bool = True,
+        fair: FairOrder | None = None,
     ) -> None:
         self.clock = clock
-        self.active = ActiveQueue(less=less)
+        self.active = ActiveQueue(less=less, fair=fair)
         self.backoff = BackoffQueue(
             clock=clock,
             initial=initial_backoff,

@@ -27,6 +27,7 @@ from typing import Any
 
 from kubesched.framework.events import FORCE_ACTIVATE_EVENT, UNSCHEDULABLE_TIMEOUT_EVENT
 from kubesched.model import Pod
+from kubesched.queue.fair import FairOrder
 from kubesched.queue.flush_loop import every
 from kubesched.queue.gated import GateHears
 from kubesched.queue.inflight import InFlightEvents
@@ -74,8 +75,10 @@ class SchedulingQueue:
         on_incoming: IncomingHook | None = None,
         nominator: Nominator | None = None,
         gate_hears: GateHears | None = None,
+        fair: FairOrder | None = None,
     ) -> None:
-        """`gate_hears`: which gates' pods an event is offered to (`queue.gated`)."""
+        """`gate_hears`: which gates' pods an event is offered to (`queue.gated`); `fair`:
+        activeQ pops fairly across groups (`queue.fair`), else in `less` order alone."""
         self._gate_hears = gate_hears
         self._clock = clock
         self._strategy = requeue_strategy
@@ -89,6 +92,7 @@ class SchedulingQueue:
             pre_enqueue=pre_enqueue,
             on_incoming=on_incoming,
             pop_from_backoff=pop_from_backoff,
+            fair=fair,
         )
         self._active = self._pools.active
         self.inflight = InFlightEvents()
