@@ -1,6 +1,7 @@
 """The one queue every profile shares, ordered and gated by the built frameworks: PreEnqueue
 of the pod's profile, the rejecting plugins' queueing hints for each cluster event, and the
-first profile's QueueSort (`kubesched run` checks that every profile sorts alike). The
+first profile's QueueSort (`kubesched run` checks that every profile sorts alike), fair
+across groups where a plugin opts in (`fair_order`). The
 server and the replay (on its virtual clock) both build it here."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, Scheduli
 from kubesched.queue.types import IncomingHook
 from kubesched.runtime import Framework
 from kubesched.runtime.queueing import Requeue
+from kubesched.scheduler.fair_order import fair_order
 
 _STRATEGIES = {
     Requeue.SKIP: QueueingStrategy.SKIP,
@@ -89,4 +91,5 @@ def shared_queue(
         on_incoming=on_incoming,
         nominator=nominator,
         gate_hears=gate_hears,
+        fair=fair_order(frameworks),
     )
