@@ -37,7 +37,7 @@ from kubesched.framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
-from kubesched.framework.handle import Handle, ObjectWriteError, RecordedPreemption
+from kubesched.framework.handle import EventObject, Handle, ObjectWriteError, RecordedPreemption
 from kubesched.framework.imagestates import ImageStateSummary
 from kubesched.framework.interfaces import (
     FILTER_RUNNER_KEY,
@@ -115,6 +115,7 @@ __all__ = [
     "CycleState",
     "Diagnosis",
     "EnqueueExtensions",
+    "EventObject",
     "EventResource",
     "FilterPlugin",
     "FilterRunner",

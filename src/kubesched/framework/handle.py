@@ -37,6 +37,25 @@ class ObjectWriteError(KubeschedError):
         self.not_found = not_found
 
 
+@dataclass(frozen=True, slots=True)
+class EventObject:
+    """The object an Event is about (its `regarding`), when it is not a pod: an
+    ElasticQuota, a PodGroup. `EventObject.of(obj, api_version=..., kind=...)` names a
+    listed object."""
+
+    api_version: str
+    """`scheduling.x-k8s.io/v1alpha1`; `v1` for core objects."""
+    kind: str
+    namespace: str
+    name: str
+    uid: str = ""
+
+    @classmethod
+    def of(cls, obj: ApiObject, *, api_version: str, kind: str) -> EventObject:
+        """The reference to a listed object (the lister keeps no apiVersion or kind)."""
+        return cls(api_version, kind, obj.namespace, obj.name, obj.uid)
+
+
 class Handle(Protocol):
     """What plugins may reach beyond their arguments; one per profile."""
 
@@ -58,6 +77,15 @@ class Handle(Protocol):
         self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
     ) -> None:
         """Record an events.k8s.io Event about `pod` (type Normal/Warning)."""
+        ...
+
+    def record_object_event(
+        self, regarding: EventObject, *, event_type: str, reason: str, action: str, note: str
+    ) -> bool:
+        """Record an events.k8s.io Event about any object (in its namespace), as upstream's
+        `Handle.EventRecorder().Eventf(obj, ...)`. False when nothing was recorded: this
+        replica does not lead (only the leader writes events about shared objects), or the
+        Handle reaches no cluster; the plugin may ask again later."""
         ...
 
     @property

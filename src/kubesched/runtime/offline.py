@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from kubesched.errors import KubeschedError
-from kubesched.framework import NodeInfo, RecordedPreemption, WaitingPods
+from kubesched.framework import EventObject, NodeInfo, RecordedPreemption, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.resources import ResourceSpec
 from kubesched.framework.volumes import StaticVolumeListers
@@ -69,6 +69,13 @@ class OfflineHandle(HandleBase):
     ) -> None:
         """Dropped: there is no cluster to record it in."""
         del pod, event_type, reason, action, note
+
+    def record_object_event(
+        self, regarding: EventObject, *, event_type: str, reason: str, action: str, note: str
+    ) -> bool:
+        """Dropped: there is no cluster to record it in."""
+        del regarding, event_type, reason, action, note
+        return False
 
     # ---- volumes: read; the writes of VolumeBinding's PreBind raise ----------------------
 

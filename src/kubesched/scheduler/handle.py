@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.cache import Snapshot
-from kubesched.framework import ObjectWriteError, SharedDRAManager, WaitingPods
+from kubesched.framework import EventObject, ObjectWriteError, SharedDRAManager, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.framework.logkv import kv
 from kubesched.framework.resources import ResourceSpec
@@ -80,6 +80,22 @@ class SchedulerHandle(HandleBase):
             action=action,
             note=note,
         )
+
+    def record_object_event(
+        self, regarding: EventObject, *, event_type: str, reason: str, action: str, note: str
+    ) -> bool:
+        if not self._leading():
+            return False
+        ref = regarding
+        self._recorder.record(
+            controller=self._profile,
+            regarding=ObjectRef(ref.kind, ref.namespace, ref.name, ref.uid, ref.api_version),
+            type=event_type,
+            reason=reason,
+            action=action,
+            note=note,
+        )
+        return True
 
     # ---- volumes --------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from kubesched.testing.framework import build_test_framework
 from kubesched.testing.handle import (
     FakeHandle,
     RecordedEvent,
+    RecordedObjectEvent,
     run_filter_plugin,
     run_score_plugin,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "NodeBuilder",
     "PodBuilder",
     "RecordedEvent",
+    "RecordedObjectEvent",
     "RecordedPreemption",
     "build_test_framework",
     "make_node",

@@ -21,6 +21,7 @@ from kubesched.framework import (
     SUCCESS,
     Code,
     CycleState,
+    EventObject,
     NodeInfo,
     ObjectWriteError,
     RecordedPreemption,
@@ -55,6 +56,17 @@ class RecordedEvent:
     note: str
 
 
+@dataclass(frozen=True, slots=True)
+class RecordedObjectEvent:
+    """An Event a plugin recorded about an object other than a pod."""
+
+    regarding: EventObject
+    event_type: str
+    reason: str
+    action: str
+    note: str
+
+
 @dataclass(slots=True)
 class FakeHandle(HandleBase):
     """Holds node infos (the "snapshot"), records binds and events; `bind_error` makes
@@ -77,6 +89,10 @@ class FakeHandle(HandleBase):
     binds: list[tuple[str, str]] = field(default_factory=list)
     """(pod `namespace/name`, node name) per successful bind."""
     events: list[RecordedEvent] = field(default_factory=list)
+    object_events: list[RecordedObjectEvent] = field(default_factory=list)
+    """Events about other objects (`record_object_event`), recorded while `leading`."""
+    leading: bool = True
+    """What `record_object_event` answers: False plays a standby replica (nothing recorded)."""
     bind_error: Exception | None = None
     preemptions: list[RecordedPreemption] = field(default_factory=list)
     preempting: set[str] = field(default_factory=set)
@@ -172,6 +188,15 @@ class FakeHandle(HandleBase):
         self, pod: Pod, *, event_type: str, reason: str, action: str, note: str
     ) -> None:
         self.events.append(RecordedEvent(pod.key, event_type, reason, action, note))
+
+    def record_object_event(
+        self, regarding: EventObject, *, event_type: str, reason: str, action: str, note: str
+    ) -> bool:
+        if not self.leading:
+            return False
+        event = RecordedObjectEvent(regarding, event_type, reason, action, note)
+        self.object_events.append(event)
+        return True
 
     async def bind_volume(
         self, volume: PersistentVolume, claim: PersistentVolumeClaim

@@ -23,6 +23,7 @@ from kubesched.framework import StateKey
 from kubesched.framework.listers import Lister
 from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject, Pod, Resource
+from kubesched.plugins.capacity_scheduling.problems import MIN_EXCEEDS_MAX, QuotaProblems
 from kubesched.plugins.capacity_scheduling.quota import (
     QuotaInfo,
     QuotaInfos,
@@ -32,6 +33,7 @@ from kubesched.plugins.capacity_scheduling.quota import (
 
 log = logging.getLogger(__name__)
 
+MIN_EXCEEDS_MAX_FIX = "its pods are held to max; lower min or raise max"
 ENDED = ("Succeeded", "Failed")
 ACTIVE = ("Running", "Pending")
 
@@ -70,10 +72,18 @@ PodUsage = Callable[[Pod], Resource]
 class QuotaBook:
     """The live quotas by namespace with their used totals."""
 
-    def __init__(self, quotas: Lister[ApiObject], usage: PodUsage = pod_request) -> None:
+    def __init__(
+        self,
+        quotas: Lister[ApiObject],
+        usage: PodUsage = pod_request,
+        problems: QuotaProblems | None = None,
+    ) -> None:
+        """`problems`: where a quota whose `min` exceeds its `max` is reported (an Event on
+        it, `problems.MIN_EXCEEDS_MAX`)."""
         self.infos = QuotaInfos()
         self._quotas = quotas
         self.usage = usage
+        self.problems = problems if problems is not None else QuotaProblems()
 
     def snapshot(self) -> QuotaSnapshot:
         return QuotaSnapshot(self.infos.clone())
@@ -85,8 +95,9 @@ class QuotaBook:
         if new is None:
             if old is not None:
                 self.infos.pop(old.namespace, None)
+                self.problems.forget_quota(old)
             return
-        _warn_min_over_max(new)
+        _warn_min_over_max(new, self.problems)
         if old is None:
             if new.namespace not in self.infos:
                 self.infos[new.namespace] = QuotaInfo.from_object(new)
@@ -153,13 +164,16 @@ class QuotaBook:
         self.pod_gone(pod)
 
 
-def _warn_min_over_max(obj: ApiObject) -> None:
-    """One warning line for a quota whose `min` exceeds its `max` (it is kept as written)."""
-    wrong = min_over_max(QuotaInfo.from_object(obj))
-    if wrong:
+def _warn_min_over_max(obj: ApiObject, problems: QuotaProblems) -> None:
+    """One warning line and one Warning Event for a quota whose `min` exceeds its `max`
+    (it is kept as written), again only when the resources in question change."""
+    wrong = ",".join(min_over_max(QuotaInfo.from_object(obj)))
+    note = f"ElasticQuota min exceeds its max in {wrong}: {MIN_EXCEEDS_MAX_FIX}"
+    found = [(obj, note)] if wrong else []
+    if problems.update(MIN_EXCEEDS_MAX, found, among=(obj.key,)):
         log.warning(
-            "ElasticQuota min exceeds its max: its pods are held to max; lower min or raise max",
-            extra=kv(elasticQuota=obj.key, resources=",".join(wrong)),
+            f"ElasticQuota min exceeds its max: {MIN_EXCEEDS_MAX_FIX}",
+            extra=kv(elasticQuota=obj.key, resources=wrong),
         )
 
 

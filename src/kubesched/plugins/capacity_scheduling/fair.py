@@ -16,6 +16,7 @@ from kubesched.framework import NodeInfo
 from kubesched.framework.logkv import kv
 from kubesched.model import ApiObject, Pod, Resource
 from kubesched.plugins.capacity_scheduling.core import PreFilterState
+from kubesched.plugins.capacity_scheduling.problems import QUOTA_TREE_INVALID, QuotaProblems
 from kubesched.plugins.capacity_scheduling.quota import QuotaInfos, pod_request
 from kubesched.plugins.capacity_scheduling.runtime import (
     Demand,
@@ -31,10 +32,16 @@ log = logging.getLogger(__name__)
 class FairShare:
     """The quota tree, its demand, and the runtime shares of the last cycle."""
 
-    def __init__(self, usage: Callable[[Pod], Resource] = pod_request) -> None:
+    def __init__(
+        self, usage: Callable[[Pod], Resource] = pod_request, problems: QuotaProblems | None = None
+    ) -> None:
+        """`problems`: where the tree's problems are reported (an Event on each quota in
+        question, `problems.QUOTA_TREE_INVALID`)."""
         self._objects: dict[str, ApiObject] = {}
         self._forest: Forest | None = None
-        self._warned: set[tuple[str, str]] = set()
+        self.problems = problems if problems is not None else QuotaProblems()
+        self._reported = False
+        """Whether tree problems were reported (to forget them once no tree is in use)."""
         self.demand = Demand(usage)
         self.shares: dict[str, Resource] = {}
         """The runtime shares computed last, by namespace (for metrics and explain)."""
@@ -56,17 +63,18 @@ class FairShare:
         return any(uses_tree(obj) for obj in self._objects.values())
 
     def forest(self) -> Forest:
-        """The tree (rebuilt after a quota changed; new warnings logged)."""
+        """The tree (rebuilt after a quota changed; new problems logged and reported)."""
         if self._forest is None:
             self._forest = build_forest(TreeQuota.of(obj) for obj in self._objects.values())
-            self._log(self._forest.warnings)
+            self._report(self._forest.warnings)
         return self._forest
 
-    def _log(self, warnings: Sequence[tuple[str, str]]) -> None:
-        for key, problem in warnings:
-            if (key, problem) not in self._warned:
-                self._warned.add((key, problem))
-                log.warning("ElasticQuota tree: %s", problem, extra=kv(elasticQuota=key))
+    def _report(self, warnings: Sequence[tuple[str, str]]) -> None:
+        by_key = {obj.key: obj for obj in self._objects.values()}
+        found = [(by_key[key], f"ElasticQuota tree: {problem}") for key, problem in warnings]
+        for quota, note in self.problems.update(QUOTA_TREE_INVALID, found):
+            log.warning(note, extra=kv(elasticQuota=quota.key))
+        self._reported = bool(found)
 
     def effective(
         self, infos: QuotaInfos, pod: Pod, nodes: Sequence[NodeInfo]
@@ -74,6 +82,8 @@ class FairShare:
         """The quotas held to their runtime shares, or None without a tree."""
         if not self.active:
             self.shares = {}
+            if self._reported:  # the tree is gone, and its problems with it
+                self._report(())
             return None
         forest = self.forest()
         demand = self.demand.by_namespace(including=pod)

@@ -49,6 +49,7 @@ from kubesched.plugins.capacity_scheduling.core import (
 from kubesched.plugins.capacity_scheduling.devices import CLAIMS, PodUsage, pod_claim_names
 from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
+from kubesched.plugins.capacity_scheduling.problems import QuotaProblems
 from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
 from kubesched.plugins.capacity_scheduling.report import QuotaRow
 from kubesched.plugins.capacity_scheduling.verdict import quota_dict, quota_lines, quota_verdict
@@ -75,8 +76,9 @@ class CapacityScheduling:
         self._pdbs = declared_lister(handle, POD_DISRUPTION_BUDGETS)
         claims = declared_lister(handle, CLAIMS)
         self.usage = PodUsage(claims)
-        self.book = QuotaBook(quotas, self.usage)
-        self.fair = FairShare(self.usage)
+        self.problems = QuotaProblems(handle)
+        self.book = QuotaBook(quotas, self.usage, self.problems)
+        self.fair = FairShare(self.usage, self.problems)
         claims.subscribe(self._claim_changed)
         for on_quota in (self.book.quota_changed, self.fair.quota_changed):
             quotas.subscribe(on_quota)
@@ -106,6 +108,7 @@ class CapacityScheduling:
     # ---- PreFilter and its extensions ----------------------------------------------------
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        self.problems.flush()  # a problem found while this replica did not lead
         snapshot = self.book.snapshot()
         effective = self.fair.effective(snapshot.infos, pod, nodes)
         if effective is not None:
