@@ -15,6 +15,7 @@ from typing import Any
 
 from kubesched.apis import names
 from kubesched.apis.defaults import DEFAULT_MULTI_POINT
+from kubesched.plugins.capacity_scheduling.args import CapacitySchedulingArgs
 from kubesched.plugins.coscheduling.args import CoschedulingArgs
 from kubesched.plugins.default_preemption.args import DefaultPreemptionArgs
 from kubesched.plugins.dynamic_resources.args import DynamicResourcesArgs
@@ -30,6 +31,7 @@ from kubesched.plugins.pod_topology_spread.args import PodTopologySpreadArgs
 from kubesched.plugins.volume_binding.args import VolumeBindingArgs
 
 PLUGIN_ARGS: Mapping[str, type[PluginArgs]] = {
+    names.CAPACITY_SCHEDULING: CapacitySchedulingArgs,
     names.COSCHEDULING: CoschedulingArgs,
     names.DEFAULT_PREEMPTION: DefaultPreemptionArgs,
     names.DYNAMIC_RESOURCES: DynamicResourcesArgs,

@@ -10,9 +10,11 @@ victim rules (`preemption`, `victims`); Reserve and Unreserve count the pod plac
 totals are kept from the ElasticQuota and pod listers (`core.QuotaBook`).
 
 Queueing: as scheduler-plugins, any pod deleted and any ElasticQuota change requeue the pods
-it rejected (no hints). No args. The evictions go through the Handle (`Handle.preempt`), in
-the background like DefaultPreemption's; scheduler-plugins' plugin evicts before PostFilter
-returns, which changes when the preemptor is retried, not where it goes.
+it rejected (no hints). kubesched's own args (`args.py`): `fairQueueing: true` makes the
+queue serve quotas by dominant share (`dominant.py`). The evictions go through the Handle
+(`Handle.preempt`), in the background like DefaultPreemption's; scheduler-plugins' plugin
+evicts before PostFilter returns, which changes when the preemptor is retried, not where it
+goes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from kubesched.framework import (
 )
 from kubesched.framework.resources import resource_event
 from kubesched.model import ApiObject, Pod, PodDisruptionBudget
+from kubesched.plugins.capacity_scheduling.args import CapacitySchedulingArgs
 from kubesched.plugins.capacity_scheduling.core import (
     PRE_FILTER_KEY,
     SNAPSHOT_KEY,
@@ -47,13 +50,13 @@ from kubesched.plugins.capacity_scheduling.core import (
     pre_filter,
 )
 from kubesched.plugins.capacity_scheduling.devices import CLAIMS, PodUsage, pod_claim_names
+from kubesched.plugins.capacity_scheduling.dominant import QuotaFairness
 from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
 from kubesched.plugins.capacity_scheduling.problems import QuotaProblems
 from kubesched.plugins.capacity_scheduling.quota import ELASTIC_QUOTAS
 from kubesched.plugins.capacity_scheduling.report import QuotaRow
 from kubesched.plugins.capacity_scheduling.verdict import quota_dict, quota_lines, quota_verdict
-from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.listers import declared_lister
 
 NAME = names.CAPACITY_SCHEDULING
@@ -69,7 +72,7 @@ class CapacityScheduling:
     def __init__(
         self, *, args: Mapping[str, Any], handle: Handle, clock: Callable[[], float] = time.time
     ) -> None:
-        no_args(args, plugin=NAME)
+        self.args = CapacitySchedulingArgs.from_v1(args)
         self._handle = handle
         self._clock = clock
         quotas = declared_lister(handle, ELASTIC_QUOTAS)
@@ -80,7 +83,12 @@ class CapacityScheduling:
         self.book = QuotaBook(quotas, self.usage, self.problems)
         self.fair = FairShare(self.usage, self.problems)
         claims.subscribe(self._claim_changed)
-        for on_quota in (self.book.quota_changed, self.fair.quota_changed):
+        self.fairness = QuotaFairness(self.book, self.fair)
+        for on_quota in (
+            self.book.quota_changed,
+            self.fair.quota_changed,
+            self.fairness.quota_changed,
+        ):
             quotas.subscribe(on_quota)
             for quota in quotas.list():
                 on_quota(None, quota)
@@ -104,6 +112,11 @@ class CapacityScheduling:
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
             ClusterEventWithHint(resource_event(ELASTIC_QUOTAS, ActionType.ALL)),
         )
+
+    def fair_queueing(self) -> QuotaFairness | None:
+        """The queue's fair order across quotas (`framework.fair_queueing`), with
+        `fairQueueing: true`; else None (the queue keeps QueueSort order)."""
+        return self.fairness if self.args.fair_queueing else None
 
     # ---- PreFilter and its extensions ----------------------------------------------------
 
