@@ -20,6 +20,7 @@ from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
 from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
+from kubesched.bench.catalogue_podgroups import PODGROUP_CASES
 from kubesched.bench.catalogue_quotas import QUOTA_CASES
 from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
 from kubesched.bench.catalogue_volumes import VOLUME_CASES
@@ -207,6 +208,7 @@ CASES = {
         *VOLUME_CATALOGUE,
         *DRA_CATALOGUE,
         *QUOTA_CATALOGUE,
+        *(Case(*entry) for entry in PODGROUP_CASES),
     )
 }
 

@@ -1,12 +1,13 @@
 """The end-of-run checks: every measured pod bound exactly once, no node overcommitted; for
 a DRA workload its claims (`dra_checks`), for one with ElasticQuotas its quotas
-(`quota_setup`)."""
+(`quota_setup`), for one with native PodGroups their gangs and domains (`podgroup_checks`)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
 from kubesched.bench.dra_checks import dra_problems
+from kubesched.bench.podgroup_checks import podgroup_problems
 from kubesched.bench.quota_setup import quota_problems
 from kubesched.bench.tracker import PodTracker
 from kubesched.bench.workloads import Workload
@@ -33,6 +34,10 @@ async def workload_problems(
         problems += await quota_problems(client)
     if workload.dra is not None:
         problems += await dra_problems(client, namespace=measured.namespace, allocates=allocates)
+    if allocates and workload.feature_gates:
+        problems += await podgroup_problems(
+            client, objects=workload.objects, namespaces=measured.namespaces(), records=tracker.pods
+        )
     return problems
 
 

@@ -28,6 +28,7 @@ from kubesched.bench.checks import workload_problems
 from kubesched.bench.churn import run_churn
 from kubesched.bench.contenders import NULL_BINDER, ClientLimits, start_contender
 from kubesched.bench.dra_setup import prepare_dra
+from kubesched.bench.gates import cluster_options, scheduler_gate_flags
 from kubesched.bench.load import create_all
 from kubesched.bench.procstat import (
     cpu_seconds,
@@ -151,7 +152,8 @@ def run_contender(name: str, settings: BenchSettings, progress: Progress) -> Con
     """Run one contender on its own fresh control plane; never raises for its failures."""
     result = ContenderResult(name=name)
     progress(f"[{name}] starting a local control plane")
-    cluster = LocalCluster(progress=lambda _message: None)
+    gates = settings.workload.feature_gates
+    cluster = LocalCluster(progress=lambda _message: None, **cluster_options(gates))
     try:
         cluster.start()
         if settings.workload.dra is not None:
@@ -230,7 +232,10 @@ class _Run:
             self.name,
             self.cluster,
             self.settings.limits,
-            flags=self.settings.scheduler_flags,
+            flags=(
+                *scheduler_gate_flags(self.workload.feature_gates),
+                *self.settings.scheduler_flags,
+            ),
             plugin_config=self.workload.plugin_config,
             plugins=self.workload.plugins,
         )

@@ -134,6 +134,9 @@ class Workload:
     attempted_barrier: bool = False
     """Wait until every `unwaited` pod was attempted before the measured phase (upstream's
     `barrier` op with `stageRequirement: Attempted`, `bench.barrier`)."""
+    feature_gates: tuple[str, ...] = ()
+    """Feature gates on in kube-apiserver and both schedulers (upstream's `featureGates`,
+    `bench.gates`)."""
 
     @property
     def initial_pods(self) -> int:
