@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubesched.bench.load import create_all
@@ -49,12 +49,45 @@ def attempted(pod: dict[str, Any]) -> bool:
 
 
 async def wait_attempted(
-    client: KubeClient, groups: Sequence[PodGroup], *, stall_timeout: float
+    client: KubeClient,
+    groups: Sequence[PodGroup],
+    *,
+    stall_timeout: float,
+    poll: float = POLL_SECONDS,
 ) -> None:
     """Return once every pod of `groups` was attempted; raise `BarrierStalled` when their
     count stops rising for `stall_timeout` seconds."""
-    wanted = {(g.namespace, f"{g.prefix}{i}") for g in groups for i in range(g.count)}
+    await _wait_pods(client, groups, attempted, stall_timeout=stall_timeout, poll=poll)
+
+
+def bound(pod: dict[str, Any]) -> bool:
+    """Whether `pod` has a node."""
+    return bool((pod.get("spec") or {}).get("nodeName"))
+
+
+async def wait_bound(
+    client: KubeClient,
+    groups: Sequence[PodGroup],
+    *,
+    stall_timeout: float,
+    poll: float = POLL_SECONDS,
+) -> None:
+    """Return once every pod of `groups` is bound (upstream's `barrier` with its default
+    stage); raise `BarrierStalled` as `wait_attempted` does."""
+    await _wait_pods(client, groups, bound, stall_timeout=stall_timeout, poll=poll)
+
+
+async def _wait_pods(
+    client: KubeClient,
+    groups: Sequence[PodGroup],
+    done_with: Callable[[dict[str, Any]], bool],
+    *,
+    stall_timeout: float,
+    poll: float,
+) -> None:
+    wanted = {(g.namespace_of(i), f"{g.prefix}{i}") for g in groups for i in range(g.count)}
     namespaces = sorted({namespace for namespace, _name in wanted})
+    stage = "attempted by the scheduler" if done_with is attempted else "bound"
     last, last_change = -1, time.monotonic()
     while True:
         done = 0
@@ -62,14 +95,14 @@ async def wait_attempted(
             path = f"/api/v1/namespaces/{namespace}/pods"
             for pod in await list_all(client, path, timeout=60):
                 name = (pod.get("metadata") or {}).get("name", "")
-                done += (namespace, name) in wanted and attempted(pod)
+                done += (namespace, name) in wanted and done_with(pod)
         if done >= len(wanted):
             return
         if done != last:
             last, last_change = done, time.monotonic()
         elif time.monotonic() - last_change > stall_timeout:
-            raise BarrierStalled(f"stalled: {done}/{len(wanted)} pods attempted by the scheduler")
-        await asyncio.sleep(POLL_SECONDS)
+            raise BarrierStalled(f"stalled: {done}/{len(wanted)} pods {stage}")
+        await asyncio.sleep(poll)
 
 
 async def create_unwaited(client: KubeClient, settings: BenchSettings) -> None:

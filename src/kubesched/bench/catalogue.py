@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
+from kubesched.bench.catalogue_event_handling import EVENT_HANDLING_CASES
 from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
 from kubesched.bench.catalogue_podgroups import PODGROUP_CASES
@@ -195,6 +196,8 @@ MORE_CATALOGUE = tuple(Case(*entry) for entry in MORE_CASES)
 """The other test cases (`catalogue_more`)."""
 EVENT_CATALOGUE = tuple(Case(*entry) for entry in EVENT_CASES)
 """The gated, deleted, extended-resource and async-preemption cases (`catalogue_events`)."""
+EVENT_HANDLING_CATALOGUE = tuple(Case(*entry) for entry in EVENT_HANDLING_CASES)
+"""The queueing hints' cases, `event_handling/` (`catalogue_event_handling`)."""
 VOLUME_CATALOGUE = tuple(Case(*entry) for entry in VOLUME_CASES)
 """The cases whose pods mount PersistentVolumes (`catalogue_volumes`)."""
 QUOTA_CATALOGUE = tuple(Case(*entry) for entry in QUOTA_CASES)
@@ -205,6 +208,7 @@ CASES = {
         *CATALOGUE,
         *MORE_CATALOGUE,
         *EVENT_CATALOGUE,
+        *EVENT_HANDLING_CATALOGUE,
         *VOLUME_CATALOGUE,
         *DRA_CATALOGUE,
         *QUOTA_CATALOGUE,

@@ -29,7 +29,10 @@ async def workload_problems(
     """Every check that applies to `workload`; `allocates`: the contender allocates DRA
     claims (the null binder does not)."""
     measured = workload.measured
-    problems = await run_checks(client, tracker, namespace=measured.namespaces(), expected=expected)
+    selector = workload.script.selector if workload.script is not None else ""
+    problems = await run_checks(
+        client, tracker, namespace=measured.namespaces(), expected=expected, selector=selector
+    )
     if workload.quotas:
         problems += await quota_problems(client)
     if workload.dra is not None:
@@ -47,11 +50,13 @@ async def run_checks(
     *,
     namespace: str | Sequence[str],
     expected: int | None,
+    selector: str = "",
 ) -> list[str]:
     """What went wrong (empty: the run is valid); `namespace`: the measured pods' (one or
-    several); `expected` None (a steady-state run, which deletes the pods it saw bound): no
-    count is checked."""
+    several), `selector` (`key=value,...`) the labels they carry; `expected` None (a
+    steady-state run, which deletes the pods it saw bound): no count is checked."""
     measured = {namespace} if isinstance(namespace, str) else set(namespace)
+    wanted = dict(term.split("=", 1) for term in selector.split(",") if term)
     problems = list(tracker.violations[:5])
     if len(tracker.violations) > 5:
         problems.append(f"... {len(tracker.violations) - 5} more violations")
@@ -62,7 +67,8 @@ async def run_checks(
     final_bound = 0
     for obj in await list_all(client, "/api/v1/pods", timeout=BENCH_LIST_TIMEOUT_SECONDS):
         pod = Pod.from_json(obj)
-        if pod.namespace in measured and pod.node_name:
+        carries = all(pod.labels.get(key) == value for key, value in wanted.items())
+        if pod.namespace in measured and carries and pod.node_name:
             final_bound += 1
             record = tracker.pods.get(pod.name)
             watched = record.node if record is not None else None

@@ -37,6 +37,7 @@ from kubesched.bench.procstat import (
     tree_peak_rss_bytes,
 )
 from kubesched.bench.quota_setup import prepare_quotas
+from kubesched.bench.script import ScriptSettings, run_prelude, run_steps
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
 from kubesched.bench.steady import SteadyPods
 from kubesched.bench.templates import pod_default
@@ -51,6 +52,7 @@ from kubesched.localcluster import LocalCluster, LocalClusterError, Process
 
 SAMPLE_INTERVAL = 1.0
 WARM_UP_NAMESPACE = "bench-warm-up"
+WARM_UP_POD = f"/api/v1/namespaces/{WARM_UP_NAMESPACE}/pods/warm-up-0"
 DRA_CONTROLLER_FLAGS = (
     "--controllers=resourceclaim-controller,garbage-collector-controller",
     "--concurrent-resourceclaim-syncs=5",
@@ -242,6 +244,8 @@ class _Run:
         assert process.pid is not None
         await self._initial_pods(client, process)
         await create_unwaited(client, self.settings)
+        if self.workload.script is not None:
+            await run_prelude(client, self.workload.script, WARM_UP_POD)
         await self._measure(client, process)
 
     def _initial(self) -> list[PodGroup]:
@@ -285,11 +289,13 @@ class _Run:
         measured = self.workload.measured
         name = self.settings.limits.scheduler_name
         steady = SteadyPods(client, measured, name) if self.workload.steady > 0 else None
+        script = self.workload.script
         tracker = PodTracker(
             client,
             measured.namespaces(),
             steady=steady is not None,
             on_bound=steady.bound if steady is not None else None,
+            selector=script.selector if script is not None else "",
         )
         await tracker.start()
         watch = asyncio.create_task(tracker.run())
@@ -309,6 +315,9 @@ class _Run:
         concurrency = self.settings.create_concurrency
         if steady is not None:
             creation = steady.run(concurrency=concurrency)
+        elif script is not None:
+            stall = self.settings.stall_timeout
+            creation = run_steps(client, script, ScriptSettings(name, concurrency, stall))
         else:
             creation = create_all(
                 client,

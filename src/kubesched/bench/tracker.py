@@ -38,7 +38,8 @@ class PodRecord:
 class PodTracker:
     """List, then watch, the pods of one namespace until cancelled; given several
     namespaces, the pods of all namespaces are watched and those of the others ignored
-    (pod names must then be unique across the namespaces)."""
+    (pod names must then be unique across the namespaces); with `selector` (a label
+    selector), only the pods that carry it."""
 
     def __init__(
         self,
@@ -47,8 +48,10 @@ class PodTracker:
         *,
         steady: bool = False,
         on_bound: Callable[[str], None] | None = None,
+        selector: str = "",
     ) -> None:
         self._client = client
+        self._selector = {"labelSelector": selector} if selector else {}
         self._steady = steady
         self._on_bound = on_bound
         names = (namespace,) if isinstance(namespace, str) else tuple(namespace)
@@ -61,7 +64,7 @@ class PodTracker:
 
     async def start(self) -> None:
         """List what is there already (normally nothing); the watch starts from there."""
-        listing = await self._client.get(self._path, timeout=60)
+        listing = await self._client.get(self._path, params=self._selector, timeout=60)
         now = time.monotonic()
         for pod in listing.get("items") or ():
             self._apply("ADDED", pod, now)
@@ -74,6 +77,7 @@ class PodTracker:
                 "resourceVersion": self._version,
                 "allowWatchBookmarks": "true",
                 "timeoutSeconds": "3600",
+                **self._selector,
             }
             try:
                 events = self._client.watch(

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubesched.bench.templates import PodTemplate
 from kubesched.testing import make_node, make_pod
+
+if TYPE_CHECKING:
+    from kubesched.bench.script import Script
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -134,6 +137,9 @@ class Workload:
     attempted_barrier: bool = False
     """Wait until every `unwaited` pod was attempted before the measured phase (upstream's
     `barrier` op with `stageRequirement: Attempted`, `bench.barrier`)."""
+    script: Script | None = None
+    """A case that is a sequence of ops (`bench.script`): its steps replace the creation
+    of `measured`, whose count and namespaces say which pods the run measures."""
     feature_gates: tuple[str, ...] = ()
     """Feature gates on in kube-apiserver and both schedulers (upstream's `featureGates`,
     `bench.gates`)."""

@@ -78,9 +78,18 @@ VOLUME_CASES = {"SchedulingInTreePVs", "SchedulingCSIPVs", "PreemptionPVs"}
 PODGROUP_CASES = {"BasicScheduling", "GangScheduling", "TopologyAwareScheduling"}
 
 
+EVENT_HANDLING_CASES = {
+    "EventHandlingPodDelete",
+    "EventHandlingPodUpdate",
+    "EventHandlingNodeAdd",
+    "EventHandlingPodAdd",
+    "EventHandlingNodeUpdate",
+}
+
+
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
     cases = ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES | VOLUME_CASES | QUOTA_CASES
-    cases |= PODGROUP_CASES
+    cases |= PODGROUP_CASES | EVENT_HANDLING_CASES
     assert set(CASES) == cases
     for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)
