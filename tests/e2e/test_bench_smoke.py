@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,10 @@ from kubesched.bench import (
     run_bench,
     write_outputs,
 )
+from kubesched.bench.many_core import CORES as MODEL_CORES
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
+
+CORES = [str(cores) for cores in MODEL_CORES]
 
 
 @pytest.fixture(autouse=True)
@@ -47,8 +51,32 @@ def test_bench_smoke_all_contenders_pass_their_checks(tmp_path: Path) -> None:
     assert "FAILED" not in table
     raw = json.loads(paths["json"].read_text())
     assert len(raw["contenders"]) == 3
+    for contender in raw["contenders"]:
+        assert_many_core_model_is_consistent(contender)
+    kube = raw["contenders"][1]
+    assert kube["scheduler_metrics_problem"] == ""
+    assert kube["scheduler_loop_seconds"]["cycles"] >= 30
+    assert kube["scheduler_loop_seconds"]["filter"] > 0
+    rates = [c["many_core"]["pods_per_second"] for c in raw["contenders"][:2]]
+    assert raw["many_core_ratio"] == pytest.approx({c: rates[0][c] / rates[1][c] for c in CORES})
+    assert "| kubesched / kube-scheduler |" in table
     assert paths["plot"].stat().st_size > 0
     assert any("bound" in m for m in messages)
+
+
+def assert_many_core_model_is_consistent(contender: dict[str, Any]) -> None:
+    """The model's split adds up to the contender's CPU a pod, and each prediction is the
+    smaller of the system's and the serial path's rates, growing with the cores."""
+    model = contender["many_core"]
+    cpu_ms = contender["cpu_seconds"] / contender["bound"] * 1000
+    assert model["serial_ms"] + model["parallel_ms"] == pytest.approx(cpu_ms)
+    assert 0 < model["serial_ms"] <= cpu_ms * (1 + 1e-9)
+    assert model["system_ms"] > cpu_ms
+    rates = [model["pods_per_second"][c] for c in CORES]
+    assert rates == sorted(rates)
+    for cores, rate in zip(CORES, rates, strict=True):
+        assert rate <= int(cores) * 1000 / model["system_ms"] * 1.000001
+        assert rate <= 1000 / model["serial_ms"] * 1.000001
 
 
 def test_sampler_skips_the_first_sample_and_folds_empty_intervals() -> None:

@@ -6,7 +6,8 @@ use), for the cases whose profile enables one of its plugins.
 Each serves pods of one dedicated scheduler name, with leader election off and the same
 client limits (`clientConnection.qps/burst` in their KubeSchedulerConfiguration files: a
 config file makes kube-scheduler ignore the equivalent flags), and the admin kubeconfig.
-Serving is off (`--secure-port=0`) for both schedulers: nothing scrapes them here.
+Serving is off (`--secure-port=0`) for kubesched; kube-scheduler and scheduler-plugins serve
+on a loopback port given by the runner, whose /metrics it reads (`bench.scheduler_metrics`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from kubesched.bench.scheduler_metrics import serving_flags
 from kubesched.localcluster import LocalCluster, Process
 from kubesched.localcluster.binaries import ensure_scheduler_plugins
 
@@ -30,6 +32,8 @@ SCHEDULER_PLUGINS = "scheduler-plugins"
 CONTENDERS = (KUBESCHED, KUBE_SCHEDULER, NULL_BINDER)
 """The default contenders."""
 KNOWN = (*CONTENDERS, SCHEDULER_PLUGINS)
+SERVES_METRICS = (KUBE_SCHEDULER, SCHEDULER_PLUGINS)
+"""The contenders whose /metrics the runner reads (given a `metrics_port`)."""
 SOURCE_TREE = "kubesched@"
 """`kubesched@DIR`: kubesched from another checkout's `DIR/src` (e.g. a `git worktree` of an
 older commit), so that two versions run in one bench on the same machine."""
@@ -95,10 +99,12 @@ def contender_argv(
     plugin_config: Sequence[dict[str, Any]] = (),
     *,
     plugins: Mapping[str, Any] | None = None,
+    metrics_port: int | None = None,
 ) -> list[str]:
     """The command line that starts contender `name` against `cluster`; `flags` are added
     to the schedulers' (kube-scheduler's flags, which kubesched takes too); `plugin_config`
-    and `plugins` go into the schedulers' config file."""
+    and `plugins` go into the schedulers' config file; `metrics_port` makes one of
+    `SERVES_METRICS` serve there."""
     config = cluster.workdir / f"{_label(name)}.yaml"
     text = scheduler_config(
         kubeconfig=cluster.kubeconfig_path,
@@ -109,13 +115,19 @@ def contender_argv(
     config.write_text(text)
     if name == KUBESCHED or source_tree(name) is not None:
         return [sys.executable, "-m", "kubesched", f"--config={config}", "--secure-port=0", *flags]
+    serving = ["--secure-port=0"]
+    if metrics_port is not None:
+        certs = cluster.workdir / f"{_label(name)}-serving"
+        serving = serving_flags(
+            port=metrics_port, kubeconfig=cluster.kubeconfig_path, cert_dir=certs
+        )
     if name == KUBE_SCHEDULER:
         assert cluster.binaries is not None
         kube_scheduler = str(cluster.binaries.kube_scheduler)
-        return [kube_scheduler, f"--config={config}", "--secure-port=0", *flags]
+        return [kube_scheduler, f"--config={config}", *serving, *flags]
     if name == SCHEDULER_PLUGINS:
         binary = str(ensure_scheduler_plugins().scheduler)
-        return [binary, f"--config={config}", "--secure-port=0", *flags]
+        return [binary, f"--config={config}", *serving, *flags]
     if name == NULL_BINDER:
         return [
             sys.executable,
@@ -138,9 +150,12 @@ def start_contender(
     flags: Sequence[str] = (),
     plugin_config: Sequence[dict[str, Any]] = (),
     plugins: Mapping[str, Any] | None = None,
+    metrics_port: int | None = None,
 ) -> Process:
     """Start the contender's process (logged to the cluster's logs/<name>.log)."""
-    argv = contender_argv(name, cluster, limits, flags, plugin_config, plugins=plugins)
+    argv = contender_argv(
+        name, cluster, limits, flags, plugin_config, plugins=plugins, metrics_port=metrics_port
+    )
     env = dict(os.environ)
     tree = source_tree(name)
     if tree is not None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kubesched.bench import many_core
 from kubesched.bench.contenders import KUBE_SCHEDULER, KUBESCHED, NULL_BINDER, SCHEDULER_PLUGINS
 from kubesched.bench.runner import BenchSettings, ContenderResult
 
@@ -135,6 +136,9 @@ def markdown(results: Sequence[ContenderResult], settings: BenchSettings, machin
                 f"Averages of all rounds: {per_round}."
             ),
         ]
+    model = many_core.table([(w.name, results, machine.cpus)])
+    if model:
+        lines += ["", many_core.NOTE, "", *model]
     if any(r.samples_fallback for r in results if not r.failure):
         lines += ["", "\\* too short for 1 s samples: the whole run's rate."]
     lines += [
@@ -172,7 +176,10 @@ def raw_json(
             "load_after": machine.load_after,
             "python": machine.python,
         },
-        "contenders": [r.as_json() for r in results],
+        "contenders": [
+            r.as_json() | {"many_core": many_core.split_json(r, machine.cpus)} for r in results
+        ],
+        "many_core_ratio": many_core.ratios(results, machine.cpus),
     }
 
 

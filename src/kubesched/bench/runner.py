@@ -26,7 +26,7 @@ from typing import Any
 from kubesched.bench.barrier import create_unwaited
 from kubesched.bench.checks import workload_problems
 from kubesched.bench.churn import run_churn
-from kubesched.bench.contenders import NULL_BINDER, ClientLimits, start_contender
+from kubesched.bench.contenders import NULL_BINDER, SERVES_METRICS, ClientLimits, start_contender
 from kubesched.bench.dra_setup import prepare_dra
 from kubesched.bench.gates import cluster_options, scheduler_gate_flags
 from kubesched.bench.load import create_all
@@ -37,6 +37,7 @@ from kubesched.bench.procstat import (
     tree_peak_rss_bytes,
 )
 from kubesched.bench.quota_setup import prepare_quotas
+from kubesched.bench.scheduler_metrics import LoopMetrics
 from kubesched.bench.script import ScriptSettings, run_prelude, run_steps
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
 from kubesched.bench.steady import SteadyPods
@@ -102,6 +103,11 @@ class ContenderResult:
     """CPU of the contender's main thread alone (kubesched's scheduling thread)."""
     peak_rss_bytes: int = 0
     control_plane_cpu: dict[str, float] = field(default_factory=dict)
+    scheduler_loop: dict[str, float] = field(default_factory=dict)
+    """kube-scheduler's timings of its loop over the measured phase, from its /metrics
+    (`bench.scheduler_metrics`); empty for the other contenders."""
+    scheduler_metrics_problem: str = ""
+    """Why `scheduler_loop` could not be read (the run itself is not failed for it)."""
     duration: float = 0.0
     bound: int = 0
     bound_times: list[float] = field(default_factory=list)
@@ -128,6 +134,8 @@ class ContenderResult:
             "main_thread_cpu_seconds": self.main_thread_cpu_seconds,
             "peak_rss_bytes": self.peak_rss_bytes,
             "control_plane_cpu_seconds": self.control_plane_cpu,
+            "scheduler_loop_seconds": self.scheduler_loop,
+            "scheduler_metrics_problem": self.scheduler_metrics_problem,
             "duration_seconds": self.duration,
             "bound": self.bound,
             "round_averages": self.round_averages,
@@ -189,6 +197,9 @@ class _Run:
         self.workload = settings.workload
         self.progress = progress
         self.result = result
+        serves = name in SERVES_METRICS
+        token, profile = cluster.admin_token, settings.limits.scheduler_name
+        self.loop = LoopMetrics.on_free_port(serves=serves, token=token, profile=profile)
 
     async def run(self) -> None:
         connection = await load_connection(kubeconfig=str(self.cluster.kubeconfig_path))
@@ -240,6 +251,7 @@ class _Run:
             ),
             plugin_config=self.workload.plugin_config,
             plugins=self.workload.plugins,
+            metrics_port=self.loop.port,
         )
         assert process.pid is not None
         await self._initial_pods(client, process)
@@ -301,6 +313,7 @@ class _Run:
         watch = asyncio.create_task(tracker.run())
         pid = process.pid or 0
         plane = {n: p.pid or 0 for n, p in self.cluster.processes.items() if n != self.name}
+        await self.loop.start()
         before = _CpuBefore(
             tree_cpu_seconds(pid),
             time.process_time(),
@@ -338,6 +351,7 @@ class _Run:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(*tasks, return_exceptions=True)
         self._figures(tracker, sampler, started, pid, before)
+        self.result.scheduler_loop, self.result.scheduler_metrics_problem = await self.loop.finish()
         expected = None if steady is not None else total
         allocates = self.name != NULL_BINDER
         problems = await workload_problems(

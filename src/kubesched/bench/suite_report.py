@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kubesched.bench import many_core
 from kubesched.bench.contenders import (
     CONTENDERS,
     KUBE_SCHEDULER,
@@ -123,6 +124,9 @@ def suite_markdown(rows: Sequence[SuiteRow], *, command: str) -> str:
     lines += ["", _HEADER, "|---|---|" + "---:|" * 8 + "---|---|"]
     lines += [_line(row) for row in rows]
     lines += _other_checkouts(rows)
+    model = many_core.table([(r.settings.workload.name, r.results, r.machine.cpus) for r in rows])
+    if model:
+        lines += ["", many_core.NOTE, "", *model]
     lines += [
         "",
         (

@@ -40,3 +40,14 @@ def test_another_checkout_runs_from_its_src_with_a_file_name_of_its_own(tmp_path
     argv = contender_argv(name, cluster(tmp_path), LIMITS)  # type: ignore[arg-type]
     assert argv[1:3] == ["-m", "kubesched"]
     assert argv[3] == f"--config={tmp_path / 'kubesched-old.yaml'}"
+
+
+def test_a_metrics_port_makes_kube_scheduler_serve_to_the_admin_kubeconfig(tmp_path: Path) -> None:
+    argv = contender_argv("kube-scheduler", cluster(tmp_path), LIMITS, (FLAG,), metrics_port=8)  # type: ignore[arg-type]
+    kubeconfig = tmp_path / "admin.kubeconfig"
+    assert "--secure-port=8" in argv
+    assert "--secure-port=0" not in argv
+    assert f"--authentication-kubeconfig={kubeconfig}" in argv
+    assert f"--authorization-kubeconfig={kubeconfig}" in argv
+    assert f"--cert-dir={tmp_path / 'kube-scheduler-serving'}" in argv
+    assert argv[-1] == FLAG
