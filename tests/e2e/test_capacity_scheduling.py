@@ -349,3 +349,62 @@ def test_reclaiming_spares_pods_a_disruption_budget_protects(sides: tuple[Side, 
 
     assert expected == ({"a1": True, "a2": True}, {"b1": True, "b2": True}, ["a3"], "n2")
     assert got == expected
+
+
+def _bad_quota(api: ApiClient, namespace: str) -> dict[str, Any]:
+    """An ElasticQuota whose `min` (4 CPUs) exceeds its `max` (1 CPU)."""
+    body = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "ElasticQuota",
+        "metadata": {"name": "bad"},
+        "spec": {"min": {"cpu": "4"}, "max": {"cpu": "1"}},
+    }
+    created: dict[str, Any] = api.request("POST", EQ_PATH.format(ns=namespace), body=body)
+    return created
+
+
+def test_a_bad_quota_gets_a_warning_event_and_its_deletion_frees_the_pods_it_refused(
+    schedulers: None, api: ApiClient, new_namespace: Callable[..., str]
+) -> None:
+    """kubesched only: a quota whose min exceeds its max gets one MinExceedsMax Warning Event
+    on itself (an edit keeping the problem adds none); a pod over its max waits, refused by
+    it, and binds once the quota is deleted (its delete event requeues the pod), once."""
+    del schedulers
+    side = Side(KS, api, new_namespace("ks-bad-quota"), "no-quota2")
+    namespace = side.quota1
+    side.nodes()
+    path = EQ_PATH.format(ns=namespace) + "/bad"
+    quota = _bad_quota(api, namespace)
+    try:
+        [event] = wait_for(
+            lambda: api.events(namespace, reason="MinExceedsMax"),
+            message="the MinExceedsMax event on the quota",
+        )
+        relabel = {"metadata": {"labels": {"team": "a"}}}
+        api.request("PATCH", path, body=relabel, content_type="application/merge-patch+json")
+        side.pod(namespace, "big")
+        wait_for(
+            lambda: [unschedulable_message(pod) for pod in side.pods(namespace)],
+            until=lambda found: f"ElasticQuota {namespace} is more than Max" in found[0],
+            message="the pod refused by the quota",
+        )
+        api.request("DELETE", path)
+        wait_for(lambda: side.bound(namespace), until=lambda n: n == 1, message="big bound")
+    finally:
+        if api.request("GET", EQ_PATH.format(ns=namespace))["items"]:
+            api.request("DELETE", path)
+    assert event.type == "Warning"
+    assert event.reporting_controller == KS
+    assert event.raw["regarding"] == {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "ElasticQuota",
+        "namespace": namespace,
+        "name": "bad",
+        "uid": quota["metadata"]["uid"],
+    }
+    assert event.note == (
+        "ElasticQuota min exceeds its max in cpu: its pods are held to max; lower min or raise max"
+    )
+    assert len(api.events(namespace, reason="MinExceedsMax")) == 1
+    assert "series" not in api.events(namespace, reason="MinExceedsMax")[0].raw
+    assert len(api.events(namespace, regarding="big", reason="Scheduled")) == 1
