@@ -40,6 +40,20 @@ def _ratio(used: int, guaranteed: int) -> float:
     return 0.0 if used <= 0 else math.inf
 
 
+def share_line(share: float) -> str:
+    """`kubesched explain`'s line for the pod's quota with `fairQueueing` on."""
+    shown = "infinite" if math.isinf(share) else f"{share:.2f}"
+    return (
+        f"  fair queueing: the quota's dominant share is {shown} (among pods of equal "
+        "priority, the quota with the lowest is served first)"
+    )
+
+
+def share_json(share: float) -> float | str:
+    """The share for `-o json`: a number, or "+Inf" (JSON has no infinity)."""
+    return "+Inf" if math.isinf(share) else share
+
+
 class QuotaFairness:
     """CapacityScheduling's `FairQueueing`: a pod's group is its namespace's quota. Keeps,
     from the ElasticQuota lister (`quota_changed`, as `QuotaBook` keeps the first quota of

@@ -50,7 +50,7 @@ from kubesched.plugins.capacity_scheduling.core import (
     pre_filter,
 )
 from kubesched.plugins.capacity_scheduling.devices import CLAIMS, PodUsage, pod_claim_names
-from kubesched.plugins.capacity_scheduling.dominant import QuotaFairness
+from kubesched.plugins.capacity_scheduling.dominant import QuotaFairness, share_json, share_line
 from kubesched.plugins.capacity_scheduling.fair import FairShare, share_refusal
 from kubesched.plugins.capacity_scheduling.preemption import Decision, decide
 from kubesched.plugins.capacity_scheduling.problems import QuotaProblems
@@ -210,7 +210,12 @@ class CapacityScheduling:
         verdict = quota_verdict(self.quota_rows(), pod, victims, self.usage)
         if verdict is None:
             return None
-        return quota_lines(verdict), quota_dict(verdict)
+        lines, data = quota_lines(verdict), quota_dict(verdict)
+        if self.args.fair_queueing:
+            share = self.fairness.dominant_share(pod.namespace)
+            lines.append(share_line(share))
+            data["dominantShare"] = share_json(share)
+        return lines, data
 
     # ---- Reserve ------------------------------------------------------------------------
 

@@ -149,3 +149,28 @@ async def test_without_it_the_first_team_borrows_and_the_late_one_preempts() -> 
     bound, preemptions = await _run(fair=False)
     assert bound == {"team-a": 8, "team-b": 0}
     assert preemptions == 4
+
+
+def test_explain_shows_the_quotas_dominant_share_when_on() -> None:
+    nodes = [make_node().name("n1").capacity(cpu="8", pods="110").model()]
+    handle = FakeHandle(nodes=nodes, objects=[(ELASTIC_QUOTAS, obj) for obj in TEAMS])
+    for fair in (True, False):
+        plugin, _ = _plugin(handle, fair=fair)
+        plugin.reserve(CycleState(), _team_pod("team-a", 0), "n1")
+        plugin.reserve(CycleState(), _team_pod("no-min", 0), "n1")
+        found = plugin.explain_pod(_team_pod("team-a", 1), [])
+        assert found is not None
+        lines, data = found
+        shown = [line for line in lines if "dominant share" in line]
+        if not fair:
+            assert (shown, "dominantShare" in data) == ([], False)
+            continue
+        expected = (
+            "  fair queueing: the quota's dominant share is 0.25 (among pods of equal "
+            "priority, the quota with the lowest is served first)"
+        )
+        assert shown == [expected]
+        assert data["dominantShare"] == 0.25
+        other = plugin.explain_pod(_team_pod("no-min", 1), [])
+        assert other is not None
+        assert other[1]["dominantShare"] == "+Inf"
