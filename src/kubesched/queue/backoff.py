@@ -9,7 +9,10 @@ ends in the same second are taken in QueueSort order. A pod never rejected has n
 
 Two heaps: pods rejected by plugins (ordered by backoff end, then QueueSort) may be popped
 before their backoff is over when activeQ is empty (`pop_rejected`); pods whose attempt
-ended in an error (no rejecting plugin) always wait it out.
+ended in an error (no rejecting plugin) always wait it out. With a fair order (`queue.fair`)
+and the pop from backoffQ, the rejected pods are partitioned by group as activeQ is: among
+heads whose backoff ends in the same window with the same priority, the lowest share goes
+first.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from kubesched.queue.fair import FairOrder, PartitionedHeap
 from kubesched.queue.heap import KeyedHeap
 from kubesched.queue.types import LessFunc, QueuedPodInfo
 
@@ -39,6 +43,7 @@ class BackoffQueue:
         maximum: float,
         less: LessFunc,
         pop_from_backoff: bool = True,
+        fair: FairOrder | None = None,
     ) -> None:
         self._clock = clock
         self._initial = initial
@@ -53,8 +58,15 @@ class BackoffQueue:
             first, second = self.expiration(a), self.expiration(b)
             return first < second if first != second else less(a, b)
 
+        def same_window_and_priority(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+            return self.expiration(a) == self.expiration(b) and a.pod.priority == b.pod.priority
+
         ordered = expires_first_then_sorted if pop_from_backoff else expires_first
-        self._rejected: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=ordered)
+        self._rejected: KeyedHeap[QueuedPodInfo] | PartitionedHeap = (
+            PartitionedHeap(less=ordered, order=fair, peers=same_window_and_priority)
+            if fair is not None and pop_from_backoff
+            else KeyedHeap(key=_uid, less=ordered)
+        )
         self._errors: KeyedHeap[QueuedPodInfo] = KeyedHeap(key=_uid, less=expires_first)
 
     def __len__(self) -> int:
@@ -120,7 +132,7 @@ class BackoffQueue:
         """The head of the rejected pods, backoff over or not (activeQ is empty)."""
         return self._rejected.pop() if self._rejected else None
 
-    def _completed(self, heap: KeyedHeap[QueuedPodInfo]) -> list[QueuedPodInfo]:
+    def _completed(self, heap: KeyedHeap[QueuedPodInfo] | PartitionedHeap) -> list[QueuedPodInfo]:
         done: list[QueuedPodInfo] = []
         while (head := heap.peek()) is not None and not self.is_backing_off(head):
             done.append(heap.pop())

@@ -13,7 +13,9 @@ quota; None for a pod outside every group), each in QueueSort order, and `pop` c
 
 So a group never passes a pod of higher priority, and a pod without group is popped exactly
 when the single heap would pop it. Shares are read once per pop per candidate group: pop is
-O(groups + log n).
+O(groups + log n). backoffQ's heap of rejected pods, from which a pop takes a pod when
+activeQ is empty, is partitioned the same way with `peers` narrowed to heads whose backoff
+ends in the same ordering window as well (`BackoffQueue`).
 """
 
 from __future__ import annotations
@@ -44,12 +46,27 @@ def _uid(qpi: QueuedPodInfo) -> str:
     return qpi.uid
 
 
+_EMPTY: Group = object()
+"""No group (an empty queue)."""
+
+
+Peers = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
+
+
+def same_priority(best: QueuedPodInfo, other: QueuedPodInfo) -> bool:
+    """The default `Peers`: heads of equal priority compete by share."""
+    return best.pod.priority == other.pod.priority
+
+
 class PartitionedHeap:
     """One `KeyedHeap` per group, with the interface of the single heap activeQ uses."""
 
-    def __init__(self, *, less: LessFunc, order: FairOrder) -> None:
+    def __init__(self, *, less: LessFunc, order: FairOrder, peers: Peers = same_priority) -> None:
+        """`peers(best, other)`: whether `other`'s group competes by share with `best`'s
+        (both heads; by default: of the same priority)."""
         self._less = less
         self._order = order
+        self._peers = peers
         self._counter = itertools.count()
         self._heaps: dict[Group | None, KeyedHeap[QueuedPodInfo]] = {}
         self._group: dict[str, Group | None] = {}
@@ -68,6 +85,11 @@ class PartitionedHeap:
         if uid not in self._group:
             return None
         return self._heaps[self._group[uid]].get(uid)
+
+    def peek(self) -> QueuedPodInfo | None:
+        """The head a single heap would have (fairness aside); None when empty."""
+        group = self._best()
+        return None if group is _EMPTY else _head(self._heaps[group])
 
     def add_or_update(self, qpi: QueuedPodInfo) -> None:
         """Insert `qpi` into its group's heap (moving it if its group changed)."""
@@ -103,19 +125,23 @@ class PartitionedHeap:
             del self._heaps[group]
         return qpi
 
-    def _choose(self) -> Group | None:
-        best: Group | None = None
+    def _best(self) -> Group | None:
+        """The group whose head a single heap would pop (`_EMPTY` when empty)."""
+        best: Group | None = _EMPTY
         best_heap: KeyedHeap[QueuedPodInfo] | None = None
         for group, heap in self._heaps.items():
             if best_heap is None or self._before(heap, best_heap):
                 best, best_heap = group, heap
-        assert best_heap is not None
+        return best
+
+    def _choose(self) -> Group | None:
+        best = self._best()
         if best is None:
             return None
-        priority = _head(best_heap).pod.priority
+        head = _head(self._heaps[best])
         chosen, chosen_share = best, self._order.share_of(best)
         for group, heap in self._heaps.items():
-            if group is None or group == best or _head(heap).pod.priority != priority:
+            if group is None or group == best or not self._peers(head, _head(heap)):
                 continue
             share = self._order.share_of(group)
             if share < chosen_share or (

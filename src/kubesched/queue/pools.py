@@ -50,6 +50,7 @@ class QueuePools:
             maximum=max_backoff,
             less=less,
             pop_from_backoff=pop_from_backoff,
+            fair=fair,
         )
         self._pop_from_backoff = pop_from_backoff
         if pop_from_backoff:

@@ -183,3 +183,36 @@ async def test_group_members_are_taken_out_of_their_partition() -> None:
     taken = queue.take_members(lambda pod: pod.labels.get(GROUP_LABEL) == "a")
     assert sorted(qpi.pod.name for qpi in taken) == ["m2", "m3"]
     assert queue.pending_counts()["active"] == 0
+
+
+@pytest.mark.parametrize(
+    ("shares", "apart", "first"),
+    [
+        ({"a": 5.0, "b": 0.0}, 0.0, "b0"),
+        ({"a": 0.0, "b": 5.0}, 0.0, "a0"),
+        ({"a": 5.0, "b": 0.0}, 1.0, "a0"),  # a0's backoff ends a window earlier: no peers
+    ],
+)
+async def test_the_pop_from_backoff_is_fair_within_a_window(
+    shares: dict[str, float], apart: float, first: str
+) -> None:
+    clock = FakeClock()
+    queue = SchedulingQueue(
+        less=priority_sort, clock=clock, fair=FairOrder(group_of, lambda g: shares[str(g)])
+    )
+    for team in ("a", "b"):
+        queue.add(make_pod().name(f"{team}0").label(GROUP_LABEL, team).model())
+    popped = {}
+    for _ in range(2):
+        qpi = await queue.pop()
+        assert qpi is not None
+        popped[qpi.pod.name] = qpi
+    for name in ("a0", "b0"):
+        clock.step(apart if name == "b0" else 0.0)
+        popped[name].unschedulable_plugins = {"NodeResourcesFit"}
+        queue.add_unschedulable_if_not_present(popped[name], pod_scheduling_cycle=2)
+    queue.move_all_to_active_or_backoff(object())  # an event: to backoffQ, still backing off
+    assert queue.pending_counts() == {"active": 0, "backoff": 2, "unschedulable": 0, "gated": 0}
+    qpi = await queue.pop()
+    assert qpi is not None
+    assert qpi.pod.name == first
