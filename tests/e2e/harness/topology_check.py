@@ -1,0 +1,164 @@
+"""An independent checker of topology-gang placements, written from kube-scheduler v1.37's
+rules (TopologyPlacementGenerator, GangScheduling), not from kubesched's code.
+
+    problems, feasible = check_side(scenario, outcomes, final_nodes)
+
+For each gang in submission order, on the cluster its predecessors left on that side:
+every member is bound or none is (all or nothing); bound members share one domain of the
+gang's key (every node carries the key, one value); no node holds more than its allocatable
+cpu and memory (pre-bound pods counted); a gang stays where it settled until the run ends.
+`feasible[i]` is the domains where gang i's members could be packed at all (an exact
+search, not the scheduler's greedy order): a gang bound outside them is a capacity
+violation, and when only one domain is feasible the domain is upstream's deterministic
+choice.
+
+The members' texts of a gang no placement holds follow from the group's condition (upstream's
+submitPodGroupAlgorithmResult): with `first placement status: minCount (M) cannot be
+satisfied: S scheduled, R remaining`, the S members placed on trial say `pod group is
+unschedulable, <condition>`, the R members never tried say the condition without its
+preemption part, and the one that did not fit says `0/N nodes are available: ...`
+(counting that placement's nodes); each member's FailedScheduling event says the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from tests.e2e.harness.topology_live import GangOutcome
+from tests.e2e.harness.topology_scenario import Amount, Gang, Node, Scenario
+
+
+def placements(scenario: Scenario, gang: Gang) -> list[str]:
+    """The domains upstream generates for a gang with nothing bound: each value of its key."""
+    return sorted({v for node in scenario.nodes if (v := node.label(gang.key)) is not None})
+
+
+def domain_of(scenario: Scenario, gang: Gang, nodes: Sequence[str]) -> str | None:
+    """The one domain all bound `nodes` share, or None (unbound, unlabelled, or split)."""
+    by_name = {node.name: node for node in scenario.nodes}
+    values = {by_name[name].label(gang.key) for name in nodes if name}
+    return values.pop() if len(values) == 1 else None
+
+
+def _free(scenario: Scenario, used: dict[str, Amount]) -> dict[str, Amount]:
+    free = {}
+    for node in scenario.nodes:
+        taken = used.get(node.name, Amount(0, 0))
+        free[node.name] = Amount(
+            node.allocatable.cpu - taken.cpu, node.allocatable.memory - taken.memory
+        )
+    return free
+
+
+def packs(members: Sequence[Amount], room: list[Amount]) -> bool:
+    """Whether `members` fit into `room` (one Amount a node), by an exact search."""
+    if not members:
+        return True
+    first, rest = members[0], members[1:]
+    tried: set[Amount] = set()
+    for index, space in enumerate(room):
+        if space in tried or space.cpu < first.cpu or space.memory < first.memory:
+            continue
+        tried.add(space)
+        room[index] = Amount(space.cpu - first.cpu, space.memory - first.memory)
+        fits = packs(rest, room)
+        room[index] = space
+        if fits:
+            return True
+    return False
+
+
+def feasible_domains(scenario: Scenario, gang: Gang, used: dict[str, Amount]) -> list[str]:
+    """The domains of `gang`'s key where its members could all be placed now."""
+    free = _free(scenario, used)
+    members = sorted(gang.members, key=lambda m: (m.cpu, m.memory), reverse=True)
+    found = []
+    for domain in placements(scenario, gang):
+        room = [free[n.name] for n in scenario.nodes if n.label(gang.key) == domain]
+        if packs(members, room):
+            found.append(domain)
+    return found
+
+
+_FIRST = re.compile(r"minCount \((\d+)\) cannot be satisfied: (\d+) scheduled, (\d+) remaining")
+_OWN = re.compile(r"^0/\d+ nodes are available: ")
+_PREEMPTION = ", pod group preemption: "
+
+
+def text_problems(gang: Gang, outcome: GangOutcome) -> list[str]:
+    """Whether an unbound gang's member texts are the ones its condition implies."""
+    message = outcome.condition[2] if outcome.condition else ""
+    found = _FIRST.search(message) if "first placement status: " in message else None
+    if any(outcome.nodes) or found is None:
+        return []
+    wanted, scheduled, remaining = (int(group) for group in found.groups())
+    said = [reason.partition(" | event: ") for reason in outcome.reasons]
+    problems = [
+        f"{gang.name}: event {note!r} after {text!r}" for text, _, note in said if text != note
+    ]
+    kinds = Counter(
+        "placed"
+        if text == f"pod group is unschedulable, {message}"
+        else "untried"
+        if text == message.partition(_PREEMPTION)[0]
+        else "failed"
+        if _OWN.match(text)
+        else text
+        for text, _, _ in said
+    )
+    expected = Counter(placed=scheduled, untried=remaining, failed=wanted - scheduled - remaining)
+    if +kinds != +expected or wanted != gang.min_count:
+        problems.append(f"{gang.name}: members say {dict(kinds)} after {message!r}")
+    return problems
+
+
+def _take(used: dict[str, Amount], node: str, amount: Amount) -> None:
+    before = used.get(node, Amount(0, 0))
+    used[node] = Amount(before.cpu + amount.cpu, before.memory + amount.memory)
+
+
+def _gang_problems(scenario: Scenario, gang: Gang, outcome: GangOutcome) -> list[str]:
+    bound = [name for name in outcome.nodes if name]
+    if not bound:
+        return []
+    problems = []
+    if len(bound) != gang.min_count:
+        problems.append(f"{gang.name}: {len(bound)} of {gang.min_count} members bound")
+    if domain_of(scenario, gang, bound) is None:
+        problems.append(f"{gang.name}: members outside one domain of {gang.key}: {bound}")
+    return problems
+
+
+def _overcommitted(nodes: Sequence[Node], used: dict[str, Amount]) -> list[str]:
+    return [
+        f"node {node.name} holds {used[node.name]} of {node.allocatable}"
+        for node in nodes
+        if node.name in used
+        and (
+            used[node.name].cpu > node.allocatable.cpu
+            or used[node.name].memory > node.allocatable.memory
+        )
+    ]
+
+
+def check_side(
+    scenario: Scenario, outcomes: Sequence[GangOutcome], final: dict[str, tuple[str, ...]]
+) -> tuple[list[str], list[list[str]]]:
+    """One side's rule violations, and each gang's feasible domains when it came."""
+    used: dict[str, Amount] = {}
+    for pod in scenario.prebound:
+        _take(used, pod.node, pod.request)
+    problems: list[str] = []
+    feasible: list[list[str]] = []
+    for gang, outcome in zip(scenario.gangs, outcomes, strict=True):
+        feasible.append(feasible_domains(scenario, gang, used))
+        problems.extend(_gang_problems(scenario, gang, outcome))
+        problems.extend(text_problems(gang, outcome))
+        for node, member in zip(outcome.nodes, gang.members, strict=True):
+            if node:
+                _take(used, node, member)
+        if final[gang.name] != outcome.nodes:
+            problems.append(f"{gang.name}: settled on {outcome.nodes}, ended on {final[gang.name]}")
+    return problems + _overcommitted(scenario.nodes, used), feasible

@@ -1,0 +1,120 @@
+"""kube-scheduler's run of a topology-gang scenario against kubesched's
+(tests/e2e/test_topology_differential.py).
+
+    tally = compare(scenario, theirs, ours)       # Run: outcomes and final nodes of a side
+
+Each side is first held to the independent checker (harness/topology_check.py). Then,
+gang by gang and while both clusters are still the same, the two runs must agree on: bound
+or not; the PodGroup's `PodGroupInitiallyScheduled` condition; each unbound member's
+PodScheduled message and FailedScheduling event; and the domain, where upstream's choice
+is deterministic (one domain can hold the gang). Where it is not (several can, and
+PodGroupPodsCount ties them: upstream breaks the tie at random), the two may bind in
+different domains; from that gang on the clusters differ and only the checker applies.
+Upstream also reports the first placement it tried of an unschedulable gang in a random
+order (Go map order): with more than one placement, the condition is compared with the
+counts that come from that placement masked (`S scheduled, R remaining`), and each side's
+member texts are held by the checker to the ones its own condition implies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from tests.e2e.harness.topology_check import check_side, domain_of, placements
+from tests.e2e.harness.topology_live import GangOutcome
+from tests.e2e.harness.topology_scenario import Gang, Scenario
+
+_FIRST_PLACEMENT = re.compile(r"\d+ scheduled, \d+ remaining")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One side's outcomes (in gang order) and where each gang's members ended."""
+
+    outcomes: list[GangOutcome]
+    final: dict[str, tuple[str, ...]]
+
+
+@dataclass
+class Tally:
+    """Comparisons made and the mismatches found, with a readable trace."""
+
+    checks: Counter[str] = field(default_factory=Counter)
+    matched: Counter[str] = field(default_factory=Counter)
+    mismatches: list[str] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)
+    diverged: int = 0
+    """1 when the clusters parted at a legal tie (the gangs after it checked alone)."""
+
+    def see(self, kind: str, theirs: object, ours: object, where: str) -> bool:
+        """Count one comparison; a difference is a mismatch."""
+        self.checks[kind] += 1
+        if theirs == ours:
+            self.matched[kind] += 1
+            return True
+        self.mismatches.append(f"{where} {kind}: kube-scheduler {theirs!r}, kubesched {ours!r}")
+        return False
+
+    def summary(self) -> str:
+        """Matched/made per comparison, and whether the clusters parted at a tie."""
+        counts = sorted(self.checks.items())
+        made = " ".join(f"{kind}={self.matched[kind]}/{n}" for kind, n in counts)
+        return f"{made} diverged={self.diverged}"
+
+
+def mask(text: str) -> str:
+    """`text` without the parts that name the placement upstream happened to try first."""
+    return _FIRST_PLACEMENT.sub("<s> scheduled, <r> remaining", text)
+
+
+def _texts(outcome: GangOutcome, masked: bool) -> tuple[object, object]:
+    """The condition and member texts to compare; masked: the condition with its counts
+    masked, and no member texts (the checker holds each side's to its condition)."""
+    if not masked:
+        return outcome.condition, outcome.reasons
+    condition = outcome.condition
+    if condition is not None:
+        condition = (condition[0], condition[1], mask(condition[2]))
+    return condition, len(outcome.reasons)
+
+
+def _gang(
+    tally: Tally, scenario: Scenario, gang: Gang, pair: tuple[GangOutcome, GangOutcome], sure: bool
+) -> bool:
+    """Compare one gang; whether the two clusters are still the same after it."""
+    theirs, ours = pair
+    where = f"seed {scenario.seed} {gang.name}"
+    bound = (any(theirs.nodes), any(ours.nodes))
+    same = tally.see("bound", bound[0], bound[1], where)
+    masked = not bound[0] and len(placements(scenario, gang)) > 1
+    their_texts, our_texts = _texts(theirs, masked), _texts(ours, masked)
+    tally.see("condition", their_texts[0], our_texts[0], where)
+    tally.see("reasons", their_texts[1], our_texts[1], where)
+    domains = domain_of(scenario, gang, theirs.nodes), domain_of(scenario, gang, ours.nodes)
+    if bound == (True, True) and sure:
+        same &= tally.see("domain", domains[0], domains[1], where)
+    if domains[0] != domains[1] or sorted(theirs.nodes) != sorted(ours.nodes):
+        tally.trace.append(f"{gang.name}: kube-scheduler {theirs.nodes}, kubesched {ours.nodes}")
+        return False
+    return same
+
+
+def compare(scenario: Scenario, theirs: Run, ours: Run) -> Tally:
+    """Hold both runs to the checker, then compare them while their clusters agree."""
+    tally = Tally()
+    their_problems, feasible = check_side(scenario, theirs.outcomes, theirs.final)
+    our_problems, _ = check_side(scenario, ours.outcomes, ours.final)
+    tally.see("checker", [], their_problems, f"seed {scenario.seed} kube-scheduler's run")
+    tally.see("checker", [], our_problems, f"seed {scenario.seed} kubesched's run")
+    pairs = zip(scenario.gangs, theirs.outcomes, ours.outcomes, feasible, strict=True)
+    for gang, their_outcome, our_outcome, domains in pairs:
+        kind = "one" if len(domains) == 1 else f"{len(domains)}"
+        tally.trace.append(f"{gang.name} key={gang.key} feasible domains: {domains} ({kind})")
+        sure = len(domains) == 1
+        if not _gang(tally, scenario, gang, (their_outcome, our_outcome), sure):
+            tally.trace.append(f"clusters differ after {gang.name}: the rest checked alone")
+            tally.diverged += 1
+            break
+    return tally
