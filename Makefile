@@ -85,11 +85,13 @@ cycle-cost: $(STAMP)
 # by kubesched (tests/e2e/test_parity_differential.py); prints the totals per comparison and
 # writes a reproducer per mismatch to parity-failures/. SEEDS: "1-200", "5,9,40-60".
 # QUOTA_SEEDS: random ElasticQuota scenarios decided by scheduler-plugins' build and by
-# kubesched (tests/e2e/test_quota_differential.py).
+# kubesched (tests/e2e/test_quota_differential.py). TOPOLOGY_SEEDS: random topology-constrained
+# PodGroups decided by kube-scheduler and by kubesched (tests/e2e/test_topology_differential.py).
 SEEDS ?= 1-200
 QUOTA_SEEDS ?= 1-30
+TOPOLOGY_SEEDS ?= 1-30
 parity: binaries
-	PARITY_SEEDS=$(SEEDS) QUEUEING_SEEDS=$(QUEUEING_SEEDS) QUOTA_SEEDS=$(QUOTA_SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py tests/e2e/test_queueing_differential.py tests/e2e/test_quota_differential.py -q -n 0
+	PARITY_SEEDS=$(SEEDS) QUEUEING_SEEDS=$(QUEUEING_SEEDS) QUOTA_SEEDS=$(QUOTA_SEEDS) TOPOLOGY_SEEDS=$(TOPOLOGY_SEEDS) $(BIN)/pytest tests/e2e/test_parity_differential.py tests/e2e/test_queueing_differential.py tests/e2e/test_quota_differential.py tests/e2e/test_topology_differential.py -q -n 0
 
 # Kubernetes' own test/e2e/scheduling specs (v1.37.2, unchanged) against the local cluster with
 # kubesched as default-scheduler and no kube-scheduler: once with the defaults, once with the
