@@ -1,12 +1,14 @@
 """The end-of-run checks: every measured pod bound exactly once, no node overcommitted; for
 a DRA workload its claims (`dra_checks`), for one with ElasticQuotas its quotas
-(`quota_setup`), for one with native PodGroups their gangs and domains (`podgroup_checks`)."""
+(`quota_setup`), for one with native PodGroups their gangs and domains (`podgroup_checks`),
+for a scripted case every measured pod on a node valid for it (`placement`)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
 from kubesched.bench.dra_checks import dra_problems
+from kubesched.bench.placement import placement_problems
 from kubesched.bench.podgroup_checks import podgroup_problems
 from kubesched.bench.quota_setup import quota_problems
 from kubesched.bench.tracker import PodTracker
@@ -33,6 +35,9 @@ async def workload_problems(
     problems = await run_checks(
         client, tracker, namespace=measured.namespaces(), expected=expected, selector=selector
     )
+    if workload.script is not None:
+        labels = dict(term.split("=", 1) for term in selector.split(",") if term)
+        problems += await placement_problems(client, measured.namespaces(), labels)
     if workload.quotas:
         problems += await quota_problems(client)
     if workload.dra is not None:

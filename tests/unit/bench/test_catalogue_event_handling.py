@@ -15,6 +15,7 @@ import pytest
 from kubesched.bench import templates_event_handling as h
 from kubesched.bench.catalogue import CASES, SIZES, catalogue_workload
 from kubesched.bench.catalogue_event_handling import EVENT_HANDLING_CASES
+from kubesched.bench.placement import misplaced, tolerates
 from kubesched.bench.script import (
     WARM_UP_NODE,
     Barrier,
@@ -29,6 +30,8 @@ from kubesched.bench.script import (
 from kubesched.bench.workloads import PodGroup, Workload
 from kubesched.kube.errors import Conflict
 from kubesched.model import Node, Pod
+from kubesched.model.node import Taint
+from kubesched.model.pod import Toleration
 
 NAMES = [entry[0] for entry in EVENT_HANDLING_CASES]
 
@@ -269,3 +272,28 @@ def test_the_script_runs_its_ops_in_order_retrying_a_conflicted_update() -> None
         ("DELETE", "/api/v1/namespaces/ns/pods/b-0"),
         ("DELETE", "/api/v1/namespaces/ns/pods/b-1"),
     ]
+
+
+def test_a_node_is_valid_for_a_pod_only_if_its_taints_and_affinity_allow_it() -> None:
+    def pod(**spec: Any) -> Pod:
+        return Pod.from_json(h.plain_pod(**spec)("p-0", "ns", "bench"))
+
+    tainted = Node.from_json(h.node("n", taints=["allow"]))
+    assert misplaced(pod(), tainted) == "taint allow:NoSchedule not tolerated"
+    assert misplaced(pod(tolerate=["allow"]), tainted) == ""
+    closed = Node.from_json(h.node("n", unschedulable=True))
+    assert misplaced(pod(), closed) == "the node is unschedulable"
+    assert misplaced(pod(tolerate=["node.kubernetes.io/unschedulable"]), closed) == ""
+    requires = {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "affinity", "operator": "In", "values": ["allow"]}]}
+            ]
+        }
+    }
+    picky = pod(affinity={"nodeAffinity": requires})
+    assert misplaced(picky, Node.from_json(h.node("n"))) == "required node affinity does not match"
+    labelled = Node.from_json(h.node("n", labels=h.UNBLOCKING_LABELS))
+    assert misplaced(picky, labelled) == ""
+    wildcard = [Toleration(operator="Exists")]
+    assert tolerates(wildcard, Taint("any", "", "NoExecute"))
