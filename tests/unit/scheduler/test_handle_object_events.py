@@ -5,7 +5,9 @@ the profile's name; a replica that does not lead records nothing and says so."""
 from __future__ import annotations
 
 from kubesched.cache import Snapshot
-from kubesched.framework import EventObject, WaitingPods
+from kubesched.explain import ReadOnlyHandle
+from kubesched.framework import EventObject, Handle, WaitingPods
+from kubesched.runtime.offline import OfflineHandle
 from kubesched.scheduler.event_recorder import EventRecorder
 from kubesched.scheduler.handle import SchedulerHandle
 from tests.unit.api_fakes import FakeApi
@@ -24,7 +26,7 @@ def handle(api: FakeApi, recorder: EventRecorder, *, leading: bool) -> Scheduler
     )
 
 
-def record(target: SchedulerHandle) -> bool:
+def record(target: Handle) -> bool:
     return target.record_object_event(
         QUOTA, event_type="Warning", reason="MinExceedsMax", action="ReadElasticQuota", note="n"
     )
@@ -58,3 +60,8 @@ async def test_a_standby_records_nothing() -> None:
     assert not record(handle(api, recorder, leading=False))
     await recorder.drain(timeout=1)
     assert api.posts() == []
+
+
+def test_the_handles_without_a_cluster_record_nothing() -> None:
+    for offline in (OfflineHandle(), ReadOnlyHandle(Snapshot())):
+        assert not record(offline)

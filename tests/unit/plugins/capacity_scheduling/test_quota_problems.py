@@ -140,3 +140,25 @@ def test_a_standby_records_nothing_and_records_it_on_its_first_cycle_as_leader()
     problems.flush()
     problems.flush()
     assert [e.reason for e in handle.object_events] == ["MinExceedsMax"]
+
+
+def test_tree_problems_are_forgotten_when_no_quota_uses_a_tree_any_more() -> None:
+    orphan = elastic_quota(
+        "a", min_={"cpu": "4"}, max_={"cpu": "4"}, labels={PARENT_LABEL: "eq-nowhere"}
+    )
+    cluster = Cluster([node()], [orphan])
+    first = make_pod().name("p0").uid("p0").namespace("a").req(cpu="1").model()
+    cluster.handle.listers.pods.on_add(first)
+    cluster.schedule(first)
+    assert [reason for _, reason, _ in cluster.plugin.problems.current()] == ["QuotaTreeInvalid"]
+    plain = elastic_quota("a", min_={"cpu": "4"}, max_={"cpu": "4"}, rv="2")
+    change(cluster, orphan, plain)
+    second = make_pod().name("p1").uid("p1").namespace("a").req(cpu="1").model()
+    cluster.handle.listers.pods.on_add(second)
+    cluster.schedule(second)
+    assert cluster.plugin.problems.current() == []
+    change(cluster, plain, {**orphan, "metadata": {**orphan["metadata"], "resourceVersion": "3"}})
+    third = make_pod().name("p2").uid("p2").namespace("a").req(cpu="1").model()
+    cluster.handle.listers.pods.on_add(third)
+    cluster.schedule(third)
+    assert [e.reason for e in cluster.handle.object_events] == ["QuotaTreeInvalid"] * 2
