@@ -1,6 +1,8 @@
 """A tiny run of `kubesched bench --suite` over two test cases of `catalogue_more`
-(labelled namespaces; upstream's own scheduler config), kubesched and kube-scheduler, so
-that those paths of the benchmark cannot rot (the other cases' objects: unit tests)."""
+(labelled namespaces; upstream's own scheduler config) and one of `catalogue_podgroups`
+(PodGroups, feature gates on in kube-apiserver and both schedulers, the gang checks),
+kubesched and kube-scheduler, so that those paths of the benchmark cannot rot (the other
+cases' objects: unit tests)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from tests.e2e.harness.tiny_suite import run_tiny_suite
 CASES = (
     "SchedulingRequiredPodAffinityWithNSSelector",
     "HostPortConflict",
+    "TopologyAwareScheduling",
 )
 
 
