@@ -41,4 +41,11 @@ def test_tiny_suite_both_schedulers_pass_their_checks(tmp_path: Path) -> None:
     assert table.count("| passed |") == len(CASES)
     raw = json.loads(paths["json"].read_text())
     assert len(raw["workloads"]) == len(CASES)
+    # The many-core model: kube-scheduler's loop read from its /metrics in every test case.
+    assert table.count("| kubesched / kube-scheduler |") == len(CASES)
+    for workload in raw["workloads"]:
+        kube = next(c for c in workload["contenders"] if c["name"] == "kube-scheduler")
+        assert kube["scheduler_metrics_problem"] == ""
+        assert kube["many_core"]["workers"] == 16
+        assert set(workload["many_core_ratio"]) == {"8", "16", "32"}
     assert paths["plot"].stat().st_size > 0
