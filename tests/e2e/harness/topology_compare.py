@@ -3,18 +3,18 @@
 
     tally = compare(scenario, theirs, ours)       # Run: outcomes and final nodes of a side
 
-Each side is first held to the independent checker (harness/topology_check.py). Then,
-gang by gang and while both clusters are still the same, the two runs must agree on: bound
-or not; the PodGroup's `PodGroupInitiallyScheduled` condition; each unbound member's
-PodScheduled message and FailedScheduling event; and the domain, where upstream's choice
-is deterministic (one domain can hold the gang). Where it is not (several can, and
-PodGroupPodsCount ties them: upstream breaks the tie at random), the two may bind in
-different domains; from that gang on the clusters differ and only the checker applies.
-Upstream also reports the first placement it tried of an unschedulable gang in a random
-order (Go map order): with more than one placement, the condition is compared with the
-counts that come from that placement masked (`S scheduled, R remaining`), and each side's
-member texts are held by the checker to the ones its own condition implies.
-"""
+Each side is first held to the independent checker (harness/topology_check.py). Then, gang
+by gang and while both clusters are still the same, the two runs must agree on: bound or
+not, and how many members (PodGroupPodsCount prefers the domain holding the most); the
+PodGroup's `PodGroupInitiallyScheduled` condition; each unbound member's PodScheduled
+message and FailedScheduling event; and the domain, where upstream's choice is deterministic
+(one domain can hold the gang). Where it is not (several can, and PodGroupPodsCount ties
+them: upstream breaks the tie at random), the two may bind in different domains; from that
+gang on the clusters differ and only the checker applies. Upstream also reports the first
+placement it tried of an unschedulable gang in a random order (Go map order): with more than
+one placement, the condition is compared with the counts that come from that placement
+masked (`S scheduled, R remaining`), and each side's member texts are held by the checker to
+the ones its own condition implies."""
 
 from __future__ import annotations
 
@@ -88,6 +88,8 @@ def _gang(
     where = f"seed {scenario.seed} {gang.name}"
     bound = (any(theirs.nodes), any(ours.nodes))
     same = tally.see("bound", bound[0], bound[1], where)
+    counts = [sum(1 for name in side.nodes if name) for side in pair]
+    same &= tally.see("members", counts[0], counts[1], where)
     masked = not bound[0] and len(placements(scenario, gang)) > 1
     their_texts, our_texts = _texts(theirs, masked), _texts(ours, masked)
     tally.see("condition", their_texts[0], our_texts[0], where)

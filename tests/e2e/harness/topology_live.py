@@ -5,12 +5,11 @@
     outcomes = LiveSide(api, "tas-oracle", scenario, namespace).run()
     clear_pods(api, namespace)                 # the next scheduler sees the same cluster
 
-The gangs are submitted one at a time: a PodGroup, then its members; the next gang waits
-until this one settled (every member bound and the PodGroup's `PodGroupInitiallyScheduled`
-True, or that condition False and every member with its PodScheduled=False message and a
-FailedScheduling event), so each gang meets the cluster its predecessors left, in the same
-order on both schedulers.
-"""
+The gangs are submitted one at a time: the members, then their PodGroup; the next gang waits
+until this one settled (the PodGroup's `PodGroupInitiallyScheduled` True and at least
+`minCount` members bound, or that condition False and none bound; every member not bound
+with its PodScheduled=False message and a FailedScheduling event), so each gang meets the
+cluster its predecessors left, in the same order on both schedulers."""
 
 from __future__ import annotations
 
@@ -37,7 +36,8 @@ class GangOutcome:
     condition: tuple[str, str, str] | None
     """PodGroupInitiallyScheduled: status, reason, message."""
     reasons: tuple[str, ...]
-    """Unbound members' PodScheduled=False message and last FailedScheduling note, sorted."""
+    """An unbound gang's members' PodScheduled=False message and last FailedScheduling
+    note, sorted (empty for a bound gang: its extra members are retried on their own)."""
 
 
 def prepare(api: ApiClient, scenario: Scenario, namespace: str) -> None:
@@ -90,6 +90,12 @@ class LiveSide:
         return {gang.name: self._nodes(gang) for gang in self.scenario.gangs}
 
     def _submit(self, gang: Gang) -> None:
+        """The members first, then their PodGroup: the group's first cycle has them all
+        (members created one by one after it would let a cycle start with `minCount`)."""
+        for index, request in enumerate(gang.members):
+            pod = make_pod().name(f"{gang.name}-{index}").scheduler(self.scheduler)
+            pod = pod.pod_group(gang.name).label(GANG_LABEL, gang.name)
+            self.api.create(pod.req_named(request.as_list()).obj(), namespace=self.ns)
         spec = {
             "schedulingPolicy": {"gang": {"minCount": gang.min_count}},
             "schedulingConstraints": {"topology": [{"key": gang.key}]},
@@ -99,10 +105,6 @@ class LiveSide:
         created = self.api.request("POST", PG_PATH.format(ns=self.ns), body=body)
         if created["spec"].get("schedulingConstraints") != spec["schedulingConstraints"]:
             raise AssertionError(f"kube-apiserver dropped the topology constraint: {created}")
-        for index, request in enumerate(gang.members):
-            pod = make_pod().name(f"{gang.name}-{index}").scheduler(self.scheduler)
-            pod = pod.pod_group(gang.name).label(GANG_LABEL, gang.name)
-            self.api.create(pod.req_named(request.as_list()).obj(), namespace=self.ns)
 
     def _pods(self, gang: Gang) -> list[dict[str, Any]]:
         selector = f"{GANG_LABEL}={gang.name}"
@@ -120,34 +122,39 @@ class LiveSide:
                 return cond["status"], cond.get("reason", ""), cond.get("message", "")
         return None
 
-    def _snapshot(self, gang: Gang) -> GangOutcome | None:
-        """The gang's outcome if it settled, else None."""
+    def _snapshot(self, gang: Gang) -> GangOutcome | str:
+        """The gang's outcome if it settled, else what it looks like now."""
         pods = self._pods(gang)
         nodes = tuple(node_name(pod) for pod in pods)
         condition = self._condition(gang)
-        if len(pods) != gang.min_count or condition is None:
-            return None
-        if all(nodes) and condition[0] == "True":
-            return GangOutcome(gang.name, nodes, condition, ())
-        if condition[0] != "False" or any(nodes):
-            return None
+        bound = sum(1 for name in nodes if name)
+        now = f"{len(pods)} members, {bound} bound, condition {condition}"
+        if len(pods) != len(gang.members) or condition is None:
+            return now
+        if (condition[0], bound >= gang.min_count) not in {("True", True), ("False", False)}:
+            return now
+        if condition[0] == "False" and bound:
+            return now
         reasons = []
         for pod in pods:
+            if node_name(pod):
+                continue
             message = unschedulable_message(pod)
             name = pod["metadata"]["name"]
             events = self.api.events(self.ns, regarding=name, reason="FailedScheduling")
             if not message or not events:
-                return None
+                return f"{now}; {name} says {message!r}, {len(events)} FailedScheduling events"
             reasons.append(f"{message} | event: {events[-1].note}")
-        return GangOutcome(gang.name, nodes, condition, tuple(sorted(reasons)))
+        said = () if bound else tuple(sorted(reasons))
+        return GangOutcome(gang.name, nodes, condition, said)
 
     def _settled(self, gang: Gang) -> GangOutcome:
         outcome = wait_for(
             lambda: self._snapshot(gang),
-            until=lambda found: found is not None,
+            until=lambda found: isinstance(found, GangOutcome),
             timeout=SETTLE_SECONDS,
             interval=0.3,
             message=f"{self.scheduler} settles {gang.name} of seed {self.scenario.seed}",
         )
-        assert outcome is not None
+        assert isinstance(outcome, GangOutcome)
         return outcome
