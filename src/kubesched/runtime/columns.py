@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from itertools import compress, islice
-from operator import attrgetter
 from typing import Any, TypeVar
 
 from kubesched.framework.diagnosis import Diagnosis
@@ -31,7 +30,6 @@ from kubesched.runtime.kept_scores import ScoreColumn
 UNKNOWN, PASSED, REJECTED = 0, 1, 2
 _PASSED_MASK = bytes(1 if value == PASSED else 0 for value in range(256))
 _REJECTED_MASK = bytes(1 if value == REJECTED else 0 for value in range(256))
-_NAME = attrgetter("name")
 MAX_COLUMNS = 16
 """Filter memo keys (pod shapes) kept at once; the least recently used goes first."""
 MAX_SCORE_COLUMNS = 8
@@ -80,10 +78,7 @@ class FilterColumn:
         mask = self.results[start:stop].translate(_REJECTED_MASK)
         positions = list(compress(range(start, stop), mask))
         found = list(map(self.statuses.__getitem__, positions))
-        names = map(_NAME, map(nodes.__getitem__, positions))
-        diagnosis.node_to_status.set_many(zip(names, found, strict=True))
-        for status in {id(status): status for status in found}.values():
-            diagnosis.add_plugin_status(status)
+        diagnosis.defer_rejections(list(map(nodes.__getitem__, positions)), found)
 
 
 class NodeColumns:

@@ -129,11 +129,13 @@ class NodeMemos:
     def report_rejected(
         self, start: int, stop: int, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
     ) -> None:
-        statuses = diagnosis.node_to_status
-        for position, status in enumerate(self._statuses(start, stop), start):
-            if status.code is not _SUCCESS_CODE:
-                statuses.set(nodes[position].name, status)
-                diagnosis.add_plugin_status(status)
+        rejected = [
+            (nodes[position], status)
+            for position, status in enumerate(self._statuses(start, stop), start)
+            if status.code is not _SUCCESS_CODE
+        ]
+        if rejected:
+            diagnosis.defer_rejections([node for node, _ in rejected], [s for _, s in rejected])
 
     def keep(self, position: int, status: Status) -> None:
         node = self.nodes[position]
@@ -245,9 +247,19 @@ class FeasibleNodes(Sequence[NodeInfo]):
 
 
 class FeasibleWindow:
-    """The positions one filter loop has taken, up to `wanted`, and what it reports."""
+    """The positions one filter loop has taken, up to `wanted`, and what it reports (the
+    nodes the plugins rejected during the loop reach `diagnosis` with `hand_over`)."""
 
-    __slots__ = ("diagnosis", "kept", "nodes", "rest", "taken", "wanted")
+    __slots__ = (
+        "_rejected",
+        "_rejected_nodes",
+        "diagnosis",
+        "kept",
+        "nodes",
+        "rest",
+        "taken",
+        "wanted",
+    )
 
     def __init__(
         self,
@@ -260,6 +272,8 @@ class FeasibleWindow:
         self.nodes, self.wanted, self.diagnosis = nodes, wanted, diagnosis
         self.kept, self.rest = kept, rest
         self.taken: list[int] = []
+        self._rejected_nodes: list[NodeInfo] = []
+        self._rejected: list[Status] = []
 
     def full(self) -> bool:
         return len(self.taken) >= self.wanted
@@ -272,16 +286,21 @@ class FeasibleWindow:
             found = kept.passing(start, stop, need)
             taken += found
             cut = found[-1] + 1 if len(found) == need else stop
-            kept.report_rejected(start, cut, self.nodes, self.diagnosis)
+            self._report(start, cut)
             return cut
         candidates = kept.passing(start, stop, stop - start)
         consumed, error = self._rest(candidates)
         if error is not None:
-            kept.report_rejected(start, candidates[consumed], self.nodes, self.diagnosis)
+            self._report(start, candidates[consumed])
             raise SchedulingError(error)
         cut = candidates[consumed - 1] + 1 if self.full() else stop
-        kept.report_rejected(start, cut, self.nodes, self.diagnosis)
+        self._report(start, cut)
         return cut
+
+    def _report(self, start: int, stop: int) -> None:
+        """The kept rejections of [start, stop), after those met before them."""
+        self.hand_over()
+        self.kept.report_rejected(start, stop, self.nodes, self.diagnosis)
 
     def fresh(self, position: int, status: Status) -> None:
         """A node the kept part's plugins just ran on (its result already kept)."""
@@ -307,5 +326,11 @@ class FeasibleWindow:
         return consumed, error
 
     def reject(self, position: int, status: Status) -> None:
-        self.diagnosis.node_to_status.set(self.nodes[position].name, status)
-        self.diagnosis.add_plugin_status(status)
+        self._rejected_nodes.append(self.nodes[position])
+        self._rejected.append(status)
+
+    def hand_over(self) -> None:
+        """Give the loop's fresh rejections to the diagnosis (recorded when it is read)."""
+        if self._rejected:
+            self.diagnosis.defer_rejections(self._rejected_nodes, self._rejected)
+            self._rejected_nodes, self._rejected = [], []

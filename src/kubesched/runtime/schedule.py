@@ -280,9 +280,12 @@ def filter_around(
     """The positions of the first nodes that pass, up to the window's `wanted`, met from
     `start` around the window's node list."""
     count = len(window.nodes)
-    for low, high in ((start, count), (0, start)):
-        if _filter_range(window, plan, state, pod, (low, high)):
-            break
+    try:
+        for low, high in ((start, count), (0, start)):
+            if _filter_range(window, plan, state, pod, (low, high)):
+                break
+    finally:
+        window.hand_over()
     return window.taken
 
 
