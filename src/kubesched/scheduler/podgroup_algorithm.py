@@ -67,7 +67,7 @@ class _Trial:
         placement: Sequence[NodeInfo] | None = None
         if self.placement is not None:
             # Read each time: a trial re-clones the NodeInfo of the node it assumed on.
-            placement = [info for info in self.snapshot.node_infos if info.name in self.placement]
+            placement = placement_infos(self.snapshot, self.placement)
         try:
             found = schedule_pod(
                 self.fw,
@@ -127,6 +127,15 @@ class _Trial:
             pod, node = self.nominated.pop()
             self.nominator.add(pod, node_name=node)
         self.cache.update_snapshot(self.snapshot)
+
+
+def placement_infos(snapshot: Snapshot, names: AbstractSet[str]) -> list[NodeInfo]:
+    """The snapshot's NodeInfos of the nodes `names`, in `node_infos` order, found by
+    position: the cost is the placement's size, not the cluster's (a group of a 5000-node
+    cluster tries 50 racks of 100 nodes for each member)."""
+    found = sorted(p for name in names if (p := snapshot.position(name)) is not None)
+    infos = snapshot.node_infos
+    return [infos[p] for p in found]
 
 
 def schedule_group(

@@ -14,7 +14,7 @@ from kubesched.framework.placement_points import PodGroupInfo
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 from kubesched.queue import QueuedPodInfo
 from kubesched.scheduler.placement_metrics import PlacementMetrics
-from kubesched.scheduler.podgroup_algorithm import GroupResult
+from kubesched.scheduler.podgroup_algorithm import GroupResult, placement_infos
 from kubesched.scheduler.podgroup_placement import (
     PlacementCycle,
     schedule_group_in_placements,
@@ -193,3 +193,19 @@ def test_scheduled_members_are_the_bound_and_the_assumed_with_their_nodes() -> N
     cluster.handle.listers.pods.on_add(pods["z"].pod_group("other").node("a1").model())
     members = scheduled_members(cluster.fw, cluster.cache, _group(2))
     assert sorted((m.pod.name, m.node_name) for m in members) == [("x", "a1"), ("y", "b1")]
+
+
+def test_a_placements_nodes_are_found_by_position_in_node_order_after_an_assume() -> None:
+    cluster = _Cluster({f"n{i}": ("2", {RACK: f"r{i % 3}"}) for i in range(9)})
+    names = frozenset({"n7", "n1", "n4", "gone"})
+
+    def scanned() -> list[str]:
+        return [info.name for info in cluster.snapshot.node_infos if info.name in names]
+
+    assert [info.name for info in placement_infos(cluster.snapshot, names)] == scanned()
+    cluster.cache.assume_pod(_member(0), "n4")
+    cluster.cache.update_snapshot(cluster.snapshot)
+    found = placement_infos(cluster.snapshot, names)
+    assert [info.name for info in found] == scanned()
+    assert found[1] is cluster.snapshot.get("n4")
+    assert found[1].requested.milli_cpu == 1000
