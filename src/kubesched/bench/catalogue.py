@@ -21,6 +21,7 @@ from kubesched.bench.catalogue_dra import DRA_CASES
 from kubesched.bench.catalogue_event_handling import EVENT_HANDLING_CASES
 from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
+from kubesched.bench.catalogue_numa import NUMA_CASES
 from kubesched.bench.catalogue_podgroups import PODGROUP_CASES
 from kubesched.bench.catalogue_quotas import QUOTA_CASES
 from kubesched.bench.catalogue_shapes import Params, default_nodes, simple
@@ -212,6 +213,7 @@ CASES = {
         *VOLUME_CATALOGUE,
         *DRA_CATALOGUE,
         *QUOTA_CATALOGUE,
+        *(Case(*entry) for entry in NUMA_CASES),
         *(Case(*entry) for entry in PODGROUP_CASES),
     )
 }

@@ -1,6 +1,7 @@
 """The end-of-run checks: every measured pod bound exactly once, no node overcommitted; for
 a DRA workload its claims (`dra_checks`), for one with ElasticQuotas its quotas
-(`quota_setup`), for one with native PodGroups their gangs and domains (`podgroup_checks`),
+(`quota_setup`), for one with NodeResourceTopology objects the zones its pods fit
+(`numa_setup`), for one with native PodGroups their gangs and domains (`podgroup_checks`),
 for a scripted case every measured pod on a node valid for it (`placement`)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 
 from kubesched.bench.dra_checks import dra_problems
+from kubesched.bench.numa_setup import topology_problems
 from kubesched.bench.placement import placement_problems
 from kubesched.bench.podgroup_checks import podgroup_problems
 from kubesched.bench.quota_setup import quota_problems
@@ -40,6 +42,8 @@ async def workload_problems(
         problems += await placement_problems(client, measured.namespaces(), labels)
     if workload.quotas:
         problems += await quota_problems(client)
+    if workload.topologies is not None:
+        problems += await topology_problems(client, measured.namespaces())
     if workload.dra is not None:
         problems += await dra_problems(client, namespace=measured.namespace, allocates=allocates)
     if allocates and workload.feature_gates:

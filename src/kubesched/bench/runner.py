@@ -30,6 +30,7 @@ from kubesched.bench.contenders import NULL_BINDER, SERVES_METRICS, ClientLimits
 from kubesched.bench.dra_setup import prepare_dra
 from kubesched.bench.gates import cluster_options, scheduler_gate_flags
 from kubesched.bench.load import create_all
+from kubesched.bench.numa_setup import prepare_topologies
 from kubesched.bench.procstat import (
     cpu_seconds,
     thread_cpu_seconds,
@@ -231,6 +232,14 @@ class _Run:
         await create_all(client, nodes, concurrency=self.settings.create_concurrency)
         for path, body in self.workload.objects:
             await client.post(path, body)
+        if self.workload.topologies is not None:
+            self.progress(f"[{self.name}] creating the NodeResourceTopology objects")
+            await prepare_topologies(
+                client,
+                self.workload.topologies,
+                self.workload.nodes,
+                concurrency=self.settings.create_concurrency,
+            )
         if self.workload.quotas:
             self.progress(f"[{self.name}] creating {len(self.workload.quotas)} ElasticQuotas")
             await prepare_quotas(client, self.workload.quotas)

@@ -125,6 +125,10 @@ class Workload:
     """ElasticQuota objects (`scheduling.x-k8s.io/v1alpha1`): with them the benchmark
     installs scheduler-plugins' pinned ElasticQuota CRD and creates them after the nodes,
     before the contender starts, and checks that no quota's `max` was exceeded."""
+    topologies: Callable[[int], dict[str, Any]] | None = None
+    """Node i's NodeResourceTopology object: with it the benchmark installs the CRD and
+    creates the objects after the nodes, before the contender starts, and checks that some
+    single NUMA zone holds each bound measured pod (`numa_setup`)."""
     unsupported: tuple[tuple[str, str], ...] = ()
     """(contender, why) for contenders that cannot run this workload (skipped)."""
     arrivals: tuple[float, ...] = ()

@@ -72,6 +72,9 @@ EVENT_CASES = {
 QUOTA_CASES = {"CapacitySchedulingQuotas"}
 
 
+NUMA_CASES = {"NodeResourceTopologyMatch"}
+
+
 VOLUME_CASES = {"SchedulingInTreePVs", "SchedulingCSIPVs", "PreemptionPVs"}
 
 
@@ -89,7 +92,7 @@ EVENT_HANDLING_CASES = {
 
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
     cases = ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES | VOLUME_CASES | QUOTA_CASES
-    cases |= PODGROUP_CASES | EVENT_HANDLING_CASES
+    cases |= PODGROUP_CASES | EVENT_HANDLING_CASES | NUMA_CASES
     assert set(CASES) == cases
     for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)
