@@ -36,7 +36,7 @@ from kubesched.framework import (
 )
 from kubesched.framework.resources import resource_event
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup, pod_group_key
-from kubesched.plugins.gang_scheduling.members import Reservations, members
+from kubesched.plugins.gang_scheduling.members import GroupPods, Reservations, members
 from kubesched.plugins.helper.args import no_args
 from kubesched.plugins.helper.event_objects import added_or_updated, updated
 
@@ -55,7 +55,7 @@ class GangScheduling:
         no_args(args, plugin=NAME)
         self._handle = handle
         self._groups = handle.lister(SCHEDULING_PODGROUPS)
-        self._pods = handle.pod_lister()
+        self._pods = GroupPods(handle.pod_lister())
         self._reservations = Reservations()
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:

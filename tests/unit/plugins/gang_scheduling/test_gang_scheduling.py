@@ -25,6 +25,7 @@ from kubesched.framework.resources import resource_event
 from kubesched.framework.waiting import WaitingPod
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup
 from kubesched.plugins.gang_scheduling import GangScheduling
+from kubesched.plugins.gang_scheduling.members import GroupPods
 from kubesched.testing import FakeHandle, make_pod
 
 
@@ -386,3 +387,24 @@ def test_events_to_register() -> None:
             plugin.is_schedulable_after_pod_group_updated,
         ),
     )
+
+
+def test_a_groups_pods_follow_the_lister_without_a_namespace_scan() -> None:
+    handle, plugin = _setup(2)
+    pods = handle.listers.pods
+    pods.on_add(_member("x0", group="other"))
+    groups = GroupPods(pods)
+    assert sorted(p.name for p in groups.of("ns", "pg")) == ["w0", "w1"]
+    pods.on_add(_member("w2"))
+    pods.on_update(_member("w0"), _member("w0", node="n1"))
+    assert {p.name: p.node_name for p in groups.of("ns", "pg")} == {
+        "w0": "n1",
+        "w1": "",
+        "w2": "",
+    }
+    assert plugin.pre_enqueue(_member("w2")) is None  # the plugin's own index: 3 of 3
+    pods.on_delete(_member("w1"))
+    pods.on_delete(_member("x0", group="other"))
+    assert sorted(p.name for p in groups.of("ns", "pg")) == ["w0", "w2"]
+    assert groups.of("ns", "other") == []
+    assert plugin.pre_enqueue(_member("w2")) is not None  # 2 of 3 again
