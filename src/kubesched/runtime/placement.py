@@ -53,19 +53,25 @@ def walk_pod_group(
     progress: PlacementProgress,
     members: Iterable[T],
     place: Callable[[T], Status],
+    *,
+    root: bool = True,
 ) -> Status:
     """Upstream `podGroupSchedulingDefaultAlgorithm`'s walk: PlacementFeasible before the
     first member and after each one; `place` tries one member (success: placed, rejected:
     not placed, anything else: an error that stops the walk). The statuses are upstream's
     exactly: a group-level refusal before any member is wrapped as `pod group is
-    unschedulable`, one after a member is PlacementFeasible's own."""
+    unschedulable`, one after a member is PlacementFeasible's own. `root`: the walk is the
+    whole cycle (no placements), so a success that placed no member (a group scheduled
+    before, none of its extra members fitting) is refused here as upstream's
+    `runRootSchedulingAlgorithm` refuses it; within one of several placements it stays a
+    success and the placement algorithm refuses it after choosing (`podgroup_placement`)."""
     status = run_placement_feasible(plugins, group, progress)
     if status.is_error():
         return _error(_FEASIBILITY, status)
     if status.code is Code.UNSCHEDULABLE:
         return pod_group_unschedulable(status)
     status, any_placed = _walk_members(plugins, group, progress, members, place, status=status)
-    if status.is_wait() or (status.is_success() and not any_placed):
+    if status.is_wait() or (root and status.is_success() and not any_placed):
         return pod_group_unschedulable(status)
     return status
 

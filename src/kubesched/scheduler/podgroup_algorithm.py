@@ -149,10 +149,12 @@ def schedule_group(
     nominator: Nominator | None = None,
     cycle: int | None = None,
     placement: AbstractSet[str] | None = None,
+    root: bool = True,
 ) -> GroupResult:
     """Try every member of `queued` (`scheduled` members are already bound or assumed);
     `cycle` is the group's scheduling cycle (None: the profile's batch is left alone);
-    `placement` names the only nodes the members may go to (None: every node)."""
+    `placement` names the only nodes the members may go to (None: every node); `root`:
+    this is the whole cycle, not one placement's trial (see `walk_pod_group`)."""
     trial = _Trial(fw, cache, snapshot, nominator, cycle, placement)
     members: list[MemberResult] = []
 
@@ -163,6 +165,7 @@ def schedule_group(
     progress = PlacementProgress(scheduled, len(queued))
     try:
         plugins = fw.plugins.placement_feasible
-        return GroupResult(walk_pod_group(plugins, group, progress, queued, place), members)
+        status = walk_pod_group(plugins, group, progress, queued, place, root=root)
+        return GroupResult(status, members)
     finally:
         trial.revert()

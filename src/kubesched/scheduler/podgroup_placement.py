@@ -9,7 +9,11 @@
    (`0/N placements are available, first placement status: ...`);
 4. else the PlacementScore plugins score the feasible ones (skipped when only one is) and
    the best total wins, ties broken at random (timed as `PlacementScore`); its members are
-   the ones committed.
+   the ones committed;
+5. a chosen placement where no member was placed (a group scheduled before, whose extra
+   members fit nowhere in its domain: PlacementFeasible is satisfied, so the trial
+   succeeds) makes the group `pod group is unschedulable`, with no placement text, as
+   upstream's `runRootSchedulingAlgorithm` does after `podGroupSchedulingAlgorithm`.
 
 Upstream narrows its snapshot to the placement (`AssumePlacement`); here the members'
 cycles get the placement's nodes as their only candidates (`schedule_pod(placement=)`), so
@@ -33,7 +37,7 @@ from kubesched.framework.placement_points import (
 )
 from kubesched.model import SchedulingPodGroup
 from kubesched.queue import Nominator, QueuedPodInfo
-from kubesched.runtime import POD_GROUP_UNSCHEDULABLE, Framework
+from kubesched.runtime import POD_GROUP_UNSCHEDULABLE, Framework, pod_group_unschedulable
 from kubesched.runtime.placement_points import (
     PLACEMENT_GENERATE,
     PLACEMENT_SCORE,
@@ -110,9 +114,17 @@ def schedule_group_in_placements(
     if not feasible:
         assert first is not None  # run_placement_generate returns at least one
         return GroupResult(_none_available(len(placements), first.status), first.members)
-    if len(feasible) == 1:
-        return feasible[0][1]
-    return _best(fw, info, feasible)
+    chosen = feasible[0][1] if len(feasible) == 1 else _best(fw, info, feasible)
+    return _at_root(chosen)
+
+
+def _at_root(result: GroupResult) -> GroupResult:
+    """Upstream `runRootSchedulingAlgorithm`: a success that placed no member (PlacementFeasible
+    satisfied by members scheduled before) is `pod group is unschedulable`."""
+    placed = any(member.status.is_success() and member.host for member in result.members)
+    if result.status.is_success() and not placed:
+        return GroupResult(pod_group_unschedulable(result.status), result.members)
+    return result
 
 
 def _try(
@@ -138,6 +150,7 @@ def _try(
         nominator=run.nominator,
         cycle=run.cycle,
         placement=names,
+        root=False,
     )
 
 
