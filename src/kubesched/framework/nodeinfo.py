@@ -62,7 +62,8 @@ class NodeInfo:
         self.pods[pod.uid] = pod
         self.requested.add(pod.requests)
         self.non_zero_requested.add(pod.non_zero_requests)
-        self.used_ports.update(pod.host_ports)
+        if pod.host_ports:
+            self.used_ports.update(pod.host_ports)
         if _has_affinity(pod):
             self.pods_with_affinity.append(pod)
         if _has_required_anti_affinity(pod):
@@ -78,12 +79,15 @@ class NodeInfo:
             return None
         self.requested.subtract(pod.requests)
         self.non_zero_requested.subtract(pod.non_zero_requests)
-        self.used_ports.subtract(pod.host_ports)
-        self.used_ports = +self.used_ports
-        self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
-        self.pods_with_required_anti_affinity = [
-            p for p in self.pods_with_required_anti_affinity if p.uid != uid
-        ]
+        if pod.host_ports:  # the counts stay positive: nothing else to drop
+            self.used_ports.subtract(pod.host_ports)
+            self.used_ports = +self.used_ports
+        if self.pods_with_affinity:
+            self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
+        if self.pods_with_required_anti_affinity:
+            self.pods_with_required_anti_affinity = [
+                p for p in self.pods_with_required_anti_affinity if p.uid != uid
+            ]
         self.generation += 1
         if self.memo:
             self.memo.clear()
