@@ -12,7 +12,7 @@ profile's Filter machinery (`FilterRunner`), in the cycle state under `FILTER_RU
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -196,6 +196,11 @@ class Handle(Protocol):
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         """The pods nominated to `node_name`, in nomination order."""
+        ...
+
+    def nominated_node_names(self) -> Collection[str]:
+        """The nodes at least one pod is nominated to (those `nominated_pods_for_node`
+        answers with pods): what a cycle asks once instead of once per node."""
         ...
 
     # ---- preemption -------------------------------------------------------------------------

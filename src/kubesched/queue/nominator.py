@@ -55,5 +55,9 @@ class Nominator:
     def pods_for_node(self, node_name: str) -> list[Pod]:
         return list(self._by_node.get(node_name, {}).values())
 
+    def node_names(self) -> list[str]:
+        """The nodes with at least one nominated pod."""
+        return list(self._by_node)
+
     def __len__(self) -> int:
         return len(self._node_of)

@@ -138,6 +138,9 @@ class ReplayHandle(OfflineHandle):
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self._nominator.pods_for_node(node_name)
 
+    def nominated_node_names(self) -> Sequence[str]:
+        return self._nominator.node_names()
+
 
 @dataclass(frozen=True)
 class Engine:

@@ -18,7 +18,7 @@ reaches back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from itertools import compress, islice
 from typing import Any, TypeVar
 
@@ -79,6 +79,34 @@ class FilterColumn:
         positions = list(compress(range(start, stop), mask))
         found = list(map(self.statuses.__getitem__, positions))
         diagnosis.defer_rejections(list(map(nodes.__getitem__, positions)), found)
+
+
+class AroundNominated:
+    """A Filter column for a cycle while pods are nominated: the nodes holding nominated
+    pods (`volatile` positions) are forgotten before the cycle and never kept, so they run
+    the Filter plugins afresh, with their nominated pods counted (`runtime.whatif`); every
+    other node's result does not depend on nominations and is read and kept as usual."""
+
+    __slots__ = ("column", "volatile")
+
+    def __init__(self, column: FilterColumn, volatile: Collection[int]) -> None:
+        column.forget(list(volatile))
+        self.column, self.volatile = column, volatile
+
+    def next_unknown(self, position: int, stop: int) -> int:
+        return self.column.next_unknown(position, stop)
+
+    def keep(self, position: int, status: Status) -> None:
+        if position not in self.volatile:
+            self.column.keep(position, status)
+
+    def passing(self, start: int, stop: int, wanted: int) -> list[int]:
+        return self.column.passing(start, stop, wanted)
+
+    def report_rejected(
+        self, start: int, stop: int, nodes: Sequence[NodeInfo], diagnosis: Diagnosis
+    ) -> None:
+        self.column.report_rejected(start, stop, nodes, diagnosis)
 
 
 class NodeColumns:

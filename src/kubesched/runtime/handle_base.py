@@ -13,7 +13,7 @@ scheduler's Handle overrides those members.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from kubesched.framework import (
@@ -91,6 +91,9 @@ class HandleBase:
 
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return list(self.nominated.get(node_name, ()))
+
+    def nominated_node_names(self) -> Collection[str]:
+        return [name for name, pods in self.nominated.items() if pods]
 
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0

@@ -4,9 +4,11 @@ loop has taken so far (`FeasibleWindow`, giving `FeasibleNodes`).
 
 `plan_filters` picks, once per cycle, what may be reused:
 - the snapshot's columns (`runtime.columns`), when the cycle filters a snapshot's node list and
-  hands over its change journal, and no pod is nominated anywhere;
-- the per-node memo (`runtime.memo`) on any other list, or around nodes holding nominated pods
-  (those are filtered afresh every time, with their nominated pods counted: `runtime.whatif`);
+  hands over its change journal;
+- the per-node memo (`runtime.memo`) on any other list;
+- with pods nominated anywhere, either of them around the nodes holding nominated pods (those
+  are filtered afresh every time, with their nominated pods counted: `runtime.whatif`;
+  `columns.AroundNominated`), and never split;
 - nothing, when the leading Filter plugin cannot sign the pod.
 
 Results are kept under the cycle's Filter memo key (`ResultKeys.filter_memo_key`), or, when
@@ -25,6 +27,7 @@ from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
+from kubesched.runtime.columns import AroundNominated
 from kubesched.runtime.errors import SchedulingError
 from kubesched.runtime.filter_each import FilterCalls, FilterRun
 from kubesched.runtime.memo import store
@@ -169,7 +172,11 @@ def plan_filters(
         run = fw.with_nominated_pods(fw.run_filter, key)
         if key is None:
             return FilterPlan(NOTHING_KEPT, run)
-        return FilterPlan(NodeMemos(nodes, key, _holds_nominated_pods(fw)), run)
+        names = set(fw.handle.nominated_node_names())
+        if journal is None:
+            return FilterPlan(NodeMemos(nodes, key, _holds_nominated_pods(names)), run)
+        positions = {at for name in names if (at := journal.position(name)) is not None}
+        return FilterPlan(AroundNominated(fw.node_columns.filter_column(key), positions), run)
     run, rest = fw.run_filter, None
     if key is None:
         split = fw.filter_split(state, pod)
@@ -201,11 +208,9 @@ def _later(
     return run_rest
 
 
-def _holds_nominated_pods(fw: Framework) -> Callable[[NodeInfo], bool]:
-    nominated = fw.handle.nominated_pods_for_node
-
+def _holds_nominated_pods(names: set[str]) -> Callable[[NodeInfo], bool]:
     def holds(node: NodeInfo) -> bool:
-        return bool(nominated(node.name))
+        return node.node.name in names
 
     return holds
 

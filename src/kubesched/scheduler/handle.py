@@ -117,6 +117,9 @@ class SchedulerHandle(HandleBase):
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self._preemptions.nominated_pods_for_node(node_name)
 
+    def nominated_node_names(self) -> Sequence[str]:
+        return self._preemptions.nominated_node_names()
+
     def preempt(
         self, preemptor: Pod, *, node_name: str, victims: Sequence[Pod], pdb_violations: int = 0
     ) -> None:

@@ -124,6 +124,9 @@ class Preemptions:
             return _NO_PODS
         return self._nominator.pods_for_node(node_name)
 
+    def nominated_node_names(self) -> Sequence[str]:
+        return self._nominator.node_names()
+
     def is_preempting(self, uid: str) -> bool:
         return uid in self._running
 

@@ -161,6 +161,9 @@ class NominatorHandle(FakeHandle):
     def nominated_pods_for_node(self, node_name: str) -> Sequence[Pod]:
         return self.nominator.pods_for_node(node_name) if self.nominator is not None else []
 
+    def nominated_node_names(self) -> Sequence[str]:
+        return self.nominator.node_names() if self.nominator is not None else []
+
 
 def test_members_nominated_by_a_preemption_fit_where_they_are_nominated() -> None:
     # After a preemption both members are nominated to n0; on trial each placed member's
