@@ -28,12 +28,16 @@ from kubesched.bench.script import (
     run_steps,
 )
 from kubesched.bench.workloads import PodGroup, Workload
+from kubesched.framework import QueueingHint
 from kubesched.kube.errors import Conflict
 from kubesched.model import Node, Pod
 from kubesched.model.node import Taint
 from kubesched.model.pod import Toleration
+from kubesched.plugins import InterPodAffinity, PodTopologySpread
+from kubesched.testing import FakeHandle
 
 NAMES = [entry[0] for entry in EVENT_HANDLING_CASES]
+QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 
 
 def _script(workload: Workload) -> Script:
@@ -297,3 +301,29 @@ def test_a_node_is_valid_for_a_pod_only_if_its_taints_and_affinity_allow_it() ->
     assert misplaced(picky, labelled) == ""
     wildcard = [Toleration(operator="Exists")]
     assert tolerates(wildcard, Taint("any", "", "NoExecute"))
+
+
+def test_pod_add_events_queue_only_the_pods_their_hints_concern() -> None:
+    """The cost of EventHandlingPodAdd is the hints asked per event (docs/performance.md):
+    what they answer for its pods is upstream's, a green pod wakes the spreading pods only,
+    `yellow-<i>` the affinity pod i only."""
+    steps = _script(catalogue_workload("EventHandlingPodAdd", "5")).steps
+    groups = {s.group.prefix: s.group for s in steps if isinstance(s, CreatePods)}
+
+    def pod(prefix: str, index: int, node: str = "") -> Pod:
+        _path, obj = list(groups[prefix].pods("bench"))[index]
+        obj["metadata"]["uid"] = f"{prefix}{index}"
+        if node:
+            obj["spec"]["nodeName"] = node
+        return Pod.from_json(obj)
+
+    spread, affine = pod("pod-podtopologyspread-", 0), pod("pod-interpodaffinity-", 3)
+    green = pod("pod-unblocker-topology-", 0, "scheduler-perf-0")
+    yellow, other_yellow = (pod("pod-unblocker-affinity-", i, "scheduler-perf-1") for i in (3, 4))
+    affinity = InterPodAffinity(args={}, handle=FakeHandle())
+    spreading = PodTopologySpread(args={"defaultingType": "List"}, handle=FakeHandle())
+    assert spreading.is_schedulable_after_assigned_pod_change(spread, None, green) == QUEUE
+    assert spreading.is_schedulable_after_assigned_pod_change(spread, None, yellow) == SKIP
+    assert affinity.is_schedulable_after_assigned_pod_change(affine, None, green) == SKIP
+    assert affinity.is_schedulable_after_assigned_pod_change(affine, None, other_yellow) == SKIP
+    assert affinity.is_schedulable_after_assigned_pod_change(affine, None, yellow) == QUEUE
