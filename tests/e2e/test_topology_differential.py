@@ -5,9 +5,10 @@ and by kubesched on the same cluster, one after the other (both with `GenericWor
 For each seed (harness/topology_scenario.py): zones of racks of nodes of varying cpu and
 memory (some racks too small, a node now and then without a rack label), a few pods already
 bound, and three to five PodGroups whose `schedulingConstraints.topology` names the rack
-key, the zone key or a key no node carries, with members of one size or of several. The
-gangs are submitted one at a time to kube-scheduler, in one namespace; its pods are
-deleted; then the same gangs go to kubesched in another (harness/topology_live.py).
+key, the zone key or a key no node carries, with members of one size or of several, some
+with members beyond `minCount`. The gangs are submitted one at a time to kube-scheduler, in
+one namespace; its pods are deleted; then the same gangs go to kubesched in another
+(harness/topology_live.py).
 Compared (harness/topology_compare.py): each run against an independent checker of
 upstream's rules (harness/topology_check.py: all or nothing, one domain, capacity), and the
 runs against each other while their clusters agree: bound or not, PodGroup condition,
@@ -39,8 +40,8 @@ from tests.e2e.harness.topology_scenario import Scenario, generate
 
 THEIRS, OURS = "tas-diff-kube-scheduler", "tas-diff-kubesched"
 FIXED_SEEDS = (2,)
-"""Six nodes in two zones: two gangs that fit one zone only (bound there on both), one that
-fits no rack, one whose key no node carries."""
+"""Six nodes in two zones: two gangs that fit one zone only (bound there on both; the first
+has two members beyond `minCount`), one that fits no rack, one whose key no node carries."""
 
 
 @pytest.fixture(scope="module")

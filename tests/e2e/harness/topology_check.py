@@ -12,6 +12,16 @@ packed at all (an exact search over every choice of members, not the scheduler's
 order): a gang bound outside them is a capacity violation, and when only one domain is
 feasible the domain is upstream's deterministic choice.
 
+A gang bound with members left over (more members than `minCount`, not all fitting) had a
+second cycle for those at once (`AddAttemptedPodGroupIfNeeded` requeues them without
+backoff): one placement, the domain of the bound members (`TopologyPlacement`), where each
+says `0/N nodes are available: ...` with N that domain's nodes; the group's status is
+`pod group is unschedulable` with the preemption part (`runRootSchedulingAlgorithm`,
+`applyPodGroupPostFilterResult`), and the condition it writes is either left True
+(`updatePodGroupCondition` read its True) or False with that message (it read the PodGroup
+before its own True came back), or True with that message (it read an earlier False):
+`LEFTOVER_CONDITIONS`.
+
 The members' texts of a gang no placement holds follow from the group's condition
 (upstream's submitPodGroupAlgorithmResult): with `first placement status: minCount (M)
 cannot be satisfied: S scheduled, R remaining`, the S members placed on trial say `pod group
@@ -83,6 +93,20 @@ def feasible_domains(scenario: Scenario, gang: Gang, used: dict[str, Amount]) ->
     return found
 
 
+SCHEDULED = ("True", "Scheduled", "")
+LEFTOVER_MESSAGE = (
+    "pod group is unschedulable, pod group preemption: "
+    "No preemption victims found for incoming preemptor"
+)
+LEFTOVER_CONDITIONS = (
+    SCHEDULED,
+    ("False", "Unschedulable", LEFTOVER_MESSAGE),
+    ("True", "Scheduled", LEFTOVER_MESSAGE),
+)
+"""The conditions a gang bound with members left over may end with (no pod of a lower
+priority in a scenario: no victims); the third when a cycle before the one that scheduled
+it had written False (its patch, the difference from the False it read, is the message)."""
+
 _FIRST = re.compile(r"minCount \((\d+)\) cannot be satisfied: (\d+) scheduled, (\d+) remaining")
 _OWN = re.compile(r"^0/\d+ nodes are available: ")
 _PREEMPTION = ", pod group preemption: "
@@ -113,6 +137,24 @@ def text_problems(gang: Gang, outcome: GangOutcome) -> list[str]:
     expected = Counter(placed=scheduled, untried=remaining, failed=failed)
     if +kinds != +expected or wanted != gang.min_count:
         problems.append(f"{gang.name}: members say {dict(kinds)} after {message!r}")
+    return problems
+
+
+def bound_problems(scenario: Scenario, gang: Gang, outcome: GangOutcome) -> list[str]:
+    """A bound gang's condition, and its leftover members' texts (see the module docstring)."""
+    if not any(outcome.nodes):
+        return []
+    if not outcome.leftover:
+        fine = outcome.condition == SCHEDULED and not outcome.reasons
+        return [] if fine else [f"{gang.name}: bound, with {outcome.condition}, {outcome.reasons}"]
+    problems = []
+    if outcome.condition not in LEFTOVER_CONDITIONS:
+        problems.append(f"{gang.name}: bound with members left over, {outcome.condition}")
+    domain = domain_of(scenario, gang, outcome.nodes)
+    size = sum(1 for node in scenario.nodes if domain and node.label(gang.key) == domain)
+    for text, _, note in (reason.partition(" | event: ") for reason in outcome.reasons):
+        if not text.startswith(f"0/{size} nodes are available: ") or note != text:
+            problems.append(f"{gang.name}: a member left over in {domain} says {text!r}, {note!r}")
     return problems
 
 
@@ -158,6 +200,7 @@ def check_side(
         feasible.append(feasible_domains(scenario, gang, used))
         problems.extend(_gang_problems(scenario, gang, outcome))
         problems.extend(text_problems(gang, outcome))
+        problems.extend(bound_problems(scenario, gang, outcome))
         for node, member in zip(outcome.nodes, gang.members, strict=True):
             if node:
                 _take(used, node, member)

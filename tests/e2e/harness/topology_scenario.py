@@ -11,10 +11,10 @@ memory; now and then a node without a rack label, a rack of one small node (a do
 small for most gangs). A few pods already bound. Then three to five PodGroups, each with
 `schedulingConstraints.topology` naming the rack key (mostly), the zone key, or now and then
 a key no node carries; `minCount` from 2 to 5 and as many members, of one size or of
-different sizes (a gang with more members than `minCount` is left out: kube-scheduler's
-condition for it depends on timing, see docs/development.md). Some fit one domain only,
-some several, some none. Plain data: the same scenario is created for each scheduler, and
-the checker (harness/topology_check.py) reads it.
+different sizes, and now and then one or two members more than `minCount` (drawn from a
+second stream of the seed, so the gangs without extras are the ones the seed always had).
+Some fit one domain only, some several, some none. Plain data: the same scenario is created
+for each scheduler, and the checker (harness/topology_check.py) reads it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ NODE_CPUS = (1000, 2000, 2000, 3000, 4000, 4000, 6000, 8000)
 NODE_MEMORIES = (2048, 4096, 8192, 16384)
 MEMBER_CPUS = (1000, 1000, 1500, 2000, 3000)
 MEMBER_MEMORIES = (512, 1024, 2048, 4096)
+EXTRA_CHANCE = 0.4
+"""How often a gang has one or two members more than `minCount`."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ def generate(seed: int) -> Scenario:
     """The scenario of `seed` (the same seed always gives the same scenario)."""
     rng = random.Random(seed)
     nodes = _nodes(rng)
-    return Scenario(seed, nodes, _prebound(rng, nodes), _gangs(rng))
+    prebound = _prebound(rng, nodes)
+    return Scenario(seed, nodes, prebound, _gangs(rng, random.Random(f"extra-{seed}")))
 
 
 def _nodes(rng: random.Random) -> tuple[Node, ...]:
@@ -123,7 +126,7 @@ def _prebound(rng: random.Random, nodes: tuple[Node, ...]) -> tuple[Prebound, ..
     return tuple(bound)
 
 
-def _gangs(rng: random.Random) -> tuple[Gang, ...]:
+def _gangs(rng: random.Random, extras: random.Random) -> tuple[Gang, ...]:
     gangs = []
     for index in range(rng.randint(3, 5)):
         draw = rng.random()
@@ -132,9 +135,19 @@ def _gangs(rng: random.Random) -> tuple[Gang, ...]:
         count = size
         if rng.random() < 0.5:
             members = (Amount(rng.choice(MEMBER_CPUS), rng.choice(MEMBER_MEMORIES)),) * count
+            more = (members[0],) * _extra(extras)
         else:
             members = tuple(
                 Amount(rng.choice(MEMBER_CPUS), rng.choice(MEMBER_MEMORIES)) for _ in range(count)
             )
-        gangs.append(Gang(f"gang-{index}", key, members, size))
+            more = tuple(
+                Amount(extras.choice(MEMBER_CPUS), extras.choice(MEMBER_MEMORIES))
+                for _ in range(_extra(extras))
+            )
+        gangs.append(Gang(f"gang-{index}", key, members + more, size))
     return tuple(gangs)
+
+
+def _extra(extras: random.Random) -> int:
+    """How many members beyond `minCount` (0, 1 or 2)."""
+    return extras.randint(1, 2) if extras.random() < EXTRA_CHANCE else 0
