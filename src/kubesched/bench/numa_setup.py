@@ -32,6 +32,7 @@ GROUP, VERSION = "topology.node.k8s.io", "v1alpha2"
 GROUP_PATH = f"/apis/{GROUP}/{VERSION}"
 NRT_PATH = f"{GROUP_PATH}/noderesourcetopologies"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+APPROVAL = "https://github.com/kubernetes/enhancements/pull/1870"
 SERVED_TIMEOUT = 60.0
 LIST_TIMEOUT = 120.0
 Zone = Mapping[str, str]
@@ -48,7 +49,11 @@ def topology_crd() -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"noderesourcetopologies.{GROUP}"},
+        "metadata": {
+            "name": f"noderesourcetopologies.{GROUP}",
+            # *.k8s.io groups need it; the API's KEP (kubernetes/enhancements#1870).
+            "annotations": {"api-approved.kubernetes.io": APPROVAL},
+        },
         "spec": {
             "group": GROUP,
             "scope": "Cluster",
