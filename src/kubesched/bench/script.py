@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.bench.barrier import wait_attempted, wait_bound
+from kubesched.bench.contenders import NULL_BINDER
 from kubesched.bench.load import create_all
 from kubesched.bench.templates import node_default
 from kubesched.bench.workloads import PodGroup, Workload
@@ -31,6 +32,7 @@ from kubesched.kube.client import KubeClient
 from kubesched.kube.errors import Conflict, NotFound
 
 WARM_UP_NODE = "bench-warm-up-node"
+NO_NULL_BINDER = "the null binder ignores the filters that hold these pods back"
 BARRIER_POLL_SECONDS = 0.25
 UPDATE_RETRIES = 5
 
@@ -114,16 +116,16 @@ def warm_up_node(_index: int) -> dict[str, Any]:
 
 
 def scripted_workload(script: Script, **fields: Any) -> Workload:
-    """The workload of a scripted case: the null binder cannot run it (it ignores the
-    filters that hold the pods back); without `nodes` in `fields` every node comes from
-    the steps (`own_nodes`), one warm-up node meanwhile."""
+    """The workload of a scripted case, which the null binder skips (`NO_NULL_BINDER`);
+    without `nodes` in `fields` every node comes from the steps (`own_nodes`), one warm-up
+    node meanwhile."""
     defaults: dict[str, Any] = {"nodes": 1, "node_factory": warm_up_node, "initial": ()}
     return Workload(
         name="",
         namespaces=script.namespaces,
         measured=script.measured(),
         script=script,
-        ceiling=False,
+        unsupported=((NULL_BINDER, NO_NULL_BINDER),),
         **(defaults | fields),
     )
 
