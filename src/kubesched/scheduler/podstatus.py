@@ -3,12 +3,20 @@
 
 A Pod is never written after it was parsed: the condition kubesched last patched on a pod
 object is remembered beside it (`written_condition`), for as long as that object lives (the
-informer's next version of the pod carries it in its own `scheduled_condition`)."""
+informer's next version of the pod carries it in its own `scheduled_condition`).
+
+A pod's PodScheduled patches are sent one at a time, in the order asked for: a cycle's
+patch waits for the previous cycle's to come back (kube-scheduler's `updatePod` runs inside
+the failing cycle, or, with `SchedulerAsyncAPICalls`, its `callQueue` keeps one call per
+object in flight), so the text the pod ends with is the last cycle's."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 from kubesched.framework.logkv import kv
@@ -82,6 +90,36 @@ class _WrittenConditions:
 _WRITTEN = _WrittenConditions()
 
 
+class _OneAtATime:
+    """A lock per pod UID, held while that pod's status patch is in flight; dropped when no
+    patch of the pod waits."""
+
+    __slots__ = ("_locks", "_users")
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+
+    @asynccontextmanager
+    async def turn(self, uid: str) -> AsyncIterator[None]:
+        """Wait for the pod's earlier patches, then hold its turn."""
+        lock = self._locks.setdefault(uid, asyncio.Lock())
+        self._users[uid] = self._users.get(uid, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._users[uid] -= 1
+            if not self._users[uid]:
+                del self._users[uid], self._locks[uid]
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
+_IN_FLIGHT = _OneAtATime()
+
+
 def written_condition(pod: Pod) -> Condition | None:
     """The PodScheduled condition as the API server has it after kubesched's last patch of
     this pod object, else as the object was read."""
@@ -103,11 +141,31 @@ async def patch_pod_scheduled(
     nominated_node_name: str | None = None,
     timeout: float | None = None,
 ) -> bool:
-    """Set PodScheduled (and optionally nominatedNodeName); returns False if nothing changed."""
+    """Set PodScheduled (and optionally nominatedNodeName); returns False if nothing changed.
+    Waits for an earlier patch of the same pod to come back first."""
+    async with _IN_FLIGHT.turn(pod.uid):
+        return await _patch_pod_scheduled(
+            api,
+            pod,
+            condition=(status, reason, message),
+            nominated_node_name=nominated_node_name,
+            timeout=timeout,
+        )
+
+
+async def _patch_pod_scheduled(
+    api: KubeApi,
+    pod: Pod,
+    *,
+    condition: Condition,
+    nominated_node_name: str | None,
+    timeout: float | None,
+) -> bool:
+    status, reason, message = condition
     nominate = nominated_node_name is not None and nominated_node_name != pod.nominated_node_name
     if not condition_changed(pod, status=status, reason=reason, message=message) and not nominate:
         return False
-    condition: dict[str, object] = {
+    patched: dict[str, object] = {
         "type": "PodScheduled",
         "status": status,
         "reason": reason,
@@ -116,17 +174,17 @@ async def patch_pod_scheduled(
     }
     if pod.generation:
         # kube-scheduler >= 1.34 records which pod generation the condition describes.
-        condition["observedGeneration"] = pod.generation
+        patched["observedGeneration"] = pod.generation
     current = written_condition(pod)
     if current is None or current[0] != status:
         # Like upstream `UpdatePodCondition`: the transition time moves only with the status.
-        condition["lastTransitionTime"] = _now()
+        patched["lastTransitionTime"] = _now()
     body: dict[str, object] = {
         "metadata": {"uid": pod.uid},
-        "status": {"conditions": [condition]},
+        "status": {"conditions": [patched]},
     }
     if nominate:
-        body["status"] = {"conditions": [condition], "nominatedNodeName": nominated_node_name}
+        body["status"] = {"conditions": [patched], "nominatedNodeName": nominated_node_name}
     path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
     await api.patch(path, body, content_type=STRATEGIC_MERGE_PATCH, timeout=timeout)
     _WRITTEN.put(pod, (status, reason, message))

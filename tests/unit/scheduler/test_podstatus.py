@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import re
+from typing import Any
 
 import pytest
 
@@ -156,3 +158,49 @@ async def test_what_was_written_is_forgotten_with_the_pod_object() -> None:
     del pods, pod
     gc.collect()
     assert len(podstatus._WRITTEN) <= before - 50
+
+
+class _SlowFirstApi(FakeApi):
+    """Records the order the patches reach the server; the first one is held until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.applied: list[str] = []
+
+    async def patch(
+        self,
+        path: str,
+        body: dict[str, Any] | list[Any],
+        *,
+        content_type: str = STRATEGIC_MERGE_PATCH,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        answer = await super().patch(path, body, content_type=content_type, timeout=timeout)
+        if len(self.patches()) == 1:
+            await self.release.wait()
+        assert isinstance(body, dict)
+        self.applied.append(body["status"]["conditions"][0]["message"])
+        return answer
+
+
+async def test_a_pods_patches_reach_the_server_in_the_order_asked() -> None:
+    """Upstream `handleSchedulingFailure` calls `updatePod` inside the failing cycle (and,
+    with SchedulerAsyncAPICalls, `callQueue` keeps one call per object in flight): the
+    pod's condition ends with the last cycle's text, never an earlier one landing late."""
+    api = _SlowFirstApi()
+    pod = make_pod().name("p").namespace("ns").model()
+
+    def patch(message: str) -> asyncio.Task[bool]:
+        call = patch_pod_scheduled(api, pod, status="False", reason=UNSCHEDULABLE, message=message)
+        return asyncio.create_task(call)
+
+    first, second = patch("first"), patch("second")
+    await asyncio.sleep(0.01)
+    assert len(api.patches()) == 1  # the second waits for the first to come back
+    api.release.set()
+    assert await first
+    assert await second
+    assert api.applied == ["first", "second"]
+    assert written_condition(pod) == ("False", UNSCHEDULABLE, "second")
+    assert len(podstatus._IN_FLIGHT) == 0
