@@ -110,7 +110,9 @@ def _run(
 
     progress = PlacementProgress(len(info.scheduled), len(queued))
     plugins = fw.plugins.placement_feasible
-    return GroupTrial(walk_pod_group(plugins, info.group, progress, queued, place), members)
+    # One placement of several: a success placing no member is refused after the choice.
+    status = walk_pod_group(plugins, info.group, progress, queued, place, root=False)
+    return GroupTrial(status, members)
 
 
 def _place(fw: Framework, undo: _Undo, pod: Pod, names: frozenset[str] | None) -> MemberOutcome:

@@ -87,6 +87,11 @@ def _decide(
     if not found.feasible:
         assert found.first is not None
         return _done(report, outcome=_none_available(len(found.trials), found.first))
+    if not any(member.host for _, trial in found.feasible for member in trial.members):
+        # upstream `runRootSchedulingAlgorithm`: a group scheduled before whose pending
+        # members fit nowhere in its domain satisfies PlacementFeasible, so its placement
+        # is feasible and the group is refused after the choice
+        return _done(report, outcome=f"FailedScheduling: {POD_GROUP_UNSCHEDULABLE}")
     if len(found.feasible) == 1:
         only = found.feasible[0][0].name
         outcome = (

@@ -159,6 +159,20 @@ def test_members_already_bound_keep_the_cycle_in_their_rack() -> None:
     assert found.chosen == "a"
 
 
+def test_extra_members_that_fit_nowhere_in_a_scheduled_groups_rack_refuse_the_group() -> None:
+    """As the scheduler's leftover cycle (upstream `runRootSchedulingAlgorithm`): the rack
+    of the bound members is a feasible placement (minCount is met), no pending member fits
+    in it, so the group is refused after the choice, without a `0/N placements` text."""
+    nodes = {"a1": ("2", "a"), "b1": ("8", "b")}
+    members = [_member(2), _member(0, node="a1"), _member(1, node="a1")]
+    found, _ = _explain(nodes, _group(2), members)
+    assert found is not None
+    assert [p.domain for p in found.placements] == ["a"]
+    assert found.placements[0].feasible
+    assert found.outcome == "FailedScheduling: pod group is unschedulable"
+    assert found.chosen == ""
+
+
 def test_members_are_tried_in_the_schedulers_order() -> None:
     members = [_member(0), _member(1, priority=10), _member(2)]
     found, _ = _explain({"a1": ("3", "a")}, _group(3), members)
