@@ -91,11 +91,8 @@ def select_on_node(
 ) -> tuple[list[Pod], int, Status]:
     """(victims' pods, PDB violations, status), as `evaluation.select_victims_on_node`
     says."""
-    potential = [
-        victim
-        for victim in collect([node], group_of, now=now, everywhere=everywhere)
-        if victim.priority < preemptor.priority
-    ]
+    below = preemptor.priority
+    potential = collect([node], group_of, now=now, everywhere=everywhere, below=below)
     if not potential:
         return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
     trial = _Trial(runner, state, preemptor, node, everywhere)

@@ -80,14 +80,22 @@ def collect(
     *,
     now: float,
     everywhere: Sequence[NodeInfo] | None = None,
+    below: int | None = None,
 ) -> list[Victim]:
     """Every victim on `nodes`, in node order (upstream `getCrossNodesVictims`); a group
     evicted as a whole has its scheduled pods on `everywhere` (default: `nodes`), which is
     read only when `nodes` hold such a group. `group_of` None (the gate off, upstream's nil
-    PodGroup lister): every pod is a victim of its own, of type pod, at its own priority."""
+    PodGroup lister): every pod is a victim of its own, of type pod, at its own priority.
+    With `below`, only the victims of a lower priority (upstream's first loop of
+    `SelectVictimsOnNode`; without the gate, a pod at or above it is skipped before its
+    victim is made, as upstream only compares its priority)."""
     pods = [pod for info in nodes for pod in info.pods.values()]
     if group_of is None:
-        return [_victim([pod], pod.priority, POD, now) for pod in pods]
+        return [
+            _victim([pod], pod.priority, POD, now)
+            for pod in pods
+            if below is None or pod.priority < below
+        ]
     whole = {
         (pod.namespace, pod.pod_group_name)
         for pod in pods
@@ -106,7 +114,7 @@ def collect(
             continue
         kind = PODGROUP if pod.pod_group_name else POD
         victims.append(_victim([pod], pod_priority(pod, group_of), kind, now))
-    return victims
+    return [v for v in victims if below is None or v.priority < below]
 
 
 def _disrupt_all(group: SchedulingPodGroup | None) -> bool:
