@@ -88,6 +88,7 @@ class PartitionedHeap:
 
     def peek(self) -> QueuedPodInfo | None:
         """The head a single heap would have (fairness aside); None when empty."""
+        self._settle()
         group = self._best()
         return None if group is _EMPTY else _head(self._heaps[group])
 
@@ -96,11 +97,14 @@ class PartitionedHeap:
         group = self._order.group_of(qpi.pod)
         if qpi.uid in self._group and self._group[qpi.uid] != group:
             self.delete(qpi.uid)
+        self._insert(qpi, group)
+
+    def _insert(self, qpi: QueuedPodInfo, group: Group | None, seq: int | None = None) -> None:
         heap = self._heaps.get(group)
         if heap is None:
             heap = KeyedHeap(key=_uid, less=self._less, counter=self._counter)
             self._heaps[group] = heap
-        heap.add_or_update(qpi)
+        heap.add_or_update(qpi, seq=seq)
         self._group[qpi.uid] = group
 
     def delete(self, uid: str) -> QueuedPodInfo | None:
@@ -117,6 +121,7 @@ class PartitionedHeap:
         """The fair head (module docstring); IndexError when empty."""
         if not self._group:
             raise IndexError("pop from an empty queue")
+        self._settle()
         group = self._choose()
         heap = self._heaps[group]
         qpi = heap.pop()
@@ -124,6 +129,27 @@ class PartitionedHeap:
         if not heap:
             del self._heaps[group]
         return qpi
+
+    def _settle(self) -> None:
+        """Move each head whose group changed while it waited (its quota created or deleted
+        after it entered, e.g. pods queued before the quotas' informer synced) to its
+        group's heap, keeping its insertion number, until every head is where its group
+        says: only heads compete, so a pod behind them is settled when it comes up."""
+        for _ in range(len(self._group)):
+            heap = next(
+                (
+                    heap
+                    for group, heap in self._heaps.items()
+                    if self._order.group_of(_head(heap).pod) != group
+                ),
+                None,
+            )
+            if heap is None:
+                return
+            seq = heap.peek_seq()
+            qpi = self.delete(_head(heap).uid)
+            assert qpi is not None
+            self._insert(qpi, self._order.group_of(qpi.pod), seq)
 
     def _best(self) -> Group | None:
         """The group whose head a single heap would pop (`_EMPTY` when empty)."""

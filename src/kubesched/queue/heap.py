@@ -60,12 +60,14 @@ class KeyedHeap(Generic[T]):
         """The insertion number of the smallest item; IndexError when empty."""
         return self._entries[0].seq
 
-    def add_or_update(self, item: T) -> None:
-        """Insert `item`, or replace the item with the same key and restore the order."""
+    def add_or_update(self, item: T, *, seq: int | None = None) -> None:
+        """Insert `item`, or replace the item with the same key and restore the order;
+        `seq`: the insertion number a new item keeps (one moved from a heap sharing this
+        one's counter), else the next one."""
         key = self._key(item)
         index = self._index.get(key)
         if index is None:
-            self._entries.append(_Entry(item, next(self._seq)))
+            self._entries.append(_Entry(item, next(self._seq) if seq is None else seq))
             self._index[key] = len(self._entries) - 1
             self._sift_up(len(self._entries) - 1)
             return

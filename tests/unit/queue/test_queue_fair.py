@@ -216,3 +216,44 @@ async def test_the_pop_from_backoff_is_fair_within_a_window(
     qpi = await queue.pop()
     assert qpi is not None
     assert qpi.pod.name == first
+
+
+def test_pods_queued_before_their_groups_were_known_are_served_fairly_once_known() -> None:
+    """The pods entered activeQ before the quotas' informer synced (no group then): once
+    the groups are known, each head is moved to its group's heap at the next pop, keeping
+    its place, so a's 8 and b's 4 alternate while a pod truly outside every group keeps
+    the single heap's order."""
+    known: dict[str, str] = {}
+    used = {"a": 0, "b": 0}
+
+    def group(pod: Pod) -> Hashable | None:
+        return known.get(pod.name[0])
+
+    heap = PartitionedHeap(less=priority_sort, order=FairOrder(group, lambda g: used[str(g)] / 4))
+    heap.add_or_update(_qpi("x0", None, 0, 0.0))
+    for i in range(8):
+        heap.add_or_update(_qpi(f"a{i}", None, 0, 1.0 + i))
+    for i in range(4):
+        heap.add_or_update(_qpi(f"b{i}", None, 0, 20.0 + i))
+    known.update(a="a", b="b")
+    popped = []
+    while len(heap):
+        qpi = heap.pop()
+        popped.append(qpi.pod.name)
+        if qpi.pod.name[0] in used:
+            used[qpi.pod.name[0]] += 1
+    assert popped == ["x0", "a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3", "a4", "a5", "a6", "a7"]
+
+
+def test_a_pod_whose_group_is_gone_returns_to_the_single_heaps_order() -> None:
+    known = {"a": "a"}
+
+    def group(pod: Pod) -> Hashable | None:
+        return known.get(pod.name[0])
+
+    heap = PartitionedHeap(less=priority_sort, order=FairOrder(group, lambda _g: 0.0))
+    heap.add_or_update(_qpi("a0", None, 0, 2.0))
+    heap.add_or_update(_qpi("a1", None, 0, 3.0))
+    heap.add_or_update(_qpi("x0", None, 0, 1.0))
+    del known["a"]
+    assert [heap.pop().pod.name for _ in range(3)] == ["x0", "a0", "a1"]
