@@ -1,7 +1,8 @@
 """The queue's fair order across groups, from the profiles' plugins that opt in
 (`kubesched.framework.fair_queueing`): a pod's group is (its profile, the group its
-profile's plugin names), read when the pod enters activeQ; a group's share is read at each
-pop. None when no profile's plugin opts in: the queue then keeps QueueSort order alone.
+profile's plugin names), read when the pod enters activeQ and again while it heads its
+heap (`queue.fair`); a group's share is read at each pop. None when no profile's plugin
+opts in: the queue then keeps QueueSort order alone.
 
 A plugin that raises is read as naming no group (the pod keeps QueueSort order) or as a
 share of 0, and logged once per profile with the traceback, as the framework treats a
