@@ -5,7 +5,10 @@
                                     scheduler and controller)
     kubesched dev-cluster up        start etcd + kube-apiserver + kube-scheduler in the background
                                     (--controller-manager, --kwok: the whole local cluster;
-                                    --feature-gates=GenericWorkload=true: native gang scheduling;
+                                    --feature-gates=A=true,B=false: gates of every component,
+                                    e.g. GenericWorkload=true: native gang scheduling,
+                                    GenericWorkload=true,TopologyAwareWorkloadScheduling=true:
+                                    topology-aware gangs;
                                     --dra: the whole local cluster plus the example DRA driver
                                     gpu.example.com on two kwok GPU nodes; --scheduler-plugins:
                                     scheduler-plugins' scheduler, profile
@@ -38,6 +41,7 @@ from kubesched.localcluster import (
     ensure_binaries,
     ensure_helm,
     ensure_promtool,
+    gates,
 )
 from kubesched.localcluster import demo as demo_steps
 from kubesched.localcluster import scheduler_plugins as splugins
@@ -106,9 +110,13 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--feature-gates",
         default="",
-        metavar="GenericWorkload=true",
-        help="GenericWorkload=true: kube-scheduler v1.37's native gang scheduling on in "
-        "kube-apiserver (scheduling.k8s.io/v1beta1 PodGroups served) and kube-scheduler",
+        metavar="A=true,B=false",
+        help="feature gates of kube-apiserver, kube-scheduler and kube-controller-manager alike "
+        "(each checks them first), with the API versions they need served: "
+        "GenericWorkload=true for kube-scheduler v1.37's native gang scheduling "
+        "(scheduling.k8s.io/v1beta1 PodGroups), "
+        f"{gates.TOPOLOGY_GATES} for topology-aware gangs, CompositePodGroup=true on top "
+        "for groups of groups (scheduling.k8s.io/v1alpha3); start kubesched with the same",
     )
     up.add_argument(
         "--dra",
@@ -176,6 +184,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _up(args: argparse.Namespace) -> int:
+    wanted = gates.parse(args.feature_gates)
     state = devstate.load()
     if state is not None:
         if any(p.alive for p in devstate.processes(state)):
@@ -189,7 +198,7 @@ def _up(args: argparse.Namespace) -> int:
         apiserver_args=args.apiserver_arg,
         controller_manager=args.controller_manager or args.dra,
         kwok=args.kwok or args.dra,
-        generic_workload=_generic_workload(args.feature_gates),
+        gates=wanted,
     )
     try:
         cluster.start()
@@ -204,6 +213,13 @@ def _up(args: argparse.Namespace) -> int:
         raise
     devstate.save(cluster)
     print(f"dev cluster up at {cluster.server}; logs in {cluster.logs_dir}", file=sys.stderr)
+    if wanted:
+        value = gates.render(wanted)
+        print(
+            f"feature gates {value} on in every component: run kubesched with "
+            f"--feature-gates={value} too",
+            file=sys.stderr,
+        )
     print(f"export KUBECONFIG={cluster.kubeconfig_path}")
     return 0
 
@@ -257,18 +273,6 @@ def _dra_driver(args: argparse.Namespace) -> int:
 
 def _say(line: str) -> None:
     print(line, flush=True)
-
-
-def _generic_workload(gates: str) -> bool:
-    """`--feature-gates`: only GenericWorkload=true|false is known here."""
-    if not gates:
-        return False
-    name, _, value = gates.partition("=")
-    if name != "GenericWorkload" or value not in ("true", "false"):
-        raise LocalClusterError(
-            f"--feature-gates={gates}: dev-cluster knows only GenericWorkload=true|false"
-        )
-    return value == "true"
 
 
 def _require_state() -> dict[str, object]:

@@ -26,6 +26,7 @@ from typing import Any, Self
 
 from kubesched.localcluster import controller_manager as kcm
 from kubesched.localcluster import flags, kwok
+from kubesched.localcluster import gates as feature_gates
 from kubesched.localcluster import scheduler_plugins as splugins
 from kubesched.localcluster.binaries import Binaries, SchedulerPlugins, ensure_binaries
 from kubesched.localcluster.cluster_base import NOT_STARTED, ClusterBase
@@ -62,6 +63,7 @@ class LocalCluster(ClusterBase):
         kwok: bool = False,
         node_health: kcm.NodeHealthTimings | None = None,
         generic_workload: bool = False,
+        gates: Mapping[str, bool] | None = None,
         keep_logs: bool = False,
         detached: bool = False,
         start_timeout: float = 90.0,
@@ -72,7 +74,8 @@ class LocalCluster(ClusterBase):
         `start_controller_manager`, `start_kwok`), with `node_health` timings;
         `generic_workload` turns kube-scheduler v1.37's native gang scheduling on (the
         `GenericWorkload` feature gate, `scheduling.k8s.io/v1beta1` PodGroups) in
-        kube-apiserver and in every kube-scheduler started;
+        kube-apiserver and in every kube-scheduler started; `gates` (gate -> enabled) go to
+        every component (`gates.apiserver_args` says what kube-apiserver gets with them);
         `detached` processes outlive this Python process (for `dev-cluster up`)."""
         super().__init__(
             binaries=binaries,
@@ -85,9 +88,11 @@ class LocalCluster(ClusterBase):
         self.scheduler_port: int | None = None
         self.node_health = node_health or kcm.NodeHealthTimings()
         self._with = {CONTROLLER_MANAGER: controller_manager, KWOK: kwok}
-        self.generic_workload = generic_workload
-        gates = flags.GENERIC_WORKLOAD_APISERVER_ARGS if generic_workload else ()
-        self._extra_apiserver_args = (*gates, *apiserver_args)
+        workload = {feature_gates.GENERIC_WORKLOAD: True} if generic_workload else {}
+        self.gates: dict[str, bool] = {**workload, **(gates or {})}
+        self.generic_workload = self.gates.get(feature_gates.GENERIC_WORKLOAD, False)
+        gate_args = feature_gates.apiserver_args(self.gates)
+        self._extra_apiserver_args = (*gate_args, *apiserver_args)
         self._files: ApiserverFiles | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -114,6 +119,7 @@ class LocalCluster(ClusterBase):
             raise LocalClusterError("the local cluster is already started")
         if self.binaries is None:
             self.binaries = ensure_binaries(progress=self._progress)
+        feature_gates.check(self.gates, self.binaries)
         try:
             self._start_control_plane(self.binaries)
             if self._with[CONTROLLER_MANAGER]:
@@ -211,7 +217,7 @@ class LocalCluster(ClusterBase):
                 kubeconfig_path=files.kubeconfig, scheduler_name=scheduler_name, lease_name=lease
             )
         )
-        gate = (flags.GENERIC_WORKLOAD_GATE,) if self.generic_workload else ()
+        gate = self._gate_flag()
         launch = scheduler_launch(
             self._require_binaries(),
             files=files,
@@ -239,6 +245,9 @@ class LocalCluster(ClusterBase):
             token=self.tokens.controller_manager,
             user=flags.CONTROLLER_MANAGER_USER,
         )
+        if self.gates:
+            own = f"--feature-gates={kcm.OWN_GATES},{feature_gates.render(self.gates)}"
+            extra_args = (own, *extra_args)
         launch = kcm.controller_manager_launch(
             self._require_binaries(), files=files, timings=self.node_health, extra=extra_args
         )
@@ -363,6 +372,10 @@ class LocalCluster(ClusterBase):
             extra=self._extra_apiserver_args,
             restart=restart,
         )
+
+    def _gate_flag(self) -> tuple[str, ...]:
+        """Every kube-scheduler's `--feature-gates` (none without gates)."""
+        return (f"--feature-gates={feature_gates.render(self.gates)}",) if self.gates else ()
 
     def _api_status(self, path: str) -> int:
         return get(Endpoint(self.server, ca_file=self.ca_file, token=self.admin_token), path)[0]

@@ -109,6 +109,10 @@ class ControllerManagerFiles:
     log: Path
 
 
+OWN_GATES = "ControllerManagerReleaseLeaderElectionLockOnExit=true"
+"""kube-controller-manager's own feature gates (`LocalCluster` adds the cluster's to them)."""
+
+
 def controller_manager_args(
     *,
     files: ControllerManagerFiles,
@@ -129,7 +133,7 @@ def controller_manager_args(
         "--leader-elect": "true",
         # Release the Lease on a clean exit, so that a restarted kube-controller-manager
         # leads at once instead of waiting 15 s for the old Lease to expire (alpha in 1.36).
-        "--feature-gates": "ControllerManagerReleaseLeaderElectionLockOnExit=true",
+        "--feature-gates": OWN_GATES,
         "--use-service-account-credentials": "true",
         "--service-account-private-key-file": str(files.pki.sa_private_key),
         "--root-ca-file": str(files.pki.ca_cert),

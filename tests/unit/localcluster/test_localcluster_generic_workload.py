@@ -1,15 +1,13 @@
 """The GenericWorkload gate of the local control plane: kube-apiserver serving native
-PodGroups, a second kube-scheduler config, `dev-cluster up --feature-gates`."""
+PodGroups, a second kube-scheduler config."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
-from kubesched.cli import devcluster
-from kubesched.localcluster import LocalClusterError, flags
+from kubesched.localcluster import flags
 from kubesched.localcluster.pki import write_pki
 
 
@@ -37,11 +35,3 @@ def test_a_second_kube_scheduler_has_its_own_profile_and_lease(tmp_path: Path) -
     config = yaml.safe_load(text)
     assert config["profiles"] == [{"schedulerName": "gang-oracle"}]
     assert config["leaderElection"]["resourceName"] == "gang-oracle"
-
-
-def test_dev_cluster_feature_gates() -> None:
-    assert devcluster._generic_workload("GenericWorkload=true")
-    assert not devcluster._generic_workload("")
-    assert not devcluster._generic_workload("GenericWorkload=false")
-    with pytest.raises(LocalClusterError, match="knows only GenericWorkload="):
-        devcluster._generic_workload("CompositePodGroup=true")
