@@ -16,31 +16,22 @@ cpu, memory or hugepages (never a device the zone lacks).
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from kubesched.bench.crd_wait import install_crd
 from kubesched.bench.load import create_all
-from kubesched.errors import KubeschedError
 from kubesched.kube.client import KubeClient
-from kubesched.kube.errors import ApiError
 from kubesched.kube.paging import list_all
 from kubesched.model.quantity import milli_value
 
 GROUP, VERSION = "topology.node.k8s.io", "v1alpha2"
 GROUP_PATH = f"/apis/{GROUP}/{VERSION}"
 NRT_PATH = f"{GROUP_PATH}/noderesourcetopologies"
-CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 APPROVAL = "https://github.com/kubernetes/enhancements/pull/1870"
-SERVED_TIMEOUT = 60.0
 LIST_TIMEOUT = 120.0
 Zone = Mapping[str, str]
 """One NUMA zone's available amount of each resource (cpu, memory, devices)."""
-
-
-class TopologySetupError(KubeschedError):
-    """The NodeResourceTopology CRD could not be installed or was never served."""
 
 
 def topology_crd() -> dict[str, Any]:
@@ -105,27 +96,11 @@ async def prepare_topologies(
     concurrency: int,
 ) -> None:
     """Install the CRD, wait until it is served, create the objects of nodes 0..`nodes`-1."""
-    try:
-        await client.post(CRD_PATH, topology_crd())
-    except ApiError as error:
-        if error.status != 409:
-            raise
-    deadline = time.monotonic() + SERVED_TIMEOUT
-    while not await _served(client):
-        if time.monotonic() > deadline:
-            message = f"the NodeResourceTopology CRD was not served within {SERVED_TIMEOUT:g} s"
-            raise TopologySetupError(message)
-        await asyncio.sleep(0.2)
+    await install_crd(
+        client, topology_crd(), group_path=GROUP_PATH, plural="noderesourcetopologies"
+    )
     objects = ((NRT_PATH, topology(i)) for i in range(nodes))
     await create_all(client, objects, concurrency=concurrency)
-
-
-async def _served(client: KubeClient) -> bool:
-    try:
-        group = await client.get(GROUP_PATH, timeout=10)
-    except ApiError:
-        return False
-    return any(r.get("name") == "noderesourcetopologies" for r in group.get("resources") or ())
 
 
 async def topology_problems(client: KubeClient, namespaces: Sequence[str]) -> list[str]:

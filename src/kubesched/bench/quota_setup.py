@@ -10,29 +10,20 @@ requests (containers summed, init containers a floor, the overhead added).
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kubesched.errors import KubeschedError
+from kubesched.bench.crd_wait import install_crd
 from kubesched.kube.client import KubeClient
-from kubesched.kube.errors import ApiError
 from kubesched.kube.paging import list_all
 from kubesched.localcluster import scheduler_plugins as splugins
 from kubesched.model import Pod, Resource
 from kubesched.model.quantity import milli_value, value
 
 GROUP_PATH = "/apis/scheduling.x-k8s.io/v1alpha1"
-CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 ELASTIC_QUOTA_CRD = "elasticquotas.scheduling.x-k8s.io"
-SERVED_TIMEOUT = 60.0
 CHECKED = ("cpu", "memory")
 LIST_TIMEOUT = 120.0
-
-
-class QuotaSetupError(KubeschedError):
-    """The ElasticQuota CRD could not be installed or was never served."""
 
 
 def elastic_quota(
@@ -51,24 +42,10 @@ async def prepare_quotas(client: KubeClient, quotas: Sequence[dict[str, Any]]) -
     """Install the ElasticQuota CRD, wait until it is served, create `quotas`."""
     for crd in splugins.crd_documents():
         if crd["metadata"]["name"] == ELASTIC_QUOTA_CRD:
-            await client.post(CRD_PATH, crd)
-    deadline = time.monotonic() + SERVED_TIMEOUT
-    while not await _served(client):
-        if time.monotonic() > deadline:
-            message = f"the ElasticQuota CRD was not served within {SERVED_TIMEOUT:g} s"
-            raise QuotaSetupError(message)
-        await asyncio.sleep(0.2)
+            await install_crd(client, crd, group_path=GROUP_PATH, plural="elasticquotas")
     for quota in quotas:
         namespace = quota["metadata"]["namespace"]
         await client.post(f"{GROUP_PATH}/namespaces/{namespace}/elasticquotas", quota)
-
-
-async def _served(client: KubeClient) -> bool:
-    try:
-        group = await client.get(GROUP_PATH, timeout=10)
-    except ApiError:
-        return False
-    return any(r.get("name") == "elasticquotas" for r in group.get("resources") or ())
 
 
 async def quota_problems(client: KubeClient) -> list[str]:
