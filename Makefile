@@ -99,10 +99,13 @@ parity: binaries
 # cold) into ~/.cache/kubesched/bin. SCHEDULER=kube-scheduler runs the same specs with the
 # real one; a kubesched run then names the specs that failed with it only. Results and logs:
 # conformance-results/<run>/. CONFORMANCE_ARGS passes options, e.g. --focus=NodeSelector.
+# CONFORMANCE_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true makes it one run
+# with those gates on in every component, of every spec whose gates are on (~10 min).
 SCHEDULER ?= kubesched
+CONFORMANCE_GATES ?=
 .PHONY: conformance
 conformance: binaries
-	PYTHONPATH=tools $(BIN)/python -m kubesched_conformance run --scheduler=$(SCHEDULER) --out conformance-results $(CONFORMANCE_ARGS)
+	PYTHONPATH=tools $(BIN)/python -m kubesched_conformance run --scheduler=$(SCHEDULER) --out conformance-results $(if $(CONFORMANCE_GATES),--feature-gates=$(CONFORMANCE_GATES)) $(CONFORMANCE_ARGS)
 
 # Pin anew (a few minutes: pip-compile fetches every file's sha256 from the index), keeping the
 # versions already pinned unless LOCK_ARGS=--upgrade (or --upgrade-package NAME): runtime.lock

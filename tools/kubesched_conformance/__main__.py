@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from kubesched.localcluster import LocalClusterError
+from kubesched.localcluster import LocalClusterError, gates
 from kubesched_conformance import report
 from kubesched_conformance.binary import ensure_conformance_binary
 from kubesched_conformance.cluster import KUBE_SCHEDULER, KUBESCHED, SCHEDULERS, Setup
@@ -27,6 +27,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--scheduler", choices=SCHEDULERS, default=KUBESCHED)
     run.add_argument(
         "--runs", default=",".join(RUNS), help=f"comma-separated, of {', '.join(RUNS)}"
+    )
+    run.add_argument(
+        "--feature-gates",
+        default="",
+        metavar="A=true,B=true",
+        help="one run instead of --runs': these gates on in kube-apiserver, the scheduler and "
+        "kube-controller-manager, every spec of no gate or of these gates selected "
+        f"(e.g. {gates.TOPOLOGY_GATES})",
     )
     run.add_argument("--focus", default="", help="only the specs matching this regexp")
     run.add_argument("--skip", default="", help="leave out the specs matching this regexp")
@@ -68,14 +76,12 @@ def _run(args: argparse.Namespace, binary: Path) -> int:
     selection = Selection(
         focus=args.focus, skip=args.skip, include_unrunnable=args.include_unrunnable
     )
+    setups = [Setup(args.scheduler, generic_workload=run == "GenericWorkload") for run in runs]
+    if args.feature_gates:
+        gates.parse(args.feature_gates)  # a malformed list fails before any cluster starts
+        setups = [Setup(args.scheduler, gates=args.feature_gates)]
     results = [
-        run_setup(
-            Setup(args.scheduler, generic_workload=run == "GenericWorkload"),
-            binary=binary,
-            out=args.out,
-            selection=selection,
-        )
-        for run in runs
+        run_setup(setup, binary=binary, out=args.out, selection=selection) for setup in setups
     ]
     for result in results:
         _print_run(result, out=args.out)

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from kubesched.localcluster import LocalCluster
+from kubesched.localcluster import LocalCluster, gates
 from kubesched.localcluster.kwok import NODE_LABEL
 from kubesched.testing.builders import make_node
 
@@ -36,12 +36,23 @@ class Setup:
     scheduler: str
     """`kubesched` or `kube-scheduler`."""
     generic_workload: bool = False
-    """The GenericWorkload gate on, in kube-apiserver and in the scheduler."""
+    """The GenericWorkload gate on, in kube-apiserver and in the scheduler (the run of the
+    GenericWorkload specs only)."""
+    gates: str = ""
+    """Feature gates (`A=true,B=true`) on in every component: the run of every spec whose
+    gates are on (see `specs.label_filter`)."""
+
+    @property
+    def gate_map(self) -> dict[str, bool]:
+        """The gates of this setup, GenericWorkload included when `generic_workload`."""
+        workload = {gates.GENERIC_WORKLOAD: True} if self.generic_workload else {}
+        return {**workload, **gates.parse(self.gates)}
 
     @property
     def name(self) -> str:
-        """`kubesched`, `kubesched-GenericWorkload`, `kube-scheduler`, ..."""
-        return self.scheduler + ("-GenericWorkload" if self.generic_workload else "")
+        """`kubesched`, `kubesched-GenericWorkload`, `kube-scheduler`,
+        `kubesched-GenericWorkload-TopologyAwareWorkloadScheduling` (the gates on), ..."""
+        return "-".join((self.scheduler, *gates.enabled(self.gate_map)))
 
 
 def node_objects(count: int = NODES) -> list[dict[str, Any]]:
@@ -127,7 +138,7 @@ def start_cluster(setup: Setup, *, workdir: Path) -> LocalCluster:
         workdir=workdir,
         controller_manager=True,
         kwok=True,
-        generic_workload=setup.generic_workload,
+        gates=setup.gate_map,
         keep_logs=True,
     )
     cluster.start()
@@ -136,7 +147,7 @@ def start_cluster(setup: Setup, *, workdir: Path) -> LocalCluster:
         cluster.kubectl("apply", "-f", "-", stdin=yaml.safe_dump_all(nodes))
         _start_per_node_pods(cluster, per_node_pods(nodes))
         command = [sys.executable, "-m", "kubesched"] if setup.scheduler == KUBESCHED else []
-        # LocalCluster(generic_workload=True) gives every scheduler it starts the gate.
+        # LocalCluster(gates=...) gives every scheduler it starts the gates.
         cluster.start_default_scheduler(command=command)
     except BaseException:
         cluster.failed = True

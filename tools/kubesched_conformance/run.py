@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubesched.localcluster import LocalCluster
+from kubesched.localcluster import LocalCluster, gates
 from kubesched_conformance import report, specs
 from kubesched_conformance.cluster import Setup, start_cluster
 
@@ -66,7 +66,7 @@ def ginkgo_argv(
         str(binary),
         f"--kubeconfig={kubeconfig}",
         "--provider=local",
-        f"--ginkgo.label-filter={specs.label_filter(generic_workload=setup.generic_workload)}",
+        f"--ginkgo.label-filter={_label_filter(setup)}",
         f"--ginkgo.json-report={json_report}",
         f"--ginkgo.timeout={SPEC_TIMEOUT}",
         "--ginkgo.no-color",
@@ -76,6 +76,11 @@ def ginkgo_argv(
     if skip:
         argv.append("--ginkgo.skip=" + "|".join(skip))
     return argv
+
+
+def _label_filter(setup: Setup) -> str:
+    on = gates.enabled(setup.gate_map) if setup.gates else []
+    return specs.label_filter(generic_workload=setup.generic_workload, gates=on)
 
 
 def run_setup(

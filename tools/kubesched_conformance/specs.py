@@ -1,7 +1,8 @@
 """Which specs each run selects, and the specs the local cluster cannot run (with why).
 
 The defaults run leaves out the specs of the GenericWorkload gate (its API is not served
-without it); the GenericWorkload run runs only those. `UNRUNNABLE` lists the specs that fail
+without it); the GenericWorkload run runs only those; a run with `--feature-gates` runs every
+spec whose gates it turns on, and the specs of no gate. `UNRUNNABLE` lists the specs that fail
 with the real kube-scheduler too, for a reason of the local cluster (no kubelet, kwok's
 node status): they are skipped in every run and listed in docs/development.md.
 """
@@ -9,8 +10,10 @@ node status): they are skipped in every run and listed in docs/development.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 GENERIC_WORKLOAD_LABEL = "FeatureGate:GenericWorkload"
+OFF_BY_DEFAULT_LABEL = "Feature:OffByDefault"
 
 UNRUNNABLE: dict[str, str] = {
     r"verify pod overhead is accounted for": (
@@ -30,8 +33,13 @@ UNRUNNABLE: dict[str, str] = {
 (learnt from `run --scheduler=kube-scheduler --include-unrunnable`)."""
 
 
-def label_filter(*, generic_workload: bool) -> str:
-    """Ginkgo's `--ginkgo.label-filter` of a run."""
+def label_filter(*, generic_workload: bool, gates: Sequence[str] = ()) -> str:
+    """Ginkgo's `--ginkgo.label-filter` of a run: with `gates` (the gates on), every spec
+    that needs no gate off by default, or only gates of `gates` (the e2e framework labels a
+    spec of gate X `FeatureGate:X`, and `Feature:OffByDefault` when X is off by default);
+    else the GenericWorkload specs only, or (`generic_workload` false) all but those."""
+    if gates:
+        return f"!{OFF_BY_DEFAULT_LABEL} || FeatureGate: isSubsetOf {{{','.join(gates)}}}"
     return GENERIC_WORKLOAD_LABEL if generic_workload else f"!{GENERIC_WORKLOAD_LABEL}"
 
 

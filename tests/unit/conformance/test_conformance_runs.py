@@ -131,3 +131,23 @@ def test_each_node_has_stand_ins_of_the_system_pods_that_request_nothing() -> No
     assert all(pod["metadata"]["namespace"] == "kube-system" for pod in pods)
     assert "kube-proxy-node-1" in {pod["metadata"]["name"] for pod in pods}
     assert not [c for pod in pods for c in pod["spec"]["containers"] if "resources" in c]
+
+
+def test_a_run_with_gates_runs_every_spec_whose_gates_it_turns_on(tmp_path: Path) -> None:
+    setup = Setup("kubesched", gates="GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
+    argv = ginkgo_argv(
+        tmp_path / "bin",
+        kubeconfig=tmp_path / "kc",
+        json_report=tmp_path / "r.json",
+        setup=setup,
+        selection=Selection(),
+    )
+
+    assert setup.name == "kubesched-GenericWorkload-TopologyAwareWorkloadScheduling"
+    assert setup.gate_map == {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
+    assert (
+        "--ginkgo.label-filter=!Feature:OffByDefault || FeatureGate: isSubsetOf "
+        "{GenericWorkload,TopologyAwareWorkloadScheduling}"
+    ) in argv
+    # A gate turned off names no run and selects none of its specs.
+    assert Setup("kube-scheduler", gates="GenericWorkload=false").name == "kube-scheduler"
