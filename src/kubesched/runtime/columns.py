@@ -26,6 +26,7 @@ from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
 from kubesched.runtime.kept_scores import ScoreColumn
+from kubesched.runtime.offers import OfferIndex
 
 UNKNOWN, PASSED, REJECTED = 0, 1, 2
 _PASSED_MASK = bytes(1 if value == PASSED else 0 for value in range(256))
@@ -113,7 +114,7 @@ class NodeColumns:
     """A framework's Filter and Score columns for one snapshot's node list (the one it is
     given), caught up with the snapshot's journal before each cycle's use."""
 
-    __slots__ = ("_filter", "_journal", "_layout", "_nodes", "_score", "_version")
+    __slots__ = ("_filter", "_journal", "_layout", "_nodes", "_offers", "_score", "_version")
 
     def __init__(self) -> None:
         self._filter: dict[int, FilterColumn] = {}
@@ -122,6 +123,7 @@ class NodeColumns:
         self._nodes: Sequence[NodeInfo] | None = None
         self._layout: tuple[int, int, int] = (0, 0, 0)
         self._version = 0
+        self._offers: OfferIndex | None = None
 
     def __len__(self) -> int:
         return len(self._filter) + len(self._score)
@@ -140,6 +142,13 @@ class NodeColumns:
             column = self._score[key] = ScoreColumn(size, weights)
         return column
 
+    def offers(self) -> OfferIndex:
+        """The extended resources the nodes of this cycle's `catch_up` offer, by position."""
+        if self._offers is None:
+            assert self._nodes is not None
+            self._offers = OfferIndex(self._nodes)
+        return self._offers
+
     def catch_up(self, journal: NodeJournal, nodes: Sequence[NodeInfo]) -> None:
         """Forget what changed on `nodes` (a snapshot's list) since the last cycle, as
         `journal` (that snapshot's) says; start over for another list or layout."""
@@ -152,12 +161,15 @@ class NodeColumns:
             self._filter.clear()
             self._score.clear()
             self._journal, self._nodes, self._layout = journal, nodes, layout
+            self._offers = None
             return
-        if not changed or not len(self):
+        if not changed or not (len(self) or self._offers is not None):
             return
         positions = [
             position for name in set(changed) if (position := journal.position(name)) is not None
         ]
+        if self._offers is not None:
+            self._offers.refresh(positions, nodes)
         for filter_column in self._filter.values():
             filter_column.forget(positions)
         for score_column in self._score.values():

@@ -31,6 +31,7 @@ from kubesched.runtime.columns import NodeColumns
 from kubesched.runtime.enqueue import collect_enqueue_events
 from kubesched.runtime.instrument import ExtensionPointObserver, PluginRunObserver, ignore, timed
 from kubesched.runtime.kept_scores import Places, kept_scores
+from kubesched.runtime.narrowing import narrowers
 from kubesched.runtime.plugin_metrics import PluginMetrics, timed_call
 from kubesched.runtime.queueing import HintObserver, QueueingHints
 from kubesched.runtime.rescoring import Rescoring
@@ -130,6 +131,8 @@ class Framework(BindingCycle, WhatIfFiltering, ResultKeys, Rescoring):
         self._init_result_keys(plugins)
         self.node_columns = NodeColumns()
         """The memo's Filter and Score results by snapshot position (`runtime.columns`)."""
+        self.narrowers = narrowers(plugins.filter)
+        """Filter plugins naming resources a node must offer (`runtime.narrowing`)."""
         self.batch: OpportunisticBatch | None = None
         """OpportunisticBatching (`runtime.batch`), when its gate is on (`build_framework`)."""
         self.topology_aware = False

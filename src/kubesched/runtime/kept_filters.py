@@ -27,10 +27,11 @@ from kubesched.framework.diagnosis import Diagnosis
 from kubesched.framework.nodeinfo import NodeInfo, NodeJournal
 from kubesched.framework.status import Code, Status
 from kubesched.model import Pod
-from kubesched.runtime.columns import AroundNominated
+from kubesched.runtime.columns import AroundNominated, FilterColumn
 from kubesched.runtime.errors import SchedulingError
 from kubesched.runtime.filter_each import FilterCalls, FilterRun
 from kubesched.runtime.memo import store
+from kubesched.runtime.narrowing import Narrowed, required_resources
 
 if TYPE_CHECKING:
     from kubesched.runtime.framework import Framework
@@ -169,19 +170,15 @@ def plan_filters(
     its columns caught up by the caller: `NodeColumns.catch_up`)."""
     key = fw.filter_memo_key(state, pod)
     if fw.has_nominated_pods():
-        run = fw.with_nominated_pods(fw.run_filter, key)
-        if key is None:
-            return FilterPlan(NOTHING_KEPT, run)
-        names = set(fw.handle.nominated_node_names())
-        if journal is None:
-            return FilterPlan(NodeMemos(nodes, key, _holds_nominated_pods(names)), run)
-        positions = {at for name in names if (at := journal.position(name)) is not None}
-        return FilterPlan(AroundNominated(fw.node_columns.filter_column(key), positions), run)
-    run, rest = fw.run_filter, None
+        return _around_nominated(fw, key, nodes, journal)
+    run: FilterFunc = fw.run_filter
+    rest: RestRunner | None = None
     if key is None:
         split = fw.filter_split(state, pod)
         if split is None:
-            return FilterPlan(NOTHING_KEPT, run)
+            if journal is None or not fw.narrowers:
+                return FilterPlan(NOTHING_KEPT, run)
+            return FilterPlan(_narrowed(fw, state, pod, nodes, None), run)
         key, run, rest = (
             split.key,
             _leading(fw, split.lead),
@@ -189,7 +186,41 @@ def plan_filters(
         )
     if journal is None:
         return FilterPlan(NodeMemos(nodes, key), run, rest)
-    return FilterPlan(fw.node_columns.filter_column(key), run, rest)
+    column = fw.node_columns.filter_column(key)
+    if rest is None and fw.narrowers:
+        return FilterPlan(_narrowed(fw, state, pod, nodes, column), run)
+    return FilterPlan(column, run, rest)
+
+
+def _around_nominated(
+    fw: Framework, key: int | None, nodes: Sequence[NodeInfo], journal: NodeJournal | None
+) -> FilterPlan:
+    run = fw.with_nominated_pods(fw.run_filter, key)
+    if key is None:
+        return FilterPlan(NOTHING_KEPT, run)
+    names = set(fw.handle.nominated_node_names())
+    if journal is None:
+        return FilterPlan(NodeMemos(nodes, key, _holds_nominated_pods(names)), run)
+    positions = {at for name in names if (at := journal.position(name)) is not None}
+    return FilterPlan(AroundNominated(fw.node_columns.filter_column(key), positions), run)
+
+
+def _narrowed(
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    column: FilterColumn | None,
+) -> KeptFilterResults:
+    """`column` (None: nothing kept), or, when the pod asks resources only some nodes
+    offer, around them (`runtime.narrowing`; without a column, around one for this cycle)."""
+    wanted = required_resources(fw.narrowers, state, pod)
+    if not wanted:
+        return NOTHING_KEPT if column is None else column
+    if column is None:
+        column = FilterColumn(len(nodes))
+    candidates = fw.node_columns.offers().offering(wanted)
+    return Narrowed(column, candidates, nodes, fw.run_filter, (state, pod))
 
 
 def _leading(fw: Framework, lead: FilterCalls) -> FilterFunc:

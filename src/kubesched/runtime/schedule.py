@@ -32,6 +32,7 @@ from kubesched.runtime.kept_filters import (
     plan_filters,
 )
 from kubesched.runtime.kept_scores import Places
+from kubesched.runtime.narrowing import Narrowed
 from kubesched.runtime.sampling import num_feasible_nodes_to_find
 from kubesched.runtime.scoring import ScoreResult, select_host
 
@@ -271,7 +272,10 @@ def find_nodes_that_pass_filters(
         return FeasibleNodes(nodes, [(start + i) % count for i in range(wanted)])
     plan = plan_filters(fw, state, pod, nodes, journal)
     window = FeasibleWindow(nodes, wanted, diagnosis, plan.kept, plan.rest)
-    return FeasibleNodes(nodes, filter_around(window, plan, state, pod, start))
+    taken = filter_around(window, plan, state, pod, start)
+    if not taken and isinstance(plan.kept, Narrowed):
+        plan.kept.resolve()  # the cycle fails: its diagnosis reads them now
+    return FeasibleNodes(nodes, taken)
 
 
 def filter_around(

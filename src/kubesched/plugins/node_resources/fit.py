@@ -140,6 +140,15 @@ class NodeResourcesFit:
             request = self.fit_request(pod)
         return insufficient_resources(request, node_info, self.classes.class_for)
 
+    def required_node_resources(self, state: CycleState, pod: Pod) -> list[str]:
+        """The extended resources a node must offer (allocatable above zero) for Filter to
+        pass it: those the pod asks that no DeviceClass provides (`runtime.narrowing`)."""
+        request = state.get(_PRE_FILTER_KEY)
+        if request is None:
+            request = self.fit_request(pod)
+        class_for = self.classes.class_for
+        return [name for name, amount in request.scalar if amount > 0 and class_for(name) is None]
+
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         state.write(_PRE_SCORE_KEY, self._score_inputs(pod))
         return None
