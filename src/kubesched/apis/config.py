@@ -75,6 +75,10 @@ class Profile:
     plugins: dict[str, PluginSet] = field(default_factory=dict)
     plugin_config: dict[str, dict[str, Any]] = field(default_factory=dict)
     percentage_of_nodes_to_score: int | None = None
+    dra_workload_resource_claims: bool = False
+    """The `DRAWorkloadResourceClaims` feature gate (beta, off, needs `GenericWorkload`) is
+    on: DynamicResources reserves a claim a PodGroup declares for the PodGroup, shared by
+    its members."""
     generic_workload: bool = False
     """The `GenericWorkload` feature gate is on: GangScheduling is a default plugin (the last
     of multiPoint, as upstream) and scheduling.k8s.io PodGroups are scheduled as groups."""

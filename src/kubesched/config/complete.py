@@ -36,6 +36,7 @@ from typing import Any
 from kubesched.apis.config import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
 from kubesched.config.errors import ConfigError, one_line
 from kubesched.config.flags import (
+    DRA_WORKLOAD_RESOURCE_CLAIMS,
     GATE_DEPENDENCIES,
     GENERIC_WORKLOAD,
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
@@ -139,6 +140,7 @@ def complete(
     config = _complete_lease(config, environ=environ, namespace_file=namespace_file)
     errors.extend(_gate_dependency_errors(config.feature_gates))
     config = _apply_feature_gates(config)
+    config = _apply_dra_workload_claims(config)
     notices.extend(_parallelism_notice(config))
     # As kube-scheduler: a file that does not decode (plugin args included) is refused for
     # that alone; one that does is validated as a whole, every problem at once.
@@ -172,6 +174,19 @@ def _apply_feature_gates(config: KubeSchedulerConfiguration) -> KubeSchedulerCon
         dataclasses.replace(
             profile, generic_workload=True, topology_aware_workload_scheduling=topology_aware
         )
+        for profile in config.profiles
+    )
+    return dataclasses.replace(config, profiles=profiles)
+
+
+def _apply_dra_workload_claims(config: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
+    """`DRAWorkloadResourceClaims=true` (with `GenericWorkload`) lets every profile's
+    DynamicResources share a PodGroup's claims among its members."""
+    gates = feature_gates(config.feature_gates)
+    if not (gates.get(GENERIC_WORKLOAD) and gates.get(DRA_WORKLOAD_RESOURCE_CLAIMS)):
+        return config
+    profiles = tuple(
+        dataclasses.replace(profile, dra_workload_resource_claims=True)
         for profile in config.profiles
     )
     return dataclasses.replace(config, profiles=profiles)

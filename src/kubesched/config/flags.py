@@ -174,13 +174,19 @@ the next best node of that pod's cycle first (`kubesched.runtime.batch`)."""
 TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
 """Alpha, off by default in v1.37, needs GenericWorkload: a pod group with a topology
 constraint is placed within one domain (`kubesched.scheduler.podgroup_placement`)."""
+DRA_WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
+"""Beta, off by default in v1.37, needs GenericWorkload (and DynamicResourceAllocation, GA):
+a PodGroup's `spec.resourceClaims` are shared by its members and reserved for the PodGroup
+(`kubesched.plugins.dynamic_resources.workload_claims`)."""
 GATE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    DRA_WORKLOAD_RESOURCE_CLAIMS: (GENERIC_WORKLOAD,),
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: (GENERIC_WORKLOAD,),
 }
 """Switched gates that need others on (upstream's feature dependencies)."""
 SWITCHED_GATES = frozenset(
     {
         GENERIC_WORKLOAD,
+        DRA_WORKLOAD_RESOURCE_CLAIMS,
         TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
         NOMINATED_NODE_NAME_FOR_EXPECTATION,
         OPPORTUNISTIC_BATCHING,

@@ -34,6 +34,7 @@ class CycleState:
 
     __slots__ = (
         "_data",
+        "pod_group_cycle",
         "record_plugin_metrics",
         "skip_filter_plugins",
         "skip_pre_bind_plugins",
@@ -51,6 +52,9 @@ class CycleState:
         """PreScore plugins that returned Skip: their Score is not called this cycle."""
         self.skip_pre_bind_plugins: frozenset[str] = frozenset()
         """PreBind plugins whose PreBindPreFlight returned Skip: their PreBind is not called."""
+        self.pod_group_cycle: CycleState | None = None
+        """The state shared by every member of a pod-group scheduling cycle, None outside
+        one and in the binding cycle (upstream `GetPodGroupSchedulingCycle`)."""
 
     def write(self, key: StateKey[T], value: T) -> None:
         self._data[key] = value
@@ -83,4 +87,5 @@ class CycleState:
         copy.skip_score_plugins = self.skip_score_plugins
         copy.skip_pre_bind_plugins = self.skip_pre_bind_plugins
         copy.record_plugin_metrics = self.record_plugin_metrics
+        copy.pod_group_cycle = self.pod_group_cycle
         return copy

@@ -15,7 +15,7 @@ over the informers of the resources below.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, runtime_checkable
 
 from kubesched.apis.resources import ResourceSpec
 from kubesched.dra.structured import AllocatedState
@@ -81,6 +81,15 @@ def object_json(obj: ApiObject) -> dict[str, Any]:
     return {"metadata": meta, **obj.body}
 
 
+@runtime_checkable
+class WorkloadClaimsAware(Protocol):
+    """A plugin that honours the `DRAWorkloadResourceClaims` feature gate: the framework
+    builder sets `workload_resource_claims` when the profile has the gate on (upstream's
+    `feature.Features.EnableDRAWorkloadResourceClaims`)."""
+
+    workload_resource_claims: bool
+
+
 class SharedDRAManager(Protocol):
     """The claims, slices and classes as the scheduler knows them (upstream's
     `ResourceClaims()`, `ResourceSlices()` and `DeviceClasses()` in one interface)."""
@@ -110,9 +119,13 @@ class SharedDRAManager(Protocol):
         """Whether claim `uid` is being allocated (upstream `GetPendingAllocation`)."""
         ...
 
-    def remove_pending_allocation(self, uid: str) -> bool:
-        """Forget claim `uid`'s allocation in flight; whether there was one (upstream
-        `MaybeRemoveClaimPendingAllocation`)."""
+    def pending_allocation(self, uid: str) -> AllocationResult | None:
+        """Claim `uid`'s allocation in flight, or None (upstream `GetPendingAllocation`)."""
+        ...
+
+    def remove_pending_allocation(self, uid: str, *, force: bool = True) -> bool:
+        """Forget claim `uid`'s allocation in flight when `force` or its last sharer is
+        gone; whether it was forgotten (upstream `MaybeRemoveClaimPendingAllocation`)."""
         ...
 
     def assume(self, claim: Claim) -> None:

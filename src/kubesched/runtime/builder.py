@@ -24,6 +24,7 @@ from kubesched.apis.defaults import default_plugins, merge_plugins
 from kubesched.apis.gotext import go_quote
 from kubesched.errors import FatalError
 from kubesched.framework import interfaces as api
+from kubesched.framework.dra import WorkloadClaimsAware
 from kubesched.framework.handle import Handle
 from kubesched.framework.interfaces import Plugin
 from kubesched.framework.placement import PlacementFeasiblePlugin
@@ -106,6 +107,10 @@ def build_framework(
     plugins.update({point: profile.plugins.get(point, PluginSet()) for point in PLACEMENT_POINTS})
     builder = _Builder(profile=profile, registry=registry, plugins=plugins)
     instances = builder.instantiate(handle)
+    if profile.dra_workload_resource_claims:
+        for plugin in instances.values():
+            if isinstance(plugin, WorkloadClaimsAware):
+                plugin.workload_resource_claims = True
     points: dict[str, Any] = {
         _attr(point): builder.point_plugins(point, instances) for point in POINT_PROTOCOLS
     }

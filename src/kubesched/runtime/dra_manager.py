@@ -95,6 +95,9 @@ class DraManager:
         self._allocated = AllocatedIndex()
         self.pending: dict[str, AllocationResult] = {}
         """Claim uid -> the allocation Reserve made, until PreBind wrote it or Unreserve."""
+        self.sharers: dict[str, int] = {}
+        """Claim uid -> how many pods reserved its allocation in flight (upstream
+        `inFlightAllocation.sharers`: members of one pod group share a claim's)."""
         self.assumed: dict[str, Claim] = {}
         """Claim key -> the claim as PreBind wrote it, until the informer has that version."""
         self.claims: Parsed[Claim] = Parsed(
@@ -159,15 +162,32 @@ class DraManager:
         self.assumed.pop(f"{namespace}/{name}" if namespace else name, None)
 
     def signal_pending_allocation(self, uid: str, allocation: AllocationResult) -> None:
-        """Reserve allocated claim `uid`: its devices are in use from now on."""
+        """Reserve allocated claim `uid`: its devices are in use from now on; a claim
+        already in flight gets one more sharer (its allocation stays the first one)."""
+        if uid in self.pending:
+            self.sharers[uid] = self.sharers.get(uid, 1) + 1
+            return
         self.pending[uid] = allocation
+        self.sharers[uid] = 1
 
     def has_pending_allocation(self, uid: str) -> bool:
         return uid in self.pending
 
-    def remove_pending_allocation(self, uid: str) -> bool:
-        """Forget claim `uid`'s allocation in flight; whether there was one."""
-        return self.pending.pop(uid, None) is not None
+    def pending_allocation(self, uid: str) -> AllocationResult | None:
+        return self.pending.get(uid)
+
+    def remove_pending_allocation(self, uid: str, *, force: bool = True) -> bool:
+        """Forget claim `uid`'s allocation in flight (`force`, or its last sharer gone);
+        whether it was forgotten."""
+        if uid not in self.pending:
+            return False
+        left = self.sharers.get(uid, 1) - 1
+        if force or left <= 0:
+            del self.pending[uid]
+            self.sharers.pop(uid, None)
+            return True
+        self.sharers[uid] = left
+        return False
 
     def all_claims(self) -> list[Claim]:
         keys = set(self.claims.by_key) | set(self.assumed)

@@ -60,10 +60,13 @@ class _Trial:
     placement: AbstractSet[str] | None = None
     """The names of the nodes the members may go to (a topology placement); None: all."""
     undo: list[tuple[CycleState, Pod, str]] = field(default_factory=list)
+    group_state: CycleState = field(default_factory=CycleState)
+    """Shared by the members' cycle states (upstream's PodGroup cycle state)."""
     nominated: list[tuple[Pod, str]] = field(default_factory=list)
 
     def place(self, qpi: QueuedPodInfo) -> MemberResult:
         result = MemberResult(qpi)
+        result.state.pod_group_cycle = self.group_state
         placement: Sequence[NodeInfo] | None = None
         if self.placement is not None:
             # Read each time: a trial re-clones the NodeInfo of the node it assumed on.

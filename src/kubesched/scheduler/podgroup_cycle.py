@@ -206,6 +206,7 @@ class PodGroupCycles:
                 chosen = own if own.is_error() else status
                 self._fail(fw, member, chosen, **context)
             elif own.is_success() and status.is_success():
+                member.state.pod_group_cycle = None  # upstream: binding is per pod
                 task = self.assume_and_reserve(
                     fw, member.state, member.qpi, host=member.host, cycle=cycle, started=started
                 )

@@ -25,6 +25,7 @@ from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import extended
 from kubesched.plugins.dynamic_resources.extended import NodeClaim
 from kubesched.plugins.dynamic_resources.resources import CLAIMS
+from kubesched.plugins.dynamic_resources.workload_claims import Consumer, pod_consumer
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +46,15 @@ def _now() -> str:
 
 
 async def bind_claim(
-    handle: Handle, entry: Claim, allocation: AllocationResult | None, pod: Pod
+    handle: Handle,
+    entry: Claim,
+    allocation: AllocationResult | None,
+    pod: Pod,
+    consumer: Consumer | None = None,
 ) -> Claim:
-    """Record `allocation` (when Reserve made one) and reserve the claim for `pod`; the
-    claim as written."""
+    """Record `allocation` (when Reserve made one) and reserve the claim for `consumer`
+    (the pod, or its PodGroup under DRAWorkloadResourceClaims); the claim as written."""
+    reserve_for = consumer or pod_consumer(pod)
     key = entry.obj.key
     current = entry
     for attempt in range(CONFLICT_RETRIES):
@@ -60,7 +66,7 @@ async def bind_claim(
             except ObjectWriteError as exc:
                 raise ClaimBindError(f"get updated claim {key} after conflict: {exc}") from None
         try:
-            return await _write(handle, current, allocation, pod)
+            return await _write(handle, current, allocation, reserve_for)
         except ObjectWriteError as exc:
             if not exc.conflict:
                 what = "add allocation and reservation to" if allocation else "add reservation to"
@@ -69,7 +75,7 @@ async def bind_claim(
 
 
 async def _write(
-    handle: Handle, current: Claim, allocation: AllocationResult | None, pod: Pod
+    handle: Handle, current: Claim, allocation: AllocationResult | None, consumer: Consumer
 ) -> Claim:
     key = current.obj.key
     if current.claim.deleting:
@@ -92,16 +98,12 @@ async def _write(
                 raise ClaimBindError(f"add finalizer to claim {key}: {exc}") from None
     elif current.claim.allocation is None:
         raise ClaimBindError(f"claim {key} got deallocated elsewhere in the meantime")
-    reserved = [*(current.obj.status.get("reservedFor") or ()), _consumer(pod)]
+    reserved = [*(current.obj.status.get("reservedFor") or ()), consumer.to_json()]
     status: dict[str, Any] = {"reservedFor": reserved}
     if allocation is not None:
         status["allocation"] = {**allocation.to_json(), "allocationTimestamp": _now()}
     patch = {"metadata": {"resourceVersion": current.obj.resource_version}, "status": status}
     return Claim.of(await handle.patch_object(CLAIMS, current.obj, patch, status=True))
-
-
-def _consumer(pod: Pod) -> dict[str, str]:
-    return {"resource": "pods", "name": pod.name, "uid": pod.uid}
 
 
 async def unreserve(handle: Handle, entry: Claim, pod: Pod) -> None:

@@ -14,8 +14,14 @@ from kubesched.dra.structured import (
 )
 from kubesched.framework import Code, StateKey, Status
 from kubesched.framework.dra import Claim, SharedDRAManager
+from kubesched.model import Pod
 from kubesched.model.dra_claims import AllocationResult
 from kubesched.plugins.dynamic_resources import extended as extended_resources
+from kubesched.plugins.dynamic_resources.workload_claims import (
+    Consumer,
+    GroupCycleData,
+    pod_consumer,
+)
 
 
 def unschedulable(reason: str) -> Status:
@@ -35,6 +41,11 @@ class CycleData:
     """The node selector of each allocated claim's allocation, compiled (None: any node)."""
     allocation: list[AllocationResult | None] = field(default_factory=list)
     """Set by Reserve for the claims it allocated."""
+    reused: dict[int, AllocationResult] = field(default_factory=dict)
+    """Claims whose allocation an earlier member of this pod-group cycle put in flight:
+    the member takes the same devices (upstream's pending allocation in PreFilter)."""
+    bind_to: list[Consumer] = field(default_factory=list)
+    """Whom PreBind reserves each claim for (DRAWorkloadResourceClaims; empty: the pod)."""
     allocator: Allocator | None = None
     unavailable: set[int] = field(default_factory=set)
     node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
@@ -57,30 +68,54 @@ class CycleData:
     def to_allocate(self) -> list[int]:
         return [i for i, entry in enumerate(self.claims) if entry.claim.allocation is None]
 
+    def consumer(self, index: int, pod: Pod) -> Consumer:
+        """upstream `claimStore.getBinding`: the pod unless the claim is its PodGroup's."""
+        return self.bind_to[index] if index < len(self.bind_to) else pod_consumer(pod)
+
 
 KEY: StateKey[CycleData] = StateKey(names.DYNAMIC_RESOURCES)
 
 
-def check_claims(manager: SharedDRAManager, data: CycleData, claims: list[Claim]) -> Status | None:
-    """Note where allocated claims are available; refuse a claim another pod is
-    being allocated, or one whose DeviceClass is missing."""
+def check_claims(
+    manager: SharedDRAManager,
+    data: CycleData,
+    claims: list[Claim],
+    group: GroupCycleData | None = None,
+) -> Status | None:
+    """Note where allocated claims are available; reuse the allocation an earlier member
+    of this pod-group cycle (`group`) put in flight; refuse a claim another pod is being
+    allocated, or one whose DeviceClass is missing."""
     for index, entry in enumerate(claims):
         claim = entry.claim
         if claim.allocation is not None:
-            selector = claim.allocation.node_selector
-            if selector is not None:
-                try:
-                    data.available_on[index] = compile_node_selector(selector)
-                except AllocationError as exc:
-                    return error(str(exc))
+            status = _note_available(data, index, claim.allocation)
+            if status is not None:
+                return status
             continue
-        if manager.has_pending_allocation(entry.uid):
+        pending = manager.pending_allocation(entry.uid)
+        if pending is not None and group is not None and group.pending.get(entry.uid):
+            data.reused[index] = pending
+            status = _note_available(data, index, pending)
+            if status is not None:
+                return status
+            continue
+        if pending is not None:
             return unschedulable(f"resource claim {claim.key} is in the process of being allocated")
         if index == data.extended_index:
             continue  # made per node by Filter (or checked there, from an earlier cycle)
         status = _check_classes(manager, entry)
         if status is not None:
             return status
+    return None
+
+
+def _note_available(data: CycleData, index: int, allocation: AllocationResult) -> Status | None:
+    selector = allocation.node_selector
+    if selector is not None:
+        try:
+            data.available_on[index] = compile_node_selector(selector)
+        except AllocationError as exc:
+            return error(str(exc))
     return None
 
 

@@ -16,9 +16,12 @@ the pod cannot go and reserved for nobody else. Pods without claims skip it.
 
 Extended resources backed by DRA (DRAExtendedResource, `extended.py`): a pod's request for
 a resource a DeviceClass provides, on a node that does not offer it itself, becomes one more
-claim, created in PreBind with the devices Filter found. Not implemented (kube-scheduler
-v1.37.2 has it behind an alpha gate): the claims of native PodGroups
-(DRAWorkloadResourceClaims).
+claim, created in PreBind with the devices Filter found.
+
+Native PodGroups (GenericWorkload): within one pod-group cycle a member reuses the
+allocation an earlier member put in flight for a claim they share. With
+DRAWorkloadResourceClaims (beta, off) a claim the PodGroup declares is reserved for the
+PodGroup (`workload_claims`).
 """
 
 from __future__ import annotations
@@ -68,6 +71,11 @@ from kubesched.plugins.dynamic_resources.pod_claims import (
     pod_claims,
     reserved_for_pod,
 )
+from kubesched.plugins.dynamic_resources.workload_claims import (
+    claim_bindings,
+    group_data,
+    pod_group_of,
+)
 from kubesched.plugins.helper.extended_resources import extended_resource_classes
 from kubesched.plugins.helper.normalize import default_normalize_score
 
@@ -95,6 +103,8 @@ class DynamicResources:
         self._background = binding.BackgroundWrites()
         self._pools: tuple[Sequence[ResourceSlice], PoolsCache] | None = None
         self._memo = AllocationMemo()
+        self.workload_resource_claims = False
+        """The `DRAWorkloadResourceClaims` gate (set by the framework builder)."""
 
     def _pools_cache(self, slices: Sequence[ResourceSlice]) -> PoolsCache:
         """The pools per node gathered over this very list of slices (a new list when a
@@ -113,7 +123,7 @@ class DynamicResources:
         if not pod.claim_sources:
             return None
         try:
-            pod_claims(pod, self.manager)
+            pod_claims(pod, self.manager, accept_group=self.workload_resource_claims)
         except ClaimsNotReady as exc:
             return unschedulable(str(exc))
         return None
@@ -124,8 +134,12 @@ class DynamicResources:
         extended = extended_resources.requested(pod, self.classes) if pod.requests.scalar else {}
         if not pod.claim_sources and not extended:
             return _SKIP
+        group = group_data(state, create=True)
+        gate = self.workload_resource_claims
         try:
-            claims = pod_claims(pod, self.manager)
+            claims = pod_claims(pod, self.manager, accept_group=gate)
+            if gate:
+                data.bind_to = claim_bindings(pod, pod_group_of(self.handle, pod, enabled=gate))
         except ClaimsNotReady as exc:
             return unschedulable(str(exc))
         if extended:
@@ -137,7 +151,7 @@ class DynamicResources:
             return _SKIP
         data.available_on = [None] * len(claims)
         data.allocation = [None] * len(claims)
-        status = check_claims(self.manager, data, claims)
+        status = check_claims(self.manager, data, claims, group)
         if status is not None:
             return status
         data.claims = claims
@@ -213,11 +227,12 @@ class DynamicResources:
     ) -> Status | None:
         assert data.allocator is not None
         node = node_info.node
+        indexes = [i for i in data.to_allocate() if i not in data.reused]
         claims = [
             node_claim.claim
             if node_claim is not None and i == data.extended_index
             else data.claims[i].claim
-            for i in data.to_allocate()
+            for i in indexes
         ]
         timeout = self.args.filter_timeout
         deadline = time.monotonic() + timeout if timeout > 0 else None
@@ -231,6 +246,9 @@ class DynamicResources:
             return error(str(exc))
         if results is None or len(results) != len(claims):
             return unschedulable("cannot allocate all claims")
+        if data.reused:  # in claim order (upstream appends them, see workload_claims)
+            found = dict(zip(indexes, results, strict=True)) | data.reused
+            results = [found[i] for i in data.to_allocate()]
         data.node_allocations[node.name] = results
         return None
 
@@ -328,7 +346,7 @@ class DynamicResources:
 
     # ---- Reserve, Unreserve, PreBind ------------------------------------------------------
 
-    def reserve(self, state: CycleState, _pod: Pod, node_name: str) -> Status | None:
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         data = state.get(KEY)
         if data is None or data.allocator is None:
             return None
@@ -343,24 +361,36 @@ class DynamicResources:
                 f"internal error, have {len(results)} allocations, {len(indexes)} claims to "
                 f"allocate, want {len(indexes)} claims"
             )
+        group = group_data(state)
         for index, allocation in zip(indexes, results, strict=True):
             data.allocation[index] = allocation
-            self.manager.signal_pending_allocation(data.claims[index].uid, allocation)
+            uid = data.claims[index].uid
+            self.manager.signal_pending_allocation(uid, allocation)
+            if group is not None:
+                group.pending.setdefault(uid, set()).add(pod.uid)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, _node_name: str) -> None:
         data = state.get(KEY)
         if data is None:
             return
+        group = group_data(state)
         for index, entry in enumerate(data.claims):
             uid = data.initial_extended_uid if index == data.extended_index else entry.uid
-            if data.allocation[index] is not None and self.manager.remove_pending_allocation(uid):
+            if data.allocation[index] is not None and self.manager.remove_pending_allocation(
+                uid, force=False
+            ):
                 self.manager.restore_assumed(entry.obj.namespace, entry.obj.name)
+                if group is not None:
+                    group.pending.pop(uid, None)
             if index == data.extended_index:
                 if not extended_resources.in_memory(entry):  # written: delete it
                     self._background.start(binding.delete_claim(self.handle, entry))
                 continue
-            if entry.claim.allocation is not None and reserved_for_pod(pod, entry):
+            # A claim reserved for the PodGroup stays so: other members may need it.
+            if entry.claim.allocation is not None and reserved_for_pod(
+                pod, entry, accept_group=False
+            ):
                 self._background.start(binding.unreserve(self.handle, entry, pod))
 
     def pre_bind_pre_flight(self, state: CycleState, _pod: Pod, _node_name: str) -> Status | None:
@@ -378,6 +408,7 @@ class DynamicResources:
             pod,
             node_name,
             binding_timeout=self.args.binding_timeout,
+            accept_group=self.workload_resource_claims,
         )
 
     # ---- events and hints -----------------------------------------------------------------

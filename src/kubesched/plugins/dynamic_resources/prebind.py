@@ -21,12 +21,13 @@ async def write_claims(
     node_name: str,
     *,
     binding_timeout: float,
+    accept_group: bool = False,
 ) -> Status | None:
     """PreBind: write each claim's allocation and reservation (upstream `bindClaim`), then
     wait for the claims' binding conditions up to `binding_timeout`."""
     written = []
     for index, entry in enumerate(data.claims):
-        if reserved_for_pod(pod, entry):
+        if reserved_for_pod(pod, entry, accept_group=accept_group):
             continue
         try:
             claim = await _bind_claim(handle, data, index, pod, node_name)
@@ -60,7 +61,8 @@ async def _bind_claim(
     """One claim's allocation and reservation written (None: nothing to write)."""
     entry = data.claims[index]
     if index != data.extended_index:
-        return await binding.bind_claim(handle, entry, data.allocation[index], pod)
+        consumer = data.consumer(index, pod)
+        return await binding.bind_claim(handle, entry, data.allocation[index], pod, consumer)
     node_claim = data.node_claims.get(node_name)
     if node_claim is None:
         return None  # the node's device plugin serves the extended resources
