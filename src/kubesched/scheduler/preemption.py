@@ -7,12 +7,15 @@ background:
 
 1. clears the nomination to that node of every pending pod of lower priority (it may no
    longer fit there; the API's `status.nominatedNodeName` and the in-memory nominator);
-2. evicts every victim at once: one waiting at Permit is rejected in memory; any other gets
-   the `DisruptionTarget` condition (reason `PreemptionByScheduler`) and is DELETEd with
-   its UID as precondition and the default grace period, as kube-scheduler does; each
-   evicted victim gets a `Preempted` event ("Preempted by pod <uid> on node <node>");
+2. evicts every victim but one at once, then the last one: one waiting at Permit is
+   rejected in memory; any other gets the `DisruptionTarget` condition (reason
+   `PreemptionByScheduler`) and is DELETEd with its UID as precondition and the default
+   grace period, as kube-scheduler does; each evicted victim gets a `Preempted` event
+   ("Preempted by pod <uid> on node <node>");
 3. while it runs, the preemptor is held out of activeQ (DefaultPreemption's PreEnqueue asks
-   `is_preempting`), so it cannot preempt a second time; when it ends, a preemptor still
+   `is_preempting`), so it cannot preempt a second time, until its last victim is gone or
+   terminating (then that victim's deletion event lets it in, as upstream's
+   `lastVictimsPendingPreemption`, even before the run returns); when it ends, a preemptor still
    held is activated, as is one whose eviction failed or whose victims went in memory or
    were gone already (no deletion event of ours will wake it; kube-scheduler v1.37.2 can
    leave such a pod for its 5-minute flush, kubernetes/kubernetes#141694).
@@ -101,6 +104,7 @@ class Preemptions:
         activate_held: ActivateHeld = _no_queue,
         fenced: Callable[[], bool] = lambda: False,
         metrics: SchedulerMetrics | None = None,
+        pod_of: Callable[[str], Pod | None] | None = None,
     ) -> None:
         self._api = api
         self._observe = PreemptionMetrics(metrics)
@@ -112,6 +116,12 @@ class Preemptions:
         """True once leadership may be lost: a former leader evicts nothing (as it binds
         nothing)."""
         self._running: set[str] = set()
+        self._pod_of = pod_of
+        """The scheduler cache's pod by UID (the victims are assigned pods): whether the
+        last victim is gone or terminating; None: not known, a preemptor is held until its
+        run ends."""
+        self._last_victims: dict[str, str] = {}
+        """Preemptor UID -> the UID of the victim evicted last, once the others are."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ---- what the scheduling cycle reads ------------------------------------------------
@@ -128,7 +138,16 @@ class Preemptions:
         return self._nominator.node_names()
 
     def is_preempting(self, uid: str) -> bool:
-        return uid in self._running
+        """Whether the preemptor (a pod or a pod group) is still evicting (upstream
+        `isRunningPreemption`): once its last victim is gone or terminating it is not, even
+        before the run returns, so that victim's deletion event lets it back in."""
+        if uid not in self._running:
+            return False
+        last = self._last_victims.get(uid)
+        if last is None or self._pod_of is None:
+            return True
+        victim = self._pod_of(last)
+        return victim is not None and not victim.deleting
 
     # ---- acting -------------------------------------------------------------------------
 
@@ -215,25 +234,43 @@ class Preemptions:
         started = time.monotonic()
         try:
             failed = not await self._clear_nominations(lower)
-            results = await asyncio.gather(
-                *(self._evict(profile, preemptor, node_name, victim) for victim in victims),
-                return_exceptions=True,
-            )
-            for victim, result in zip(victims, results, strict=True):
-                if isinstance(result, BaseException):
-                    activate = failed = True
-                    log.error(
-                        "could not preempt victim",
-                        extra=kv(preemptor=preemptor.key, victim=victim.key, err=result),
-                    )
-                elif result:
-                    activate = True  # in memory or gone already: no deletion event will come
+            *first, last = victims
+            settled = await self._evict_all(profile, preemptor, node_name, first)
+            if not settled[1]:  # as upstream: the last victim only once the others are gone
+                self._last_victims[preemptor.uid] = last.uid
+                settled = _either(
+                    settled, await self._evict_all(profile, preemptor, node_name, [last])
+                )
+            activate, evictions_failed = settled
+            failed = failed or evictions_failed
         finally:
             self._running.discard(preemptor.uid)
+            self._last_victims.pop(preemptor.uid, None)
             self._release(preemptor, force=activate)
             self._observe.run_ended(
                 preemptor.kind, failed=failed, seconds=time.monotonic() - started
             )
+
+    async def _evict_all(
+        self, profile: str, preemptor: Preemptor, node_name: str, victims: list[Pod]
+    ) -> tuple[bool, bool]:
+        """Evict `victims` at once: (activate, failed). Activate when one went in memory or
+        was gone already (no deletion event of ours will come) or its eviction failed."""
+        results = await asyncio.gather(
+            *(self._evict(profile, preemptor, node_name, victim) for victim in victims),
+            return_exceptions=True,
+        )
+        activate = failed = False
+        for victim, result in zip(victims, results, strict=True):
+            if isinstance(result, BaseException):
+                activate = failed = True
+                log.error(
+                    "could not preempt victim",
+                    extra=kv(preemptor=preemptor.key, victim=victim.key, err=result),
+                )
+            elif result:
+                activate = True
+        return activate, failed
 
     def _release(self, preemptor: Preemptor, *, force: bool) -> None:
         """Activate the preemptor's pods held while evicting (or all, with `force`). A pod
@@ -300,3 +337,7 @@ class Preemptions:
             action="Preempting",
             note=note,
         )
+
+
+def _either(first: tuple[bool, bool], second: tuple[bool, bool]) -> tuple[bool, bool]:
+    return first[0] or second[0], first[1] or second[1]

@@ -258,6 +258,7 @@ def _core(
         activate_held=late.activate_held,
         fenced=fenced,
         metrics=metrics,
+        pod_of=cache.get_pod,
     )
     handles = {
         profile.scheduler_name: SchedulerHandle(

@@ -5,6 +5,7 @@ and the held members are activated at the end."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
@@ -99,3 +100,82 @@ def test_pre_enqueue_holds_a_member_while_its_group_preempts() -> None:
     handle.preempting.add("w0")  # a member never preempts on its own with the gate on
     handle.preempting.discard("pg-uid")
     assert plugin.pre_enqueue(member) is None
+
+
+class SlowApi(Api):
+    """Each DELETE waits until its pod is released; the pods the cache still holds are
+    `present` (a deletion event is handled before the DELETE call returns)."""
+
+    def __init__(self, present: dict[str, Any]) -> None:
+        super().__init__()
+        self.present = present
+        self.released: dict[str, asyncio.Event] = {}
+
+    def release(self, *names: str) -> None:
+        for name in names:
+            self.released.setdefault(name, asyncio.Event()).set()
+
+    def deleted(self) -> list[str]:
+        return [path.rsplit("/", 1)[-1] for method, path, _ in self.calls if method == "DELETE"]
+
+    async def delete(self, path: str, *, body: Any = None, **_: Any) -> dict[str, Any]:
+        self.calls.append(("DELETE", path, body))
+        name = path.rsplit("/", 1)[-1]
+        self.present.pop(name, None)
+        await self.released.setdefault(name, asyncio.Event()).wait()
+        return {}
+
+
+async def _settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_a_group_is_let_in_once_its_last_victim_is_gone_before_the_run_returns() -> None:
+    """Upstream `lastVictimsPendingPreemption`: every victim but the last is evicted first;
+    once the last one is gone from the cache, PreEnqueue no longer holds the group, so the
+    last deletion event (which may come before the DELETE call returns) moves it. Without
+    this, a group whose victims vanished at once (grace period 0) stayed held forever."""
+    victims = [
+        make_pod().name(f"v{i}").namespace("ns").uid(f"v{i}").node("n0").model() for i in range(3)
+    ]
+    present: dict[str, Any] = {victim.uid: victim for victim in victims}
+    api = SlowApi(present)
+    preemptions = Preemptions(
+        api=api,  # type: ignore[arg-type]
+        recorder=EventRecorder(api),  # type: ignore[arg-type]
+        waiting_pods=WaitingPods(),
+        nominator=Nominator(),
+        pod_of=present.get,
+    )
+    member = make_pod().name("w0").namespace("ns").uid("w0").model()
+    preemptions.start_group(profile="gang", group=_group(), members=[member], victims=victims)
+    await _settle()
+    assert api.deleted() == ["v0", "v1"]  # the last waits for the others
+    assert preemptions.is_preempting("pg-uid")
+    api.release("v0", "v1")
+    await _settle()
+    assert api.deleted() == ["v0", "v1", "v2"]
+    assert "v2" not in present
+    assert not preemptions.is_preempting("pg-uid")  # its DELETE has not returned yet
+    api.release("v2")
+    await preemptions.wait_idle()
+    assert not preemptions.is_preempting("pg-uid")
+
+
+async def test_without_the_cache_a_preemptor_is_held_until_its_run_ends() -> None:
+    api = SlowApi({})
+    preemptions = Preemptions(
+        api=api,  # type: ignore[arg-type]
+        recorder=EventRecorder(api),  # type: ignore[arg-type]
+        waiting_pods=WaitingPods(),
+        nominator=Nominator(),
+    )
+    victim = make_pod().name("v0").namespace("ns").uid("v0").node("n0").model()
+    preemptions.start_group(profile="gang", group=_group(), members=[], victims=[victim])
+    await _settle()
+    assert api.deleted() == ["v0"]
+    assert preemptions.is_preempting("pg-uid")
+    api.release("v0")
+    await preemptions.wait_idle()
+    assert not preemptions.is_preempting("pg-uid")
