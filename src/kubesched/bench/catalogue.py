@@ -20,6 +20,7 @@ from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
 from kubesched.bench.catalogue_event_handling import EVENT_HANDLING_CASES
 from kubesched.bench.catalogue_events import EVENT_CASES
+from kubesched.bench.catalogue_gang_preemption import GANG_PREEMPTION_CASES
 from kubesched.bench.catalogue_more import MORE_CASES
 from kubesched.bench.catalogue_numa import NUMA_CASES
 from kubesched.bench.catalogue_podgroups import PODGROUP_CASES
@@ -215,6 +216,7 @@ CASES = {
         *QUOTA_CATALOGUE,
         *(Case(*entry) for entry in NUMA_CASES),
         *(Case(*entry) for entry in PODGROUP_CASES),
+        *(Case(*entry) for entry in GANG_PREEMPTION_CASES),
     )
 }
 

@@ -81,6 +81,9 @@ VOLUME_CASES = {"SchedulingInTreePVs", "SchedulingCSIPVs", "PreemptionPVs"}
 PODGROUP_CASES = {"BasicScheduling", "GangScheduling", "TopologyAwareScheduling"}
 
 
+GANG_PREEMPTION_CASES = {"GangPreemptionBasic", "GangPreemptionPodGroups", "GangPreemptionAffinity"}
+
+
 EVENT_HANDLING_CASES = {
     "EventHandlingPodDelete",
     "EventHandlingPodUpdate",
@@ -92,7 +95,7 @@ EVENT_HANDLING_CASES = {
 
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
     cases = ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES | VOLUME_CASES | QUOTA_CASES
-    cases |= PODGROUP_CASES | EVENT_HANDLING_CASES | NUMA_CASES
+    cases |= PODGROUP_CASES | EVENT_HANDLING_CASES | NUMA_CASES | GANG_PREEMPTION_CASES
     assert set(CASES) == cases
     for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)
