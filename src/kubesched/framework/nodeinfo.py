@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Any, Protocol, cast
 
 from kubesched.framework.imagestates import ImageStateSummary, snapshot_states
+from kubesched.framework.podmap import PodMap
 from kubesched.model import HostPort, Node, Pod, Resource
 
 
@@ -33,7 +34,8 @@ class NodeInfo:
     """Aggregated state of one node. `generation` grows on every change (snapshot diffing)."""
 
     node: Node
-    pods: dict[str, Pod] = field(default_factory=dict)
+    pods: PodMap = field(default_factory=PodMap)
+    """UID -> Pod, as a dict reads (`framework.podmap`: cheap to clone)."""
     requested: Resource = field(default_factory=Resource)
     non_zero_requested: Resource = field(default_factory=Resource)
     used_ports: Counter[HostPort] = field(default_factory=Counter)
@@ -59,7 +61,7 @@ class NodeInfo:
         """Count `pod` on this node (keyed by UID; adding the same UID twice replaces it)."""
         if pod.uid in self.pods:
             self.remove_pod(pod.uid)
-        self.pods[pod.uid] = pod
+        self.pods.set(pod.uid, pod)
         self.requested.add(pod.requests)
         self.non_zero_requested.add(pod.non_zero_requests)
         if pod.host_ports:
@@ -74,7 +76,7 @@ class NodeInfo:
 
     def remove_pod(self, uid: str) -> Pod | None:
         """Stop counting the pod with `uid`; returns it, or None if it was not here."""
-        pod = self.pods.pop(uid, None)
+        pod = self.pods.pop(uid)
         if pod is None:
             return None
         self.requested.subtract(pod.requests)
@@ -103,7 +105,7 @@ class NodeInfo:
         """A copy whose aggregates can change without touching this one (pods are shared)."""
         return NodeInfo(
             node=self.node,
-            pods=dict(self.pods),
+            pods=self.pods.copy(),
             requested=self.requested.copy(),
             non_zero_requested=self.non_zero_requested.copy(),
             used_ports=Counter(self.used_ports),
