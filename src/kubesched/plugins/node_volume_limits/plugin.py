@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -30,6 +31,7 @@ from kubesched.framework import (
     Handle,
     NodeInfo,
     QueueingHint,
+    StateKey,
     Status,
 )
 from kubesched.model import CSINode, PersistentVolumeClaim, Pod, VolumeAttachment
@@ -45,6 +47,7 @@ from kubesched.plugins.node_volume_limits.attachable import ClaimLookupError, at
 NAME = names.NODE_VOLUME_LIMITS
 ERR_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 _SKIP: Final = Status(Code.SKIP)
+_VOLUMES = attrgetter("volumes")
 
 
 class NodeVolumeLimits:
@@ -54,29 +57,29 @@ class NodeVolumeLimits:
         no_args(args, plugin=NAME)
         self._handle = handle
         self._prefix = secrets.token_hex(16)
+        self._with_csi_node: StateKey[Mapping[str, str] | Status] = StateKey(NAME + "/csi")
+        self._without_csi_node: StateKey[Mapping[str, str] | Status] = StateKey(NAME + "/none")
 
     def pre_filter(self, _state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         if any(v.uses_claim or v.kind in SOURCE_PLUGIN for v in pod.volumes):
             return None
         return _SKIP
 
-    def filter(self, _state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         listers = self._handle.volume_listers
         csi_node = listers.csi_node(node_info.name)
-        new: dict[str, str] = {}
-        try:
-            attachable_volumes(listers, pod, csi_node, new_pod=True, prefix=self._prefix, into=new)
-        except ClaimLookupError as error:
-            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if error.not_found else Code.ERROR
-            return Status(code, str(error))
-        if not new:
+        found = self._new_volumes(state, pod, csi_node)
+        if isinstance(found, Status):
+            return Status(found.code, *found.reasons)
+        if not found:
             return None
-        missing = self._missing_driver(new.values(), csi_node)
+        missing = self._missing_driver(found.values(), csi_node)
         if missing:
             return Status(Code.UNSCHEDULABLE, f"{missing} CSI driver is not installed on the node")
         limits = {d: c for d, c in (csi_node.drivers.items() if csi_node else ()) if c is not None}
-        if not limits:
+        if not limits or _surely_within(found, limits, node_info, self._attachment_count):
             return None
+        new = dict(found)
         attached = self._attached(node_info, csi_node)
         for key in attached:
             new.pop(key, None)
@@ -88,6 +91,32 @@ class NodeVolumeLimits:
             if driver in limits and used[driver] + count > limits[driver]:
                 return Status(Code.UNSCHEDULABLE, ERR_MAX_VOLUME_COUNT)
         return None
+
+    def _new_volumes(
+        self, state: CycleState, pod: Pod, csi_node: CSINode | None
+    ) -> Mapping[str, str] | Status:
+        """The pod's attachable volumes on a node with (or without) a CSINode, or the status
+        of a claim lookup that failed: they depend on the node only through whether it has
+        a CSINode (`attachable.migrated_driver`), so each is found once a cycle."""
+        key = self._with_csi_node if csi_node is not None else self._without_csi_node
+        found = state.get(key)
+        if found is None:
+            found = self._find_new_volumes(pod, csi_node)
+            state.write(key, found)
+        return found
+
+    def _find_new_volumes(self, pod: Pod, csi_node: CSINode | None) -> Mapping[str, str] | Status:
+        new: dict[str, str] = {}
+        listers = self._handle.volume_listers
+        try:
+            attachable_volumes(listers, pod, csi_node, new_pod=True, prefix=self._prefix, into=new)
+        except ClaimLookupError as error:
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if error.not_found else Code.ERROR
+            return Status(code, str(error))
+        return new
+
+    def _attachment_count(self, node_name: str) -> int:
+        return len(self._handle.volume_listers.volume_attachments_on(node_name))
 
     def _missing_driver(self, drivers: Any, csi_node: CSINode | None) -> str:
         for driver in drivers:
@@ -201,3 +230,22 @@ class NodeVolumeLimits:
             if (count or 0) > (before.drivers.get(driver) or 0):
                 return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+
+def _surely_within(
+    new: Mapping[str, str],
+    limits: Mapping[str, int],
+    node_info: NodeInfo,
+    attachments: Callable[[str], int],
+) -> bool:
+    """True when no driver can exceed its limit whatever the node's pods hold: each of their
+    volumes, and each VolumeAttachment of the node, counts at most once against a driver,
+    and the pod adds at most all of `new` (so Filter's full count would pass the node)."""
+    limited = [limits[driver] for driver in set(new.values()) if driver in limits]
+    if not limited:
+        return True
+    room = min(limited) - len(new)
+    if room < 0:
+        return False
+    held = sum(map(len, map(_VOLUMES, node_info.pods.values())))
+    return held <= room and held + attachments(node_info.name) <= room
