@@ -64,6 +64,8 @@ class SchedulerCache:
         self._nodes: dict[str, NodeInfo] = {}
         self._tree = NodeTree()
         self._pods: dict[str, PodState] = {}
+        self._assumed: set[str] = set()
+        """UIDs of the pods of `_pods` that are assumed (`assumed_count` in one step)."""
         self._generation = 0
         self._recent: OrderedDict[str, int] = OrderedDict()
         self._tombstones: set[str] = set()
@@ -116,6 +118,7 @@ class SchedulerCache:
         state = self._pods.get(pod.uid)
         if state is not None:
             self._uncount(state.pod)
+            self._assumed.discard(pod.uid)
         self._count(pod)
         self._pods[pod.uid] = PodState(pod)
 
@@ -132,6 +135,7 @@ class SchedulerCache:
         state = self._pods.pop(pod.uid, None)
         if state is not None:
             self._uncount(state.pod)
+            self._assumed.discard(pod.uid)
 
     # ---- pods from the scheduler --------------------------------------------------------
 
@@ -142,6 +146,7 @@ class SchedulerCache:
         assumed = pod.on_node(node_name)
         self._count(assumed)
         self._pods[pod.uid] = PodState(assumed, assumed=True)
+        self._assumed.add(pod.uid)
         return assumed
 
     def finish_binding(self, pod: Pod) -> None:
@@ -156,6 +161,7 @@ class SchedulerCache:
         if state is None or not state.assumed:
             return False
         del self._pods[pod.uid]
+        self._assumed.discard(pod.uid)
         self._uncount(state.pod)
         return True
 
@@ -166,12 +172,15 @@ class SchedulerCache:
         state = self._pods.pop(pod.uid, None)
         if state is not None:
             self._uncount(state.pod)
+            self._assumed.discard(pod.uid)
         return state
 
     def put_back(self, state: PodState) -> None:
         """Count a pod `set_aside` took out again, as it was."""
         self._count(state.pod)
         self._pods[state.pod.uid] = state
+        if state.assumed:
+            self._assumed.add(state.pod.uid)
 
     # ---- queries ------------------------------------------------------------------------
 
@@ -193,7 +202,7 @@ class SchedulerCache:
         return len(self._pods)
 
     def assumed_count(self) -> int:
-        return sum(1 for state in self._pods.values() if state.assumed)
+        return len(self._assumed)
 
     def node_info(self, name: str) -> NodeInfo | None:
         """A clone of one node's live info, ghosts included (tests and debugging)."""

@@ -66,8 +66,11 @@ class PodMap(Mapping[str, Pod]):
     def _maybe_fold(self) -> None:
         changes = len(self._added) + len(self._removed)
         if changes > _FOLD_AT_LEAST and changes * changes > len(self._base):
-            self._base = dict(self.items())
-            self._added, self._removed = {}, set()
+            base = self._base.copy()  # C-level steps only: copy, drop, append in order
+            for uid in self._removed:
+                del base[uid]
+            base.update(self._added)
+            self._base, self._added, self._removed = base, {}, set()
 
     def __getitem__(self, uid: str) -> Pod:
         pod = self._added.get(uid)

@@ -13,7 +13,17 @@ from kubesched.testing import make_node, make_pod
 NODES = ["n0", "n1", "n2"]
 OPS = st.tuples(
     st.sampled_from(
-        ["add_node", "remove_node", "add_pod", "assume", "forget", "confirm", "remove_pod", "snap"]
+        [
+            "add_node",
+            "remove_node",
+            "add_pod",
+            "assume",
+            "forget",
+            "confirm",
+            "remove_pod",
+            "aside",
+            "snap",
+        ]
     ),
     st.integers(0, 5),
     st.sampled_from(NODES),
@@ -42,6 +52,8 @@ def apply(cache: SchedulerCache, op: str, index: int, node: str, cpu: str) -> No
         cache.add_pod(pod(index, node, cpu))
     elif op == "remove_pod":
         cache.remove_pod(pod(index, node, cpu))
+    elif op == "aside" and (state := cache.set_aside(pod(index, node, cpu))) is not None:
+        cache.put_back(state)
 
 
 def view(snapshot: Snapshot) -> list[tuple[str, int, int, list[str]]]:
@@ -72,6 +84,8 @@ def test_requested_is_the_sum_of_the_pods_and_snapshots_are_exact(
                     (found := cache.get_pod(uid)) is not None and found.node_name == name
                     for uid in info.pods
                 )
+        assumed = sum(cache.is_assumed(f"uid-p{index}") for index in range(6))
+        assert cache.assumed_count() == assumed
     counted = sum(len(info.pods) for n in NODES if (info := cache.node_info(n)))
     assert counted == cache.pod_count()
     cache.update_snapshot(incremental)
