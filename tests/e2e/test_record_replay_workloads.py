@@ -4,7 +4,8 @@ runs them) through a seeded history (node sizes, replica counts and the drained 
 from the seed): scaled up, a node added, scaled up again and down, a node drained
 (cordoned, its pods deleted and made again elsewhere, then deleted) and a high-priority pod
 that only fits on the largest node by evicting the Deployment's pods there. The replay
-evicts as many pods as kube-scheduler did. The trace replayed in process with
+evicts the pods kube-scheduler evicted (each once: kube-scheduler may send a victim a second
+`Preempted` event, `recording.preempted`). The trace replayed in process with
 kubesched's default profile puts at least 99 % of the pods on kube-scheduler's node or one
 tied with it; every other pod is listed with both nodes.
 """
@@ -20,10 +21,17 @@ from typing import Any
 import pytest
 
 from kubesched.localcluster import LocalCluster
-from kubesched.replay import read_trace, trace
+from kubesched.replay import read_trace
 from kubesched.testing import make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
-from tests.e2e.harness.recording import assert_faithful, cli_env, record_around, replay_default
+from tests.e2e.harness.recording import (
+    assert_faithful,
+    cli_env,
+    evicted,
+    preempted,
+    record_around,
+    replay_default,
+)
 from tests.e2e.harness.workloads import deployment, kwok_node, pods_of, unique
 
 DEFAULT = "default-scheduler"
@@ -132,12 +140,6 @@ class History:
         self._settle(self.remaining)
 
 
-def _recorded_evictions(path: Path) -> int:
-    """The Preempted events of the trace: the pods kube-scheduler evicted."""
-    records = read_trace(path).records()
-    return sum(1 for r in records if r["op"] == trace.EVENT and r["reason"] == "Preempted")
-
-
 @pytest.fixture
 def histories(
     api: ApiClient, namespace: str, priorities: tuple[str, str]
@@ -165,9 +167,10 @@ def test_a_churning_deployment_replays_as_kube_scheduler_placed_it(
         api.request("DELETE", api.path("Deployment", namespace=namespace, name=history.app))
     assert "ended by signal" in stderr, stderr
     report = replay_default(path)
-    preempted = _recorded_evictions(path)
-    assert preempted >= 1, "kube-scheduler evicted pods for the high-priority pod"
-    assert report["evictions"] == preempted
+    victims = preempted(read_trace(path).records())
+    assert victims, "kube-scheduler evicted pods for the high-priority pod"
+    assert evicted(report) == victims
+    assert report["evictions"] == len(victims)
     big = next(d for d in report["decisions"] if d["pod"] == f"{namespace}/rr-big")
     assert big["node"] == big["recorded_node"] == history.largest
     assert_faithful(report, pods=20)

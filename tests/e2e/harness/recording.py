@@ -3,6 +3,7 @@
     stderr = record_around(["kubesched", "record", "--out", str(path)], cwd, env, work)
     report = replay_default(path)          # kubesched's default profile, ties following
     assert_faithful(report)                 # >= 99 % same node or tied, others explained
+    assert evicted(report) == preempted(read_trace(path).records())
 
 `record_around` runs the recorder as a user would (a process, ended with Ctrl-C) around
 `work()`; the replay runs in this process (`kubesched.replay.replay_trace`), never touching
@@ -19,12 +20,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kubesched.config import load_config
-from kubesched.replay import read_trace, replay_trace
+from kubesched.replay import read_trace, replay_trace, trace
 from tests.e2e.harness.waiting import wait_for
 
 CLI_TIMEOUT_SECONDS = 60.0
@@ -90,6 +91,21 @@ def replay_default(path: Path, *flags: str, seed: int = 1) -> dict[str, Any]:
     )
     result: dict[str, Any] = report.as_json()
     return result
+
+
+def preempted(records: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The pods (`namespace/name`) the trace's scheduler evicted: those a `Preempted` event
+    names, each once. kube-scheduler v1.37.2 can record two for one victim: once the last
+    victim's DELETE has been sent, DefaultPreemption's PreEnqueue lets the preemptor in again
+    (it reads the informer's store); when a cycle runs before the scheduler's cache has seen
+    the victim's `deletionTimestamp`, the victim is not yet terminating there, so the pod
+    preempts again, picks it again and deletes it once more, with a second event."""
+    return {str(r["pod"]) for r in records if r["op"] == trace.EVENT and r["reason"] == "Preempted"}
+
+
+def evicted(report: dict[str, Any]) -> set[str]:
+    """The pods (`namespace/name`) the replay's preemptions evicted."""
+    return {d["pod"] for d in report["decisions"] if d["evicted_at"] is not None}
 
 
 def disagreements(report: dict[str, Any]) -> list[str]:
