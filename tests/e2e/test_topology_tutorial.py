@@ -2,7 +2,8 @@
 TopologyAwareWorkloadScheduling, as the page asks): a rack-local training job and a
 NUMA-pinned pod from nothing, every command of the page run in order (its `sh` blocks, in a
 folder holding its YAML blocks, with the cluster's admin kubeconfig as KUBECONFIG and
-kubesched's venv on the PATH).
+kubesched's venv on the PATH), but for the two that start a dev cluster: the harness's
+control plane has the same gates, and test_dev_cluster_topology.py runs those two.
 
 The background line (`kubesched --config=topology-scheduler.yaml ... &`) is started as the
 other e2e modules start kubesched, with a free `--secure-port` and a `--cert-dir` added.
@@ -78,6 +79,8 @@ def test_a_rack_local_job_and_a_numa_pinned_pod_as_the_page_says(
     as_json: dict[str, dict[str, Any]] = {}
     try:
         for command in commands:
+            if "kubesched dev-cluster" in command:
+                continue  # the harness's cluster here; test_dev_cluster_topology.py runs them
             if command.endswith("&"):
                 scheduler = start_page_scheduler(
                     command, env, tmp_path, local_cluster.admin_token, name="topology-scheduler"
