@@ -42,6 +42,8 @@ class NodeInfo:
     pods_with_affinity: list[Pod] = field(default_factory=list)
     pods_with_required_anti_affinity: list[Pod] = field(default_factory=list)
     generation: int = 0
+    pod_volumes: int = 0
+    """How many volumes the pods declare, all kinds (a bound for NodeVolumeLimits)."""
     image_states: dict[str, ImageStateSummary] = field(default_factory=dict)
     """Image name -> its state, for each image the node lists (see `imagestates`): live
     summaries in the cache, counts frozen in a snapshot's clone."""
@@ -66,6 +68,8 @@ class NodeInfo:
         self.non_zero_requested.add(pod.non_zero_requests)
         if pod.host_ports:
             self.used_ports.update(pod.host_ports)
+        if pod.volumes:
+            self.pod_volumes += len(pod.volumes)
         if _has_affinity(pod):
             self.pods_with_affinity.append(pod)
         if _has_required_anti_affinity(pod):
@@ -84,6 +88,8 @@ class NodeInfo:
         if pod.host_ports:  # the counts stay positive: nothing else to drop
             self.used_ports.subtract(pod.host_ports)
             self.used_ports = +self.used_ports
+        if pod.volumes:
+            self.pod_volumes -= len(pod.volumes)
         if self.pods_with_affinity:
             self.pods_with_affinity = [p for p in self.pods_with_affinity if p.uid != uid]
         if self.pods_with_required_anti_affinity:
@@ -112,6 +118,7 @@ class NodeInfo:
             pods_with_affinity=list(self.pods_with_affinity),
             pods_with_required_anti_affinity=list(self.pods_with_required_anti_affinity),
             generation=self.generation,
+            pod_volumes=self.pod_volumes,
             image_states=snapshot_states(self.image_states),
         )
 

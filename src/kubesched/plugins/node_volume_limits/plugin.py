@@ -17,7 +17,6 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
 from typing import Any, Final
 
 from kubesched.apis import names
@@ -47,7 +46,6 @@ from kubesched.plugins.node_volume_limits.attachable import ClaimLookupError, at
 NAME = names.NODE_VOLUME_LIMITS
 ERR_MAX_VOLUME_COUNT = "node(s) exceed max volume count"
 _SKIP: Final = Status(Code.SKIP)
-_VOLUMES = attrgetter("volumes")
 
 
 class NodeVolumeLimits:
@@ -247,5 +245,5 @@ def _surely_within(
     room = min(limited) - len(new)
     if room < 0:
         return False
-    held = sum(map(len, map(_VOLUMES, node_info.pods.values())))
+    held = node_info.pod_volumes
     return held <= room and held + attachments(node_info.name) <= room

@@ -72,6 +72,11 @@ class _State:
     by_node: dict[str, PodVolumes] = field(default_factory=dict)
     has_static_bindings: bool = False
     all_bound: bool = False
+    same_on_every_node: bool | None = None
+    """Every claim bound, to a PV without node affinity (or to none): Filter says the same
+    on every node (`_same_on_every_node`); None until the first Filter call."""
+    reasons_everywhere: list[str] | None = None
+    """Then, what Filter found on the first node (for every node)."""
 
     def clone(self) -> _State:
         return self  # shared across what-if clones, as upstream's stateData
@@ -109,10 +114,19 @@ class VolumeBinding:
         data = state.read(_KEY)
         if data.claims is None:
             return None
-        try:
-            volumes, reasons = find_pod_volumes(self._cache, data.claims, node_info.node)
-        except MatchError as error:
-            return Status(Code.ERROR, str(error))
+        if data.same_on_every_node is None:
+            data.same_on_every_node = _same_on_every_node(self._cache, data.claims)
+        if data.same_on_every_node:  # the reasons alone depend on nothing of the node
+            reasons = data.reasons_everywhere
+            if reasons is None:
+                _, reasons = find_pod_volumes(self._cache, data.claims, node_info.node)
+                data.reasons_everywhere = reasons
+            volumes = PodVolumes()
+        else:
+            try:
+                volumes, reasons = find_pod_volumes(self._cache, data.claims, node_info.node)
+            except MatchError as error:
+                return Status(Code.ERROR, str(error))
         if reasons:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
         data.by_node[node_info.name] = volumes
@@ -283,3 +297,15 @@ def _topology_terms(
         )
         for term in storage_class.allowed_topologies
     )
+
+
+def _same_on_every_node(cache: AssumeCache, claims: PodVolumeClaims) -> bool:
+    """No delayed claim, and each bound claim's PV is missing or has no node affinity:
+    `find_pod_volumes` then reads nothing of the node and binds nothing."""
+    if claims.delayed:
+        return False
+    for claim in claims.bound:
+        volume = cache.volume(claim.volume_name)
+        if volume is not None and volume.node_affinity is not None:
+            return False
+    return True

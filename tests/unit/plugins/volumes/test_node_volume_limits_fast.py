@@ -99,6 +99,12 @@ def test_fast_filter_says_what_the_full_count_says(seed: int) -> None:
             if v.uses_claim
         ):
             handle.add_pod(held)
+            if rng.random() < 0.2:  # and gone again: the node's volume count goes down
+                info = handle.get_node_info(held.node_name)
+                assert info is not None
+                info.remove_pod(held.uid)
+    for info in handle.list_node_infos():
+        assert info.pod_volumes == sum(len(pod.volumes) for pod in info.pods.values())
     plugin = NodeVolumeLimits(args={}, handle=handle)
     rejected = 0
     for index in range(40):
