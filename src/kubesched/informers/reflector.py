@@ -105,6 +105,7 @@ class Reflector(Generic[T]):
         self._stopped = False
         self._error = ""
         self._failing_since = 0.0
+        self._fresh: dict[str, T] = {}
 
     @property
     def path(self) -> str:
@@ -183,23 +184,21 @@ class Reflector(Generic[T]):
         return {"fieldSelector": self._field_selector} if self._field_selector else {}
 
     async def _list(self) -> None:
-        fresh: dict[str, T] = {}
+        self._list_started()
         params = {**self._params(), "limit": str(self._settings.page_size)}
         while True:
             page = await self._api.get(
                 self._path, params=params, timeout=self._settings.request_timeout
             )
             self._progress = self._clock()
-            for raw in page.get("items") or ():
-                obj = self._safe_decode(raw)
-                if obj is not None:
-                    fresh[self._key(obj)] = obj
+            decoded = (self._safe_decode(raw) for raw in page.get("items") or ())
+            self._listed([obj for obj in decoded if obj is not None])
             metadata = page.get("metadata") or {}
             if not metadata.get("continue"):
                 break
             params["continue"] = metadata["continue"]
         self.resource_version = str(metadata.get("resourceVersion", ""))
-        self._replace(fresh)
+        self._list_ended()
         self.relists += 1
         self.synced.set()
         self._recovered()
@@ -219,6 +218,20 @@ class Reflector(Generic[T]):
                 ),
             )
             return None
+
+    # The three steps of a list and the one of a watch event, apart so that
+    # `kubesched.informers.stream` can send them to another process instead.
+    def _list_started(self) -> None:
+        self._fresh = {}
+
+    def _listed(self, objects: list[T]) -> None:
+        """One page of a list, decoded (malformed objects already left out)."""
+        for obj in objects:
+            self._fresh[self._key(obj)] = obj
+
+    def _list_ended(self) -> None:
+        fresh, self._fresh = self._fresh, {}
+        self._replace(fresh)
 
     def _replace(self, fresh: dict[str, T]) -> None:
         """Make the store equal to `fresh`, emitting the adds, updates and deletes between."""
@@ -258,8 +271,11 @@ class Reflector(Generic[T]):
         if kind == "BOOKMARK":
             return
         obj = self._safe_decode(raw)
-        if obj is None:
-            return
+        if obj is not None:
+            self._changed(str(kind), obj)
+
+    def _changed(self, kind: str, obj: T) -> None:
+        """A decoded ADDED, MODIFIED or DELETED object: into the store, then the handler."""
         key = self._key(obj)
         if kind == "DELETED":
             old = self.store.pop(key, None)
