@@ -59,6 +59,7 @@ from kubesched.scheduler.shadow import ShadowScheduler
 from kubesched.server.apicheck import ApiSupport, everything_served
 from kubesched.server.auth import AUTH_CLIENT_BURST, AUTH_CLIENT_QPS
 from kubesched.server.frameworks import new_queue
+from kubesched.server.informer_setup import informer_process
 from kubesched.server.informer_wiring import scheduler_informers
 from kubesched.server.informers import Informers
 from kubesched.server.parts import ClientFactory, leader_elector, pod_event_sink
@@ -304,6 +305,7 @@ def _core(
         metrics=metrics,
         support=support,
         observe_pods=shadow_loop,
+        remote=informer_process(config),
     )
     scheduler = Scheduler(
         frameworks=frameworks,

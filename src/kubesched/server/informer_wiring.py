@@ -9,6 +9,7 @@ from kubesched.cache import SchedulerCache
 from kubesched.framework import POD_DISRUPTION_BUDGETS, EventResource, WaitingPods
 from kubesched.framework.listers import ClusterListers
 from kubesched.informers import Reflector
+from kubesched.informers.process import InformerProcess
 from kubesched.kube.client import KubeClient
 from kubesched.model import ApiObject
 from kubesched.queue import SchedulingQueue
@@ -33,9 +34,11 @@ def scheduler_informers(
     metrics: SchedulerMetrics,
     support: ApiSupport,
     observe_pods: ShadowScheduler | None = None,
+    remote: InformerProcess | None = None,
 ) -> Informers:
-    """Pods and nodes (feeding the cache and the queue), what plugins declare, and the
-    storage informers when a profile enables a volume plugin."""
+    """Pods and nodes (feeding the cache and the queue; through `remote`, the informer
+    process, when there is one), what plugins declare, and the storage informers when a
+    profile enables a volume plugin."""
     pods, nodes = feeding_informers(
         client,
         cache=cache,
@@ -46,6 +49,7 @@ def scheduler_informers(
         waiting_pods=waiting,
         timer=metrics.observe_event_handling,
         observe=observe_pods,
+        remote=remote,
     )
     return Informers(
         pods=pods,

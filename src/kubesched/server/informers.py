@@ -23,6 +23,8 @@ from kubesched.framework.listers import ClusterListers, IndexedStore
 from kubesched.framework.resources import ResourceSpec
 from kubesched.informers import Reflector
 from kubesched.informers.health import InformerHealth
+from kubesched.informers.process import InformerProcess
+from kubesched.informers.remote import RemoteReflector
 from kubesched.kube.api import WatchApi
 from kubesched.model import ApiObject, Node, Pod
 from kubesched.queue import SchedulingQueue
@@ -208,10 +210,12 @@ def feeding_informers(
     waiting_pods: WaitingPods | None = None,
     timer: EventTimer | None = None,
     observe: Any = None,
+    remote: InformerProcess | None = None,
 ) -> tuple[Reflector[Pod], Reflector[Node]]:
     """The informers that feed the cache and the queue (made once the queue exists); pods
     also feed `pod_store`, the pod lister plugins read. `observe` (shadow mode's
-    `ShadowScheduler`) sees each pod event before the store, the cache and the queue."""
+    `ShadowScheduler`) sees each pod event before the store, the cache and the queue.
+    With `remote`, the informer process lists, watches and decodes them."""
     timing = {"timer": timer} if timer is not None else {}
     handler: Any = PodHandler(
         cache=cache,
@@ -225,6 +229,9 @@ def feeding_informers(
         handler = Both(pod_store, handler)
     if observe is not None:
         handler = Both(observe, handler)
+    node_handler = NodeHandler(cache=cache, queue=queue, **timing)
+    if remote is not None:
+        return _remote(remote, handler, node_handler)
     pods = informer(
         api,
         PODS_PATH,
@@ -233,11 +240,27 @@ def feeding_informers(
         handler=handler,
         field_selector=NON_TERMINAL_PODS,
     )
-    nodes = informer(
-        api,
-        NODES_PATH,
-        Node.from_json,
-        lambda node: node.name,
-        handler=NodeHandler(cache=cache, queue=queue, **timing),
+    nodes = informer(api, NODES_PATH, Node.from_json, lambda node: node.name, handler=node_handler)
+    return pods, nodes
+
+
+def _remote(
+    process: InformerProcess, pod_handler: Any, node_handler: NodeHandler
+) -> tuple[Reflector[Pod], Reflector[Node]]:
+    """The pod and node informers fed by the informer process (the child lists, watches,
+    decodes and parses; `kubesched.server.informer_child` names these kinds)."""
+    pods: RemoteReflector[Pod] = RemoteReflector(
+        path=PODS_PATH,
+        key=lambda pod: pod.key,
+        version=lambda pod: pod.resource_version,
+        handler=pod_handler,
     )
+    nodes: RemoteReflector[Node] = RemoteReflector(
+        path=NODES_PATH,
+        key=lambda node: node.name,
+        version=lambda node: node.resource_version,
+        handler=node_handler,
+    )
+    process.register(pods, kind="pods", field_selector=NON_TERMINAL_PODS)
+    process.register(nodes, kind="nodes", field_selector="")
     return pods, nodes
