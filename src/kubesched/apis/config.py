@@ -86,6 +86,9 @@ class Profile:
     """The `TopologyAwareWorkloadScheduling` feature gate (alpha, needs `GenericWorkload`)
     is on: TopologyPlacementGenerator and PodGroupPodsCount are default plugins and a pod
     group is placed within one of the placements they generate and score."""
+    composite_pod_group: bool = False
+    """The `CompositePodGroup` feature gate (alpha, needs both gates above) is on: a PodGroup's
+    `spec.parentCompositePodGroupName` is read and its tree is queued and placed as one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,11 @@ class KubeSchedulerConfiguration:
     def generic_workload(self) -> bool:
         """The `GenericWorkload` feature gate is on (native PodGroups, GangScheduling)."""
         return any(profile.generic_workload for profile in self.profiles)
+
+    @property
+    def composite_pod_group(self) -> bool:
+        """The `CompositePodGroup` feature gate is on (CompositePodGroups are watched)."""
+        return any(profile.composite_pod_group for profile in self.profiles)
 
     @property
     def scheduler_names(self) -> tuple[str, ...]:

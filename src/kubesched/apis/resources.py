@@ -103,3 +103,8 @@ SCHEDULING_PODGROUPS = ResourceSpec("scheduling.k8s.io", "v1beta1", "podgroups",
 """kube-scheduler's native PodGroups (the `GenericWorkload` feature gate): read by
 GangScheduling and the pod-group cycle, whose `PodGroupInitiallyScheduled` condition is
 written to their status."""
+
+SCHEDULING_COMPOSITEPODGROUPS = ResourceSpec("scheduling.k8s.io", "v1alpha3", "compositepodgroups")
+"""kube-scheduler's CompositePodGroups (the alpha `CompositePodGroup` feature gate): groups of
+PodGroups, read by GangScheduling and the pod-group cycle (upstream writes no status to
+them)."""

@@ -36,6 +36,7 @@ from typing import Any
 from kubesched.apis.config import UPSTREAM_LEASE_NAMESPACE, KubeSchedulerConfiguration
 from kubesched.config.errors import ConfigError, one_line
 from kubesched.config.flags import (
+    COMPOSITE_POD_GROUP,
     DRA_WORKLOAD_RESOURCE_CLAIMS,
     GATE_DEPENDENCIES,
     GENERIC_WORKLOAD,
@@ -170,9 +171,13 @@ def _apply_feature_gates(config: KubeSchedulerConfiguration) -> KubeSchedulerCon
     if not gates.get(GENERIC_WORKLOAD, False):
         return config
     topology_aware = gates.get(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False)
+    composite = topology_aware and gates.get(COMPOSITE_POD_GROUP, False)
     profiles = tuple(
         dataclasses.replace(
-            profile, generic_workload=True, topology_aware_workload_scheduling=topology_aware
+            profile,
+            generic_workload=True,
+            topology_aware_workload_scheduling=topology_aware,
+            composite_pod_group=composite,
         )
         for profile in config.profiles
     )

@@ -174,6 +174,10 @@ the next best node of that pod's cycle first (`kubesched.runtime.batch`)."""
 TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
 """Alpha, off by default in v1.37, needs GenericWorkload: a pod group with a topology
 constraint is placed within one domain (`kubesched.scheduler.podgroup_placement`)."""
+COMPOSITE_POD_GROUP = "CompositePodGroup"
+"""Alpha, off by default in v1.37, needs GenericWorkload and TopologyAwareWorkloadScheduling:
+PodGroups under a `scheduling.k8s.io/v1alpha3` CompositePodGroup are queued and placed as
+one tree (`kubesched.scheduler.composite_cycle`)."""
 DRA_WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
 """Beta, off by default in v1.37, needs GenericWorkload (and DynamicResourceAllocation, GA):
 a PodGroup's `spec.resourceClaims` are shared by its members and reserved for the PodGroup
@@ -181,6 +185,7 @@ a PodGroup's `spec.resourceClaims` are shared by its members and reserved for th
 GATE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     DRA_WORKLOAD_RESOURCE_CLAIMS: (GENERIC_WORKLOAD,),
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING: (GENERIC_WORKLOAD,),
+    COMPOSITE_POD_GROUP: (GENERIC_WORKLOAD, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING),
 }
 """Switched gates that need others on (upstream's feature dependencies)."""
 SWITCHED_GATES = frozenset(
@@ -188,6 +193,7 @@ SWITCHED_GATES = frozenset(
         GENERIC_WORKLOAD,
         DRA_WORKLOAD_RESOURCE_CLAIMS,
         TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
+        COMPOSITE_POD_GROUP,
         NOMINATED_NODE_NAME_FOR_EXPECTATION,
         OPPORTUNISTIC_BATCHING,
         SCHEDULER_POP_FROM_BACKOFF_Q,

@@ -25,7 +25,12 @@ from collections.abc import Iterable
 
 from kubesched.apis.config import PLACEMENT_POINTS, KubeSchedulerConfiguration, PluginSet, Profile
 from kubesched.apis.defaults import default_plugins, merge_plugins
-from kubesched.apis.resources import PODS, SCHEDULING_PODGROUPS, ResourceSpec
+from kubesched.apis.resources import (
+    PODS,
+    SCHEDULING_COMPOSITEPODGROUPS,
+    SCHEDULING_PODGROUPS,
+    ResourceSpec,
+)
 from kubesched.framework.events import ActionType, ClusterEvent
 from kubesched.framework.registry import Registry
 
@@ -73,6 +78,8 @@ def cluster_resources(config: KubeSchedulerConfiguration, registry: Registry) ->
     specs = declared_resources(config.profiles, registry)
     if config.generic_workload and not any(s.same_resource(SCHEDULING_PODGROUPS) for s in specs):
         specs.append(SCHEDULING_PODGROUPS)
+    if config.composite_pod_group:
+        specs.append(SCHEDULING_COMPOSITEPODGROUPS)
     return specs
 
 

@@ -50,9 +50,13 @@ class PodGroupQueueing:
     """Group bookkeeping of one scheduling queue; `group_of` names a pod's group (None for
     a pod of no group)."""
 
-    def __init__(self, pools: QueuePools, group_of: GroupOf) -> None:
+    def __init__(self, pools: QueuePools, group_of: GroupOf, *, rescan: bool = False) -> None:
         self._pools = pools
         self.group_of = group_of
+        self._rescan = rescan
+        """A pod's group may change while it waits (a CompositePodGroup observed after its
+        members makes their tree's root the unit): `take` then finds the siblings by asking
+        `group_of` about every waiting pod instead of by the members recorded when added."""
         self._members: dict[GroupKey, set[str]] = {}
         self._params: dict[GroupKey, GroupParams] = {}
         self._in_flight: dict[GroupKey, GroupParams] = {}
@@ -109,7 +113,7 @@ class PodGroupQueueing:
             return []
         params = self._params.pop(key, None) or GroupParams(timestamp=first.timestamp)
         pools, taken = self._pools, []
-        for uid in self._members.get(key, set()) - {first.uid}:
+        for uid in self._siblings(key) - {first.uid}:
             qpi = pools.active.get(uid) or pools.backoff.get(uid) or pools.unschedulable.get(uid)
             if qpi is not None:
                 pools.remove(uid)
@@ -118,6 +122,13 @@ class PodGroupQueueing:
         params.tried = {first.uid, *(qpi.uid for qpi in taken)}
         self._in_flight[key] = params
         return taken
+
+    def _siblings(self, key: GroupKey) -> set[str]:
+        if not self._rescan:
+            return self._members.get(key, set())
+        pools, group_of = self._pools, self.group_of
+        waiting = (*pools.active.items(), *pools.backoff.items(), *pools.unschedulable.values())
+        return {qpi.uid for qpi in waiting if group_of(qpi.pod) == key}
 
     def parked(self, qpi: QueuedPodInfo) -> bool:
         """A member back from a cycle while its group is in flight waits beside it (True);

@@ -103,10 +103,11 @@ class SchedulingQueue:
         """Nominated node name -> pods, shared with the preemption executor."""
         self._groups: PodGroupQueueing | None = None
 
-    def enable_pod_groups(self, group_of: GroupOf) -> None:
+    def enable_pod_groups(self, group_of: GroupOf, *, rescan: bool = False) -> None:
         """Queue the members of a native pod group as one unit (`GenericWorkload`);
-        `group_of` names a pod's group. Without it, every pod is queued on its own."""
-        self._groups = PodGroupQueueing(self._pools, group_of)
+        `group_of` names a pod's group (`rescan`: it may change while the pod waits, see
+        `PodGroupQueueing`). Without it, every pod is queued on its own."""
+        self._groups = PodGroupQueueing(self._pools, group_of, rescan=rescan)
 
     # ---- pods from the informer ----------------------------------------------------------
 

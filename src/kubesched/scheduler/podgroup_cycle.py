@@ -22,11 +22,13 @@ from kubesched.framework.placement_points import PodGroupInfo
 from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import PODGROUP, group_lookup
+from kubesched.plugins.helper.hierarchy import COMPOSITE, Hierarchy
 from kubesched.plugins.helper.listers import declared_lister
 from kubesched.queue import QueuedPodInfo, SchedulingQueue
 from kubesched.queue import pod_groups as unit
 from kubesched.runtime import POD_GROUP_UNSCHEDULABLE, Framework
 from kubesched.scheduler.binder import BindingTask
+from kubesched.scheduler.composite_cycle import root_group_key, root_of, schedule_composite
 from kubesched.scheduler.podgroup_algorithm import (
     GroupResult,
     MemberResult,
@@ -73,9 +75,15 @@ class PodGroupCycles:
     """`Preemptions.start_group(profile=, group=, members=, victims=, ...)`."""
     metrics: WorkloadMetrics | None = None
     """The `GenericWorkload` families (`scheduler_podgroup_*`, workload preemption)."""
+    tree: Hierarchy | None = None
+    """The PodGroup trees under the `CompositePodGroup` gate: a tree with a composite root
+    is queued and placed as one (`composite_cycle`); None: parents are ignored."""
 
     def __post_init__(self) -> None:
-        self.queue.enable_pod_groups(_group_key)
+        if self.tree is not None:
+            self.queue.enable_pod_groups(root_group_key(self.tree), rescan=True)
+        else:
+            self.queue.enable_pod_groups(_group_key)
 
     def schedule(self, fw: Framework, first: QueuedPodInfo, cycle: int) -> list[BindingTask]:
         """One cycle for the group of `first`, popped with its waiting siblings as one unit;
@@ -85,7 +93,8 @@ class PodGroupCycles:
         try:
             return self._schedule(fw, first, cycle, outcome)
         finally:
-            key = (first.pod.namespace, first.pod.pod_group_name)
+            key = root_group_key(self.tree)(first.pod) if self.tree is not None else None
+            key = key or (first.pod.namespace, first.pod.pod_group_name)
             self.queue.group_attempted(key, outcome[0])
 
     def _schedule(
@@ -100,6 +109,12 @@ class PodGroupCycles:
         if not queued:
             outcome[0] = unit.SUCCESS
             return []
+        root = root_of(self.tree, pod) if self.tree is not None else None
+        if root is not None and root[0] == COMPOSITE:
+            tasks, outcome[0] = schedule_composite(
+                self, fw, root, queued, cycle=cycle, started=started
+            )
+            return tasks
         if obj is None:
             outcome[0] = unit.MISSING
             self._missing_group(fw, queued, cycle, started)
@@ -316,6 +331,19 @@ class PodGroupCycles:
         for qpi in queued:
             qpi.unschedulable_plugins = {GANG_PLUGIN}
             self.handle_failure(fw, qpi, status, cycle, started)
+
+    # ---- for the composite cycle (`composite_cycle`) -------------------------------------
+
+    def fail(self, fw: Framework, member: MemberResult, status: Status, **context: Any) -> None:
+        """A member reports `status` (`rejectors`, `cycle`, `started`, `nominate`)."""
+        self._fail(fw, member, status, **context)
+
+    def observe(self, fw: Framework, status: Status, *, waiting: bool, started: float) -> None:
+        self._observe(fw, status, waiting=waiting, started=started)
+
+    @staticmethod
+    def validate(queued: list[QueuedPodInfo], priority: int) -> str:
+        return _validate(queued, priority)
 
 
 def _group_key(pod: Pod) -> unit.GroupKey | None:

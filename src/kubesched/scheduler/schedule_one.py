@@ -33,6 +33,7 @@ from kubesched.runtime import (
 )
 from kubesched.runtime.plugin_metrics import PLUGIN_METRICS_SAMPLE_PERCENT
 from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
+from kubesched.scheduler.composite_cycle import composite_tree
 from kubesched.scheduler.extender_cycle import Extenders
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles, PreemptGroup
@@ -115,6 +116,7 @@ class Scheduler:
                 handle_failure=self._handle_failure,
                 preempt_group=preempt_group,
                 metrics=metrics.workload,
+                tree=composite_tree(frameworks),
             )
             if pod_groups
             else None

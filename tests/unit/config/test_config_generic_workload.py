@@ -26,8 +26,8 @@ def test_off_by_default_and_when_set_false(load: Load) -> None:
 
 
 def test_other_gates_keep_their_notice(load: Load) -> None:
-    result = load(["--feature-gates=GenericWorkload=true,CompositePodGroup=true"])
-    assert [n for n in result.notices if "CompositePodGroup" in n]
+    result = load(["--feature-gates=GenericWorkload=true,PodGroupPreemptionPolicy=true"])
+    assert [n for n in result.notices if "PodGroupPreemptionPolicy" in n]
     assert not [n for n in result.notices if "GenericWorkload" in n]
 
 
