@@ -41,7 +41,10 @@ pytest_plugins = [
 ]
 
 _state: dict[str, object] = {}
-TOPOLOGY_GATES = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+TOPOLOGY_GATES = (
+    "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,"
+    "DRAWorkloadResourceClaims=true"
+)
 CONFORMANCE_TEST = "test_conformance_slice.py"
 
 
@@ -80,8 +83,9 @@ def local_cluster() -> Iterator[LocalCluster]:
         pytest.fail(f"no control-plane binaries: {_state['binaries_error']}", pytrace=False)
     # kube-apiserver serves scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload gate) and
     # keeps their schedulingConstraints (TopologyAwareWorkloadScheduling, alpha: without it
-    # the field is dropped on create); kube-scheduler keeps its defaults (test_gang_native
-    # and test_gang_topology start gated ones beside it).
+    # the field is dropped on create) and resourceClaims (DRAWorkloadResourceClaims, beta,
+    # off by default: the same); kube-scheduler keeps its defaults (test_gang_native,
+    # test_gang_topology and test_dra_gang_shared_claim start gated ones beside it).
     cluster = LocalCluster(apiserver_args=(*GENERIC_WORKLOAD_APISERVER_ARGS, TOPOLOGY_GATES))
     try:
         cluster.start()
