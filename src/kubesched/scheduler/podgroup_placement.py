@@ -22,6 +22,7 @@ PreFilter still sees every node, as upstream's does.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -45,10 +46,17 @@ from kubesched.runtime.placement_points import (
     run_placement_score,
 )
 from kubesched.scheduler.placement_metrics import FEASIBLE, INFEASIBLE, PlacementMetrics
+from kubesched.scheduler.placement_shortcut import (
+    KnownResult,
+    PlacementShortcut,
+    placement_shortcut,
+)
 from kubesched.scheduler.podgroup_algorithm import (
     GroupResult,
     schedule_group,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +89,16 @@ def scheduled_members(
 
 
 def schedule_group_in_placements(
-    fw: Framework, run: PlacementCycle, info: PodGroupInfo, queued: list[QueuedPodInfo]
+    fw: Framework,
+    run: PlacementCycle,
+    info: PodGroupInfo,
+    queued: list[QueuedPodInfo],
+    *,
+    shortcut: bool = True,
 ) -> GroupResult:
-    """Place the group within the best of its placements (see the module docstring)."""
+    """Place the group within the best of its placements (see the module docstring);
+    `shortcut`: a placement certain to take every member is not tried unless chosen
+    (`placement_shortcut`)."""
     nodes = list(run.snapshot.node_infos)
     started = time.perf_counter()
     generators, timings = fw.plugins.placement_generate, fw.plugin_metrics
@@ -98,9 +113,12 @@ def schedule_group_in_placements(
         run.metrics.record_generated(fw.profile_name, len(placements))
     feasible: list[tuple[Placement, GroupResult]] = []
     first: GroupResult | None = None
-    for placement in placements:
+    known = _shortcut(fw, run, info, queued, len(placements)) if shortcut else None
+    for index, placement in enumerate(placements):
         started = time.monotonic()
-        result = _try(fw, run, info, queued, placement, everywhere=len(nodes))
+        # The first placement is always tried (see `placement_shortcut`).
+        answer = known if index else None
+        result = _answer(fw, run, info, queued, placement, known=answer, everywhere=len(nodes))
         if result.status.is_error():
             return result
         first = first or result
@@ -115,7 +133,40 @@ def schedule_group_in_placements(
         assert first is not None  # run_placement_generate returns at least one
         return GroupResult(_none_available(len(placements), first.status), first.members)
     chosen = feasible[0][1] if len(feasible) == 1 else _best(fw, info, feasible)
+    if isinstance(chosen, KnownResult):
+        assert known is not None
+        tried = _try(fw, run, info, queued, chosen.placement, everywhere=len(nodes))
+        if not known.confirms(tried):  # never expected: then every placement is tried
+            log.error("placement shortcut disagreed with the trial of %s", chosen.placement.name)
+            return schedule_group_in_placements(fw, run, info, queued, shortcut=False)
+        chosen = tried
     return _at_root(chosen)
+
+
+def _shortcut(
+    fw: Framework, run: PlacementCycle, info: PodGroupInfo, queued: list[QueuedPodInfo], count: int
+) -> PlacementShortcut | None:
+    """The shortcut of this cycle when there is more than one placement to try."""
+    if count < 2:
+        return None
+    return placement_shortcut(fw, run.snapshot, info, queued, run.nominator)
+
+
+def _answer(
+    fw: Framework,
+    run: PlacementCycle,
+    info: PodGroupInfo,
+    queued: list[QueuedPodInfo],
+    placement: Placement,
+    *,
+    known: PlacementShortcut | None,
+    everywhere: int,
+) -> GroupResult:
+    """The placement's result: known without its trial, else its trial's."""
+    result = known.known(placement) if known is not None else None
+    if result is None:
+        return _try(fw, run, info, queued, placement, everywhere=everywhere)
+    return result
 
 
 def _at_root(result: GroupResult) -> GroupResult:
@@ -181,10 +232,11 @@ def _best(
 
 
 def _assignments(placement: Placement, result: GroupResult) -> PodGroupAssignments:
+    known = isinstance(result, KnownResult)  # every member placed, on nodes not known yet
     proposed = tuple(
         ProposedAssignment(member.qpi.pod, member.host, member.state)
         for member in result.members
-        if member.status.is_success() and member.host
+        if member.status.is_success() and (member.host or known)
     )
     return PodGroupAssignments(placement, proposed)
 
