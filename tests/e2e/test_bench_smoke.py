@@ -1,24 +1,21 @@
-"""A tiny run of `kubesched bench` (all three contenders), so the benchmark cannot rot, and
+"""A tiny run of `kubesched bench` (all three contenders), through `make bench` as a user
+types it (with a relative `--out`), so that the benchmark and its make target cannot rot; and
 the throughput sampler's scheduler_perf rules on fixed readings."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kubesched.bench import (
-    CONTENDERS,
-    BenchSettings,
-    ClientLimits,
-    make_workload,
-    run_bench,
-    write_outputs,
-)
+from kubesched.bench import CONTENDERS
 from kubesched.bench.many_core import CORES as MODEL_CORES
 from kubesched.bench.stats import Summary, ThroughputSampler, nearest_rank
+from tests.e2e.harness.make_env import ROOT, run_make
 
 CORES = [str(cores) for cores in MODEL_CORES]
 
@@ -29,30 +26,34 @@ def _e2e_isolation() -> None:
     return
 
 
-def test_bench_smoke_all_contenders_pass_their_checks(tmp_path: Path) -> None:
-    settings = BenchSettings(
-        workload=make_workload("basic", nodes=5, initial_pods=0, pods=30),
-        limits=ClientLimits(scheduler_name="bench-smoke", qps=5000, burst=5000),
-        create_rate=12.0,  # spread over ~2.5 s so that there are 1 s samples
-        stall_timeout=30.0,
+def make_bench(out: Path) -> subprocess.CompletedProcess[str]:
+    """`make bench` of 30 pods on 5 nodes for every contender, its outputs in `out`."""
+    args = (
+        "--workload basic --nodes 5 --initial-pods 0 --pods 30 --qps 5000 --burst 5000 "
+        # Spread over ~2.5 s so that there are 1 s samples.
+        "--create-rate 12 --stall-timeout 30 --scheduler-name bench-smoke "
+        f"--out {os.path.relpath(out, ROOT)}"
     )
-    messages: list[str] = []
-    results, machine = run_bench(settings, contenders=CONTENDERS, progress=messages.append)
-    assert [r.name for r in results] == list(CONTENDERS)
-    for result in results:
-        assert not result.failure, f"{result.name}: {result.failure}"
-        assert result.bound == 30
-        assert result.throughput.average > 0
-        assert result.cpu_seconds > 0 or result.name != "kube-scheduler"
-        assert result.peak_rss_bytes > 0
-    paths = write_outputs(results, settings, machine, tmp_path)
-    table = paths["table"].read_text()
+    return run_make(["make", "--no-print-directory", "bench", f"BENCH_ARGS={args}"], timeout=600)
+
+
+def test_bench_smoke_all_contenders_pass_their_checks(tmp_path: Path) -> None:
+    done = make_bench(tmp_path / "bench")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    raw = json.loads((tmp_path / "bench" / "results.json").read_text())
+    assert [c["name"] for c in raw["contenders"]] == list(CONTENDERS)
+    for contender in raw["contenders"]:
+        name = contender["name"]
+        assert not contender["failure"], f"{name}: {contender['failure']}"
+        assert contender["bound"] == 30
+        assert contender["throughput"]["average"] > 0
+        assert contender["cpu_seconds"] > 0 or name != "kube-scheduler"
+        assert contender["peak_rss_bytes"] > 0
+        assert_many_core_model_is_consistent(contender)
+    table = (tmp_path / "bench" / "table.md").read_text()
+    assert table in done.stdout
     assert "kubesched / kube-scheduler" in table
     assert "FAILED" not in table
-    raw = json.loads(paths["json"].read_text())
-    assert len(raw["contenders"]) == 3
-    for contender in raw["contenders"]:
-        assert_many_core_model_is_consistent(contender)
     kube = raw["contenders"][1]
     assert kube["scheduler_metrics_problem"] == ""
     assert kube["scheduler_loop_seconds"]["cycles"] >= 30
@@ -60,8 +61,8 @@ def test_bench_smoke_all_contenders_pass_their_checks(tmp_path: Path) -> None:
     rates = [c["many_core"]["pods_per_second"] for c in raw["contenders"][:2]]
     assert raw["many_core_ratio"] == pytest.approx({c: rates[0][c] / rates[1][c] for c in CORES})
     assert "| kubesched / kube-scheduler |" in table
-    assert paths["plot"].stat().st_size > 0
-    assert any("bound" in m for m in messages)
+    assert (tmp_path / "bench" / "throughput.png").stat().st_size > 0
+    assert "bound" in done.stderr
 
 
 def assert_many_core_model_is_consistent(contender: dict[str, Any]) -> None:

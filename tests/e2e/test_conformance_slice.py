@@ -1,6 +1,8 @@
 """A short slice of Kubernetes' own test/e2e/scheduling specs (v1.37.2, unchanged), run by
 their test binary against a local cluster with kubesched as `default-scheduler` and no
-kube-scheduler; `make conformance` runs them all (docs/development.md).
+kube-scheduler, through `make conformance` as a user types it (with a relative `--out`:
+one once made every spec skip, the specs' binary runs inside the cluster folder);
+`make conformance` without arguments runs them all (docs/development.md).
 
 The test binary is built at collection (conftest.py) into the binary cache like the
 control-plane binaries: about 5 minutes on 2 cores with a cold Go build cache, about 1 minute
@@ -9,6 +11,7 @@ when the control plane was built first, nothing once cached.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -17,8 +20,8 @@ import pytest
 from kubesched.localcluster.binaries import cached
 from kubesched_conformance import report
 from kubesched_conformance.binary import BINARY, conformance_module
-from kubesched_conformance.cluster import KUBESCHED, Setup
-from kubesched_conformance.run import Selection, run_setup
+from kubesched_conformance.cluster import KUBESCHED
+from tests.e2e.harness.make_env import ROOT, run_make
 
 SLICE = (
     "validates that NodeSelector is respected if matching",
@@ -42,24 +45,28 @@ def _e2e_isolation() -> None:
 
 
 def test_a_slice_of_the_scheduling_specs_passes_with_kubesched(tmp_path: Path) -> None:
-    paths = cached(conformance_module(), [BINARY])
-    if paths is None:
+    if cached(conformance_module(), [BINARY]) is None:
         pytest.fail("the conformance test binary was not built (see the collection's output)")
-    messages: list[str] = []
     focus = "|".join(re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", text) for text in SLICE)
+    out = os.path.relpath(tmp_path / "results", ROOT)
+    args = f"--runs=defaults --focus='{focus}' --out={out}"
 
-    result = run_setup(
-        Setup(KUBESCHED),
-        binary=paths[BINARY],
-        out=tmp_path,
-        selection=Selection(focus=focus),
-        say=messages.append,
+    done = run_make(
+        ["make", "--no-print-directory", "conformance", f"CONFORMANCE_ARGS={args}"], timeout=600
     )
 
-    ran = [spec for spec in result.results if spec.state != report.NOT_RUN]
+    summary = tmp_path / "results" / KUBESCHED / "summary.json"
+    assert summary.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    results = report.read_summary(summary)
+    ran = [spec for spec in results if spec.state != report.NOT_RUN]
     details = [f"{spec.text}: {spec.state} {spec.message}" for spec in ran]
     assert len(ran) == len(SLICE), details
     assert all(spec.state == report.PASSED for spec in ran), (
         details,
-        (tmp_path / KUBESCHED / "ginkgo.log").read_text()[-4000:],
+        (tmp_path / "results" / KUBESCHED / "ginkgo.log").read_text()[-4000:],
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    not_run = len(results) - len(SLICE)
+    assert f"kubesched: {len(SLICE)} passed, 0 failed, 0 skipped, {not_run} not run in " in (
+        done.stdout
     )

@@ -1,13 +1,15 @@
 """The make targets README.md and docs/ show, run as a user types them, with their smallest
-arguments, from the repository's root: `make conformance`, `make cycle-cost`, `make parity`
-and `make bench`; and a tool that fails ends in one line, never a traceback.
+arguments, from the repository's root: `make cycle-cost` and `make parity`; and a tool that
+fails ends in one line, never a traceback (`make conformance` too).
 
-Elsewhere: `make demo` (test_demo.py), `make dist` (test_readme_commands.py), `make image`
-(test_image.py, test_image_plugins.py, test_image_plugin_deps.py), `make image-push`
-(test_image_registry.py, once crane is cached), `make older-apiserver` (its test, once that
-kube-apiserver is cached), `make test` (this suite), `make chart` (what it writes
-is compared with charts/kubesched by tests/unit/manifests/test_chart_drift.py; running it here
-would rewrite the committed chart). Not here: `make soak` (a minute of churn on 300 nodes at
+Elsewhere: `make conformance` with a relative `--out` (test_conformance_slice.py, its slice of
+specs), `make bench` with a relative `--out` (test_bench_smoke.py, all three contenders),
+`make demo` (test_demo.py), `make dist` (test_readme_commands.py), `make image` (test_image.py,
+test_image_plugins.py, test_image_plugin_deps.py), `make image-push` (test_image_registry.py,
+once crane is cached), `make older-apiserver` (its test, once that kube-apiserver is cached),
+`make test` (this suite), `make chart` (what it writes is compared with charts/kubesched by
+tests/unit/manifests/test_chart_drift.py; running it here would rewrite the committed chart).
+Not here: `make soak` (a minute of churn on 300 nodes at
 the least, MINUTES >= 1), `make lock` and `make image-lock` (they re-pin from the package
 index and Debian's mirror), `make venv` and `make binaries` (every test needs them first).
 """
@@ -23,8 +25,6 @@ import pytest
 from tests.e2e.harness.make_env import run_make
 
 ROOT = Path(__file__).resolve().parents[2]
-# One fast spec of Kubernetes' own test/e2e/scheduling.
-FAST_SPEC = "validates that NodeSelector is respected if matching"
 
 
 @pytest.fixture(autouse=True)
@@ -41,18 +41,6 @@ def make(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
 def relative(path: Path) -> str:
     """`path` relative to the root: the tools must cope with relative paths, as a user's."""
     return os.path.relpath(path, ROOT)
-
-
-def test_make_conformance_runs_a_spec_with_a_relative_out(tmp_path: Path) -> None:
-    """A relative --out (the default, conformance-results) once made every spec skip: the
-    specs' binary runs inside the cluster folder and could not open the kubeconfig."""
-    out = relative(tmp_path / "results")
-    args = f"--runs=defaults --focus='{FAST_SPEC}' --out={out}"
-    result = make("conformance", f"CONFORMANCE_ARGS={args}")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    summary = (tmp_path / "results" / "kubesched" / "summary.json").resolve()
-    assert "kubesched: 1 passed, 0 failed, 0 skipped, 34 not run in " in result.stdout
-    assert summary.is_file()
 
 
 def test_make_conformance_without_results_ends_in_one_line(tmp_path: Path) -> None:
@@ -82,15 +70,11 @@ def test_make_cycle_cost_with_a_bad_value_ends_in_one_line() -> None:
 
 
 def test_make_parity_with_one_seed() -> None:
-    seeds = ("SEEDS=1", "QUEUEING_SEEDS=1", "QUOTA_SEEDS=23", "TOPOLOGY_SEEDS=8")
+    """The target's wiring: each SEEDS variable reaches its test and all four files run.
+    The fixed seeds cover the comparisons in `make test`, so these seeds are cheap ones
+    (parity 31: 8 pods; queueing 32: 7 changes, the fewest of seeds 1-50; quota 23: a fixed
+    seed, 10 pods; topology 9: 3 gangs of 9 members)."""
+    seeds = ("SEEDS=31", "QUEUEING_SEEDS=32", "QUOTA_SEEDS=23", "TOPOLOGY_SEEDS=9")
     result = make("parity", *seeds, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "4 passed" in result.stdout
-
-
-def test_make_bench_with_a_tiny_workload(tmp_path: Path) -> None:
-    out = relative(tmp_path / "bench")
-    args = f"--nodes 3 --initial-pods 0 --pods 10 --contenders kubesched --out {out}"
-    result = make("bench", f"BENCH_ARGS={args}")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert any((tmp_path / "bench").iterdir())
