@@ -73,10 +73,12 @@ class InformerProcess:
     async def attach(self) -> None:
         """An informer runs: start the child unless one runs or is starting."""
         self._attached += 1
+        if self._transport is None and (self._closing or self._attached == 1):
+            self._down_since = time.monotonic()  # not down while nothing asked for one
         self._closing = False
         if self._transport is None and self._restarter is None:
             if self._starting is None or self._starting.done():
-                self._starting = asyncio.get_running_loop().create_task(self._start())
+                self._starting = asyncio.get_running_loop().create_task(self._first_start())
             await asyncio.shield(self._starting)
 
     def detach(self) -> None:
@@ -84,6 +86,13 @@ class InformerProcess:
         self._attached -= 1
         if self._attached <= 0:
             self.close()
+
+    async def _first_start(self) -> None:
+        try:
+            await self._start()
+        except OSError as exc:  # as a death: retried with backoff, the health says so
+            log.error("informer process did not start", extra=kv(err=exc))  # noqa: TRY400
+            self.exited(None, f"start failed: {exc}")
 
     async def _start(self) -> None:
         loop = asyncio.get_running_loop()

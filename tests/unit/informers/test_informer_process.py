@@ -74,3 +74,20 @@ def _zombie(pid: int | None) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z"
     except OSError:
         return True
+
+
+async def test_a_child_that_cannot_start_is_retried_and_reported(tmp_path: Path) -> None:
+    process = InformerProcess([str(tmp_path / "no-such-program")], {})
+    nodes: RemoteReflector[Node] = RemoteReflector(
+        path="/api/v1/nodes",
+        key=lambda n: n.name,
+        version=lambda n: n.resource_version,
+        handler=NodeRecorder(),
+    )
+    process.register(nodes, kind="nodes", field_selector="")
+    task = asyncio.create_task(nodes.run())
+    await wait_for(lambda: "start failed" in nodes.health().error, timeout=5)
+    assert not task.done()  # the informer runs on; the process is retried
+    assert not nodes.health().synced
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
