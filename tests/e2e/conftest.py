@@ -23,9 +23,8 @@ from collections.abc import Callable, Generator, Iterator
 
 import pytest
 
-from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries
+from kubesched.localcluster import LocalCluster, LocalClusterError, ensure_binaries, gates
 from kubesched.localcluster.binaries import ensure_scheduler_plugins
-from kubesched.localcluster.flags import GENERIC_WORKLOAD_APISERVER_ARGS
 from kubesched_conformance.binary import ensure_conformance_binary
 from tests.e2e.harness import (
     ApiClient,
@@ -46,6 +45,9 @@ TOPOLOGY_GATES = (
     "DRAWorkloadResourceClaims=true"
 )
 CONFORMANCE_TEST = "test_conformance_slice.py"
+APISERVER_GATES = TOPOLOGY_GATES.removeprefix("--feature-gates=") + ",CompositePodGroup=true"
+"""kube-apiserver's gates: TOPOLOGY_GATES', and CompositePodGroup (alpha, its v1alpha3
+CompositePodGroups served, a PodGroup's parent kept; test_gang_composite)."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -85,8 +87,9 @@ def local_cluster() -> Iterator[LocalCluster]:
     # keeps their schedulingConstraints (TopologyAwareWorkloadScheduling, alpha: without it
     # the field is dropped on create) and resourceClaims (DRAWorkloadResourceClaims, beta,
     # off by default: the same); kube-scheduler keeps its defaults (test_gang_native,
-    # test_gang_topology and test_dra_gang_shared_claim start gated ones beside it).
-    cluster = LocalCluster(apiserver_args=(*GENERIC_WORKLOAD_APISERVER_ARGS, TOPOLOGY_GATES))
+    # test_gang_topology and test_dra_gang_shared_claim start gated ones beside it); and
+    # CompositePodGroups (APISERVER_GATES).
+    cluster = LocalCluster(apiserver_args=tuple(gates.apiserver_args(gates.parse(APISERVER_GATES))))
     try:
         cluster.start()
         cluster.start_default_scheduler()

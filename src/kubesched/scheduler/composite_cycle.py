@@ -46,7 +46,6 @@ from kubesched.scheduler.podgroup_status import (
     PREEMPTION_PLUGIN,
     as_post_filter_status,
     patch_condition,
-    with_post_filter,
 )
 
 if TYPE_CHECKING:
@@ -110,17 +109,22 @@ def schedule_composite(
     if cycles.metrics is not None:
         cycles.metrics.group_algorithm_duration.observe(time.monotonic() - started)
     status = results[node.key].status
+    # upstream `completePodGroupAlgorithmResult`: the members not tried take a copy of their
+    # group's status before PodGroupPostFilter adds to it
+    members = {leaf.key: _completed(results[leaf.key]) for leaf in node.leaves()}
     waiting, nominations = False, dict[str, str]()
     if status.code is Code.UNSCHEDULABLE:
         post_filter, nominated = _post_filter(cycles, fw, node, queued)
         nominations = dict(nominated)
         waiting = post_filter.is_success()
-        for result in results.values():
-            result.status = with_post_filter(result.status, post_filter)
+        _add_post_filter(results, post_filter)
     context: dict[str, Any] = {"cycle": cycle, "started": started, "nominations": nominations}
     tasks: list[BindingTask] = []
     for leaf in node.leaves():
-        tasks.extend(_submit_leaf(cycles, fw, results[leaf.key], waiting=waiting, **context))
+        result = results[leaf.key]
+        tasks.extend(
+            _submit_leaf(cycles, fw, result, members[leaf.key], waiting=waiting, **context)
+        )
     root_status = results[node.key].status
     cycles.observe(fw, root_status, waiting=waiting, started=started)
     if status.is_success():
@@ -151,10 +155,37 @@ def _prepare(
     return node, cycles.validate(queued, node.group.priority)
 
 
+def _completed(result: NodeResult) -> list[MemberResult]:
+    queued = result.node.queued
+    rest = queued[len(result.members) :]
+    return [*result.members, *(MemberResult(qpi, status=result.status) for qpi in rest)]
+
+
+def _add_post_filter(results: Results, post_filter: Status) -> None:
+    """upstream `applyPodGroupPostFilterResult`: an error replaces every group's status, any
+    other outcome is appended to each group's status, once per group holding it (a group
+    that took its parent's status shares its parent's status object upstream, which is then
+    appended to once for each of them)."""
+    if post_filter.is_error():
+        for result in results.values():
+            result.status = post_filter
+        return
+    holders: dict[int, list[NodeResult]] = {}
+    for result in results.values():
+        holders.setdefault(id(result.status), []).append(result)
+    for sharing in holders.values():
+        old = sharing[0].status
+        added = [post_filter.message] * len(sharing)
+        new = Status(old.code, *old.reasons, *added, plugin=old.plugin)
+        for result in sharing:
+            result.status = new
+
+
 def _submit_leaf(
     cycles: PodGroupCycles,
     fw: Framework,
     result: NodeResult,
+    members: list[MemberResult],
     *,
     waiting: bool,
     cycle: int,
@@ -163,10 +194,6 @@ def _submit_leaf(
 ) -> list[BindingTask]:
     """upstream `submitPodGroupAlgorithmResult` for one PodGroup of the tree."""
     leaf, status = result.node, result.status
-    members = [
-        *result.members,
-        *(MemberResult(qpi, status=status) for qpi in leaf.queued[len(result.members) :]),
-    ]
     rejectors = {name for m in members for name in m.rejectors}
     rejectors.update({status.plugin} if status.plugin else ())
     tasks: list[BindingTask] = []

@@ -21,9 +21,9 @@ from tests.unit.queue.queue_fakes import FakeClock, priority_sort
 
 GROUP_SAYS = (
     "pod group is unschedulable, 0/1 placements are available, first placement status: "
-    "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, "
-    "pod group preemption: No preemption victims found for incoming preemptor"
+    "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"
 )
+NO_VICTIMS = "pod group preemption: No preemption victims found for incoming preemptor"
 
 
 def _obj(name: str, spec: dict[str, Any], created: str) -> ApiObject:
@@ -97,13 +97,15 @@ async def test_a_tree_that_fits_is_committed_whole() -> None:
 async def test_a_tree_that_cannot_fit_commits_nothing_and_comes_back_as_one() -> None:
     queue, said, committed, handle = await _cycle("3")
     assert committed == []
-    # pg-a (created first) fitted on its own, so it takes the root's status, which its
-    # members report (upstream's results completed with the parent's status); pg-b failed
-    # itself: its member placed on trial repeats pg-b's rejection after its own prefix, the
-    # other says where it fit nowhere. Group preemption found no victims.
+    # pg-a (created first) fitted on its own, so it takes the root's status (the same
+    # object upstream, so the preemption outcome is appended to it once as the root's and
+    # once as pg-a's); its members, completed before preemption, report a copy of it. pg-b
+    # failed itself: its member placed on trial repeats pg-b's rejection after its own
+    # prefix, the other says where it fit nowhere.
     assert said["pg-a-0"] == said["pg-a-1"] == GROUP_SAYS
-    assert said["pg-b-0"] == f"pod group is unschedulable, {GROUP_SAYS}"
+    assert said["pg-b-0"] == f"pod group is unschedulable, {GROUP_SAYS}, {NO_VICTIMS}"
     assert said["pg-b-1"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
-    assert _condition(handle, "pg-a") == ("False", "Unschedulable", GROUP_SAYS)
-    assert _condition(handle, "pg-b") == ("False", "Unschedulable", GROUP_SAYS)
+    twice = f"{GROUP_SAYS}, {NO_VICTIMS}, {NO_VICTIMS}"
+    assert _condition(handle, "pg-a") == ("False", "Unschedulable", twice)
+    assert _condition(handle, "pg-b") == ("False", "Unschedulable", f"{GROUP_SAYS}, {NO_VICTIMS}")
     assert queue.pending_counts()["backoff"] == 4

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kubesched.apis.resources import SCHEDULING_COMPOSITEPODGROUPS, SCHEDULING_PODGROUPS
+from kubesched.errors import KubeschedError
 from kubesched.framework import Handle
 from kubesched.framework.listers import Lister
 from kubesched.model import ApiObject, SchedulingPodGroup
@@ -25,7 +26,7 @@ Key = tuple[str, str, str]
 """(kind, namespace, name)."""
 
 
-class HierarchyError(Exception):
+class HierarchyError(KubeschedError):
     """A cycle in the parents, or a tree deeper than the API allows."""
 
 
