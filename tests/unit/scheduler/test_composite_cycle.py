@@ -31,27 +31,36 @@ def _obj(name: str, spec: dict[str, Any], created: str) -> ApiObject:
     return ApiObject.from_json({"metadata": meta, "spec": spec})
 
 
-def _member(group: str, i: int) -> Pod:
+def _member(group: str, i: int, priority: int = 0) -> Pod:
     pod = make_pod().name(f"{group}-{i}").namespace("ns").uid(f"{group}-{i}").pod_group(group)
-    return pod.req(cpu="1").model()
+    return pod.req(cpu="1").priority(priority).model()
 
 
-async def _cycle(cpu: str) -> tuple[SchedulingQueue, dict[str, str], list[str], FakeHandle]:
+Preempted = list[tuple[str, list[str]]]
+
+
+async def _cycle(
+    cpu: str, *, victim: Pod | None = None, priority: int = 0, preempted: Preempted | None = None
+) -> tuple[SchedulingQueue, dict[str, str], list[str], FakeHandle]:
     """One cycle of composite `job` (minGroupCount 2) of pg-a and pg-b (minCount 2, two 1-cpu
     members each) on one node of `cpu`; the queue, each failed member's message, the members
     committed."""
     handle = FakeHandle(
         listers=ClusterListers([SCHEDULING_PODGROUPS, SCHEDULING_COMPOSITEPODGROUPS])
     )
-    job = {"schedulingPolicy": {"gang": {"minGroupCount": 2}}}
+    job = {"schedulingPolicy": {"gang": {"minGroupCount": 2}}, "priority": priority}
     handle.listers.add(SCHEDULING_COMPOSITEPODGROUPS, _obj("job", job, "2026-01-01T00:00:00Z"))
     for i, name in enumerate(("pg-a", "pg-b")):
         spec = {"parentCompositePodGroupName": "job", "schedulingPolicy": {"gang": {"minCount": 2}}}
         handle.listers.add(SCHEDULING_PODGROUPS, _obj(name, spec, f"2026-01-01T00:00:0{i}Z"))
     plugins = ["GangScheduling", "TopologyPlacementGenerator"]
     fw = build_test_framework(handle=handle, enabled={"multiPoint": plugins})
+    record: Preempted = preempted if preempted is not None else []
     cache = SchedulerCache()
     cache.add_node(make_node().name("n0").capacity(cpu=cpu, pods="10").model())
+    if victim is not None:
+        cache.add_pod(victim)
+        handle.listers.pods.on_add(victim)
     queue = SchedulingQueue(less=priority_sort, clock=FakeClock())
     said: dict[str, str] = {}
     committed: list[str] = []
@@ -70,8 +79,11 @@ async def _cycle(cpu: str) -> tuple[SchedulingQueue, dict[str, str], list[str], 
         assume_and_reserve=assume_and_reserve,
         handle_failure=handle_failure,
         tree=composite_hierarchy(handle),
+        preempt_group=lambda **kw: record.append(
+            (kw["group"].name, sorted(p.name for p in kw["victims"]))
+        ),
     )
-    for pod in [_member(g, i) for g in ("pg-b", "pg-a") for i in range(2)]:
+    for pod in [_member(g, i, priority) for g in ("pg-b", "pg-a") for i in range(2)]:
         handle.listers.pods.on_add(pod)
         queue.add(pod)
     first = await queue.pop()
@@ -109,3 +121,16 @@ async def test_a_tree_that_cannot_fit_commits_nothing_and_comes_back_as_one() ->
     assert _condition(handle, "pg-a") == ("False", "Unschedulable", twice)
     assert _condition(handle, "pg-b") == ("False", "Unschedulable", f"{GROUP_SAYS}, {NO_VICTIMS}")
     assert queue.pending_counts()["backoff"] == 4
+
+
+async def test_the_tree_preempts_lower_priority_pods_as_one() -> None:
+    """upstream's PodGroupPostFilter for the root: the whole tree placed again with every
+    victim of lower priority than the root's set aside."""
+    victim = make_pod().name("low").namespace("ns").uid("low").req(cpu="2").node("n0").model()
+    preempted: Preempted = []
+    _, said, committed, handle = await _cycle("4", victim=victim, priority=10, preempted=preempted)
+    assert committed == []
+    assert preempted == [("job", ["low"])]
+    found = "pod group preemption: found a placement for podgroup, preempting 1 victims"
+    assert _condition(handle, "pg-b")[2].endswith(found)
+    assert set(said) == {"pg-a-0", "pg-a-1", "pg-b-0", "pg-b-1"}
