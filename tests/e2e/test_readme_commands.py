@@ -26,6 +26,7 @@ import yaml
 from packaging.metadata import Metadata
 
 import kubesched
+from kubesched.localcluster.paths import cache_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -130,15 +131,9 @@ def _user_shell(tmp_path: Path) -> Callable[[str], subprocess.CompletedProcess[s
     """Runs a command by a shell as a README reader would: a HOME of its own, the system's
     python3 first on PATH, pipx there, no virtualenv active."""
     home = tmp_path / "home"
-    bin_dir = tmp_path / "pipx-env" / "bin"
     # The user's python3, outside the project's virtualenv (the README's reader has none).
     python = os.path.realpath(sys.base_prefix + "/bin/python3")
-    subprocess.run([python, "-m", "venv", str(tmp_path / "pipx-env")], check=True, timeout=120)
-    subprocess.run(
-        [bin_dir / "python", "-m", "pip", "install", "--quiet", f"pipx=={PIPX_VERSION}"],
-        check=True,
-        timeout=300,
-    )
+    bin_dir = _pipx_env(python) / "bin"
     path = [p for p in os.environ["PATH"].split(":") if not p.startswith(str(ROOT))]
     pipx_only = tmp_path / "pipx-bin"
     pipx_only.mkdir()
@@ -165,6 +160,30 @@ def _user_shell(tmp_path: Path) -> Callable[[str], subprocess.CompletedProcess[s
         )
 
     return run
+
+
+def _pipx_env(python: str) -> Path:
+    """A virtualenv of `python` with pipx, kept in the cache like the binaries (it is the
+    test's tool, not what it tests): made once per pipx and Python version."""
+    version = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    env_dir = cache_dir() / "pipx" / f"pipx-{PIPX_VERSION}-python-{version}"
+    made = env_dir / "made"
+    if made.is_file() and made.read_text() == python:
+        return env_dir
+    shutil.rmtree(env_dir, ignore_errors=True)
+    subprocess.run([python, "-m", "venv", str(env_dir)], check=True, timeout=120)
+    subprocess.run(
+        [env_dir / "bin" / "python", "-m", "pip", "install", "--quiet", f"pipx=={PIPX_VERSION}"],
+        check=True,
+        timeout=300,
+    )
+    made.write_text(python)
+    return env_dir
 
 
 def test_the_command_line_installs_from_the_wheel_as_the_readme_says(tmp_path: Path) -> None:
