@@ -297,3 +297,20 @@ def test_a_nominated_member_gets_no_shortcut() -> None:
     model = nominated.label("app", "w").req(cpu="1").nominated_node("n0-0").model()
     cluster.queued[0] = QueuedPodInfo(pod=model, timestamp=0.0)
     assert cluster.shortcut() is None
+
+
+def test_a_trial_that_disagrees_makes_the_cycle_try_every_placement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cluster = _random_cluster(3, plain=True)
+    shortcut = cluster.shortcut()
+    assert shortcut is not None
+    answered = [p for p in cluster.placements()[1:] if shortcut.known(p) is not None]
+    assert answered  # the seed has placements answered without their trial
+    monkeypatch.setattr(PlacementShortcut, "confirms", lambda self, result: False)
+    counts = _feasible_counts(cluster)
+    result = schedule_group_in_placements(cluster.fw, cluster.run(), cluster.info(), cluster.queued)
+    assert result.status.is_success()
+    (rack,) = _rack(cluster, result)
+    assert counts[rack] == max(counts.values())
+    assert cluster.cache.assumed_count() == 0
