@@ -152,23 +152,23 @@ def test_offer_index_follows_changed_nodes() -> None:
     snapshot = Snapshot()
     cache.update_snapshot(snapshot)
     nodes = snapshot.node_infos
-    index = OfferIndex(nodes)
+    offers = OfferIndex(nodes)
     for _round in range(20):
         changed = rng.sample(range(len(nodes)), 5)
         for position in changed:
             cache.update_node(_node(rng, nodes[position].name))
         cache.update_snapshot(snapshot)
-        index.refresh(changed, snapshot.node_infos)
+        offers.refresh(changed, snapshot.node_infos)
         for resource in RESOURCES:
             want = [
                 at
                 for at, info in enumerate(snapshot.node_infos)
                 if info.node.allocatable.scalar.get(resource, 0) > 0
             ]
-            assert index.offering([resource]) == want
+            assert offers.offering([resource]) == want
         pair = RESOURCES[:2]
-        assert index.offering(pair) == sorted(
-            set(index.offering(pair[:1])) & set(index.offering(pair[1:]))
+        assert offers.offering(pair) == sorted(
+            set(offers.offering(pair[:1])) & set(offers.offering(pair[1:]))
         )
 
 
