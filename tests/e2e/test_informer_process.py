@@ -1,7 +1,8 @@
 """The informer process (pods and nodes listed, watched and decoded by a child process)
 against the real API server: a child killed with SIGKILL is replaced within seconds, a pod
 and a node created while it was gone are seen (the new child lists again), nothing bound
-before is lost or bound again, and the health endpoints stay truthful meanwhile."""
+before is lost or bound again, and the health endpoints stay truthful meanwhile; SIGTERM
+ends both processes."""
 
 from __future__ import annotations
 
@@ -64,9 +65,20 @@ def test_a_killed_informer_process_is_replaced_and_nothing_is_lost(
     # Restarted within its backoff: live and ready the whole time (the store was kept).
     assert set(codes) == {(200, 200)}, codes
     proc.wait_log("informer process ended; starting another")
-    assert _child(proc, other_than=first) != first
+    second = _child(proc, other_than=first)
     again = api.get("Pod", "before", namespace=namespace)
     assert again["spec"]["nodeName"] == before["spec"]["nodeName"]
     assert again["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
     assert proc.running()
     assert "Traceback" not in proc.log()
+    # SIGTERM: kubesched exits 0 and its informer process ends with it (no orphan).
+    assert proc.stop() == 0
+    wait_for(lambda: _gone(second), until=bool, timeout=5, message="the child ended")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
