@@ -107,6 +107,7 @@ def test_the_pages_dev_cluster_gives_every_component_the_gates(dev_env: dict[str
     env = {**dev_env, "KUBECONFIG": kubeconfig}
     status = dev_cluster(env, "status")
     assert status.returncode == 0, status.stdout
+    assert f"gates       {TOPOLOGY_GATES}  (" in status.stdout
     kubectl(env, "apply", "-f", "-", stdin=RACKS)
     group = get(env, "podgroup", "trio", "-n", "default")
     assert group["spec"]["schedulingConstraints"] == {

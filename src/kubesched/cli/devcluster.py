@@ -296,6 +296,8 @@ def _status(_args: argparse.Namespace) -> int:
     code, _ = get(endpoint, "/readyz")
     print(f"server      {state['server']}  (/readyz: {code or 'unreachable'})")
     print(f"kubeconfig  {state['kubeconfig']}")
+    if state.get("feature_gates"):
+        print(f"gates       {state['feature_gates']}  (give kubesched the same --feature-gates)")
     healthy = code == 200
     for process in devstate.processes(state):
         healthy = healthy and process.alive

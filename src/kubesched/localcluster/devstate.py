@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kubesched.localcluster import gates
 from kubesched.localcluster.cluster import LocalCluster
 from kubesched.localcluster.errors import LocalClusterError
 from kubesched.localcluster.paths import dev_cluster_dir
@@ -48,7 +49,12 @@ def reset_run_dir() -> Path:
 
 def save(cluster: LocalCluster) -> Path:
     """Record a started detached cluster; the file is private (it holds the admin token)."""
-    state = {**cluster.describe(), "ca_file": str(cluster.ca_file), "token": cluster.admin_token}
+    state = {
+        **cluster.describe(),
+        "ca_file": str(cluster.ca_file),
+        "token": cluster.admin_token,
+        "feature_gates": gates.render(cluster.gates),
+    }
     path = state_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(state, indent=2) + "\n")

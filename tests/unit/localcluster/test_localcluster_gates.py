@@ -4,13 +4,21 @@ served, and each refusal of a component turned into one line naming the fix."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
 from kubesched.cli import devcluster
-from kubesched.localcluster import LocalCluster, LocalClusterError, devstate, flags, gates
+from kubesched.localcluster import (
+    LocalCluster,
+    LocalClusterError,
+    devstate,
+    flags,
+    gates,
+    paths,
+)
 from kubesched.localcluster import controller_manager as kcm
 from kubesched.localcluster.pki import write_pki
 
@@ -148,4 +156,30 @@ def test_dev_cluster_up_gives_the_cluster_the_gates_and_names_them_for_kubesched
     assert err[-1] == (
         f"feature gates {gates.TOPOLOGY_GATES} on in every component: run kubesched with "
         f"--feature-gates={gates.TOPOLOGY_GATES} too"
+    )
+
+
+def test_dev_cluster_status_names_the_gates(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
+    devstate.state_file().parent.mkdir(parents=True)
+    devstate.state_file().write_text(
+        json.dumps(
+            {
+                "server": "https://127.0.0.1:1",
+                "kubeconfig": "/k/kubeconfig",
+                "ca_file": str(tmp_path / "ca.crt"),
+                "token": "t",
+                "processes": {},
+                "feature_gates": gates.TOPOLOGY_GATES,
+            }
+        )
+    )
+
+    devcluster.main(["status"])  # 1: nothing answers at port 1
+
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        lines[2] == f"gates       {gates.TOPOLOGY_GATES}  (give kubesched the same --feature-gates)"
     )
