@@ -3,9 +3,10 @@ v1.37.2's PodGroup-level ResourceClaims: DRAWorkloadResourceClaims, beta and off
 default, with GenericWorkload), kubesched side by side with the gated kube-scheduler, each
 on its own nodes. The claim's one device sits on one node of three: both schedulers place
 both members there, allocate the claim once and reserve it for the PodGroup (not for the
-pods); a second group whose claim wants two devices fits nowhere and both say why alike.
-The API server keeps a PodGroup's `spec.resourceClaims` only with the gate on
-(tests/e2e/conftest.py)."""
+pods), and the second member's first PreBind finds the claim written by the first's (the
+same FailedScheduling text, then bound); a second group whose claim wants two devices fits
+nowhere and both say why alike. The API server keeps a PodGroup's `spec.resourceClaims`
+only with the gate on (tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -139,6 +140,21 @@ def test_a_gang_shares_its_pod_groups_claim(api: ApiClient, both: dict[str, str]
             assert nodes == [f"{scheduler}-1"] * 2  # where the claim's device is
         claims = {s: _claim(api, ns, "train-gpu", s) for s, ns in both.items()}
         assert claims[OURS] == claims[ORACLE]
+        # Both members' PreBinds write the allocation read in PreFilter: the second finds
+        # it written (upstream `bindClaim`), fails once and binds at its next attempt.
+        failed = {
+            s: wait_for(
+                lambda ns=ns, s=s: _failures(api, ns, members[s]),
+                until=bool,
+                message=f"{s}'s PreBind failure event",
+            )
+            for s, ns in both.items()
+        }
+        raced = (
+            'running PreBind plugin "DynamicResources": claim <ns>/train-gpu got allocated '
+            "elsewhere in the meantime"
+        )
+        assert failed[OURS] == failed[ORACLE] == [raced]
         pg_uid = api.request("GET", PG_PATH.format(ns=both[OURS]) + "/train")["metadata"]["uid"]
         status = api.request(
             "GET", f"/apis/{RESOURCE}/namespaces/{both[OURS]}/resourceclaims/train-gpu"
@@ -162,6 +178,12 @@ def test_a_gang_shares_its_pod_groups_claim(api: ApiClient, both: dict[str, str]
         assert _placed(api, both[OURS], big[OURS]) == ["", ""]
     finally:
         _cleanup(api)
+
+
+def _failures(api: ApiClient, ns: str, pods: list[str]) -> list[str]:
+    """The members' FailedScheduling notes, the namespace written `<ns>`."""
+    events = [e for pod in pods for e in api.events(ns, regarding=pod, reason="FailedScheduling")]
+    return sorted(e.note.replace(ns, "<ns>") for e in events)
 
 
 def _others(api: ApiClient) -> int:
