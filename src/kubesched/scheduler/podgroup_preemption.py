@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kubesched.cache import PodState, SchedulerCache, Snapshot
-from kubesched.framework import Code, Status
+from kubesched.framework import Code, NodeInfo, Status
 from kubesched.framework.status import StatusError
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
 from kubesched.plugins.default_preemption.pdb import violation_counts
@@ -206,33 +206,43 @@ def _select(
 
 
 def _reprieve(fw: Framework, aside: _Aside, placed: list[MemberResult], victim: Victim) -> bool:
-    """Put `victim` back; True if every placed member still fits, else it is removed again."""
+    """Put `victim` back; True if every placed member still fits, else it is removed again.
+    Each member that fits is added to its node in the snapshot (upstream's
+    `MutableSnapshotSharedLister.AddPod`) before the next is filtered, and the snapshot's
+    own nodes are put back afterwards: the cache is not touched for the members."""
     aside.put_back(victim.pods)
     _extensions(fw, aside, placed, victim, add=True)
-    cache, snapshot = aside.cache, aside.snapshot
-    taken: list[tuple[MemberResult, Pod]] = []
+    snapshot = aside.snapshot
+    reserved: list[tuple[MemberResult, Pod]] = []
+    originals: dict[str, NodeInfo] = {}
+    fits = True
     try:
         for member in placed:
             info = snapshot.get(member.host)
-            status = (
-                fw.run_filter_with_nominated_pods(member.state, member.qpi.pod, info)
-                if info is not None
-                else Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node not found")
-            )
-            if not status.is_success():
-                aside.remove(victim.pods)
-                _extensions(fw, aside, placed, victim, add=False)
-                return False
-            assumed = cache.assume_pod(member.qpi.pod, member.host)
-            cache.update_snapshot(snapshot)
+            if (
+                info is None
+                or not fw.run_filter_with_nominated_pods(
+                    member.state, member.qpi.pod, info
+                ).is_success()
+            ):
+                fits = False
+                break
+            assumed = member.qpi.pod.on_node(member.host)
+            originals.setdefault(member.host, info)
+            grown = info.clone()
+            grown.add_pod(assumed)
+            snapshot.put(grown)
             fw.run_reserve(member.state, assumed, member.host)
-            taken.append((member, assumed))
-        return True
+            reserved.append((member, assumed))
     finally:
-        for member, assumed in reversed(taken):
+        for member, assumed in reversed(reserved):
             fw.run_unreserve(member.state, assumed, member.host)
-            cache.forget_pod(assumed)
-        cache.update_snapshot(snapshot)
+        for info in originals.values():
+            snapshot.put(info)
+    if not fits:
+        aside.remove(victim.pods)
+        _extensions(fw, aside, placed, victim, add=False)
+    return fits
 
 
 def _extensions(
