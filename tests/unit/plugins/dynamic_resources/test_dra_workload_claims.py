@@ -252,3 +252,41 @@ def test_reserved_for_the_pod_group_counts_only_with_the_gate() -> None:
     assert reserved_for_pod(member("a"), entry, accept_group=True)
     assert not reserved_for_pod(member("a"), entry, accept_group=False)
     assert not reserved_for_pod(member("a", group="other"), entry, accept_group=True)
+
+
+def test_a_reused_allocation_keeps_its_claims_place_beside_a_new_one() -> None:
+    """A member with the shared claim first and its own claim second: Filter allocates only
+    its own claim and keeps both results in claim order for Reserve (upstream appends the
+    pending results after the new ones, which matches Reserve's order only when the reused
+    claims come last)."""
+    h = handle((CLAIMS, claim("own")))
+    h.listers.add(SLICES, node_slice("n2", 2))  # replaces n2's slice: two devices
+    pl = plugin(h, gate=False)
+    group = CycleState()
+    place(pl, h, member("a"), group)
+    two = Pod.from_json(
+        {
+            "metadata": {"name": "b", "namespace": "default", "uid": "uid-b"},
+            "spec": {
+                "containers": [{"name": "c", "image": "i"}],
+                "schedulingGroup": {"podGroupName": "train"},
+                "resourceClaims": [
+                    {"name": "gpu", "resourceClaimName": "shared"},
+                    {"name": "mine", "resourceClaimName": "own"},
+                ],
+            },
+            "status": {"phase": "Pending"},
+        }
+    )
+    state, found = place(pl, h, two, group)
+    assert found["n2"] is None
+    explained = pl.explain_node(state, "n2")
+    assert explained is not None
+    assert explained.startswith("devices shared: gpu.example.com/n2/")
+    shared_device = explained.split(";")[0].rsplit("/", 1)[1]
+    own_device = explained.split(";")[1].rsplit("/", 1)[1]
+    manager = pl.manager
+    assert isinstance(manager, DraManager)
+    assert shared_device == manager.pending["uid-shared"].results[0].device  # member a's
+    assert shared_device != own_device
+    assert in_flight(pl) == {"uid-shared": 2, "uid-own": 1}
