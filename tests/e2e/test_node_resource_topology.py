@@ -8,6 +8,8 @@ its side's nodes), and the same Guaranteed pods decided by each.
 A pod that fits a node's total but no single zone of it is refused with the same
 FailedScheduling text on both sides (`cannot align container`); a pod that fits one zone of
 one node only is placed there by both, and LeastAllocated picks the same node of two that fit.
+NRT objects that disagree with their node's allocatable are read alike (the zones by the
+topology, the allocatable by NodeResourcesFit).
 With the over-reserve cache (a second profile, `cacheResyncPeriodSeconds: 1`), a pod placed on
 a node is taken from every zone until the exporter's update, whose pod-set fingerprint matches
 the pods running there, lets the next pod in. LeastNUMANodes (a third profile) prefers the
@@ -149,6 +151,35 @@ def test_a_pod_no_single_zone_fits_is_refused_with_the_same_text(
         message="kubesched's FailedScheduling event",
     )
     assert {e.note for e in events} == {ks}
+
+
+def test_an_nrt_object_that_disagrees_with_the_node_is_read_alike(
+    sides: tuple[Side, Side],
+) -> None:
+    """Two more nodes whose NRT objects disagree with their allocatable: `over` reports
+    zones of 10 cpus on a node of 4 (NodeResourcesFit refuses 9 cpus), `under` zones of 2
+    on a node of 16 (the zones refuse them). Each plugin reads its own source on both."""
+    for side in sides:
+        side.node("over", [("10", "8Gi", "2"), ("10", "8Gi", "2")], cpu=4)
+        side.node("under", [("2", "8Gi", "2"), ("2", "8Gi", "2")], cpu=16)
+        side.guaranteed("nine", cpu="9", memory="2Gi", nics="1")
+    try:
+        sp, ks = (
+            wait_for(lambda s=s: s.why("nine"), timeout=20, message=f"{s.scheduler}: nine")
+            for s in sides
+        )
+        assert (
+            node_reasons(sp)
+            == node_reasons(ks)
+            == (
+                "0/8 nodes are available: 1 Insufficient cpu, 3 cannot align container, "
+                "4 node(s) didn't match Pod's node affinity/selector."
+            )
+        )
+    finally:
+        for side in sides:
+            for name in ("over", "under"):
+                side.api.request("DELETE", f"{NRT_PATH}/{side.prefix}-{name}")
 
 
 def test_a_pod_one_zone_fits_is_placed_there_by_both(sides: tuple[Side, Side]) -> None:

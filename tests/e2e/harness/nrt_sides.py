@@ -108,10 +108,13 @@ class Side:
     def prefix(self) -> str:
         return self.scheduler[:2]
 
-    def node(self, name: str, zones: Zones, *, with_nrt: bool = True, **nrt: str) -> None:
-        """A node (allocatable: its zones summed) and its NRT object (`policy`, `scope`)."""
+    def node(
+        self, name: str, zones: Zones, *, with_nrt: bool = True, cpu: int = 0, **nrt: str
+    ) -> None:
+        """A node (allocatable: its zones summed, or `cpu` cpus: an NRT object that disagrees
+        with the node) and its NRT object (`policy`, `scope`)."""
         full = f"{self.prefix}-{name}"
-        cpu = sum(int(z[0]) for z in zones)
+        cpu = cpu or sum(int(z[0]) for z in zones)
         memory = sum(int(z[1].removesuffix("Gi")) for z in zones)
         nics = sum(int(z[2]) for z in zones)
         node = make_node().name(full).label(SIDE_LABEL, self.prefix)
