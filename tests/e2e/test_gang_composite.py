@@ -21,6 +21,7 @@ import pytest
 from kubesched.localcluster import LocalCluster
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, unschedulable_message, wait_for
+from tests.e2e.harness.priority_classes import priority_classes
 
 ORACLE, OURS = "cpg-oracle", "cpg-kubesched"
 SCHEDULERS = (ORACLE, OURS)
@@ -50,7 +51,15 @@ def oracle(local_cluster: LocalCluster) -> Iterator[int]:
 
 
 def _composite(
-    api: ApiClient, ns: str, name: str, key: str, *, groups: list[str], scheduler: str
+    api: ApiClient,
+    ns: str,
+    name: str,
+    key: str,
+    *,
+    groups: list[str],
+    scheduler: str,
+    klass: str = "",
+    size: int = 2,
 ) -> list[str]:
     """A CompositePodGroup `name` (gang of all its groups, within one domain of `key`), its
     PodGroups (gang of 2) and their 1-cpu members; the members' names."""
@@ -58,6 +67,7 @@ def _composite(
         "workloadRef": WORKLOAD,
         "schedulingPolicy": {"gang": {"minGroupCount": len(groups)}},
         "schedulingConstraints": {"topology": [{"key": key}]},
+        **({"priorityClassName": klass} if klass else {}),
     }
     body = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup"}
     api.request(
@@ -68,16 +78,20 @@ def _composite(
         pg_spec = {
             "parentCompositePodGroupName": name,
             "workloadRef": WORKLOAD,
-            "schedulingPolicy": {"gang": {"minCount": 2}},
+            "schedulingPolicy": {"gang": {"minCount": size}},
+            **({"priorityClassName": klass} if klass else {}),
         }
         pg = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup"}
         created = api.request(
             "POST", PG_PATH.format(ns=ns), body={**pg, "metadata": {"name": group}, "spec": pg_spec}
         )
         assert created["spec"].get("parentCompositePodGroupName") == name
-        for i in range(2):
+        for i in range(size):
             pod = make_pod().name(f"{group}-{i}").scheduler(scheduler).pod_group(group).req(cpu="1")
-            api.create(pod.obj(), namespace=ns)
+            pod_body = pod.obj()
+            if klass:
+                pod_body["spec"]["priorityClassName"] = klass
+            api.create(pod_body, namespace=ns)
             members.append(f"{group}-{i}")
     return members
 
@@ -159,3 +173,48 @@ def test_a_composite_binds_whole_or_not_at_all_as_kube_scheduler(
         for p in api.list("Pod", namespace=spaces[OURS])
         if p["metadata"]["name"].startswith("nofit") and is_bound(p)
     ]
+
+
+def test_a_composite_preempts_lower_priority_pods_as_kube_scheduler(
+    api: ApiClient, oracle: int, kubesched: Any, new_namespace: Any
+) -> None:
+    """A composite of two one-pod gangs (priority 1000) on a 2-cpu node holding a 1-cpu pod of
+    priority 10: both schedulers evict that pod and bind the whole tree there."""
+    del oracle
+    kubesched(f"--scheduler-name={OURS}", GATES)
+    spaces = {s: new_namespace(hint=f"{s}-p") for s in SCHEDULERS}
+    with priority_classes(api, "cpg", (("low", 10), ("high", 1000))) as (low, high):
+        for s, ns in spaces.items():
+            node = make_node().name(f"{s}-p").label(_key("prio", s), "p")
+            api.create(node.capacity(cpu="2", pods="20").obj())
+            victim = make_pod().name("victim").node(f"{s}-p").req(cpu="1").obj()
+            victim["spec"]["priorityClassName"] = low
+            api.create(victim, namespace=ns)
+        for s, ns in spaces.items():
+            groups = ["hi-a", "hi-b"]
+            _composite(
+                api, ns, "hi", _key("prio", s), groups=groups, scheduler=s, klass=high, size=1
+            )
+        for s, ns in spaces.items():
+            # The victim's node has no kubelet: once the scheduler has deleted it, finish
+            # the deletion as a kubelet would.
+            wait_for(
+                lambda ns=ns: api.get("Pod", "victim", namespace=ns)["metadata"].get(
+                    "deletionTimestamp"
+                ),
+                timeout=30,
+                message=f"{s} preempts the victim",
+            )
+            api.delete("Pod", "victim", namespace=ns, grace_period=0)
+        for s, ns in spaces.items():
+            bound = wait_for(
+                lambda ns=ns: sorted(
+                    p["metadata"]["name"]
+                    for p in api.list("Pod", namespace=ns)
+                    if is_bound(p) and p["metadata"]["name"] != "victim"
+                ),
+                until=lambda names: len(names) == 2,
+                timeout=40,
+                message=f"{s} preempts for the composite and binds it",
+            )
+            assert bound == ["hi-a-0", "hi-b-0"]
