@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, ValuesView
 
-from kubesched.queue.types import QueuedPodInfo
+from kubesched.queue.reasons import ReasonCounts
+from kubesched.queue.types import GATED, QueuedPodInfo
 
 GateKey = tuple[str, str | None]
 """(scheduler name, gating plugin)."""
@@ -22,7 +23,9 @@ GateHears = Callable[[str, str | None, object], bool]
 class GatedSet:
     """UID -> gated pod, with the pods of each (scheduler, gating plugin) apart."""
 
-    def __init__(self) -> None:
+    def __init__(self, reasons: ReasonCounts | None = None) -> None:
+        """`reasons`: counts the held pods by plugin as they come and go."""
+        self._reasons = reasons
         self._pods: dict[str, QueuedPodInfo] = {}
         self._groups: dict[GateKey, dict[str, QueuedPodInfo]] = {}
         self._group_of: dict[str, GateKey] = {}
@@ -47,8 +50,12 @@ class GatedSet:
         self._pods[qpi.uid] = qpi
         self._groups.setdefault(key, {})[qpi.uid] = qpi
         self._group_of[qpi.uid] = key
+        if self._reasons is not None:
+            self._reasons.enter(GATED, qpi)
 
     def pop(self, uid: str) -> QueuedPodInfo | None:
+        if self._reasons is not None:
+            self._reasons.leave(GATED, uid)
         key = self._group_of.pop(uid, None)
         if key is not None:
             group = self._groups[key]

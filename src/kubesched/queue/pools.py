@@ -13,6 +13,7 @@ from kubesched.queue.active import ActiveQueue
 from kubesched.queue.backoff import BackoffQueue
 from kubesched.queue.fair import FairOrder
 from kubesched.queue.gated import GatedSet
+from kubesched.queue.reasons import ReasonCounts
 from kubesched.queue.types import (
     ACTIVE,
     BACKOFF,
@@ -56,7 +57,11 @@ class QueuePools:
         if pop_from_backoff:
             self.active.fallback = self._pop_backoff
         self.unschedulable: dict[str, QueuedPodInfo] = {}
-        self.gated = GatedSet()
+        """Read-only outside this class (`reasons` follows it)."""
+        self.reasons = ReasonCounts()
+        """`scheduler_unschedulable_pods`: the unschedulable pool and the gated set's pods by
+        plugin, kept as they move."""
+        self.gated = GatedSet(self.reasons)
         self._pre_enqueue = pre_enqueue
         self._on_incoming = on_incoming
 
@@ -82,14 +87,14 @@ class QueuePools:
     def remove(self, uid: str) -> None:
         self.active.delete(uid)
         self.backoff.delete(uid)
-        self.unschedulable.pop(uid, None)
+        self._leave_unschedulable(uid)
         self.gated.pop(uid)
 
     def to_active(self, qpi: QueuedPodInfo, *, event: str, from_backoff: bool = False) -> bool:
         """activeQ, unless a PreEnqueue plugin gates the pod (then the gated set). A pod
         leaving backoffQ skips PreEnqueue with the pop from backoffQ on (it ran on entry)."""
         uid = qpi.uid
-        self.unschedulable.pop(uid, None)
+        self._leave_unschedulable(uid)
         from_backoff = self.backoff.delete(uid) is not None or from_backoff
         if not (from_backoff and self._pop_from_backoff) and self._gated(qpi, event):
             return False
@@ -104,7 +109,7 @@ class QueuePools:
     def to_backoff(self, qpi: QueuedPodInfo, *, event: str, errors: bool = False) -> bool:
         """backoffQ (its error heap with `errors`); with the pop from backoffQ on, PreEnqueue
         runs first (a gated pod goes to the gated set instead, False)."""
-        self.unschedulable.pop(qpi.uid, None)
+        self._leave_unschedulable(qpi.uid)
         if self._pop_from_backoff and self._gated(qpi, event):
             return False
         self.gated.pop(qpi.uid)
@@ -141,6 +146,7 @@ class QueuePools:
 
     def to_unschedulable(self, qpi: QueuedPodInfo, *, event: str) -> None:
         self.unschedulable[qpi.uid] = qpi
+        self.reasons.enter(UNSCHEDULABLE, qpi)
         self._incoming(UNSCHEDULABLE, event)
 
     def requeue(self, qpi: QueuedPodInfo, *, event: str) -> None:
@@ -165,6 +171,10 @@ class QueuePools:
             UNSCHEDULABLE: list(self.unschedulable.values()),
             GATED: list(self.gated.values()),
         }
+
+    def _leave_unschedulable(self, uid: str) -> None:
+        self.unschedulable.pop(uid, None)
+        self.reasons.leave(UNSCHEDULABLE, uid)
 
     def _incoming(self, queue: str, event: str) -> None:
         if self._on_incoming is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesched.framework.events import FORCE_ACTIVATE_EVENT, UNSCHEDULABLE_TIMEOUT_EVENT
@@ -374,6 +374,12 @@ class SchedulingQueue:
     def pending_counts(self) -> dict[str, int]:
         """Pods per sub-queue (active/backoff/unschedulable/gated) for `scheduler_pending_pods`."""
         return self._pools.counts()
+
+    def unschedulable_reasons(self) -> Mapping[tuple[str, str], int]:
+        """(plugin, scheduler name) -> pods of the unschedulable pool and the gated set that
+        plugin rejected, left Pending or gates (`scheduler_unschedulable_pods`; kept as pods
+        move, O(1)). A live view: copy it to keep it."""
+        return self._pools.reasons.counts
 
     def pending_pods(self) -> dict[str, list[QueuedPodInfo]]:
         """Every waiting pod by sub-queue (debugging; O(n))."""
