@@ -49,6 +49,8 @@ NATIVE, X_K8S = "scheduling.k8s.io", "scheduling.x-k8s.io"
 VOLUMES, PREEMPTION = "persistentvolumes", "poddisruptionbudgets"
 QUOTAS = "elasticquotas"
 TOPOLOGIES = "noderesourcetopologies"
+COMPOSITES = "compositepodgroups"
+COMPOSITE_GATES = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"
 
 
 def _profile(name: str = "kubesched", **plugins: Any) -> dict[str, Any]:
@@ -187,6 +189,28 @@ CASES = [
     ),
     pytest.param(
         Case(
+            None,
+            [f"--feature-gates={COMPOSITE_GATES}"],
+            [],
+            {NATIVE, COMPOSITES, VOLUMES, PREEMPTION},
+        ),
+        id="composite-gate",
+    ),
+    pytest.param(
+        Case(
+            None,
+            [],
+            [
+                "--set=featureGates.GenericWorkload=true",
+                "--set=featureGates.TopologyAwareWorkloadScheduling=true",
+                "--set=featureGates.CompositePodGroup=true",
+            ],
+            {NATIVE, COMPOSITES, VOLUMES, PREEMPTION},
+        ),
+        id="composite-gate-in-values",
+    ),
+    pytest.param(
+        Case(
             [_profile(**NO_VOLUMES, postFilter={"disabled": [{"name": "DefaultPreemption"}]})],
             [],
             [],
@@ -267,7 +291,7 @@ def _kinds(rules: list[dict[str, Any]]) -> set[str]:
         resources = set(rule.get("resources", ()))
         if "podgroups" in resources:
             found.add(rule["apiGroups"][0])
-        found |= resources & {VOLUMES, PREEMPTION, QUOTAS, TOPOLOGIES}
+        found |= resources & {VOLUMES, PREEMPTION, QUOTAS, TOPOLOGIES, COMPOSITES}
     return found
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from kubesched.apis import names
 from kubesched.apis.config import EXTENSION_POINTS
 from kubesched.apis.defaults import DEFAULT_MULTI_POINT, GENERIC_WORKLOAD_MULTI_POINT
-from kubesched.config.flags import GENERIC_WORKLOAD, TRUE_SPELLINGS
+from kubesched.config.flags import COMPOSITE_POD_GROUP, GENERIC_WORKLOAD, TRUE_SPELLINGS
 from kubesched.manifests import workload
 from kubesched.manifests.meta import APP_NAME, COMPONENT
 from kubesched.manifests.options import BUILT_IN_NAMESPACES
@@ -56,6 +56,7 @@ def helpers_tpl(spread: str, *, token_suffix: str) -> str:
         .replace("PREEMPTION_PLUGIN", names.DEFAULT_PREEMPTION)
         .replace("VOLUME_PLUGINS", _words(VOLUME_PLUGINS))
         .replace("GENERIC_WORKLOAD_GATE", GENERIC_WORKLOAD)
+        .replace("COMPOSITE_POD_GROUP_GATE", COMPOSITE_POD_GROUP)
         .replace("TRUE_VALUES", _words(sorted(TRUE_SPELLINGS)))
         .replace(
             "GENERIC_WORKLOAD_PLUGINS", _words(ref.name for ref in GENERIC_WORKLOAD_MULTI_POINT)

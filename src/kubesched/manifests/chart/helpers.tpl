@@ -200,10 +200,12 @@ gangPreemption: true at PostFilter (rbac.preemption overrides). */}}
 {{- $volumes -}}
 {{- end -}}
 
-{{/* "true" when the container's arguments turn the GenericWorkload feature gate on: the last
---feature-gates pair naming it wins (kubesched.config.flags.feature_gates). */}}
-{{- define "kubesched.genericWorkload" -}}
-{{- $args := include "kubesched.args" . | fromYamlArray -}}
+{{/* "true" when the container's arguments turn the feature gate `.gate` on (`.root` is the
+chart's context): the last --feature-gates pair naming it wins
+(kubesched.config.flags.feature_gates). */}}
+{{- define "kubesched.gateOn" -}}
+{{- $gate := .gate -}}
+{{- $args := include "kubesched.args" .root | fromYamlArray -}}
 {{- $on := false -}}
 {{- range $i, $arg := $args -}}
 {{- $value := "" -}}
@@ -214,12 +216,22 @@ gangPreemption: true at PostFilter (rbac.preemption overrides). */}}
 {{- end -}}
 {{- range (splitList "," $value) -}}
 {{- $pair := splitn "=" 2 . -}}
-{{- if eq (trim $pair._0) "GENERIC_WORKLOAD_GATE" -}}
+{{- if eq (trim $pair._0) $gate -}}
 {{- $on = has (trim (toString $pair._1)) (list TRUE_VALUES) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
 {{- $on -}}
+{{- end -}}
+
+{{/* "true" when the GenericWorkload feature gate is on (native PodGroups). */}}
+{{- define "kubesched.genericWorkload" -}}
+{{- include "kubesched.gateOn" (dict "root" . "gate" "GENERIC_WORKLOAD_GATE") -}}
+{{- end -}}
+
+{{/* "true" when the CompositePodGroup feature gate is on (groups of PodGroups). */}}
+{{- define "kubesched.compositePodGroup" -}}
+{{- include "kubesched.gateOn" (dict "root" . "gate" "COMPOSITE_POD_GROUP_GATE") -}}
 {{- end -}}
 
 {{/* Every plugin some profile instantiates (kubesched.framework.resources.enabled_plugin_names):

@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubesched.apis.config import KubeSchedulerConfiguration
-from kubesched.apis.resources import SCHEDULING_PODGROUPS, ResourceSpec, built_in
+from kubesched.apis.resources import (
+    SCHEDULING_COMPOSITEPODGROUPS,
+    SCHEDULING_PODGROUPS,
+    ResourceSpec,
+    built_in,
+)
 from kubesched.manifests import exposure, rbac, workload
 from kubesched.manifests.chart import markers
 from kubesched.manifests.chart.shadow import NOT_SHADOW, READ_ONLY_EXTRA_RULES, REPLICAS, SHADOW
@@ -33,6 +38,7 @@ SELECTOR = "kubesched.selectorLabels"
 PREEMPTS = 'eq (include "kubesched.preempts" .) "true"'
 VOLUMES = 'eq (include "kubesched.volumes" .) "true"'
 ENABLED, GATED = "$enabled", "$gated"
+COMPOSITE = 'eq (include "kubesched.compositePodGroup" .) "true"'
 ROLE_VARIABLES = (
     f'{{{{- {ENABLED} := include "kubesched.enabledPlugins" . | fromYamlArray }}}}\n'
     f'{{{{- {GATED} := eq (include "kubesched.genericWorkload" .) "true" }}}}\n'
@@ -139,8 +145,15 @@ def _declared_rules(declared: Mapping[str, tuple[ResourceSpec, ...]]) -> list[An
         SCHEDULING_PODGROUPS.version,
     )
     specs.setdefault(cycle, SCHEDULING_PODGROUPS)
+    composites = SCHEDULING_COMPOSITEPODGROUPS
+    tree = (composites.group, composites.resource, composites.version)
     guarded: list[tuple[str, dict[str, Any]]] = []
-    for key in sorted(specs):
+    for key in sorted({*specs, tree}):
+        if key == tree and key not in specs:  # read by the pod-group cycle under its gate
+            guarded.append(
+                (COMPOSITE, rbac.rule(composites.group, (composites.resource,), rbac.READ))
+            )
+            continue
         spec, gated = specs[key], key == cycle
         if not built_in(spec):
             condition = _any_enabled(readers.get(key, set()), gated=gated)

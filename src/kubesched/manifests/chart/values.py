@@ -52,7 +52,8 @@ def value_tree(
             key="featureGates",
             default=feature_gates(config.feature_gates),
             doc="Feature gates (--feature-gates), e.g. GenericWorkload: true for native gang\n"
-            "scheduling (the ClusterRole then grants scheduling.k8s.io PodGroups).",
+            "scheduling (the ClusterRole then grants scheduling.k8s.io PodGroups; with\n"
+            "CompositePodGroup: true, groups of gangs, also CompositePodGroups).",
             schema=s.mapping(s.boolean()),
         ),
         Leaf(
