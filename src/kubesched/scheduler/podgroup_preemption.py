@@ -6,7 +6,8 @@ only: `Preemptions.start_group` evicts.
 2. A preemption of this group still running (a pod of lower priority, preempted by a
    scheduler, terminating on a node a member is nominated to) is waited for: the members
    keep their nominations.
-3. The domain is the whole cluster (`default_preemption.victims.collect`); victims are those of
+3. The domain is the whole cluster (`default_preemption.victims.collect`, reading the
+   CompositePodGroups above each PodGroup when the handle serves them); victims are those of
    strictly lower priority than the group's (`spec.priority`). Without any: `No preemption
    victims found for incoming preemptor`.
 4. Every such victim is taken off the cluster and the group is placed again
@@ -38,7 +39,9 @@ from kubesched.plugins.default_preemption.victims import (
     collect,
     most_important_first,
     pod_priority,
+    with_composites,
 )
+from kubesched.plugins.helper.hierarchy import composite_hierarchy
 from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.runtime import Framework
 from kubesched.scheduler.podgroup_algorithm import GroupResult, MemberResult, schedule_group
@@ -114,6 +117,7 @@ def evaluate_group(
     message is upstream's, without the `pod group preemption: ` prefix. `algorithm` places
     the group once the victims are gone (the placement algorithm under
     `TopologyAwareWorkloadScheduling`); by default `schedule_group`."""
+    group_of = with_composites(group_of, composite_hierarchy(fw.handle))
     members = [qpi.pod for qpi in queued]
     if any(pod.preemption_policy == "Never" for pod in members):
         return GroupPreemption(Status(Code.UNSCHEDULABLE, NOT_ELIGIBLE_NEVER))

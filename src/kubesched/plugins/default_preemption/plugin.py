@@ -70,6 +70,7 @@ from kubesched.plugins.default_preemption.evaluation import (
 )
 from kubesched.plugins.default_preemption.pdb import disruption_budgets
 from kubesched.plugins.default_preemption.victims import GroupOf, group_lookup
+from kubesched.plugins.helper.hierarchy import composite_hierarchy
 from kubesched.plugins.helper.listers import declared_lister
 
 NAME = names.DEFAULT_PREEMPTION
@@ -126,9 +127,12 @@ class DefaultPreemption:
             return None
 
     def _group_of(self) -> GroupOf | None:
-        """A pod's native PodGroup, read once per PostFilter run; None with the gate off."""
+        """A pod's native PodGroup (and, with the CompositePodGroup gate, the composites above
+        it), read once per PostFilter run; None with the GenericWorkload gate off."""
         store = self._pod_groups()
-        return group_lookup(store) if store is not None else None
+        if store is None:
+            return None
+        return group_lookup(store, composite_hierarchy(self._handle))
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Upstream's with SchedulerAsyncPreemption (on since 1.33): a bound pod's deletion,

@@ -3,12 +3,16 @@
 gate or without it (then every pod is a victim of its own), for a pod group preemptor (the
 domain is the whole cluster) and for a single pod (the domain is one node).
 
-Every pod counted on the domain's nodes is one victim, except the pods of a PodGroup with
-`spec.disruptionMode.all`, which are one victim together (all its scheduled pods, wherever
-they run, even outside the domain). A pod of a PodGroup has the group's priority
-(`spec.priority`), whether or not the group is evicted as a whole; other pods their own.
-Most important first: higher priority, then groups before single pods (a pod of a PodGroup
-counts as a group), then more pods, then the earlier start.
+Every pod counted on the domain's nodes is one victim, except the pods under a group with
+`spec.disruptionMode.all`: with the `CompositePodGroup` gate, the highest such group on the
+pod's way up (its PodGroup, or a CompositePodGroup above it: `groups.highest_all`) makes one
+victim of every scheduled pod of the PodGroups under it, wherever they run, even outside
+the domain; without that gate, only a PodGroup's own mode counts. A pod of a PodGroup has
+the priority of the last group on its way up (the root composite's when the tree is whole;
+the PodGroup's without the gate), whether or not its group is evicted as a whole; other
+pods their own. Most important first: higher priority, then composites before PodGroups
+before single pods (a pod of a PodGroup evicted alone counts as a PodGroup), then more
+pods, then the earlier start.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from datetime import datetime
 from kubesched.framework import NodeInfo
 from kubesched.framework.listers import Lister
 from kubesched.model import ApiObject, Pod, SchedulingPodGroup
+from kubesched.plugins.default_preemption.groups import Groups, Level, highest_all
+from kubesched.plugins.helper.hierarchy import Hierarchy, HierarchyError, Key
 
-POD, PODGROUP = "pod", "podgroup"
+POD, PODGROUP, COMPOSITE = "pod", "podgroup", "compositepodgroup"
 """Upstream's victim (and preemptor) types, as they appear in event messages."""
-_RANK = {POD: 1, PODGROUP: 2}
+_RANK = {POD: 1, PODGROUP: 2, COMPOSITE: 3}
 
 GroupOf = Callable[[Pod], SchedulingPodGroup | None]
 """The PodGroup a pod belongs to (None: none, or it does not exist)."""
@@ -40,21 +46,28 @@ class Victim:
 
     @property
     def is_group(self) -> bool:
-        return self.kind == PODGROUP
+        return self.kind in (PODGROUP, COMPOSITE)
 
 
-def group_lookup(store: Lister[ApiObject]) -> GroupOf:
-    """`GroupOf` over the native PodGroups' store, each group parsed once."""
-    seen: dict[tuple[str, str], SchedulingPodGroup | None] = {}
+def group_lookup(store: Lister[ApiObject], tree: Hierarchy | None = None) -> Groups:
+    """`GroupOf` over the native PodGroups' store, each group parsed once; with `tree` (the
+    CompositePodGroup gate on) also the composites above each PodGroup."""
+    return Groups(store, tree)
 
-    def group_of(pod: Pod) -> SchedulingPodGroup | None:
-        key = (pod.namespace, pod.pod_group_name)
-        if key not in seen:
-            obj = store.get(pod.pod_group_name, pod.namespace)
-            seen[key] = SchedulingPodGroup.of(obj) if obj is not None else None
-        return seen[key]
 
-    return group_of
+def with_composites(group_of: GroupOf, tree: Hierarchy | None) -> GroupOf:
+    """`group_of` reading the composites of `tree` too (None: the gate off, unchanged)."""
+    return group_of.with_tree(tree) if isinstance(group_of, Groups) else group_of
+
+
+def _chain(pod: Pod, group_of: GroupOf) -> tuple[Level, ...]:
+    if isinstance(group_of, Groups):
+        return group_of.chain(pod)
+    group = group_of(pod) if pod.pod_group_name else None
+    if group is None:
+        return ()
+    key = (PODGROUP, group.namespace, group.name)
+    return (Level(key, group.priority, group.disrupt_all),)
 
 
 def start_seconds(pod: Pod, now: float) -> float:
@@ -68,10 +81,11 @@ def start_seconds(pod: Pod, now: float) -> float:
 
 
 def pod_priority(pod: Pod, group_of: GroupOf | None) -> int:
-    """Upstream `GetPodPriority`: the PodGroup's priority for its members (None: the gate
-    is off, every pod has its own)."""
-    group = group_of(pod) if group_of is not None and pod.pod_group_name else None
-    return group.priority if group is not None else pod.priority
+    """Upstream `GetPodPriority`: the priority of the last group on the pod's way up (the
+    root's; the PodGroup's without the CompositePodGroup gate), the pod's own outside any
+    observed PodGroup (None: the GenericWorkload gate is off, every pod has its own)."""
+    levels = _chain(pod, group_of) if group_of is not None else ()
+    return levels[-1].priority if levels else pod.priority
 
 
 def collect(
@@ -96,41 +110,40 @@ def collect(
             for pod in pods
             if below is None or pod.priority < below
         ]
-    whole = {
-        (pod.namespace, pod.pod_group_name)
-        for pod in pods
-        if pod.pod_group_name and _disrupt_all(group_of(pod))
-    }
-    members = _members(everywhere or nodes, whole) if whole else {}
-    seen: set[tuple[str, str]] = set()
+    tops = [highest_all(_chain(pod, group_of)) for pod in pods]
+    wholes = {level.key for level in tops if level is not None}
+    members = _members(everywhere or nodes, wholes, group_of) if wholes else {}
+    seen: set[Key] = set()
     victims: list[Victim] = []
-    for pod in pods:
-        key = (pod.namespace, pod.pod_group_name)
-        if pod.pod_group_name and key in whole:
-            group = group_of(pod)
-            if key not in seen and group is not None:
-                seen.add(key)
-                victims.append(_victim(members[key], group.priority, PODGROUP, now))
+    for pod, top in zip(pods, tops, strict=True):
+        priority = pod_priority(pod, group_of)
+        if top is not None and members.get(top.key):
+            if top.key not in seen:
+                seen.add(top.key)
+                victims.append(_victim(members[top.key], priority, top.key[0], now))
             continue
         kind = PODGROUP if pod.pod_group_name else POD
-        victims.append(_victim([pod], pod_priority(pod, group_of), kind, now))
+        victims.append(_victim([pod], priority, kind, now))
     return [v for v in victims if below is None or v.priority < below]
 
 
-def _disrupt_all(group: SchedulingPodGroup | None) -> bool:
-    return group is not None and group.disrupt_all
-
-
-def _members(
-    nodes: Sequence[NodeInfo], keys: set[tuple[str, str]]
-) -> dict[tuple[str, str], list[Pod]]:
-    """The pods of the groups `keys` on `nodes`, in node order."""
-    members: dict[tuple[str, str], list[Pod]] = {}
+def _members(nodes: Sequence[NodeInfo], tops: set[Key], group_of: GroupOf) -> dict[Key, list[Pod]]:
+    """The pods, on `nodes` in node order, of the PodGroups under each group of `tops`
+    (upstream `searchCrossNodesVictimPods`; a tree that cannot be walked has none)."""
+    under: dict[tuple[str, str], Key] = {}
+    tree = group_of.tree if isinstance(group_of, Groups) else None
+    for top in tops:
+        try:
+            leaves = list(tree.leaves(top)) if tree is not None else [top]
+        except HierarchyError:
+            continue
+        under.update({(leaf[1], leaf[2]): top for leaf in leaves})
+    members: dict[Key, list[Pod]] = {}
     for info in nodes:
         for pod in info.pods.values():
-            key = (pod.namespace, pod.pod_group_name)
-            if pod.pod_group_name and key in keys:
-                members.setdefault(key, []).append(pod)
+            top_key = under.get((pod.namespace, pod.pod_group_name))
+            if pod.pod_group_name and top_key is not None:
+                members.setdefault(top_key, []).append(pod)
     return members
 
 
