@@ -39,6 +39,7 @@ from kubesched.scheduler.podgroup_placement import (
     schedule_group_in_placements,
     scheduled_members,
 )
+from kubesched.scheduler.podgroup_post_filter import after_post_filters, dra_post_filter
 from kubesched.scheduler.podgroup_preemption import GroupAlgorithm, evaluate_group
 from kubesched.scheduler.podgroup_status import (
     PREEMPTION_PLUGIN,
@@ -207,7 +208,7 @@ class PodGroupCycles:
         nominations: Mapping[str, str] = {}
         waiting = False
         if status.code is Code.UNSCHEDULABLE:
-            post_filter, nominations = self._post_filter(fw, group, queued)
+            post_filter, nominations = self._post_filter(fw, group, queued, result.members)
             waiting = post_filter.is_success()
             status = with_post_filter(status, post_filter)
         rejectors = {name for m in members for name in m.rejectors}
@@ -253,13 +254,19 @@ class PodGroupCycles:
         self.metrics.group_attempt(result, profile=fw.profile_name, seconds=seconds)
 
     def _post_filter(
-        self, fw: Framework, group: SchedulingPodGroup, queued: list[QueuedPodInfo]
+        self,
+        fw: Framework,
+        group: SchedulingPodGroup,
+        queued: list[QueuedPodInfo],
+        members: list[MemberResult],
     ) -> tuple[Status, Mapping[str, str]]:
-        """Upstream's PodGroupPostFilter (DefaultPreemption's, when the profile enables it):
-        its status (message prefixed) and the members' nominations; evicts the victims.
-        Without DefaultPreemption nothing says anything (an empty Unschedulable status)."""
-        if not any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter):
-            return Status(Code.UNSCHEDULABLE), {}
+        """Upstream's PodGroupPostFilter plugins (`podgroup_post_filter`): DynamicResources'
+        then DefaultPreemption's, those the profile enables: the run's status and the
+        members' nominations; evicts the victims."""
+        dra = dra_post_filter(fw, group, queued, members, self._scheduled(fw, group))
+        preempts = any(pl.name == PREEMPTION_PLUGIN for pl in fw.plugins.post_filter)
+        if not preempts or (dra is not None and dra.is_error()):
+            return after_post_filters(dra, None), {}
         group_of = group_lookup(fw.handle.lister(SCHEDULING_PODGROUPS))
         outcome = evaluate_group(
             fw,
@@ -289,7 +296,7 @@ class PodGroupCycles:
             if outcome.evaluation_seconds is not None:
                 evaluation = self.metrics.evaluation_duration.labels(PODGROUP, result)
                 evaluation.observe(outcome.evaluation_seconds)
-        return as_post_filter_status(outcome.status), outcome.nominations
+        return after_post_filters(dra, as_post_filter_status(outcome.status)), outcome.nominations
 
     def _fail(
         self,

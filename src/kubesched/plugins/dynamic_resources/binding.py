@@ -108,9 +108,15 @@ async def _write(
 
 async def unreserve(handle: Handle, entry: Claim, pod: Pod) -> None:
     """Take the pod out of `reservedFor` (a strategic merge patch: no resourceVersion)."""
+    await unreserve_uid(handle, entry, pod.uid)
+
+
+async def unreserve_uid(handle: Handle, entry: Claim, uid: str) -> None:
+    """Take the consumer with this uid (a pod, or a PodGroup in PodGroupPostFilter) out of
+    `reservedFor`."""
     patch = {
         "metadata": {"uid": entry.uid},
-        "status": {"reservedFor": [{"$patch": "delete", "uid": pod.uid}]},
+        "status": {"reservedFor": [{"$patch": "delete", "uid": uid}]},
     }
     try:
         await handle.patch_object(CLAIMS, entry.obj, patch, status=True, strategic=True)

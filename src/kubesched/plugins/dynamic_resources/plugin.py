@@ -21,7 +21,8 @@ claim, created in PreBind with the devices Filter found.
 Native PodGroups (GenericWorkload): within one pod-group cycle a member reuses the
 allocation an earlier member put in flight for a claim they share. With
 DRAWorkloadResourceClaims (beta, off) a claim the PodGroup declares is reserved for the
-PodGroup (`workload_claims`).
+PodGroup (`workload_claims`). After a failed pod-group cycle, PodGroupPostFilter frees what
+the members could not use (`group_post_filter`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ from kubesched.plugins.dynamic_resources.cycle import (
     check_claims,
     error,
     unschedulable,
+)
+from kubesched.plugins.dynamic_resources.group_post_filter import (
+    GroupCycle,
+    GroupWrites,
+    pod_group_post_filter,
 )
 from kubesched.plugins.dynamic_resources.memo import AllocationMemo
 from kubesched.plugins.dynamic_resources.pod_claims import (
@@ -131,10 +137,12 @@ class DynamicResources:
     def pre_filter(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
         data = CycleData()
         state.write(KEY, data)
+        group = group_data(state, create=True)
+        if group is not None:  # for PodGroupPostFilter, claims or not (upstream)
+            group.pods[pod.namespace, pod.name] = data
         extended = extended_resources.requested(pod, self.classes) if pod.requests.scalar else {}
         if not pod.claim_sources and not extended:
             return _SKIP
-        group = group_data(state, create=True)
         gate = self.workload_resource_claims
         try:
             claims = pod_claims(pod, self.manager, accept_group=gate)
@@ -291,6 +299,11 @@ class DynamicResources:
         data = state.get(KEY)
         if data is None:
             return None, _NO_STATE
+        return None, self._deallocate_or_delete(data, pod)[1]
+
+    def _deallocate_or_delete(self, data: CycleData, pod: Pod) -> tuple[bool, Status]:
+        """upstream `deallocateOrDeletePodClaims`: whether a claim was freed (or a stale
+        extended-resource claim deleted), and the status saying so."""
         extended = None if data.extended_index is None else data.claims[data.extended_index]
         for index in sorted(data.unavailable):
             entry = data.claims[index]
@@ -301,12 +314,28 @@ class DynamicResources:
             reserved = entry.claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 self._background.start(binding.deallocate(self.handle, entry))
-                return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+                return True, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
         if extended is not None and not extended_resources.in_memory(extended):
             # Made in an earlier cycle, its allocation maybe stale: start anew.
             self._background.start(binding.delete_claim(self.handle, extended))
-            return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
-        return None, _NOTHING_TO_DEALLOCATE
+            return True, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
+        return False, _NOTHING_TO_DEALLOCATE
+
+    def pod_group_post_filter(self, cycle: GroupCycle) -> Status:
+        """upstream `PodGroupPostFilter` (`group_post_filter`)."""
+        writes = GroupWrites(
+            deallocate=lambda entry: self._background.start(binding.deallocate(self.handle, entry)),
+            unreserve=lambda entry, uid: self._background.start(
+                binding.unreserve_uid(self.handle, entry, uid)
+            ),
+        )
+        return pod_group_post_filter(
+            cycle,
+            gate=self.workload_resource_claims,
+            manager=self.manager,
+            pod_post_filter=lambda data, pod: self._deallocate_or_delete(data, pod)[0],
+            writes=writes,
+        )
 
     def pre_score(self, state: CycleState, _pod: Pod, _nodes: Sequence[NodeInfo]) -> Status:
         """Skip unless a claim has `firstAvailable` requests (every score would be 0)."""

@@ -12,6 +12,7 @@ exactly as upstream ignores the PodGroup's claims then.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
 from kubesched.framework import CycleState, Handle, StateKey
@@ -19,6 +20,9 @@ from kubesched.model import ApiObject, Pod, PodResourceClaim
 from kubesched.model.pod_volumes import pod_resource_claims
 from kubesched.plugins.dynamic_resources.pod_claims import GROUP, PODGROUPS, ClaimsNotReady
 from kubesched.plugins.helper.listers import declared_lister
+
+if TYPE_CHECKING:
+    from kubesched.plugins.dynamic_resources.cycle import CycleData
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,9 @@ class GroupCycleData:
 
     pending: dict[str, set[str]] = field(default_factory=dict)
     """Claim uid -> the uids of the members that reserved its allocation in flight."""
+    pods: dict[tuple[str, str], CycleData] = field(default_factory=dict)
+    """(namespace, name) -> each member's PreFilter data, for PodGroupPostFilter (upstream
+    `podsStateData`)."""
 
     def clone(self) -> GroupCycleData:
         return self
