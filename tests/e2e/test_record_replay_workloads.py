@@ -5,7 +5,9 @@ from the seed): scaled up, a node added, scaled up again and down, a node draine
 (cordoned, its pods deleted and made again elsewhere, then deleted) and a high-priority pod
 that only fits on the largest node by evicting the Deployment's pods there. The replay
 evicts the pods kube-scheduler evicted (each once: kube-scheduler may send a victim a second
-`Preempted` event, `recording.preempted`). The trace replayed in process with
+`Preempted` event, `recording.preempted`), but for pods one side placed on a node tied with
+the other's, which may stand on the largest node on one side only. The trace replayed in
+process with
 kubesched's default profile puts at least 99 % of the pods on kube-scheduler's node or one
 tied with it; every other pod is listed with both nodes.
 """
@@ -31,6 +33,7 @@ from tests.e2e.harness.recording import (
     preempted,
     record_around,
     replay_default,
+    unexplained_evictions,
 )
 from tests.e2e.harness.workloads import deployment, kwok_node, pods_of, unique
 
@@ -169,8 +172,8 @@ def test_a_churning_deployment_replays_as_kube_scheduler_placed_it(
     report = replay_default(path)
     victims = preempted(read_trace(path).records())
     assert victims, "kube-scheduler evicted pods for the high-priority pod"
-    assert evicted(report) == victims
-    assert report["evictions"] == len(victims)
+    assert not unexplained_evictions(report, victims)
+    assert report["evictions"] == len(evicted(report))
     big = next(d for d in report["decisions"] if d["pod"] == f"{namespace}/rr-big")
     assert big["node"] == big["recorded_node"] == history.largest
     assert_faithful(report, pods=20)

@@ -3,7 +3,7 @@
     stderr = record_around(["kubesched", "record", "--out", str(path)], cwd, env, work)
     report = replay_default(path)          # kubesched's default profile, ties following
     assert_faithful(report)                 # >= 99 % same node or tied, others explained
-    assert evicted(report) == preempted(read_trace(path).records())
+    assert not unexplained_evictions(report, preempted(read_trace(path).records()))
 
 `record_around` runs the recorder as a user would (a process, ended with Ctrl-C) around
 `work()`; the replay runs in this process (`kubesched.replay.replay_trace`), never touching
@@ -106,6 +106,21 @@ def preempted(records: Iterable[Mapping[str, Any]]) -> set[str]:
 def evicted(report: dict[str, Any]) -> set[str]:
     """The pods (`namespace/name`) the replay's preemptions evicted."""
     return {d["pod"] for d in report["decisions"] if d["evicted_at"] is not None}
+
+
+def unexplained_evictions(report: dict[str, Any], victims: set[str]) -> list[str]:
+    """One line per pod only one side evicted although both placed it on the same node.
+    A pod that one side put on a node tied with the other's (`assert_faithful` bounds those)
+    can stand on the preempted node on one side only, and is then evicted on that side only."""
+    decisions = {d["pod"]: d for d in report["decisions"]}
+    replayed = evicted(report)
+    lines = []
+    for pod in sorted(replayed ^ victims):
+        d = decisions.get(pod)
+        if d is None or d["node"] == d["recorded_node"]:
+            side = "the replay" if pod in replayed else "kube-scheduler"
+            lines.append(f"{pod}: evicted by {side} only, placed alike ({d and d['node']})")
+    return lines
 
 
 def disagreements(report: dict[str, Any]) -> list[str]:
