@@ -5,8 +5,10 @@ on its own nodes. The claim's one device sits on one node of three: both schedul
 both members there, allocate the claim once and reserve it for the PodGroup (not for the
 pods), and the second member's first PreBind finds the claim written by the first's (the
 same FailedScheduling text, then bound); a second group whose claim wants two devices fits
-nowhere and both say why alike. The API server keeps a PodGroup's `spec.resourceClaims`
-only with the gate on (tests/e2e/conftest.py)."""
+nowhere and both say why alike; once the first gang's members are gone, new members that
+fit nowhere make both schedulers' PodGroupPostFilter unreserve the claim for the PodGroup.
+The API server keeps a PodGroup's `spec.resourceClaims` only with the gate on
+(tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -176,8 +178,40 @@ def test_a_gang_shares_its_pod_groups_claim(api: ApiClient, both: dict[str, str]
         }
         assert conditions[OURS] == conditions[ORACLE]
         assert _placed(api, both[OURS], big[OURS]) == ["", ""]
+        _members_gone_then_unfit(api, both, members)
     finally:
         _cleanup(api)
+
+
+def _members_gone_then_unfit(
+    api: ApiClient, both: dict[str, str], members: dict[str, list[str]]
+) -> None:
+    """`train`'s members deleted, two new ones that fit nowhere (9 cpu): no member is
+    scheduled, no claim unavailable (NodeResourcesFit rejects first), so upstream's
+    DynamicResources PodGroupPostFilter takes the PodGroup out of the allocated claim's
+    `reservedFor` (`deallocatePodGroupClaims`); the allocation stays."""
+    late = {}
+    for s, ns in both.items():
+        for gone in members[s]:
+            api.delete("Pod", gone, namespace=ns, grace_period=0)
+        late[s] = [f"train-late-{i}" for i in range(2)]
+        for name in late[s]:
+            pod = make_pod().name(name).scheduler(s).pod_group("train").req(cpu="9")
+            obj = pod.node_selector(**{NODE_LABEL: s}).obj()
+            obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "train-gpu"}]
+            api.create(obj, namespace=ns)
+    claims = {
+        s: wait_for(
+            lambda ns=ns, s=s: _claim(api, ns, "train-gpu", s),
+            until=lambda found: "'reservedFor': []" in found["status"],
+            message=f"{s}'s claim unreserved for the PodGroup",
+        )
+        for s, ns in both.items()
+    }
+    assert claims[OURS] == claims[ORACLE]
+    assert "'allocation': {}" not in claims[OURS]["status"]
+    reasons = {s: _reasons(api, ns, late[s]) for s, ns in both.items()}
+    assert _named(reasons[OURS], OURS) == _named(reasons[ORACLE], ORACLE)
 
 
 def _failures(api: ApiClient, ns: str, pods: list[str]) -> list[str]:
