@@ -22,8 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from kubesched.framework.logkv import kv
-from kubesched.informers.deltas import DeltaError, DeltaReader, encode
+from kubesched.informers.deltas import Delta, DeltaError, DeltaReader, encode
 from kubesched.informers.remote import RemoteReflector
+from kubesched.kube.child_pipe import ChildPipe
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class InformerProcess:
     async def _start(self) -> None:
         loop = asyncio.get_running_loop()
         transport, _ = await loop.subprocess_exec(
-            lambda: _ChildProtocol(self), *self._argv, stdin=-1, stdout=-1, stderr=None
+            self._pipe, *self._argv, stdin=-1, stdout=-1, stderr=None
         )
         self._transport = transport
         self._started_at, self._down_since = time.monotonic(), None
@@ -121,7 +122,18 @@ class InformerProcess:
             if transport.get_returncode() is None:
                 asyncio.get_running_loop().call_later(2.0, _kill, transport)
 
-    def received(self, frames: list[list[tuple[int, str, Any]]]) -> None:
+    def _pipe(self) -> ChildPipe[list[Delta]]:
+        """The child's stdout: delta frames, read to the end when it exits."""
+        reader = DeltaReader()
+        return ChildPipe(
+            feed=reader.feed,
+            received=self.received,
+            exited=self.exited,
+            corrupt=(DeltaError,),
+            what="delta stream",
+        )
+
+    def received(self, frames: Sequence[list[tuple[int, str, Any]]]) -> None:
         """Delta frames of the child, applied in order."""
         informers = self._informers
         for deltas in frames:
@@ -165,34 +177,3 @@ class InformerProcess:
 def _kill(transport: asyncio.SubprocessTransport) -> None:
     if transport.get_returncode() is None:
         transport.kill()
-
-
-class _ChildProtocol(asyncio.SubprocessProtocol):
-    def __init__(self, owner: InformerProcess) -> None:
-        self._owner = owner
-        self._frames = DeltaReader()
-        self._failed = False
-        self._transport: asyncio.SubprocessTransport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = cast("asyncio.SubprocessTransport", transport)  # uvloop's is no subclass
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd != 1 or self._failed:
-            return
-        try:
-            frames = self._frames.feed(data)
-        except DeltaError as exc:
-            self._failed = True
-            self._owner.exited(None, f"corrupt delta stream: {exc}")
-            return
-        self._owner.received(frames)
-
-    def connection_lost(self, _exc: Exception | None) -> None:
-        """The child exited and its pipes are read to the end (no delta is lost)."""
-        if self._failed:
-            return
-        self._failed = True
-        code = None if self._transport is None else self._transport.get_returncode()
-        reason = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        self._owner.exited(code, reason)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from kubesched.framework.logkv import kv
+from kubesched.kube.child_pipe import ChildPipe
 from kubesched.kube.errors import ConnectionFailed, Fenced
 from kubesched.kube.writer_frames import (
     CONNECTION_FAILED,
@@ -86,7 +87,7 @@ class WriterProcess:
         loop = asyncio.get_running_loop()
         self._ready = self._ready or asyncio.Event()
         transport, _ = await loop.subprocess_exec(
-            lambda: _ChildProtocol(self), *self._argv, stdin=-1, stdout=-1, stderr=None
+            self._pipe, *self._argv, stdin=-1, stdout=-1, stderr=None
         )
         self._transport = transport
         self._outbox = []
@@ -208,6 +209,21 @@ class WriterProcess:
         except TimeoutError:
             raise ConnectionFailed("the writer process is not running") from None
 
+    def _pipe(self) -> ChildPipe[tuple[dict[str, Any], bytes]]:
+        """The child's stdout: answer frames, read to the end when it exits."""
+        reader = FrameReader()
+        return ChildPipe(
+            feed=reader.feed,
+            received=self._answers,
+            exited=self.exited,
+            corrupt=(FrameError,),
+            what="answer stream",
+        )
+
+    def _answers(self, frames: Sequence[tuple[dict[str, Any], bytes]]) -> None:
+        for header, body in frames:
+            self.answered(header, body)
+
     def answered(self, header: dict[str, Any], body: bytes) -> None:
         """An answer frame from the child."""
         answer = self._pending.get(header.get("i", -1))
@@ -258,35 +274,3 @@ class WriterProcess:
         except OSError as exc:
             log.error("writer process did not start", extra=kv(err=exc))  # noqa: TRY400 - one line
             self.exited(None, f"start failed: {exc}")
-
-
-class _ChildProtocol(asyncio.SubprocessProtocol):
-    def __init__(self, owner: WriterProcess) -> None:
-        self._owner = owner
-        self._frames = FrameReader()
-        self._failed = False
-        self._transport: asyncio.SubprocessTransport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = cast("asyncio.SubprocessTransport", transport)  # uvloop's is no subclass
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd != 1 or self._failed:
-            return
-        try:
-            frames = self._frames.feed(data)
-        except FrameError as exc:
-            self._failed = True
-            self._owner.exited(None, f"corrupt answer stream: {exc}")
-            return
-        for header, body in frames:
-            self._owner.answered(header, body)
-
-    def connection_lost(self, _exc: Exception | None) -> None:
-        """The child exited and its pipes are read to the end (no answer is lost)."""
-        if self._failed:
-            return
-        self._failed = True
-        code = None if self._transport is None else self._transport.get_returncode()
-        reason = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        self._owner.exited(code, reason)
