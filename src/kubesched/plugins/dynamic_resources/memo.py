@@ -169,3 +169,22 @@ class AllocationMemo:
         if len(answers) >= MAX_ENTRIES_PER_NODE:
             answers.clear()
         answers[key] = answer
+
+    def allocate(
+        self,
+        allocator: Allocator,
+        node: Node,
+        claims: list[ResourceClaim],
+        deadline: float | None,
+    ) -> Answer:
+        """The allocator's answer, or the one it gave before for the same inputs."""
+        key = self.key(allocator, node, claims)
+        if key is not None:
+            found, answer = self.get(node, key)
+            if found:
+                return None if answer is None else list(answer)
+        answer = allocator.allocate(node, claims, deadline=deadline)
+        key = key if key is not None else self.key(allocator, node, claims)
+        if key is not None:
+            self.put(node, key, None if answer is None else list(answer))
+        return answer

@@ -7,12 +7,13 @@ being allocated for another pod, a missing DeviceClass: UnschedulableAndUnresolv
 builds the allocator over every slice (DeviceTaintRules applied) and the devices in use,
 including allocations in flight; Filter runs the allocator on the node (within
 `filterTimeout`) and keeps the result; Score rewards the earlier `firstAvailable`
-subrequests; Reserve puts the node's allocations in flight (shared by every profile, so no
-two pods get one device between Reserve and the write); PreBind writes each claim's
-finalizer, `status.allocation` and `status.reservedFor` (re-reading it on a conflict) and
-waits for binding conditions up to `bindingTimeout`; Unreserve takes the allocations back
-and the pod out of `reservedFor`; PostFilter deallocates a claim that is allocated where
-the pod cannot go and reserved for nobody else. Pods without claims skip it.
+subrequests (both in `node_allocation`); Reserve puts the node's allocations in flight
+(shared by every profile, so no two pods get one device between Reserve and the write);
+PreBind writes each claim's finalizer, `status.allocation` and `status.reservedFor`
+(re-reading it on a conflict) and waits for binding conditions up to `bindingTimeout`;
+Unreserve takes the allocations back and the pod out of `reservedFor`; PostFilter
+deallocates a claim that is allocated where the pod cannot go and reserved for nobody else.
+Pods without claims skip it.
 
 Extended resources backed by DRA (DRAExtendedResource, `extended.py`): a pod's request for
 a resource a DeviceClass provides, on a node that does not offer it itself, becomes one more
@@ -28,18 +29,12 @@ the members could not use (`group_post_filter`).
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.dra.cel import CelCache
-from kubesched.dra.structured import (
-    AllocationError,
-    Allocator,
-    Features,
-    NodeAllocationError,
-)
+from kubesched.dra.structured import AllocationError, Allocator, Features
 from kubesched.dra.structured.allocator import PoolsCache
 from kubesched.framework import (
     ClusterEventWithHint,
@@ -52,9 +47,8 @@ from kubesched.framework import (
     QueueingHint,
     Status,
 )
-from kubesched.model import Node, Pod
+from kubesched.model import Pod
 from kubesched.model.dra import ResourceSlice
-from kubesched.model.dra_claims import AllocationResult, ResourceClaim
 from kubesched.plugins.dynamic_resources import binding, prebind, resources
 from kubesched.plugins.dynamic_resources import extended as extended_resources
 from kubesched.plugins.dynamic_resources import hints as dra_hints
@@ -72,6 +66,11 @@ from kubesched.plugins.dynamic_resources.group_post_filter import (
     pod_group_post_filter,
 )
 from kubesched.plugins.dynamic_resources.memo import AllocationMemo
+from kubesched.plugins.dynamic_resources.node_allocation import (
+    explain_node,
+    filter_node,
+    score_node,
+)
 from kubesched.plugins.dynamic_resources.pod_claims import (
     ClaimsNotReady,
     pod_claims,
@@ -88,8 +87,6 @@ from kubesched.plugins.helper.normalize import default_normalize_score
 log = logging.getLogger(__name__)
 
 NAME = names.DYNAMIC_RESOURCES
-FIRST_AVAILABLE_MAX_SIZE: Final = 8
-"""upstream `resourceapi.FirstAvailableDeviceRequestMaxSize`."""
 _SKIP: Final = Status(Code.SKIP)
 _NOTHING_TO_DEALLOCATE: Final = Status(Code.UNSCHEDULABLE)
 _NO_STATE: Final = Status(Code.ERROR, "not found")
@@ -186,112 +183,18 @@ class DynamicResources:
         data = state.get(KEY)
         if data is None or not data.claims:
             return None
-        node_claim: extended_resources.NodeClaim | None = None
-        if data.extended_index is not None:
-            node_claim, status = self._filter_extended(data, pod, node_info)
-            if status is not None:
-                return status
-            if node_claim is None and not data.user_claims():
-                return None  # the node's device plugin serves them (NodeResourcesFit checked)
-        node = node_info.node
-        unavailable = [
-            index
-            for index, matches in enumerate(data.available_on)
-            if matches is not None and not matches(node)
-        ]
-        if data.allocator is not None:
-            status = self._allocate(data, node_info, node_claim)
-            if status is not None:
-                return status
-        if unavailable:
-            data.unavailable.update(unavailable)
-            return unschedulable("resourceclaim not available on the node")
-        return None
-
-    def _filter_extended(
-        self, data: CycleData, pod: Pod, node_info: NodeInfo
-    ) -> tuple[extended_resources.NodeClaim | None, Status | None]:
-        """upstream `filterExtendedResources`."""
-        assert data.extended_index is not None
-        entry = data.claims[data.extended_index]
-        if entry.claim.requests:  # made in an earlier cycle: PostFilter deletes it
-            return None, unschedulable("cannot schedule extended resource claim")
-        needed = extended_resources.needed_on_node(
-            data.extended, node_info.node.allocatable.scalar, self.classes
+        return filter_node(
+            data,
+            pod,
+            node_info,
+            classes=self.classes,
+            memo=self._memo,
+            filter_timeout=self.args.filter_timeout,
         )
-        if needed is None:
-            return None, unschedulable("cannot fit resource")
-        if not needed or entry.claim.allocation is not None:
-            return None, None
-        node_claim = extended_resources.node_claim(pod, entry, needed, self.classes)
-        data.node_claims[node_info.name] = node_claim
-        return node_claim, None
-
-    def _allocate(
-        self,
-        data: CycleData,
-        node_info: NodeInfo,
-        node_claim: extended_resources.NodeClaim | None,
-    ) -> Status | None:
-        assert data.allocator is not None
-        node = node_info.node
-        indexes = [i for i in data.to_allocate() if i not in data.reused]
-        claims = [
-            node_claim.claim
-            if node_claim is not None and i == data.extended_index
-            else data.claims[i].claim
-            for i in indexes
-        ]
-        timeout = self.args.filter_timeout
-        deadline = time.monotonic() + timeout if timeout > 0 else None
-        try:
-            results = self._allocate_or_recall(data.allocator, node, claims, deadline)
-        except NodeAllocationError as exc:
-            return unschedulable(str(exc))
-        except AllocationError as exc:
-            if "context deadline exceeded" in str(exc):
-                return error(f"node {node.name}: timed out trying to allocate devices")
-            return error(str(exc))
-        if results is None or len(results) != len(claims):
-            return unschedulable("cannot allocate all claims")
-        if data.reused:  # in claim order (upstream appends them, see workload_claims)
-            found = dict(zip(indexes, results, strict=True)) | data.reused
-            results = [found[i] for i in data.to_allocate()]
-        data.node_allocations[node.name] = results
-        return None
 
     def explain_node(self, state: CycleState, node_name: str) -> str | None:
         """For `kubesched explain`: the devices this node would give the pod's claims."""
-        data = state.get(KEY)
-        results = None if data is None else data.node_allocations.get(node_name)
-        if data is None or results is None:
-            return None
-        names = [data.claims[i].obj.name for i in data.to_allocate()]
-        parts = []
-        for name, allocation in zip(names, results, strict=True):
-            devices = ", ".join(f"{r.driver}/{r.pool}/{r.device}" for r in allocation.results)
-            parts.append(f"{name}: {devices or 'no device'}")
-        return "devices " + "; ".join(parts)
-
-    def _allocate_or_recall(
-        self,
-        allocator: Allocator,
-        node: Node,
-        claims: list[ResourceClaim],
-        deadline: float | None,
-    ) -> list[AllocationResult] | None:
-        """The allocator's answer, or the one it gave before for the same inputs (see
-        `memo`)."""
-        key = self._memo.key(allocator, node, claims)
-        if key is not None:
-            found, answer = self._memo.get(node, key)
-            if found:
-                return None if answer is None else list(answer)
-        answer = allocator.allocate(node, claims, deadline=deadline)
-        key = key if key is not None else self._memo.key(allocator, node, claims)
-        if key is not None:
-            self._memo.put(node, key, None if answer is None else list(answer))
-        return answer
+        return explain_node(state.get(KEY), node_name)
 
     def post_filter(
         self, state: CycleState, pod: Pod, _statuses: NodeToStatusReader
@@ -347,25 +250,7 @@ class DynamicResources:
         return Status(Code.SUCCESS)
 
     def score(self, state: CycleState, _pod: Pod, node_info: NodeInfo) -> int:
-        data = state.read(KEY)
-        results = data.node_allocations.get(node_info.name)
-        if results is None:
-            return 0
-        score = 0
-        allocated = iter(results)
-        for entry in data.claims:
-            allocation = entry.claim.allocation or next(allocated, None)
-            if allocation is None:
-                raise RuntimeError(
-                    f"number of allocations {len(results)} is smaller than number of claims "
-                    "needing allocation"
-                )
-            chosen = {r.request for r in allocation.results if "/" in r.request}
-            for request in entry.claim.requests:
-                for i, sub in enumerate(request.first_available):
-                    if f"{request.name}/{sub.name}" in chosen:
-                        score += FIRST_AVAILABLE_MAX_SIZE - i
-        return score
+        return score_node(state.read(KEY), node_info.name)
 
     def normalize_score(
         self, _state: CycleState, _pod: Pod, scores: MutableSequence[int]
