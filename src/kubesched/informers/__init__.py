@@ -1,5 +1,10 @@
 """List + watch of Nodes and Pods into slim objects, with handlers called on every change."""
 
-from kubesched.informers.reflector import EventHandler, Reflector, ReflectorSettings
+from kubesched.informers.reflector import (
+    EventHandler,
+    IgnoreEvents,
+    Reflector,
+    ReflectorSettings,
+)
 
-__all__ = ["EventHandler", "Reflector", "ReflectorSettings"]
+__all__ = ["EventHandler", "IgnoreEvents", "Reflector", "ReflectorSettings"]

@@ -50,6 +50,20 @@ class EventHandler(Protocol[T_contra]):
     def on_delete(self, obj: T_contra) -> None: ...
 
 
+class IgnoreEvents:
+    """The handler of an informer that is only read from its store (or streams its changes
+    elsewhere): its changes trigger nothing."""
+
+    def on_add(self, obj: object) -> None:
+        pass
+
+    def on_update(self, old: object, new: object) -> None:
+        pass
+
+    def on_delete(self, obj: object) -> None:
+        pass
+
+
 @dataclass(frozen=True, slots=True)
 class ReflectorSettings:
     """Timings of one reflector; defaults follow client-go's reflector."""

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kubesched.informers.deltas import LIST_ENDED, LIST_STARTED, LISTED
-from kubesched.informers.reflector import Reflector
+from kubesched.informers.reflector import IgnoreEvents, Reflector
 
 T = TypeVar("T")
 
@@ -17,22 +17,11 @@ Emit = Callable[[str, Any], None]
 """Sends one delta (op, payload) of this informer."""
 
 
-class _NoHandler:
-    def on_add(self, obj: object) -> None:
-        pass
-
-    def on_update(self, old: object, new: object) -> None:
-        pass
-
-    def on_delete(self, obj: object) -> None:
-        pass
-
-
 class StreamingReflector(Reflector[T]):
     """A Reflector whose list pages and watch objects go to `emit`, not into a store."""
 
     def __init__(self, *args: Any, emit: Emit, **kwargs: Any) -> None:
-        kwargs.setdefault("handler", _NoHandler())
+        kwargs.setdefault("handler", IgnoreEvents())
         super().__init__(*args, **kwargs)
         self._emit = emit
 

@@ -21,7 +21,7 @@ from kubesched.cache import SchedulerCache
 from kubesched.framework import ActionType, ClusterEvent, WaitingPods
 from kubesched.framework.listers import ClusterListers, IndexedStore
 from kubesched.framework.resources import ResourceSpec
-from kubesched.informers import Reflector
+from kubesched.informers import IgnoreEvents, Reflector
 from kubesched.informers.health import InformerHealth
 from kubesched.informers.process import InformerProcess
 from kubesched.informers.remote import RemoteReflector
@@ -42,19 +42,6 @@ class _Versioned(Protocol):
 
 
 T = TypeVar("T", bound=_Versioned)
-
-
-class IgnoreEvents:
-    """For informers that are only read from their stores: their changes trigger nothing."""
-
-    def on_add(self, obj: object) -> None:
-        pass
-
-    def on_update(self, old: object, new: object) -> None:
-        pass
-
-    def on_delete(self, obj: object) -> None:
-        pass
 
 
 def informer(
