@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kubesched.model.apiobject import ApiObject
+from kubesched.model.podgroup import first_topology_key, int_or_zero
 
 MAX_TREE_DEPTH = 4
 """upstream `WorkloadMaxTreeDepth`: a walk from a root deeper than this is an error."""
@@ -51,8 +52,8 @@ class SchedulingCompositePodGroup:
             name=obj.name,
             parent=parent_name(obj),
             min_group_count=int(count or 0) if isinstance(gang, Mapping) else None,
-            topology_key=_topology_key(spec.get("schedulingConstraints")),
-            priority=_int(spec.get("priority")),
+            topology_key=first_topology_key(spec.get("schedulingConstraints")),
+            priority=int_or_zero(spec.get("priority")),
             creation_timestamp=obj.creation_timestamp,
             obj=obj,
         )
@@ -62,17 +63,6 @@ def parent_name(obj: ApiObject) -> str:
     """`spec.parentCompositePodGroupName` of a PodGroup or CompositePodGroup, "" for none."""
     parent = obj.spec.get("parentCompositePodGroupName")
     return parent if isinstance(parent, str) else ""
-
-
-def _topology_key(constraints: object) -> str:
-    topology = constraints.get("topology") if isinstance(constraints, Mapping) else None
-    first = topology[0] if isinstance(topology, list) and topology else None
-    key = first.get("key") if isinstance(first, Mapping) else None
-    return key if isinstance(key, str) else ""
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 __all__ = ["MAX_TREE_DEPTH", "SchedulingCompositePodGroup", "parent_name"]

@@ -62,9 +62,9 @@ class SchedulingPodGroup:
             generation=obj.generation,
             conditions=tuple(c for c in conditions if isinstance(c, Mapping)),
             obj=obj,
-            priority=_int(obj.spec.get("priority")),
+            priority=int_or_zero(obj.spec.get("priority")),
             disrupt_all=isinstance((obj.spec.get("disruptionMode") or {}).get("all"), Mapping),
-            topology_key=_topology_key(obj.spec.get("schedulingConstraints")),
+            topology_key=first_topology_key(obj.spec.get("schedulingConstraints")),
         )
 
     @property
@@ -76,15 +76,17 @@ class SchedulingPodGroup:
         return next((c for c in self.conditions if c.get("type") == kind), None)
 
 
-def _topology_key(constraints: object) -> str:
-    """The first topology constraint's key, "" when there is none or it is malformed."""
+def first_topology_key(constraints: object) -> str:
+    """The first topology constraint's key of `schedulingConstraints` (a PodGroup's or a
+    CompositePodGroup's), "" when there is none or it is malformed."""
     topology = constraints.get("topology") if isinstance(constraints, Mapping) else None
     first = topology[0] if isinstance(topology, list) and topology else None
     key = first.get("key") if isinstance(first, Mapping) else None
     return key if isinstance(key, str) else ""
 
 
-def _int(value: object) -> int:
+def int_or_zero(value: object) -> int:
+    """`value` when it is an int (a bool is not), else 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
