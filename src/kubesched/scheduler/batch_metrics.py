@@ -3,9 +3,10 @@ each profile's batch (`kubesched.runtime.batch`) through a `ProfileBatchMetrics`
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry
 
 from kubesched.runtime.batch import BatchMetrics
+from kubesched.scheduler.prom import Counter, Histogram
 
 _HINT_BUCKETS = tuple(0.00001 * 2**i for i in range(12))
 """Upstream `ExponentialBuckets(0.00001, 2, 12)`: 10 us up to about 20 ms."""

@@ -7,14 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from prometheus_client import (
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    ProcessCollector,
-    disable_created_metrics,
-)
+from prometheus_client import CollectorRegistry, ProcessCollector, disable_created_metrics
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
@@ -23,6 +16,7 @@ from kubesched.runtime.batch import BatchMetrics
 from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics
 from kubesched.scheduler.batch_metrics import BatchFamilies
 from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
+from kubesched.scheduler.prom import Counter, Gauge, Histogram
 from kubesched.scheduler.workload_metrics import WorkloadMetrics
 
 # kube-scheduler exports no `*_created` series; nor does kubesched.

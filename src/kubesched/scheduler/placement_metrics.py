@@ -9,7 +9,9 @@ either.
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry
+
+from kubesched.scheduler.prom import Counter, Histogram
 
 FEASIBLE = "feasible"
 INFEASIBLE = "infeasible"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
 from kubesched.cache import SchedulerCache, Snapshot
 from kubesched.framework import CycleState
@@ -42,6 +42,7 @@ from kubesched.runtime import (
     SchedulingError,
     schedule_pod,
 )
+from kubesched.scheduler.prom import Counter
 from kubesched.scheduler.shadow_compare import (
     AGREEING,
     UNSCHEDULABLE_REASON,

@@ -10,10 +10,11 @@ The `preemptor` labels are `victims.POD` and `victims.PODGROUP` (upstream's enti
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry
 
 from kubesched.plugins.default_preemption.victims import PODGROUP
 from kubesched.scheduler.placement_metrics import PlacementMetrics
+from kubesched.scheduler.prom import Counter, Histogram
 
 SCHEDULED = "scheduled"
 UNSCHEDULABLE = "unschedulable"

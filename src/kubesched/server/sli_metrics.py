@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import time
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client import CollectorRegistry, generate_latest
+
+from kubesched.scheduler.prom import Counter, Gauge
 
 RESET_ANSWER = "metrics reset\n"
 
