@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kubesched.bench.templates import node_default
+
 API = "resource.k8s.io/v1"
 DRIVER = "test-driver.cdi.k8s.io"
 CLASS = "test-class"
@@ -30,24 +32,9 @@ def dra_node_name(index: int) -> str:
 
 
 def node_with_dra_test_driver(index: int) -> dict[str, Any]:
-    """`node-with-dra-test-driver.yaml` (+ the hostname label of upstream's node preparer)."""
-    name = dra_node_name(index)
-    capacity = {"pods": "110", "cpu": "4", "memory": "32Gi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {"node-with-dra": "true", "kubernetes.io/hostname": name},
-        },
-        "spec": {},
-        "status": {
-            "capacity": capacity,
-            "allocatable": dict(capacity),
-            "conditions": [{"type": "Ready", "status": "True"}],
-            "phase": "Running",
-        },
-    }
+    """`node-with-dra-test-driver.yaml`: `node-default.yaml` with the `node-with-dra` label
+    (+ the hostname label of upstream's node preparer)."""
+    return node_default(dra_node_name(index), {"node-with-dra": "true"})
 
 
 def _device(index: int, pci_roots: int) -> dict[str, Any]:

@@ -158,35 +158,33 @@ def pod_high_priority_large_cpu(name: str, namespace: str, scheduler: str) -> di
 
 def node_default(name: str, labels: Mapping[str, str]) -> dict[str, Any]:
     """`node-default.yaml` plus the hostname label and `labels`."""
-    capacity = {"pods": "110", "cpu": "4", "memory": "32Gi"}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {HOSTNAME: name, **labels}},
-        "spec": {},
-        "status": {
-            "capacity": capacity,
-            "allocatable": dict(capacity),
-            "conditions": [{"type": "Ready", "status": "True"}],
-            "phase": "Running",
-        },
-    }
+    return _ready_node(name, labels, {"pods": "110", "cpu": "4", "memory": "32Gi"}, spec=True)
 
 
 def churn_node(name: str) -> dict[str, Any]:
     """`churn/node-default.yaml`: a Ready node with room for no pod."""
-    capacity = {"pods": "0"}
-    return {
+    return _ready_node(name, {}, {"pods": "0"}, spec=False)
+
+
+def _ready_node(
+    name: str, labels: Mapping[str, str], capacity: dict[str, str], *, spec: bool
+) -> dict[str, Any]:
+    """A Ready node with the hostname label and `labels`, `capacity` all allocatable; an
+    empty `spec` with `spec` (as the template has it)."""
+    node: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Node",
-        "metadata": {"name": name, "labels": {HOSTNAME: name}},
-        "status": {
-            "capacity": capacity,
-            "allocatable": dict(capacity),
-            "conditions": [{"type": "Ready", "status": "True"}],
-            "phase": "Running",
-        },
+        "metadata": {"name": name, "labels": {HOSTNAME: name, **labels}},
     }
+    if spec:
+        node["spec"] = {}
+    node["status"] = {
+        "capacity": capacity,
+        "allocatable": dict(capacity),
+        "conditions": [{"type": "Ready", "status": "True"}],
+        "phase": "Running",
+    }
+    return node
 
 
 def churn_service(name: str, namespace: str) -> dict[str, Any]:
