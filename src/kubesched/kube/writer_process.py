@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from kubesched.framework.logkv import kv
-from kubesched.kube.child_pipe import ChildPipe
+from kubesched.kube.child_pipe import COALESCE_SECONDS, ChildPipe
 from kubesched.kube.errors import ConnectionFailed, Fenced
 from kubesched.kube.writer_frames import (
     CONNECTION_FAILED,
@@ -171,13 +171,13 @@ class WriterProcess:
         return cast("asyncio.WriteTransport", stdin)
 
     def _send(self, frame: bytes) -> None:
-        """Queue a frame; the frames queued in one turn of the event loop go out in one
-        write (one system call, one wake-up of the child)."""
+        """Queue a frame; the frames queued within `COALESCE_SECONDS` go out in one write
+        (one system call, one wake-up of the child)."""
         if self._stdin() is None:
             raise ConnectionFailed("the writer process is not running")
         self._outbox.append(frame)
         if len(self._outbox) == 1:
-            asyncio.get_running_loop().call_soon(self._flush)
+            asyncio.get_running_loop().call_later(COALESCE_SECONDS, self._flush)
 
     def _flush(self) -> None:
         frames, self._outbox = self._outbox, []

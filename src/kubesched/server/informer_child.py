@@ -6,7 +6,7 @@ with, the client's QPS and burst, the log settings, and each informer's path, fi
 and kind), then lists and watches each with a `StreamingReflector` (the Reflector's paging,
 bookmarks, resume, 410 relist and backoff; a malformed object is skipped), decodes the JSON
 and parses the objects into the slim model structs, and writes them as delta frames
-(`kubesched.informers.deltas`) on stdout, those of one turn of the event loop in one write,
+(`kubesched.informers.deltas`) on stdout, those queued within `COALESCE_SECONDS` in one write,
 with each informer's health every second. SIGINT/SIGTERM are left to the scheduler; the
 child exits when its stdin closes (the scheduler stopped or died).
 """
@@ -23,6 +23,7 @@ from typing import Any
 from kubesched.framework.logkv import kv
 from kubesched.informers.deltas import HEALTH, Delta, DeltaError, DeltaReader, DeltaWriter
 from kubesched.informers.stream import StreamingReflector
+from kubesched.kube.child_pipe import COALESCE_SECONDS
 from kubesched.kube.client import KubeClient
 from kubesched.kube.connection import load_connection
 from kubesched.model import Node, Pod
@@ -56,7 +57,7 @@ class _Sender:
     def send(self, delta: Delta) -> None:
         self._queued.append(delta)
         if len(self._queued) == 1:
-            asyncio.get_running_loop().call_soon(self._flush)
+            asyncio.get_running_loop().call_later(COALESCE_SECONDS, self._flush)
 
     def _flush(self) -> None:
         deltas, self._queued = self._queued, []
