@@ -47,6 +47,7 @@ from kubesched.replay.timeline import Timeline
 from kubesched.replay.virtual_loop import use_virtual_time
 from kubesched.runtime import FitError, Framework, NoNodesAvailableError, SchedulingError, scoring
 from kubesched.runtime.schedule import schedule_pod
+from kubesched.scheduler.binder import assume_reserve_permit
 
 CYCLES_PER_POD = 20
 """At one virtual moment, at most this many cycles per pod the replay schedules (plus
@@ -261,12 +262,15 @@ class Replay:
             await self._past_permit(attempt, Status(Code.WAIT if waiting else Code.SUCCESS))
 
     async def _assume_and_bind(self, attempt: _Attempt) -> None:
-        engine, qpi, host = self._engine, attempt.qpi, attempt.host
-        assumed = engine.cache.assume_pod(qpi.pod, host)
-        engine.queue.nominator.delete(qpi.pod.uid)
-        status = attempt.fw.run_reserve(attempt.state, assumed, host)
-        if status.is_success():
-            status = attempt.fw.run_permit(attempt.state, assumed, host)
+        engine = self._engine
+        _, status = assume_reserve_permit(
+            attempt.fw,
+            attempt.state,
+            attempt.qpi.pod,
+            attempt.host,
+            cache=engine.cache,
+            queue=engine.queue,
+        )
         await self._past_permit(attempt, status)
 
     async def _past_permit(self, attempt: _Attempt, status: Status) -> None:

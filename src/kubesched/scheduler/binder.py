@@ -68,6 +68,27 @@ async def post_binding(api: KubeApi, pod: Pod, node_name: str) -> None:
     await api.post(path, binding_body(pod, node_name), timeout=BIND_TIMEOUT_SECONDS)
 
 
+def assume_reserve_permit(
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    host: str,
+    *,
+    cache: SchedulerCache,
+    queue: SchedulingQueue,
+) -> tuple[Pod, Status]:
+    """The end of a scheduling cycle: the pod assumed on `host` in the cache (its nomination
+    dropped, as upstream's assume: it has its node), Reserve, then Permit if Reserve
+    succeeded. The assumed pod and the last status (SUCCESS or WAIT: on to binding; else
+    the caller unreserves and forgets the assumed pod)."""
+    assumed = cache.assume_pod(pod, host)
+    queue.nominator.delete(pod.uid)
+    status = fw.run_reserve(state, assumed, host)
+    if status.is_success():
+        status = fw.run_permit(state, assumed, host)
+    return assumed, status
+
+
 def rejected_on_node(qpi: QueuedPodInfo, node_name: str, status: Status) -> Status:
     """A Reserve/Permit rejection as upstream reports it: a FitError over the one chosen node
     (`0/1 nodes are available: 1 <reason>.`), the rejecting plugin kept for requeueing."""

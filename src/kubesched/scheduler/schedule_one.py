@@ -32,7 +32,12 @@ from kubesched.runtime import (
     schedule_pod,
 )
 from kubesched.runtime.plugin_metrics import PLUGIN_METRICS_SAMPLE_PERCENT
-from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node
+from kubesched.scheduler.binder import (
+    Binder,
+    BindingTask,
+    assume_reserve_permit,
+    rejected_on_node,
+)
 from kubesched.scheduler.composite_cycle import composite_tree
 from kubesched.scheduler.extender_cycle import Extenders
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -264,13 +269,11 @@ class Scheduler:
         cycle: int,
         started: float,
     ) -> BindingTask | None:
-        assumed = self._cache.assume_pod(qpi.pod, host)
-        self._queue.nominator.delete(qpi.pod.uid)  # as upstream's assume: it has its node
-        status = fw.run_reserve(state, assumed, host)
-        if status.is_success():
-            status = fw.run_permit(state, assumed, host)
-            if status.is_success() or status.is_wait():
-                return BindingTask(fw, state, qpi, assumed, host, cycle, started)
+        assumed, status = assume_reserve_permit(
+            fw, state, qpi.pod, host, cache=self._cache, queue=self._queue
+        )
+        if status.is_success() or status.is_wait():
+            return BindingTask(fw, state, qpi, assumed, host, cycle, started)
         fw.run_unreserve(state, assumed, host)
         self._cache.forget_pod(assumed)
         if status.is_rejected():
