@@ -164,11 +164,7 @@ class Scheduler:
         if fw is None or self._skip(pod) or (pod.pod_group_name and self._groups is not None):
             return self._schedule(qpi, cycle)
         started = time.monotonic()
-        qpi.unschedulable_plugins = set()
-        qpi.pending_plugins = set()
-        self._cache.update_snapshot(self._snapshot)
-        state = CycleState()
-        state.record_plugin_metrics = _RNG.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
+        state = self._new_attempt(qpi)
         try:
             result = await extenders.schedule_pod(fw, state, pod, self._snapshot)
         except asyncio.CancelledError:
@@ -214,12 +210,7 @@ class Scheduler:
         if log.isEnabledFor(V(3)):
             log.log(V(3), "Attempting to schedule pod", extra=kv(pod=pod.key))
         started = time.monotonic()
-        # A new attempt: forget which plugins rejected the pod last time (upstream's Pop).
-        qpi.unschedulable_plugins = set()
-        qpi.pending_plugins = set()
-        self._cache.update_snapshot(self._snapshot)
-        state = CycleState()
-        state.record_plugin_metrics = _RNG.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
+        state = self._new_attempt(qpi)
         try:
             snapshot = self._snapshot
             result = schedule_pod(
@@ -233,6 +224,16 @@ class Scheduler:
         return self._assume_and_reserve(
             fw, state, qpi, host=result.suggested_host, cycle=cycle, started=started
         )
+
+    def _new_attempt(self, qpi: QueuedPodInfo) -> CycleState:
+        """A new attempt: the plugins that rejected the pod last time forgotten (upstream's
+        Pop), the snapshot updated, a fresh cycle state."""
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        self._cache.update_snapshot(self._snapshot)
+        state = CycleState()
+        state.record_plugin_metrics = _RNG.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
+        return state
 
     def _cycle_failed(
         self,
