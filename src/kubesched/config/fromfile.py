@@ -197,15 +197,26 @@ def _plugin_refs(decoder: Decoder, value: object, *, path: str) -> tuple[PluginR
     refs: list[PluginRef] = []
     for position, item in enumerate(decoder.items(value, path=path)):
         item_path = index(path, position)
-        reported = len(decoder.errors)
-        fields = decoder.fields(item, path=item_path, allowed=("name", "weight"))
-        name = decoder.string(fields.get("name"), path=child(item_path, "name"))
-        if not name and len(decoder.errors) == reported:
-            decoder.error(child(item_path, "name"), "required: the name of a plugin")
+        fields, name = _named_item(
+            decoder, item, item_path, ("name", "weight"), "required: the name of a plugin"
+        )
         weight = decoder.integer(fields.get("weight"), path=child(item_path, "weight"))
         if name:
             refs.append(PluginRef(name=name, weight=weight))
     return tuple(refs)
+
+
+def _named_item(
+    decoder: Decoder, item: object, path: str, allowed: tuple[str, ...], required: str
+) -> tuple[dict[str, Any], str | None]:
+    """A list item's fields (only `allowed`) and its `name`; `required` is the error when
+    the name is missing and nothing else was reported about it."""
+    reported = len(decoder.errors)
+    fields = decoder.fields(item, path=path, allowed=allowed)
+    name = decoder.string(fields.get("name"), path=child(path, "name"))
+    if not name and len(decoder.errors) == reported:
+        decoder.error(child(path, "name"), required)
+    return fields, name
 
 
 def _plugin_config(decoder: Decoder, value: object, *, path: str) -> dict[str, dict[str, Any]]:
@@ -213,11 +224,9 @@ def _plugin_config(decoder: Decoder, value: object, *, path: str) -> dict[str, d
     first_seen: dict[str, str] = {}
     for position, item in enumerate(decoder.items(value, path=path)):
         item_path = index(path, position)
-        reported = len(decoder.errors)
-        fields = decoder.fields(item, path=item_path, allowed=("name", "args"))
-        name = decoder.string(fields.get("name"), path=child(item_path, "name"))
-        if not name and len(decoder.errors) == reported:
-            decoder.error(child(item_path, "name"), "required: the plugin these args are for")
+        fields, name = _named_item(
+            decoder, item, item_path, ("name", "args"), "required: the plugin these args are for"
+        )
         args = decoder.json_object(fields.get("args"), path=child(item_path, "args"))
         if not name:
             continue
