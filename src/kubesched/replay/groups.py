@@ -16,7 +16,7 @@ from kubesched.model import Pod
 from kubesched.queue import QueuedPodInfo
 from kubesched.replay.engine import Engine
 from kubesched.runtime import Framework
-from kubesched.scheduler.binder import BindingTask, assume_reserve_permit
+from kubesched.scheduler.binder import BindingTask, reserve_for_binding
 from kubesched.scheduler.podgroup_cycle import PodGroupCycles
 
 GROUP_NODE = "cluster"
@@ -39,14 +39,13 @@ def group_cycles(engine: Engine, failed: Failed) -> PodGroupCycles | None:
         cycle: int,
         started: float,
     ) -> BindingTask | None:
-        assumed, status = assume_reserve_permit(
-            fw, state, qpi.pod, host, cache=engine.cache, queue=engine.queue
-        )
-        if status.is_success() or status.is_wait():
-            return BindingTask(fw, state, qpi, assumed, host, cycle, started)
-        fw.run_unreserve(state, assumed, host)
-        engine.cache.forget_pod(assumed)
-        failed(qpi, status, cycle)
+        outcome = reserve_for_binding(
+            fw, state, qpi, host=host, cycle=cycle, started=started, cache=engine.cache,
+            queue=engine.queue,
+        )  # fmt: skip
+        if isinstance(outcome, BindingTask):
+            return outcome
+        failed(qpi, outcome, cycle)
         return None
 
     def handle_failure(

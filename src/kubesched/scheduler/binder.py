@@ -114,6 +114,27 @@ class BindingTask:
     started: float
 
 
+def reserve_for_binding(
+    fw: Framework,
+    state: CycleState,
+    qpi: QueuedPodInfo,
+    *,
+    host: str,
+    cycle: int,
+    started: float,
+    cache: SchedulerCache,
+    queue: SchedulingQueue,
+) -> BindingTask | Status:
+    """`assume_reserve_permit`, then the binding to start, or (Unreserve run, the assumed pod
+    forgotten) the status that stopped the pod."""
+    assumed, status = assume_reserve_permit(fw, state, qpi.pod, host, cache=cache, queue=queue)
+    if status.is_success() or status.is_wait():
+        return BindingTask(fw, state, qpi, assumed, host, cycle, started)
+    fw.run_unreserve(state, assumed, host)
+    cache.forget_pod(assumed)
+    return status
+
+
 FailureReporter = Callable[[Framework, QueuedPodInfo, Status, int, float], None]
 Nominator = Callable[[Pod, str], Awaitable[None]]
 """Sets a pod's `nominatedNodeName` (never raises: a failure is logged, binding goes on)."""

@@ -32,12 +32,7 @@ from kubesched.runtime import (
     schedule_pod,
 )
 from kubesched.runtime.plugin_metrics import PLUGIN_METRICS_SAMPLE_PERCENT
-from kubesched.scheduler.binder import (
-    Binder,
-    BindingTask,
-    assume_reserve_permit,
-    rejected_on_node,
-)
+from kubesched.scheduler.binder import Binder, BindingTask, rejected_on_node, reserve_for_binding
 from kubesched.scheduler.composite_cycle import composite_tree
 from kubesched.scheduler.extender_cycle import Extenders
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -270,13 +265,13 @@ class Scheduler:
         cycle: int,
         started: float,
     ) -> BindingTask | None:
-        assumed, status = assume_reserve_permit(
-            fw, state, qpi.pod, host, cache=self._cache, queue=self._queue
-        )
-        if status.is_success() or status.is_wait():
-            return BindingTask(fw, state, qpi, assumed, host, cycle, started)
-        fw.run_unreserve(state, assumed, host)
-        self._cache.forget_pod(assumed)
+        outcome = reserve_for_binding(
+            fw, state, qpi, host=host, cycle=cycle, started=started, cache=self._cache,
+            queue=self._queue,
+        )  # fmt: skip
+        if isinstance(outcome, BindingTask):
+            return outcome
+        status = outcome
         if status.is_rejected():
             status = rejected_on_node(qpi, host, status)
         self._handle_failure(fw, qpi, status, cycle, started)
