@@ -170,6 +170,12 @@ class WhatIfFiltering:
                 return status
         return state_with, node_with
 
+    def runs_pre_filter_extensions(self, state: CycleState) -> bool:
+        """Whether some PreFilterExtensions plugin runs in this cycle (not skipped): else
+        `run_pre_filter_extension_add_pod` / `_remove_pod` change nothing."""
+        skip = state.skip_filter_plugins
+        return any(name not in skip for name, _ in self._pre_filter_extensions)
+
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
     ) -> Status:

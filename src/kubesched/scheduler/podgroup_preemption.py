@@ -15,8 +15,8 @@ only: `Preemptions.start_group` evicts.
 5. Then, most important first (PDB-violating victims first), each victim is put back if
    every placed member still passes Filter on its node, the members taken as placed one
    after the other (Reserve), with the cycle states of step 4 kept current through the
-   PreFilter extensions. The victims not put back are evicted; every placed member is
-   nominated to its node.
+   PreFilter extensions (`podgroup_reprieve`, on the snapshot alone). The victims not put
+   back are evicted; every placed member is nominated to its node.
 
 The cache is changed (victims set aside, members assumed) only within this synchronous call,
 and restored before it returns.
@@ -29,13 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kubesched.cache import PodState, SchedulerCache, Snapshot
-from kubesched.framework import Code, NodeInfo, Status
+from kubesched.framework import Code, Status
 from kubesched.framework.status import StatusError
 from kubesched.model import Pod, PodDisruptionBudget, SchedulingPodGroup
-from kubesched.plugins.default_preemption.pdb import violation_counts
 from kubesched.plugins.default_preemption.victims import (
     GroupOf,
-    Victim,
     collect,
     most_important_first,
     pod_priority,
@@ -44,7 +42,8 @@ from kubesched.plugins.default_preemption.victims import (
 from kubesched.plugins.helper.hierarchy import composite_hierarchy
 from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.runtime import Framework
-from kubesched.scheduler.podgroup_algorithm import GroupResult, MemberResult, schedule_group
+from kubesched.scheduler.podgroup_algorithm import GroupResult, schedule_group
+from kubesched.scheduler.podgroup_reprieve import select_victims
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
@@ -77,20 +76,11 @@ class _Aside:
     snapshot: Snapshot
     states: dict[str, PodState] = field(default_factory=dict)
 
-    def remove(self, pods: Sequence[Pod], *, refresh: bool = True) -> None:
+    def remove(self, pods: Sequence[Pod]) -> None:
         for pod in pods:
             state = self.cache.set_aside(pod)
             if state is not None:
                 self.states[pod.uid] = state
-        if refresh:
-            self.cache.update_snapshot(self.snapshot)
-
-    def put_back(self, pods: Sequence[Pod]) -> None:
-        for pod in pods:
-            state = self.states.pop(pod.uid, None)
-            if state is not None:
-                self.cache.put_back(state)
-        self.cache.update_snapshot(self.snapshot)
 
     def restore(self) -> None:
         for state in self.states.values():
@@ -112,11 +102,13 @@ def evaluate_group(
     nominator: Nominator | None = None,
     now: float,
     algorithm: GroupAlgorithm | None = None,
+    reprieve_shortcut: bool = True,
 ) -> GroupPreemption:
     """What preempting for the group would do (see the module docstring); the status's
     message is upstream's, without the `pod group preemption: ` prefix. `algorithm` places
     the group once the victims are gone (the placement algorithm under
-    `TopologyAwareWorkloadScheduling`); by default `schedule_group`."""
+    `TopologyAwareWorkloadScheduling`); by default `schedule_group`. `reprieve_shortcut`:
+    `podgroup_reprieve`'s shortcut (tests compare it with the plain path)."""
     group_of = with_composites(group_of, composite_hierarchy(fw.handle))
     members = [qpi.pod for qpi in queued]
     if any(pod.preemption_policy == "Never" for pod in members):
@@ -139,7 +131,7 @@ def evaluate_group(
     aside = _Aside(cache, snapshot)
     try:
         for victim in potential:
-            aside.remove(victim.pods, refresh=False)
+            aside.remove(victim.pods)
         cache.update_snapshot(snapshot)  # each node re-cloned once
         if algorithm is not None:
             result = algorithm(list(queued))
@@ -156,7 +148,10 @@ def evaluate_group(
         if not result.status.is_success():
             return evaluated(GroupPreemption(result.status))
         placed = [m for m in result.members if m.host and m.status.is_success()]
-        chosen, violations = _select(fw, aside, placed, most_important_first(potential), pdbs)
+        ordered = most_important_first(potential)
+        chosen, violations = select_victims(
+            fw, snapshot, placed, ordered, pdbs, shortcut=reprieve_shortcut
+        )
     except StatusError as err:
         return evaluated(GroupPreemption(err.status))
     finally:
@@ -186,83 +181,3 @@ def _ongoing(snapshot: Snapshot, nodes: set[str], group_of: GroupOf, priority: i
             if terminating and pod_priority(pod, group_of) < priority:
                 return True
     return False
-
-
-def _select(
-    fw: Framework,
-    aside: _Aside,
-    placed: list[MemberResult],
-    ordered: list[Victim],
-    pdbs: Sequence[PodDisruptionBudget],
-) -> tuple[list[Victim], int]:
-    """The victims that cannot be put back, and their PDB violations."""
-    counts = violation_counts([victim.pods for victim in ordered], pdbs)
-    violating = [(v, n) for v, n in zip(ordered, counts, strict=True) if n]
-    others = [v for v, n in zip(ordered, counts, strict=True) if not n]
-    chosen: list[Victim] = []
-    violations = 0
-    for victim, count in violating:
-        if not _reprieve(fw, aside, placed, victim):
-            chosen.append(victim)
-            violations += count
-    chosen.extend(victim for victim in others if not _reprieve(fw, aside, placed, victim))
-    return chosen, violations
-
-
-def _reprieve(fw: Framework, aside: _Aside, placed: list[MemberResult], victim: Victim) -> bool:
-    """Put `victim` back; True if every placed member still fits, else it is removed again.
-    Each member that fits is added to its node in the snapshot (upstream's
-    `MutableSnapshotSharedLister.AddPod`) before the next is filtered, and the snapshot's
-    own nodes are put back afterwards: the cache is not touched for the members."""
-    aside.put_back(victim.pods)
-    _extensions(fw, aside, placed, victim, add=True)
-    snapshot = aside.snapshot
-    reserved: list[tuple[MemberResult, Pod]] = []
-    originals: dict[str, NodeInfo] = {}
-    fits = True
-    try:
-        for member in placed:
-            info = snapshot.get(member.host)
-            if (
-                info is None
-                or not fw.run_filter_with_nominated_pods(
-                    member.state, member.qpi.pod, info
-                ).is_success()
-            ):
-                fits = False
-                break
-            assumed = member.qpi.pod.on_node(member.host)
-            originals.setdefault(member.host, info)
-            grown = info.clone()
-            grown.add_pod(assumed)
-            snapshot.put(grown)
-            fw.run_reserve(member.state, assumed, member.host)
-            reserved.append((member, assumed))
-    finally:
-        for member, assumed in reversed(reserved):
-            fw.run_unreserve(member.state, assumed, member.host)
-        for info in originals.values():
-            snapshot.put(info)
-    if not fits:
-        aside.remove(victim.pods)
-        _extensions(fw, aside, placed, victim, add=False)
-    return fits
-
-
-def _extensions(
-    fw: Framework, aside: _Aside, placed: list[MemberResult], victim: Victim, *, add: bool
-) -> None:
-    """Tell the members' cycle states that the victim's pods came back (or left)."""
-    for pod in victim.pods:
-        info = aside.snapshot.get(pod.node_name)
-        if info is None:
-            continue
-        for member in placed:
-            run = (
-                fw.run_pre_filter_extension_add_pod
-                if add
-                else fw.run_pre_filter_extension_remove_pod
-            )
-            status = run(member.state, member.qpi.pod, pod, info)
-            if not status.is_success():
-                raise StatusError(Status(Code.ERROR, status.message))

@@ -1,0 +1,154 @@
+"""Putting victims back after a pod group was placed without them (the reprieve of upstream
+`PodGroupEvaluator.selectVictimsOnDomain`), on the snapshot alone, as upstream's
+`MutableSnapshotSharedLister` does: the cache keeps every victim set aside meanwhile.
+
+A victim is put back on its nodes and the members' cycle states are told (PreFilter
+`AddPod`); then each placed member, in order, must pass Filter (with nominated pods) on its
+node, and is added to that node and reserved before the next one is filtered. The members
+are then unreserved and their nodes put back as they were. If a member failed, the victim's
+nodes are put back as they were before it (PreFilter `RemovePod`): it is preempted.
+
+Shortcut (`shortcut=True`): when no placed member's cycle state runs a PreFilter extension,
+a member's Filter sees a victim only through the node it filters, so a victim none of whose
+pods is on a member's node cannot change any member's verdict: it gets the verdict of the
+last check of the members' nodes as they are now, with no Filter, Reserve or Unreserve run
+(those calls are the what-if's own; a member's Reserve is undone by its Unreserve), and is
+not put back on the snapshot (no later check reads its nodes: a check filters the members'
+nodes only, and runs no extension). A check whose victim was on a member's node and stayed
+out leaves those nodes as they were, so the verdict kept before it still holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kubesched.cache import Snapshot
+from kubesched.framework import Code, NodeInfo, Status
+from kubesched.framework.status import StatusError
+from kubesched.model import Pod, PodDisruptionBudget
+from kubesched.plugins.default_preemption.pdb import violation_counts
+from kubesched.plugins.default_preemption.victims import Victim
+from kubesched.runtime import Framework
+from kubesched.scheduler.podgroup_algorithm import MemberResult
+
+
+def select_victims(
+    fw: Framework,
+    snapshot: Snapshot,
+    placed: list[MemberResult],
+    ordered: list[Victim],
+    pdbs: Sequence[PodDisruptionBudget],
+    *,
+    shortcut: bool = True,
+) -> tuple[list[Victim], int]:
+    """The victims of `ordered` (most important first) that cannot be put back, PDB-violating
+    ones tried first, and their PDB violations."""
+    counts = violation_counts([victim.pods for victim in ordered], pdbs)
+    reprieve = Reprieve(fw, snapshot, placed, shortcut=shortcut)
+    chosen: list[Victim] = []
+    violations = 0
+    for victim, count in zip(ordered, counts, strict=True):
+        if count and not reprieve(victim):
+            chosen.append(victim)
+            violations += count
+    chosen.extend(v for v, n in zip(ordered, counts, strict=True) if not n and not reprieve(v))
+    return chosen, violations
+
+
+@dataclass(slots=True)
+class Reprieve:
+    """Tries victims one after the other on `snapshot` (see the module docstring)."""
+
+    fw: Framework
+    snapshot: Snapshot
+    placed: list[MemberResult]
+    shortcut: bool = True
+    hosts: frozenset[str] = field(init=False)
+    verdict: bool | None = field(init=False, default=None)
+    """The members' verdict on their nodes as they are now (None: not checked yet)."""
+
+    def __post_init__(self) -> None:
+        self.hosts = frozenset(member.host for member in self.placed)
+        if self.shortcut:
+            self.shortcut = not any(
+                self.fw.runs_pre_filter_extensions(member.state) for member in self.placed
+            )
+
+    def __call__(self, victim: Victim) -> bool:
+        """Whether every placed member still fits with `victim` back (then it stays)."""
+        local = any(pod.node_name in self.hosts for pod in victim.pods)
+        if self.shortcut and not local and self.verdict is not None:
+            return self.verdict
+        fits = self._check(victim)
+        if fits or not local:
+            self.verdict = fits
+        return fits
+
+    def _check(self, victim: Victim) -> bool:
+        before = self._put_back(victim.pods)
+        self._extensions(victim, add=True)
+        fits = self._members_fit()
+        if not fits:
+            for info in before.values():
+                self.snapshot.put(info)
+            self._extensions(victim, add=False)
+        return fits
+
+    def _put_back(self, pods: Sequence[Pod]) -> dict[str, NodeInfo]:
+        """Add `pods` to copies of their snapshot nodes; the nodes they replaced."""
+        before: dict[str, NodeInfo] = {}
+        grown: dict[str, NodeInfo] = {}
+        for pod in pods:
+            name = pod.node_name
+            info = grown.get(name)
+            if info is None:
+                current = self.snapshot.get(name)
+                if current is None:
+                    continue
+                before[name] = current
+                info = grown[name] = current.clone()
+            info.add_pod(pod)
+        for info in grown.values():
+            self.snapshot.put(info)
+        return before
+
+    def _members_fit(self) -> bool:
+        """Each member filtered on its node, then added to it and reserved; all undone."""
+        fw, snapshot = self.fw, self.snapshot
+        reserved: list[tuple[MemberResult, Pod]] = []
+        originals: dict[str, NodeInfo] = {}
+        try:
+            for member in self.placed:
+                info = snapshot.get(member.host)
+                if info is None:
+                    return False
+                status = fw.run_filter_with_nominated_pods(member.state, member.qpi.pod, info)
+                if not status.is_success():
+                    return False
+                assumed = member.qpi.pod.on_node(member.host)
+                originals.setdefault(member.host, info)
+                grown = info.clone()
+                grown.add_pod(assumed)
+                snapshot.put(grown)
+                fw.run_reserve(member.state, assumed, member.host)
+                reserved.append((member, assumed))
+            return True
+        finally:
+            for member, assumed in reversed(reserved):
+                fw.run_unreserve(member.state, assumed, member.host)
+            for info in originals.values():
+                snapshot.put(info)
+
+    def _extensions(self, victim: Victim, *, add: bool) -> None:
+        """Tell the members' cycle states that the victim's pods came back (or left)."""
+        fw = self.fw
+        run = fw.run_pre_filter_extension_add_pod if add else fw.run_pre_filter_extension_remove_pod
+        for pod in victim.pods:
+            info = self.snapshot.get(pod.node_name)
+            if info is None:
+                continue
+            for member in self.placed:
+                status = run(member.state, member.qpi.pod, pod, info)
+                if not status.is_success():
+                    raise StatusError(Status(Code.ERROR, status.message))
