@@ -44,14 +44,20 @@ class GatedSet:
 
     def add(self, qpi: QueuedPodInfo) -> None:
         """Hold `qpi` under its current gating plugin (moved there if it was held under
-        another)."""
-        self.pop(qpi.uid)
+        another). A pod held again by the same plugin (each event its gate hears asks
+        PreEnqueue anew) stays where it is: only its entry and its reasons are updated."""
+        uid = qpi.uid
         key = (qpi.pod.scheduler_name, qpi.gating_plugin)
-        self._pods[qpi.uid] = qpi
-        self._groups.setdefault(key, {})[qpi.uid] = qpi
-        self._group_of[qpi.uid] = key
+        if self._group_of.get(uid) == key:
+            self._pods[uid] = qpi
+            self._groups[key][uid] = qpi
+        else:
+            self.pop(uid)
+            self._pods[uid] = qpi
+            self._groups.setdefault(key, {})[uid] = qpi
+            self._group_of[uid] = key
         if self._reasons is not None:
-            self._reasons.enter(GATED, qpi)
+            self._reasons.enter(GATED, qpi)  # nothing when its plugins are the same
 
     def pop(self, uid: str) -> QueuedPodInfo | None:
         if self._reasons is not None:

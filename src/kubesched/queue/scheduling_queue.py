@@ -394,10 +394,11 @@ class SchedulingQueue:
     # ---- internals ----------------------------------------------------------------------
 
     def _move_pods(self, pods: list[QueuedPodInfo], event: object, old: Any, new: Any) -> None:
+        label = event_label(event)
         for qpi in pods:
             strategy = self._strategy(qpi, event, old, new)
             if strategy is not QueueingStrategy.SKIP:
-                self._requeue(qpi, strategy, event=event_label(event))
+                self._requeue(qpi, strategy, event=label)
         self.inflight.record(event, old, new)
 
     def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy, *, event: str) -> None:

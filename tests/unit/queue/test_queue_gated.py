@@ -6,6 +6,7 @@ from __future__ import annotations
 from kubesched.framework import ActionType, ClusterEvent, EventResource
 from kubesched.queue import QueuedPodInfo, QueueingStrategy, SchedulingQueue
 from kubesched.queue.gated import GatedSet
+from kubesched.queue.reasons import ReasonCounts
 from kubesched.testing import make_pod
 from tests.unit.queue.queue_fakes import FakeClock, gates, priority_sort
 
@@ -51,3 +52,29 @@ def test_an_event_no_gate_hears_asks_no_gated_pod(clock: FakeClock) -> None:
     assert asked == []
     queue.move_all_to_active_or_backoff(POD_UPDATE)
     assert sorted(asked) == sorted(f"g{i}" for i in range(100))
+
+
+def test_a_pod_held_again_by_its_gate_keeps_its_place_and_its_counts() -> None:
+    reasons = ReasonCounts()
+    gated = GatedSet(reasons)
+    first, second = (
+        QueuedPodInfo(pod=make_pod().name(n).uid(n).model(), timestamp=0.0) for n in "ab"
+    )
+    for qpi in (first, second):
+        qpi.gating_plugin = "DefaultPreemption"
+        qpi.unschedulable_plugins.add("NodeResourcesFit")
+        gated.add(qpi)
+    gated.add(first)  # PreEnqueue held it again on an event its gate hears
+    assert [q.uid for q in gated.values()] == ["a", "b"]
+    assert dict(reasons.counts) == {
+        ("DefaultPreemption", "default-scheduler"): 2,
+        ("NodeResourcesFit", "default-scheduler"): 2,
+    }
+    first.unschedulable_plugins.add("NodePorts")  # its plugins changed: counted anew
+    gated.add(first)
+    assert reasons.counts[("NodePorts", "default-scheduler")] == 1
+    assert gated.pop("a") is first
+    assert dict(reasons.counts) == {
+        ("DefaultPreemption", "default-scheduler"): 1,
+        ("NodeResourcesFit", "default-scheduler"): 1,
+    }
