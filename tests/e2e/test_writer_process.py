@@ -1,7 +1,8 @@
 """The writer process (the scheduler's API writes sent by a child process) against the real
 API server: a writer killed with SIGKILL while pods are being bound is replaced within
-seconds, every pod ends bound exactly once, the health checks say so while it is gone; and
-without `KUBESCHED_WRITER_PROCESS=on` (its default) no child runs."""
+seconds, every pod ends bound exactly once, the health checks say so while it is gone; the
+events it records carry the same fields as the scheduler's own; and without
+`KUBESCHED_WRITER_PROCESS=on` (its default) no child runs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from kubesched.testing import make_node, make_pod
 from tests.e2e.harness import ApiClient, is_bound, wait_for
@@ -84,8 +88,8 @@ def test_without_the_writer_process_no_child_runs(
 def test_sigterm_ends_the_writes_then_both_processes(
     kubesched: StartKubesched, api: ApiClient, namespace: str
 ) -> None:
-    """SIGTERM while bindings are in flight: they end, kubesched exits 0 and its writer
-    process is gone with it (no orphan left writing)."""
+    """SIGTERM while bindings are in flight: they end, their events are written, kubesched
+    exits 0 and its writer process is gone with it (no orphan left writing)."""
     api.create(make_node().name("writer-term-node").capacity(cpu="64", pods="200").obj())
     proc = kubesched(
         f"--scheduler-name={SCHEDULER}-term", "--leader-elect=false", extra_env=WRITER_ON
@@ -102,5 +106,64 @@ def test_sigterm_ends_the_writes_then_both_processes(
     assert proc.stop() == 0
     assert not Path(f"/proc/{writer}").exists()
     assert "Traceback" not in proc.log()
-    bound = [p for p in api.list("Pod", namespace=namespace) if is_bound(p)]
+    bound = {p["metadata"]["name"] for p in api.list("Pod", namespace=namespace) if is_bound(p)}
     assert len(bound) >= 5
+    # The events of those bindings were written by the writer process before it exited.
+    assert bound <= {e.regarding_name for e in api.events(namespace, reason="Scheduled")}
+
+
+def _event(api: ApiClient, namespace: str, pod: str, reason: str) -> dict[str, Any]:
+    found = wait_for(
+        lambda: api.events(namespace, regarding=pod, reason=reason),
+        until=bool,
+        message=f"a {reason} event about {pod}",
+    )
+    assert len(found) == 1
+    return found[0].raw
+
+
+def _fields(event: dict[str, Any], scheduler: str, pod: str) -> dict[str, Any]:
+    """What kubesched writes in `event`, with the scheduler's and the pod's names made
+    alike (and the server's own fields, the generated name and the times left out)."""
+    kept = {k: v for k, v in event.items() if k not in {"metadata", "eventTime"}}
+    text = orjson.dumps(kept).decode().replace(scheduler, "SCHEDULER").replace(pod, "POD")
+    fields: dict[str, Any] = orjson.loads(text)
+    fields["regarding"].pop("uid")
+    return fields
+
+
+def test_events_are_written_alike_with_and_without_the_writer_process(
+    kubesched: StartKubesched, api: ApiClient, namespace: str
+) -> None:
+    """A bound pod's Scheduled event and an unschedulable pod's FailedScheduling event carry
+    the same fields whether the writer process records them or the scheduler does."""
+    api.create(make_node().name("writer-events-node").capacity(cpu="4", pods="110").obj())
+    modes = {"-on": WRITER_ON, "-off": {}}
+    procs = [
+        kubesched(
+            f"--scheduler-name={SCHEDULER}{m}", "--leader-elect=false", extra_env=env, ready=False
+        )
+        for m, env in modes.items()
+    ]
+    for proc in procs:
+        proc.wait_ready()
+    for mode in modes:
+        for name, cpu in ((f"fits{mode}", "100m"), (f"big{mode}", "64")):
+            pod = make_pod().name(name).namespace(namespace).scheduler(f"{SCHEDULER}{mode}")
+            api.create(pod.req(cpu=cpu).obj())
+    seen = {
+        mode: [
+            _fields(
+                _event(api, namespace, f"{pod}{mode}", reason), f"{SCHEDULER}{mode}", f"{pod}{mode}"
+            )
+            for pod, reason in (("fits", "Scheduled"), ("big", "FailedScheduling"))
+        ]
+        for mode in modes
+    }
+    assert seen["-on"] == seen["-off"]
+    scheduled, failed = seen["-on"]
+    assert scheduled["note"] == f"Successfully assigned {namespace}/POD to writer-events-node"
+    assert "Insufficient cpu" in failed["note"]
+    assert scheduled["reportingController"] == "SCHEDULER"
+    assert "series" not in failed
+    assert all("Traceback" not in proc.log() for proc in procs)

@@ -2,8 +2,8 @@
 
 Reads (GET) and watches stay in this process; every other request takes one token of this
 client's QPS/burst budget here and is then sent by `kubesched.kube.writer_process`, whose
-child encodes it (protobuf for the Binding and Event, as `clientConnection.contentType`
-says), sends it, retries Retry-After answers and returns the raw answer. The answer is
+child encodes it (protobuf for the Binding, as `clientConnection.contentType` says),
+sends it, retries Retry-After answers and returns the raw answer. The answer is
 decoded and raised here exactly as `KubeClient.request` does, and the child's
 `rest_client_*` samples go to this client's observers, so callers and metrics see no
 difference. The write fence is the child's: each request carries `fence_deadline()`.

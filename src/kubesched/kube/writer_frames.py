@@ -14,6 +14,10 @@ The writer answers `{"i": id, "s": HTTP status, "n": body length, "o": observati
 body; status 0 is a connection failure and -1 a write the fence stopped, with the text in
 `"e"`. Observations are the `rest_client_*` samples of the request's attempts (method, host,
 code, seconds, retry), replayed by the scheduler into its own metrics.
+
+Frames without a request id are the events' (`kubesched.scheduler.event_frames`): one-way
+event frames to the writer, which records them itself, and its reports back (the samples
+of its event client in `"o"`, the events it dropped).
 """
 
 from __future__ import annotations
@@ -34,6 +38,15 @@ FENCED = -1
 
 Observation = tuple[str, str, str, float, bool]
 """One attempt: method, host, code, seconds, whether it was a retry."""
+
+
+def mark_retry(observed: list[Observation], method: str, code: str) -> None:
+    """Mark the latest attempt of `method` that answered `code` as retried."""
+    for index in range(len(observed) - 1, -1, -1):
+        sample = observed[index]
+        if sample[0] == method and sample[2] == code:
+            observed[index] = (*sample[:4], True)
+            return
 
 
 class FrameError(KubeschedError):

@@ -1,5 +1,6 @@
-"""The writer process: the scheduler's API writes (Bindings, Events, status patches, ...)
-sent by a child process, so the scheduling thread does not spend its time on HTTP.
+"""The writer process: the scheduler's API writes (Bindings, status patches, ...) sent by a
+child process, and its events recorded there, so the scheduling thread does not spend its
+time on HTTP.
 
 `WriterProcess` starts the child (`argv`, given by the composition root), sends it the
 connection settings as its first frame, then requests (`kubesched.kube.writer_frames`), and
@@ -10,6 +11,10 @@ in process. A child that dies (killed, crashed) fails the requests it held with
 ConnectionFailed (the binding cycle treats them as any failed write: forget, requeue; the API
 server refuses a second binding of a pod, so nothing is bound twice) and is started again
 after a short backoff; `down_for()` tells the health check how long no child has run.
+
+Besides requests, `notify()` sends one-way frames (the events the child records) and
+`drain_notices()` waits until the child has written what they asked for; frames the child
+sends unasked (its reports: `rest_client_*` samples, dropped events) go to `on_report`.
 """
 
 from __future__ import annotations
@@ -43,18 +48,27 @@ RESTART_BACKOFF_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)
 """Waits before restarting a child that died, one more step each time it dies in a row."""
 STABLE_AFTER_SECONDS = 30.0
 """A child that ran this long resets the backoff."""
+MAX_HELD_NOTICES = 5000
+"""One-way frames kept while no child runs, sent to the next one."""
 
 Fence = Callable[[], float | None]
 """The monotonic time until which writes may be sent; None: never fenced."""
 Answer = tuple[int, bytes, list[Observation]]
+Report = Callable[[dict[str, Any]], None]
+"""Takes a frame the child sent unasked (no request id)."""
 
 
 class WriterProcess:
     """One child process that sends the writes of every client built on it."""
 
-    def __init__(self, argv: Sequence[str], settings: Mapping[str, Any]) -> None:
+    def __init__(
+        self, argv: Sequence[str], settings: Mapping[str, Any], *, on_report: Report | None = None
+    ) -> None:
         self._argv = tuple(argv)
         self._settings = dict(settings)
+        self._on_report = on_report
+        self._held: list[bytes] = []
+        """One-way frames waiting for a child to run."""
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Answer]] = {}
         self._transport: asyncio.SubprocessTransport | None = None
@@ -96,6 +110,9 @@ class WriterProcess:
         self._gone.clear()
         self._started_at, self._down_since = time.monotonic(), None
         self._send(encode({"settings": self._settings}))
+        held, self._held = self._held, []
+        for frame in held:
+            self._send(frame)
         self._ready.set()
         log.info("writer process started", extra=kv(pid=transport.get_pid()))
 
@@ -126,16 +143,40 @@ class WriterProcess:
             self._pending.pop(request_id, None)
             self._overdue_at.pop(request_id, None)
 
+    def notify(self, header: dict[str, Any]) -> bool:
+        """Send a one-way frame (no answer); while no child runs it is kept for the next
+        one (up to `MAX_HELD_NOTICES`). False when it could not be kept."""
+        frame = encode(header)
+        if self._stdin() is not None:
+            self._send(frame)
+            return True
+        if self._closing or len(self._held) >= MAX_HELD_NOTICES:
+            return False
+        self._held.append(frame)
+        return True
+
+    async def drain_notices(self, key: str, timeout: float) -> bool:
+        """Ask the child (frame `{key: id}`) to finish the work the one-way frames sent so
+        far started, and wait for its answer; False on timeout, or while frames are held
+        for want of a child."""
+        if self._transport is None:
+            return not self._held
+        return await self._ask({}, key, timeout)
+
     async def close_fence(self, timeout: float) -> bool:
         """Close the fence of every fenced client now and wait until the child's writes
         that started before have ended (before the Lease is released); False on timeout."""
         if self._transport is None:
             return True
+        return await self._ask({"f": 0.0}, "d", timeout)
+
+    async def _ask(self, header: dict[str, Any], key: str, timeout: float) -> bool:
+        """Send `header` with a new request id under `key`; True once answered in time."""
         request_id = next(self._ids)
         done: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = done
         try:
-            self._send(encode({"f": 0.0, "d": request_id}))
+            self._send(encode({**header, key: request_id}))
             async with asyncio.timeout(timeout):
                 await done
         except (TimeoutError, ConnectionFailed):
@@ -225,8 +266,12 @@ class WriterProcess:
             self.answered(header, body)
 
     def answered(self, header: dict[str, Any], body: bytes) -> None:
-        """An answer frame from the child."""
-        answer = self._pending.get(header.get("i", -1))
+        """An answer frame from the child (or a report, which has no request id)."""
+        if "i" not in header:
+            if self._on_report is not None:
+                self._on_report(header)
+            return
+        answer = self._pending.get(header["i"])
         if answer is None or answer.done():
             return  # its caller gave up (timeout) before it came
         status = int(header.get("s", CONNECTION_FAILED))

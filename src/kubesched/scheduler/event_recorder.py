@@ -14,6 +14,9 @@
   at most once a minute; the first 403 names the RBAC fix.
 * The recorder is meant to get its own API client (as kube-scheduler's event client), so
   events neither wait behind bindings nor slow them down.
+* `Recorder` is what the scheduler's parts record through: this class in process, or
+  `kubesched.scheduler.event_frames.RemoteEventRecorder`, which sends each event to the
+  writer process, where this class runs.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -123,6 +126,28 @@ class _Record:
     action: str
     note: str
     related: ObjectRef | None = None
+
+
+class Recorder(Protocol):
+    """Where the scheduler's parts record events (`EventRecorder.record`'s arguments)."""
+
+    def record(
+        self,
+        *,
+        controller: str,
+        regarding: ObjectRef,
+        type: str,  # noqa: A002 - the Event field's name
+        reason: str,
+        action: str,
+        note: str,
+        related: ObjectRef | None = None,
+    ) -> None: ...
+
+    async def run(self) -> None:
+        """Whatever writes the events, until cancelled."""
+
+    async def drain(self, timeout: float) -> None:
+        """Write what is recorded before a clean shutdown (bounded by `timeout`)."""
 
 
 class EventRecorder:

@@ -20,7 +20,7 @@ from kubesched.queue import Nominator
 from kubesched.runtime.dra_manager import DraManager
 from kubesched.runtime.handle_base import HandleBase
 from kubesched.scheduler.binder import post_binding
-from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
+from kubesched.scheduler.event_recorder import ObjectRef, Recorder
 from kubesched.scheduler.preemption import Preemptions
 from kubesched.scheduler.volumes import bind_volume, select_node_for_claim
 
@@ -40,7 +40,7 @@ class SchedulerHandle(HandleBase):
         profile: str,
         snapshot: Snapshot,
         api: KubeApi,
-        recorder: EventRecorder,
+        recorder: Recorder,
         waiting_pods: WaitingPods,
         preemptions: Preemptions | None = None,
         listers: ClusterListers | None = None,

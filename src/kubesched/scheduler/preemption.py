@@ -55,7 +55,7 @@ from kubesched.kube.errors import ApiError, Conflict, Fenced, NotFound
 from kubesched.model import Pod, SchedulingPodGroup
 from kubesched.plugins.default_preemption.victims import POD, PODGROUP
 from kubesched.queue import Nominator
-from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
+from kubesched.scheduler.event_recorder import ObjectRef, Recorder
 from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.preemption_metrics import PreemptionMetrics
 from kubesched.scheduler.preemptor import (
@@ -98,7 +98,7 @@ class Preemptions:
         self,
         *,
         api: KubeApi,
-        recorder: EventRecorder,
+        recorder: Recorder,
         waiting_pods: WaitingPods,
         nominator: Nominator,
         activate_held: ActivateHeld = _no_queue,

@@ -48,7 +48,8 @@ from kubesched.queue import Nominator, SchedulingQueue
 from kubesched.runtime import Framework, build_framework
 from kubesched.runtime.builder import check_common_queue_sort
 from kubesched.runtime.dra_manager import DraManager
-from kubesched.scheduler.event_recorder import EventRecorder
+from kubesched.scheduler.event_frames import RemoteEventRecorder
+from kubesched.scheduler.event_recorder import EventRecorder, Recorder
 from kubesched.scheduler.extender_setup import build_extenders, consult, with_ignored_resources
 from kubesched.scheduler.handle import SchedulerHandle
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -67,7 +68,7 @@ from kubesched.server.secure_port import secure_port
 from kubesched.server.serving import HealthServer
 from kubesched.server.shadow_setup import ShadowSetup, new_shadow, shadow_setup
 from kubesched.server.volume_informers import volume_informers
-from kubesched.server.writer_setup import writer_process
+from kubesched.server.writer_setup import reports_to, writer_process
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,8 @@ class Components:
     auth_client: KubeClient
     """Delegated authn/authz reviews (QPS 200, burst 400 as upstream; through the auth
     kubeconfig when one is given)."""
-    recorder: EventRecorder
+    recorder: Recorder
+    """In process, or in the writer process when there is one (`RemoteEventRecorder`)."""
     informers: Informers
     frameworks: Mapping[str, Framework]
     queue: SchedulingQueue
@@ -133,14 +135,18 @@ def build(
     metrics = SchedulerMetrics(
         disabled=config.disabled_metrics, generic_workload=config.generic_workload
     )
-    writer = writer_process(config)
+    writer = writer_process(config, on_report=reports_to(metrics))
     clients = ClientFactory(config, metrics, writer)
     election_client = clients.new(connection)  # renewals never queue behind writes
-    event_client = clients.new(connection, writes_elsewhere=True)
+    event_client = clients.new(connection)  # the in-process recorder's (idle with a writer)
     auth_client = clients.new(
         auth_connection or connection, qps=AUTH_CLIENT_QPS, burst=AUTH_CLIENT_BURST, reviews=True
     )
-    recorder = EventRecorder(event_client, on_drop=metrics.count_dropped_event)
+    recorder: Recorder = (
+        EventRecorder(event_client, on_drop=metrics.count_dropped_event)
+        if writer is None
+        else RemoteEventRecorder(writer, on_drop=metrics.count_dropped_event)
+    )
     elector = leader_elector(config, election_client, recorder, metrics)
     fenced = elector.fenced if elector is not None else _never_fenced
     leading = elector.is_leader if elector is not None else _always
@@ -233,7 +239,7 @@ def _core(
     config: KubeSchedulerConfiguration,
     *,
     client: KubeClient,
-    recorder: EventRecorder,
+    recorder: Recorder,
     metrics: SchedulerMetrics,
     fenced: Callable[[], bool],
     leading: Callable[[], bool],

@@ -16,7 +16,7 @@ from kubesched.kube.writer_client import FenceDeadline, ProcessWritingClient
 from kubesched.kube.writer_process import WriterProcess
 from kubesched.leaderelection import LeaderElector, new_elector
 from kubesched.model import Pod
-from kubesched.scheduler.event_recorder import EventRecorder, ObjectRef
+from kubesched.scheduler.event_recorder import ObjectRef, Recorder
 from kubesched.scheduler.metrics import SchedulerMetrics
 
 
@@ -64,7 +64,7 @@ class ClientFactory:
         return KubeClient(to, **options)
 
 
-def pod_event_sink(recorder: EventRecorder) -> Callable[..., None]:
+def pod_event_sink(recorder: Recorder) -> Callable[..., None]:
     """The scheduler's events about pods, recorded under the profile's name."""
 
     def record(
@@ -85,7 +85,7 @@ def pod_event_sink(recorder: EventRecorder) -> Callable[..., None]:
 def leader_elector(
     config: KubeSchedulerConfiguration,
     client: KubeClient,
-    recorder: EventRecorder,
+    recorder: Recorder,
     metrics: SchedulerMetrics,
 ) -> LeaderElector | None:
     le = config.leader_election

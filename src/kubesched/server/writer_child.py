@@ -7,9 +7,12 @@ timeout, the log settings), then requests, each sent at once on its own task thr
 KubeClient and answered on stdout with the raw answer. A fenced request (its frame carries a
 fence time) is not written to the socket once `time.monotonic()` passes the newest fence
 time the scheduler sent (`kubesched.kube.fence`'s check, across the process boundary: the
-monotonic clock is the host's). SIGINT/SIGTERM are left to the scheduler, which drains and
-then closes stdin: the child ends its writes and exits 0; it exits too when the scheduler
-dies (stdin closes), after its last writes, which the fence stops within renewDeadline.
+monotonic clock is the host's). Event frames go to its event recorder
+(`kubesched.server.writer_events`), which writes with a client of its own and reports its
+samples and drops unasked. SIGINT/SIGTERM are left to the scheduler, which drains and
+then closes stdin: the child ends its writes (the events left too) and exits 0; it exits
+too when the scheduler dies (stdin closes), after its last writes, which the fence stops
+within renewDeadline.
 """
 
 from __future__ import annotations
@@ -33,9 +36,12 @@ from kubesched.kube.writer_frames import (
     FrameReader,
     Observation,
     encode,
+    mark_retry,
 )
+from kubesched.scheduler.event_frames import DRAIN, EVENT
 from kubesched.server import eventloop
 from kubesched.server.logs import setup_logging
+from kubesched.server.writer_events import ChildEvents
 
 log = logging.getLogger("kubesched.writer")
 
@@ -48,12 +54,7 @@ def _observe(method: str, host: str, code: str, seconds: float) -> None:
 
 
 def _observe_retry(method: str, host: str, code: str) -> None:  # noqa: ARG001
-    observed = _OBSERVED.get()
-    for index in range(len(observed) - 1, -1, -1):
-        sample = observed[index]
-        if sample[0] == method and sample[2] == code:
-            observed[index] = (*sample[:4], True)
-            return
+    mark_retry(_OBSERVED.get(), method, code)
 
 
 class _Writer:
@@ -66,6 +67,9 @@ class _Writer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._connected = asyncio.Event()
         self._outbox: list[bytes] = []
+        self._events: ChildEvents | None = None
+        self._early_events: list[Any] = []
+        """Event frames that came before the connection was made."""
 
     def _fenced(self) -> bool:
         return time.monotonic() >= self._fence_until
@@ -89,9 +93,22 @@ class _Writer:
             observe=_observe,
             observe_retry=_observe_retry,
         )
+        self._events = ChildEvents(connection, settings, self._answer)
+        for fields in self._early_events:
+            self._events.record(fields)
+        self._early_events.clear()
         self._connected.set()
 
     def feed(self, header: dict[str, Any]) -> None:
+        if EVENT in header:
+            if self._events is None:
+                self._early_events.append(header[EVENT])
+            else:
+                self._events.record(header[EVENT])
+            return
+        if DRAIN in header:
+            self._spawn(self._events_written(int(header[DRAIN])))
+            return
         fence = header.get("f")
         if isinstance(fence, int | float):
             self._fence_until = float(fence)
@@ -108,6 +125,12 @@ class _Writer:
     async def _drained(self, request_id: int, before: set[asyncio.Task[None]]) -> None:
         if before:
             await asyncio.wait(before)
+        self._answer({"i": request_id, "s": 200})
+
+    async def _events_written(self, request_id: int) -> None:
+        await self._connected.wait()
+        assert self._events is not None
+        await self._events.drain()
         self._answer({"i": request_id, "s": 200})
 
     async def _send(self, header: dict[str, Any]) -> None:
@@ -151,6 +174,8 @@ class _Writer:
     async def finish(self) -> None:
         while self._tasks:
             await asyncio.wait(set(self._tasks))
+        if self._events is not None:
+            await self._events.close()
         if self._client is not None:
             await self._client.close()
         self._flush()
