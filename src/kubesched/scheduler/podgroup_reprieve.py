@@ -67,9 +67,16 @@ class Reprieve:
     hosts: frozenset[str] = field(init=False)
     verdict: bool | None = field(init=False, default=None)
     """The members' verdict on their nodes as they are now (None: not checked yet)."""
+    assumed: list[Pod] = field(init=False)
+    """Each placed member as assumed on its node (the same object at every check)."""
+    grown: dict[int, tuple[NodeInfo, int, NodeInfo]] = field(init=False, default_factory=dict)
+    """Member index -> (the node it was added to, that node's generation, the copy with it):
+    while the member's node is that very object, the copy is reused (snapshot nodes are
+    replaced, never changed in place)."""
 
     def __post_init__(self) -> None:
         self.hosts = frozenset(member.host for member in self.placed)
+        self.assumed = [member.qpi.pod.on_node(member.host) for member in self.placed]
         if self.shortcut:
             self.shortcut = not any(
                 self.fw.runs_pre_filter_extensions(member.state) for member in self.placed
@@ -119,18 +126,16 @@ class Reprieve:
         reserved: list[tuple[MemberResult, Pod]] = []
         originals: dict[str, NodeInfo] = {}
         try:
-            for member in self.placed:
+            for index, member in enumerate(self.placed):
                 info = snapshot.get(member.host)
                 if info is None:
                     return False
                 status = fw.run_filter_with_nominated_pods(member.state, member.qpi.pod, info)
                 if not status.is_success():
                     return False
-                assumed = member.qpi.pod.on_node(member.host)
+                assumed = self.assumed[index]
                 originals.setdefault(member.host, info)
-                grown = info.clone()
-                grown.add_pod(assumed)
-                snapshot.put(grown)
+                snapshot.put(self._with_member(index, info, assumed))
                 fw.run_reserve(member.state, assumed, member.host)
                 reserved.append((member, assumed))
             return True
@@ -139,6 +144,16 @@ class Reprieve:
                 fw.run_unreserve(member.state, assumed, member.host)
             for info in originals.values():
                 snapshot.put(info)
+
+    def _with_member(self, index: int, info: NodeInfo, assumed: Pod) -> NodeInfo:
+        """`info` with member `index` added (a copy, kept while `info` is the node)."""
+        kept = self.grown.get(index)
+        if kept is not None and kept[0] is info and kept[1] == info.generation:
+            return kept[2]
+        grown = info.clone()
+        grown.add_pod(assumed)
+        self.grown[index] = (info, info.generation, grown)
+        return grown
 
     def _extensions(self, victim: Victim, *, add: bool) -> None:
         """Tell the members' cycle states that the victim's pods came back (or left)."""
