@@ -9,9 +9,8 @@ dropped since it last looked (`framework.nodeinfo.node_journal`). With a stream 
 pods, a cycle costs the nodes that changed since the previous one, not the cluster size.
 
 A contribution is computed by the caller's function of one NodeInfo, so the sums are
-exactly what a full walk gives. A function that finds its result depends on more than the
-node (namespace labels, which change without any node changing) raises `Volatile`: the
-key is then never indexed and the caller walks the nodes as before.
+exactly what a full walk gives, provided the function reads nothing but the node besides
+what its key holds (InterPodAffinity puts the namespace labels it reads in its keys).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-from kubesched.errors import KubeschedError
 from kubesched.framework import NodeInfo
 from kubesched.framework.nodeinfo import NodeJournal, node_journal
 
@@ -28,10 +26,6 @@ Contribution = tuple[tuple[Pair, int], ...]
 ContributionFn = Callable[[NodeInfo], Contribution]
 MAX_KEYS = 32
 """Indexes kept (least recently used dropped); each holds one entry per contributing node."""
-
-
-class Volatile(KubeschedError):
-    """Raised by a contribution function whose result depends on more than the node."""
 
 
 class _Index:
@@ -80,11 +74,10 @@ class _Index:
 class PairTotals:
     """`index(nodes, key, fn, candidates)`: the sums of `fn` over the snapshot's nodes."""
 
-    __slots__ = ("_indexes", "_volatile")
+    __slots__ = ("_indexes",)
 
     def __init__(self) -> None:
         self._indexes: OrderedDict[Hashable, _Index] = OrderedDict()
-        self._volatile: set[Hashable] = set()
 
     def index(
         self,
@@ -94,18 +87,12 @@ class PairTotals:
         candidates: Callable[[Sequence[NodeInfo]], Iterable[NodeInfo]],
     ) -> _Index | None:
         """The current sums for `key` (read-only: copy before changing them), or None when
-        `nodes` is not a snapshot's list or `key` is volatile (walk the nodes instead).
+        `nodes` is not a snapshot's list (walk the nodes instead).
         `candidates(nodes)` lists the nodes that can contribute at all (for a full build)."""
         journal = node_journal(nodes)
-        if journal is None or key in self._volatile:
+        if journal is None:
             return None
-        try:
-            index = self._current(journal, nodes, key, fn, candidates)
-        except Volatile:
-            self._indexes.pop(key, None)
-            self._volatile.add(key)
-            return None
-        return index
+        return self._current(journal, nodes, key, fn, candidates)
 
     def _current(
         self,

@@ -1,11 +1,12 @@
 """InterPodAffinity's PreFilter counts from indexes kept across cycles
 (`plugins.helper.pair_totals`): the same counts as `filtering`'s walks of the nodes,
 costing only the nodes that changed since the previous cycle. Each function returns None
-when its index cannot be used (not the snapshot's node list, or a term with a namespace
-selector): the caller walks the nodes then.
+when its index cannot be used (not the snapshot's node list, or a term whose
+`namespaceSelector` was not turned into namespace names, see
+`terms.with_selected_namespaces`): the caller walks the nodes then.
 
-* existing pods' required anti-affinity against the pod: keyed by the pod's namespace and
-  labels (all an existing pod's term reads);
+* existing pods' required anti-affinity against the pod: keyed by the pod's namespace, the
+  labels of that namespace and the pod's labels (all an existing pod's term reads);
 * the pod's own required terms: keyed by the term group, as per-node counts of matching
   pods (`term_counter`).
 """
@@ -19,7 +20,7 @@ from kubesched.framework.nodeinfo import with_pods_with_required_anti_affinity
 from kubesched.model import Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
-from kubesched.plugins.helper.pair_totals import Contribution, PairTotals, Volatile
+from kubesched.plugins.helper.pair_totals import Contribution, PairTotals
 from kubesched.plugins.inter_pod_affinity.counting import term_counter
 from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, TermCache
 
@@ -35,7 +36,8 @@ def indexed_existing_anti_affinity(
 ) -> tuple[dict[Pair, int], tuple[str, ...]] | None:
     """Pairs forbidden to `pod` by existing pods' required anti-affinity (a copy), and
     their label keys."""
-    key = ("existing-anti-affinity", pod.namespace, frozenset(pod.labels.items()))
+    namespace_labels = frozenset(namespaces.of(pod.namespace).items())
+    key = ("existing-anti-affinity", pod.namespace, namespace_labels, frozenset(pod.labels.items()))
     contribution = _existing_contribution(pod, namespaces, term_cache)
     index = totals.index(nodes, key, contribution, with_pods_with_required_anti_affinity)
     return None if index is None else (dict(index.totals), tuple(index.nested))
@@ -52,8 +54,6 @@ def _existing_contribution(
         labels = node_info.node.labels
         for existing in node_info.pods_with_required_anti_affinity:
             for term in term_cache.of(existing).required_anti_affinity:
-                if term.labels_dependent:
-                    raise Volatile
                 value = labels.get(term.topology_key)
                 if value is not None and term.matches(pod, labels_of):
                     found.append(((term.topology_key, value), 1))

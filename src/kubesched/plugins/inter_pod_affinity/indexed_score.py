@@ -3,10 +3,10 @@
 only the nodes that changed since the previous cycle.
 
 * existing pods' terms that select the incoming pod: keyed by the incoming pod's
-  namespace and labels (all a term's match reads, unless it has a namespace selector:
-  then the walk is used);
-* the incoming pod's preferred terms: keyed by the term and its sign, as the per-node
-  counts of matching pods (`term_counter`).
+  namespace, the labels of that namespace and the pod's labels (all a term's match reads);
+* the incoming pod's preferred terms (their `namespaceSelector` turned into namespace
+  names, `terms.with_selected_namespaces`): keyed by the term and its sign, as the
+  per-node counts of matching pods (`term_counter`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from kubesched.framework.nodeinfo import with_pods_with_affinity
 from kubesched.model import Pod
 from kubesched.plugins.helper.namespaces import NamespaceLabels
 from kubesched.plugins.helper.node_counts import NodeCountCache
-from kubesched.plugins.helper.pair_totals import Contribution, PairTotals, Volatile
+from kubesched.plugins.helper.pair_totals import Contribution, PairTotals
 from kubesched.plugins.inter_pod_affinity.counting import term_counter
 from kubesched.plugins.inter_pod_affinity.terms import AffinityTerm, TermCache
 
@@ -52,7 +52,9 @@ class IndexedScore:
         """Add the weights of existing pods' terms selecting `pod` to `into` (an empty
         one; with `shared`, `into` may alias the index: it is never changed after);
         False when the index cannot be used."""
-        key = ("existing-score", hard_weight, pod.namespace, frozenset(pod.labels.items()))
+        namespace_labels = frozenset(namespaces.of(pod.namespace).items())
+        labels = frozenset(pod.labels.items())
+        key = ("existing-score", hard_weight, pod.namespace, namespace_labels, labels)
         fn = existing_contribution(pod, hard_weight, namespaces, term_cache)
         index = self.totals.index(self.nodes, key, fn, with_pods_with_affinity)
         if index is None:
@@ -98,13 +100,11 @@ def existing_contribution(
     hard_weight: int,
     namespaces: NamespaceLabels,
     term_cache: TermCache,
-    *,
-    indexed: bool = True,
 ) -> Callable[[NodeInfo], Contribution]:
     """What a node adds to the pair totals for `pod` through its existing pods' terms that
     select it (+weight for preferred affinity, -weight for preferred anti-affinity,
-    +`hard_weight` for required affinity): the one sum of the walk and the index. With
-    `indexed`, a term that depends on namespace labels raises `Volatile` (no index for it)."""
+    +`hard_weight` for required affinity): the one sum of the walk and the index. It reads
+    the namespace labels of `pod` alone (the index's key holds them)."""
     labels_of = namespaces.of
 
     def contribution(node_info: NodeInfo) -> Contribution:
@@ -117,8 +117,6 @@ def existing_contribution(
             if hard_weight > 0:
                 weighted += [(t, hard_weight) for t in theirs.required_affinity]
             for term, weight in weighted:
-                if indexed and term.labels_dependent:
-                    raise Volatile
                 value = labels.get(term.topology_key)
                 if value is not None and term.matches(pod, labels_of):
                     found.append(((term.topology_key, value), weight))

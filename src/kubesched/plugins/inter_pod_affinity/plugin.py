@@ -7,9 +7,12 @@ from (anti-affinity) other pods, per topology domain, as kube-scheduler does.
   no pod anywhere matches its terms, it may go to any node that has the topology keys.
 * Score: preferred terms of the pod, and the terms of existing pods that select it; see
   `scoring`.
-* Terms: see `terms`; `namespaceSelector`: see `plugins.helper.namespaces` (the plugin
-  declares `NAMESPACES` and reads their labels from its lister, as upstream from its
-  namespace informer; an unknown namespace has no labels).
+* Terms: see `terms`; `namespaceSelector`: the plugin declares `NAMESPACES` and reads
+  their lister, as upstream its namespace informer. In PreFilter and PreScore the incoming
+  pod's selectors become the names of the namespaces listed that they select
+  (`terms.with_selected_namespaces`, upstream's `mergeAffinityTermNamespacesIfNotEmpty`);
+  existing pods' selectors are matched against the labels of the incoming pod's namespace
+  (`plugins.helper.namespaces`; an unknown namespace has no labels).
 
 Args (`InterPodAffinityArgs`): `hardPodAffinityWeight` (0..100, default 1): the score an
 existing pod's required affinity term that selects the incoming pod adds to its domain;
@@ -66,6 +69,7 @@ from kubesched.plugins.inter_pod_affinity.terms import (
     matches_all,
     matches_any,
     pod_terms,
+    with_selected_namespaces,
 )
 
 NAME = names.INTER_POD_AFFINITY
@@ -117,7 +121,7 @@ class InterPodAffinity:
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         try:
-            terms = pod_terms(pod)
+            terms = with_selected_namespaces(pod_terms(pod), self._namespaces.list)
         except SelectorError as exc:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {exc}")
         self._counts.prune(nodes)
@@ -156,7 +160,7 @@ class InterPodAffinity:
 
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         try:
-            terms = pod_terms(pod)
+            terms = with_selected_namespaces(pod_terms(pod), self._namespaces.list)
         except SelectorError as exc:
             return Status(Code.ERROR, f"failed to parse pod: {exc}")
         has_preferred = bool(terms.preferred_affinity or terms.preferred_anti_affinity)

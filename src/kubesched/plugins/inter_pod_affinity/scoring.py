@@ -125,7 +125,7 @@ def _existing_pods_terms(
     term_cache: TermCache,
 ) -> None:
     """Weights of the terms of existing pods (with pod affinity) that select `pod`."""
-    contribution = existing_contribution(pod, hard_weight, namespaces, term_cache, indexed=False)
+    contribution = existing_contribution(pod, hard_weight, namespaces, term_cache)
     for node_info in with_pods_with_affinity(all_nodes):
         totals.add_pairs(contribution(node_info))
 

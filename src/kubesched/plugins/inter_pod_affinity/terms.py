@@ -6,6 +6,10 @@ those matched by `namespaceSelector` (`{}`: all namespaces; missing: none); with
 the namespace of the pod that owns the term. `topologyKey` names the node label whose value
 is the term's domain.
 
+`with_selected_namespaces` turns the incoming pod's `namespaceSelector`s into namespace
+names, so its terms read no namespace labels and the indexes kept across cycles hold their
+counts (the existing pods' side keys them by the incoming pod's namespace labels).
+
 Terms of pods already on nodes are compiled once per pod object (`TermCache`); the required
 terms the queueing hints read, once per pod object and kind (`RequiredTermCache`). Both
 forget a pod's terms when its object is freed, so they hold the terms of live pods only.
@@ -13,12 +17,13 @@ forget a pod's terms when its object is freed, so they hold the terms of live po
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from kubesched.model import Pod
+from kubesched.model import ApiObject, Pod
 from kubesched.model.affinity import PodAffinityTerm
 from kubesched.plugins.helper import selectors as sel
 
@@ -72,6 +77,36 @@ class PodTerms:
 
 
 NO_TERMS = PodTerms()
+
+
+def with_selected_namespaces(
+    terms: PodTerms, listed: Callable[[], Iterable[ApiObject]]
+) -> PodTerms:
+    """The incoming pod's terms with each `namespaceSelector` turned into the names of the
+    namespaces it selects among `listed()` (joined to the term's own namespaces; the
+    selector then selects nothing), as upstream's `mergeAffinityTermNamespacesIfNotEmpty`
+    does in PreFilter and PreScore. A term without one (or with `{}`) is kept as it is.
+    Matching then reads no namespace labels, so the indexes can hold the term's counts."""
+    groups = (
+        terms.required_affinity,
+        terms.required_anti_affinity,
+        terms.preferred_affinity,
+        terms.preferred_anti_affinity,
+    )
+    if not any(term.labels_dependent for group in groups for term in group):
+        return terms
+    namespaces = list(listed())
+
+    def resolve(term: AffinityTerm) -> AffinityTerm:
+        if not term.labels_dependent:
+            return term
+        scope = term.namespace_selector
+        picked = {ns.name for ns in namespaces if scope.matches(ns.labels)}
+        return dataclasses.replace(
+            term, namespaces=term.namespaces | picked, namespace_selector=sel.NOTHING
+        )
+
+    return PodTerms(*(tuple(resolve(term) for term in group) for group in groups))
 
 
 def pod_terms(pod: Pod, *, strict: bool = True) -> PodTerms:

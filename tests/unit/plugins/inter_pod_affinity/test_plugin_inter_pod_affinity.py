@@ -182,8 +182,38 @@ FILTER_CASES = [
             )
             .model()
         ),
-        lambda: Cluster([on("a1", "web", namespace="other"), on("b1", "web")]),
+        lambda: Cluster(
+            [on("a1", "web", namespace="other"), on("b1", "web")],
+            namespaces={"other": {}, "default": {}},
+        ),
         {"b1", "c1"},
+        ANTI,
+    ),
+    FilterCase(
+        # upstream turns the incoming pod's selector into the namespaces its lister lists:
+        # a pod in a namespace not listed is out of scope, even for a selector that
+        # matches no labels
+        "namespace-selector-picks-listed-namespaces-only",
+        lambda: (
+            pod("web")
+            .affinity(
+                required(
+                    "podAntiAffinity",
+                    term(
+                        "web",
+                        namespaceSelector={
+                            "matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]
+                        },
+                    ),
+                )
+            )
+            .model()
+        ),
+        lambda: Cluster(
+            [on("a1", "web", namespace="gone"), on("b1", "web", namespace="third")],
+            namespaces={"third": {}, "default": {}},
+        ),
+        {"a1", "a2", "c1"},
         ANTI,
     ),
     FilterCase(
