@@ -40,7 +40,7 @@ def group_cycles(engine: Engine, failed: Failed) -> PodGroupCycles | None:
         started: float,
     ) -> BindingTask | None:
         outcome = reserve_for_binding(
-            fw, state, qpi, host=host, cycle=cycle, started=started, cache=engine.cache,
+            fw, state, qpi, host, cycle=cycle, started=started, cache=engine.cache,
             queue=engine.queue,
         )  # fmt: skip
         if isinstance(outcome, BindingTask):

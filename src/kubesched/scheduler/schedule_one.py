@@ -266,9 +266,8 @@ class Scheduler:
         started: float,
     ) -> BindingTask | None:
         outcome = reserve_for_binding(
-            fw, state, qpi, host=host, cycle=cycle, started=started, cache=self._cache,
-            queue=self._queue,
-        )  # fmt: skip
+            fw, state, qpi, host, cycle=cycle, started=started, cache=self._cache, queue=self._queue
+        )
         if isinstance(outcome, BindingTask):
             return outcome
         status = outcome
