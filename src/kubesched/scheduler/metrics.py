@@ -13,9 +13,9 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from kubesched.runtime.batch import BatchMetrics
-from kubesched.runtime.plugin_metrics import DURATION_BUCKETS, PluginMetrics
+from kubesched.runtime.plugin_metrics import DurationSeries, PluginMetrics
 from kubesched.scheduler.batch_metrics import BatchFamilies
-from kubesched.scheduler.plugin_metrics import PluginMetricsCollector
+from kubesched.scheduler.plugin_metrics import DurationsCollector, PluginMetricsCollector
 from kubesched.scheduler.prom import Counter, Gauge, Histogram
 from kubesched.scheduler.workload_metrics import WorkloadMetrics
 
@@ -134,16 +134,18 @@ class SchedulerMetrics:
             ["plugin", "profile"],
             registry=r,
         )
-        self.queueing_hint_duration = Histogram(
-            "scheduler_queueing_hint_execution_duration_seconds",
-            "Duration for running a queueing hint function of a plugin.",
-            ["plugin", "event", "hint"],
-            registry=r,
-            buckets=DURATION_BUCKETS,
+        self.queueing_hint_durations: dict[tuple[str, str, str], DurationSeries] = {}
+        """`scheduler_queueing_hint_execution_duration_seconds` by (plugin, event, hint): a
+        plain store (a Prometheus histogram's lock and per-bucket counters cost more than
+        the hint it times, once per waiting pod per event)."""
+        r.register(
+            DurationsCollector(
+                "scheduler_queueing_hint_execution_duration_seconds",
+                "Duration for running a queueing hint function of a plugin.",
+                ["plugin", "event", "hint"],
+                self.queueing_hint_durations,
+            )
         )
-        self._hint_children: dict[tuple[str, str, str], Histogram] = {}
-        """The series of `queueing_hint_duration` by labels (`labels()` costs more than
-        the hint it times)."""
         self._request_children: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
         """(code, method, host) -> its request counter and duration histogram."""
         self.event_handling_duration = Histogram(
@@ -252,10 +254,10 @@ class SchedulerMetrics:
     def observe_queueing_hint(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         """A queueing hint ran (a `kubesched.runtime.queueing.HintObserver`)."""
         key = (plugin, event, hint)
-        child = self._hint_children.get(key)
-        if child is None:
-            child = self._hint_children[key] = self.queueing_hint_duration.labels(*key)
-        child.observe(seconds)
+        series = self.queueing_hint_durations.get(key)
+        if series is None:
+            series = self.queueing_hint_durations[key] = DurationSeries()
+        series.observe(seconds)
 
     def observe_event_handling(self, event: str, seconds: float) -> None:
         """An informer event was handled (cache and queue)."""

@@ -1,6 +1,7 @@
 """`scheduler_plugin_execution_duration_seconds` and `scheduler_plugin_evaluation_total`,
-served from the plain store the Framework fills (`kubesched.runtime.plugin_metrics`): the
-families are built when /metrics is scraped, never on the scheduling path."""
+served from the plain store the Framework fills (`kubesched.runtime.plugin_metrics`), and
+`scheduler_queueing_hint_execution_duration_seconds` from the same kind of store: the
+families are built when /metrics is scraped, never on the scheduling or queueing path."""
 
 from __future__ import annotations
 
@@ -41,16 +42,12 @@ class PluginMetricsCollector(Collector):
 
     @staticmethod
     def _durations(durations: dict[tuple[str, str, str], DurationSeries]) -> Metric:
-        family = HistogramMetricFamily(
+        return histogram(
             DURATION_NAME,
             "Duration for running a plugin at a specific extension point.",
-            labels=["plugin", "extension_point", "status"],
+            ["plugin", "extension_point", "status"],
+            durations,
         )
-        for labels, series in sorted(durations.items()):
-            counts = list(cumulative(series.counts))
-            buckets = list(zip(_BOUNDS, counts, strict=True))
-            family.add_metric(list(labels), buckets, series.total)
-        return family
 
     @staticmethod
     def _evaluations(evaluations: dict[tuple[str, str, str], int]) -> Metric:
@@ -63,3 +60,40 @@ class PluginMetricsCollector(Collector):
         for labels, count in sorted(evaluations.items()):
             family.add_metric(list(labels), count)
         return family
+
+
+class DurationsCollector(Collector):
+    """One histogram family of `DURATION_BUCKETS` served from `store` (labels -> series),
+    once it has a series."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labels: list[str],
+        store: dict[tuple[str, str, str], DurationSeries],
+    ) -> None:
+        self._name, self._documentation, self._labels = name, documentation, labels
+        self._store = store
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(())
+
+    def collect(self) -> Iterator[Metric]:
+        if self._store:
+            yield histogram(self._name, self._documentation, self._labels, self._store)
+
+
+def histogram(
+    name: str,
+    documentation: str,
+    labels: list[str],
+    durations: dict[tuple[str, str, str], DurationSeries],
+) -> Metric:
+    """A histogram family of `DURATION_BUCKETS` from plain series."""
+    family = HistogramMetricFamily(name, documentation, labels=labels)
+    for values, series in sorted(durations.items()):
+        counts = list(cumulative(series.counts))
+        buckets = list(zip(_BOUNDS, counts, strict=True))
+        family.add_metric(list(values), buckets, series.total)
+    return family
