@@ -15,6 +15,8 @@ after a short backoff; `down_for()` tells the health check how long no child has
 Besides requests, `notify()` sends one-way frames (the events the child records) and
 `drain_notices()` waits until the child has written what they asked for; frames the child
 sends unasked (its reports: `rest_client_*` samples, dropped events) go to `on_report`.
+A report's `"s"` counts the one-way frames the child has settled; when it dies, those it
+was sent beyond are reported lost (`{"lost": count}`).
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ class WriterProcess:
         self._on_report = on_report
         self._held: list[bytes] = []
         """One-way frames waiting for a child to run."""
+        self._notified = 0
+        """One-way frames sent to the running child."""
+        self._settled = 0
+        """Of those, how many it said it settled."""
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Answer]] = {}
         self._transport: asyncio.SubprocessTransport | None = None
@@ -113,6 +119,7 @@ class WriterProcess:
         held, self._held = self._held, []
         for frame in held:
             self._send(frame)
+        self._notified, self._settled = len(held), 0
         self._ready.set()
         log.info("writer process started", extra=kv(pid=transport.get_pid()))
 
@@ -149,6 +156,7 @@ class WriterProcess:
         frame = encode(header)
         if self._stdin() is not None:
             self._send(frame)
+            self._notified += 1
             return True
         if self._closing or len(self._held) >= MAX_HELD_NOTICES:
             return False
@@ -268,6 +276,9 @@ class WriterProcess:
     def answered(self, header: dict[str, Any], body: bytes) -> None:
         """An answer frame from the child (or a report, which has no request id)."""
         if "i" not in header:
+            settled = header.get("s")
+            if isinstance(settled, int):
+                self._settled = settled
             if self._on_report is not None:
                 self._on_report(header)
             return
@@ -303,6 +314,9 @@ class WriterProcess:
         for answer in self._pending.values():
             if not answer.done():
                 answer.set_exception(failure)
+        lost, self._notified, self._settled = self._notified - self._settled, 0, 0
+        if lost > 0 and self._on_report is not None:
+            self._on_report({"lost": lost})
         if self._closing:
             return
         log.error("writer process ended; starting another", extra=kv(code=code, reason=reason))

@@ -14,7 +14,9 @@ Frames, scheduler to writer:
 - `{"vd": id}`: write what the events sent so far asked for, then answer `{"i": id}`.
 
 The writer's reports (no request id) carry `"x": {reason: count}`, the events it dropped,
-beside its client's `rest_client_*` samples (`"o"`).
+and `"s"`, how many event frames it has settled (written, dropped or joined to a series),
+beside its client's `rest_client_*` samples (`"o"`). The events a writer that died had
+not settled are counted as failed writes (`"lost"`, from `WriterProcess`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 from kubesched.errors import KubeschedError
 from kubesched.kube.writer_process import WriterProcess
-from kubesched.scheduler.event_drops import QUEUE_FULL, DropReport
+from kubesched.scheduler.event_drops import QUEUE_FULL, WRITE_FAILED, DropReport
 from kubesched.scheduler.event_recorder import ObjectRef
 
 EVENT = "v"
@@ -134,11 +136,15 @@ class RemoteEventRecorder:
 
 
 def count_reported_drops(report: Mapping[str, Any], on_drop: Callable[[str], None]) -> None:
-    """Count the drops of a writer's report (`{"x": {reason: count}}`) through `on_drop`."""
+    """Count the drops of a writer's report (`{"x": {reason: count}}`) through `on_drop`;
+    the events a writer that died had not settled (`{"lost": count}`) as failed writes."""
     drops = report.get(DROPS)
-    if not isinstance(drops, dict):
-        return
-    for reason, count in drops.items():
-        if isinstance(reason, str) and isinstance(count, int):
-            for _ in range(count):
-                on_drop(reason)
+    if isinstance(drops, dict):
+        for reason, count in drops.items():
+            if isinstance(reason, str) and isinstance(count, int):
+                for _ in range(count):
+                    on_drop(reason)
+    lost = report.get("lost")
+    if isinstance(lost, int):
+        for _ in range(lost):
+            on_drop(WRITE_FAILED)

@@ -171,12 +171,20 @@ class EventRecorder:
         self._prune_at = SERIES_PRUNE_AT
         self._slots = asyncio.Semaphore(MAX_WRITES_IN_FLIGHT)
         self._writing: set[asyncio.Task[None]] = set()
+        self._in_hand = 0
+        """Records out of the queue, neither written nor dropped yet."""
         self.written = 0
 
     @property
     def dropped(self) -> int:
         """Events lost so far, for any reason."""
         return self._drops.total
+
+    @property
+    def unwritten(self) -> int:
+        """Events recorded and neither written nor dropped yet: queued, waiting for a write
+        slot, or being created."""
+        return self._queue.qsize() + self._in_hand
 
     def record(
         self,
@@ -225,7 +233,11 @@ class EventRecorder:
 
     async def _spawn(self, record: _Record) -> None:
         """Start the request `record` needs, if any, once a write slot is free."""
-        await self._slots.acquire()
+        self._in_hand += 1  # out of the queue, not settled yet
+        try:
+            await self._slots.acquire()
+        finally:
+            self._in_hand -= 1
         try:
             write = self._request_for(record)
         except Exception:
@@ -269,9 +281,16 @@ class EventRecorder:
         )
         self._series[key] = series
         self._forget_old_series()
+        self._in_hand += 1
         return self._create(key, record, series)
 
     async def _create(self, key: bytes, record: _Record, series: _Series) -> None:
+        try:
+            await self._post_event(key, record, series)
+        finally:
+            self._in_hand -= 1
+
+    async def _post_event(self, key: bytes, record: _Record, series: _Series) -> None:
         ref = record.regarding
         body = {
             "apiVersion": "events.k8s.io/v1",

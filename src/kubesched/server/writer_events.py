@@ -2,8 +2,11 @@
 frames the scheduler sends (`kubesched.scheduler.event_frames`), writing through a client
 of its own (the QPS and burst of the scheduler's event client, no fence: events are not
 fenced in process either). Its client's `rest_client_*` samples and the events it drops go
-back to the scheduler as reports (`{"o": samples, "x": {reason: count}}`), those of one
-turn of the event loop in one frame."""
+back to the scheduler as reports (`{"o": samples, "x": {reason: count}, "s": settled}`),
+those of one turn of the event loop in one frame; `settled` counts the event frames it was
+sent that are written, dropped or joined to a series, so that the scheduler can count the
+rest as lost if this process dies (`WriterProcess`).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +28,9 @@ log = logging.getLogger("kubesched.writer")
 
 DRAIN_SECONDS = 5.0
 """How long the events left are written for when the scheduler closes the writer."""
+SETTLED_EVERY_SECONDS = 1.0
+"""How often the settled count is reported when nothing else was (events joined to a
+series send no request, so no sample carries the count)."""
 
 
 class ChildEvents:
@@ -39,6 +45,8 @@ class ChildEvents:
         self._report = report
         self._samples: list[Observation] = []
         self._drops: Counter[str] = Counter()
+        self._received = 0
+        self._settled_sent = 0
         self._client = KubeClient(
             connection,
             qps=float(settings.get("event_qps", 50.0)),
@@ -49,10 +57,13 @@ class ChildEvents:
             observe_retry=self._observe_retry,
         )
         self.recorder = EventRecorder(self._client, on_drop=self._dropped)
-        self._runner = asyncio.get_running_loop().create_task(self.recorder.run())
+        loop = asyncio.get_running_loop()
+        self._runner = loop.create_task(self.recorder.run())
+        self._ticker = loop.create_task(self._report_settled())
 
     def record(self, fields: Any) -> None:
         """One event frame's fields; a malformed one is logged and skipped."""
+        self._received += 1
         try:
             arguments = record_arguments(fields)
         except EventFrameError as exc:
@@ -68,9 +79,10 @@ class ChildEvents:
     async def close(self) -> None:
         """Write what is left, stop the recorder, close the client, send the last report."""
         await self.recorder.drain(DRAIN_SECONDS)
-        self._runner.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._runner
+        for task in (self._runner, self._ticker):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await self._client.close()
         self._flush()
 
@@ -89,9 +101,15 @@ class ChildEvents:
         if not self._samples and not self._drops:
             asyncio.get_running_loop().call_soon(self._flush)
 
+    async def _report_settled(self) -> None:
+        while True:
+            await asyncio.sleep(SETTLED_EVERY_SECONDS)
+            self._flush()
+
     def _flush(self) -> None:
-        if not self._samples and not self._drops:
+        settled = self._received - self.recorder.unwritten
+        if not self._samples and not self._drops and settled == self._settled_sent:
             return
-        report: dict[str, Any] = {"o": self._samples, DROPS: dict(self._drops)}
-        self._samples, self._drops = [], Counter()
+        report: dict[str, Any] = {"o": self._samples, DROPS: dict(self._drops), "s": settled}
+        self._samples, self._drops, self._settled_sent = [], Counter(), settled
         self._report(report)

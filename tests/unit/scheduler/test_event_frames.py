@@ -122,9 +122,10 @@ def test_reported_drops_and_samples_reach_the_scheduler_metrics() -> None:
         "x": {"forbidden": 2, "write_failed": 1},
     }
     reports_to(metrics)(report)
+    reports_to(metrics)({"lost": 3})  # a writer died holding three
     value = metrics.registry.get_sample_value
     assert value("kubesched_events_dropped_total", {"reason": "forbidden"}) == 2
-    assert value("kubesched_events_dropped_total", {"reason": "write_failed"}) == 1
+    assert value("kubesched_events_dropped_total", {"reason": "write_failed"}) == 4
     labels = {"code": "403", "host": "h:6443", "method": "POST"}
     assert value("rest_client_requests_total", labels) == 1
     labels = {"code": "201", "host": "h:6443", "verb": "POST"}

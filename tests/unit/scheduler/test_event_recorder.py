@@ -349,8 +349,10 @@ async def test_writes_run_concurrently_up_to_the_limit() -> None:
         await wait_for(lambda: api.in_flight == events_module.MAX_WRITES_IN_FLIGHT)
         await asyncio.sleep(0.01)  # no more start while every slot is taken
         assert api.in_flight == events_module.MAX_WRITES_IN_FLIGHT
+        assert rec.unwritten == total  # in flight, waiting for a slot, queued
         api.release.set()
         await wait_for(lambda: rec.written == total)
+        assert rec.unwritten == 0
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -6,6 +6,7 @@ first 403's RBAC line) reach the scheduler's `kubesched_events_dropped_total`.""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -30,6 +31,7 @@ from tests.unit.kube.kube_server import PlainConnection, plain_client, serving
 POD = ObjectRef("Pod", "ns", "p", "uid-p")
 PREEMPTOR = ObjectRef("Pod", "ns", "high", "uid-h")
 JSON = "application/json"
+FAILED = {"reason": "write_failed"}
 
 
 @dataclass
@@ -37,9 +39,12 @@ class Server:
     url: str = ""
     status: int = 201
     posts: list[dict[str, Any]] = field(default_factory=list)
+    hold: asyncio.Event | None = None  # answers wait for it when set
 
     async def answer(self, request: web.Request) -> web.StreamResponse:
         body = orjson.loads(await request.read())
+        if self.hold is not None:
+            await self.hold.wait()
         if self.status >= 400:
             return web.json_response({"kind": "Status", "code": self.status}, status=self.status)
         self.posts.append(body)
@@ -127,6 +132,32 @@ async def test_the_child_writes_what_the_in_process_recorder_writes(
     assert len(note.encode()) <= 1024
     labels = {"code": "201", "method": "POST", "host": server.url.removeprefix("http://")}
     assert metrics.registry.get_sample_value("rest_client_requests_total", labels) == 2
+    await process.close(timeout=10)  # every event settled: none counted lost
+    assert metrics.registry.get_sample_value("kubesched_events_dropped_total", FAILED) == 0
+
+
+async def test_the_events_a_dead_child_held_are_counted_lost(
+    server: Server, writer: tuple[WriterProcess, SchedulerMetrics]
+) -> None:
+    process, metrics = writer
+    server.hold = asyncio.Event()  # the API server never answers
+    remote = RemoteEventRecorder(process, on_drop=metrics.count_dropped_event)
+    for name in ("a", "b", "c"):
+        remote.record(
+            controller="s",
+            regarding=ObjectRef("Pod", "ns", name),
+            type="Normal",
+            reason="Scheduled",
+            action="Binding",
+            note=name,
+        )
+    await remote.drain(timeout=0.5)  # the child has them (and cannot write them)
+    pid = process.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    await wait_for(lambda: process.pid is None, timeout=10)
+    assert metrics.registry.get_sample_value("kubesched_events_dropped_total", FAILED) == 3
+    server.hold.set()
 
 
 async def test_drops_in_the_child_are_counted_by_the_scheduler(
@@ -183,7 +214,9 @@ async def test_a_malformed_event_frame_is_skipped(
     events = ChildEvents(PlainConnection(server=server.url), settings, reports.append)  # type: ignore[arg-type]
     events.record(["only", "three", "fields"])
     events.record(["c", "Pod", "ns", "p", "u", "v1", "Normal", "Scheduled", "Binding", "n", None])
+    events.record(["c", "Pod", "ns", "p", "u", "v1", "Normal", "Scheduled", "Binding", "n", None])
     await events.close()
-    assert [b["reason"] for b in server.posts] == ["Scheduled"]
+    assert [b["reason"] for b in server.posts] == ["Scheduled"]  # the repeat joined its series
     assert "malformed event frame; skipped" in caplog.text
-    assert [r["o"][0][:3] for r in reports] == [("POST", server.url[7:], "201")]
+    assert [o[:3] for r in reports for o in r["o"]] == [("POST", server.url[7:], "201")]
+    assert reports[-1]["s"] == 3  # every frame settled
