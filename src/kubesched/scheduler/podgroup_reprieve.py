@@ -8,14 +8,15 @@ node, and is added to that node and reserved before the next one is filtered. Th
 are then unreserved and their nodes put back as they were. If a member failed, the victim's
 nodes are put back as they were before it (PreFilter `RemovePod`): it is preempted.
 
-Shortcut (`shortcut=True`): when no placed member's cycle state runs a PreFilter extension,
-a member's Filter sees a victim only through the node it filters, so a victim none of whose
-pods is on a member's node cannot change any member's verdict: it gets the verdict of the
-last check of the members' nodes as they are now, with no Filter, Reserve or Unreserve run
-(those calls are the what-if's own; a member's Reserve is undone by its Unreserve), and is
-not put back on the snapshot (no later check reads its nodes: a check filters the members'
-nodes only, and runs no extension). A check whose victim was on a member's node and stayed
-out leaves those nodes as they were, so the verdict kept before it still holds.
+Shortcut (`shortcut=True`): when every Filter and Reserve plugin is kubesched's own and no
+placed member's cycle state runs a PreFilter extension, a member's Filter sees a victim only
+through the node it filters, so a victim none of whose pods is on a member's node cannot
+change any member's verdict: it gets the verdict of the last check of the members' nodes as
+they are now, with no Filter, Reserve or Unreserve run (those calls are the what-if's own; a
+member's Reserve is undone by its Unreserve), and is not put back on the snapshot (no later
+check reads its nodes: a check filters the members' nodes only, and runs no extension). A
+check whose victim was on a member's node and stayed out leaves those nodes as they were,
+so the verdict kept before it still holds.
 """
 
 from __future__ import annotations
@@ -78,8 +79,11 @@ class Reprieve:
         self.hosts = frozenset(member.host for member in self.placed)
         self.assumed = [member.qpi.pod.on_node(member.host) for member in self.placed]
         if self.shortcut:
-            self.shortcut = not any(
-                self.fw.runs_pre_filter_extensions(member.state) for member in self.placed
+            plugins = self.fw.plugins
+            self.shortcut = (
+                _in_tree(plugins.filter)
+                and _in_tree(plugins.reserve)
+                and not any(self.fw.runs_pre_filter_extensions(m.state) for m in self.placed)
             )
 
     def __call__(self, victim: Victim) -> bool:
@@ -167,3 +171,13 @@ class Reprieve:
                 status = run(member.state, member.qpi.pod, pod, info)
                 if not status.is_success():
                     raise StatusError(Status(Code.ERROR, status.message))
+
+
+def _in_tree(plugins: Sequence[object]) -> bool:
+    """Whether every plugin is one of kubesched's own, whose Filter reads no node but the
+    one it is given and whose Reserve is undone by its Unreserve (the shortcut's premise;
+    a plugin of the user's may read the whole snapshot)."""
+    return all(type(pl).__module__.startswith(_IN_TREE) for pl in plugins)
+
+
+_IN_TREE = "kubesched.plugins."

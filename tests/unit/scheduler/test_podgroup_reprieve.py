@@ -16,7 +16,7 @@ from kubesched.queue import Nominator, QueuedPodInfo
 from kubesched.runtime import scoring
 from kubesched.scheduler import podgroup_reprieve
 from kubesched.scheduler.podgroup_preemption import GroupPreemption, evaluate_group
-from kubesched.testing import make_node, make_pod
+from kubesched.testing import build_test_framework, make_node, make_pod
 from tests.unit.scheduler.test_podgroup_preemption import World, _group
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -150,3 +150,27 @@ def test_the_shortcut_gives_the_plain_paths_answer_on_random_clusters(
         found += plain.status.is_success() and bool(plain.victims)
     assert found > len(SEEDS) // 4  # enough preemptions that found victims
     assert 5 * checks["on"] < 4 * checks["off"]  # the shortcut answered a fair share
+
+
+class _LooksEverywhere:
+    """A Filter plugin of the user's: it may read any node of the snapshot."""
+
+    name = "LooksEverywhere"
+
+    def __init__(self, args: object = None, handle: object = None) -> None:
+        del args, handle
+
+    def filter(self, state: object, pod: Pod, node_info: object) -> None:
+        return None
+
+
+def test_a_filter_plugin_of_the_users_turns_the_shortcut_off() -> None:
+    world = World(nodes=1)
+    assert podgroup_reprieve.Reprieve(world.fw, world.snapshot, []).shortcut
+    mine = build_test_framework(
+        handle=world.handle,
+        plugins=[_LooksEverywhere],
+        enabled={"multiPoint": ["GangScheduling"], "filter": ["LooksEverywhere"]},
+    )
+    assert "LooksEverywhere" in [pl.name for pl in mine.plugins.filter]
+    assert not podgroup_reprieve.Reprieve(mine, world.snapshot, []).shortcut
