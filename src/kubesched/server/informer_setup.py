@@ -9,12 +9,12 @@ of other resources (what plugins declare, storage) stay in process.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
 
 from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.informers.process import InformerProcess
+from kubesched.server.env_switch import switched_on
 
 ENV_VAR = "KUBESCHED_INFORMER_PROCESS"
 CHILD_MODULE = "kubesched.server.informer_child"
@@ -24,8 +24,7 @@ def informer_process(
     config: KubeSchedulerConfiguration, environ: Mapping[str, str] | None = None
 ) -> InformerProcess | None:
     """The process the pod and node informers are fed by, or None (in process)."""
-    env = os.environ if environ is None else environ
-    if env.get(ENV_VAR, "").strip().lower() not in {"on", "1", "true", "yes"}:
+    if not switched_on(ENV_VAR, environ):
         return None
     cc = config.client_connection
     settings = {

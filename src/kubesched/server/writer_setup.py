@@ -14,7 +14,6 @@ samples, the events it dropped) are counted in the scheduler's metrics by `repor
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -23,6 +22,7 @@ from kubesched.apis.config import KubeSchedulerConfiguration
 from kubesched.kube.writer_process import Report, WriterProcess
 from kubesched.scheduler.event_frames import count_reported_drops
 from kubesched.scheduler.metrics import SchedulerMetrics
+from kubesched.server.env_switch import switched_on
 
 ENV_VAR = "KUBESCHED_WRITER_PROCESS"
 CHILD_MODULE = "kubesched.server.writer_child"
@@ -36,8 +36,7 @@ def writer_process(
 ) -> WriterProcess | None:
     """The writer process the scheduling client sends through and the events are recorded
     in, or None; `on_report` takes its reports (`reports_to`)."""
-    env = os.environ if environ is None else environ
-    if env.get(ENV_VAR, "").strip().lower() not in {"on", "1", "true", "yes"}:
+    if not switched_on(ENV_VAR, environ):
         return None
     if config.shadow_scheduler_name:
         return None
