@@ -9,7 +9,7 @@ actions and matching is a bitwise AND.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag, StrEnum
 from typing import Any
@@ -172,12 +172,28 @@ resource. An exception counts as QUEUE (logged; the pod must not get stuck)."""
 
 
 @dataclass(frozen=True, slots=True)
+class AddedIndex:
+    """A promise about a hint on add events: `hint(pod, None, new)` answers QUEUE_SKIP
+    (and raises nothing) whenever `pod_keys(pod)` is a set sharing no key with
+    `added_keys(new)`. `pod_keys` returns None when it cannot tell (the pod is always
+    asked); it reads only the pending pod's object, so its keys hold while that object
+    does. The queue indexes its unschedulable pods by these keys: an added object
+    reaches the pods it may help, and the hint still gives the answer."""
+
+    pod_keys: Callable[[Pod], frozenset[Hashable] | None]
+    added_keys: Callable[[Any], Iterable[Hashable]]
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterEventWithHint:
     """A registered event plus the plugin's hint for it (upstream `ClusterEventWithHint`).
     Without a hint (None) every matching event queues the pods the plugin rejected."""
 
     event: ClusterEvent
     hint: QueueingHintFn | None = None
+    added_index: AddedIndex | None = None
+    """For this registration's add events (no old object): which pending pods the hint
+    can answer QUEUE for, so the queue offers an add only to those (`AddedIndex`)."""
 
 
 def with_hint(registration: ClusterEvent | ClusterEventWithHint) -> ClusterEventWithHint:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kubesched.queue.active import ActiveQueue
+from kubesched.queue.added_index import AddNarrowing, UnschedulableAddIndex
 from kubesched.queue.backoff import BackoffQueue
 from kubesched.queue.fair import FairOrder
 from kubesched.queue.gated import GatedSet
@@ -42,6 +43,7 @@ class QueuePools:
         on_incoming: IncomingHook | None,
         pop_from_backoff: bool = True,
         fair: FairOrder | None = None,
+        narrowing: AddNarrowing | None = None,
     ) -> None:
         self.clock = clock
         self.active = ActiveQueue(less=less, fair=fair)
@@ -62,6 +64,8 @@ class QueuePools:
         """`scheduler_unschedulable_pods`: the unschedulable pool and the gated set's pods by
         plugin, kept as they move."""
         self.gated = GatedSet(self.reasons)
+        self.added_index = UnschedulableAddIndex(narrowing) if narrowing is not None else None
+        """The unschedulable pool by the add events that may help its pods, if wired."""
         self._pre_enqueue = pre_enqueue
         self._on_incoming = on_incoming
 
@@ -147,7 +151,14 @@ class QueuePools:
     def to_unschedulable(self, qpi: QueuedPodInfo, *, event: str) -> None:
         self.unschedulable[qpi.uid] = qpi
         self.reasons.enter(UNSCHEDULABLE, qpi)
+        if self.added_index is not None:
+            self.added_index.enter(qpi)
         self._incoming(UNSCHEDULABLE, event)
+
+    def pod_replaced(self, qpi: QueuedPodInfo) -> None:
+        """A pod in the unschedulable pool has a new object: index it anew."""
+        if self.added_index is not None and qpi.uid in self.unschedulable:
+            self.added_index.enter(qpi)
 
     def requeue(self, qpi: QueuedPodInfo, *, event: str) -> None:
         """Out of the pool: backoffQ while the pod still backs off, else activeQ."""
@@ -173,7 +184,8 @@ class QueuePools:
         }
 
     def _leave_unschedulable(self, uid: str) -> None:
-        self.unschedulable.pop(uid, None)
+        if self.unschedulable.pop(uid, None) is not None and self.added_index is not None:
+            self.added_index.leave(uid)
         self.reasons.leave(UNSCHEDULABLE, uid)
 
     def _incoming(self, queue: str, event: str) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from kubesched.framework.events import FORCE_ACTIVATE_EVENT, UNSCHEDULABLE_TIMEOUT_EVENT
 from kubesched.model import Pod
+from kubesched.queue.added_index import AddNarrowing
 from kubesched.queue.fair import FairOrder
 from kubesched.queue.flush_loop import every
 from kubesched.queue.gated import GateHears
@@ -76,9 +77,12 @@ class SchedulingQueue:
         nominator: Nominator | None = None,
         gate_hears: GateHears | None = None,
         fair: FairOrder | None = None,
+        narrowing: AddNarrowing | None = None,
     ) -> None:
         """`gate_hears`: which gates' pods an event is offered to (`queue.gated`); `fair`:
-        activeQ pops fairly across groups (`queue.fair`), else in `less` order alone."""
+        activeQ pops fairly across groups (`queue.fair`), else in `less` order alone;
+        `narrowing`: which unschedulable pods an add event is offered to
+        (`queue.added_index`), else all."""
         self._gate_hears = gate_hears
         self._clock = clock
         self._strategy = requeue_strategy
@@ -93,6 +97,7 @@ class SchedulingQueue:
             on_incoming=on_incoming,
             pop_from_backoff=pop_from_backoff,
             fair=fair,
+            narrowing=narrowing,
         )
         self._active = self._pools.active
         self.inflight = InFlightEvents()
@@ -138,6 +143,7 @@ class SchedulingQueue:
             qpi.pod = new
         elif (qpi := pools.gated.get(uid) or pools.unschedulable.get(uid)) is not None:
             qpi.pod = new
+            pools.pod_replaced(qpi)
             self._pod_updated(qpi, old, new, events)
         elif self._groups is not None and (qpi := self._groups.get(uid)) is not None:
             qpi.pod = new
@@ -203,10 +209,18 @@ class SchedulingQueue:
         hearing = (
             gated.values() if self._gate_hears is None else gated.hearing(event, self._gate_hears)
         )
-        candidates = [*self._pools.unschedulable.values(), *hearing]
+        candidates = [*self._unschedulable_for(event, old, new), *hearing]
         if pre_check is not None:
             candidates = [qpi for qpi in candidates if pre_check(qpi.pod)]
         self._move_pods(candidates, event, old, new)
+
+    def _unschedulable_for(self, event: object, old: Any, new: Any) -> Iterable[QueuedPodInfo]:
+        """The unschedulable pods an event is offered to: all, or for an add the index
+        covers, those whose hints may say QUEUE (in the pool's order either way)."""
+        pool = self._pools.unschedulable
+        index = self._pools.added_index
+        uids = None if index is None else index.candidates(event, old, new)
+        return pool.values() if uids is None else [pool[uid] for uid in uids]
 
     # ---- the scheduling loop ------------------------------------------------------------
 

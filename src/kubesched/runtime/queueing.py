@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from kubesched.framework.events import (
+    ActionType,
+    AddedIndex,
     ClusterEvent,
     ClusterEventWithHint,
+    EventResource,
     QueueingHint,
     QueueingHintFn,
 )
@@ -27,6 +30,9 @@ from kubesched.framework.logkv import kv
 from kubesched.model import Pod
 
 log = logging.getLogger(__name__)
+
+_NOT_ONE_RESOURCE = frozenset({EventResource.POD, EventResource.WILDCARD})
+"""Registered resources that cover several incoming ones: their adds are not indexed."""
 
 HintObserver = Callable[[str, str, str, float], None]
 """Called with (plugin, event label, "Queue"|"QueueSkip"|"Error", seconds) per hint run,
@@ -44,10 +50,11 @@ class Requeue(IntEnum):
     """activeQ now (a plugin that returned Pending said QUEUE)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Hint:
     plugin: str
     hint: QueueingHintFn | None
+    index: AddedIndex | None = None
 
 
 class _EventFacts:
@@ -76,7 +83,9 @@ class QueueingHints:
         table: dict[ClusterEvent, list[_Hint]] = {}
         for plugin, events in registrations.items():
             for registration in events:
-                table.setdefault(registration.event, []).append(_Hint(plugin, registration.hint))
+                table.setdefault(registration.event, []).append(
+                    _Hint(plugin, registration.hint, registration.added_index)
+                )
         self._table = tuple((event, tuple(hints)) for event, hints in table.items())
         self._by_plugin = {
             plugin: tuple(reg.event for reg in events) for plugin, events in registrations.items()
@@ -142,6 +151,51 @@ class QueueingHints:
             if not pending:
                 return Requeue.AFTER_BACKOFF
             found = Requeue.AFTER_BACKOFF
+        return found
+
+    def indexed_add_events(self) -> frozenset[ClusterEvent]:
+        """The add events (one resource, action ADD) some hint promised an index for."""
+        return frozenset(
+            ClusterEvent(event.resource, ActionType.ADD)
+            for event, hints in self._table
+            if event.action & ActionType.ADD
+            and not event.is_wildcard
+            and event.resource not in _NOT_ONE_RESOURCE
+            and any(entry.index is not None for entry in hints)
+        )
+
+    def added_pod_keys(
+        self, event: ClusterEvent, pod: Pod, rejectors: AbstractSet[str]
+    ) -> frozenset[Hashable] | None:
+        """Keys of a pod rejected by `rejectors` for an add `event` (no old object): an
+        added object sharing none of them gets QUEUE_SKIP from every hint `strategy` asks,
+        as each one's `AddedIndex` promises. None: some hint promised nothing (the pod
+        hears every such add)."""
+        if not rejectors or event.is_wildcard:
+            return None
+        keys: set[Hashable] = set()
+        for entry in self._matching_hints(event):
+            if entry.plugin not in rejectors:
+                continue
+            if entry.hint is None or entry.index is None:
+                return None
+            try:
+                own = entry.index.pod_keys(pod)
+            except Exception:  # no promise
+                return None
+            if own is None:
+                return None
+            tag = id(entry)
+            keys.update((tag, key) for key in own)
+        return frozenset(keys)
+
+    def added_keys(self, event: ClusterEvent, new: Any) -> list[Hashable]:
+        """The keys an object added by `event` reaches (see `added_pod_keys`)."""
+        found: list[Hashable] = []
+        for entry in self._matching_hints(event):
+            if entry.index is not None:
+                tag = id(entry)
+                found.extend((tag, key) for key in entry.index.added_keys(new))
         return found
 
     def _matching_hints(self, event: ClusterEvent) -> tuple[_Hint, ...]:

@@ -18,6 +18,7 @@ from kubesched.queue import Nominator, QueuedPodInfo, QueueingStrategy, Scheduli
 from kubesched.queue.types import IncomingHook
 from kubesched.runtime import Framework
 from kubesched.runtime.queueing import Requeue
+from kubesched.scheduler.add_narrowing import ProfileAddNarrowing
 from kubesched.scheduler.fair_order import fair_order
 
 _STRATEGIES = {
@@ -35,10 +36,13 @@ def shared_queue(
     hold: Callable[[Pod], str | None] = lambda _pod: None,
     clock: Callable[[], float] = time.monotonic,
     on_incoming: IncomingHook | None = None,
+    index_adds: bool = True,
 ) -> SchedulingQueue:
     """The shared queue; `hold` names the plugin that keeps a pod out of activeQ before any
     profile's PreEnqueue runs (or None), `clock` times its backoffs and flushes,
-    `on_incoming` hears each pod that enters a pool (metrics)."""
+    `on_incoming` hears each pod that enters a pool (metrics); `index_adds`: offer an add
+    event only to the unschedulable pods the hints may requeue for it
+    (`scheduler.add_narrowing`; the same moves as offering it to all)."""
     first = next(iter(frameworks.values()))
 
     def pre_enqueue(pod: Pod) -> str | None:
@@ -92,4 +96,5 @@ def shared_queue(
         nominator=nominator,
         gate_hears=gate_hears,
         fair=fair_order(frameworks),
+        narrowing=ProfileAddNarrowing(frameworks) if index_adds else None,
     )

@@ -28,13 +28,14 @@ Like upstream's, the hints match a `namespaceSelector` against no namespace labe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Hashable, Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import (
     NAMESPACES,
     ActionType,
+    AddedIndex,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -48,6 +49,7 @@ from kubesched.framework import (
 )
 from kubesched.model import Node, Pod
 from kubesched.model.affinity import POD_AFFINITY, POD_ANTI_AFFINITY
+from kubesched.plugins.helper.added_pod_keys import added_pod_keys, selector_keys
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.listers import declared_lister
 from kubesched.plugins.helper.namespaces import NamespaceLabels
@@ -203,6 +205,7 @@ class InterPodAffinity:
                     ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
                 ),
                 self.is_schedulable_after_assigned_pod_change,
+                AddedIndex(self._affinity_keys, added_pod_keys),
             ),
             # The pod's own labels: some pod's anti-affinity may no longer select it.
             ClusterEventWithHint(
@@ -248,6 +251,22 @@ class InterPodAffinity:
             matches_any(anti_affinity, original, labels_of)
             or matches_any(self._hint_terms.of(original, POD_ANTI_AFFINITY), pod, labels_of)
         )
+
+    def _affinity_keys(self, pod: Pod) -> frozenset[Hashable] | None:
+        """Which added assigned pods can help the pod (`AddedIndex`): they must match
+        every required affinity term, so the first term's namespaces (any, with a
+        namespace selector: the hint matches one against no labels) and one label it
+        requires."""
+        try:
+            affinity = self._hint_terms.of(pod, POD_AFFINITY)
+            self._hint_terms.of(pod, POD_ANTI_AFFINITY)  # an invalid one fails the hint
+        except Exception:  # the hint raises too: it says QUEUE
+            return None
+        if not affinity:
+            return frozenset()
+        term = affinity[0]
+        scope = term.namespaces if term.namespace_selector.nothing else (None,)
+        return selector_keys(scope, term.selector)
 
     def is_schedulable_after_target_pod_update_label(
         self, _pod: Pod, _old: object, _new: object

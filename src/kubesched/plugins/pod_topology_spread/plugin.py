@@ -25,13 +25,14 @@ change a key's value or its taints.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Hashable, Mapping, MutableSequence, Sequence
 from typing import Any, Final
 
 from kubesched.apis import names
 from kubesched.framework import (
     DEFAULT_SPREADING,
     ActionType,
+    AddedIndex,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
@@ -44,10 +45,11 @@ from kubesched.framework import (
     Status,
 )
 from kubesched.model import Node, Pod
+from kubesched.plugins.helper.added_pod_keys import added_pod_keys, selector_keys
 from kubesched.plugins.helper.event_objects import event_objects
 from kubesched.plugins.helper.node_counts import NodeCountCache
 from kubesched.plugins.helper.pair_totals import PairTotals
-from kubesched.plugins.helper.selectors import SelectorError
+from kubesched.plugins.helper.selectors import LabelSelector, SelectorError
 from kubesched.plugins.helper.spread import SpreadListers
 from kubesched.plugins.pod_topology_spread.args import (
     DO_NOT_SCHEDULE,
@@ -177,6 +179,7 @@ class PodTopologySpread:
                     ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
                 ),
                 self.is_schedulable_after_assigned_pod_change,
+                AddedIndex(self._spread_keys, added_pod_keys),
             ),
             # The pod's own labels (it counts itself), or a new toleration with
             # `nodeTaintsPolicy: Honor`.
@@ -224,6 +227,23 @@ class PodTopologySpread:
         if any(c.selector.matches_pod(changed) for c in constraints):
             return _QUEUE
         return _SKIP_HINT
+
+    def _spread_keys(self, pod: Pod) -> frozenset[Hashable] | None:
+        """Which added assigned pods can help the pod (`AddedIndex`): those of its
+        namespace that one of its hard constraints selects. None for the default
+        constraints (their selector follows the workloads, not the pod object)."""
+        if not pod.topology_spread_constraints:
+            return None
+        try:
+            constraints = self._hard_constraints(pod)
+        except Exception:  # the hint raises too: it says QUEUE
+            return None
+        keys: frozenset[Hashable] = frozenset()
+        for constraint in constraints:
+            if not isinstance(constraint.selector, LabelSelector):
+                return None
+            keys |= selector_keys((pod.namespace,), constraint.selector)
+        return keys
 
     def is_schedulable_after_target_pod_change(
         self, pod: Pod, old: object, new: object
