@@ -4,9 +4,9 @@ and `scoring`, costing only the nodes that changed since the previous cycle.
 
 One index per constraint, keyed by everything a node's contribution reads: the
 constraint's selector and topology key, the pod's namespace, the topology keys a node must
-all have, and the pod's required node affinity when the constraint honours it. A
-constraint that honours taints (the node's taints against the pod's tolerations) is not
-indexed; nor is a list that is not the snapshot's (what-if runs): the walk is used.
+all have, the pod's required node affinity when the constraint honours it, and the pod's
+tolerations when it honours taints (they are read against the node's taints). A list that
+is not the snapshot's (what-if runs) is not indexed: the walk is used.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def _all(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
 
 def _key(kind: str, pod: Pod, constraint: Constraint, required: tuple[str, ...]) -> Hashable:
     affinity = RequiredAffinity.of(pod) if constraint.honor_node_affinity else None
-    return (kind, constraint.selector, constraint.topology_key, pod.namespace, required, affinity)
+    tolerations = pod.tolerations if constraint.honor_taints else None
+    selector, topology_key = constraint.selector, constraint.topology_key
+    return (kind, selector, topology_key, pod.namespace, required, affinity, tolerations)
 
 
 def _contribution(
@@ -66,8 +68,6 @@ def indexed_filter_state(
     pod: Pod, constraints: tuple[Constraint, ...], nodes: Sequence[NodeInfo], totals: PairTotals
 ) -> FilterState | None:
     """`filtering.filter_state` from the indexes; None when one cannot be used."""
-    if any(c.honor_taints for c in constraints):
-        return None
     keys = tuple(c.topology_key for c in constraints)
     counts: list[dict[str, int]] = []
     for constraint in constraints:
@@ -99,8 +99,6 @@ def indexed_count_domains(
     """`scoring._count_domains` from the indexes: add each domain's matching pods to
     `counts` (only the domains already there); False, nothing added, when one cannot be
     used."""
-    if any(c.honor_taints for _, c in indexed):
-        return False
     required = constraints if require_all_keys else ()
     keys = tuple(c.topology_key for c in required)
     found = []

@@ -1,6 +1,7 @@
 """PodTopologySpread's domain counts from the indexes kept across cycles equal the counts
 of a walk of every node, cycle after cycle, while pods come and go and nodes are
-relabelled and added (seeded random clusters)."""
+relabelled, retainted and added (seeded random clusters; constraints honour or ignore the
+pod's node affinity and the nodes' taints)."""
 
 from __future__ import annotations
 
@@ -30,12 +31,26 @@ RACK = "rack"
 APPS = ("red", "blue")
 
 
+POLICIES = ("Honor", "Ignore")
+TAINTS = (
+    {"key": "dedicated", "value": "db", "effect": "NoSchedule"},
+    {"key": "dedicated", "value": "web", "effect": "NoExecute"},
+    {"key": "soft", "effect": "PreferNoSchedule"},
+)
+TOLERATIONS = (
+    {"key": "dedicated", "operator": "Equal", "value": "db", "effect": "NoSchedule"},
+    {"key": "dedicated", "operator": "Exists"},
+)
+
+
 def _constraint(rng: random.Random, when: str) -> dict[str, Any]:
     return {
         "maxSkew": rng.randint(1, 3),
         "topologyKey": rng.choice((ZONE, RACK)),
         "whenUnsatisfiable": when,
         "labelSelector": {"matchLabels": {"app": rng.choice(APPS)}},
+        "nodeAffinityPolicy": rng.choice(POLICIES),
+        "nodeTaintsPolicy": rng.choice(POLICIES),
     }
 
 
@@ -47,6 +62,8 @@ def _pod(rng: random.Random, index: int) -> Pod:
     pod["spec"]["topologySpreadConstraints"] = constraints
     if rng.random() < 0.3:
         pod["spec"]["nodeSelector"] = {"disk": "ssd"}
+    if rng.random() < 0.5:
+        pod["spec"]["tolerations"] = [rng.choice(TOLERATIONS)]
     return Pod.from_json(pod)
 
 
@@ -58,7 +75,10 @@ def _node(rng: random.Random, name: str) -> Node:
         builder.label(RACK, rng.choice("12"))
     if rng.random() < 0.5:
         builder.label("disk", "ssd")
-    return builder.model()
+    node = builder.obj()
+    if rng.random() < 0.4:
+        node["spec"]["taints"] = [rng.choice(TAINTS)]
+    return Node.from_json(node)
 
 
 def _step(rng: random.Random, cache: SchedulerCache, nodes: list[str], placed: list[Pod]) -> None:
@@ -74,7 +94,7 @@ def _step(rng: random.Random, cache: SchedulerCache, nodes: list[str], placed: l
         cache.add_node(_node(rng, nodes[-1]))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
 def test_indexed_counts_equal_a_walk_of_every_node(seed: int) -> None:
     rng = random.Random(seed)
     cache = SchedulerCache()
@@ -122,6 +142,11 @@ def test_indexed_counts_equal_a_walk_of_every_node(seed: int) -> None:
                     cache=NodeCountCache(),
                 )
                 assert with_index.counts == walk.counts
+                assert with_index.ignored == walk.ignored
+                counted = NodeCountCache()
+                assert [with_index.score(n, counted) for n in feasible] == [
+                    walk.score(n, counted) for n in feasible
+                ]
     assert used
 
 
