@@ -2,13 +2,13 @@
 events rather than about placing one kind of pod: `misc/`'s SchedulingWhileGated,
 SchedulingDeletedPodsWithFinalizers and SchedulingWithExtendedResource, `affinity/`'s
 SchedulingGatedPodsWithPodAffinityImpactForThroughput, `starvation/`'s StarvationIndependent
-and `default_preemption/`'s PreemptionAsync.
+and StarvationPodGroup, and `default_preemption/`'s PreemptionAsync.
 
 Each entry is (name, sizes, build, notes) as `catalogue.Case` takes them; sizes map to
 (nodes, initial pods, measured pods) as there, with these readings: the gated cases run on
 upstream's one node (`node-with-name.yaml`), their "initial pods" being SchedulingWhileGated's
 `deletingPods` and the affinity case's `gatedPods`; SchedulingDeletedPodsWithFinalizers'
-are its `deletingPods`, StarvationIndependent's its `cloggerPods`;
+are its `deletingPods`, the starvation cases' their `cloggerPods`;
 SchedulingWithExtendedResource's nodes are those with the resource.
 Namespaces are `namespace-<op index>` as scheduler_perf names them.
 
@@ -24,12 +24,15 @@ ones; upstream's `barrier` with `stageRequirement: Attempted` after them is
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from kubesched.bench import templates as t
 from kubesched.bench import templates_events as e
 from kubesched.bench import templates_more as m
+from kubesched.bench import templates_podgroups as tp
 from kubesched.bench.catalogue_shapes import Params, default_nodes
+from kubesched.bench.gates import GENERIC_WORKLOAD
 from kubesched.bench.workloads import Churn, PodGroup, Workload
 
 STARVATION_VICTIMS = "starvation-victims"
@@ -42,8 +45,8 @@ THRESHOLDS: dict[str, tuple[str, int]] = {
     "SchedulingGatedPodsWithPodAffinityImpactForThroughput": ("1Node_10000GatedPods", 750),
     "PreemptionAsync": ("5000Nodes", 570),
 }
-"""Case -> (upstream's performance variant, its threshold in pods/s); StarvationIndependent
-has none."""
+"""Case -> (upstream's performance variant, its threshold in pods/s); the starvation cases
+have none."""
 
 
 def _gated_pods(deleting: int) -> int:
@@ -143,6 +146,22 @@ def _starvation(params: Params) -> Workload:
     )
 
 
+def _starvation_pod_group(params: Params) -> Workload:
+    """StarvationIndependent with every clogger in one gang, PodGroup `podgroup-0`
+    (`minCount`: the cloggers, the cloggers' PriorityClass), GenericWorkload on: the gang
+    fits nowhere, and the churn wakes it as it wakes the cloggers alone."""
+    workload = _starvation(params)
+    cloggers = params[1]
+    group = tp.pod_group(e.STARVATION_POD_GROUP, "starvation-0", min_count=cloggers)
+    group["spec"]["priorityClassName"] = e.CLOGGER_PRIORITY_CLASS
+    return replace(
+        workload,
+        unwaited=(PodGroup(e.clogger_podgroup_pod, cloggers, "starvation-0", "clogger-"),),
+        objects=((tp.pod_group_path("starvation-0"), group),),
+        feature_gates=(GENERIC_WORKLOAD,),
+    )
+
+
 def _preemption_async(params: Params) -> Workload:
     """Low-priority 900m pods fill the nodes (4 per node); plain measured pods while a
     3970m priority-9999999 pod, which must evict every pod of a node, is created every
@@ -170,6 +189,13 @@ _STARVATION_NOTES = {
     "500": f"upstream's 10000Nodes_10000Cloggers variant; {_STARVATION_NOTE}",
     "5000": f"upstream's 10000Nodes_10000Cloggers variant; {_STARVATION_NOTE}",
 }
+_POD_GROUP_NOTE = (
+    "podgroup-0 has the cloggers' PriorityClass (priority 1000): upstream's podgroup.yaml "
+    "sets none, so its priority is 0 and v1.37.2's kube-scheduler fails every attempt of "
+    "the gang with a SchedulerError (its pods' priority differs from the group's) instead "
+    "of finding it unschedulable; "
+)
+_BIG_POD_GROUP = "upstream's 10000Nodes_10000Cloggers_Podgroup variant"
 _ONE_NODE = {"5": (1, 10, 10), "500": (1, 20000, 20000), "5000": (1, 20000, 20000)}
 _ONE_NODE_NOTES = {
     "500": "upstream has no 500-node variant (it runs on one node): its 1Node_10000GatedPods",
@@ -205,6 +231,16 @@ EVENT_CASES: tuple[Entry, ...] = (
         {"5": (10, 100, 50), "500": (10000, 10000, 500), "5000": (10000, 10000, 500)},
         _starvation,
         _STARVATION_NOTES,
+    ),
+    (
+        "StarvationPodGroup",
+        {"5": (10, 100, 50), "500": (10000, 10000, 500), "5000": (10000, 10000, 500)},
+        _starvation_pod_group,
+        {
+            "5": f"upstream's 10Nodes_100Cloggers_Podgroup; {_POD_GROUP_NOTE}{_STARVATION_NOTE}",
+            "500": f"{_BIG_POD_GROUP}; {_POD_GROUP_NOTE}{_STARVATION_NOTE}",
+            "5000": f"{_BIG_POD_GROUP}; {_POD_GROUP_NOTE}{_STARVATION_NOTE}",
+        },
     ),
     (
         "PreemptionAsync",

@@ -1,8 +1,10 @@
 """scheduler_perf's `volumes/` test cases with PersistentVolumes (v1.37):
-SchedulingInTreePVs, SchedulingCSIPVs and PreemptionPVs. Each pod mounts its own claim
-`pvc-<i>`, pre-bound both ways to its own PersistentVolume (`templates_volumes`);
-SchedulingCSIPVs' nodes have a CSINode and node allocatable for 39 `ebs.csi.aws.com`
-volumes each.
+SchedulingInTreePVs, SchedulingMigratedInTreePVs, SchedulingCSIPVs and PreemptionPVs. Each
+pod mounts its own claim `pvc-<i>`, pre-bound both ways to its own PersistentVolume
+(`templates_volumes`); SchedulingCSIPVs' and SchedulingMigratedInTreePVs' nodes have a
+CSINode and node allocatable for 39 `ebs.csi.aws.com` volumes each, and
+SchedulingMigratedInTreePVs' CSINodes list `kubernetes.io/aws-ebs` as migrated: its in-tree
+AWS EBS volumes count against the CSI driver's limit, as CSI volumes.
 
 Entries are (name, sizes, build, notes) as `catalogue.Case` takes them. One difference from
 upstream, noted in every variant: upstream creates each pod's claim and volume just before
@@ -29,6 +31,7 @@ Entry = tuple[str, dict[str, Params], Callable[[Params], Workload], dict[str, st
 THRESHOLDS: dict[str, tuple[str, int]] = {
     "SchedulingInTreePVs": ("5000Nodes_2000Pods", 290),
     "SchedulingCSIPVs": ("5000Nodes_5000Pods", 100),
+    "SchedulingMigratedInTreePVs": ("5000Nodes_5000Pods", 100),
 }
 """Case -> (upstream's performance variant, its threshold in pods/s); PreemptionPVs has
 none."""
@@ -43,10 +46,17 @@ def _volumes(groups: tuple[PodGroup, ...], *, csi: bool) -> Iterator[tuple[str, 
 
 
 def _with_volumes(
-    initial: t.PodTemplate, measured: t.PodTemplate, *, csi: bool, preemption: bool = False
+    initial: t.PodTemplate,
+    measured: t.PodTemplate,
+    *,
+    csi: bool,
+    preemption: bool = False,
+    migrated: bool = False,
 ) -> Callable[[Params], Workload]:
     """createNodes [with CSINodes], createPods (initial), createPods (measured), each pod
-    with its claim and volume (PreemptionPVs: only the measured ones)."""
+    with its claim and volume (PreemptionPVs: only the measured ones). `csi`: CSI volumes
+    on nodes with CSINodes; `migrated`: in-tree volumes on such nodes, whose CSINodes list
+    the AWS EBS plugin as migrated."""
 
     def build(params: Params) -> Workload:
         nodes, init, measure = params
@@ -55,11 +65,20 @@ def _with_volumes(
             PodGroup(measured, measure, "namespace-2", "pod-"),
         )
         with_volumes = groups[1:] if preemption else groups
-        csinodes = (v.csinode(f"scheduler-perf-{i}") for i in range(nodes)) if csi else ()
+        plugins = (v.AWS_EBS_PLUGIN,) if migrated else ()
+        csinodes = (
+            (v.csinode(f"scheduler-perf-{i}", plugins) for i in range(nodes))
+            if csi or migrated
+            else ()
+        )
         return Workload(
             name="",
             nodes=nodes,
-            node_factory=(lambda i: v.csi_node(f"scheduler-perf-{i}")) if csi else default_nodes(),
+            node_factory=(
+                (lambda i: v.csi_node(f"scheduler-perf-{i}"))
+                if csi or migrated
+                else default_nodes()
+            ),
             initial=groups[:1],
             measured=groups[1],
             objects=(*csinodes, *_volumes(with_volumes, csi=csi)),
@@ -79,6 +98,12 @@ VOLUME_CASES: tuple[Entry, ...] = (
         "SchedulingInTreePVs",
         {"5": (5, 5, 10), "500": (500, 500, 1000), "5000": (5000, 1000, 2000)},
         _with_volumes(_PLAIN, _PLAIN, csi=False),
+        _SIZES_NOTES,
+    ),
+    (
+        "SchedulingMigratedInTreePVs",
+        {"5": (5, 5, 10), "500": (500, 500, 1000), "5000": (5000, 5000, 5000)},
+        _with_volumes(_PLAIN, _PLAIN, csi=False, migrated=True),
         _SIZES_NOTES,
     ),
     (

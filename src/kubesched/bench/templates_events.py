@@ -1,8 +1,8 @@
 """The scheduler_perf templates (v1.37) that `catalogue_events`'s test cases use: light,
 gated and finalizer pods (`templates/`), misc's extended-resource node and pod
 (`misc/templates/`), default_preemption's preemptor (`default_preemption/templates/`) and
-starvation's nodes and pods (`starvation/templates/`), as builders in the style of
-`templates`."""
+starvation's nodes and pods, the cloggers alone or in a PodGroup (`starvation/templates/`),
+as builders in the style of `templates`."""
 
 from __future__ import annotations
 
@@ -94,6 +94,8 @@ CHURN_PRIORITY_CLASS = "bench-priority-10000"
 CLOGGER_PRIORITY_CLASS = "bench-priority-1000"
 """`starvation/templates/`: churn pods have `priority: 10000`, cloggers `priority: 1000`
 (victims 0, the default); the benchmark creates these PriorityClasses and names them."""
+STARVATION_POD_GROUP = "podgroup-0"
+"""StarvationPodGroup's one PodGroup (`starvation/templates/podgroup.yaml`, index 0)."""
 _TARGET: dict[str, Any] = {"key": "service", "operator": "In", "values": ["target"]}
 
 
@@ -146,6 +148,14 @@ def clogger_pod(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
         },
     }
     return pod(name, namespace, scheduler, requests=False, ports=False, spec=spec)
+
+
+def clogger_podgroup_pod(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
+    """`starvation/templates/clogger-podgroup-pod.yaml`: `clogger-pod.yaml` joined to PodGroup
+    `podgroup-0` of its namespace (`spec.schedulingGroup.podGroupName`)."""
+    body = clogger_pod(name, namespace, scheduler)
+    body["spec"]["schedulingGroup"] = {"podGroupName": STARVATION_POD_GROUP}
+    return body
 
 
 def _ns_term(expressions: list[dict[str, Any]], namespaces: list[str]) -> dict[str, Any]:

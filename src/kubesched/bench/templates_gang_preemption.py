@@ -1,6 +1,7 @@
 """The templates of scheduler_perf's `workload_preemption` test cases (kubernetes/kubernetes
-`test/integration/scheduler_perf/workload_preemption/templates/`, v1.37), as builders in the
-style of `templates`.
+`test/integration/scheduler_perf/workload_preemption/templates/`, v1.37) and of
+`default_preemption/`'s PreemptionPodGroupDisruptionMode (its `gang-pod.yaml`, the shared
+`podgroup.yaml` with a `disruptionMode`), as builders in the style of `templates`.
 
 Upstream's templates set `spec.priority` (8888888 unless a case names another); with the
 Priority admission plugin on, the benchmark creates one PriorityClass per value
@@ -131,9 +132,29 @@ def _member_spec(group: int, priority: int) -> dict[str, Any]:
     }
 
 
-def gang_group(index: int, namespace: str, per_group: int, priority: int) -> dict[str, Any]:
+def gang_group(
+    index: int, namespace: str, per_group: int, priority: int, disruption: str = ""
+) -> dict[str, Any]:
     """`podgroup.yaml`: PodGroup `gang-<index>`, `gang: {minCount: per_group}`, with the
-    PriorityClass of `priority`."""
+    PriorityClass of `priority`; `disruption` (`single` or `all`) sets its
+    `disruptionMode`."""
     body = pod_group(f"gang-{index}", namespace, min_count=per_group)
     body["spec"]["priorityClassName"] = priority_class(priority)
+    if disruption:
+        body["spec"]["disruptionMode"] = {disruption: {}}
     return body
+
+
+def disruption_gang_pod(per_group: int, cpu: str, priority: int, *, grouped: bool) -> PodTemplate:
+    """`default_preemption/templates/gang-pod.yaml`: `cpu` and 50Mi (limits equal), the
+    PriorityClass of `priority`, grace 0, no ports; with `grouped` (upstream's
+    `disruptionMode` set), pod i joins PodGroup `gang-<i // per_group>`."""
+
+    def template(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
+        spec: dict[str, Any] = {"priorityClassName": priority_class(priority)}
+        spec["terminationGracePeriodSeconds"] = 0
+        if grouped:
+            spec["schedulingGroup"] = {"podGroupName": f"gang-{_index(name) // per_group}"}
+        return pod(name, namespace, scheduler, cpu=cpu, memory="50Mi", ports=False, spec=spec)
+
+    return template

@@ -2,7 +2,8 @@
 `pv-aws.yaml` and `pvc.yaml` as upstream's `CreatePodWithPersistentVolume` fills them in
 (claim `pvc-<i>` in the pod's namespace, pre-bound both ways to PersistentVolume
 `<namespace>-vol-<i>`), the pod that mounts that claim, and the CSINode and node allocatable
-of upstream's `nodeAllocatableStrategy` (driver `ebs.csi.aws.com`, 39 volumes a node)."""
+of upstream's `nodeAllocatableStrategy` (driver `ebs.csi.aws.com`, 39 volumes a node; with
+`migratedPlugins`, the in-tree plugins its CSINode says are migrated to CSI)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ CSI_LIMIT = 39
 CSI_ALLOCATABLE = f"attachable-volumes-csi-{CSI_DRIVER}"
 BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
+AWS_EBS_PLUGIN = "kubernetes.io/aws-ebs"
+"""The in-tree plugin of `pv-aws.yaml`, which SchedulingMigratedInTreePVs' CSINodes list as
+migrated (to `ebs.csi.aws.com`)."""
 
 
 def _index(name: str) -> int:
@@ -95,14 +99,15 @@ def csi_node(name: str) -> dict[str, Any]:
     return node
 
 
-def csinode(name: str) -> tuple[str, dict[str, Any]]:
+def csinode(name: str, migrated: tuple[str, ...] = ()) -> tuple[str, dict[str, Any]]:
     """(POST path, body) of the CSINode upstream's strategy creates for node `name`: driver
-    `ebs.csi.aws.com` with room for 39 volumes, no migrated plugins."""
+    `ebs.csi.aws.com` with room for 39 volumes, the `migrated` in-tree plugins (joined by
+    commas, as upstream writes its `migratedPlugins`) in its migrated-plugins annotation."""
     driver = {"name": CSI_DRIVER, "nodeID": name, "allocatable": {"count": CSI_LIMIT}}
     body = {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "CSINode",
-        "metadata": {"name": name, "annotations": {MIGRATED_PLUGINS: ""}},
+        "metadata": {"name": name, "annotations": {MIGRATED_PLUGINS: ",".join(migrated)}},
         "spec": {"drivers": [driver]},
     }
     return "/apis/storage.k8s.io/v1/csinodes", body

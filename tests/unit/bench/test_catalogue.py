@@ -65,6 +65,7 @@ EVENT_CASES = {
     "SchedulingWithExtendedResource",
     "SchedulingGatedPodsWithPodAffinityImpactForThroughput",
     "StarvationIndependent",
+    "StarvationPodGroup",
     "PreemptionAsync",
 }
 
@@ -75,13 +76,23 @@ QUOTA_CASES = {"CapacitySchedulingQuotas"}
 NUMA_CASES = {"NodeResourceTopologyMatch"}
 
 
-VOLUME_CASES = {"SchedulingInTreePVs", "SchedulingCSIPVs", "PreemptionPVs"}
+VOLUME_CASES = {
+    "SchedulingInTreePVs",
+    "SchedulingMigratedInTreePVs",
+    "SchedulingCSIPVs",
+    "PreemptionPVs",
+}
 
 
 PODGROUP_CASES = {"BasicScheduling", "GangScheduling", "TopologyAwareScheduling"}
 
 
-GANG_PREEMPTION_CASES = {"GangPreemptionBasic", "GangPreemptionPodGroups", "GangPreemptionAffinity"}
+GANG_PREEMPTION_CASES = {
+    "GangPreemptionBasic",
+    "GangPreemptionPodGroups",
+    "GangPreemptionAffinity",
+    "PreemptionPodGroupDisruptionMode",
+}
 
 
 EVENT_HANDLING_CASES = {

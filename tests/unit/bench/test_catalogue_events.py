@@ -37,7 +37,7 @@ def _pods(workload: Workload) -> dict[str, list[Pod]]:
 
 def test_every_case_is_registered_with_upstreams_threshold() -> None:
     assert set(NAMES) <= set(CASES)
-    assert set(THRESHOLDS) == set(NAMES) - {"StarvationIndependent"}
+    assert set(THRESHOLDS) == set(NAMES) - {"StarvationIndependent", "StarvationPodGroup"}
     assert THRESHOLDS["SchedulingWhileGated"] == ("1Node_10000GatedPods", 910)
     assert THRESHOLDS["PreemptionAsync"] == ("5000Nodes", 570)
 
@@ -176,6 +176,34 @@ def test_starvation_cloggers_fit_nowhere_and_churn_wakes_them() -> None:
     assert "priorityClassName" not in next(workload.measured.pods("bench"))[1]["spec"]
     big = catalogue_workload("StarvationIndependent", "5000")
     assert (big.nodes, big.unwaited[0].count, big.pods) == (10000, 10000, 500)
+
+
+def test_starvation_pod_group_puts_every_clogger_in_one_gang_of_their_priority() -> None:
+    alone = catalogue_workload("StarvationIndependent", "500")
+    workload = catalogue_workload("StarvationPodGroup", "500")
+    assert (workload.nodes, workload.unwaited[0].count, workload.pods) == (10000, 10000, 500)
+    assert (workload.churn, workload.measured.namespace) == (alone.churn, STARVATION_VICTIMS)
+    assert workload.attempted_barrier
+    assert workload.feature_gates == ("GenericWorkload",)
+    ((path, group),) = workload.objects
+    assert path == "/apis/scheduling.k8s.io/v1beta1/namespaces/starvation-0/podgroups"
+    assert group["metadata"] == {"name": "podgroup-0", "namespace": "starvation-0"}
+    assert group["spec"] == {
+        "schedulingPolicy": {"gang": {"minCount": 10000}},
+        "priorityClassName": "bench-priority-1000",
+    }
+    tiny = catalogue_workload("StarvationPodGroup", "5")
+    cloggers = _pods(tiny)["unwaited"]
+    assert len(cloggers) == 100
+    assert {c.pod_group_name for c in cloggers} == {"podgroup-0"}
+    assert (
+        cloggers[0].affinity
+        == _pods(catalogue_workload("StarvationIndependent", "5"))["unwaited"][0].affinity
+    )
+    (_path, body) = next(tiny.unwaited[0].pods("bench"))
+    assert body["spec"]["priorityClassName"] == group["spec"]["priorityClassName"]
+    assert "SchedulerError" in tiny.note
+    assert tiny.objects[0][1]["spec"]["schedulingPolicy"] == {"gang": {"minCount": 100}}
 
 
 def test_recreate_churn_makes_number_objects_of_each_template_a_tick() -> None:

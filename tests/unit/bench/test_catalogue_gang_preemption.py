@@ -27,8 +27,13 @@ def _host_port(body: dict[str, Any]) -> int | None:
     return port
 
 
-def test_the_three_cases_are_registered_with_the_generic_workload_gate() -> None:
-    assert NAMES == ["GangPreemptionBasic", "GangPreemptionPodGroups", "GangPreemptionAffinity"]
+def test_the_cases_are_registered_with_the_generic_workload_gate() -> None:
+    assert NAMES == [
+        "GangPreemptionBasic",
+        "GangPreemptionPodGroups",
+        "GangPreemptionAffinity",
+        "PreemptionPodGroupDisruptionMode",
+    ]
     assert set(NAMES) <= set(CASES)
     for name, size in itertools.product(NAMES, SIZES):
         workload = catalogue_workload(name, size)
@@ -121,3 +126,46 @@ def test_affinity_gangs_require_a_blue_pod_on_their_node_and_anchors_cover_every
     assert term["topologyKey"] == "kubernetes.io/hostname"
     assert term["namespaceSelector"] == {}
     assert term["labelSelector"]["matchLabels"]["label4"] == "value4"
+
+
+def test_disruption_mode_case_follows_upstreams_variants() -> None:
+    tiny = catalogue_workload("PreemptionPodGroupDisruptionMode", "5")
+    assert (tiny.nodes, tiny.initial_pods, len(tiny.objects), tiny.pods) == (2, 4, 2, 1)
+    assert "FastTest_PodGroupDisruptionMode_All" in tiny.note
+    big = catalogue_workload("PreemptionPodGroupDisruptionMode", "500")
+    assert (big.nodes, big.initial_pods, len(big.objects), big.pods) == (1000, 10000, 1000, 100)
+    other = catalogue_workload("PreemptionPodGroupDisruptionMode", "5000")
+    assert (other.nodes, other.initial_pods, other.pods) == (big.nodes, big.initial_pods, big.pods)
+    assert "1000Nodes_1000Candidates_DisruptionAll" in big.note
+
+
+def test_disruption_mode_gangs_are_all_or_nothing_victims_of_whole_node_preemptors() -> None:
+    workload = catalogue_workload("PreemptionPodGroupDisruptionMode", "500")
+    assert [workload.measured.namespace, workload.initial[0].namespace] == [
+        "gang-preempt-0",
+        "gang-preempt-1",
+    ]
+    group = workload.objects[0][1]
+    assert group["spec"] == {
+        "schedulingPolicy": {"gang": {"minCount": 10}},
+        "priorityClassName": "bench-priority-1000",
+        "disruptionMode": {"all": {}},
+    }
+    low = _pods(workload.initial[0])
+    assert low[19]["spec"]["schedulingGroup"] == {"podGroupName": "gang-1"}
+    assert low[0]["spec"]["priorityClassName"] == "bench-priority-1000"
+    assert low[0]["spec"]["containers"][0]["resources"]["limits"] == {
+        "cpu": "300m",
+        "memory": "50Mi",
+    }
+    preemptor = Pod.from_json(_pods(workload.measured)[0])
+    assert preemptor.pod_group_name == ""
+    assert preemptor.requests.milli_cpu == 3970
+    assert dict(workload.priority_classes) == {
+        "bench-priority-1000": 1000,
+        "bench-priority-9999999": 9999999,
+    }
+    tiny = catalogue_workload("PreemptionPodGroupDisruptionMode", "5")
+    tiny_low = _pods(tiny.initial[0])
+    assert tiny_low[0]["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1500m"
+    assert tiny.objects[0][1]["spec"]["schedulingPolicy"] == {"gang": {"minCount": 2}}

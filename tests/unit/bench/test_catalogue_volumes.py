@@ -24,12 +24,21 @@ def _objects(workload: Workload, kind: str) -> list[dict[str, object]]:
 
 
 def test_every_case_is_registered_with_upstreams_sizes_and_threshold() -> None:
-    assert set(NAMES) == {"SchedulingInTreePVs", "SchedulingCSIPVs", "PreemptionPVs"}
+    assert set(NAMES) == {
+        "SchedulingInTreePVs",
+        "SchedulingMigratedInTreePVs",
+        "SchedulingCSIPVs",
+        "PreemptionPVs",
+    }
     assert set(NAMES) <= set(CASES)
     assert THRESHOLDS == {
         "SchedulingInTreePVs": ("5000Nodes_2000Pods", 290),
         "SchedulingCSIPVs": ("5000Nodes_5000Pods", 100),
+        "SchedulingMigratedInTreePVs": ("5000Nodes_5000Pods", 100),
     }
+    migrated = catalogue_workload("SchedulingMigratedInTreePVs", "5000")
+    assert (migrated.nodes, migrated.initial_pods, migrated.pods) == (5000, 5000, 5000)
+    assert NOTE in migrated.note
     csi = catalogue_workload("SchedulingCSIPVs", "5000")
     assert (csi.nodes, csi.initial_pods, csi.pods) == (5000, 5000, 5000)
     in_tree = catalogue_workload("SchedulingInTreePVs", "5000")
@@ -81,6 +90,23 @@ def test_csi_nodes_allow_39_volumes_of_the_driver() -> None:
     assert not _objects(in_tree, "CSINode")
     (aws, *_rest) = map(PersistentVolume.from_json, _objects(in_tree, "PersistentVolume"))
     assert aws.source[0] == "awsElasticBlockStore"
+
+
+def test_migrated_in_tree_volumes_sit_on_nodes_whose_csinode_migrates_aws_ebs() -> None:
+    workload = catalogue_workload("SchedulingMigratedInTreePVs", "500")
+    assert (workload.nodes, workload.initial_pods, workload.pods) == (500, 500, 1000)
+    csinodes = [CSINode.from_json(b) for b in _objects(workload, "CSINode")]
+    assert len(csinodes) == 500
+    assert all(c.drivers == {CSI_DRIVER: 39} for c in csinodes)
+    assert all(c.migrated_plugins == {"kubernetes.io/aws-ebs"} for c in csinodes)
+    node = Node.from_json(workload.node(7))
+    assert node.name == csinodes[7].name
+    assert node.allocatable.scalar[CSI_ALLOCATABLE] == 39
+    volumes = [PersistentVolume.from_json(b) for b in _objects(workload, "PersistentVolume")]
+    assert len(volumes) == 1500
+    assert {pv.source[0] for pv in volumes} == {"awsElasticBlockStore"}
+    plain = catalogue_workload("SchedulingCSIPVs", "5")
+    assert all(not CSINode.from_json(b).migrated_plugins for b in _objects(plain, "CSINode"))
 
 
 def test_preemption_pvs_preempt_with_priority_10_and_no_ceiling() -> None:
