@@ -15,6 +15,7 @@ order, then the added ones in the order added (a pod added again goes to the end
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Set as AbstractSet
 from itertools import chain
 
 from kubesched.model import Pod
@@ -62,6 +63,14 @@ class PodMap(Mapping[str, Pod]):
             self._removed.add(uid)
             self._maybe_fold()
         return pod
+
+    def changed_since(self, earlier: PodMap) -> AbstractSet[str] | None:
+        """The UIDs whose pod may differ between `earlier` (a copy taken before) and this
+        map: added, removed or replaced in between. None when the two share no base (one
+        of them folded since): compare them whole then."""
+        if earlier._base is not self._base:
+            return None
+        return {*earlier._added, *earlier._removed, *self._added, *self._removed}
 
     def _maybe_fold(self) -> None:
         changes = len(self._added) + len(self._removed)
