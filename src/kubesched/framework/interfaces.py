@@ -126,6 +126,20 @@ class PreFilterExtensions(Protocol):
     ) -> Status | None: ...
 
 
+@runtime_checkable
+class ExtensionReach(Protocol):
+    """Optional on PreFilterExtensions plugins: the node label keys through which adding or
+    removing `other` on `node_info` (`add_pod` / `remove_pod`) can change this cycle's Filter
+    verdicts for `pod_to_schedule`: a verdict on a node can change only if that node has
+    `node_info`'s value for one of the keys (empty: on no node). None: on any node. Pod-group
+    preemption's reprieve skips the victims that cannot change a placed member's verdict
+    (`scheduler.podgroup_reprieve`); a plugin without it counts as None."""
+
+    def extension_reach(
+        self, state: CycleState, pod_to_schedule: Pod, other: Pod, node_info: NodeInfo, /
+    ) -> frozenset[str] | None: ...
+
+
 class FilterRunner(Protocol):
     """The profile's Filter machinery, for PostFilter plugins that evaluate what-ifs
     (preemption's dry run). The Framework implements it and hands itself to PostFilter

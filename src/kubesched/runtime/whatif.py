@@ -176,6 +176,29 @@ class WhatIfFiltering:
         skip = state.skip_filter_plugins
         return any(name not in skip for name, _ in self._pre_filter_extensions)
 
+    def pre_filter_extension_reach(
+        self, state: CycleState, pod: Pod, other: Pod, node_info: NodeInfo
+    ) -> frozenset[str] | None:
+        """The label keys through which the extensions running in this cycle, told that
+        `other` joined or left `node_info`, can change a Filter verdict for `pod` (the union
+        of their `ExtensionReach`); None when one of them cannot tell."""
+        skip = state.skip_filter_plugins
+        keys: frozenset[str] = frozenset()
+        for name, pl in self._pre_filter_extensions:
+            if name in skip:
+                continue
+            extension_reach = getattr(pl, "extension_reach", None)  # api.ExtensionReach
+            if extension_reach is None:
+                return None
+            try:
+                reach = extension_reach(state, pod, other, node_info)
+            except PLUGIN_ERRORS:
+                return None
+            if reach is None:
+                return None
+            keys |= reach
+        return keys
+
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
     ) -> Status:

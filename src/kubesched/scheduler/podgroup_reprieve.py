@@ -8,15 +8,17 @@ node, and is added to that node and reserved before the next one is filtered. Th
 are then unreserved and their nodes put back as they were. If a member failed, the victim's
 nodes are put back as they were before it (PreFilter `RemovePod`): it is preempted.
 
-Shortcut (`shortcut=True`): when every Filter and Reserve plugin is kubesched's own and no
-placed member's cycle state runs a PreFilter extension, a member's Filter sees a victim only
-through the node it filters, so a victim none of whose pods is on a member's node cannot
-change any member's verdict: it gets the verdict of the last check of the members' nodes as
-they are now, with no Filter, Reserve or Unreserve run (those calls are the what-if's own; a
-member's Reserve is undone by its Unreserve), and is not put back on the snapshot (no later
-check reads its nodes: a check filters the members' nodes only, and runs no extension). A
-check whose victim was on a member's node and stayed out leaves those nodes as they were,
-so the verdict kept before it still holds.
+Shortcut (`shortcut=True`): when every Filter and Reserve plugin is kubesched's own, a
+member's Filter sees a victim only through the node it filters and through its cycle
+state, which the PreFilter extensions change. A victim none of whose pods is on a member's
+node, and whose pods' nodes share no value with a member's node for the label keys the
+running extensions say they reach (`ExtensionReach`; an extension that cannot tell reaches
+every node), cannot change any member's verdict: it gets the verdict of the last check of
+the members as they are now, with no Filter, Reserve or Unreserve run (those calls are the
+what-if's own; a member's Reserve is undone by its Unreserve), and is neither put back on
+the snapshot nor told to the extensions (no later verdict reads what that would change). A
+check whose victim could change a verdict and stayed out leaves everything as it was, so
+the verdict kept before it still holds.
 """
 
 from __future__ import annotations
@@ -75,26 +77,58 @@ class Reprieve:
     while the member's node is that very object, the copy is reused (snapshot nodes are
     replaced, never changed in place)."""
 
+    extended: list[MemberResult] = field(init=False)
+    """The placed members whose cycle state runs a PreFilter extension."""
+    host_values: dict[str, frozenset[str]] = field(init=False, default_factory=dict)
+    """Label key -> the values the members' nodes have for it."""
+
     def __post_init__(self) -> None:
         self.hosts = frozenset(member.host for member in self.placed)
         self.assumed = [member.qpi.pod.on_node(member.host) for member in self.placed]
-        if self.shortcut:
-            plugins = self.fw.plugins
-            self.shortcut = (
-                _in_tree(plugins.filter)
-                and _in_tree(plugins.reserve)
-                and not any(self.fw.runs_pre_filter_extensions(m.state) for m in self.placed)
-            )
+        self.extended = [m for m in self.placed if self.fw.runs_pre_filter_extensions(m.state)]
+        plugins = self.fw.plugins
+        self.shortcut = self.shortcut and _in_tree(plugins.filter) and _in_tree(plugins.reserve)
 
     def __call__(self, victim: Victim) -> bool:
         """Whether every placed member still fits with `victim` back (then it stays)."""
-        local = any(pod.node_name in self.hosts for pod in victim.pods)
-        if self.shortcut and not local and self.verdict is not None:
+        if not self.shortcut:
+            return self._check(victim)
+        reaches = self._reaches_members(victim)
+        if not reaches and self.verdict is not None:
             return self.verdict
         fits = self._check(victim)
-        if fits or not local:
+        if fits or not reaches:
             self.verdict = fits
         return fits
+
+    def _reaches_members(self, victim: Victim) -> bool:
+        """Whether putting `victim` back may change a member's Filter verdict: one of its
+        pods is on a member's node, or an extension's reach (`ExtensionReach`) ties its node
+        to a member's node."""
+        for pod in victim.pods:
+            if pod.node_name in self.hosts:
+                return True
+            info = self.snapshot.get(pod.node_name) if self.extended else None
+            if info is None:  # no extension runs, or not in the snapshot: never read
+                continue
+            labels = info.node.labels
+            for member in self.extended:
+                keys = self.fw.pre_filter_extension_reach(member.state, member.qpi.pod, pod, info)
+                if keys is None:
+                    return True
+                for key in keys:
+                    value = labels.get(key)
+                    if value is not None and value in self._host_values(key):
+                        return True
+        return False
+
+    def _host_values(self, key: str) -> frozenset[str]:
+        values = self.host_values.get(key)
+        if values is None:
+            infos = (self.snapshot.get(host) for host in self.hosts)
+            found = (info.node.labels.get(key) for info in infos if info is not None)
+            values = self.host_values[key] = frozenset(v for v in found if v is not None)
+        return values
 
     def _check(self, victim: Victim) -> bool:
         before = self._put_back(victim.pods)

@@ -21,7 +21,7 @@ from tests.unit.scheduler.test_podgroup_preemption import World, _group
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
-SEEDS = range(60)
+SEEDS = range(80)
 
 
 def _affinity(rng: random.Random) -> dict[str, Any]:
@@ -46,7 +46,8 @@ def _bound_pod(rng: random.Random, i: int, nodes: int, low_groups: int) -> Pod:
 
 def _members(rng: random.Random) -> list[Pod]:
     members = []
-    with_affinity = rng.random() < 0.3
+    with_affinity = rng.random() < 0.4
+    blue = rng.random() < 0.5  # with affinity to blue pods: the group may start it
     for i in range(rng.randint(1, 4)):
         pod = make_pod().name(f"w{i}").namespace("ns").uid(f"w{i}").pod_group("pg")
         pod = pod.req(cpu=f"{rng.choice([500, 1000, 1500])}m").priority(100)
@@ -54,6 +55,8 @@ def _members(rng: random.Random) -> list[Pod]:
             pod = pod.host_port(80)
         if with_affinity:
             pod = pod.affinity(_affinity(rng))
+        if blue:
+            pod = pod.label("app", "blue")
         members.append(pod.model())
     return members
 
@@ -174,3 +177,51 @@ def test_a_filter_plugin_of_the_users_turns_the_shortcut_off() -> None:
     )
     assert "LooksEverywhere" in [pl.name for pl in mine.plugins.filter]
     assert not podgroup_reprieve.Reprieve(mine, world.snapshot, []).shortcut
+
+
+def _first_blue_world() -> tuple[World, Pod]:
+    """n0 (2 cpu) holds victim a, n1 and n2 (1 cpu) victims b and c; a and b are blue.
+    The member (2 cpu) is blue and requires a blue pod on its node."""
+    world = World(nodes=0)
+    for name, cpu in (("n0", "2"), ("n1", "1"), ("n2", "1")):
+        world.cache.add_node(make_node().name(name).capacity(cpu=cpu, pods="9").model())
+    victims = []
+    for name, node, priority in (("a", "n0", 0), ("b", "n1", 10), ("c", "n2", 50)):
+        pod = make_pod().name(name).namespace("ns").uid(name).node(node).req(cpu="1")
+        pod = pod.priority(priority).start_time("2026-01-01T00:00:00Z")
+        victims.append((pod.label("app", "blue") if name != "c" else pod).model())
+    world.bound(*victims)
+    world.add_group(_group(min_count=1))
+    term = {"labelSelector": {"matchLabels": {"app": "blue"}}, "topologyKey": HOSTNAME}
+    required = {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    member = make_pod().name("w0").namespace("ns").uid("w0").pod_group("pg").req(cpu="2")
+    member = member.priority(100).label("app", "blue").affinity({"podAffinity": required})
+    return world, member.model()
+
+
+@pytest.mark.parametrize("shortcut", [False, True])
+def test_a_victim_that_would_be_the_first_pod_a_member_has_affinity_to_is_checked(
+    shortcut: bool,
+) -> None:
+    # With every victim gone no blue pod is left: the member starts its own affinity group
+    # on n0, the only node with room. c (not blue) is put back. Putting b back on n1 means
+    # a blue pod exists, so the member needs one on n0: it no longer fits and b goes too,
+    # although n1 is not the member's node; a, on n0, goes as well.
+    world, member = _first_blue_world()
+    world.handle.listers.pods.on_add(member)
+    world.cache.update_snapshot(world.snapshot)
+    outcome = evaluate_group(
+        world.fw,
+        cache=world.cache,
+        snapshot=world.snapshot,
+        group=SchedulingPodGroup.of(world.groups["pg"]),
+        queued=[QueuedPodInfo(pod=member, timestamp=0.0)],
+        scheduled=0,
+        group_of=world.group_of,
+        pdbs=(),
+        nominator=Nominator(),
+        now=1e10,
+        reprieve_shortcut=shortcut,
+    )
+    assert [pod.name for pod in outcome.victims] == ["b", "a"]
+    assert outcome.nominations == {"w0": "n0"}

@@ -108,6 +108,24 @@ class FilterState:
             if term.matches(changed, labels_of):
                 _add(self.anti_affinity_counts, node, term.topology_key, delta)
 
+    def reach(self, changed: Pod, terms: PodTerms) -> frozenset[str] | None:
+        """The label keys through which `update_with_pod(changed, ...)` on a node X can
+        change `check` on a node N: only if N has X's value for one of them (each count it
+        changes is keyed by X's value). None when it could change `check` anywhere: the pod
+        would be the first to match all affinity terms (`check` reads whether any does)."""
+        labels_of = self.namespaces.of
+        keys = {
+            t.topology_key for t in terms.required_anti_affinity if t.matches(self.pod, labels_of)
+        }
+        if matches_all(self.affinity_terms, changed, labels_of):
+            if not self.affinity_counts:
+                return None
+            keys.update(term.topology_key for term in self.affinity_terms)
+        keys.update(
+            t.topology_key for t in self.anti_affinity_terms if t.matches(changed, labels_of)
+        )
+        return frozenset(keys)
+
     def check(self, node: Node) -> Status | None:
         labels = node.labels
         if self.affinity_terms and not self._affinity_satisfied(labels):

@@ -160,6 +160,13 @@ class InterPodAffinity:
         state.read(_PRE_FILTER_KEY).update_with_pod(pod_to_remove, terms, node_info.node, -1)
         return None
 
+    def extension_reach(
+        self, state: CycleState, _pod: Pod, other: Pod, _node_info: NodeInfo
+    ) -> frozenset[str] | None:
+        """`framework.interfaces.ExtensionReach`: the topology keys through which adding or
+        removing `other` can change this cycle's Filter verdicts (`FilterState.reach`)."""
+        return state.read(_PRE_FILTER_KEY).reach(other, self._terms.of(other))
+
     def pre_score(self, state: CycleState, pod: Pod, _nodes: Sequence[NodeInfo]) -> Status | None:
         try:
             terms = with_selected_namespaces(pod_terms(pod), self._namespaces.list)
