@@ -1,8 +1,9 @@
 """kube-scheduler's scheduler_perf test cases as benchmark workloads
 (kubernetes/kubernetes `test/integration/scheduler_perf/{misc,affinity,topology_spreading,
 default_preemption,batching,volumes,dra}/performance-config.yaml`, v1.37; the DRA ones in
-`catalogue_dra`, those beyond the first twelve in `catalogue_more`), with upstream's templates,
-namespaces, node labelling strategies, initial pods and sizes.
+`catalogue_dra` and, from `dra/`'s subfolders, `catalogue_dra_more`; those beyond the first
+twelve in `catalogue_more`), with upstream's templates, namespaces, node labelling
+strategies, initial pods and sizes.
 
 Sizes: `5` is upstream's `integration-test` variant (5Nodes, or its smallest); `500` its
 500Nodes variant; `5000` its `performance` 5000-node variant. Where upstream has no such
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from kubesched.bench import templates as t
 from kubesched.bench.catalogue_dra import DRA_CASES
+from kubesched.bench.catalogue_dra_more import DRA_MORE_CASES
 from kubesched.bench.catalogue_event_handling import EVENT_HANDLING_CASES
 from kubesched.bench.catalogue_events import EVENT_CASES
 from kubesched.bench.catalogue_gang_preemption import GANG_PREEMPTION_CASES
@@ -213,6 +215,7 @@ CASES = {
         *EVENT_HANDLING_CATALOGUE,
         *VOLUME_CATALOGUE,
         *DRA_CATALOGUE,
+        *(Case(*entry) for entry in DRA_MORE_CASES),
         *QUOTA_CATALOGUE,
         *(Case(*entry) for entry in NUMA_CASES),
         *(Case(*entry) for entry in PODGROUP_CASES),

@@ -1,6 +1,10 @@
 """The end-of-run checks of a DRA workload: no device allocated to two claims, and (for the
 contenders that schedule) every bound measured pod's claims allocated on its node and
-reserved for it. The null binder binds without allocating, so only the first applies to it.
+reserved for it, or for its PodGroup (DRAWorkloadResourceClaims). A pod's claims are those
+of `spec.resourceClaims` (by name, or as `status.resourceClaimStatuses` names the claim
+made from a template) and the one the scheduler made for its extended resources
+(`status.extendedResourceClaimStatus`, DRAExtendedResource). The null binder binds without
+allocating, so only the first applies to it.
 """
 
 from __future__ import annotations
@@ -69,7 +73,21 @@ def _pod_claims(pod: dict[str, Any]) -> list[str]:
     for source in spec.get("resourceClaims") or ():
         name = source.get("resourceClaimName") or generated.get(source.get("name"))
         names.append(str(name or f"<{source.get('name')} not created>"))
+    extended = status.get("extendedResourceClaimStatus") or {}
+    if extended.get("resourceClaimName"):
+        names.append(str(extended["resourceClaimName"]))
     return names
+
+
+def _reserved(status: dict[str, Any], pod: dict[str, Any]) -> bool:
+    """The claim is reserved for the pod, or for the PodGroup the pod belongs to."""
+    uid = (pod.get("metadata") or {}).get("uid")
+    group = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+    return any(
+        r.get("uid") == uid
+        or (group and r.get("resource") == "podgroups" and r.get("name") == group)
+        for r in status.get("reservedFor") or ()
+    )
 
 
 def _pod_problems(pod: dict[str, Any], claims: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
@@ -77,13 +95,11 @@ def _pod_problems(pod: dict[str, Any], claims: dict[tuple[str, str], dict[str, A
     if not node:
         return []
     namespace, pod_name = _key(pod)
-    uid = (pod.get("metadata") or {}).get("uid")
     problems = []
     for name in _pod_claims(pod):
         claim = claims.get((namespace, name))
         status = (claim or {}).get("status") or {}
-        reserved = any(r.get("uid") == uid for r in status.get("reservedFor") or ())
-        if claim is None or not _results(claim) or not reserved:
+        if claim is None or not _results(claim) or not _reserved(status, pod):
             problems.append(f"pod {namespace}/{pod_name} on {node}: claim {name}")
         elif not _on_node(status["allocation"], str(node)):
             problems.append(f"pod {namespace}/{pod_name} on {node}: claim {name} on another node")
@@ -91,11 +107,18 @@ def _pod_problems(pod: dict[str, Any], claims: dict[tuple[str, str], dict[str, A
 
 
 def _on_node(allocation: dict[str, Any], node: str) -> bool:
+    """Whether the allocation's node selector names `node`; a selector with a term that
+    names no node (by labels: a slice's `nodeSelector`) is taken as selecting it."""
     terms = (allocation.get("nodeSelector") or {}).get("nodeSelectorTerms")
     if not terms:
         return True  # no node selector: the devices are available everywhere
-    return any(
-        field.get("key") == "metadata.name" and node in (field.get("values") or ())
+    names = [
+        [
+            value
+            for field in term.get("matchFields") or ()
+            if field.get("key") == "metadata.name"
+            for value in field.get("values") or ()
+        ]
         for term in terms
-        for field in term.get("matchFields") or ()
-    )
+    ]
+    return any(not named or node in named for named in names)

@@ -1,6 +1,6 @@
 """A test case's feature gates (upstream's `featureGates` in performance-config.yaml): on in
-the contender's kube-apiserver and in both schedulers, as scheduler_perf turns them on for
-its one process.
+the contender's kube-apiserver, kube-controller-manager and both schedulers, as
+scheduler_perf turns them on for its one process.
 
     cluster = LocalCluster(**cluster_options(workload.feature_gates))
     flags = (*scheduler_gate_flags(workload.feature_gates), *settings.scheduler_flags)
@@ -20,16 +20,15 @@ def _gate_flag(gates: Sequence[str]) -> str:
 
 
 def cluster_options(gates: Sequence[str]) -> dict[str, Any]:
-    """`LocalCluster` keyword arguments for a control plane with `gates` on: with
-    GenericWorkload, `scheduling.k8s.io/v1beta1` is served (PodGroups); every gate is on in
-    kube-apiserver (which keeps a PodGroup's `schedulingConstraints` only with
-    TopologyAwareWorkloadScheduling)."""
+    """`LocalCluster` keyword arguments for a control plane with `gates` on in every
+    component: kube-apiserver (which then serves `scheduling.k8s.io/v1beta1` with
+    GenericWorkload, and keeps a PodGroup's `schedulingConstraints` only with
+    TopologyAwareWorkloadScheduling, its `resourceClaims` only with
+    DRAWorkloadResourceClaims) and kube-controller-manager (whose resourceclaim controller
+    makes a PodGroup's claims from their templates only with DRAWorkloadResourceClaims)."""
     if not gates:
         return {}
-    return {
-        "generic_workload": GENERIC_WORKLOAD in gates,
-        "apiserver_args": (_gate_flag(gates),),
-    }
+    return {"gates": dict.fromkeys(gates, True)}
 
 
 def scheduler_gate_flags(gates: Sequence[str]) -> tuple[str, ...]:

@@ -59,6 +59,18 @@ DRA_CASES = {
 }
 
 
+DRA_MORE_CASES = {
+    "FirstAvailable",
+    "DeviceTaintToleration",
+    "ExtendedResource",
+    "Partitionable",
+    "PartitionableBacktracking",
+    "ConsumableCapacity",
+    "SharedPodGroupResourceClaim",
+    "SharedPodGroupResourceClaimTemplate",
+}
+
+
 EVENT_CASES = {
     "SchedulingWhileGated",
     "SchedulingDeletedPodsWithFinalizers",
@@ -107,6 +119,7 @@ EVENT_HANDLING_CASES = {
 def test_the_catalogue_holds_every_test_case_at_every_size() -> None:
     cases = ISSUE_CASES | MORE_CASES | DRA_CASES | EVENT_CASES | VOLUME_CASES | QUOTA_CASES
     cases |= PODGROUP_CASES | EVENT_HANDLING_CASES | NUMA_CASES | GANG_PREEMPTION_CASES
+    cases |= DRA_MORE_CASES
     assert set(CASES) == cases
     for name, size in itertools.product(ISSUE_CASES | MORE_CASES, SIZES):
         workload = catalogue_workload(name, size)

@@ -24,7 +24,7 @@ from kubesched.bench.podgroup_checks import (
 from kubesched.bench.templates import HOSTNAME
 from kubesched.bench.templates_podgroups import RACK
 from kubesched.bench.tracker import PodRecord
-from kubesched.localcluster.flags import GENERIC_WORKLOAD_APISERVER_ARGS, merge_flags
+from kubesched.localcluster.gates import apiserver_args
 from kubesched.model import Node, Pod
 
 NAMES = [entry[0] for entry in PODGROUP_CASES]
@@ -133,11 +133,11 @@ def test_gates_reach_the_apiserver_and_both_schedulers() -> None:
     flag = "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
     assert scheduler_gate_flags(TAS_GATES) == (flag,)
     options = cluster_options(TAS_GATES)
-    assert options["generic_workload"] is True
-    # LocalCluster puts `apiserver_args` after its GenericWorkload flags: one gate flag wins.
-    merged = merge_flags({}, [*GENERIC_WORKLOAD_APISERVER_ARGS, *options["apiserver_args"]])
-    assert [arg for arg in merged if arg.startswith("--feature-gates")] == [flag]
-    assert "--runtime-config=scheduling.k8s.io/v1beta1=true" in merged
+    assert options == {"gates": {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}}
+    # LocalCluster gives them to kube-apiserver (serving the PodGroups' API version) and to
+    # kube-controller-manager.
+    args = apiserver_args(options["gates"])
+    assert args[:2] == [flag, "--runtime-config=scheduling.k8s.io/v1beta1=true"]
 
 
 GANG = ("ns", "gang-0")
