@@ -76,7 +76,6 @@ class Reprieve:
     """Member index -> (the node it was added to, that node's generation, the copy with it):
     while the member's node is that very object, the copy is reused (snapshot nodes are
     replaced, never changed in place)."""
-
     extended: list[MemberResult] = field(init=False)
     """The placed members whose cycle state runs a PreFilter extension."""
     host_values: dict[str, frozenset[str]] = field(init=False, default_factory=dict)
