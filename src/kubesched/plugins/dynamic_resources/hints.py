@@ -22,8 +22,10 @@ from kubesched.plugins.helper.event_objects import event_objects
 
 
 def after_claim_change(
-    manager: SharedDRAManager, pod: Pod, old: object, new: object
+    manager: SharedDRAManager, pod: Pod, old: object, new: object, *, accept_group: bool
 ) -> QueueingHint:
+    """Upstream `isSchedulableAfterClaimChange`; `accept_group` as in
+    `after_target_pod_update`."""
     before, after = event_objects(ApiObject, old, new)
     if after is None:
         had = before is not None and before.status.get("allocation") is not None
@@ -31,7 +33,8 @@ def after_claim_change(
     if claims_not_generated(pod):
         return QueueingHint.QUEUE_SKIP  # what pod_claims' ClaimsNotReady says, cheaply
     try:
-        uses = any(entry.uid == after.uid for entry in pod_claims(pod, manager))
+        claims = pod_claims(pod, manager, accept_group=accept_group)
+        uses = any(entry.uid == after.uid for entry in claims)
     except ClaimsNotReady:
         return QueueingHint.QUEUE_SKIP
     if (
@@ -46,13 +49,16 @@ def after_claim_change(
 
 
 def after_target_pod_update(
-    manager: SharedDRAManager, _pod: Pod, old: object, new: object
+    manager: SharedDRAManager, _pod: Pod, old: object, new: object, *, accept_group: bool
 ) -> QueueingHint:
+    """Queue the pod once all its claims are there (upstream `isSchedulableAfterPodChange`:
+    `foreachPodResourceClaim` with the DRAWorkloadResourceClaims gate, `accept_group`,
+    under which a claim made for the pod's PodGroup is the pod's)."""
     _, modified = event_objects(Pod, old, new)
     if modified is None:
         raise TypeError("expected Pod, but got NoneType")
     try:
-        pod_claims(modified, manager)
+        pod_claims(modified, manager, accept_group=accept_group)
     except ClaimsNotReady:
         return QueueingHint.QUEUE_SKIP
     return QueueingHint.QUEUE

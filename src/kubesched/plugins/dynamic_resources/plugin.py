@@ -334,9 +334,13 @@ class DynamicResources:
         )
 
     def is_schedulable_after_claim_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
-        return dra_hints.after_claim_change(self.manager, pod, old, new)
+        return dra_hints.after_claim_change(
+            self.manager, pod, old, new, accept_group=self.workload_resource_claims
+        )
 
     def is_schedulable_after_target_pod_update(
         self, pod: Pod, old: object, new: object
     ) -> QueueingHint:
-        return dra_hints.after_target_pod_update(self.manager, pod, old, new)
+        return dra_hints.after_target_pod_update(
+            self.manager, pod, old, new, accept_group=self.workload_resource_claims
+        )

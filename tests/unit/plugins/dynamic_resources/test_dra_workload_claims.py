@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kubesched.apis.resources import SCHEDULING_PODGROUPS
-from kubesched.framework import Code, CycleState
+from kubesched.framework import Code, CycleState, QueueingHint
 from kubesched.framework.dra import Claim
 from kubesched.framework.listers import ClusterListers
 from kubesched.model import ApiObject, Pod
@@ -201,20 +201,20 @@ def test_bind_to_matches_every_field_of_the_pod_groups_claim() -> None:
     )
 
 
+def _claim_json(owner: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "metadata": {
+            "name": "train-gpu-x",
+            "namespace": "default",
+            "uid": "uid-x",
+            "ownerReferences": [owner],
+        },
+        "spec": {"devices": {"requests": []}},
+    }
+
+
 def _generated(owner: dict[str, Any]) -> Claim:
-    return Claim.of(
-        ApiObject.from_json(
-            {
-                "metadata": {
-                    "name": "train-gpu-x",
-                    "namespace": "default",
-                    "uid": "uid-x",
-                    "ownerReferences": [owner],
-                },
-                "spec": {"devices": {"requests": []}},
-            }
-        )
-    )
+    return Claim.of(ApiObject.from_json(_claim_json(owner)))
 
 
 def test_a_claim_made_for_the_pod_group_is_the_members_with_the_gate() -> None:
@@ -237,6 +237,46 @@ def test_a_claim_made_for_the_pod_group_is_the_members_with_the_gate() -> None:
         "ResourceClaim default/train-gpu-x was not created for Pod default/z "
         "(neither Pod nor PodGroup other is the owner)"
     )
+
+
+def test_with_the_gate_a_member_is_queued_once_its_pod_groups_claim_is_named() -> None:
+    """upstream `isSchedulableAfterPodChange` with the gate: the resourceclaim controller
+    names the PodGroup's claim (made from a template) in the member's status."""
+    owner = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "name": "train",
+        "uid": "uid-train",
+        "controller": True,
+    }
+    h = handle((CLAIMS, _generated(owner).obj))
+    raw = {
+        "metadata": {"name": "a", "namespace": "default", "uid": "uid-a"},
+        "spec": {
+            "containers": [{"name": "c", "image": "i"}],
+            "schedulingGroup": {"podGroupName": "train"},
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}],
+        },
+        "status": {"phase": "Pending"},
+    }
+    old = Pod.from_json(raw)
+    named = [{"name": "gpu", "resourceClaimName": "train-gpu-x"}]
+    new = Pod.from_json({**raw, "status": {"phase": "Pending", "resourceClaimStatuses": named}})
+    with_gate, without = plugin(h, gate=True), plugin(h, gate=False)
+    assert with_gate.pre_enqueue(old) is not None
+    assert with_gate.is_schedulable_after_target_pod_update(old, old, new) is QueueingHint.QUEUE
+    assert with_gate.pre_enqueue(new) is None
+    hint = without.is_schedulable_after_target_pod_update(old, old, new)
+    assert hint is QueueingHint.QUEUE_SKIP
+    # A change of that claim's status concerns the member too, with the gate only.
+    claim_obj = _generated(owner).obj
+    reserved = {"reservedFor": [GROUP_REF]}
+    changed = ApiObject.from_json({**_claim_json(owner), "status": reserved})
+    assert (
+        with_gate.is_schedulable_after_claim_change(new, claim_obj, changed) is QueueingHint.QUEUE
+    )
+    hint = without.is_schedulable_after_claim_change(new, claim_obj, changed)
+    assert hint is QueueingHint.QUEUE_SKIP
 
 
 def test_reserved_for_the_pod_group_counts_only_with_the_gate() -> None:
