@@ -7,7 +7,7 @@ By default two cases (about 20 s each): ExtendedResource (the claims the schedul
 extended resources, checked) and SharedPodGroupResourceClaimTemplate (each PodGroup's claim
 made from a template by kube-controller-manager, shared by its members and reserved for the
 PodGroup, checked). `BENCH_DRA_MORE=all` runs every case of `catalogue_dra_more`, about
-170 s."""
+140 s."""
 
 from __future__ import annotations
 

@@ -8,6 +8,9 @@ supports, with upstream's feature gates on in every component (`bench.gates`):
                                 claims tolerate it
     ExtendedResource            extendedresource: pods request `example.com/gpu-<i % 25>`, an
                                 extended resource that DeviceClass `test-class-<i>` provides
+    ExtendedResourceScoring     extendedresource/scoring: every class provides `example.com/gpu`,
+                                which every pod requests; NodeResourcesFit scores it
+                                (LeastAllocated over cpu, memory and example.com/gpu)
     Partitionable               partitionabledevices: two devices a node sharing four
                                 counters, a claim takes both (one pod a node)
     PartitionableBacktracking   eight devices sharing cpu and memory counters, a claim takes
@@ -50,7 +53,22 @@ FAST_CLASSES = 10
 """ExtendedResource's classes in its fast variant."""
 THRESHOLDS: dict[str, tuple[str, int]] = {
     "ExtendedResource": ("Explicit_25classes_5000pods_500nodes", 120),
+    "ExtendedResourceScoring": ("5000pods_500nodes", 70),
 }
+SCORING_CONFIG = (
+    {
+        "name": "NodeResourcesFit",
+        "args": {
+            "scoringStrategy": {
+                "type": "LeastAllocated",
+                "resources": [
+                    {"name": name, "weight": 1} for name in ("cpu", "memory", "example.com/gpu")
+                ],
+            }
+        },
+    },
+)
+"""`extendedresource/scoring/scheduler-config.yaml`'s pluginConfig."""
 
 
 def _claims(namespace: str) -> str:
@@ -160,6 +178,32 @@ def extended_resource(classes: int, *, explicit: bool) -> Callable[[Params], Wor
         )
 
     return build
+
+
+def extended_resource_scoring(params: Params) -> Workload:
+    """ExtendedResourceScoring: the fast variant (3 nodes with the driver, 1 without, 2
+    classes) below 10 nodes, else 20 classes (its 500-node variant)."""
+    nodes, init_pods, measure = params
+    fast = nodes < 10
+    classes = 2 if fast else 20
+
+    def objects() -> Objects:
+        yield from _basic_slices(nodes)
+        for index in range(classes):
+            yield CLASSES, m.deviceclass_extended_resource_scoring(index)
+
+    template = m.pod_with_extended_resource_scoring
+    return Workload(
+        name="",
+        nodes=nodes + int(fast),
+        node_factory=_nodes(int(fast)),
+        namespaces=("init", "test"),
+        initial=(PodGroup(template, init_pods, "init", "scoring-test-pod-"),),
+        measured=PodGroup(template, measure, "test", "scoring-test-pod-"),
+        dra=DraSetup(objects),
+        feature_gates=(DRA, "DRAExtendedResource"),
+        plugin_config=SCORING_CONFIG,
+    )
 
 
 def partitionable(*, backtracking: bool) -> Callable[[Params], Workload]:
@@ -288,6 +332,16 @@ DRA_MORE_CASES: tuple[
         {
             "5": f"{_FAST}, 10 classes",
             "500": "upstream's Explicit_25classes_5000pods_500nodes",
+            "5000": NO_5000,
+        },
+    ),
+    (
+        "ExtendedResourceScoring",
+        {"5": (3, 0, 10), "500": (500, 0, 5000), "5000": (5000, 0, 5000)},
+        extended_resource_scoring,
+        {
+            "5": "upstream's fast variant (3 nodes with the driver, 1 without, 2 classes)",
+            "500": "upstream's 5000pods_500nodes (20 classes)",
             "5000": NO_5000,
         },
     ),

@@ -88,20 +88,41 @@ def deviceclass_extended_resource(index: int, *, explicit: bool) -> dict[str, An
     return _object("DeviceClass", f"test-class-{index}", spec)
 
 
+def deviceclass_extended_resource_scoring(index: int) -> dict[str, Any]:
+    """`deviceclass-extended-resource-scoring.yaml`: `scoring-test-class-<index>`, every
+    device of the driver, all classes providing the same `example.com/gpu`."""
+    spec = {
+        "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}],
+        "extendedResourceName": "example.com/gpu",
+    }
+    return _object("DeviceClass", f"scoring-test-class-{index}", spec)
+
+
+def pod_with_extended_resource_scoring(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
+    """`pod-with-extended-resource-scoring.yaml`: one `example.com/gpu`."""
+    return _pod_with_resources(name, namespace, scheduler, {"example.com/gpu": "1"})
+
+
+def _pod_with_resources(
+    name: str, namespace: str, scheduler: str, amount: dict[str, str]
+) -> dict[str, Any]:
+    container = {
+        "image": "registry.k8s.io/pause:3.9",
+        "name": "pause",
+        "resources": {"requests": amount, "limits": dict(amount)},
+    }
+    spec = {"schedulerName": scheduler, "containers": [container]}
+    metadata = {"name": name, "namespace": namespace}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
 def pod_with_extended_resource(resource: str, classes: int) -> PodTemplate:
     """`pod-with-extended-resource.yaml`: pod i requests one `<resource>-<i % classes>`."""
 
     def template(name: str, namespace: str, scheduler: str) -> dict[str, Any]:
         index = int(name.rsplit("-", 1)[-1])
         amount = {f"{resource}-{index % classes}": "1"}
-        container = {
-            "image": "registry.k8s.io/pause:3.9",
-            "name": "pause",
-            "resources": {"requests": amount, "limits": dict(amount)},
-        }
-        spec = {"schedulerName": scheduler, "containers": [container]}
-        metadata = {"name": name, "namespace": namespace}
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+        return _pod_with_resources(name, namespace, scheduler, amount)
 
     return template
 

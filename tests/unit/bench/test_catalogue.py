@@ -63,6 +63,7 @@ DRA_MORE_CASES = {
     "FirstAvailable",
     "DeviceTaintToleration",
     "ExtendedResource",
+    "ExtendedResourceScoring",
     "Partitionable",
     "PartitionableBacktracking",
     "ConsumableCapacity",

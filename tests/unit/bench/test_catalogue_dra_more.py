@@ -38,7 +38,7 @@ def test_every_case_parses_at_every_size_with_its_gates(name: str) -> None:
                 assert Pod.from_json(body).scheduler_name == "bench"
                 break
     fast = catalogue_workload(name, "5")
-    assert fast.nodes <= 2
+    assert fast.nodes <= 4
     assert fast.steady == 0.0
 
 
@@ -49,6 +49,16 @@ def test_upstream_parameters_of_the_larger_variants() -> None:
     (_path, pod), *_ = extended.measured.pods("bench")
     assert pod["spec"]["containers"][0]["resources"]["requests"] == {"example.com/gpu-0": "1"}
     assert THRESHOLDS["ExtendedResource"] == ("Explicit_25classes_5000pods_500nodes", 120)
+    scoring = catalogue_workload("ExtendedResourceScoring", "500")
+    assert (scoring.nodes, scoring.initial_pods, scoring.pods) == (500, 0, 5000)
+    assert {c["spec"]["extendedResourceName"] for c in objects(scoring, "DeviceClass")} == {
+        "example.com/gpu"
+    }
+    assert len(objects(scoring, "DeviceClass")) == 20
+    (fit,) = scoring.plugin_config
+    assert fit["args"]["scoringStrategy"]["type"] == "LeastAllocated"
+    fast_scoring = catalogue_workload("ExtendedResourceScoring", "5")
+    assert (fast_scoring.nodes, len(objects(fast_scoring, "DeviceClass"))) == (4, 2)
     for name in ("Partitionable", "PartitionableBacktracking"):
         half = catalogue_workload(name, "500")
         assert (half.nodes, half.pods, half.steady) == (500, 10, 10.0)
