@@ -5,8 +5,10 @@ and `scoring`, costing only the nodes that changed since the previous cycle.
 One index per constraint, keyed by everything a node's contribution reads: the
 constraint's selector and topology key, the pod's namespace, the topology keys a node must
 all have, the pod's required node affinity when the constraint honours it, and the pod's
-tolerations when it honours taints (they are read against the node's taints). A list that
-is not the snapshot's (what-if runs) is not indexed: the walk is used.
+tolerations when it honours taints (they are read against the node's taints). Score's
+counts for a hostname constraint are each node's own matching pods by node name, keyed by
+the selector and the pod's namespace. A list that is not the snapshot's (what-if runs) is
+not indexed: the walk is used.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from kubesched.framework import NodeInfo
 from kubesched.model import Pod
 from kubesched.model.nodeselector import RequiredAffinity
 from kubesched.plugins.helper.pair_totals import Contribution, ContributionFn, PairTotals
+from kubesched.plugins.pod_topology_spread.args import HOSTNAME_KEY
 from kubesched.plugins.pod_topology_spread.constraints import Constraint
 from kubesched.plugins.pod_topology_spread.filtering import (
     FilterState,
@@ -29,6 +32,10 @@ from kubesched.plugins.pod_topology_spread.filtering import (
 
 def _all(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
     return nodes
+
+
+def _with_pods(nodes: Sequence[NodeInfo]) -> list[NodeInfo]:
+    return [node_info for node_info in nodes if node_info.pods]
 
 
 def _key(kind: str, pod: Pod, constraint: Constraint, required: tuple[str, ...]) -> Hashable:
@@ -114,3 +121,20 @@ def indexed_count_domains(
             if pair[1] in domain:
                 domain[pair[1]] += pods
     return True
+
+
+def indexed_host_counts(
+    pod: Pod, constraint: Constraint, all_nodes: Sequence[NodeInfo], totals: PairTotals
+) -> dict[str, int] | None:
+    """Score's counts for a hostname constraint from an index: node name -> the node's own
+    pods the constraint matches (upstream counts them per node, no inclusion policy; a node
+    missing has none); None when the index cannot be used."""
+    count = pod_counter(constraint.selector, pod.namespace)
+
+    def contribution(node_info: NodeInfo) -> Contribution:
+        found = count(node_info) if node_info.pods else 0
+        return (((HOSTNAME_KEY, node_info.node.name), found),) if found else ()
+
+    key = ("score-host", constraint.selector, pod.namespace)
+    index = totals.index(all_nodes, key, contribution, _with_pods)
+    return None if index is None else dict(index.nested.get(HOSTNAME_KEY, {}))

@@ -25,7 +25,15 @@ from kubesched.plugins.helper.pair_totals import PairTotals
 from kubesched.plugins.pod_topology_spread.args import HOSTNAME_KEY
 from kubesched.plugins.pod_topology_spread.constraints import Constraint
 from kubesched.plugins.pod_topology_spread.filtering import NodePolicies, has_all_keys, pod_counter
-from kubesched.plugins.pod_topology_spread.indexed import indexed_count_domains
+from kubesched.plugins.pod_topology_spread.indexed import (
+    indexed_count_domains,
+    indexed_host_counts,
+)
+
+_Part = tuple[str, dict[str, int] | None, bool, float, int, int, CountFn]
+"""One constraint in Score: (topology key, its counts (None: count the node's pods), whether
+they are by node name (a hostname key) rather than by domain, weight, maxSkew - 1, count
+key id, counter)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,23 +46,24 @@ class ScoreState:
     """Per constraint: topology value -> matching pods (empty for hostname constraints)."""
     weights: tuple[float, ...]
     node_names: tuple[str, ...]
-    host_key_ids: tuple[int, ...]
-    host_counters: tuple[CountFn, ...]
+    parts: tuple[_Part, ...]
+    """What Score reads per constraint, gathered once in PreScore."""
 
     def score(self, node_info: NodeInfo, cache: NodeCountCache) -> int:
-        if node_info.node.name in self.ignored:
+        node = node_info.node
+        if node.name in self.ignored:
             return 0
-        labels = node_info.node.labels
+        labels = node.labels
         total = 0.0
-        for i, constraint in enumerate(self.constraints):
-            value = labels.get(constraint.topology_key)
+        for key, counts, by_name, weight, extra, key_id, counter in self.parts:
+            value = labels.get(key)
             if value is None:
                 continue
-            if constraint.topology_key == HOSTNAME_KEY:
-                count = cache.count(node_info, self.host_key_ids[i], self.host_counters[i])
+            if counts is None:
+                count = cache.count(node_info, key_id, counter)
             else:
-                count = self.counts[i].get(value, 0)
-            total += count * self.weights[i] + (constraint.max_skew - 1)
+                count = counts.get(node.name if by_name else value, 0)
+            total += count * weight + extra
         return _round_half_away(total)
 
     def normalize(self, scores: MutableSequence[int]) -> None:
@@ -86,16 +95,18 @@ def score_state(
     cache: NodeCountCache,
     totals: PairTotals | None = None,
 ) -> ScoreState:
-    counts: list[dict[str, int]] = [{} for _ in constraints]
     ignored: set[str] = set()
-    for node_info in feasible:
-        labels = node_info.node.labels
-        if require_all_keys and not has_all_keys(labels, constraints):
-            ignored.add(node_info.node.name)
-            continue
-        for i, constraint in enumerate(constraints):
-            if constraint.topology_key != HOSTNAME_KEY:
-                counts[i].setdefault(labels.get(constraint.topology_key, ""), 0)
+    kept = feasible
+    if require_all_keys:
+        kept = [n for n in feasible if has_all_keys(n.node.labels, constraints)]
+        if len(kept) < len(feasible):
+            ignored = {n.node.name for n in feasible} - {n.node.name for n in kept}
+    counts: list[dict[str, int]] = [
+        {}
+        if c.topology_key == HOSTNAME_KEY
+        else dict.fromkeys([n.node.labels.get(c.topology_key, "") for n in kept], 0)
+        for c in constraints
+    ]
     scored = len(feasible) - len(ignored)
     weights = tuple(
         math.log((scored if c.topology_key == HOSTNAME_KEY else len(counts[i])) + 2)
@@ -123,15 +134,36 @@ def score_state(
             key_ids=key_ids,
             counters=counters,
         )
+    parts = tuple(
+        (
+            c.topology_key,
+            _host_counts(pod, c, all_nodes, totals)
+            if c.topology_key == HOSTNAME_KEY
+            else counts[i],
+            c.topology_key == HOSTNAME_KEY,
+            weights[i],
+            c.max_skew - 1,
+            key_ids[i],
+            counters[i],
+        )
+        for i, c in enumerate(constraints)
+    )
     return ScoreState(
         constraints=constraints,
         ignored=frozenset(ignored),
         counts=tuple(counts),
         weights=weights,
         node_names=tuple(n.node.name for n in feasible),
-        host_key_ids=key_ids,
-        host_counters=counters,
+        parts=parts,
     )
+
+
+def _host_counts(
+    pod: Pod, constraint: Constraint, all_nodes: Sequence[NodeInfo], totals: PairTotals | None
+) -> dict[str, int] | None:
+    """Node name -> matching pods for a hostname constraint, from an index; None (Score
+    counts each node's pods) without one."""
+    return None if totals is None else indexed_host_counts(pod, constraint, all_nodes, totals)
 
 
 def _count_domains(

@@ -28,6 +28,7 @@ from kubesched.testing import FakeHandle, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 RACK = "rack"
+HOST = "kubernetes.io/hostname"
 APPS = ("red", "blue")
 
 
@@ -46,7 +47,7 @@ TOLERATIONS = (
 def _constraint(rng: random.Random, when: str) -> dict[str, Any]:
     return {
         "maxSkew": rng.randint(1, 3),
-        "topologyKey": rng.choice((ZONE, RACK)),
+        "topologyKey": rng.choice((ZONE, RACK, HOST)),
         "whenUnsatisfiable": when,
         "labelSelector": {"matchLabels": {"app": rng.choice(APPS)}},
         "nodeAffinityPolicy": rng.choice(POLICIES),
@@ -76,6 +77,11 @@ def _node(rng: random.Random, name: str) -> Node:
     if rng.random() < 0.5:
         builder.label("disk", "ssd")
     node = builder.obj()
+    roll = rng.random()
+    if roll < 0.1:
+        del node["metadata"]["labels"][HOST]
+    elif roll < 0.25:  # another node's hostname: Score counts each node's own pods
+        node["metadata"]["labels"][HOST] = "n0"
     if rng.random() < 0.4:
         node["spec"]["taints"] = [rng.choice(TAINTS)]
     return Node.from_json(node)
