@@ -139,8 +139,9 @@ def select_victims_on_node(
     group_of: GroupOf | None = None,
     everywhere: Sequence[NodeInfo] = (),
 ) -> tuple[list[Pod], int, Status]:
-    """The fewest, least important pods to evict from `node` (left untouched; `state` is
-    changed, pass a clone) so that `preemptor` fits: (victims, PDB violations, status).
+    """The fewest, least important pods to evict from `node` (left untouched, as is
+    `state`: a trial works on a clone) so that `preemptor` fits: (victims, PDB violations,
+    status).
 
     UnschedulableAndUnresolvable when the node has no lower-priority pod; the Filter
     status when the preemptor does not fit even without all of them. With `group_of` (the
@@ -183,7 +184,7 @@ def dry_run(
         node = nodes[(offset + i) % len(nodes)]
         victims, violations, status = select_victims_on_node(
             runner,
-            state.clone(),
+            state,
             preemptor,
             node,
             pdbs,

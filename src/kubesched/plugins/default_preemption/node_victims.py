@@ -95,7 +95,7 @@ def select_on_node(
     potential = collect([node], group_of, now=now, everywhere=everywhere, below=below)
     if not potential:
         return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
-    trial = _Trial(runner, state, preemptor, node, everywhere)
+    trial = _Trial(runner, state.clone(), preemptor, node, everywhere)
     try:
         return _reprieve(trial, potential, pdbs)
     except StatusError as failed:

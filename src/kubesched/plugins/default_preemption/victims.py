@@ -103,13 +103,14 @@ def collect(
     With `below`, only the victims of a lower priority (upstream's first loop of
     `SelectVictimsOnNode`; without the gate, a pod at or above it is skipped before its
     victim is made, as upstream only compares its priority)."""
-    pods = [pod for info in nodes for pod in info.pods.values()]
     if group_of is None:
         return [
             _victim([pod], pod.priority, POD, now)
-            for pod in pods
+            for info in nodes
+            for pod in info.pods.values()
             if below is None or pod.priority < below
         ]
+    pods = [pod for info in nodes for pod in info.pods.values()]
     tops = [highest_all(_chain(pod, group_of)) for pod in pods]
     wholes = {level.key for level in tops if level is not None}
     members = _members(everywhere or nodes, wholes, group_of) if wholes else {}
