@@ -20,7 +20,7 @@ than `minDomains`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from kubesched.framework import Code, NodeInfo, Status
@@ -91,6 +91,18 @@ class FilterState:
     """Per constraint: 1 if the incoming pod matches the constraint's selector."""
     namespace: str
     policies: NodePolicies
+    limits: tuple[tuple[str, dict[str, int], int], ...] = field(init=False, repr=False)
+    """What Filter reads per constraint: (topology key, counts, the most pods a domain may
+    hold: maxSkew - self match + global minimum)."""
+
+    def __post_init__(self) -> None:
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.limits = tuple(
+            (c.topology_key, self.counts[i], c.max_skew - self.self_matches[i] + self.minimums[i])
+            for i, c in enumerate(self.constraints)
+        )
 
     def clone(self) -> FilterState:
         return FilterState(
@@ -115,16 +127,17 @@ class FilterState:
             value = node.labels[constraint.topology_key]
             self.counts[i][value] = self.counts[i].get(value, 0) + delta
             self.minimums[i] = minimum(self.counts[i], constraint.min_domains)
+        self._refresh()
 
     def check(self, node: Node) -> Status | None:
+        """Upstream's skew check `count + self match - minimum > maxSkew`, as `count >
+        limit`."""
         labels = node.labels
-        counts = self.counts
-        for i, constraint in enumerate(self.constraints):
-            value = labels.get(constraint.topology_key)
+        for key, counts, limit in self.limits:
+            value = labels.get(key)
             if value is None:
                 return _REJECT_LABEL
-            skew = counts[i].get(value, 0) + self.self_matches[i] - self.minimums[i]
-            if skew > constraint.max_skew:
+            if counts.get(value, 0) > limit:
                 return _REJECT_SKEW
         return None
 

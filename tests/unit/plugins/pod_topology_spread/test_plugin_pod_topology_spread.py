@@ -308,6 +308,28 @@ def test_add_and_remove_pod_update_the_counts() -> None:
     assert plugin.filter(copy, incoming, b1) is None
 
 
+def test_add_pod_raising_the_global_minimum_lets_a_fuller_domain_in() -> None:
+    """Zones a and b hold one matching pod, c none: b is too full (1 + 1 - 0 > 1) until a
+    what-if pod on c raises the minimum to 1; removing it puts the minimum back."""
+    pods = placed("a1", 1, "foo") + placed("b1", 1, "foo")
+    handle = Cluster(THREE_ZONES, pods).handle()
+    plugin = PodTopologySpread(args={}, handle=handle)
+    incoming = pod("foo").spread_constraint(1, ZONE, match_labels=FOO).model()
+    state = CycleState()
+    assert plugin.pre_filter(state, incoming, handle.list_node_infos()) is None
+    b1 = handle.get_node_info("b1")
+    c1 = handle.get_node_info("c1")
+    assert b1 is not None
+    assert c1 is not None
+    assert plugin.filter(state, incoming, b1) is not None
+    copy = state.clone()
+    plugin.add_pod(copy, incoming, pod("foo", name="x").node("c1").model(), c1)
+    assert plugin.filter(copy, incoming, b1) is None
+    assert plugin.filter(state, incoming, b1) is not None  # the original state is untouched
+    plugin.remove_pod(copy, incoming, pod("foo", name="x").node("c1").model(), c1)
+    assert plugin.filter(copy, incoming, b1) is not None
+
+
 # -- scoring --------------------------------------------------------------------------------
 
 
