@@ -74,6 +74,12 @@ PLUGIN = names.DEFAULT_PREEMPTION
 _NO_PODS: tuple[Pod, ...] = ()
 
 
+EVICTIONS_AT_ONCE = 16
+"""Victims of one preemption evicted at once: upstream's executor evicts them through its
+parallelizer (`parallelism`, 16 by default). A pod group that preempts whole gangs has a
+hundred victims or more, and a preemptor's evictions all at once overran the API server."""
+
+
 class ActivateHeld(Protocol):
     """`SchedulingQueue.activate_held`."""
 
@@ -254,12 +260,16 @@ class Preemptions:
     async def _evict_all(
         self, profile: str, preemptor: Preemptor, node_name: str, victims: list[Pod]
     ) -> tuple[bool, bool]:
-        """Evict `victims` at once: (activate, failed). Activate when one went in memory or
-        was gone already (no deletion event of ours will come) or its eviction failed."""
-        results = await asyncio.gather(
-            *(self._evict(profile, preemptor, node_name, victim) for victim in victims),
-            return_exceptions=True,
-        )
+        """Evict `victims`, `EVICTIONS_AT_ONCE` at a time: (activate, failed). Activate when
+        one went in memory or was gone already (no deletion event of ours will come) or its
+        eviction failed."""
+        slots = asyncio.Semaphore(EVICTIONS_AT_ONCE)
+
+        async def evict(victim: Pod) -> bool:
+            async with slots:
+                return await self._evict(profile, preemptor, node_name, victim)
+
+        results = await asyncio.gather(*map(evict, victims), return_exceptions=True)
         activate = failed = False
         for victim, result in zip(victims, results, strict=True):
             if isinstance(result, BaseException):

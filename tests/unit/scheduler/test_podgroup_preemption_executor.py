@@ -179,3 +179,38 @@ async def test_without_the_cache_a_preemptor_is_held_until_its_run_ends() -> Non
     api.release("v0")
     await preemptions.wait_idle()
     assert not preemptions.is_preempting("pg-uid")
+
+
+class CountingApi(Api):
+    """Deletions that take a while, counting how many are in flight at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_flight = self.most_in_flight = 0
+
+    async def delete(self, path: str, *, body: Any = None, **kwargs: Any) -> dict[str, Any]:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        await asyncio.sleep(0.001)
+        self.in_flight -= 1
+        return await super().delete(path, body=body, **kwargs)
+
+
+async def test_a_hundred_victims_are_evicted_sixteen_at_a_time() -> None:
+    api = CountingApi()
+    preemptions = Preemptions(
+        api=api,  # type: ignore[arg-type]
+        recorder=EventRecorder(api),  # type: ignore[arg-type]
+        waiting_pods=WaitingPods(),
+        nominator=Nominator(),
+    )
+    members = [make_pod().name("w").namespace("ns").uid("w").scheduler("gang").model()]
+    victims = [
+        make_pod().name(f"v{i}").namespace("ns").uid(f"v{i}").node(f"n{i}").model()
+        for i in range(100)
+    ]
+    preemptions.start_group(profile="gang", group=_group(), members=members, victims=victims)
+    await preemptions.wait_idle()
+    deleted = {path for method, path, _ in api.calls if method == "DELETE"}
+    assert len(deleted) == 100
+    assert api.most_in_flight == 16  # upstream's parallelism
