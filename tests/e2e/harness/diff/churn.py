@@ -41,6 +41,11 @@ class Churn:
     def pod_names(self) -> list[str]:
         return [pod["name"] for kind, body in self.steps if kind == "pods" for pod in body]
 
+    def pod_kind(self, name: str) -> str:
+        """The kind of pod `name` ("small", "device", ...): pods of one kind ask alike."""
+        specs = (pod for kind, body in self.steps if kind == "pods" for pod in body)
+        return next(str(pod["kind"]) for pod in specs if pod["name"] == name)
+
 
 def generate_churn(seed: int) -> Churn:
     rng = random.Random(seed)
@@ -224,3 +229,38 @@ def slice_object(pool: str, index: int, gpus: int, generation: int) -> dict[str,
             "devices": [{"name": f"gpu-{i}"} for i in range(gpus)],
         },
     }
+
+
+@dataclass(frozen=True)
+class Differing:
+    """A pod bound by one side only."""
+
+    name: str
+    kind: str
+    theirs_bound: bool
+    tried: tuple[int, int]
+    """Attempts: kube-scheduler's, kubesched's."""
+
+
+def swaps(differing: list[Differing]) -> tuple[list[tuple[str, str]], list[Differing]]:
+    """Pairs of pods of one kind that the two sides bound the other way round (one bound by
+    kube-scheduler only, the other by kubesched only), where kubesched tried one of the two
+    once more: the extra attempt the module docstring allows moved that pod's backoff past
+    the other's, and the other reached the one free place first. The rest is unexplained."""
+    swapped: list[tuple[str, str]] = []
+    left = list(differing)
+    for theirs in [pod for pod in differing if pod.theirs_bound]:
+        partner = next(
+            (
+                ours
+                for ours in left
+                if not ours.theirs_bound
+                and ours.kind == theirs.kind
+                and (theirs.tried[1] > theirs.tried[0] or ours.tried[1] > ours.tried[0])
+            ),
+            None,
+        )
+        if partner is not None:
+            left = [pod for pod in left if pod not in (theirs, partner)]
+            swapped.append((theirs.name, partner.name))
+    return swapped, left
