@@ -29,6 +29,9 @@ PG_PATH = "/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/podgroups"
 GANG_LABEL = "e2e.kubesched.io/gang"
 SETTLE_SECONDS = 40.0
 QUIET_SECONDS = 1.0
+PARTIAL_CYCLE = "first placement status: pod group is unschedulable"
+"""How a FailedScheduling note ends when the cycle held too few of the gang's members
+(`GangOutcome.partial_first_cycle`)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,13 @@ class GangOutcome:
     reasons: tuple[str, ...]
     """The unbound members' PodScheduled=False message and last FailedScheduling note,
     sorted (of a bound gang: the members left over beyond `minCount`)."""
+    partial_first_cycle: bool = False
+    """A member's FailedScheduling note says `first placement status: pod group is
+    unschedulable` with no reason: the scheduler's first cycle for the gang held only some of
+    its members. kube-scheduler v1.37.2 does this now and then: its AddPodGroup moves the
+    waiting members into the queue one at a time, and the scheduling loop may pop the group
+    after the first. The retry holds them all, the member tried before first (the queue
+    orders a gang's members by attempts), so they meet the nodes in another order."""
 
     @property
     def leftover(self) -> bool:
@@ -147,17 +157,22 @@ class LiveSide:
             return now
         if condition[0] == "False" and bound == len(pods):
             return now
+        failures = self.api.events(self.ns, reason="FailedScheduling")
+        names = {pod["metadata"]["name"] for pod in pods}
+        partial = any(
+            e.regarding_name in names and e.note.endswith(PARTIAL_CYCLE) for e in failures
+        )
         reasons = []
         for pod in pods:
             if node_name(pod):
                 continue
             message = unschedulable_message(pod)
             name = pod["metadata"]["name"]
-            events = self.api.events(self.ns, regarding=name, reason="FailedScheduling")
+            events = [event for event in failures if event.regarding_name == name]
             if not message or not events:
                 return f"{now}; {name} says {message!r}, {len(events)} FailedScheduling events"
             reasons.append(f"{message} | event: {_latest(events).note}")
-        return GangOutcome(gang.name, nodes, condition, tuple(sorted(reasons)))
+        return GangOutcome(gang.name, nodes, condition, tuple(sorted(reasons)), partial)
 
     def _settled(self, gang: Gang) -> GangOutcome:
         """The gang's outcome once settled (and, with members left over, quiet)."""

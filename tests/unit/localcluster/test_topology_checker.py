@@ -3,6 +3,8 @@ they must flag what upstream's rules forbid and let through what they allow."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tests.e2e.harness.topology_check import check_side, feasible_domains, packs, text_problems
 from tests.e2e.harness.topology_compare import Run, compare, mask
 from tests.e2e.harness.topology_live import GangOutcome
@@ -109,3 +111,37 @@ def test_compare_masks_the_first_placement_and_stops_at_a_tie() -> None:
     ours = Run([_bound(one_rack.gangs[0], "a0")], {"g": ("a0",)})
     tally = compare(one_rack, theirs, ours)
     assert any("domain" in line for line in tally.mismatches)
+
+
+def test_members_on_the_same_nodes_each_elsewhere_part_the_clusters() -> None:
+    # One rack holds both members either way; which member sits where changes what is left.
+    gang, after = _gang("g", 500, 1500), _gang("after", 1500)
+    scenario = _scenario(gang, after)
+    refused = GangOutcome("after", ("",), ("False", "Unschedulable", "x"), ())
+    theirs = Run([_bound(gang, "a0", "a1"), refused], {"g": ("a0", "a1"), "after": ("",)})
+    ours = Run(
+        [_bound(gang, "a1", "a0"), _bound(after, "a1")], {"g": ("a1", "a0"), "after": ("a1",)}
+    )
+    tally = compare(scenario, theirs, ours)
+    assert tally.mismatches == []
+    assert tally.diverged == 1
+
+
+def test_kube_schedulers_partial_first_cycle_parts_the_clusters_only_where_it_mattered() -> None:
+    gang = _gang("g", 1000, 1000)
+    scenario = _scenario(gang)
+    text = "pod group is unschedulable, 0/2 placements are available, first placement status: x"
+    refused = GangOutcome("g", ("", ""), ("False", "Unschedulable", text), (), True)
+    bound = _bound(gang, "a0", "a1")
+    tally = compare(scenario, Run([refused], {"g": ("", "")}), Run([bound], {"g": bound.nodes}))
+    assert tally.mismatches == []
+    assert any("first cycle held part of the gang" in line for line in tally.trace)
+    raced_alike = GangOutcome("g", bound.nodes, bound.condition, (), True)
+    tally = compare(
+        scenario, Run([raced_alike], {"g": bound.nodes}), Run([bound], {"g": bound.nodes})
+    )
+    assert tally.mismatches == []
+    assert tally.diverged == 0
+    plain = replace(refused, partial_first_cycle=False)
+    tally = compare(scenario, Run([plain], {"g": ("", "")}), Run([bound], {"g": bound.nodes}))
+    assert any("bound: kube-scheduler False, kubesched True" in line for line in tally.mismatches)
