@@ -6,6 +6,7 @@ NodeResourceTopologyMatch as their only scorer, and seeded random zones and pods
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,13 @@ CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 NRT_PATH = "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"
 NIC = "example.com/nic"
 PLUGIN = "NodeResourceTopologyMatch"
+TOPOLOGY_SETTLE_SECONDS = 1.0
+"""How long a pod waits after the last NRT object written by `Side.node`. The NRT objects
+and the pods reach a scheduler on separate watches, so a pod created at once may be decided
+before its scheduler holds the node's NRT object; the plugin does not filter a node without
+one, and the pod is bound where the test expects a refusal. Real exporters report a node
+long before pods come to it."""
+_last_topology_write = [0.0]
 
 
 def profile(name: str, **args: Any) -> dict[str, Any]:
@@ -122,6 +130,7 @@ class Side:
         self.api.create(node.capacity(pods="20").obj())
         if with_nrt:
             self.api.request("POST", NRT_PATH, body=nrt_object(full, zones, **nrt))
+            _last_topology_write[0] = time.monotonic()
 
     def guaranteed(
         self, name: str, cpu: str, memory: str, nics: str, *, scheduler: str = ""
@@ -130,7 +139,7 @@ class Side:
         pod = make_pod().name(name).scheduler(scheduler or self.scheduler)
         raw = pod.node_selector(**{SIDE_LABEL: self.prefix}).obj()
         raw["spec"]["containers"][0]["resources"] = {"requests": resources, "limits": resources}
-        self.api.create(raw, namespace=self.namespace)
+        self.create(raw)
 
     def pod(self, name: str) -> dict[str, Any]:
         return self.api.get("Pod", name, namespace=self.namespace)
@@ -150,6 +159,9 @@ class Side:
         return node_reasons(message) if (message := self.why(name)) else ""
 
     def create(self, pod: dict[str, Any]) -> None:
+        """Create `pod` once the NRT objects written last had time to reach the schedulers
+        (`TOPOLOGY_SETTLE_SECONDS`)."""
+        time.sleep(max(0.0, _last_topology_write[0] + TOPOLOGY_SETTLE_SECONDS - time.monotonic()))
         self.api.create(pod, namespace=self.namespace)
 
     def remove(self, name: str) -> None:
