@@ -41,7 +41,12 @@ from kubesched.framework.diagnosis import Diagnosis, fit_error_message
 from kubesched.framework.interfaces import FilterRunner, NodeToStatusReader
 from kubesched.model import Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.node_victims import select_on_node
-from kubesched.plugins.default_preemption.victims import GroupOf, pod_priority, start_seconds
+from kubesched.plugins.default_preemption.victims import (
+    Everywhere,
+    GroupOf,
+    pod_priority,
+    start_seconds,
+)
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -180,6 +185,8 @@ def dry_run(
     result = DryRun()
     clean: list[Candidate] = []
     violating: list[Candidate] = []
+    if everywhere and not isinstance(everywhere, Everywhere):
+        everywhere = Everywhere(everywhere)
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
         victims, violations, status = select_victims_on_node(

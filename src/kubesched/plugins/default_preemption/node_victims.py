@@ -19,6 +19,7 @@ from kubesched.framework.status import StatusError
 from kubesched.model import Pod, PodDisruptionBudget
 from kubesched.plugins.default_preemption.pdb import violation_counts
 from kubesched.plugins.default_preemption.victims import (
+    Everywhere,
     GroupOf,
     Victim,
     collect,
@@ -50,7 +51,11 @@ class _Trial:
         if pod.node_name == self.node.name:
             return self.node
         if self._others is None:
-            self._others = {info.name: info for info in self._everywhere}
+            everywhere = self._everywhere
+            if isinstance(everywhere, Everywhere):
+                self._others = everywhere.by_name
+            else:
+                self._others = {info.name: info for info in everywhere}
         return self._others.get(pod.node_name, self.node)
 
     def remove(self, victim: Victim) -> None:

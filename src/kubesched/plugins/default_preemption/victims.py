@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import overload
 
 from kubesched.framework import NodeInfo
 from kubesched.framework.listers import Lister
@@ -47,6 +48,52 @@ class Victim:
     @property
     def is_group(self) -> bool:
         return self.kind in (PODGROUP, COMPOSITE)
+
+
+class Everywhere(Sequence[NodeInfo]):
+    """The snapshot's nodes for one preemption evaluation, with what the victims of every
+    candidate node read of them made once, when first asked: each PodGroup's pods in node
+    order (`members`) and the nodes by name (`by_name`). Reading them for every candidate
+    walked every pod of the cluster per candidate: with `disruptionMode: all` groups on
+    each node, O(pods) for each of about a hundred candidates a preemptor. The nodes must
+    not change while it is in use (a trial changes a clone of its node only)."""
+
+    def __init__(self, nodes: Sequence[NodeInfo]) -> None:
+        self._nodes = nodes
+        self._members: dict[tuple[str, str], list[tuple[int, Pod]]] | None = None
+        self._by_name: dict[str, NodeInfo] | None = None
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NodeInfo]: ...
+    def __getitem__(self, index: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        return self._nodes[index]
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    @property
+    def by_name(self) -> dict[str, NodeInfo]:
+        if self._by_name is None:
+            self._by_name = {info.name: info for info in self._nodes}
+        return self._by_name
+
+    def members(self, namespace: str, pod_group: str) -> list[tuple[int, Pod]]:
+        """The pods of PodGroup `namespace/pod_group` on the nodes, each with its place in
+        node order (to merge several groups' pods in that order)."""
+        if self._members is None:
+            found: dict[tuple[str, str], list[tuple[int, Pod]]] = {}
+            place = 0
+            for info in self._nodes:
+                for pod in info.pods.values():
+                    if pod.pod_group_name:
+                        found.setdefault((pod.namespace, pod.pod_group_name), []).append(
+                            (place, pod)
+                        )
+                    place += 1
+            self._members = found
+        return self._members.get((namespace, pod_group), [])
 
 
 def group_lookup(store: Lister[ApiObject], tree: Hierarchy | None = None) -> Groups:
@@ -139,6 +186,8 @@ def _members(nodes: Sequence[NodeInfo], tops: set[Key], group_of: GroupOf) -> di
         except HierarchyError:
             continue
         under.update({(leaf[1], leaf[2]): top for leaf in leaves})
+    if isinstance(nodes, Everywhere):
+        return _indexed_members(nodes, under)
     members: dict[Key, list[Pod]] = {}
     for info in nodes:
         for pod in info.pods.values():
@@ -146,6 +195,21 @@ def _members(nodes: Sequence[NodeInfo], tops: set[Key], group_of: GroupOf) -> di
             if pod.pod_group_name and top_key is not None:
                 members.setdefault(top_key, []).append(pod)
     return members
+
+
+def _indexed_members(nodes: Everywhere, under: dict[tuple[str, str], Key]) -> dict[Key, list[Pod]]:
+    """`_members` read from the index: the same pods in the same (node) order."""
+    placed: dict[Key, list[tuple[int, Pod]]] = {}
+    for (namespace, name), top in under.items():
+        if name:
+            placed.setdefault(top, []).extend(nodes.members(namespace, name))
+    return {
+        top: [pod for _, pod in sorted(pods, key=_place)] for top, pods in placed.items() if pods
+    }
+
+
+def _place(entry: tuple[int, Pod]) -> int:
+    return entry[0]
 
 
 def _victim(pods: Sequence[Pod], priority: int, kind: str, now: float) -> Victim:
