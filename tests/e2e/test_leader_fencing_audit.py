@@ -44,6 +44,7 @@ from tests.e2e.test_leader_election import (
 
 SCHEDULER = "audited-scheduler"
 BURST = 500
+NODES = 5
 BACKLOG = 120  # bound pods when the leader is frozen: its binder is full by then
 EXIT_SECONDS = 30.0
 WRITES = ("create", "update", "patch", "delete")
@@ -136,6 +137,13 @@ def create_burst(api: ApiClient, namespace: str, names: list[str]) -> None:
         list(pool.map(create, names))
 
 
+def cordon(api: ApiClient, unschedulable: bool) -> None:
+    """Mark the audited nodes unschedulable, or schedulable again."""
+    for index in range(NODES):
+        body = {"spec": {"unschedulable": unschedulable}}
+        api.patch("Node", f"audited-node-{index}", body)
+
+
 def bound_names(api: ApiClient, namespace: str) -> set[str]:
     return {p["metadata"]["name"] for p in api.list("Pod", namespace=namespace) if is_bound(p)}
 
@@ -152,7 +160,7 @@ def replicas(  # noqa: PLR0917 - fixtures
     """The leader and the standby, each with a ServiceAccount of its own, and 5 nodes;
     with the writer process when the test's `replicas` parameter says so."""
     env = {"KUBESCHED_WRITER_PROCESS": "on"} if getattr(request, "param", False) else None
-    for index in range(5):
+    for index in range(NODES):
         node = make_node().name(f"audited-node-{index}").capacity(cpu="64", pods="200")
         api.create(node.obj())
     started: list[KubeschedProcess] = []
@@ -190,11 +198,17 @@ def test_a_resumed_deposed_leader_sends_no_binding(  # noqa: PLR0917 - fixtures 
     b_id = identity_of(b)
     user_a, user_b = (f"system:serviceaccount:{namespace}:replica-{x}" for x in "ab")
     names = [f"p-{i}" for i in range(BURST)]
+    # The pods wait on cordoned nodes, so that all of them reach the leader's queue at once
+    # when the nodes open: created one by one against open nodes, they came slower than the
+    # leader binds them, and it could have bound them all by the time it froze.
+    cordon(api, True)
     create_burst(api, namespace, names)
+    cordon(api, False)
     wait_for(
         lambda: len(bound_names(api, namespace)),
         until=lambda bound: bound >= BACKLOG,
         timeout=60,
+        interval=0.05,
         message=f"the leader has bound {BACKLOG} pods",
     )
     freeze = partial(os.kill, a.pid) if only_the_scheduler else a.signal
@@ -216,7 +230,9 @@ def test_a_resumed_deposed_leader_sends_no_binding(  # noqa: PLR0917 - fixtures 
     events = audit_events(audit_log)
     takeover = first_lease_write(events, user_b, SCHEDULER)
     late = [e for e in pod_writes(events, user_a) if received(e) > takeover]
-    bindings_a = [e for e in pod_writes(events, user_a) if e["objectRef"].get("subresource")]
+    bindings_a = [
+        e for e in pod_writes(events, user_a) if e["objectRef"].get("subresource") == "binding"
+    ]
     refused = a.log().count('"not binding: leader lease not renewed in time"')
     print(
         f"{frozen_with} pods bound when the leader froze; the old leader sent "
