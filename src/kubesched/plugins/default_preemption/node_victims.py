@@ -11,7 +11,7 @@ info), as upstream does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from kubesched.framework import SUCCESS, Code, CycleState, NodeInfo, Status
 from kubesched.framework.interfaces import FilterRunner
@@ -36,27 +36,19 @@ class _Trial:
         state: CycleState,
         preemptor: Pod,
         node: NodeInfo,
-        everywhere: Sequence[NodeInfo],
+        everywhere: Everywhere,
     ) -> None:
         self.runner, self.state, self.preemptor = runner, state, preemptor
         self.node = node.clone()
         self._everywhere = everywhere
-        self._others: Mapping[str, NodeInfo] | None = None
-        """The other nodes by name, made only when a victim has pods elsewhere (a group):
-        making it for every node tried cost O(nodes) per node, O(nodes^2) per preemptor."""
 
     def _info(self, pod: Pod) -> NodeInfo:
         """The node a victim's pod is counted on: another node only for a group's pods
-        there; a pod of the main node's list is on the main node."""
+        there; a pod of the main node's list is on the main node. The nodes by name are
+        made only when a victim has pods elsewhere (a group), once per `Everywhere`."""
         if pod.node_name == self.node.name:
             return self.node
-        if self._others is None:
-            everywhere = self._everywhere
-            if isinstance(everywhere, Everywhere):
-                self._others = everywhere.by_name
-            else:
-                self._others = {info.name: info for info in everywhere}
-        return self._others.get(pod.node_name, self.node)
+        return self._everywhere.by_name.get(pod.node_name, self.node)
 
     def remove(self, victim: Victim) -> None:
         for pod in victim.pods:
@@ -97,6 +89,8 @@ def select_on_node(
     """(victims' pods, PDB violations, status), as `evaluation.select_victims_on_node`
     says."""
     below = preemptor.priority
+    if not isinstance(everywhere, Everywhere):
+        everywhere = Everywhere(everywhere)
     potential = collect([node], group_of, now=now, everywhere=everywhere, below=below)
     if not potential:
         return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS)
